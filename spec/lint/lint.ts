@@ -1,0 +1,44 @@
+// Runs `redocly lint` and fails on warnings as well as errors: the contract is published to partners,
+// so nothing it reports is left standing. Prints one line per problem, `file:line:col severity rule message`.
+import { spawnSync } from 'node:child_process';
+
+interface LintLocation {
+  source: { ref: string };
+  pointer: string;
+  start?: { line: number; col: number };
+}
+interface LintProblem {
+  ruleId: string;
+  severity: 'error' | 'warn';
+  message: string;
+  location: LintLocation[];
+}
+interface LintReport {
+  totals: { errors: number; warnings: number; ignored: number };
+  problems: LintProblem[];
+}
+
+const result = spawnSync('redocly', ['lint', '--format=json', '--max-problems=10000', ...process.argv.slice(2)], {
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+  shell: false,
+});
+if (result.error) throw result.error;
+
+let report: LintReport;
+try {
+  report = JSON.parse(result.stdout) as LintReport;
+} catch {
+  process.stderr.write(result.stdout + result.stderr);
+  console.error('redocly lint did not produce a JSON report.');
+  process.exit(2);
+}
+
+for (const problem of report.problems) {
+  const where = problem.location[0];
+  const position = where?.start ? `${where.start.line}:${where.start.col}` : where?.pointer ?? '';
+  console.log(`${where?.source.ref ?? '?'}:${position} ${problem.severity} ${problem.ruleId} ${problem.message}`);
+}
+const { errors, warnings } = report.totals;
+console.log(`lint: ${errors} errors, ${warnings} warnings`);
+process.exit(errors + warnings === 0 ? 0 : 1);

@@ -1,0 +1,24 @@
+// generated/openapi.json is the committed, bundled contract that every consumer reads. It must be exactly
+// what bundling spec/ produces now, or consumers are reading a stale contract.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundledPath } from './document.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const workDir = mkdtempSync(join(tmpdir(), 'bundle-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe('generated/openapi.json', () => {
+  it('is identical to a fresh bundle of spec/ (run `npm run bundle` and commit when this fails)', () => {
+    const fresh = join(workDir, 'openapi.json');
+    execFileSync(join(repoRoot, 'node_modules/.bin/redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '--output', fresh], {
+      cwd: repoRoot,
+      stdio: 'pipe',
+    });
+    expect(readFileSync(bundledPath, 'utf8')).toBe(readFileSync(fresh, 'utf8'));
+  }, 60_000);
+});

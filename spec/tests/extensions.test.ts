@@ -1,0 +1,279 @@
+// The contract's vendor extensions are well-formed (spec/x-extensions.yaml) and every reference inside
+// them points at something the contract defines: codes the operation documents, operations, callbacks,
+// state machines and their states, decisions.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  createDocumentAjv,
+  deref,
+  documentedCodes,
+  isObject,
+  listOperations,
+  listWebhooks,
+  loadBundled,
+  resolvePointer,
+  type Json,
+  type JsonObject,
+  type OperationEntry,
+} from './document.js';
+
+const doc = loadBundled();
+const operations = listOperations(doc);
+const webhooks = listWebhooks(doc);
+const operationIds = new Set(operations.map((o) => o.operationId));
+const webhookIds = new Set(webhooks.map((w) => w.operationId));
+const COMMON_CODES = new Set(['INVALID_API_KEY', 'REQUEST_FORBIDDEN_ERROR', 'SERVER_ERROR']);
+
+const extensionsPath = fileURLToPath(new URL('../x-extensions.yaml', import.meta.url));
+const extensionSchema = parse(readFileSync(extensionsPath, 'utf8')) as JsonObject;
+const { ajv } = createDocumentAjv(doc);
+ajv.addSchema(extensionSchema);
+function conforms(definition: string, value: Json | undefined): unknown[] {
+  const validate = ajv.getSchema(`https://payments-contract.local/x-extensions.yaml#/$defs/${definition}`);
+  if (!validate) throw new Error(`no definition ${definition}`);
+  return validate(value) ? [] : (validate.errors ?? []);
+}
+
+/** Calls `visit` on every schema object reachable from `schema`, following `$ref`s once each. */
+function walkSchemas(schema: Json | undefined, visit: (node: JsonObject) => void, seen = new Set<JsonObject>()): void {
+  const node = deref(doc, schema);
+  if (!isObject(node) || seen.has(node)) return;
+  seen.add(node);
+  visit(node);
+  for (const [key, child] of Object.entries(node)) {
+    if (key.startsWith('x-') || key === 'examples' || key === 'example' || key === 'enum' || key === 'const') continue;
+    if (Array.isArray(child)) child.forEach((item) => walkSchemas(item, visit, seen));
+    else if (isObject(child)) {
+      if (['properties', 'patternProperties', '$defs', 'dependentSchemas'].includes(key)) {
+        Object.values(child).forEach((item) => walkSchemas(item, visit, seen));
+      } else walkSchemas(child, visit, seen);
+    }
+  }
+}
+
+function requestSchemas(entry: OperationEntry): Json[] {
+  const schemas: Json[] = [];
+  const parameters = entry.operation.parameters;
+  for (const parameter of Array.isArray(parameters) ? parameters : []) {
+    const resolved = deref(doc, parameter);
+    if (isObject(resolved) && resolved.schema !== undefined) schemas.push(resolved.schema);
+  }
+  const body = deref(doc, entry.operation.requestBody);
+  const content = isObject(body) ? deref(doc, body.content) : undefined;
+  for (const media of Object.values(isObject(content) ? content : {})) {
+    const resolved = deref(doc, media);
+    if (isObject(resolved) && resolved.schema !== undefined) schemas.push(resolved.schema);
+  }
+  return schemas;
+}
+
+function ruleCodes(entry: OperationEntry): Map<string, string[]> {
+  const codes = new Map<string, string[]>();
+  for (const schema of requestSchemas(entry)) {
+    walkSchemas(schema, (node) => {
+      const mapping = node['x-error-codes'];
+      if (!isObject(mapping)) return;
+      for (const [keyword, code] of Object.entries(mapping)) codes.set(String(code), [...(codes.get(String(code)) ?? []), keyword]);
+    });
+  }
+  return codes;
+}
+
+const hasInput = (entry: OperationEntry): boolean =>
+  (Array.isArray(entry.operation.parameters) && entry.operation.parameters.length > 0) || entry.operation.requestBody !== undefined;
+
+describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, entry) => {
+  const documented = documentedCodes(doc, entry);
+  const isDocumentedAt = (status: number, code: string): boolean => (documented[String(status)] ?? []).includes(code);
+
+  it('states how schema violations and malformed bodies are answered, with documented codes', () => {
+    if (hasInput(entry)) {
+      const validation = entry.operation['x-validation-error'];
+      expect(conforms('validationError', validation)).toEqual([]);
+      const { status, error_code } = validation as { status: number; error_code: string };
+      expect(isDocumentedAt(status, error_code), `${error_code} at ${status}`).toBe(true);
+    }
+    const malformed = entry.operation['x-malformed-body-error'];
+    if (entry.operation.requestBody !== undefined) expect(malformed).toBeDefined();
+    if (malformed !== undefined) {
+      expect(conforms('malformedBodyError', malformed)).toEqual([]);
+      const { status, error_code } = malformed as { status: number; error_code: string };
+      expect(isDocumentedAt(status, error_code), `${error_code} at ${status}`).toBe(true);
+    }
+  });
+
+  it('maps rules to codes it documents at its validation status', () => {
+    const validation = entry.operation['x-validation-error'];
+    for (const schema of requestSchemas(entry)) {
+      walkSchemas(schema, (node) => {
+        const mapping = node['x-error-codes'];
+        if (mapping === undefined) return;
+        expect(conforms('errorCodes', mapping)).toEqual([]);
+        for (const [keyword, code] of Object.entries(mapping as JsonObject)) {
+          expect(keyword in node, `x-error-codes names ${keyword}, which this schema does not use`).toBe(true);
+          const status = isObject(validation) ? Number(validation.status) : 400;
+          expect(isDocumentedAt(status, String(code)), `${String(code)} at ${status}`).toBe(true);
+        }
+      });
+    }
+  });
+
+  it('says what triggers every other code it documents', () => {
+    const triggers = entry.operation['x-error-triggers'];
+    if (triggers !== undefined) expect(conforms('errorTriggers', triggers)).toEqual([]);
+    const triggerMap = isObject(triggers) ? triggers : {};
+    const allDocumented = new Set(Object.values(documented).flat());
+    for (const [code, trigger] of Object.entries(triggerMap)) {
+      expect(allDocumented.has(code), `trigger for undocumented ${code}`).toBe(true);
+      const t = trigger as JsonObject;
+      if (t.when === 'state') {
+        const machine = deref(doc, (doc['x-state-machines'] as JsonObject)[String(t.machine)]);
+        expect(isObject(machine), `machine ${String(t.machine)}`).toBe(true);
+        for (const state of t.states as string[]) expect((machine as JsonObject).states).toContain(state);
+      }
+      if (t.when === 'not_in_catalog') expect(operationIds.has(String(t.catalog))).toBe(true);
+      if (t.when === 'test_mode') expect(entry.operation['x-test-mode']).toBeDefined();
+    }
+    const accounted = new Set([
+      ...COMMON_CODES,
+      ...Object.keys(triggerMap),
+      ...ruleCodes(entry).keys(),
+      ...[entry.operation['x-validation-error'], entry.operation['x-malformed-body-error']]
+        .filter(isObject)
+        .map((e) => String(e.error_code)),
+    ]);
+    expect([...allDocumented].filter((code) => !accounted.has(code))).toEqual([]);
+  });
+
+  it('has well-formed test-mode data, if any', () => {
+    const testMode = entry.operation['x-test-mode'];
+    if (testMode !== undefined) expect(conforms('testMode', testMode)).toEqual([]);
+  });
+});
+
+describe('known variants', () => {
+  it('are well-formed wherever they appear', () => {
+    const problems: unknown[] = [];
+    const visit = (value: Json | undefined): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (isObject(value)) {
+        if (value['x-known-variants'] !== undefined) problems.push(...conforms('knownVariants', value['x-known-variants']));
+        Object.values(value).forEach(visit);
+      }
+    };
+    visit(doc);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('e-wallet test mode', () => {
+  const SEED_TEST_AMOUNTS: [number, string][] = [
+    [80002, 'USER_DID_NOT_AUTHORIZE_THE_PAYMENT'], [80003, 'ACCOUNT_BLOCKED_ERROR'], [80004, 'SENDING_TRANSACTION_ERROR'],
+    [80005, 'USER_DECLINED_THE_TRANSACTION'], [80006, 'PHONE_NUMBER_NOT_REGISTERED'], [80007, 'EWALLET_APP_UNREACHABLE'],
+    [80008, 'OVO_TIMEOUT_ERROR'], [80009, 'CREDENTIALS_ERROR'], [80010, 'ACCOUNT_AUTHENTICATION_ERROR'], [80011, 'EXTERNAL_ERROR'],
+  ];
+  it('maps the seed\'s amounts 80002-80011 to FAILED with their failure codes, other amounts to COMPLETED', () => {
+    const create = operations.find((o) => o.operationId === 'createEwalletPayment');
+    const testMode = create?.operation['x-test-mode'] as JsonObject | undefined;
+    const outcomes = (testMode?.outcomes ?? []) as JsonObject[];
+    expect(outcomes.map((o) => [o.amount, o.failure_code])).toEqual(SEED_TEST_AMOUNTS);
+    expect(outcomes.every((o) => o.status === 'FAILED')).toBe(true);
+    expect(testMode?.default_outcome).toMatchObject({ status: 'COMPLETED' });
+  });
+});
+
+describe.each(webhooks.map((w) => [w.key, w] as const))('webhook %s', (_key, entry) => {
+  it('states its delivery rules as data: 2xx acknowledges, 3 attempts 30 s apart, at least once, unordered', () => {
+    const delivery = entry.operation['x-delivery'];
+    expect(conforms('delivery', delivery)).toEqual([]);
+    expect(delivery).toMatchObject({ acknowledgement: '2xx', attempts: 3, retry_interval_seconds: 30, guarantee: 'at-least-once', ordering: 'none' });
+    const requestField = ((delivery as JsonObject).destination as JsonObject).request_field;
+    if (isObject(requestField)) {
+      const source = operations.find((o) => o.operationId === requestField.operation);
+      expect(source, `operation ${String(requestField.operation)}`).toBeDefined();
+    }
+  });
+});
+
+describe('state machines', () => {
+  const machines = doc['x-state-machines'] as JsonObject;
+  it('cover the seed\'s seven resources', () => {
+    expect(Object.keys(machines).sort()).toEqual(
+      ['directDebitPayment', 'disbursement', 'ewalletPayment', 'fixedPaymentCode', 'fixedVirtualAccount', 'linkedAccountToken', 'paymentMethod'],
+    );
+  });
+
+  it.each(Object.keys(machines))('%s is well-formed and refers only to defined states, operations, callbacks and codes', (name) => {
+    const machine = deref(doc, machines[name]) as JsonObject;
+    expect(conforms('stateMachine', machine)).toEqual([]);
+    const states = machine.states as string[];
+    expect(states).toContain(machine.initial);
+    const schemas = (doc.components as JsonObject).schemas as JsonObject;
+    const resource = deref(doc, schemas[String(machine.resource)]);
+    expect(isObject(resource), `schema ${String(machine.resource)}`).toBe(true);
+    if (typeof machine.field === 'string') {
+      const property = deref(doc, ((resource as JsonObject).properties as JsonObject)[machine.field]) as JsonObject;
+      expect([...(property.enum as string[])].sort()).toEqual([...states].sort());
+    }
+    for (const transition of machine.transitions as JsonObject[]) {
+      if (transition.from !== null) expect(states).toContain(transition.from);
+      expect(states).toContain(transition.to);
+      const trigger = transition.trigger as JsonObject;
+      if (trigger.operation !== undefined) expect(operationIds.has(String(trigger.operation)), String(trigger.operation)).toBe(true);
+      for (const effect of (transition.effects ?? []) as JsonObject[]) {
+        if (effect.callback !== undefined) expect(webhookIds.has(String(effect.callback)), String(effect.callback)).toBe(true);
+        if (effect.error !== undefined) {
+          const source = operations.find((o) => o.operationId === trigger.operation) as OperationEntry;
+          expect(Object.values(documentedCodes(doc, source)).flat()).toContain(effect.error);
+        }
+      }
+    }
+  });
+});
+
+describe('decisions', () => {
+  const decisions = doc['x-decisions'] as JsonObject[];
+  const referenced = new Map<string, string[]>();
+  const collect = (value: Json | undefined, pointer: string): void => {
+    if (Array.isArray(value)) value.forEach((item, index) => collect(item, `${pointer}/${index}`));
+    else if (isObject(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'x-decisions') continue;
+        if (key === 'description' && typeof child === 'string') {
+          for (const match of child.matchAll(/Decision `([a-z0-9-]+)`/g)) {
+            const id = match[1] as string;
+            referenced.set(id, [...(referenced.get(id) ?? []), pointer]);
+          }
+        } else collect(child, `${pointer}/${key}`);
+      }
+    }
+  };
+  collect(doc, '#');
+
+  it('are listed in one place, each with the seed words it resolves', () => {
+    expect(conforms('decisions', decisions)).toEqual([]);
+    const ids = decisions.map((d) => String(d.id));
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+  });
+
+  it('quote the seed word for word', () => {
+    const seed = readFileSync(fileURLToPath(new URL('../../../shared/seed/000_5f6ee8de3a733c1d.txt', import.meta.url)), 'utf8');
+    const normalise = (text: string): string => text.replace(/\s+/g, ' ').replaceAll('`', '');
+    const normalisedSeed = normalise(seed);
+    const unquoted = decisions.filter((d) => !String(d.seed).split(' … ').every((part) => normalisedSeed.includes(normalise(part))));
+    expect(unquoted.map((d) => d.id)).toEqual([]);
+  });
+
+  it('are written where they apply: every decision is cited in a description, every citation is listed', () => {
+    const ids = new Set(decisions.map((d) => String(d.id)));
+    expect([...referenced.keys()].filter((id) => !ids.has(id))).toEqual([]);
+    expect([...ids].filter((id) => !referenced.has(id))).toEqual([]);
+  });
+
+  it('point at places that exist in the bundled document', () => {
+    const dangling = decisions.flatMap((d) => (d.where as string[]).filter((pointer) => resolvePointer(doc, pointer) === undefined).map((p) => `${String(d.id)}: ${p}`));
+    expect(dangling).toEqual([]);
+  });
+});

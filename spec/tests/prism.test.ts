@@ -1,0 +1,47 @@
+// The Prism mock serves the bundled contract as it is: a valid key gets the documented example, a missing
+// key gets the contract's own 401 body (not Prism's problem+json).
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, type RunningProcess } from './processes.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const basic = (key: string): string => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
+let prism: RunningProcess;
+let baseUrl: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  prism = await startProcess(
+    `${repoRoot}/node_modules/.bin/prism`,
+    ['mock', '--host', '127.0.0.1', '--port', String(port), 'generated/openapi.json'],
+    /Prism is listening/,
+    { cwd: repoRoot, timeoutMs: 60_000 },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await prism?.stop();
+});
+
+describe('Prism mock of the bundled contract', () => {
+  it('starts without errors', () => {
+    expect(prism.output()).not.toMatch(/\berror\b/i);
+  });
+
+  it('answers a GET with a valid key with 200 and a documented example', async () => {
+    const response = await fetch(`${baseUrl}/balance`, { headers: { authorization: basic('sk_test_mock') } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { balance: unknown };
+    expect(typeof body.balance).toBe('number');
+  });
+
+  it('answers a request without a key with 401 INVALID_API_KEY from the contract', async () => {
+    const response = await fetch(`${baseUrl}/balance`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { error_code: string; message: string };
+    expect(body.error_code).toBe('INVALID_API_KEY');
+    expect(body.message.length).toBeGreaterThan(0);
+  });
+});
