@@ -22,6 +22,7 @@ const result = spawnSync('redocly', ['lint', '--format=json', '--max-problems=10
   encoding: 'utf8',
   maxBuffer: 64 * 1024 * 1024,
   shell: false,
+  env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
 });
 if (result.error) throw result.error;
 

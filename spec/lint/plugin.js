@@ -3,7 +3,13 @@
 // is JavaScript with JSDoc types, checked by `tsc` (checkJs).
 
 /** @typedef {Record<string, unknown>} Node */
-/** @typedef {{ resolve: (node: unknown) => { node: unknown }, report: (problem: { message: string, location?: unknown }) => void, location: { child: (key: string | number) => unknown } }} Ctx */
+/** @typedef {{ node: unknown, location?: { source: { absoluteRef: string } } }} Resolved */
+/** @typedef {{ resolve: (node: unknown, from?: string) => Resolved, report: (problem: { message: string, location?: unknown }) => void, location: { source: { absoluteRef: string }, child: (key: string | number) => unknown } }} Ctx */
+/**
+ * A node together with the file it was read from: references inside it resolve relative to that file,
+ * not to the file the visitor is in.
+ * @typedef {{ node: Node, from: string }} Located
+ */
 
 const COMMON_ERRORS = /** @type {const} */ ([
   ['401', 'INVALID_API_KEY'],
@@ -16,45 +22,51 @@ function isNode(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** @param {Ctx} ctx @param {unknown} node @returns {Node | undefined} */
-function resolved(ctx, node) {
-  const target = ctx.resolve(node).node;
-  return isNode(target) ? target : undefined;
+/** @param {Ctx} ctx @param {unknown} node @param {string} from @returns {Located | undefined} */
+function resolved(ctx, node, from) {
+  const result = ctx.resolve(node, from);
+  if (!isNode(result.node)) return undefined;
+  // Only a followed reference moves us to another file; an inline node stays in the file it was read from.
+  const isReference = isNode(node) && typeof node.$ref === 'string';
+  return { node: result.node, from: isReference ? (result.location?.source.absoluteRef ?? from) : from };
+}
+
+/** @param {Ctx} ctx @param {Located | undefined} parent @param {string} key @returns {Located | undefined} */
+function child(ctx, parent, key) {
+  return parent ? resolved(ctx, parent.node[key], parent.from) : undefined;
+}
+
+/** @param {Located} schema @returns {unknown[]} */
+function allOfMembers(schema) {
+  return Array.isArray(schema.node.allOf) ? schema.node.allOf : [];
 }
 
 /**
  * The error codes a response schema allows: the `enum` of `error_code` found in the schema itself or
  * in any `allOf` member, following references.
- * @param {Ctx} ctx @param {unknown} schemaRef @returns {string[] | undefined}
+ * @param {Ctx} ctx @param {Located | undefined} schema @returns {string[] | undefined}
  */
-function errorCodeEnum(ctx, schemaRef) {
-  const schema = resolved(ctx, schemaRef);
+function errorCodeEnum(ctx, schema) {
   if (!schema) return undefined;
-  const properties = resolved(ctx, schema.properties);
-  const errorCode = properties && resolved(ctx, properties.error_code);
-  if (errorCode && Array.isArray(errorCode.enum)) return errorCode.enum.map(String);
-  if (Array.isArray(schema.allOf)) {
-    for (const member of schema.allOf) {
-      const codes = errorCodeEnum(ctx, member);
-      if (codes) return codes;
-    }
+  const errorCode = child(ctx, child(ctx, schema, 'properties'), 'error_code');
+  if (errorCode && Array.isArray(errorCode.node.enum)) return errorCode.node.enum.map(String);
+  for (const member of allOfMembers(schema)) {
+    const codes = errorCodeEnum(ctx, resolved(ctx, member, schema.from));
+    if (codes) return codes;
   }
   return undefined;
 }
 
-/** @param {Ctx} ctx @param {unknown} schemaRef @returns {boolean} */
-function extendsErrorSchema(ctx, schemaRef) {
-  const schema = resolved(ctx, schemaRef);
+/** @param {Ctx} ctx @param {Located | undefined} schema @returns {boolean} */
+function extendsErrorSchema(ctx, schema) {
   if (!schema) return false;
-  if (schema.title === 'Error') return true;
-  return Array.isArray(schema.allOf) && schema.allOf.some((member) => extendsErrorSchema(ctx, member));
+  if (schema.node.title === 'Error') return true;
+  return allOfMembers(schema).some((member) => extendsErrorSchema(ctx, resolved(ctx, member, schema.from)));
 }
 
-/** @param {Ctx} ctx @param {unknown} responseRef @returns {Node | undefined} */
-function jsonMediaType(ctx, responseRef) {
-  const response = resolved(ctx, responseRef);
-  const content = response && resolved(ctx, response.content);
-  return content ? resolved(ctx, content['application/json']) : undefined;
+/** @param {Ctx} ctx @param {unknown} responseRef @param {string} from @returns {Located | undefined} */
+function jsonMediaType(ctx, responseRef, from) {
+  return child(ctx, child(ctx, resolved(ctx, responseRef, from), 'content'), 'application/json');
 }
 
 /** Every operation answers 401, 403 and 500 with the error schema and the common code. */
@@ -64,17 +76,19 @@ function OperationCommonErrors() {
       Operation: {
         /** @param {Node} operation @param {Ctx} ctx */
         enter(operation, ctx) {
-          const responses = resolved(ctx, operation.responses) ?? {};
+          const here = ctx.location.source.absoluteRef;
+          const responses = resolved(ctx, operation.responses, here);
           for (const [status, code] of COMMON_ERRORS) {
-            const media = jsonMediaType(ctx, responses[status]);
+            const media = responses && jsonMediaType(ctx, responses.node[status], responses.from);
             if (!media) {
               ctx.report({ message: `Operation must document a JSON ${status} response.`, location: ctx.location.child('responses') });
               continue;
             }
-            if (!extendsErrorSchema(ctx, media.schema)) {
+            const schema = child(ctx, media, 'schema');
+            if (!extendsErrorSchema(ctx, schema)) {
               ctx.report({ message: `The ${status} response must use the Error schema.`, location: ctx.location.child('responses') });
             }
-            if (!(errorCodeEnum(ctx, media.schema) ?? []).includes(code)) {
+            if (!(errorCodeEnum(ctx, schema) ?? []).includes(code)) {
               ctx.report({ message: `The ${status} response must allow error_code ${code}.`, location: ctx.location.child('responses') });
             }
           }
@@ -90,27 +104,27 @@ function ErrorCodeExamples() {
     Responses: {
       /** @param {Node} responses @param {Ctx} ctx */
       enter(responses, ctx) {
+        const here = ctx.location.source.absoluteRef;
         for (const [status, response] of Object.entries(responses)) {
           if (!/^[45]\d\d$/.test(status)) continue;
-          const media = jsonMediaType(ctx, response);
+          const media = jsonMediaType(ctx, response, here);
           const location = ctx.location.child(status);
           if (!media) {
             ctx.report({ message: `Error response ${status} must have application/json content.`, location });
             continue;
           }
-          const codes = errorCodeEnum(ctx, media.schema);
+          const codes = errorCodeEnum(ctx, child(ctx, media, 'schema'));
           if (!codes || codes.length === 0) {
             ctx.report({ message: `Error response ${status} must narrow error_code with an enum.`, location });
             continue;
           }
-          const examples = resolved(ctx, media.examples) ?? {};
-          const exampleKeys = Object.keys(examples);
+          const examples = child(ctx, media, 'examples');
+          const exampleKeys = Object.keys(examples?.node ?? {});
           for (const code of codes.filter((c) => !exampleKeys.includes(c))) {
             ctx.report({ message: `Error code ${code} (status ${status}) has no example named after it.`, location });
           }
           for (const key of exampleKeys) {
-            const example = resolved(ctx, examples[key]);
-            const value = example && resolved(ctx, example.value);
+            const value = child(ctx, child(ctx, examples, key), 'value')?.node;
             if (!codes.includes(key)) {
               ctx.report({ message: `Example ${key} (status ${status}) is not one of the response's error codes.`, location });
             } else if (!value || value.error_code !== key) {
@@ -133,11 +147,9 @@ function WebhookOperationIdAndExample() {
           if (typeof operation.operationId !== 'string' || operation.operationId === '') {
             ctx.report({ message: 'Webhook operation must have an operationId.', location: ctx.location });
           }
-          const body = resolved(ctx, operation.requestBody);
-          const content = body && resolved(ctx, body.content);
-          const media = content && resolved(ctx, content['application/json']);
-          const examples = media && resolved(ctx, media.examples);
-          if (!examples || Object.keys(examples).length === 0) {
+          const body = resolved(ctx, operation.requestBody, ctx.location.source.absoluteRef);
+          const examples = child(ctx, child(ctx, child(ctx, body, 'content'), 'application/json'), 'examples');
+          if (!examples || Object.keys(examples.node).length === 0) {
             ctx.report({ message: 'Webhook must have at least one named example of its JSON body.', location: ctx.location.child('requestBody') });
           }
         },

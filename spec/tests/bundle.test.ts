@@ -18,6 +18,7 @@ describe('generated/openapi.json', () => {
     execFileSync(join(repoRoot, 'node_modules/.bin/redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '--output', fresh], {
       cwd: repoRoot,
       stdio: 'pipe',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
     });
     expect(readFileSync(bundledPath, 'utf8')).toBe(readFileSync(fresh, 'utf8'));
   }, 60_000);

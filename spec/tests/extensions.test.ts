@@ -81,16 +81,31 @@ function ruleCodes(entry: OperationEntry): Map<string, string[]> {
   return codes;
 }
 
-const hasInput = (entry: OperationEntry): boolean =>
-  (Array.isArray(entry.operation.parameters) && entry.operation.parameters.length > 0) || entry.operation.requestBody !== undefined;
+/**
+ * Whether a request to the operation can break a schema: it has a body, or a query or header parameter,
+ * or a path parameter with a constraint beyond being a string. (Any non-empty path segment is a valid
+ * unconstrained id; an unknown one is a not-found, not a validation failure.)
+ */
+function canFailValidation(entry: OperationEntry): boolean {
+  if (entry.operation.requestBody !== undefined) return true;
+  const parameters = Array.isArray(entry.operation.parameters) ? entry.operation.parameters : [];
+  return parameters.some((parameter) => {
+    const resolved = deref(doc, parameter);
+    if (!isObject(resolved)) return false;
+    if (resolved.in !== 'path') return true;
+    const schema = deref(doc, resolved.schema);
+    return isObject(schema) && Object.keys(schema).some((key) => !['type', 'minLength', 'description', 'examples', 'title'].includes(key));
+  });
+}
 
 describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, entry) => {
   const documented = documentedCodes(doc, entry);
   const isDocumentedAt = (status: number, code: string): boolean => (documented[String(status)] ?? []).includes(code);
 
   it('states how schema violations and malformed bodies are answered, with documented codes', () => {
-    if (hasInput(entry)) {
-      const validation = entry.operation['x-validation-error'];
+    const validation = entry.operation['x-validation-error'];
+    expect(validation !== undefined, 'x-validation-error is present exactly when a request can break a schema').toBe(canFailValidation(entry));
+    if (validation !== undefined) {
       expect(conforms('validationError', validation)).toEqual([]);
       const { status, error_code } = validation as { status: number; error_code: string };
       expect(isDocumentedAt(status, error_code), `${error_code} at ${status}`).toBe(true);
@@ -242,7 +257,7 @@ describe('decisions', () => {
       for (const [key, child] of Object.entries(value)) {
         if (key === 'x-decisions') continue;
         if (key === 'description' && typeof child === 'string') {
-          for (const match of child.matchAll(/Decision `([a-z0-9-]+)`/g)) {
+          for (const match of child.matchAll(/Decision\s+`([a-z0-9-]+)`/g)) {
             const id = match[1] as string;
             referenced.set(id, [...(referenced.get(id) ?? []), pointer]);
           }
