@@ -1,0 +1,8 @@
+// generated/server.ts — being written.
+import type { ApiModel } from '../model/types.js';
+import type { GeneratedFile } from './generated-file.js';
+
+export function emitServer(model: ApiModel): GeneratedFile[] {
+  void model;
+  return [];
+}

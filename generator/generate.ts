@@ -1,0 +1,81 @@
+// `npm run generate`: reads generated/openapi.json (run `npm run bundle` first) once into the model and
+// writes every artifact under generated/. Deterministic: the same contract gives byte-identical files.
+//   --check   write nothing; exit 1 and list the files that differ from a fresh run (drift check)
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readModel } from './model/read-model.js';
+import type { JsonObject } from './model/types.js';
+import type { GeneratedFile } from './emit/generated-file.js';
+import { emitClient } from './emit/client.js';
+import { emitRuntime } from './emit/runtime.js';
+import { emitServer } from './emit/server.js';
+import { emitTypes } from './emit/types.js';
+import { emitValidators } from './emit/validators.js';
+import { emitWebhooks } from './emit/webhooks.js';
+
+export const generatedDir = fileURLToPath(new URL('../generated/', import.meta.url));
+const BUNDLE = 'openapi.json';
+
+export async function generateAll(doc: JsonObject): Promise<GeneratedFile[]> {
+  const model = readModel(doc);
+  const files = [
+    await emitTypes(doc),
+    ...emitValidators(model),
+    ...emitClient(model),
+    ...emitServer(model),
+    ...emitWebhooks(model),
+    ...emitRuntime(),
+  ];
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((path) => path !== BUNDLE)
+    .sort();
+}
+
+/** Files that would change, appear or disappear if generation ran now. */
+export function drift(files: GeneratedFile[], dir: string = generatedDir): string[] {
+  const wanted = new Map(files.map((file) => [file.path, file.contents]));
+  const present = listFiles(dir);
+  const changed = files.filter((file) => !existsSync(join(dir, file.path)) || readFileSync(join(dir, file.path), 'utf8') !== file.contents).map((file) => file.path);
+  const stale = present.filter((path) => !wanted.has(path));
+  return [...changed, ...stale].sort();
+}
+
+function write(files: GeneratedFile[], dir: string = generatedDir): void {
+  const wanted = new Set(files.map((file) => file.path));
+  for (const stale of listFiles(dir).filter((path) => !wanted.has(path))) rmSync(join(dir, stale));
+  for (const file of files) {
+    mkdirSync(dirname(join(dir, file.path)), { recursive: true });
+    writeFileSync(join(dir, file.path), file.contents);
+  }
+}
+
+export function readBundle(dir: string = generatedDir): JsonObject {
+  return JSON.parse(readFileSync(join(dir, BUNDLE), 'utf8')) as JsonObject;
+}
+
+async function main(): Promise<void> {
+  const check = process.argv.includes('--check');
+  const started = performance.now();
+  const files = await generateAll(readBundle());
+  if (check) {
+    const differing = drift(files);
+    if (differing.length > 0) {
+      console.error(`generated/ is out of date (run npm run generate):\n  ${differing.join('\n  ')}`);
+      process.exit(1);
+    }
+    console.log(`generated/ is up to date (${files.length} files).`);
+    return;
+  }
+  write(files);
+  console.log(`Wrote ${files.length} files to generated/ in ${Math.round(performance.now() - started)} ms.`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -1,0 +1,192 @@
+// Reads the bundled contract into the model. Everything an emitter needs to know about an operation or a
+// webhook is taken here, so the emitters stay pure functions of the model.
+import type {
+  ApiModel,
+  BodyMediaType,
+  BodyModel,
+  ErrorAnswer,
+  HttpMethod,
+  Json,
+  JsonObject,
+  OperationModel,
+  ParameterLocation,
+  ParameterModel,
+  ResponseModel,
+  WebhookModel,
+} from './types.js';
+
+const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const BODY_MEDIA_TYPES: BodyMediaType[] = ['application/json', 'application/x-www-form-urlencoded'];
+const PARAMETER_LOCATIONS: ParameterLocation[] = ['path', 'query', 'header'];
+
+export function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function expectObject(value: Json | undefined, where: string): JsonObject {
+  if (!isObject(value)) throw new Error(`${where}: expected an object`);
+  return value;
+}
+
+function expectString(value: Json | undefined, where: string): string {
+  if (typeof value !== 'string') throw new Error(`${where}: expected a string`);
+  return value;
+}
+
+export function escapePointerToken(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Follows local `$ref`s (to components) until a non-reference node. */
+export function dereference(doc: JsonObject, value: Json | undefined): Json | undefined {
+  let current = value;
+  for (let depth = 0; isObject(current) && typeof current.$ref === 'string'; depth++) {
+    if (depth > 32) throw new Error(`reference cycle at ${current.$ref}`);
+    const ref = current.$ref;
+    if (!ref.startsWith('#/')) throw new Error(`only local references are supported: ${ref}`);
+    current = ref
+      .slice(2)
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<Json | undefined>((node, token) => (isObject(node) ? node[token] : Array.isArray(node) ? node[Number(token)] : undefined), doc);
+  }
+  return current;
+}
+
+/** The `error_code` enum of an error body schema, looking through `allOf` and references. */
+export function errorCodesOf(doc: JsonObject, schemaRef: Json | undefined): string[] {
+  const schema = dereference(doc, schemaRef);
+  if (!isObject(schema)) return [];
+  const properties = dereference(doc, schema.properties);
+  const errorCode = isObject(properties) ? dereference(doc, properties.error_code) : undefined;
+  if (isObject(errorCode) && Array.isArray(errorCode.enum)) return errorCode.enum.map(String);
+  return (Array.isArray(schema.allOf) ? schema.allOf : []).flatMap((member) => errorCodesOf(doc, member));
+}
+
+function readErrorAnswer(value: Json | undefined, where: string): ErrorAnswer | undefined {
+  if (value === undefined) return undefined;
+  const answer = expectObject(value, where);
+  return { status: Number(answer.status), error_code: expectString(answer.error_code, `${where}.error_code`) };
+}
+
+function readParameters(doc: JsonObject, pathItem: JsonObject, operation: JsonObject, where: string): ParameterModel[] {
+  const all = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const byKey = new Map<string, ParameterModel>();
+  for (const raw of all) {
+    const parameter = expectObject(dereference(doc, raw), `${where} parameter`);
+    const location = expectString(parameter.in, `${where} parameter.in`);
+    if (!PARAMETER_LOCATIONS.includes(location as ParameterLocation)) throw new Error(`${where}: parameters in ${location} are not supported`);
+    const name = expectString(parameter.name, `${where} parameter.name`);
+    // An operation-level parameter overrides a path-level one with the same name and location.
+    byKey.set(`${location}:${name}`, {
+      name,
+      in: location as ParameterLocation,
+      required: parameter.required === true,
+      schema: parameter.schema ?? {},
+      description: typeof parameter.description === 'string' ? parameter.description : '',
+    });
+  }
+  return [...byKey.values()];
+}
+
+function readBody(doc: JsonObject, operation: JsonObject, where: string): BodyModel | undefined {
+  const body = dereference(doc, operation.requestBody);
+  if (!isObject(body)) return undefined;
+  const content = expectObject(dereference(doc, body.content), `${where} requestBody.content`);
+  const mediaTypes = BODY_MEDIA_TYPES.filter((type) => type in content);
+  const unsupported = Object.keys(content).filter((type) => !BODY_MEDIA_TYPES.includes(type as BodyMediaType));
+  if (unsupported.length > 0 || mediaTypes.length === 0) throw new Error(`${where}: unsupported request media types ${Object.keys(content).join(', ')}`);
+  const first = expectObject(dereference(doc, content[mediaTypes[0] as string]), `${where} media type`);
+  return { required: body.required === true, mediaTypes, schema: first.schema ?? {} };
+}
+
+function readResponses(doc: JsonObject, operation: JsonObject, where: string): ResponseModel[] {
+  const responses = expectObject(dereference(doc, operation.responses), `${where} responses`);
+  return Object.entries(responses)
+    .filter(([status]) => /^\d{3}$/.test(status))
+    .map(([status, raw]) => {
+      const response = expectObject(dereference(doc, raw), `${where} response ${status}`);
+      const content = dereference(doc, response.content);
+      const media = isObject(content) ? dereference(doc, content['application/json']) : undefined;
+      const schema = isObject(media) ? media.schema : undefined;
+      const headers = dereference(doc, response.headers);
+      return {
+        status: Number(status),
+        description: typeof response.description === 'string' ? response.description : '',
+        ...(schema === undefined ? {} : { schema }),
+        errorCodes: Number(status) >= 400 ? errorCodesOf(doc, schema) : [],
+        headers: isObject(headers) ? Object.keys(headers) : [],
+      };
+    })
+    .sort((a, b) => a.status - b.status);
+}
+
+function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject): OperationModel {
+  const where = `${method.toUpperCase()} ${path}`;
+  const operationId = expectString(operation.operationId, `${where} operationId`);
+  const tags = Array.isArray(operation.tags) ? operation.tags.map(String) : [];
+  const body = readBody(doc, operation, where);
+  const validationError = readErrorAnswer(operation['x-validation-error'], `${where} x-validation-error`);
+  const malformedBodyError = readErrorAnswer(operation['x-malformed-body-error'], `${where} x-malformed-body-error`);
+  const triggers = operation['x-error-triggers'];
+  return {
+    operationId,
+    method,
+    path,
+    tag: tags[0] ?? '',
+    summary: typeof operation.summary === 'string' ? operation.summary : operationId,
+    parameters: readParameters(doc, pathItem, operation, where),
+    ...(body ? { body } : {}),
+    responses: readResponses(doc, operation, where),
+    ...(validationError ? { validationError } : {}),
+    ...(malformedBodyError ? { malformedBodyError } : {}),
+    errorTriggers: isObject(triggers) ? (Object.fromEntries(Object.entries(triggers).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))) : {},
+    ...(isObject(operation['x-test-mode']) ? { testMode: operation['x-test-mode'] } : {}),
+    pointer: `#/paths/${escapePointerToken(path)}/${method}`,
+  };
+}
+
+function readWebhook(doc: JsonObject, name: string, operation: JsonObject): WebhookModel {
+  const where = `webhook ${name}`;
+  const body = expectObject(dereference(doc, operation.requestBody), `${where} requestBody`);
+  const content = expectObject(dereference(doc, body.content), `${where} content`);
+  const media = expectObject(dereference(doc, content['application/json']), `${where} application/json`);
+  const tokenParameter = (Array.isArray(operation.parameters) ? operation.parameters : [])
+    .map((raw) => dereference(doc, raw))
+    .find((parameter) => isObject(parameter) && parameter.in === 'header');
+  if (!isObject(tokenParameter)) throw new Error(`${where}: no callback token header`);
+  return {
+    name,
+    operationId: expectString(operation.operationId, `${where} operationId`),
+    summary: typeof operation.summary === 'string' ? operation.summary : name,
+    tokenHeader: expectString(tokenParameter.name, `${where} token header`).toLowerCase(),
+    bodySchema: media.schema ?? {},
+    delivery: expectObject(operation['x-delivery'], `${where} x-delivery`),
+    pointer: `#/webhooks/${escapePointerToken(name)}/post`,
+  };
+}
+
+/** Reads the bundled OpenAPI 3.1 document into the model. Operations keep the document's order. */
+export function readModel(doc: JsonObject): ApiModel {
+  const info = expectObject(doc.info, 'info');
+  const operations: OperationModel[] = [];
+  for (const [path, rawItem] of Object.entries(expectObject(doc.paths, 'paths'))) {
+    const pathItem = expectObject(dereference(doc, rawItem), `path ${path}`);
+    for (const method of METHODS) {
+      if (isObject(pathItem[method])) operations.push(readOperation(doc, path, method, pathItem, pathItem[method]));
+    }
+  }
+  const webhooks: WebhookModel[] = [];
+  for (const [name, rawItem] of Object.entries(isObject(doc.webhooks) ? doc.webhooks : {})) {
+    const pathItem = expectObject(dereference(doc, rawItem), `webhook ${name}`);
+    if (isObject(pathItem.post)) webhooks.push(readWebhook(doc, name, pathItem.post));
+  }
+  const components = isObject(doc.components) ? doc.components : {};
+  return {
+    title: expectString(info.title, 'info.title'),
+    version: expectString(info.version, 'info.version'),
+    operations,
+    webhooks,
+    componentSchemas: isObject(components.schemas) ? components.schemas : {},
+  };
+}

@@ -1,0 +1,83 @@
+// The intermediate model the emitters work from: what the bundled contract says about each operation and
+// webhook, read once (read-model.ts). Schemas stay JSON Schema with `$ref`s into the bundled document.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export type ParameterLocation = 'path' | 'query' | 'header';
+export type BodyMediaType = 'application/json' | 'application/x-www-form-urlencoded';
+
+export interface ParameterModel {
+  /** As written in the contract. Header parameters are matched case-insensitively. */
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  schema: Json;
+  description: string;
+}
+
+export interface BodyModel {
+  required: boolean;
+  /** JSON first; the same schema describes every media type (decision `form-encoding-coercion`). */
+  mediaTypes: BodyMediaType[];
+  schema: Json;
+}
+
+export interface ResponseModel {
+  status: number;
+  description: string;
+  /** JSON body schema; undefined when the response has no body. */
+  schema?: Json;
+  /** For error responses: the `error_code` values documented for this status. */
+  errorCodes: string[];
+  headers: string[];
+}
+
+export interface ErrorAnswer {
+  status: number;
+  error_code: string;
+}
+
+export interface OperationModel {
+  operationId: string;
+  method: HttpMethod;
+  /** Path template as in the contract, e.g. `/callback_virtual_account_payments/payment_id={payment_id}`. */
+  path: string;
+  tag: string;
+  summary: string;
+  parameters: ParameterModel[];
+  body?: BodyModel;
+  responses: ResponseModel[];
+  /** `x-validation-error`: the answer to a schema violation without a code of its own. */
+  validationError?: ErrorAnswer;
+  /** `x-malformed-body-error`: the answer to a body that does not parse. */
+  malformedBodyError?: ErrorAnswer;
+  /** `x-error-triggers`, keyed by error code. */
+  errorTriggers: Record<string, JsonObject>;
+  /** `x-test-mode`, if any. */
+  testMode?: JsonObject;
+  /** JSON Pointer of the operation in the bundled document. */
+  pointer: string;
+}
+
+export interface WebhookModel {
+  /** The webhook's key in the contract, e.g. `ewallet.payment`. */
+  name: string;
+  operationId: string;
+  summary: string;
+  /** Header that carries the callback token (lower case). */
+  tokenHeader: string;
+  bodySchema: Json;
+  delivery: JsonObject;
+  pointer: string;
+}
+
+export interface ApiModel {
+  title: string;
+  version: string;
+  operations: OperationModel[];
+  webhooks: WebhookModel[];
+  /** `components.schemas` of the bundled document, the target of every `$ref` in the model. */
+  componentSchemas: JsonObject;
+}
