@@ -4,9 +4,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { dereference, errorCodesOf, escapePointerToken, isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject } from '../../generator/model/types.js';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+export type { Json, JsonObject };
+export { isObject };
+export const deref = dereference;
+export const escapePointer = escapePointerToken;
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -27,27 +31,9 @@ export function loadBundled(path: string = bundledPath): JsonObject {
   return asObject(JSON.parse(readFileSync(path, 'utf8')) as Json, 'the bundled document');
 }
 
-export function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function asObject(value: Json | undefined, what: string): JsonObject {
   if (!isObject(value)) throw new Error(`${what} is not an object`);
   return value;
-}
-
-export function escapePointer(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** Follows a local `$ref` (one level or more) to the object it names. */
-export function deref(doc: JsonObject, value: Json | undefined): Json | undefined {
-  let current = value;
-  for (let depth = 0; isObject(current) && typeof current.$ref === 'string'; depth++) {
-    if (depth > 32) throw new Error(`reference cycle at ${current.$ref}`);
-    current = resolvePointer(doc, current.$ref);
-  }
-  return current;
 }
 
 export function resolvePointer(doc: JsonObject, ref: string): Json | undefined {
@@ -137,13 +123,4 @@ export function documentedCodes(root: JsonObject, entry: OperationEntry): Record
   return result;
 }
 
-function errorCodesOf(root: JsonObject, schemaRef: Json | undefined): string[] {
-  const schema = deref(root, schemaRef);
-  if (!isObject(schema)) return [];
-  const properties = deref(root, schema.properties);
-  const errorCode = isObject(properties) ? deref(root, properties.error_code) : undefined;
-  if (isObject(errorCode) && Array.isArray(errorCode.enum)) return errorCode.enum.map(String);
-  const members = Array.isArray(schema.allOf) ? schema.allOf : [];
-  return members.flatMap((member) => errorCodesOf(root, member));
-}
 

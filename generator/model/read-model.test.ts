@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { errorCodesOf, readModel } from './read-model.js';
+import type { JsonObject, OperationModel } from './types.js';
+
+const fixture = JSON.parse(readFileSync(new URL('../tests/fixtures/mini-contract.json', import.meta.url), 'utf8')) as JsonObject;
+const model = readModel(fixture);
+const operation = (id: string): OperationModel => {
+  const found = model.operations.find((o) => o.operationId === id);
+  if (!found) throw new Error(`no operation ${id}`);
+  return found;
+};
+
+describe('readModel', () => {
+  it('reads title, version and the operations in document order', () => {
+    expect([model.title, model.version]).toEqual(['Mini', '0.0.1']);
+    expect(model.operations.map((o) => [o.operationId, o.method, o.path])).toEqual([
+      ['createThing', 'post', '/things'],
+      ['getThing', 'get', '/things/{id}/'],
+    ]);
+  });
+
+  const cases: [string, { given: (m: typeof model) => unknown; want: unknown }][] = [
+    ['path-level parameters are merged into the operation', { given: () => operation('getThing').parameters.map((p) => [p.in, p.name, p.required]), want: [['path', 'id', true], ['query', 'verbose', false]] }],
+    ['header parameters keep their written name', { given: () => operation('createThing').parameters.map((p) => p.name), want: ['Idempotency-key'] }],
+    ['the body lists its media types, JSON first', { given: () => operation('createThing').body?.mediaTypes, want: ['application/json', 'application/x-www-form-urlencoded'] }],
+    ['a required body is marked required', { given: () => operation('createThing').body?.required, want: true }],
+    ['an operation without a body has none', { given: () => operation('getThing').body, want: undefined }],
+    ['responses are sorted by status with their error codes', { given: () => operation('createThing').responses.map((r) => [r.status, r.errorCodes]), want: [[200, []], [400, ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'AMOUNT_TOO_HIGH', 'DUPLICATE_ERROR']]] }],
+    ['response headers are listed', { given: () => operation('getThing').responses[0]?.headers, want: ['X-Trace'] }],
+    ['x-validation-error and x-malformed-body-error are read', { given: () => [operation('createThing').validationError, operation('createThing').malformedBodyError], want: [{ status: 400, error_code: 'API_VALIDATION_ERROR' }, { status: 400, error_code: 'INVALID_JSON_FORMAT' }] }],
+    ['an operation without x-malformed-body-error has none', { given: () => operation('getThing').malformedBodyError, want: undefined }],
+    ['x-error-triggers are keyed by code', { given: () => Object.keys(operation('createThing').errorTriggers), want: ['DUPLICATE_ERROR'] }],
+    ['operations point into the bundled document', { given: () => operation('getThing').pointer, want: '#/paths/~1things~1{id}~1/get' }],
+    ['webhooks carry their token header (lower case) and delivery rules', { given: (m) => m.webhooks.map((w) => [w.name, w.operationId, w.tokenHeader, w.delivery.attempts]), want: [['thing.changed', 'thingChanged', 'x-callback-token', 3]] }],
+    ['component schemas are kept for reference resolution', { given: (m) => Object.keys(m.componentSchemas), want: ['Error', 'CreateThing', 'Thing'] }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    expect(given(model)).toEqual(want);
+  });
+
+  it('finds error codes through allOf and references', () => {
+    expect(errorCodesOf(fixture, { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error_code: { enum: ['A', 'B'] } } }] })).toEqual(['A', 'B']);
+    expect(errorCodesOf(fixture, { $ref: '#/components/schemas/Thing' })).toEqual([]);
+  });
+
+  it('refuses what it cannot represent instead of guessing', () => {
+    const withCookie = structuredClone(fixture);
+    ((((withCookie.paths as JsonObject)['/things'] as JsonObject).post as JsonObject).parameters as JsonObject[]).push({ name: 'c', in: 'cookie', schema: { type: 'string' } });
+    expect(() => readModel(withCookie)).toThrow(/cookie are not supported/);
+    const withXml = structuredClone(fixture);
+    const body = (((withXml.paths as JsonObject)['/things'] as JsonObject).post as JsonObject).requestBody as JsonObject;
+    body.content = { 'application/xml': { schema: { type: 'string' } } };
+    expect(() => readModel(withXml)).toThrow(/unsupported request media types/);
+  });
+});
