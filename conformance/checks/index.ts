@@ -1,0 +1,11 @@
+// Every check the suite has, in the order they run.
+import type { Check } from '../types.js';
+import { auth } from './auth.js';
+import { callbacks } from './callbacks.js';
+import { idempotency } from './idempotency.js';
+import { negativeData } from './negative-data.js';
+import { positiveData } from './positive-data.js';
+import { statefulWorkflows } from './stateful-workflows.js';
+
+/** Check 1 (response_conformance) has no entry: it judges every response the others receive. */
+export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, idempotency, callbacks];

@@ -1,0 +1,90 @@
+// Valid requests for an operation, built from the contract's own examples (and, where a parameter has
+// none, from its schema), so that the suite restates nothing.
+import { randomUUID } from 'node:crypto';
+import { isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, OperationModel, ParameterModel } from '../../generator/model/types.js';
+import type { Contract } from '../contract.js';
+import { fillPath, type RequestSpec } from '../http.js';
+
+export interface ExampleBody {
+  name: string;
+  mediaType: string;
+  value: Json;
+}
+
+/** The named examples of the operation's request body (JSON media type). */
+export function bodyExamples(contract: Contract, operation: OperationModel): ExampleBody[] {
+  const raw = contract.deref({ $ref: operation.pointer }) as JsonObject;
+  const body = contract.deref(raw.requestBody);
+  if (!isObject(body)) return [];
+  const content = contract.deref(body.content);
+  const media = isObject(content) ? contract.deref(content['application/json']) : undefined;
+  const examples = isObject(media) ? contract.deref(media.examples) : undefined;
+  if (!isObject(examples)) return [];
+  return Object.entries(examples).flatMap(([name, example]) => {
+    const resolved = contract.deref(example);
+    return isObject(resolved) && resolved.value !== undefined ? [{ name, mediaType: 'application/json', value: resolved.value }] : [];
+  });
+}
+
+/** A value for a parameter: its first example, else its schema's example/enum/default, else a plain string. */
+export function parameterValue(contract: Contract, parameter: ParameterModel, operation: OperationModel): string {
+  const raw = contract.deref({ $ref: operation.pointer }) as JsonObject;
+  const declared = [...(Array.isArray(raw.parameters) ? raw.parameters : [])].map((p) => contract.deref(p)).find((p) => isObject(p) && p.name === parameter.name && p.in === parameter.in);
+  if (isObject(declared)) {
+    if (declared.example !== undefined) return String(declared.example);
+    const examples = contract.deref(declared.examples);
+    if (isObject(examples)) {
+      for (const example of Object.values(examples)) {
+        const resolved = contract.deref(example);
+        if (isObject(resolved) && resolved.value !== undefined) return String(resolved.value);
+      }
+    }
+  }
+  const schema = contract.deref(parameter.schema);
+  if (isObject(schema)) {
+    if (Array.isArray(schema.examples) && schema.examples.length > 0) return String(schema.examples[0]);
+    if (Array.isArray(schema.enum) && schema.enum.length > 0) return String(schema.enum[0]);
+    if (schema.default !== undefined) return String(schema.default);
+  }
+  return 'conformance';
+}
+
+/** Header parameters whose value must be unique per request (idempotency keys). */
+export function isIdempotencyHeader(parameter: ParameterModel): boolean {
+  return parameter.in === 'header' && /idempotency/i.test(parameter.name);
+}
+
+export interface BuildOptions {
+  /** Override parameter values by name. */
+  parameters?: Record<string, string>;
+  body?: Json;
+}
+
+/** A valid request for the operation: required parameters and the first body example. Idempotency keys are fresh unless given. */
+export function buildRequest(contract: Contract, operation: OperationModel, options: BuildOptions = {}): RequestSpec {
+  const values = (location: ParameterModel['in']): Record<string, string> =>
+    Object.fromEntries(
+      operation.parameters
+        // Optional parameters are sent only when the caller asks for them.
+        .filter((p) => p.in === location && (p.required || options.parameters?.[p.name] !== undefined))
+        .map((p) => [p.name, options.parameters?.[p.name] ?? (isIdempotencyHeader(p) ? randomUUID() : parameterValue(contract, p, operation))]),
+    );
+  const body = options.body ?? bodyExamples(contract, operation)[0]?.value;
+  return {
+    method: operation.method,
+    path: fillPath(operation.path, values('path')),
+    query: values('query'),
+    headers: values('header'),
+    ...(operation.body && body !== undefined ? { body: { contentType: 'application/json', text: JSON.stringify(body) } } : {}),
+  };
+}
+
+/** Error codes whose answer depends on the target's state (stored objects, settings, balance...). */
+const STATE_DEPENDENT = new Set(['not_found', 'duplicate', 'state', 'merchant_setting', 'insufficient_balance', 'other_merchant', 'idempotency_replay', 'idempotency_mismatch', 'otp', 'stored_field', 'upstream_unavailable', 'test_mode']);
+
+export function stateDependentCodes(operation: OperationModel): string[] {
+  return Object.entries(operation.errorTriggers)
+    .filter(([, trigger]) => STATE_DEPENDENT.has(String(trigger.when)))
+    .map(([code]) => code);
+}

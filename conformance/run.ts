@@ -1,0 +1,89 @@
+// Runs the checks a profile selects against one target and collects the results. Usable as a library
+// (`runConformance`) with the same results as the CLI.
+import { loadContract } from './contract.js';
+import { responseFindings } from './expectations.js';
+import { createHttpClient, type Exchange } from './http.js';
+import { ALL_CHECKS } from './checks/index.js';
+import { outcomeOf } from './results.js';
+import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
+
+/** `*` matches any run of characters; a pattern matches the check, the subject, or `check:subject`. */
+export function matchesPattern(pattern: string, check: CheckName, subject: string): boolean {
+  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return regex.test(check) || regex.test(subject) || regex.test(`${check}:${subject}`);
+}
+
+export function isSelected(options: Pick<RunOptions, 'only' | 'skip'>, check: CheckName, subject: string): boolean {
+  const only = options.only ?? [];
+  if (only.length > 0 && !only.some((pattern) => matchesPattern(pattern, check, subject))) return false;
+  return !(options.skip ?? []).some((pattern) => matchesPattern(pattern, check, subject));
+}
+
+export async function runConformance(options: RunOptions): Promise<RunSummary> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const contract = loadContract(options.specPath);
+  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs });
+
+  // Check 1 runs on every response any other check sees; its results are per operation.
+  const observed = new Map<string, { exchanges: number; findings: Finding[] }>();
+  const observe = (operationId: string, exchange: Exchange): Finding[] => {
+    const entry = observed.get(operationId) ?? { exchanges: 0, findings: [] };
+    const findings = responseFindings(contract, http, contract.operation(operationId), exchange, options.strict);
+    entry.exchanges++;
+    entry.findings.push(...findings);
+    observed.set(operationId, entry);
+    return findings;
+  };
+  const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject) };
+
+  const results: CheckResult[] = [];
+  const enabled = new Set(PROFILE_CHECKS[options.profile]);
+  for (const check of ALL_CHECKS) {
+    if (!enabled.has(check.name) || check.name === 'response_conformance') continue;
+    for (const result of await check.run(context)) {
+      results.push(result);
+      options.onResult?.(result);
+    }
+  }
+  if (enabled.has('response_conformance')) {
+    for (const operation of contract.model.operations) {
+      if (!isSelected(options, 'response_conformance', operation.operationId)) continue;
+      const entry = observed.get(operation.operationId);
+      const result: CheckResult = entry
+        ? { check: 'response_conformance', subject: operation.operationId, outcome: outcomeOf(entry.findings), cases: entry.exchanges, findings: dedupe(entry.findings) }
+        : { check: 'response_conformance', subject: operation.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: 'no response of this operation was seen (all its checks were deselected)' };
+      results.push(result);
+      options.onResult?.(result);
+    }
+  }
+
+  const wallMs = performance.now() - started;
+  const requests = http.requestCount();
+  return {
+    baseUrl: options.baseUrl,
+    profile: options.profile,
+    startedAt,
+    wallMs,
+    requests,
+    requestsPerSecond: requests / (wallMs / 1000),
+    results,
+    counts: {
+      passed: results.filter((r) => r.outcome === 'passed').length,
+      failed: results.filter((r) => r.outcome === 'failed').length,
+      skipped: results.filter((r) => r.outcome === 'skipped').length,
+      warnings: results.reduce((sum, r) => sum + r.findings.filter((f) => f.severity === 'warning').length, 0),
+    },
+  };
+}
+
+/** The same finding from many exchanges is reported once. */
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.severity}|${f.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

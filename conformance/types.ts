@@ -1,0 +1,98 @@
+// The vocabulary of a conformance run: profiles, checks, findings and results.
+import type { Contract } from './contract.js';
+import type { HttpClient, Exchange } from './http.js';
+
+export const PROFILES = ['stateless', 'stateful', 'full'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export const CHECK_NAMES = [
+  'response_conformance',
+  'auth',
+  'negative_data',
+  'positive_data',
+  'stateful_workflows',
+  'idempotency',
+  'callbacks',
+] as const;
+export type CheckName = (typeof CHECK_NAMES)[number];
+
+/** Which checks each profile runs. */
+export const PROFILE_CHECKS: Record<Profile, CheckName[]> = {
+  stateless: ['response_conformance', 'auth', 'negative_data', 'positive_data'],
+  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'idempotency'],
+  full: [...CHECK_NAMES],
+};
+
+export interface Finding {
+  severity: 'failure' | 'warning';
+  message: string;
+  /** JSON Schema path (or JSON Pointer into the contract) that the response broke, when there is one. */
+  schemaPath?: string;
+  /** A command that reproduces the request, secrets masked. */
+  curl?: string;
+  status?: number;
+  bodyExcerpt?: string;
+}
+
+export type Outcome = 'passed' | 'failed' | 'skipped';
+
+/** The result of one check for one subject (an operationId, a webhook, or a workflow name). */
+export interface CheckResult {
+  check: CheckName;
+  subject: string;
+  outcome: Outcome;
+  /** Sub-cases run ("missing required field external_id", ...), for the reports. */
+  cases: number;
+  findings: Finding[];
+  skippedReason?: string;
+}
+
+export interface RunOptions {
+  baseUrl: string;
+  apiKey: string;
+  profile: Profile;
+  /** Path of the bundled contract; default generated/openapi.json. */
+  specPath?: string;
+  /** Only checks or subjects matching (`check`, `subject` or `check:subject`, `*` wildcards). */
+  only?: string[];
+  skip?: string[];
+  timeoutMs: number;
+  concurrency: number;
+  /** Report undocumented response fields too. */
+  strict: boolean;
+  callbacks?: {
+    listen: { host: string; port: number };
+    publicUrl?: string;
+    token?: string;
+  };
+  /** Called as results arrive (live progress). */
+  onResult?: (result: CheckResult) => void;
+}
+
+export interface RunSummary {
+  baseUrl: string;
+  profile: Profile;
+  startedAt: string;
+  wallMs: number;
+  requests: number;
+  requestsPerSecond: number;
+  results: CheckResult[];
+  counts: Record<Outcome, number> & { warnings: number };
+}
+
+/** What a check gets to work with. */
+export interface CheckContext {
+  contract: Contract;
+  http: HttpClient;
+  options: RunOptions;
+  /** Checks every response the check sees against the contract (check 1), under this check's subject. */
+  observe: (operationId: string, exchange: Exchange) => Finding[];
+  /** Whether a subject is selected by --only/--skip for this check. */
+  selected: (check: CheckName, subject: string) => boolean;
+}
+
+export interface Check {
+  name: CheckName;
+  description: string;
+  run: (context: CheckContext) => Promise<CheckResult[]>;
+}
