@@ -1076,7 +1076,7 @@ export interface components {
              *
              * @default false
              */
-            is_closed: boolean;
+            is_closed?: boolean;
             /** @description The exact amount (IDR) a closed account accepts: above 0 (`MINIMUM_EXPECTED_AMOUNT_ERROR`) and below
              *     1000000000 (`MAXIMUM_EXPECTED_AMOUNT_ERROR`). Required when `is_closed` is true; on an open account
              *     it is stored but does not restrict payments.
@@ -1096,7 +1096,7 @@ export interface components {
              * @description Set to true to make the account `INACTIVE` after its first payment, e.g. for one invoice.
              * @default false
              */
-            is_single_use: boolean;
+            is_single_use?: boolean;
         } & (unknown & unknown);
         /**
          * FixedVirtualAccount
@@ -1278,7 +1278,7 @@ export interface components {
              * @description Set to true to make the code inactive after its first payment, e.g. for one order.
              * @default false
              */
-            is_single_use: boolean;
+            is_single_use?: boolean;
         };
         /**
          * FixedPaymentCode

@@ -1,8 +1,234 @@
-// generated/client.ts — being written.
-import type { ApiModel } from '../model/types.js';
-import type { GeneratedFile } from './generated-file.js';
+// generated/client.ts: `createPaymentsClient({ baseUrl, secretKey, fetch? })`, one method per operationId on
+// top of openapi-fetch. Every type is derived from `operations['<id>']` in generated/types.ts, so the client
+// restates nothing the contract says; this emitter only decides the shape of each method's input:
+//   path, query   the operation's path and query parameters, as openapi-typescript types them
+//   body          the JSON body (the same schema describes the form body, decision `form-encoding-coercion`)
+//   encoding      'json' | 'form', only where the body may be application/x-www-form-urlencoded
+//   <header>      each header parameter as a named option (its name without `x-`, in camelCase:
+//                 X-IDEMPOTENCY-KEY -> idempotencyKey), so callers never spell a header's name or case
+// and lists each operation's documented statuses, which the runtime (generator/runtime/client.ts) uses to
+// tell a documented response from an unexpected one.
+import { type CodeBlockWriter, type InterfaceDeclarationStructure, type OptionalKind } from 'ts-morph';
+import type { ApiModel, OperationModel, ParameterModel } from '../model/types.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile } from './generated-file.js';
+
+const SOURCE = 'generator/emit/client.ts';
+const CLIENT_INTERFACE = 'PaymentsClient';
+const CLIENT_FACTORY = 'createPaymentsClient';
+const FORM = 'application/x-www-form-urlencoded';
+/** Input properties the client itself defines; a header option may not take one of these names. */
+const RESERVED_INPUT_NAMES = ['path', 'query', 'body', 'encoding'];
+
+/** One property of a method's input object. */
+export interface InputField {
+  name: string;
+  required: boolean;
+  /** TypeScript type expression, in terms of generated/types.ts and the runtime. */
+  type: string;
+  docs: string;
+}
+
+/** A header parameter sent from a named option. */
+export interface HeaderOption {
+  option: string;
+  header: string;
+}
+
+/** Everything the emitter writes for one operation. */
+export interface ClientMethodPlan {
+  operationId: string;
+  /** The operationId in PascalCase: prefix of the method's named types. */
+  typeName: string;
+  /** openapi-fetch's method name (`GET`, `POST` …). */
+  fetchMethod: string;
+  path: string;
+  summary: string;
+  fields: InputField[];
+  headerOptions: HeaderOption[];
+  formEncoding: boolean;
+  /** Statuses the contract documents, each with a JSON body. */
+  statuses: number[];
+}
+
+/** `X-IDEMPOTENCY-KEY` -> `idempotencyKey`, `x-api-version` -> `apiVersion`. */
+export function headerOptionName(header: string): string {
+  const words = header.toLowerCase().replace(/^x-/, '').split(/[^a-z0-9]+/).filter((word) => word !== '');
+  return words.map((word, index) => (index === 0 ? word : `${word.charAt(0).toUpperCase()}${word.slice(1)}`)).join('');
+}
+
+const pascalCase = (name: string): string => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+/** Keeps a description from closing the JSDoc comment it is written into. */
+const docText = (text: string): string => text.trim().replaceAll('*/', '*\\/');
+
+function parametersIn(operation: OperationModel, location: ParameterModel['in']): ParameterModel[] {
+  return operation.parameters.filter((parameter) => parameter.in === location);
+}
+
+/** Reads what the client needs of one operation; throws on what the client cannot represent. */
+export function planOperation(operation: OperationModel): ClientMethodPlan {
+  const id = operation.operationId;
+  const where = `${id} (${operation.method.toUpperCase()} ${operation.path})`;
+  const parameters = `operations[${quote(id)}]['parameters']`;
+  const fields: InputField[] = [];
+
+  const path = parametersIn(operation, 'path');
+  if (path.length > 0) fields.push({ name: 'path', required: true, type: `${parameters}['path']`, docs: `Path parameters: ${path.map((p) => `\`${p.name}\``).join(', ')}.` });
+  const query = parametersIn(operation, 'query');
+  if (query.length > 0) {
+    const required = query.some((parameter) => parameter.required);
+    fields.push({ name: 'query', required, type: `${parameters}['query']`, docs: `Query parameters: ${query.map((p) => `\`${p.name}\``).join(', ')}.` });
+  }
+  const headers = parametersIn(operation, 'header');
+  // openapi-typescript makes the header object optional when none of its parameters is required.
+  const headerObject = headers.some((parameter) => parameter.required) ? `${parameters}['header']` : `NonNullable<${parameters}['header']>`;
+  const headerOptions: HeaderOption[] = [];
+  for (const header of headers) {
+    const option = headerOptionName(header.name);
+    if (RESERVED_INPUT_NAMES.includes(option) || headerOptions.some((taken) => taken.option === option)) {
+      throw new Error(`${where}: header ${header.name} would become the input option \`${option}\`, which is taken`);
+    }
+    headerOptions.push({ option, header: header.name });
+    const description = header.description === '' ? '' : `\n\n${header.description}`;
+    fields.push({ name: option, required: header.required, type: `${headerObject}[${quote(header.name)}]`, docs: `Sent as the \`${header.name}\` header.${description}` });
+  }
+
+  if (operation.body) {
+    const content = operation.body.required ? `operations[${quote(id)}]['requestBody']` : `NonNullable<operations[${quote(id)}]['requestBody']>`;
+    fields.push({ name: 'body', required: operation.body.required, type: `${content}['content']['application/json']`, docs: 'The request body.' });
+  }
+  const formEncoding = operation.body?.mediaTypes.includes(FORM) === true;
+  if (formEncoding) fields.push({ name: 'encoding', required: false, type: 'BodyEncoding', docs: `Send the body as JSON (the default) or as \`${FORM}\`.` });
+
+  const bodiless = operation.responses.filter((response) => response.schema === undefined);
+  if (bodiless.length > 0) {
+    // The contract's convention is that every response body is JSON; the result types rely on it.
+    throw new Error(`${where}: response ${bodiless.map((response) => response.status).join(', ')} has no JSON body, which the client does not support`);
+  }
+
+  return {
+    operationId: id,
+    typeName: pascalCase(id),
+    fetchMethod: operation.method.toUpperCase(),
+    path: operation.path,
+    summary: operation.summary,
+    fields,
+    headerOptions,
+    formEncoding,
+    statuses: operation.responses.map((response) => response.status),
+  };
+}
+
+/** `input` when one of its fields is required, else `input?` (the caller may leave it out); none without fields. */
+function inputParameter(plan: ClientMethodPlan): { name: string; type: string; hasQuestionToken: boolean }[] {
+  if (plan.fields.length === 0) return [];
+  return [{ name: 'input', type: `${plan.typeName}Input`, hasQuestionToken: !plan.fields.some((field) => field.required) }];
+}
+
+/** The openapi-fetch request options for one call, built from the method's `input`. */
+function writeRequestOptions(writer: CodeBlockWriter, plan: ClientMethodPlan): void {
+  const input = plan.fields.some((field) => field.required) ? 'input.' : 'input?.';
+  const has = (name: string): boolean => plan.fields.some((field) => field.name === name);
+  const params: string[] = [];
+  if (has('path')) params.push(`path: ${input}path`);
+  if (has('query')) params.push(`query: ${input}query`);
+  if (plan.headerOptions.length > 0) params.push(`header: { ${plan.headerOptions.map(({ option, header }) => `${quote(header)}: ${input}${option}`).join(', ')} }`);
+  writer.write('{').indent(() => {
+    if (params.length > 0) writer.writeLine(`params: { ${params.join(', ')} },`);
+    if (has('body')) writer.writeLine(`body: ${input}body,`);
+    // The runtime parses the body itself, to tell a JSON body from an HTML error page.
+    writer.writeLine("parseAs: 'text',");
+    if (plan.formEncoding) writer.writeLine(`...bodyEncoding(${input}encoding),`);
+  });
+  writer.write('}');
+}
+
+function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): void {
+  writer.write('return {').indent(() => {
+    for (const plan of plans) {
+      const parameter = plan.fields.length === 0 ? '()' : '(input)';
+      writer.write(`${plan.operationId}: ${parameter} =>`).indent(() => {
+        writer.write(`settle<operations[${quote(plan.operationId)}]>(`).indent(() => {
+          writer.write(`client.${plan.fetchMethod}(${quote(plan.path)}, `);
+          writeRequestOptions(writer, plan);
+          writer.write('),').newLine();
+          writer.writeLine(`[${plan.statuses.join(', ')}],`);
+        });
+        writer.writeLine('),');
+      });
+    }
+  });
+  writer.writeLine('};');
+}
 
 export function emitClient(model: ApiModel): GeneratedFile[] {
-  void model;
-  return [];
+  const plans = model.operations.map(planOperation);
+  const project = createEmitProject();
+  const file = project.createSourceFile('client.ts');
+
+  file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['operations', 'paths'] });
+  // Form encoding is imported only where an operation can use it, so the file has no unused import.
+  const form = plans.some((plan) => plan.formEncoding);
+  file.addImportDeclaration({
+    moduleSpecifier: './runtime/client.js',
+    namedImports: [
+      ...(form ? ['bodyEncoding'] : []),
+      'createApiClient',
+      'settle',
+      { name: 'ApiClientOptions', isTypeOnly: true },
+      ...(form ? [{ name: 'BodyEncoding', isTypeOnly: true }] : []),
+      { name: 'OperationResult', isTypeOnly: true },
+    ],
+  });
+  file.addExportDeclaration({ moduleSpecifier: './runtime/client.js', namedExports: ['MalformedResponseError'] });
+  file.addExportDeclaration({
+    moduleSpecifier: './runtime/client.js',
+    isTypeOnly: true,
+    namedExports: ['BodyEncoding', 'Failure', 'HttpStatus', 'OperationResult', 'Success', 'UnexpectedResponse'],
+  });
+  file.addTypeAlias({ name: `${CLIENT_INTERFACE}Options`, isExported: true, type: 'ApiClientOptions' });
+
+  for (const plan of plans) {
+    if (plan.fields.length > 0) {
+      file.addInterface({
+        name: `${plan.typeName}Input`,
+        isExported: true,
+        docs: [`Input of {@link ${CLIENT_INTERFACE}.${plan.operationId}}.`],
+        properties: plan.fields.map((field) => ({ name: field.name, hasQuestionToken: !field.required, type: field.type, docs: [docText(field.docs)] })),
+      });
+    }
+    file.addTypeAlias({
+      name: `${plan.typeName}Result`,
+      isExported: true,
+      docs: [`What {@link ${CLIENT_INTERFACE}.${plan.operationId}} resolves to: documented statuses ${plan.statuses.join(', ')}, or an unexpected response.`],
+      type: `OperationResult<operations[${quote(plan.operationId)}]>`,
+    });
+  }
+
+  const client: OptionalKind<InterfaceDeclarationStructure> = {
+    name: CLIENT_INTERFACE,
+    isExported: true,
+    docs: ['One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject.'],
+    methods: plans.map((plan) => ({
+      name: plan.operationId,
+      docs: [docText(`${plan.summary}: \`${plan.fetchMethod} ${plan.path}\`.`)],
+      parameters: inputParameter(plan),
+      returnType: `Promise<${plan.typeName}Result>`,
+    })),
+  };
+  file.addInterface(client);
+
+  file.addFunction({
+    name: CLIENT_FACTORY,
+    isExported: true,
+    docs: ['A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name).'],
+    parameters: [{ name: 'options', type: `${CLIENT_INTERFACE}Options` }],
+    returnType: CLIENT_INTERFACE,
+    statements: (writer) => {
+      writer.writeLine('const client = createApiClient<paths>(options);');
+      writeClientObject(writer, plans);
+    },
+  });
+
+  return [toGeneratedFile('client.ts', SOURCE, file)];
 }

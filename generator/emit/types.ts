@@ -7,6 +7,8 @@ export async function emitTypes(doc: JsonObject): Promise<GeneratedFile> {
   const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], {
     // Every documented response is in the union, errors included: handlers and clients narrow on status.
     alphabetize: false,
+    // A default is what the service assumes when a field is left out, so the field stays optional in requests.
+    defaultNonNullable: false,
     exportType: false,
     rootTypes: false,
     silent: true,

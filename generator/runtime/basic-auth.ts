@@ -1,0 +1,39 @@
+// HTTP Basic credentials (RFC 7617), as the contract's `secretKey` scheme sends them: the secret API key as
+// the user name and an empty password. Parsing only; deciding whether a key is valid is the router's
+// pluggable `authenticate` hook, which compares keys in constant time (GUIDE, "Secrets").
+
+export interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** `Basic`, case-insensitive (RFC 7235 §2.1), one or more spaces, then token68 (base64 with optional padding). */
+const BASIC = /^basic +([A-Za-z0-9+/]+=*) *$/i;
+// RFC 7617 §2: user-id and password must not contain control characters.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The credentials of an `Authorization` header, or null when the header is absent, uses another scheme or
+ * is malformed: not base64, not UTF-8 (RFC 7617 §2.1: the charset is UTF-8), no colon, or control characters.
+ * The user-id ends at the first colon; the password may contain colons.
+ */
+export function parseBasicAuthorization(header: string | null | undefined): BasicCredentials | null {
+  const token = header ? BASIC.exec(header)?.[1] : undefined;
+  if (!token) return null;
+  let decoded: string;
+  try {
+    decoded = utf8.decode(Uint8Array.from(atob(token), (char) => char.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0 || CONTROL.test(decoded)) return null;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The `Authorization` header value for credentials (used by clients and tests). */
+export function basicAuthorization({ username, password }: BasicCredentials): string {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}

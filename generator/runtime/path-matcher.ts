@@ -1,0 +1,115 @@
+// Matches a request's method and path against the contract's path templates.
+// Templates are matched segment by segment on percent-decoded segments, so a parameter may sit inside a
+// segment behind a literal (`/callback_virtual_account_payments/payment_id={payment_id}`) whether or not the
+// client encoded the literal's `=`. A trailing slash is not significant, in the template or in the request:
+// the contract writes some paths with one and clients send both forms (GUIDE, "Conventions").
+
+export interface RouteEntry<T> {
+  /** Upper case, as in `Request.method`. */
+  method: string;
+  /** Path template as in the contract, e.g. `/direct_debits/{id}/`. */
+  path: string;
+  value: T;
+}
+
+export type MatchResult<T> =
+  | { kind: 'found'; value: T; params: Record<string, string> }
+  /** The path exists but not with this method; `allow` lists the methods it has. */
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+interface CompiledSegment {
+  pattern: RegExp;
+  names: string[];
+}
+
+interface CompiledTemplate<T> {
+  segments: CompiledSegment[];
+  /** Literal characters in the template: more literal text means more specific. */
+  literalLength: number;
+  path: string;
+  methods: Map<string, T>;
+}
+
+const PARAMETER = /\{([^{}]+)\}/g;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Splits a path into its segments, dropping the empty segments a leading and a trailing slash give. */
+function rawSegments(path: string): string[] {
+  const segments = path.split('/').slice(1);
+  return segments.length > 0 && segments.at(-1) === '' ? segments.slice(0, -1) : segments;
+}
+
+function compileSegment(segment: string): CompiledSegment {
+  const names: string[] = [];
+  let source = '';
+  let last = 0;
+  for (const match of segment.matchAll(PARAMETER)) {
+    source += `${escapeRegExp(segment.slice(last, match.index))}(.+?)`;
+    names.push(match[1] as string);
+    last = match.index + match[0].length;
+  }
+  source += escapeRegExp(segment.slice(last));
+  // A parameter never matches an empty value: `/fixed_payment_code/` is not `/fixed_payment_code/{id}` with id ''.
+  return { pattern: new RegExp(`^${source}$`, 's'), names };
+}
+
+/** The request path's segments, percent-decoded; undefined when the encoding is broken (no route matches it). */
+export function decodedSegments(pathname: string): string[] | undefined {
+  try {
+    return rawSegments(pathname).map((segment) => decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
+
+function matchTemplate<T>(template: CompiledTemplate<T>, segments: string[]): Record<string, string> | undefined {
+  if (template.segments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, compiled] of template.segments.entries()) {
+    const found = compiled.pattern.exec(segments[index] as string);
+    if (!found) return undefined;
+    compiled.names.forEach((name, position) => {
+      params[name] = found[position + 1] as string;
+    });
+  }
+  return params;
+}
+
+/**
+ * Compiles the routes once. The returned function finds the most specific template that matches the path
+ * and has the method; when templates match but none has the method, the answer is `method-not-allowed`.
+ */
+export function createPathMatcher<T>(routes: Iterable<RouteEntry<T>>): (method: string, pathname: string) => MatchResult<T> {
+  const byPath = new Map<string, CompiledTemplate<T>>();
+  for (const route of routes) {
+    const key = rawSegments(route.path).join('/');
+    let template = byPath.get(key);
+    if (!template) {
+      const segments = rawSegments(route.path).map(compileSegment);
+      const literalLength = route.path.replace(PARAMETER, '').length;
+      template = { segments, literalLength, path: route.path, methods: new Map() };
+      byPath.set(key, template);
+    }
+    if (template.methods.has(route.method)) throw new Error(`two routes for ${route.method} ${route.path}`);
+    template.methods.set(route.method, route.value);
+  }
+  const templates = [...byPath.values()].sort((a, b) => b.literalLength - a.literalLength || a.path.localeCompare(b.path));
+
+  return (method, pathname) => {
+    const segments = decodedSegments(pathname);
+    if (!segments) return { kind: 'not-found' };
+    const allow = new Set<string>();
+    for (const template of templates) {
+      const params = matchTemplate(template, segments);
+      if (!params) continue;
+      const value = template.methods.get(method);
+      if (value !== undefined) return { kind: 'found', value, params };
+      for (const known of template.methods.keys()) allow.add(known);
+    }
+    return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow].sort() } : { kind: 'not-found' };
+  };
+}

@@ -1,0 +1,233 @@
+// The generic request pipeline behind the generated `createRouter`: a fetch-standard
+// `(request: Request) => Promise<Response>` (portable to Node, workers and any framework) driven by the
+// generated operation table. Order: route (404/405) -> authenticate (401) -> body (413, malformed, media
+// type) -> validate path, query, headers, body -> handler -> optionally validate the handler's response.
+// Nothing here knows an operation: statuses and codes come from the table, which comes from the contract.
+import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js';
+import { createPathMatcher } from './path-matcher.js';
+import { collectValues, mediaTypeOf, parseBody, parseJson, readBodyText, type BodyMediaType } from './request-body.js';
+import { genericValidationError, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type IssueLocation, type ValidationIssue } from './validation-errors.js';
+import type { OperationValidators, Validator } from './validator.js';
+
+export type { BasicCredentials } from './basic-auth.js';
+export type { BodyMediaType } from './request-body.js';
+export type { ErrorAnswer, ValidationIssue } from './validation-errors.js';
+
+/** What the router needs to know about one operation; the generated `operationTable` holds one per operationId. */
+export interface RouteDefinition {
+  /** Upper case. */
+  readonly method: string;
+  readonly path: string;
+  /** Declared parameter names per location; header names in lower case (matched case-insensitively). */
+  readonly parameters: { readonly path: readonly string[]; readonly query: readonly string[]; readonly header: readonly string[] };
+  readonly body?: { readonly mediaTypes: readonly BodyMediaType[]; readonly required: boolean };
+  /** Every documented status with the `error_code` values documented for it (none for a success). */
+  readonly responses: Readonly<Record<number, readonly string[]>>;
+  /** The documented answer to missing or bad credentials (401 INVALID_API_KEY). */
+  readonly unauthorizedError: ErrorAnswer;
+  /** The documented answer to a failure of the service itself (500 SERVER_ERROR). */
+  readonly serverError: ErrorAnswer;
+  /** `x-validation-error`. */
+  readonly validationError?: ErrorAnswer;
+  /** `x-malformed-body-error`. */
+  readonly malformedBodyError?: ErrorAnswer;
+  readonly validators: OperationValidators;
+}
+
+export type RouteTable = Readonly<Record<string, RouteDefinition>>;
+
+/** One documented response of a handler: the status, its JSON body and extra headers. */
+export interface HandlerResponse<Status extends number, Body> {
+  status: Status;
+  body: Body;
+  headers?: Record<string, string>;
+}
+
+/** Header parameters reach handlers under their lower-case names (the router reads headers case-insensitively). */
+export type LowercaseKeys<T> = { [K in keyof T as K extends string ? Lowercase<K> : K]: T[K] };
+
+export interface RequestContext<Principal> {
+  /** What `authenticate` returned for this request's credentials. */
+  principal: Principal;
+  operationId: string;
+  request: Request;
+}
+
+export interface RouterOptions<Principal> {
+  /**
+   * Decides who is calling. Gets the Basic credentials (null when the header is missing or malformed, RFC
+   * 7617) and returns the principal handed to handlers, or null for 401 INVALID_API_KEY. Compare keys in
+   * constant time.
+   */
+  authenticate: (credentials: BasicCredentials | null, request: Request) => Principal | null | Promise<Principal | null>;
+  /** Check every handler response against its documented schema; a broken one becomes 500. On in tests and development. */
+  validateResponses?: boolean;
+  /** Largest accepted request body, in bytes; larger gets 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Told about thrown errors and broken responses; the client only ever sees the generic 500. */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** A handler as the generic router sees it; the generated `Handlers` type gives each one its real types. */
+export type AnyHandler<Principal> = (input: never, context: RequestContext<Principal>) => unknown;
+
+/** A handler response that does not match the contract (undocumented status, or a body breaking its schema). */
+export class ResponseContractError extends Error {
+  constructor(
+    readonly operationId: string,
+    readonly status: unknown,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super(`${operationId} answered ${String(status)}, which the contract does not allow${issues.length > 0 ? `: ${issues.map((issue) => `${issue.path || '(body)'} ${issue.message}`).join('; ')}` : ''}`);
+    this.name = 'ResponseContractError';
+  }
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const GENERIC_MESSAGES = {
+  unauthorized: 'Send your secret API key as the user name of HTTP Basic authentication, with an empty password.',
+  server: 'The service could not complete the request. Check the object\'s state before retrying.',
+  malformed: 'The request body could not be parsed in its declared content type.',
+};
+
+function json(status: number, body: unknown, extraHeaders: Record<string, string> = {}): Response {
+  const headers = new Headers(extraHeaders);
+  // A response the contract documents without content has no body; every other body is JSON (README,
+  // "The contract's conventions"), whatever a handler's headers say.
+  if (body === undefined) return new Response(null, { status, headers });
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+function errorResponse(answer: ErrorAnswer, message: string, headers?: Record<string, string>): Response {
+  return json(answer.status, { error_code: answer.error_code, message }, headers);
+}
+
+function validationFailure(route: RouteDefinition, issues: ValidationIssue[]): Response {
+  const answer = validationAnswer(issues, route);
+  return json(answer.status, validationErrorBody(answer, issues));
+}
+
+type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: false; response: Response };
+
+/** Reads and parses the body the operation takes; `value` is undefined when there is none. */
+async function readBody(route: RouteDefinition, request: Request, maxBytes: number): Promise<Parsed> {
+  // Without a body in the contract the body is ignored, except that an operation documenting a malformed-
+  // body error answers it for a non-empty body that is not JSON (decision `get-disbursement-invalid-json`).
+  if (!route.body && !route.malformedBodyError) return { ok: true, value: undefined };
+  const text = await readBodyText(request, maxBytes);
+  if (text.kind === 'too-large') return { ok: false, response: json(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: `The request body is larger than ${maxBytes} bytes.` }) };
+  const malformed = (): Parsed => ({ ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) });
+  if (text.kind === 'not-utf8') return malformed();
+  if (text.text.trim() === '') {
+    if (route.body?.required) return { ok: false, response: validationFailure(route, [{ location: 'body', path: '', message: 'must have a request body', keyword: 'required' }]) };
+    return { ok: true, value: undefined };
+  }
+  if (!route.body) return parseJson(text.text).ok ? { ok: true, value: undefined } : malformed();
+  // An unsupported media type is a broken rule of the request, answered like any other (the operation's
+  // validation error), not an undocumented 415: every answer stays one the contract documents.
+  const mediaType = route.body.mediaTypes.find((type) => type === mediaTypeOf(request.headers.get('content-type')));
+  if (!mediaType) {
+    const message = `must be one of: ${route.body.mediaTypes.join(', ')}`;
+    return { ok: false, response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]) };
+  }
+  const parsed = parseBody(text.text, mediaType);
+  return parsed.ok ? { ok: true, value: parsed.value, mediaType } : malformed();
+}
+
+/** Runs one validator; coercing validators convert `data` in place, so the handler gets typed values. */
+function check(location: IssueLocation, validator: Validator | undefined, data: unknown): ValidationIssue[] {
+  return !validator || validator(data) ? [] : toIssues(location, validator.errors);
+}
+
+function headerValues(request: Request, names: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const value = request.headers.get(name);
+    if (value !== null) values[name] = value;
+  }
+  return values;
+}
+
+function isHandlerResponse(value: unknown): value is HandlerResponse<number, unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
+}
+
+/** The handler's answer as a Response, or the contract violation it commits. */
+function toResponse(operationId: string, route: RouteDefinition, result: unknown, validate: boolean): Response | ResponseContractError {
+  if (!isHandlerResponse(result)) return new ResponseContractError(operationId, undefined, []);
+  if (!(result.status in route.responses)) return new ResponseContractError(operationId, result.status, []);
+  if (validate) {
+    const issues = check('body', route.validators.responses[result.status], result.body);
+    if (issues.length > 0) return new ResponseContractError(operationId, result.status, issues);
+  }
+  return json(result.status, result.body, result.headers);
+}
+
+/**
+ * The router over a table of operations. `handlers` has one function per operationId of the table; the
+ * generated `createRouter` types each one with its operation's input and documented responses.
+ */
+export function createRouter<Principal, Table extends RouteTable>(
+  table: Table,
+  handlers: { readonly [K in keyof Table]: AnyHandler<Principal> },
+  options: RouterOptions<Principal>,
+): (request: Request) => Promise<Response> {
+  // Object.entries forgets the key type; these are exactly the table's own keys.
+  const routes = Object.entries(table) as [keyof Table & string, RouteDefinition][];
+  const match = createPathMatcher(routes.map(([operationId, route]) => ({ method: route.method, path: route.path, value: { operationId, route } })));
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const report = (error: unknown, request: Request): void => {
+    try {
+      options.onError?.(error, request);
+    } catch {
+      // A failing logger must not turn an answered request into a failed one.
+    }
+  };
+
+  async function handle(request: Request, operationId: keyof Table & string, route: RouteDefinition, pathParams: Record<string, string>): Promise<Response> {
+    const principal = await options.authenticate(parseBasicAuthorization(request.headers.get('authorization')), request);
+    if (principal === null) return errorResponse(route.unauthorizedError, GENERIC_MESSAGES.unauthorized, { 'www-authenticate': 'Basic realm="payments"' });
+
+    const body = await readBody(route, request, maxBytes);
+    if (!body.ok) return body.response;
+
+    const url = new URL(request.url);
+    const input: Record<string, unknown> = {};
+    if (route.parameters.path.length > 0) input.path = pathParams;
+    if (route.parameters.query.length > 0) input.query = collectValues(url.searchParams, route.parameters.query);
+    if (route.parameters.header.length > 0) input.header = headerValues(request, route.parameters.header);
+    if (route.body) input.body = body.value;
+    const { validators } = route;
+    const issues = [
+      ...check('path', validators.path, input.path),
+      ...check('query', validators.query, input.query),
+      ...check('header', validators.header, input.header),
+      ...(body.value === undefined ? [] : check('body', body.mediaType === 'application/x-www-form-urlencoded' ? validators.form : validators.body, body.value)),
+    ];
+    if (issues.length > 0) return validationFailure(route, issues);
+
+    const handler: AnyHandler<Principal> = handlers[operationId];
+    // `input` was just validated against the schemas the handler's input type was generated from.
+    const result = await handler(input as never, { principal, operationId, request });
+    const response = toResponse(operationId, route, result, options.validateResponses === true);
+    if (response instanceof Response) return response;
+    report(response, request);
+    return errorResponse(route.serverError, GENERIC_MESSAGES.server);
+  }
+
+  return async (request) => {
+    const found = match(request.method.toUpperCase(), new URL(request.url).pathname);
+    if (found.kind === 'not-found') return json(404, { error_code: 'NOT_FOUND', message: 'No operation has this path.' });
+    if (found.kind === 'method-not-allowed') {
+      return json(405, { error_code: 'METHOD_NOT_ALLOWED', message: `This path accepts ${found.allow.join(', ')}.` }, { allow: found.allow.join(', ') });
+    }
+    const { operationId, route } = found.value;
+    try {
+      return await handle(request, operationId, route, found.params);
+    } catch (error) {
+      report(error, request);
+      return errorResponse(route.serverError, GENERIC_MESSAGES.server);
+    }
+  };
+}

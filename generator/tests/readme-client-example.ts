@@ -1,0 +1,21 @@
+// The client team's first ten lines, as the README shows them (compiled by tsc, run by
+// generator/emit/client.test.ts): create a client, send money with an idempotency key, and handle the
+// contract's refusals with a switch the compiler checks against the codes the contract documents.
+import { createPaymentsClient, type PaymentsClientOptions } from '../../generated/client.js';
+
+export async function payOut(config: PaymentsClientOptions, orderId: string): Promise<string> {
+  const payments = createPaymentsClient(config); // { baseUrl, secretKey, fetch? }
+  const result = await payments.createDisbursement({
+    idempotencyKey: orderId, // a retry after a timeout cannot pay twice
+    body: { external_id: orderId, bank_code: 'BCA', account_holder_name: 'Budi Santoso', account_number: '1234567890', description: 'Refund', amount: 90000 },
+  });
+  if (result.ok) return `sent ${result.data.id}`;
+  if (result.status === 400) {
+    switch (result.error.error_code) {
+      case 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR': return 'top up the balance first';
+      case 'DUPLICATE_TRANSACTION_ERROR': return 'already sent';
+      default: throw new Error(`refused: ${result.error.error_code}`);
+    }
+  }
+  throw new Error(`payments answered ${result.status}`);
+}
