@@ -45,6 +45,8 @@ export interface CheckResult {
   cases: number;
   findings: Finding[];
   skippedReason?: string;
+  /** What a reader needs to trust the outcome: cases not applicable here, expectations overridden by an option. */
+  notes?: string[];
 }
 
 export interface RunOptions {
@@ -64,6 +66,10 @@ export interface RunOptions {
     listen: { host: string; port: number };
     publicUrl?: string;
     token?: string;
+    /** Expected spacing of callback retries, for test targets configured shorter than the contract's `retry_interval_seconds`. */
+    retryIntervalMs?: number;
+    /** How long to wait for the first delivery of a triggered callback; default 15 s. */
+    waitMs?: number;
   };
   /** Called as results arrive (live progress). */
   onResult?: (result: CheckResult) => void;

@@ -1,8 +1,165 @@
-// Being written.
-import type { Check } from '../types.js';
+// Check 7, callbacks: the suite runs its own receiver, causes each webhook through what the contract
+// offers (test mode, state-machine transitions, the sandbox control API) and judges what arrives: it
+// arrives within a bounded wait, with the right token, valid against the webhook's schema and carrying
+// the outcome the contract says; redeliveries are accepted; and when the receiver fails every attempt of
+// one event per webhook, the attempts and their spacing follow `x-delivery`. A webhook the suite cannot
+// cause here is skipped with the reason, never passed.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isObject } from '../../generator/model/read-model.js';
+import type { WebhookModel } from '../../generator/model/types.js';
+import { belongsTo, byBody, judgeDelivery, judgeRetryEvent } from '../callbacks/judge.js';
+import { createSupply } from '../callbacks/prerequisites.js';
+import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';
+import { retryExpectation, retryWindowMs, type RetryExpectation } from '../callbacks/retry.js';
+import { probeSandbox } from '../callbacks/sandbox.js';
+import { deriveTriggers, type CallbackEvent, type Fired, type TriggerSource } from '../callbacks/triggers.js';
+import { mapPool } from '../pool.js';
+import { outcomeOf } from '../results.js';
+import type { Check, CheckContext, CheckResult, Finding } from '../types.js';
+
+const DEFAULT_WAIT_MS = 15_000;
+
+const skipped = (webhook: string, reason: string, notes: string[] = []): CheckResult => ({ check: 'callbacks', subject: webhook, outcome: 'skipped', cases: 0, findings: [], skippedReason: reason, ...(notes.length > 0 ? { notes } : {}) });
+
+interface Plan {
+  webhook: WebhookModel;
+  sources: TriggerSource[];
+  events: CallbackEvent[];
+  retry?: { event: CallbackEvent; expected: RetryExpectation };
+}
+
+interface Watched {
+  event: CallbackEvent;
+  fired: Fired;
+}
+
+/** Waits for the event's first delivery; for the retry event, then for as long as attempts may still come. */
+async function watch(receiver: CallbackReceiver, plan: Plan | undefined, event: CallbackEvent, waitMs: number): Promise<void> {
+  const first = await receiver.waitFor((d) => belongsTo(event, d), waitMs);
+  if (!first || plan?.retry?.event !== event) return;
+  const window = retryWindowMs(plan.retry.expected);
+  for (;;) {
+    const firsts = byBody(receiver.deliveries().filter((d) => belongsTo(event, d))).map((group) => (group[0] as Delivery).receivedAt);
+    const remaining = Math.max(...firsts) + window - performance.now();
+    if (remaining <= 0) return;
+    await sleep(remaining);
+  }
+}
+
+/** A missing callback that goes to a dashboard setting may only mean the setting does not point at the receiver. */
+function dashboardHint(webhook: WebhookModel, receiver: CallbackReceiver): string {
+  const destination = webhook.delivery.destination;
+  const setting = isObject(destination) ? destination.dashboard_setting : undefined;
+  return typeof setting === 'string' ? ` (the target sends it to its dashboard setting ${setting}: check that it is ${receiver.publicUrl})` : '';
+}
+
+function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: Plan, watched: Watched[], waitMs: number): CheckResult {
+  const { contract, options } = context;
+  const id = plan.webhook.operationId;
+  const notes = plan.sources.filter((s) => s.unavailable !== undefined).map((s) => `not triggered by ${s.via}: ${s.unavailable}`);
+  const fired = watched.filter((w) => w.event.webhook === id);
+  const notFired = fired.flatMap(({ event, fired: f }) => (f.fired ? [] : [`${event.label}: ${f.reason}`]));
+  const triggered = fired.filter((w): w is { event: CallbackEvent; fired: { fired: true; curl: string } } => w.fired.fired);
+  if (triggered.length === 0) {
+    return skipped(id, notFired.length > 0 ? `could not be triggered: ${[...new Set(notFired)].join('; ')}` : notes.join('; ') || 'nothing in the contract triggers it', notFired.length > 0 ? notes : []);
+  }
+  const findings: Finding[] = [];
+  let redeliveries = 0;
+  for (const { event, fired: f } of triggered) {
+    const deliveries = receiver.deliveries().filter((d) => belongsTo(event, d));
+    if (deliveries.length === 0) {
+      findings.push({ severity: 'failure', message: `no ${id} delivery for ${event.label} within ${waitMs} ms${dashboardHint(plan.webhook, receiver)}`, curl: f.curl });
+      continue;
+    }
+    for (const delivery of deliveries) findings.push(...judgeDelivery(contract, event, delivery, f.curl));
+    if (plan.retry?.event === event) findings.push(...judgeRetryEvent(event, deliveries, plan.retry.expected, f.curl));
+    else redeliveries += deliveries.length - byBody(deliveries).length;
+  }
+  if (options.callbacks?.token === undefined) notes.push(`the ${plan.webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
+  if (redeliveries > 0) notes.push(`${redeliveries} redelivery(ies) of an acknowledged callback accepted (delivery is at least once)`);
+  const retry = plan.retry;
+  if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (callbacks.retryIntervalMs), not the contract's ${retry.expected.overriddenFromMs} ms`);
+  const retryMeasured = retry !== undefined && triggered.some((w) => w.event === retry.event);
+  if (retry && !retryMeasured) notes.push('retries not measured: the event chosen for it could not be triggered');
+  notes.push(...notFired.map((reason) => `not triggered: ${reason}`));
+  const unique = dedupe(findings);
+  return { check: 'callbacks', subject: id, outcome: outcomeOf(unique), cases: triggered.length + (retryMeasured ? 1 : 0), findings: unique, ...(notes.length > 0 ? { notes } : {}) };
+}
+
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => !seen.has(f.message) && Boolean(seen.add(f.message)));
+}
+
+/** Deliveries no triggered event claims (a stale retry from an earlier run, a callback of other activity). */
+function strays(receiver: CallbackReceiver, events: CallbackEvent[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const delivery of receiver.deliveries()) {
+    if (events.some((event) => belongsTo(event, delivery))) continue;
+    const webhook = delivery.identified.webhook ?? '(unidentified)';
+    counts.set(webhook, (counts.get(webhook) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The webhook's events; the first one's deliveries are failed to time the retries. */
+function planWebhook(webhook: WebhookModel, sources: TriggerSource[], retryIntervalMs: number | undefined): Plan {
+  const own = sources.filter((s) => s.webhook === webhook.operationId);
+  const events = own.flatMap((s) => s.events);
+  const expected = retryExpectation(webhook.delivery, retryIntervalMs);
+  const [first] = events;
+  return { webhook, sources: own, events, ...(first && expected ? { retry: { event: first, expected } } : {}) };
+}
+
+async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Promise<CheckResult[]> {
+  const settings = context.options.callbacks;
+  if (!settings) return webhooks.map((w) => skipped(w.operationId, 'no callback receiver: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)'));
+  let receiver: CallbackReceiver;
+  try {
+    receiver = await startReceiver({ contract: context.contract, ...settings.listen, ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}), ...(settings.token ? { token: settings.token } : {}) });
+  } catch (error) {
+    const reason = `the callback receiver could not listen on ${settings.listen.host}:${settings.listen.port}: ${error instanceof Error ? error.message : String(error)}`;
+    return webhooks.map((w) => skipped(w.operationId, reason));
+  }
+  try {
+    // Check 1 compiles a response schema the first time it sees one, which blocks the event loop for a
+    // while; done now, it cannot delay the arrivals whose spacing is being timed.
+    for (const operation of context.contract.model.operations) for (const response of operation.responses) if (response.schema !== undefined) context.contract.validate(response.schema, null);
+    const runId = randomUUID().slice(0, 8);
+    let counter = 0;
+    const sources = deriveTriggers({
+      context,
+      callbackUrl: receiver.callbackUrl,
+      dashboardReachesReceiver: settings.publicUrl !== undefined,
+      sandbox: await probeSandbox(context.http),
+      newKey: () => `${runId}-${++counter}`,
+      supply: createSupply(context),
+    });
+    const plans = webhooks.map((webhook) => planWebhook(webhook, sources, settings.retryIntervalMs));
+    // Registered before anything is fired: a callback may arrive before the triggering request returns.
+    for (const { retry } of plans) if (retry) receiver.failFirst((d) => belongsTo(retry.event, d), retry.expected.attempts);
+    const events = plans.flatMap((p) => p.events);
+    const waitMs = settings.waitMs ?? DEFAULT_WAIT_MS;
+    // The events whose retries are timed go last, so that their attempts arrive while the suite is idle
+    // rather than busy firing (the receiver stamps arrivals on the suite's own event loop).
+    const timed = new Set(plans.flatMap((p) => (p.retry ? [p.retry.event] : [])));
+    const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, context.options.concurrency, async (event) => ({ event, fired: await event.fire() }));
+    const watched = [...(await fire(events.filter((e) => !timed.has(e)))), ...(await fire([...timed]))];
+    await Promise.all(watched.filter((w) => w.fired.fired).map((w) => watch(receiver, plans.find((p) => p.webhook.operationId === w.event.webhook), w.event, waitMs)));
+    const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs)));
+    for (const [webhook, count] of strays(receiver, events)) {
+      const result = results.find((r) => r.subject === webhook);
+      if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this run and were not judged`];
+    }
+    return results;
+  } finally {
+    await receiver.close();
+  }
+}
 
 export const callbacks: Check = {
   name: 'callbacks',
-  description: 'Not written yet.',
-  run: async () => [],
+  description: "The target's callbacks, caused through the contract's test mode and state machines, arrive with the right token and a valid body, and are retried as x-delivery says.",
+  run: async (context) => runCallbacks(context, context.contract.model.webhooks.filter((w) => context.selected('callbacks', w.operationId))),
 };

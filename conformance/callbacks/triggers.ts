@@ -1,0 +1,204 @@
+// What makes a target send each callback, derived from the contract:
+// - test mode: an operation whose `x-test-mode` names a callback (e-wallet creation: each test amount
+//   selects an outcome, and the callback must carry it);
+// - state machines: an operation-triggered transition with a callback effect, from a state creation
+//   reaches, either always taken (every transition the operation makes from there sends the callback) or
+//   selected by a test-mode value whose error the transition answers (a direct debit's OTP test codes);
+// - the sandbox control API's simulations, for transitions triggered by events outside the API.
+// Where the callback goes comes from `x-delivery.destination`: a request field the suite fills with its
+// receiver's URL, or a dashboard setting it cannot change (usable only when told the target sends there).
+import { isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, WebhookModel } from '../../generator/model/types.js';
+import type { Contract } from '../contract.js';
+import type { Expected } from '../expectations.js';
+import type { CheckContext } from '../types.js';
+import { testModeOutcomes, testModeValue } from '../workflows/data.js';
+import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
+import { duplicateFields, echoedIdentifiers, getAt, schemaAt, setAt, uniquify } from './fields.js';
+import { referenceFields, type Supplied } from './prerequisites.js';
+import type { SandboxStatus } from './sandbox.js';
+import { createdId, firstExample, onlyPathParameter, runStep, type StepSpec } from './steps.js';
+
+export type Fired = { fired: true; curl: string } | { fired: false; reason: string };
+
+export interface CallbackEvent {
+  /** Unique in the run; the last segment of the callback URL the suite gives the target. */
+  key: string;
+  webhook: string;
+  label: string;
+  /** Body fields the callback must carry, each with the values the contract allows, and why. */
+  expect: { field: string; allowed: Json[]; source: string }[];
+  /** Body fields whose values only this event's requests carry: a delivery with one of them is this event's. */
+  correlation: Record<string, string>;
+  fire: () => Promise<Fired>;
+}
+
+export interface TriggerSource {
+  webhook: string;
+  /** How the callback is caused, for reports. */
+  via: string;
+  /** Why it cannot be used against this target with these options. */
+  unavailable?: string;
+  events: CallbackEvent[];
+}
+
+export interface TriggerEnv {
+  context: CheckContext;
+  callbackUrl: (webhook: string, key: string) => string;
+  /** The user said the target's dashboard callback settings point at the receiver. */
+  dashboardReachesReceiver: boolean;
+  sandbox: SandboxStatus;
+  newKey: () => string;
+  supply: (field: string) => Promise<Supplied>;
+}
+
+const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
+const errorsOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.error === undefined ? [] : [e.error]));
+
+/** How the target learns where to send the webhook when the suite sends `operationId`. */
+function destination(env: TriggerEnv, webhook: WebhookModel, operationId: string): { field?: string } | { unavailable: string } {
+  const target = webhook.delivery.destination;
+  const requestField = isObject(target) && isObject(target.request_field) ? target.request_field : undefined;
+  if (requestField) {
+    return requestField.operation === operationId && typeof requestField.field === 'string'
+      ? { field: requestField.field }
+      : { unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send` };
+  }
+  const setting = isObject(target) ? String(target.dashboard_setting) : 'a dashboard setting';
+  return env.dashboardReachesReceiver
+    ? {}
+    : { unavailable: `the target sends ${webhook.operationId} to its dashboard setting ${setting}, which the suite cannot set; set it to the receiver's address and pass --callback-public-url with that address` };
+}
+
+/** The request body for the triggering operation: destination set to the receiver, echoed and duplicate-guarded fields unique. */
+function prepareBody(env: TriggerEnv, webhook: WebhookModel, operationId: string, base: JsonObject, key: string, urlField: string | undefined): { body: JsonObject; correlation: Record<string, string> } {
+  const { contract } = env.context;
+  const operation = contract.operation(operationId);
+  const withUrl = urlField === undefined ? base : setAt(base, urlField, env.callbackUrl(webhook.operationId, key));
+  const identifiers = echoedIdentifiers(contract, operation.body?.schema, webhook.bodySchema, withUrl, referenceFields(contract, operationId));
+  const fields = [...new Set([...duplicateFields(operation.errorTriggers), ...identifiers])].filter((field) => field !== urlField);
+  const { body, values } = uniquify(contract, operation.body?.schema, withUrl, fields);
+  return { body, correlation: Object.fromEntries(Object.entries(values).filter(([field]) => schemaAt(contract, webhook.bodySchema, field) !== undefined)) };
+}
+
+const fired = (env: TriggerEnv, result: Awaited<ReturnType<typeof runStep>>): Fired =>
+  result.ok ? { fired: true, curl: env.context.http.curl(result.exchange) } : { fired: false, reason: result.reason };
+
+/** Operations whose test mode names the callback its outcomes arrive by. */
+function testModeTriggers(env: TriggerEnv): TriggerSource[] {
+  const { contract } = env.context;
+  return contract.model.operations.flatMap((operation) => {
+    const testMode = operation.testMode;
+    if (typeof testMode?.callback !== 'string' || typeof testMode.field !== 'string') return [];
+    const webhook = contract.webhook(testMode.callback);
+    const field = testMode.field;
+    const via = `${operation.operationId} in test mode (x-test-mode ${field})`;
+    const target = destination(env, webhook, operation.operationId);
+    if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
+    const base = firstExample(contract, operation.operationId);
+    const listed = testModeOutcomes(operation);
+    const fallback = getAt(base, field) as Json | undefined;
+    const outcomes = listed.map((outcome) => ({ outcome, value: testModeValue(testMode, outcome) }));
+    // The example's own value exercises the default outcome when no listed outcome claims it.
+    if (isObject(testMode.default_outcome) && fallback !== undefined && !outcomes.some((o) => o.value === fallback)) outcomes.unshift({ outcome: testMode.default_outcome, value: fallback });
+    const events = outcomes.flatMap(({ outcome, value }): CallbackEvent[] => {
+      if (value === undefined) return [];
+      const key = env.newKey();
+      const { body, correlation } = prepareBody(env, webhook, operation.operationId, setAt(base, field, value), key, target.field);
+      // The callback echoes the selecting value and carries the outcome's fields that its body declares.
+      const carried: [string, Json][] = [[field, value], ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field)];
+      const source = `x-test-mode of ${operation.operationId} for ${field} ${JSON.stringify(value)}`;
+      const expect = carried.filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined).map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
+      return [{ key, webhook: webhook.operationId, label: `${operation.operationId} with ${field} ${JSON.stringify(value)}`, expect, correlation, fire: async () => fired(env, await runStep(env.context, { operationId: operation.operationId, body })) }];
+    });
+    return [{ webhook: webhook.operationId, via, events }];
+  });
+}
+
+interface Selection {
+  label: string;
+  /** Body of the acting operation, from its first example. */
+  body: JsonObject | undefined;
+  expectAnswer?: Expected;
+  to: string[];
+}
+
+/** Ways an operation can be made to take a callback-sending transition from the states creation reaches. */
+function selections(contract: Contract, machine: StateMachine, operationId: string, webhook: string, starts: string[]): Selection[] {
+  const operation = contract.operation(operationId);
+  const base = operation.body ? firstExample(contract, operationId) : undefined;
+  const fromStarts = machine.transitions.filter((t) => t.trigger.operation === operationId && t.from !== null && starts.includes(t.from));
+  const plain = fromStarts.filter((t) => errorsOf(t).length === 0);
+  // Always taken: whichever plain transition applies from whichever start state, the callback is sent.
+  if (starts.every((s) => plain.some((t) => t.from === s)) && plain.every((t) => callbacksOf(t).includes(webhook))) {
+    return [{ label: `${operationId} (every transition it makes from ${starts.join(' or ')} sends ${webhook})`, body: base, to: [...new Set(plain.map((t) => t.to))] }];
+  }
+  const testMode = operation.testMode;
+  const field = testMode?.field;
+  if (testMode === undefined || typeof field !== 'string' || base === undefined) return [];
+  return testModeOutcomes(operation).flatMap((outcome) => {
+    const value = testModeValue(testMode, outcome);
+    const code = outcome.error_code;
+    const transition = fromStarts.find((t) => callbacksOf(t).includes(webhook) && typeof code === 'string' && errorsOf(t).includes(code));
+    if (!transition || value === undefined || typeof outcome.status !== 'number' || typeof code !== 'string') return [];
+    return [{ label: `${operationId} with test-mode ${field} ${JSON.stringify(value)} (${code})`, body: setAt(base, field, value), expectAnswer: { status: outcome.status, errorCode: code }, to: [transition.to] }];
+  });
+}
+
+function transitionTriggers(env: TriggerEnv): TriggerSource[] {
+  const { contract } = env.context;
+  return [...stateMachines(contract).values()].flatMap((machine) => {
+    const creation = creationOperation(machine);
+    const creations = machine.transitions.filter((t) => t.from === null);
+    if (creation === undefined || creations.some((t) => t.trigger.operation !== creation)) return [];
+    const starts = [...new Set(creations.map((t) => t.to))];
+    const acting = [...new Set(machine.transitions.flatMap((t) => (t.trigger.operation !== undefined && t.trigger.operation !== creation && callbacksOf(t).length > 0 ? [t.trigger.operation] : [])))];
+    return acting.flatMap((operationId) =>
+      contract.model.webhooks.flatMap((webhook): TriggerSource[] => {
+        const choices = selections(contract, machine, operationId, webhook.operationId, starts);
+        if (choices.length === 0) return [];
+        const via = `${creation} then ${operationId} (state machine ${machine.key})`;
+        const target = destination(env, webhook, creation);
+        if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
+        const events = choices.map((choice): CallbackEvent => {
+          const key = env.newKey();
+          const { body, correlation } = prepareBody(env, webhook, creation, firstExample(contract, creation), key, target.field);
+          const expect = machine.field === null || schemaAt(contract, webhook.bodySchema, machine.field) === undefined ? [] : [{ field: machine.field, allowed: choice.to, source: `x-state-machines ${machine.key}` }];
+          return { key, webhook: webhook.operationId, label: `${creation}, then ${choice.label}`, expect, correlation, fire: () => fireTransition(env, creation, body, operationId, choice) };
+        });
+        return [{ webhook: webhook.operationId, via, events }];
+      }),
+    );
+  });
+}
+
+async function fireTransition(env: TriggerEnv, creation: string, creationBody: JsonObject, operationId: string, choice: Selection): Promise<Fired> {
+  let body = creationBody;
+  for (const field of referenceFields(env.context.contract, creation)) {
+    const supplied = await env.supply(field);
+    if (!('value' in supplied)) return { fired: false, reason: `no object for ${creation}'s ${field}: ${supplied.reason}` };
+    body = setAt(body, field, supplied.value);
+  }
+  const created = await runStep(env.context, { operationId: creation, body });
+  if (!created.ok) return fired(env, created);
+  const id = createdId(created.exchange);
+  const parameter = onlyPathParameter(env.context.contract, operationId);
+  if (id === undefined || parameter === undefined) return { fired: false, reason: `${creation}'s answer has no id to give ${operationId}` };
+  const step: StepSpec = { operationId, parameters: { [parameter]: id }, ...(choice.body ? { body: choice.body } : {}), ...(choice.expectAnswer ? { expect: choice.expectAnswer } : {}) };
+  return fired(env, await runStep(env.context, step));
+}
+
+/** Callbacks of transitions that events outside the API trigger: only the sandbox control API can simulate them. */
+function sandboxTriggers(env: TriggerEnv): TriggerSource[] {
+  const { contract } = env.context;
+  return contract.model.webhooks.flatMap((webhook) => {
+    const transitions = [...stateMachines(contract).values()].flatMap((m) => m.transitions);
+    const events = [...new Set(transitions.flatMap((t) => (t.trigger.event !== undefined && callbacksOf(t).includes(webhook.operationId) ? [t.trigger.event] : [])))];
+    if (events.length === 0) return [];
+    return [{ webhook: webhook.operationId, via: `sandbox simulation of ${events.join(', ')}`, unavailable: env.sandbox.reason ?? 'the sandbox control API is not usable', events: [] }];
+  });
+}
+
+export function deriveTriggers(env: TriggerEnv): TriggerSource[] {
+  return [...testModeTriggers(env), ...transitionTriggers(env), ...sandboxTriggers(env)];
+}

@@ -1,0 +1,159 @@
+// The CLI in-process (main with captured streams) for usage, exit codes and reports, and once through the
+// real bin to prove `payments-conformance` starts from a clone.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, parseCli, USAGE, type CliIo } from './cli.js';
+import { loadContract } from './contract.js';
+import { freePort } from './mock/prism.js';
+import { startTarget, type Target } from './tests/target.js';
+import { runConformance } from './index.js';
+import { CHECK_NAMES, PROFILES, type CheckResult, type RunSummary } from './types.js';
+
+const contract = loadContract();
+const KEY = 'sk_test_cli_secret_key';
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const only = ['--only', 'positive_data,response_conformance'];
+let good: Target;
+let broken: Target;
+let brokenOperation: string;
+let dir: string;
+
+function io(tty = false): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (text: string) => (out += text), isTTY: false },
+    stderr: { write: (text: string) => (err += text), isTTY: tty, columns: 80 },
+    env: {},
+    out: () => out,
+    err: () => err,
+  };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  good = await startTarget(contract, KEY);
+  // One operation answers a status its contract does not document.
+  brokenOperation = contract.model.operations[0]?.operationId ?? '';
+  broken = await startTarget(contract, KEY, ({ operation, authorized }) => (authorized && operation.operationId === brokenOperation ? { status: 418, body: '{}' } : undefined));
+});
+
+afterAll(async () => {
+  await Promise.all([good.close(), broken.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('usage', () => {
+  it('--help explains every flag, each with an example, and exits 0', async () => {
+    const streams = io();
+    expect(await main(['--help'], streams)).toBe(0);
+    const help = streams.out();
+    for (const flag of ['--base-url', '--api-key', '--profile', '--spec', '--only', '--skip', '--junit', '--json', '--timeout-ms', '--concurrency', '--callback-listen', '--callback-public-url', '--callback-token', '--strict']) {
+      expect(help).toContain(flag);
+    }
+    for (const profile of PROFILES) expect(help).toContain(profile);
+    for (const check of CHECK_NAMES) expect(help).toContain(check);
+    // Every flag has an "e.g." line.
+    expect(USAGE.match(/e\.g\. /g)?.length).toBeGreaterThanOrEqual(14);
+  });
+
+  it.each([
+    ['no flags', []],
+    ['an unknown flag', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--colour']],
+    ['a positional argument', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', 'extra']],
+    ['no key', ['--base-url', 'http://127.0.0.1:1']],
+    ['a base URL that is not http', ['--base-url', 'ftp://x', '--api-key', 'k']],
+    ['an unknown profile', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--profile', 'everything']],
+    ['a timeout that is not a number', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--timeout-ms', 'soon']],
+    ['zero concurrency', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--concurrency', '0']],
+    ['a callback address without a port', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--callback-listen', 'localhost']],
+    ['a callback token without a receiver', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--callback-token', 't']],
+    ['a callback wait without a receiver', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--callback-wait-ms', '100']],
+    ['a retry interval that is not a number', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--callback-listen', '127.0.0.1:0', '--callback-retry-interval-ms', 'fast']],
+    ['a spec that does not exist', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--spec', '/no/such/openapi.json']],
+  ])('exits 2 with a message for %s', async (_name, argv) => {
+    const streams = io();
+    expect(await main(argv, streams)).toBe(2);
+    expect(streams.err()).toMatch(/^payments-conformance: .+\nRun payments-conformance --help/);
+  });
+
+  it('parses repeated and comma-separated patterns, callbacks and defaults', () => {
+    const parsed = parseCli(['--base-url', 'http://h:1', '--only', 'auth,positive_data', '--only', 'x:*', '--skip', 'y', '--callback-listen', '[::1]:8787', '--callback-token', 't', '--callback-wait-ms', '60000', '--callback-retry-interval-ms', '500', '--strict'], { PAYMENTS_API_KEY: 'from-env' });
+    if (parsed === 'help') throw new Error('unexpected help');
+    expect(parsed.options).toMatchObject({ apiKey: 'from-env', profile: 'stateless', only: ['auth', 'positive_data', 'x:*'], skip: ['y'], timeoutMs: 10_000, concurrency: 8, strict: true, callbacks: { listen: { host: '::1', port: 8787 }, token: 't', waitMs: 60_000, retryIntervalMs: 500 } });
+  });
+});
+
+describe('runs', () => {
+  it('exits 2 when the target does not answer', async () => {
+    const port = await freePort();
+    const streams = io();
+    expect(await main(['--base-url', `http://127.0.0.1:${port}`, '--api-key', KEY], streams)).toBe(2);
+    expect(streams.err()).toMatch(/does not answer/);
+  });
+
+  it('exits 0 against a conforming target, with a table, totals and both reports', async () => {
+    const streams = io();
+    const junit = join(dir, 'nested', 'good.xml');
+    const json = join(dir, 'good.json');
+    expect(await main(['--base-url', good.url, '--api-key', KEY, ...only, '--junit', junit, '--json', json], streams)).toBe(0);
+    expect(streams.out()).toMatch(/^operation +response_conformance +positive_data/);
+    expect(streams.out()).toMatch(/\d+ passed, 0 failed, 0 skipped, 0 warnings; \d+ requests in [\d.]+ s \(\d+ requests\/s\)/);
+    // Not a terminal: one plain line per result.
+    expect(streams.err().split('\n').filter((line) => line.startsWith('PASS ')).length).toBe(contract.model.operations.length * 2);
+    expect(readFileSync(junit, 'utf8')).toContain(`<testcase classname="positive_data" name="${contract.model.operations[0]?.operationId ?? ''}"`);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { counts: { failed: number }; contract: { version: string } };
+    expect(report.counts.failed).toBe(0);
+    expect(report.contract.version).toBe(contract.model.version);
+  });
+
+  it('exits 1 and shows the failure with its status, body and a curl line that masks the key', async () => {
+    const streams = io();
+    expect(await main(['--base-url', broken.url, '--api-key', KEY, ...only], streams)).toBe(1);
+    const out = streams.out();
+    expect(out).toMatch(new RegExp(`FAIL response_conformance ${brokenOperation}\\n  - status 418 is not documented`));
+    expect(out).toContain('status: 418');
+    expect(out).toMatch(/reproduce: curl .*\$PAYMENTS_API_KEY/);
+    expect(out).not.toContain(KEY);
+    expect(streams.err()).not.toContain(KEY);
+  });
+
+  it('shows one live line on a terminal', async () => {
+    const streams = io(true);
+    await main(['--base-url', good.url, '--api-key', KEY, ...only], streams);
+    expect(streams.err()).toMatch(/\r\u001b\[2K\d+ checks done on \d+ operations, 0 failed so far/);
+    expect(streams.err()).not.toContain('\n');
+  });
+
+  it('gives the same results as the library', async () => {
+    const json = join(dir, 'same.json');
+    expect(await main(['--base-url', broken.url, '--api-key', KEY, ...only, '--json', json], io())).toBe(1);
+    const viaCli = (JSON.parse(readFileSync(json, 'utf8')) as RunSummary).results;
+    const viaLibrary = (await runConformance({ baseUrl: broken.url, apiKey: KEY, profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: 10_000, concurrency: 8, strict: false })).results;
+    const outcomes = (results: CheckResult[]): string[] => results.map((r) => `${r.check} ${r.subject} ${r.outcome} ${r.findings.map((f) => f.message).join('|')}`).sort();
+    expect(outcomes(viaCli)).toEqual(outcomes(viaLibrary));
+  });
+
+  it('exits 2 when --only selects nothing', async () => {
+    const streams = io();
+    expect(await main(['--base-url', good.url, '--api-key', KEY, '--only', 'no_such_check'], streams)).toBe(2);
+    expect(streams.err()).toMatch(/left nothing to run/);
+  });
+
+  it('runs as the payments-conformance bin', async () => {
+    // Asynchronously: the target answers from this very process.
+    const child = spawn(process.execPath, [join(repoRoot, 'conformance/bin.js'), '--base-url', good.url, ...only], { env: { ...process.env, PAYMENTS_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).not.toMatch(/Error/);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/0 failed/);
+  }, 60_000);
+});

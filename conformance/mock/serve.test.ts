@@ -1,0 +1,116 @@
+// The real thing: Prism behind the generated router, started as the library does (startMock) and as `npm run mock`
+// does (main.ts, stopped by a signal). Prism must be gone afterwards in both cases.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../contract.js';
+import { freePort } from './prism.js';
+import { startMock, type RunningMock } from './serve.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const contract = loadContract();
+const basic = `Basic ${Buffer.from('sk_test_mock:').toString('base64')}`;
+const formOperation = contract.model.operations.find((o) => o.malformedBodyError && o.body?.mediaTypes.includes('application/x-www-form-urlencoded'));
+const listening = (url: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+let mock: RunningMock;
+
+beforeAll(async () => {
+  mock = await startMock();
+}, 60_000);
+
+afterAll(async () => {
+  await mock?.stop();
+});
+
+describe('startMock', () => {
+  it('serves the contract: a valid key gets the example, no key the documented 401', async () => {
+    const ok = await fetch(`${mock.url}/balance`, { headers: { authorization: basic } });
+    expect(ok.status).toBe(200);
+    const denied = await fetch(`${mock.url}/balance`);
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toMatchObject({ error_code: 'INVALID_API_KEY' });
+  });
+
+  it('answers malformed JSON with the operation\'s malformed-body error, and survives a broken form body', async () => {
+    if (!formOperation?.malformedBodyError) throw new Error('the contract has no form operation with a malformed-body error');
+    const path = formOperation.path;
+    const json = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: '{bad' });
+    expect(json.status).toBe(formOperation.malformedBodyError.status);
+    expect(await json.json()).toMatchObject({ error_code: formOperation.malformedBodyError.error_code });
+    const form = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: '%%%' });
+    expect(form.status).toBe(formOperation.malformedBodyError.status);
+    // Prism would have died on that body; it is still serving.
+    expect((await fetch(`${mock.url}/balance`, { headers: { authorization: basic } })).status).toBe(200);
+    // Without a key, the 401 comes first, as in the contract's order (credentials before body).
+    const anonymous = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND as JSON', async () => {
+    const response = await fetch(`${mock.url}/no/such/route`, { headers: { authorization: basic } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({ error_code: 'NOT_FOUND' });
+  });
+
+  it('stops Prism with itself', async () => {
+    const own = await startMock();
+    expect(await listening(own.prismUrl)).toBe(true);
+    await own.stop();
+    await own.exited;
+    expect(await listening(own.prismUrl)).toBe(false);
+    expect(await listening(own.url)).toBe(false);
+  }, 60_000);
+});
+
+describe('npm run mock (main.ts)', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`listens on --host/--port and stops Prism on ${signal}`, async () => {
+      const port = await freePort();
+      const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+      const child = spawn(process.execPath, [tsx, 'conformance/mock/main.ts', '--host', '127.0.0.1', '--port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        const prismUrl = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`not ready:\n${output}`)), 45_000);
+          const onData = (chunk: Buffer): void => {
+            output += chunk.toString('utf8');
+            const ready = /listening on (\S+) \(Prism on (\S+) /.exec(output);
+            if (ready?.[2]) {
+              clearTimeout(timer);
+              resolve(ready[2]);
+            }
+          };
+          child.stdout.on('data', onData);
+          child.stderr.on('data', onData);
+        });
+        expect((await fetch(`http://127.0.0.1:${port}/balance`, { headers: { authorization: basic } })).status).toBe(200);
+        child.kill(signal);
+        expect(await exited).toBe(0);
+        expect(await listening(prismUrl)).toBe(false);
+        expect(output).toMatch(/GET \/balance -> 200/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 60_000);
+  }
+
+  it('refuses a bad --port with exit 2', async () => {
+    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+    const child = spawn(process.execPath, [tsx, 'conformance/mock/main.ts', '--port', 'many'], { cwd: repoRoot, stdio: 'ignore' });
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+  }, 30_000);
+});
