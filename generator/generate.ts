@@ -6,7 +6,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readModel } from './model/read-model.js';
 import type { JsonObject } from './model/types.js';
-import type { GeneratedFile } from './emit/generated-file.js';
+import { SERVICE_TARGET, type EmitTarget, type GeneratedFile } from './emit/generated-file.js';
 import { emitClient } from './emit/client.js';
 import { emitRuntime } from './emit/runtime.js';
 import { emitServer } from './emit/server.js';
@@ -16,17 +16,25 @@ import { emitWebhooks } from './emit/webhooks.js';
 
 export const generatedDir = fileURLToPath(new URL('../generated/', import.meta.url));
 const BUNDLE = 'openapi.json';
+/** The sandbox's control API: its own contract, generated beside the service's (no webhooks, same runtime). */
+export const SANDBOX_TARGET: EmitTarget = { folder: 'sandbox/' };
 
-export async function generateAll(doc: JsonObject): Promise<GeneratedFile[]> {
+/** The artifacts of one contract, written under its target's folder. */
+export async function generateContract(doc: JsonObject, target: EmitTarget): Promise<GeneratedFile[]> {
   const model = readModel(doc);
   const files = [
     await emitTypes(doc),
-    ...emitValidators(model),
-    ...emitClient(model),
-    ...emitServer(model),
-    ...emitWebhooks(model),
-    ...emitRuntime(),
+    ...emitValidators(model, target),
+    ...emitClient(model, target),
+    ...emitServer(model, target),
+    ...(model.webhooks.length > 0 ? emitWebhooks(model, target) : []),
   ];
+  return files.map((file) => ({ ...file, path: `${target.folder}${file.path}` }));
+}
+
+/** Everything under generated/ but the bundles: the service's artifacts, the sandbox's, and the runtime. */
+export async function generateAll(service: JsonObject = readBundle(), sandbox: JsonObject = readBundle(join(generatedDir, SANDBOX_TARGET.folder))): Promise<GeneratedFile[]> {
+  const files = [...(await generateContract(service, SERVICE_TARGET)), ...(await generateContract(sandbox, SANDBOX_TARGET)), ...emitRuntime()];
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
 
@@ -35,7 +43,7 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .filter((path) => path !== BUNDLE)
+    .filter((path) => !path.endsWith(BUNDLE))
     .sort();
 }
 
@@ -64,7 +72,7 @@ export function readBundle(dir: string = generatedDir): JsonObject {
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const started = performance.now();
-  const files = await generateAll(readBundle());
+  const files = await generateAll();
   if (check) {
     const differing = drift(files);
     if (differing.length > 0) {

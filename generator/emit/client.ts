@@ -10,7 +10,7 @@
 // tell a documented response from an unexpected one.
 import { type CodeBlockWriter, type InterfaceDeclarationStructure, type OptionalKind } from 'ts-morph';
 import type { ApiModel, OperationModel, ParameterModel } from '../model/types.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile } from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
 
 const SOURCE = 'generator/emit/client.ts';
 const CLIENT_INTERFACE = 'PaymentsClient';
@@ -161,7 +161,7 @@ function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): 
   writer.writeLine('};');
 }
 
-export function emitClient(model: ApiModel): GeneratedFile[] {
+export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const plans = model.operations.map(planOperation);
   const project = createEmitProject();
   const file = project.createSourceFile('client.ts');
@@ -170,7 +170,7 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
   // Form encoding is imported only where an operation can use it, so the file has no unused import.
   const form = plans.some((plan) => plan.formEncoding);
   file.addImportDeclaration({
-    moduleSpecifier: './runtime/client.js',
+    moduleSpecifier: runtimeImport(target, 'client.js'),
     namedImports: [
       ...(form ? ['bodyEncoding'] : []),
       'createApiClient',
@@ -180,9 +180,9 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
       { name: 'OperationResult', isTypeOnly: true },
     ],
   });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/client.js', namedExports: ['MalformedResponseError'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'client.js'), namedExports: ['MalformedResponseError'] });
   file.addExportDeclaration({
-    moduleSpecifier: './runtime/client.js',
+    moduleSpecifier: runtimeImport(target, 'client.js'),
     isTypeOnly: true,
     namedExports: ['BodyEncoding', 'Failure', 'HttpStatus', 'OperationResult', 'Success', 'UnexpectedResponse'],
   });

@@ -1,6 +1,20 @@
 // What every emitter returns, and the one place the "generated, do not edit" header is written.
 import { IndentationText, NewLineKind, Project, QuoteKind, ts, type SourceFile } from 'ts-morph';
 
+/** Where one contract's artifacts are written, relative to generated/, and so how they reach generated/runtime/. */
+export interface EmitTarget {
+  /** Folder of this contract's artifacts inside generated/: '' for the service, 'sandbox/' for the control API. */
+  folder: string;
+}
+
+export const SERVICE_TARGET: EmitTarget = { folder: '' };
+
+/** Import specifier of a runtime module from a file `depth` folders below the contract's folder. */
+export function runtimeImport(target: EmitTarget, module: string, depth = 0): string {
+  const up = target.folder.split('/').filter((part) => part !== '').length + depth;
+  return `${up === 0 ? './' : '../'.repeat(up)}runtime/${module}`;
+}
+
 export interface GeneratedFile {
   /** Path relative to generated/. */
   path: string;

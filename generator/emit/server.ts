@@ -5,7 +5,7 @@
 // table to the generic router in generated/runtime/router.ts.
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { ApiModel, BodyMediaType, ErrorAnswer, OperationModel, ParameterLocation } from '../model/types.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile } from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
 
 const SOURCE = 'generator/emit/server.ts';
 const JSON_MEDIA_TYPE = 'application/json';
@@ -105,20 +105,20 @@ export function resultMembers(operation: OperationModel): string[] {
 
 const headline = (operation: OperationModel): string => `${operation.operationId} (\`${operation.method.toUpperCase()} ${operation.path}\`): ${operation.summary}.`;
 
-export function emitServer(model: ApiModel): GeneratedFile[] {
+export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('server.ts');
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['operations'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['operationValidators'] });
   file.addImportDeclaration({
-    moduleSpecifier: './runtime/router.js',
+    moduleSpecifier: runtimeImport(target, 'router.js'),
     namedImports: [
       { name: 'createRouter', alias: 'createTableRouter' },
       ...['HandlerResponse', 'LowercaseKeys', 'RequestContext', 'RouterOptions', 'RouteTable'].map((name) => ({ name, isTypeOnly: true })),
     ],
   });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/router.js', namedExports: ['ResponseContractError'] });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/router.js', isTypeOnly: true, namedExports: ['BasicCredentials', 'HandlerResponse', 'RequestContext', 'RouterOptions', 'ValidationIssue'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), namedExports: ['ResponseContractError'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), isTypeOnly: true, namedExports: ['BasicCredentials', 'HandlerResponse', 'RequestContext', 'RouterOptions', 'ValidationIssue'] });
 
   const table: WriterFunction = (writer) => {
     writer.write('{').indent(() => {

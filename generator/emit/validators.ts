@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { ApiModel, Json, JsonObject, OperationModel, ParameterLocation } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import { createEmitProject, toGeneratedFile, withHeader, type GeneratedFile } from './generated-file.js';
+import { createEmitProject, toGeneratedFile, withHeader, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
 
 const SOURCE = 'generator/emit/validators.ts';
 const DOCUMENT_ID = 'openapi';
@@ -113,7 +113,7 @@ function declarations(names: string[]): string {
   return names.map((name) => `export declare const ${name}: Validator;`).join('\n');
 }
 
-export function emitValidators(model: ApiModel): GeneratedFile[] {
+export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const strictSchemas = new Map<string, Json>();
   const coercingSchemas = new Map<string, Json>();
   const names = validatorNames(model);
@@ -138,24 +138,24 @@ export function emitValidators(model: ApiModel): GeneratedFile[] {
   const coercing = createAjv(true);
   for (const ajv of [strict, coercing]) ajv.addSchema(document, DOCUMENT_ID);
 
-  const validatorType = "import type { Validator } from '../runtime/validator.js';\n\n";
+  const validatorType = `import type { Validator } from '${runtimeImport(target, 'validator.js', 1)}';\n\n`;
   return [
     { path: 'validators/strict.js', contents: withHeader(SOURCE, compileModule(strict, strictSchemas)) },
     { path: 'validators/coercing.js', contents: withHeader(SOURCE, compileModule(coercing, coercingSchemas)) },
     { path: 'validators/strict.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...strictSchemas.keys()])) },
     { path: 'validators/coercing.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...coercingSchemas.keys()])) },
-    emitValidatorTable(model, names),
+    emitValidatorTable(model, names, target),
   ];
 }
 
 /** validators/index.ts: operationId -> { path, query, header, body, form, responses }, webhooks by operationId. */
-function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidatorNames>): GeneratedFile {
+function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidatorNames>, target: EmitTarget): GeneratedFile {
   const project = createEmitProject();
   const file = project.createSourceFile('index.ts');
   file.addImportDeclaration({ moduleSpecifier: './strict.js', namespaceImport: 'strict' });
   file.addImportDeclaration({ moduleSpecifier: './coercing.js', namespaceImport: 'coercing' });
-  file.addImportDeclaration({ moduleSpecifier: '../runtime/validator.js', isTypeOnly: true, namedImports: ['OperationValidators', 'Validator'] });
-  file.addExportDeclaration({ moduleSpecifier: '../runtime/validator.js', isTypeOnly: true, namedExports: ['OperationValidators', 'Validator', 'ValidatorError'] });
+  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['OperationValidators', 'Validator'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedExports: ['OperationValidators', 'Validator', 'ValidatorError'] });
 
   const operationsWriter: WriterFunction = (writer) => {
     writer.write('{').indent(() => {

@@ -4,7 +4,7 @@
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
 import type { ApiModel, Json, WebhookModel } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile } from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
 
 const SOURCE = 'generator/emit/webhooks.ts';
 
@@ -49,25 +49,25 @@ export function webhookMetadata(webhook: WebhookModel): Json {
   return { name: webhook.name, operationId: webhook.operationId, summary: webhook.summary, tokenHeader: webhook.tokenHeader, delivery: webhook.delivery };
 }
 
-export function emitWebhooks(model: ApiModel): GeneratedFile[] {
+export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['webhooks'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['webhookValidators'] });
-  file.addImportDeclaration({ moduleSpecifier: './runtime/webhook-definition.js', isTypeOnly: true, namedImports: ['WebhookDefinition', 'WebhookMetadata'] });
+  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-definition.js'), isTypeOnly: true, namedImports: ['WebhookDefinition', 'WebhookMetadata'] });
   file.addImportDeclaration({
-    moduleSpecifier: './runtime/webhook-receiver.js',
+    moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),
     namedImports: ['createReceiver', { name: 'WebhookHandlers', alias: 'Handlers', isTypeOnly: true }, { name: 'WebhookReceiverOptions', alias: 'ReceiverOptions', isTypeOnly: true }],
   });
   file.addImportDeclaration({
-    moduleSpecifier: './runtime/webhook-sender.js',
+    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
     namedImports: ['buildDelivery', { name: 'WebhookDelivery', alias: 'Delivery', isTypeOnly: true }, { name: 'WebhookDeliveryOptions', isTypeOnly: true }],
   });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/webhook-sender.js', namedExports: ['toRequest', 'WebhookPayloadError'] });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/webhook-sender.js', isTypeOnly: true, namedExports: ['WebhookDeliveryOptions'] });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/webhook-definition.js', isTypeOnly: true, namedExports: ['DeliveryRules', 'WebhookMetadata'] });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/validation-errors.js', isTypeOnly: true, namedExports: ['ValidationIssue'] });
-  file.addExportDeclaration({ moduleSpecifier: './runtime/webhook-receiver.js', isTypeOnly: true, namedExports: ['WebhookContext', 'WebhookReceiverError'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-sender.js'), namedExports: ['toRequest', 'WebhookPayloadError'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-sender.js'), isTypeOnly: true, namedExports: ['WebhookDeliveryOptions'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-definition.js'), isTypeOnly: true, namedExports: ['DeliveryRules', 'WebhookMetadata'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'validation-errors.js'), isTypeOnly: true, namedExports: ['ValidationIssue'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'), isTypeOnly: true, namedExports: ['WebhookContext', 'WebhookReceiverError'] });
 
   for (const webhook of model.webhooks) {
     file.addTypeAlias({ isExported: true, name: payloadTypeName(webhook.operationId), type: payloadType(webhook), docs: [`\`${webhook.name}\`: ${webhook.summary}.`] });
