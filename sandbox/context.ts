@@ -1,0 +1,88 @@
+// What every part of the sandbox is handed: storage, time, ids, the merchant's dashboard settings, the
+// callback outbox, the balance ledger and idempotency. Domain modules depend on these interfaces only;
+// app.ts wires the implementations.
+import type { Json, JsonRecord, Mode, Scope, Store, Transaction } from './store/store.js';
+
+export type { Json, JsonRecord, Mode, Scope, Store, Transaction };
+
+/** The caller the service router hands every handler (the principal of a valid key). */
+export interface Caller extends Scope {
+  /** The merchant's user/business id, echoed as owner_id, user_id, business_id. */
+  ownerId: string;
+}
+
+/** Sandbox time: the real clock plus an offset the control API can advance (expiries, retry spacing). */
+export interface Clock {
+  now(): Date;
+  /** Moves time forward by `ms` and returns the new now; due expiries and callback attempts then run. */
+  advance(ms: number): Promise<Date>;
+  /** Called with the new time whenever the clock moves (timers that follow sandbox time subscribe). */
+  onAdvance(listener: (now: Date) => void | Promise<void>): void;
+}
+
+export interface Ids {
+  /** A new 24-hex id, optionally with a prefix (`lat-`, `la-`, `pm-`, `ddpy-`). */
+  next(prefix?: string): string;
+}
+
+/** The dashboard configuration of one merchant in one mode (settings named in the contract's extensions). */
+export interface MerchantSettings {
+  /** Per bank: the first and last virtual account number of the merchant's range (digits, prefix included). */
+  virtual_account_number_range: Record<string, { merchant_code: string; from: string; to: string }>;
+  /** Banks activated for virtual accounts. */
+  virtual_account_bank_activation: string[];
+  closed_virtual_accounts_enabled: boolean;
+  expiration_date_enabled: boolean;
+  /** Per retail outlet: prefix and range of payment codes. */
+  payment_code_range: Record<string, { prefix: string; from: string; to: string }>;
+  /** Used when a disbursement is created without a description; null gives DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR. */
+  default_disbursement_description: string | null;
+  /** Callback URLs by dashboard setting name (`x-delivery.destination.dashboard_setting`); null: not configured. */
+  callback_urls: Record<string, string | null>;
+}
+
+export interface Settings {
+  get(scope: Scope): Promise<MerchantSettings>;
+  update(scope: Scope, changes: Partial<MerchantSettings>): Promise<MerchantSettings>;
+}
+
+/**
+ * The durable outbox. `enqueue` is called inside the transaction that changes the object, so the callback
+ * is recorded if and only if the change is: a restart loses none, and delivery happens after commit.
+ * `url` null means the merchant configured none: the delivery is recorded as failed, not lost silently.
+ */
+export interface Callbacks {
+  enqueue(tx: Transaction, scope: Scope, webhookOperationId: string, payload: Json, url: string | null): Promise<void>;
+}
+
+export type AccountType = 'CASH' | 'HOLDING';
+
+export interface Balances {
+  get(tx: Transaction, scope: Scope, account: AccountType): Promise<number>;
+  /** Adds to the account (money in). */
+  credit(tx: Transaction, scope: Scope, account: AccountType, amount: number): Promise<number>;
+  /** Takes from the account if it covers `amount`; returns false (and changes nothing) if it does not. */
+  debit(tx: Transaction, scope: Scope, account: AccountType, amount: number): Promise<boolean>;
+}
+
+/** What an idempotent create stored, to answer a replay. */
+export type IdempotencyOutcome<Result> = { kind: 'first'; result: Result } | { kind: 'replay'; originalId: string | null } | { kind: 'mismatch' };
+
+export interface Idempotency {
+  /**
+   * Runs `create` at most once per (scope, operation, key). The same key with the same request fingerprint
+   * is a replay, with another fingerprint a mismatch; concurrent requests with one key see one `first`.
+   * `create` runs inside `tx`'s transaction; `idOf` names the resource it made (for the replay message).
+   */
+  run<Result>(tx: Transaction, scope: Scope, operationId: string, key: string, fingerprint: string, create: () => Promise<Result>, idOf: (result: Result) => string | null): Promise<IdempotencyOutcome<Result>>;
+}
+
+export interface SandboxContext {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  settings: Settings;
+  callbacks: Callbacks;
+  balances: Balances;
+  idempotency: Idempotency;
+}

@@ -1,0 +1,183 @@
+// The embedded store: SQLite through better-sqlite3, in one file under DATA_DIR (or in memory).
+// Durability: WAL journal with synchronous=FULL, so a committed transaction is on disk before the caller
+// hears about it, and a crash of the process (or the machine) loses no acknowledged write.
+// Records are JSON text in one table; the fields a collection looks up or keeps unique are copied into a
+// key table whose indexes do the work, so adding a collection needs no migration.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS records (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  collection TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  UNIQUE (collection, merchant_id, mode, id)
+);
+CREATE TABLE IF NOT EXISTS record_keys (
+  collection TEXT NOT NULL,
+  merchant_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  field TEXT NOT NULL,
+  value TEXT NOT NULL,
+  id TEXT NOT NULL,
+  is_unique INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS record_keys_unique ON record_keys (collection, merchant_id, mode, field, value) WHERE is_unique = 1;
+CREATE INDEX IF NOT EXISTS record_keys_lookup ON record_keys (collection, field, value, merchant_id, mode);
+CREATE INDEX IF NOT EXISTS record_keys_by_record ON record_keys (collection, merchant_id, mode, id);
+`;
+
+interface RecordRow {
+  data: string;
+}
+
+/** A JSON value as the key table stores it: text, so numbers and strings compare as they were written. */
+const keyValue = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+
+export interface SqliteStoreOptions {
+  /** A directory (the file is `sandbox.sqlite3` inside it) or `:memory:`. */
+  dataDir: string;
+  collections: CollectionDefinition[];
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const file = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'sandbox.sqlite3');
+  if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+
+  const collections = new Map(options.collections.map((c) => [c.name, c]));
+  const definition = (name: string): CollectionDefinition => {
+    const found = collections.get(name);
+    if (!found) throw new Error(`unknown collection ${name}`);
+    return found;
+  };
+  const keyFields = (c: CollectionDefinition): { field: string; unique: boolean }[] => [
+    ...(c.unique ?? []).map((field) => ({ field, unique: true })),
+    ...(c.indexed ?? []).filter((field) => !(c.unique ?? []).includes(field)).map((field) => ({ field, unique: false })),
+  ];
+
+  const statements = {
+    get: db.prepare<[string, string, string, string], RecordRow>('SELECT data FROM records WHERE collection = ? AND merchant_id = ? AND mode = ? AND id = ?'),
+    findNewest: db.prepare<[string, string, string, string, string, number], RecordRow>(
+      'SELECT r.data FROM record_keys k JOIN records r ON r.collection = k.collection AND r.merchant_id = k.merchant_id AND r.mode = k.mode AND r.id = k.id WHERE k.collection = ? AND k.merchant_id = ? AND k.mode = ? AND k.field = ? AND k.value = ? ORDER BY r.seq DESC LIMIT ?',
+    ),
+    findOldest: db.prepare<[string, string, string, string, string, number], RecordRow>(
+      'SELECT r.data FROM record_keys k JOIN records r ON r.collection = k.collection AND r.merchant_id = k.merchant_id AND r.mode = k.mode AND r.id = k.id WHERE k.collection = ? AND k.merchant_id = ? AND k.mode = ? AND k.field = ? AND k.value = ? ORDER BY r.seq ASC LIMIT ?',
+    ),
+    listNewest: db.prepare<[string, string, string, number], RecordRow>('SELECT data FROM records WHERE collection = ? AND merchant_id = ? AND mode = ? ORDER BY seq DESC LIMIT ?'),
+    listOldest: db.prepare<[string, string, string, number], RecordRow>('SELECT data FROM records WHERE collection = ? AND merchant_id = ? AND mode = ? ORDER BY seq ASC LIMIT ?'),
+    across: db.prepare<[string, string, string], RecordRow & { merchant_id: string; mode: string }>(
+      'SELECT r.data, r.merchant_id, r.mode FROM record_keys k JOIN records r ON r.collection = k.collection AND r.merchant_id = k.merchant_id AND r.mode = k.mode AND r.id = k.id WHERE k.collection = ? AND k.field = ? AND k.value = ? ORDER BY r.seq ASC',
+    ),
+    insert: db.prepare('INSERT INTO records (collection, merchant_id, mode, id, data) VALUES (?, ?, ?, ?, ?)'),
+    update: db.prepare('UPDATE records SET data = ? WHERE collection = ? AND merchant_id = ? AND mode = ? AND id = ?'),
+    deleteKeys: db.prepare('DELETE FROM record_keys WHERE collection = ? AND merchant_id = ? AND mode = ? AND id = ?'),
+    insertKey: db.prepare('INSERT INTO record_keys (collection, merchant_id, mode, field, value, id, is_unique) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    clearRecords: db.prepare('DELETE FROM records WHERE merchant_id = ? AND mode = ?'),
+    clearKeys: db.prepare('DELETE FROM record_keys WHERE merchant_id = ? AND mode = ?'),
+  };
+
+  const writeKeys = (c: CollectionDefinition, scope: Scope, record: JsonRecord): void => {
+    for (const { field, unique } of keyFields(c)) {
+      const value = keyValue(record[field]);
+      if (value === undefined) continue;
+      try {
+        statements.insertKey.run(c.name, scope.merchantId, scope.mode, field, value, record.id, unique ? 1 : 0);
+      } catch (error) {
+        if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) throw new DuplicateKeyError(c.name, field, value);
+        throw error;
+      }
+    }
+  };
+
+  const parse = <T>(rows: RecordRow[]): T[] => rows.map((row) => JSON.parse(row.data) as T);
+  const limitOf = (options?: FindOptions): number => options?.limit ?? -1;
+
+  const tx: Transaction = {
+    get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string) => {
+      const row = statements.get.get(definition(collection).name, scope.merchantId, scope.mode, id);
+      return row ? (JSON.parse(row.data) as T) : undefined;
+    },
+    findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+      const statement = options?.order === 'oldest' ? statements.findOldest : statements.findNewest;
+      return parse<T>(statement.all(definition(collection).name, scope.merchantId, scope.mode, field, keyValue(value) ?? '', limitOf(options)));
+    },
+    list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
+      const statement = options?.order === 'oldest' ? statements.listOldest : statements.listNewest;
+      return parse<T>(statement.all(definition(collection).name, scope.merchantId, scope.mode, limitOf(options)));
+    },
+    insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+      const c = definition(collection);
+      // One SAVEPOINT per write, so a duplicate key undoes this insert and nothing else of the transaction.
+      db.transaction(() => {
+        statements.insert.run(c.name, scope.merchantId, scope.mode, record.id, JSON.stringify(record));
+        writeKeys(c, scope, record);
+      })();
+      return record;
+    },
+    update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+      const c = definition(collection);
+      db.transaction(() => {
+        const changed = statements.update.run(JSON.stringify(record), c.name, scope.merchantId, scope.mode, record.id).changes;
+        if (changed === 0) throw new Error(`${c.name} ${record.id} does not exist`);
+        statements.deleteKeys.run(c.name, scope.merchantId, scope.mode, record.id);
+        writeKeys(c, scope, record);
+      })();
+      return record;
+    },
+    clearScope: async (scope: Scope) => {
+      db.transaction(() => {
+        statements.clearRecords.run(scope.merchantId, scope.mode);
+        statements.clearKeys.run(scope.merchantId, scope.mode);
+      })();
+    },
+  };
+
+  // better-sqlite3 is synchronous and a transaction cannot span an await that lets another request in, so
+  // transactions run one after another; each holds the database only while its own work runs.
+  let queue: Promise<unknown> = Promise.resolve();
+  const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => {
+    const run = async (): Promise<T> => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(tx);
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  // Outside `transaction`, each call is a transaction of its own, so it never joins or reads into one that is
+  // waiting on an await.
+  const single = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> => transaction(() => operation(...args));
+  return {
+    get: single(tx.get) as Transaction['get'],
+    findBy: single(tx.findBy) as Transaction['findBy'],
+    list: single(tx.list) as Transaction['list'],
+    insert: single(tx.insert) as Transaction['insert'],
+    update: single(tx.update) as Transaction['update'],
+    clearScope: single(tx.clearScope),
+    transaction,
+    findAcrossScopes: async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
+      statements.across.all(definition(collection).name, field, keyValue(value) ?? '').map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T })),
+    close: async () => {
+      await queue;
+      db.close();
+    },
+  };
+}

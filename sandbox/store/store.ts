@@ -1,0 +1,66 @@
+// The sandbox's one storage interface. Domain code sees collections of JSON records, each scoped to a
+// merchant and a mode (test/live never see each other's objects), with lookups and uniqueness on named
+// fields. It is asynchronous and transactional so that a PostgreSQL backend (records as jsonb, keys as a
+// unique index) can implement it as well as the embedded SQLite one (sqlite-store.ts).
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonRecord = { id: string; [field: string]: Json };
+
+export type Mode = 'test' | 'live';
+
+/** Whose data a record is. Every read and write names one. */
+export interface Scope {
+  merchantId: string;
+  mode: Mode;
+}
+
+export interface CollectionDefinition {
+  name: string;
+  /** Fields whose value must be unique within a scope (a record may leave them out or null). */
+  unique?: string[];
+  /** Fields looked up by value (unique fields are looked up too). */
+  indexed?: string[];
+}
+
+/** Raised by insert/update when a unique field's value is already taken in the scope. */
+export class DuplicateKeyError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly field: string,
+    readonly value: string,
+  ) {
+    super(`${collection}.${field} ${value} already exists`);
+    this.name = 'DuplicateKeyError';
+  }
+}
+
+export interface FindOptions {
+  /** Newest first (the default) or oldest first, by insertion order. */
+  order?: 'newest' | 'oldest';
+  limit?: number;
+}
+
+/** Reads and writes inside one transaction. */
+export interface Transaction {
+  get<T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined>;
+  /** Records whose indexed (or unique) `field` equals `value`. */
+  findBy<T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions): Promise<T[]>;
+  /** Every record of the collection in the scope. */
+  list<T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions): Promise<T[]>;
+  insert<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
+  /** Replaces the record with the same id; throws if there is none. */
+  update<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
+  /** Removes every record of the scope, in every collection (the control API's reset). */
+  clearScope(scope: Scope): Promise<void>;
+}
+
+export interface Store extends Transaction {
+  /**
+   * Runs `work` atomically: it sees no other transaction's partial writes, and either all its writes are
+   * stored (durably, before the promise resolves) or none. Transactions do not interleave.
+   */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Records of a collection, across all scopes, whose indexed field has a value (e.g. due callbacks). */
+  findAcrossScopes<T extends JsonRecord>(collection: string, field: string, value: string | number | boolean): Promise<{ scope: Scope; record: T }[]>;
+  close(): Promise<void>;
+}
