@@ -37,6 +37,9 @@ export interface MerchantSettings {
   payment_code_range: Record<string, { prefix: string; from: string; to: string }>;
   /** Used when a disbursement is created without a description; null gives DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR. */
   default_disbursement_description: string | null;
+  /** When true, an e-wallet payment reaches the outcome its test amount selects right after creation; when
+   * false it stays PENDING until the control API approves or declines it. */
+  ewallet_auto_resolve: boolean;
   /** Callback URLs by dashboard setting name (`x-delivery.destination.dashboard_setting`); null: not configured. */
   callback_urls: Record<string, string | null>;
 }
