@@ -3,7 +3,7 @@ import type { JsonObject } from '../../generator/model/types.js';
 import { loadContract } from '../contract.js';
 import { belongsTo, judgeDelivery, judgeRetryEvent } from './judge.js';
 import type { Delivery } from './receiver.js';
-import type { CallbackEvent } from './triggers.js';
+import type { CallbackEvent } from './events.js';
 
 const contract = loadContract();
 const [first, second] = contract.model.webhooks;
@@ -52,6 +52,8 @@ describe('belongsTo', () => {
     ['its key', delivery(), true],
     ['a unique value of its request, at a URL without its key', delivery({ identified: { by: 'event' } }), true],
     ['another key and none of its values', delivery({ identified: { by: 'path', key: 'run-2' }, json: { [firstField]: 'other' } }), false],
+    ['its values at a URL that names another webhook', delivery({ identified: { webhook: other.operationId, by: 'path', key: 'dashboard' } }), false],
+    ['its values in a body only the schema matched to another webhook', delivery({ identified: { webhook: other.operationId, by: 'schema' } }), true],
   ])('claims a delivery by %s: %s', (_name, d, want) => {
     expect(belongsTo(event, d)).toBe(want);
   });

@@ -9,13 +9,20 @@ import { getAt } from './fields.js';
 import { bodyIssues } from './identify.js';
 import type { Delivery } from './receiver.js';
 import { judgeRetries, type RetryExpectation } from './retry.js';
-import type { CallbackEvent } from './triggers.js';
+import type { CallbackEvent } from './events.js';
 
 const EXCERPT = 300;
 
-/** By the key in the URL the suite gave, or by a value only this event's requests carried (a dashboard URL has no key of ours). */
+/**
+ * By the key in the URL the suite gave, or by a value only this event's requests carried (a dashboard URL
+ * has no key of ours), unless its URL or its `event` field names another webhook: creating an account to
+ * pay it also sends the account's own callback, with the same identifiers.
+ */
 export function belongsTo(event: CallbackEvent, delivery: Delivery): boolean {
-  return delivery.identified.key === event.key || Object.entries(event.correlation).some(([field, value]) => getAt(delivery.json, field) === value);
+  if (delivery.identified.key === event.key) return true;
+  const { webhook, by } = delivery.identified;
+  if (webhook !== undefined && webhook !== event.webhook && by !== 'schema') return false;
+  return Object.entries(event.correlation).some(([field, value]) => getAt(delivery.json, field) === value);
 }
 
 function deliveryFinding(delivery: Delivery, message: string, curl: string, schemaPath?: string): Finding {

@@ -25,12 +25,12 @@ export function successValue(contract: Contract, operationId: string): string | 
   return isObject(success) && typeof success.value === 'string' ? success.value : undefined;
 }
 
-/** Creates an object from the operation's first example, its duplicate-guarded fields made unique. */
+/** Creates an object from the operation's first example, its duplicate-guarded fields made unique (except those given: they name other objects). */
 async function create(context: CheckContext, operationId: string, fields: Record<string, string> = {}): Promise<Supplied> {
   const { contract } = context;
   const operation = contract.operation(operationId);
   const example = exampleWith(contract, operationId, fields);
-  const { body } = uniquify(contract, operation.body?.schema, example, duplicateFields(operation.errorTriggers));
+  const { body } = uniquify(contract, operation.body?.schema, example, duplicateFields(operation.errorTriggers).filter((field) => !(field in fields)));
   const step = await runStep(context, { operationId, body });
   if (!step.ok) return { reason: step.reason };
   const id = createdId(step.exchange);

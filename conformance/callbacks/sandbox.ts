@@ -1,15 +1,142 @@
-// Whether the target offers the sandbox control API, which simulates what the contract cannot cause
-// through its own operations (a payer's transfer, the bank's answer). Its own contract (spec/sandbox.yaml)
-// is the next issue; until the suite reads it, a target that offers the API is recognised but its
-// simulations are not driven, and the callbacks only they can cause are reported as skipped.
+// The sandbox control API, when the target offers one: it makes happen what the service contract cannot
+// cause through its own operations (a payer's transfer, the bank's answer, an end user's approval) and
+// lets the suite point the dashboard callback settings at its receiver. Its own contract (the target's
+// /sandbox/openapi.json, else the bundled generated/sandbox/openapi.json) says which operation simulates
+// which event (`x-simulates` on an operation) and which setting holds the callback URLs
+// (`x-callback-settings` at the root); the suite names neither an operation nor a setting of it.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { createContract, type Contract } from '../contract.js';
+import { expectationFindings, responseFindings } from '../expectations.js';
 import type { HttpClient } from '../http.js';
+import { buildRequest } from '../data/requests.js';
+import type { StepResult } from './steps.js';
 
 export const SANDBOX_PROBE_PATH = '/sandbox';
+/** Where a sandbox serves its control contract. */
+export const CONTROL_CONTRACT_PATH = '/sandbox/openapi.json';
+export const defaultControlSpecPath = fileURLToPath(new URL('../../generated/sandbox/openapi.json', import.meta.url));
+
+/** A control operation and the service state machine transition it makes happen (`x-simulates`). */
+export interface Simulation {
+  operation: OperationModel;
+  machine: string;
+  event: string;
+  /** The states it leads to; empty when `x-simulates` leaves them to the machine. */
+  to: string[];
+}
+
+export type SettingsChange = { ok: true; undo: () => Promise<void> } | { ok: false; reason: string };
+
+export interface ControlApi {
+  contract: Contract;
+  /** Where the control contract was read from, for reports. */
+  source: string;
+  simulations: Simulation[];
+  /** A control request, judged against the control contract: a documented 2xx with a valid body, or the reason it is not. */
+  call: (operationId: string, options?: { parameters?: Record<string, string>; body?: Json }) => Promise<StepResult>;
+  /** The operation and body field `x-callback-settings` names, when the contract has them. */
+  callbackSettings?: { operation: OperationModel; field: string };
+  /** Changes settings through the callback settings' operation; `undo` puts back what they were. */
+  changeSettings: (changes: JsonObject) => Promise<SettingsChange>;
+  /** Points the dashboard callback settings at the URLs given, per setting. */
+  configureCallbackUrls: (settings: readonly string[], urlFor: (setting: string) => string) => Promise<SettingsChange>;
+}
 
 export interface SandboxStatus {
   offered: boolean;
   /** Why simulations cannot be used (when they cannot). */
   reason?: string;
+  control?: ControlApi;
+}
+
+const text = (value: Json | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The control contract the target serves, else the bundled one. */
+async function controlDocument(http: HttpClient): Promise<{ doc: JsonObject; source: string } | { reason: string }> {
+  const served = await http.send({ method: 'GET', path: CONTROL_CONTRACT_PATH });
+  if (served.status >= 200 && served.status < 300 && isObject(served.json as Json) && typeof (served.json as JsonObject).openapi === 'string') {
+    return { doc: served.json as JsonObject, source: `the target's ${CONTROL_CONTRACT_PATH}` };
+  }
+  try {
+    return { doc: JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject, source: 'the bundled generated/sandbox/openapi.json' };
+  } catch (error) {
+    return { reason: `no control contract: the target does not serve ${CONTROL_CONTRACT_PATH} and the bundled copy cannot be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+/** Every operation of the control contract that says which service transition it simulates. */
+export function readSimulations(contract: Contract): Simulation[] {
+  return contract.model.operations.flatMap((operation) => {
+    const raw = contract.deref({ $ref: operation.pointer });
+    const simulates = isObject(raw) ? raw['x-simulates'] : undefined;
+    if (!isObject(simulates)) return [];
+    const machine = text(simulates.machine);
+    const event = text(simulates.event);
+    const to = Array.isArray(simulates.to) ? simulates.to.flatMap((s) => (typeof s === 'string' ? [s] : [])) : typeof simulates.to === 'string' ? [simulates.to] : [];
+    return machine && event ? [{ operation, machine, event, to }] : [];
+  });
+}
+
+function readCallbackSettings(contract: Contract): ControlApi['callbackSettings'] {
+  const raw = contract.doc['x-callback-settings'];
+  if (!isObject(raw) || typeof raw.operation !== 'string' || typeof raw.field !== 'string') return undefined;
+  const operation = contract.model.operations.find((o) => o.operationId === raw.operation);
+  return operation ? { operation, field: raw.field } : undefined;
+}
+
+/** For each changed key, the value it has now; a map is restored key by key (the settings operation merges maps). */
+function previousValues(current: JsonObject | undefined, changes: JsonObject): JsonObject {
+  return Object.fromEntries(
+    Object.entries(changes).map(([key, value]) => {
+      const before = current?.[key];
+      if (!isObject(value)) return [key, before ?? null];
+      return [key, Object.fromEntries(Object.keys(value).map((name) => [name, isObject(before) ? (before[name] ?? null) : null]))];
+    }),
+  );
+}
+
+export function createControlApi(http: HttpClient, contract: Contract, source: string): ControlApi {
+  const call: ControlApi['call'] = async (operationId, options = {}) => {
+    const operation = contract.operation(operationId);
+    const exchange = await http.send(buildRequest(contract, operation, { ...(options.parameters ? { parameters: options.parameters } : {}), ...(options.body !== undefined ? { body: options.body } : {}) }));
+    if (exchange.failure && exchange.failure.kind !== 'not_json') return { ok: false, reason: `${operationId} (sandbox control API): ${exchange.failure.message}`, exchange };
+    const success = operation.responses.map((r) => r.status).filter((status) => status >= 200 && status < 300);
+    const what = `${operationId} (sandbox control API)`;
+    const [wrongAnswer] = expectationFindings(http, exchange, { status: success }, what);
+    if (wrongAnswer) return { ok: false, reason: wrongAnswer.message, exchange };
+    // A documented status with a body off the control contract: what the suite would read from it is unreliable.
+    const [offContract] = responseFindings(contract, http, operation, exchange, false);
+    return offContract ? { ok: false, reason: `${what}: ${offContract.message}`, exchange } : { ok: true, exchange };
+  };
+  const callbackSettings = readCallbackSettings(contract);
+  // The current settings come from the GET on the same path, when the contract has one.
+  const read = callbackSettings ? contract.model.operations.find((o) => o.method === 'get' && o.path === callbackSettings.operation.path) : undefined;
+
+  const changeSettings: ControlApi['changeSettings'] = async (changes) => {
+    if (!callbackSettings) return { ok: false, reason: 'the control contract names no settings operation (x-callback-settings)' };
+    const current = read ? await call(read.operationId) : undefined;
+    const before = current?.ok && isObject(current.exchange.json as Json) ? (current.exchange.json as JsonObject) : undefined;
+    const changed = await call(callbackSettings.operation.operationId, { body: changes });
+    if (!changed.ok) return { ok: false, reason: changed.reason };
+    const restore = previousValues(before, changes);
+    return { ok: true, undo: async () => void (before ? await call(callbackSettings.operation.operationId, { body: restore }) : undefined) };
+  };
+
+  return {
+    contract,
+    source,
+    simulations: readSimulations(contract),
+    call,
+    ...(callbackSettings ? { callbackSettings } : {}),
+    changeSettings,
+    configureCallbackUrls: (settings, urlFor) => {
+      if (!callbackSettings) return Promise.resolve({ ok: false, reason: 'the control contract names no callback settings (x-callback-settings)' });
+      return changeSettings({ [callbackSettings.field]: Object.fromEntries(settings.map((setting) => [setting, urlFor(setting)])) });
+    },
+  };
 }
 
 export async function probeSandbox(http: HttpClient): Promise<SandboxStatus> {
@@ -18,5 +145,14 @@ export async function probeSandbox(http: HttpClient): Promise<SandboxStatus> {
   if (exchange.status < 200 || exchange.status >= 300 || exchange.json === undefined) {
     return { offered: false, reason: `target offers no sandbox control API (GET ${SANDBOX_PROBE_PATH} ${answer})` };
   }
-  return { offered: true, reason: 'the target offers a sandbox control API, but this version of the suite does not drive its simulations yet' };
+  const found = await controlDocument(http);
+  if ('reason' in found) return { offered: true, reason: found.reason };
+  let contract: Contract;
+  try {
+    contract = createContract(found.doc);
+  } catch (error) {
+    return { offered: true, reason: `the control contract from ${found.source} cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const control = createControlApi(http, contract, found.source);
+  return control.simulations.length > 0 ? { offered: true, control } : { offered: true, reason: `the control contract from ${found.source} declares no simulation (x-simulates)`, control };
 }

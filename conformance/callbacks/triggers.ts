@@ -4,85 +4,26 @@
 // - state machines: an operation-triggered transition with a callback effect, from a state creation
 //   reaches, either always taken (every transition the operation makes from there sends the callback) or
 //   selected by a test-mode value whose error the transition answers (a direct debit's OTP test codes);
-// - the sandbox control API's simulations, for transitions triggered by events outside the API.
+// - the sandbox control API's simulations, for transitions triggered by events outside the API
+//   (simulations.ts).
 // Where the callback goes comes from `x-delivery.destination`: a request field the suite fills with its
-// receiver's URL, or a dashboard setting it cannot change (usable only when told the target sends there).
+// receiver's URL, or a dashboard setting (usable when the suite could point it at the receiver through the
+// sandbox control API, or when told the target sends there).
 import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, WebhookModel } from '../../generator/model/types.js';
+import type { Json, JsonObject } from '../../generator/model/types.js';
 import type { Contract } from '../contract.js';
 import type { Expected } from '../expectations.js';
-import type { CheckContext } from '../types.js';
 import { testModeOutcomes, testModeValue } from '../workflows/data.js';
 import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
-import { duplicateFields, echoedIdentifiers, getAt, schemaAt, setAt, uniquify } from './fields.js';
-import { referenceFields, type Supplied } from './prerequisites.js';
-import type { SandboxStatus } from './sandbox.js';
+import { destination, fired, prepareBody, withReferences, type CallbackEvent, type Fired, type TriggerEnv, type TriggerSource } from './events.js';
+import { getAt, schemaAt, setAt } from './fields.js';
+import { simulationTriggers } from './simulations.js';
 import { createdId, firstExample, onlyPathParameter, runStep, type StepSpec } from './steps.js';
 
-export type Fired = { fired: true; curl: string } | { fired: false; reason: string };
+export type { CallbackEvent, Fired, Phase, TriggerEnv, TriggerSource } from './events.js';
 
-export interface CallbackEvent {
-  /** Unique in the run; the last segment of the callback URL the suite gives the target. */
-  key: string;
-  webhook: string;
-  label: string;
-  /** Body fields the callback must carry, each with the values the contract allows, and why. */
-  expect: { field: string; allowed: Json[]; source: string }[];
-  /** Body fields whose values only this event's requests carry: a delivery with one of them is this event's. */
-  correlation: Record<string, string>;
-  fire: () => Promise<Fired>;
-}
-
-export interface TriggerSource {
-  webhook: string;
-  /** How the callback is caused, for reports. */
-  via: string;
-  /** Why it cannot be used against this target with these options. */
-  unavailable?: string;
-  events: CallbackEvent[];
-}
-
-export interface TriggerEnv {
-  context: CheckContext;
-  callbackUrl: (webhook: string, key: string) => string;
-  /** The user said the target's dashboard callback settings point at the receiver. */
-  dashboardReachesReceiver: boolean;
-  sandbox: SandboxStatus;
-  newKey: () => string;
-  supply: (field: string) => Promise<Supplied>;
-}
-
-const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
+export const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
 const errorsOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.error === undefined ? [] : [e.error]));
-
-/** How the target learns where to send the webhook when the suite sends `operationId`. */
-function destination(env: TriggerEnv, webhook: WebhookModel, operationId: string): { field?: string } | { unavailable: string } {
-  const target = webhook.delivery.destination;
-  const requestField = isObject(target) && isObject(target.request_field) ? target.request_field : undefined;
-  if (requestField) {
-    return requestField.operation === operationId && typeof requestField.field === 'string'
-      ? { field: requestField.field }
-      : { unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send` };
-  }
-  const setting = isObject(target) ? String(target.dashboard_setting) : 'a dashboard setting';
-  return env.dashboardReachesReceiver
-    ? {}
-    : { unavailable: `the target sends ${webhook.operationId} to its dashboard setting ${setting}, which the suite cannot set; set it to the receiver's address and pass --callback-public-url with that address` };
-}
-
-/** The request body for the triggering operation: destination set to the receiver, echoed and duplicate-guarded fields unique. */
-function prepareBody(env: TriggerEnv, webhook: WebhookModel, operationId: string, base: JsonObject, key: string, urlField: string | undefined): { body: JsonObject; correlation: Record<string, string> } {
-  const { contract } = env.context;
-  const operation = contract.operation(operationId);
-  const withUrl = urlField === undefined ? base : setAt(base, urlField, env.callbackUrl(webhook.operationId, key));
-  const identifiers = echoedIdentifiers(contract, operation.body?.schema, webhook.bodySchema, withUrl, referenceFields(contract, operationId));
-  const fields = [...new Set([...duplicateFields(operation.errorTriggers), ...identifiers])].filter((field) => field !== urlField);
-  const { body, values } = uniquify(contract, operation.body?.schema, withUrl, fields);
-  return { body, correlation: Object.fromEntries(Object.entries(values).filter(([field]) => schemaAt(contract, webhook.bodySchema, field) !== undefined)) };
-}
-
-const fired = (env: TriggerEnv, result: Awaited<ReturnType<typeof runStep>>): Fired =>
-  result.ok ? { fired: true, curl: env.context.http.curl(result.exchange) } : { fired: false, reason: result.reason };
 
 /** Operations whose test mode names the callback its outcomes arrive by. */
 function testModeTriggers(env: TriggerEnv): TriggerSource[] {
@@ -173,13 +114,9 @@ function transitionTriggers(env: TriggerEnv): TriggerSource[] {
 }
 
 async function fireTransition(env: TriggerEnv, creation: string, creationBody: JsonObject, operationId: string, choice: Selection): Promise<Fired> {
-  let body = creationBody;
-  for (const field of referenceFields(env.context.contract, creation)) {
-    const supplied = await env.supply(field);
-    if (!('value' in supplied)) return { fired: false, reason: `no object for ${creation}'s ${field}: ${supplied.reason}` };
-    body = setAt(body, field, supplied.value);
-  }
-  const created = await runStep(env.context, { operationId: creation, body });
+  const filled = await withReferences(env, creation, creationBody);
+  if ('reason' in filled) return { fired: false, reason: filled.reason };
+  const created = await runStep(env.context, { operationId: creation, body: filled.body });
   if (!created.ok) return fired(env, created);
   const id = createdId(created.exchange);
   const parameter = onlyPathParameter(env.context.contract, operationId);
@@ -188,17 +125,6 @@ async function fireTransition(env: TriggerEnv, creation: string, creationBody: J
   return fired(env, await runStep(env.context, step));
 }
 
-/** Callbacks of transitions that events outside the API trigger: only the sandbox control API can simulate them. */
-function sandboxTriggers(env: TriggerEnv): TriggerSource[] {
-  const { contract } = env.context;
-  return contract.model.webhooks.flatMap((webhook) => {
-    const transitions = [...stateMachines(contract).values()].flatMap((m) => m.transitions);
-    const events = [...new Set(transitions.flatMap((t) => (t.trigger.event !== undefined && callbacksOf(t).includes(webhook.operationId) ? [t.trigger.event] : [])))];
-    if (events.length === 0) return [];
-    return [{ webhook: webhook.operationId, via: `sandbox simulation of ${events.join(', ')}`, unavailable: env.sandbox.reason ?? 'the sandbox control API is not usable', events: [] }];
-  });
-}
-
 export function deriveTriggers(env: TriggerEnv): TriggerSource[] {
-  return [...testModeTriggers(env), ...transitionTriggers(env), ...sandboxTriggers(env)];
+  return [...testModeTriggers(env), ...transitionTriggers(env), ...simulationTriggers(env)];
 }

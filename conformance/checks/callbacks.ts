@@ -1,7 +1,8 @@
 // Check 7, callbacks: the suite runs its own receiver, causes each webhook through what the contract
-// offers (test mode, state-machine transitions, the sandbox control API) and judges what arrives: it
-// arrives within a bounded wait, with the right token, valid against the webhook's schema and carrying
-// the outcome the contract says; redeliveries are accepted; and when the receiver fails every attempt of
+// offers (test mode, state-machine transitions, the sandbox control API's simulations; with that API the
+// suite also points the dashboard callback settings at its receiver, and puts them back after the run)
+// and judges what arrives: it arrives within a bounded wait, with the right token, valid against the
+// webhook's schema and carrying the outcome the contract says; redeliveries are accepted; and when the receiver fails every attempt of
 // one event per webhook, the attempts and their spacing follow `x-delivery`. A webhook the suite cannot
 // cause here is skipped with the reason, never passed.
 import { randomUUID } from 'node:crypto';
@@ -12,8 +13,8 @@ import { belongsTo, byBody, judgeDelivery, judgeRetryEvent } from '../callbacks/
 import { createSupply } from '../callbacks/prerequisites.js';
 import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';
 import { retryExpectation, retryWindowMs, type RetryExpectation } from '../callbacks/retry.js';
-import { probeSandbox } from '../callbacks/sandbox.js';
-import { deriveTriggers, type CallbackEvent, type Fired, type TriggerSource } from '../callbacks/triggers.js';
+import { probeSandbox, type SandboxStatus, type SettingsChange } from '../callbacks/sandbox.js';
+import { deriveTriggers, type CallbackEvent, type Fired, type Phase, type TriggerSource } from '../callbacks/triggers.js';
 import { mapPool } from '../pool.js';
 import { outcomeOf } from '../results.js';
 import type { Check, CheckContext, CheckResult, Finding } from '../types.js';
@@ -112,6 +113,57 @@ function planWebhook(webhook: WebhookModel, sources: TriggerSource[], retryInter
   return { webhook, sources: own, events, ...(first && expected ? { retry: { event: first, expected } } : {}) };
 }
 
+/** The dashboard settings the webhooks are sent to, each with the webhooks that use it. */
+function dashboardSettings(webhooks: readonly WebhookModel[]): Map<string, string[]> {
+  const settings = new Map<string, string[]>();
+  for (const webhook of webhooks) {
+    const destination = webhook.delivery.destination;
+    const setting = isObject(destination) ? destination.dashboard_setting : undefined;
+    if (typeof setting === 'string') settings.set(setting, [...(settings.get(setting) ?? []), webhook.operationId]);
+  }
+  return settings;
+}
+
+/**
+ * Points every dashboard callback setting at the receiver through the control API: a setting one webhook
+ * uses gets a URL naming that webhook, so a delivery there is known by where it arrived.
+ */
+async function pointDashboardAtReceiver(context: CheckContext, sandbox: SandboxStatus, receiver: CallbackReceiver, runId: string): Promise<SettingsChange | undefined> {
+  const control = sandbox.control;
+  if (!control?.callbackSettings) return undefined;
+  const settings = dashboardSettings(context.contract.model.webhooks);
+  if (settings.size === 0) return undefined;
+  return control.configureCallbackUrls([...settings.keys()], (setting) => {
+    const [only, ...others] = settings.get(setting) ?? [];
+    return only !== undefined && others.length === 0 ? receiver.callbackUrl(only, `${runId}-dashboard`) : receiver.publicUrl;
+  });
+}
+
+/** Fires the events phase by phase (each phase's events inside its enter/leave), the timed ones last within each. */
+async function fireAll(context: CheckContext, events: CallbackEvent[], timed: Set<CallbackEvent>): Promise<Watched[]> {
+  const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, context.options.concurrency, async (event) => ({ event, fired: await event.fire() }));
+  const phases = [...new Set(events.flatMap((e) => (e.phase ? [e.phase] : [])))];
+  const watched: Watched[] = [];
+  // Phased events first: the events whose retries are timed without a phase then go last, so that their
+  // attempts arrive while the suite is idle rather than busy firing (the receiver stamps arrivals on the
+  // suite's own event loop).
+  for (const phase of [...phases, undefined] as (Phase | undefined)[]) {
+    const own = events.filter((e) => e.phase === phase);
+    if (own.length === 0) continue;
+    const entered = phase ? await phase.enter() : ({ ok: true } as const);
+    if (!entered.ok) {
+      watched.push(...own.map((event) => ({ event, fired: { fired: false, reason: `${phase?.label ?? ''}: ${entered.reason}` } as Fired })));
+      continue;
+    }
+    try {
+      watched.push(...(await fire(own.filter((e) => !timed.has(e)))), ...(await fire(own.filter((e) => timed.has(e)))));
+    } finally {
+      await phase?.leave();
+    }
+  }
+  return watched;
+}
+
 async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Promise<CheckResult[]> {
   const settings = context.options.callbacks;
   if (!settings) return webhooks.map((w) => skipped(w.operationId, 'no callback receiver: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)'));
@@ -122,17 +174,20 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const reason = `the callback receiver could not listen on ${settings.listen.host}:${settings.listen.port}: ${error instanceof Error ? error.message : String(error)}`;
     return webhooks.map((w) => skipped(w.operationId, reason));
   }
+  let dashboard: SettingsChange | undefined;
   try {
     // Check 1 compiles a response schema the first time it sees one, which blocks the event loop for a
     // while; done now, it cannot delay the arrivals whose spacing is being timed.
     for (const operation of context.contract.model.operations) for (const response of operation.responses) if (response.schema !== undefined) context.contract.validate(response.schema, null);
     const runId = randomUUID().slice(0, 8);
     let counter = 0;
+    const sandbox = await probeSandbox(context.http);
+    dashboard = await pointDashboardAtReceiver(context, sandbox, receiver, runId);
     const sources = deriveTriggers({
       context,
       callbackUrl: receiver.callbackUrl,
-      dashboardReachesReceiver: settings.publicUrl !== undefined,
-      sandbox: await probeSandbox(context.http),
+      dashboardReachesReceiver: settings.publicUrl !== undefined || dashboard?.ok === true,
+      sandbox,
       newKey: () => `${runId}-${++counter}`,
       supply: createSupply(context),
     });
@@ -141,21 +196,31 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     for (const { retry } of plans) if (retry) receiver.failFirst((d) => belongsTo(retry.event, d), retry.expected.attempts);
     const events = plans.flatMap((p) => p.events);
     const waitMs = settings.waitMs ?? DEFAULT_WAIT_MS;
-    // The events whose retries are timed go last, so that their attempts arrive while the suite is idle
-    // rather than busy firing (the receiver stamps arrivals on the suite's own event loop).
     const timed = new Set(plans.flatMap((p) => (p.retry ? [p.retry.event] : [])));
-    const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, context.options.concurrency, async (event) => ({ event, fired: await event.fire() }));
-    const watched = [...(await fire(events.filter((e) => !timed.has(e)))), ...(await fire([...timed]))];
+    const watched = await fireAll(context, events, timed);
     await Promise.all(watched.filter((w) => w.fired.fired).map((w) => watch(receiver, plans.find((p) => p.webhook.operationId === w.event.webhook), w.event, waitMs)));
     const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs)));
     for (const [webhook, count] of strays(receiver, events)) {
       const result = results.find((r) => r.subject === webhook);
       if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this run and were not judged`];
     }
+    const setup = dashboardNote(dashboard, sandbox);
+    const viaDashboard = [...dashboardSettings(webhooks).values()].flat();
+    for (const result of results) if (setup && viaDashboard.includes(result.subject)) result.notes = [...(result.notes ?? []), setup];
     return results;
   } finally {
+    if (dashboard?.ok) await dashboard.undo();
     await receiver.close();
   }
+}
+
+/** What the suite did to, or could not do to, the target's dashboard settings. */
+function dashboardNote(dashboard: SettingsChange | undefined, sandbox: SandboxStatus): string | undefined {
+  const operation = sandbox.control?.callbackSettings?.operation.operationId;
+  if (!dashboard || operation === undefined) return undefined;
+  return dashboard.ok
+    ? `the dashboard callback settings were pointed at the receiver through the sandbox control API (${operation}) and restored afterwards`
+    : `the dashboard callback settings could not be pointed at the receiver: ${dashboard.reason}`;
 }
 
 export const callbacks: Check = {

@@ -9,11 +9,176 @@ export type { BodyEncoding, Failure, HttpStatus, OperationResult, Success, Unexp
 export type PaymentsClientOptions = ApiClientOptions;
 /** What {@link PaymentsClient.getSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
 export type GetSandboxResult = OperationResult<operations['getSandbox']>;
+/** What {@link PaymentsClient.getClock} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+export type GetClockResult = OperationResult<operations['getClock']>;
+
+/** Input of {@link PaymentsClient.advanceClock}. */
+export interface AdvanceClockInput {
+  /** The request body. */
+  body: operations['advanceClock']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.advanceClock} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type AdvanceClockResult = OperationResult<operations['advanceClock']>;
+/** What {@link PaymentsClient.getSettings} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+export type GetSettingsResult = OperationResult<operations['getSettings']>;
+
+/** Input of {@link PaymentsClient.updateSettings}. */
+export interface UpdateSettingsInput {
+  /** The request body. */
+  body: operations['updateSettings']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.updateSettings} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type UpdateSettingsResult = OperationResult<operations['updateSettings']>;
+
+/** Input of {@link PaymentsClient.topUpBalance}. */
+export interface TopUpBalanceInput {
+  /** The request body. */
+  body: operations['topUpBalance']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.topUpBalance} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type TopUpBalanceResult = OperationResult<operations['topUpBalance']>;
+/** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+export type ResetSandboxResult = OperationResult<operations['resetSandbox']>;
+
+/** Input of {@link PaymentsClient.listCallbackDeliveries}. */
+export interface ListCallbackDeliveriesInput {
+  /** Query parameters: `state`, `webhook`. */
+  query?: operations['listCallbackDeliveries']['parameters']['query'];
+}
+
+/** What {@link PaymentsClient.listCallbackDeliveries} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type ListCallbackDeliveriesResult = OperationResult<operations['listCallbackDeliveries']>;
+
+/** Input of {@link PaymentsClient.resendCallbackDelivery}. */
+export interface ResendCallbackDeliveryInput {
+  /** Path parameters: `id`. */
+  path: operations['resendCallbackDelivery']['parameters']['path'];
+}
+
+/** What {@link PaymentsClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type ResendCallbackDeliveryResult = OperationResult<operations['resendCallbackDelivery']>;
+
+/** Input of {@link PaymentsClient.simulateFixedVirtualAccountPayment}. */
+export interface SimulateFixedVirtualAccountPaymentInput {
+  /** Path parameters: `id`. */
+  path: operations['simulateFixedVirtualAccountPayment']['parameters']['path'];
+  /** The request body. */
+  body?: NonNullable<operations['simulateFixedVirtualAccountPayment']['requestBody']>['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.simulateFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type SimulateFixedVirtualAccountPaymentResult = OperationResult<operations['simulateFixedVirtualAccountPayment']>;
+
+/** Input of {@link PaymentsClient.simulateFixedPaymentCodePayment}. */
+export interface SimulateFixedPaymentCodePaymentInput {
+  /** Path parameters: `id`. */
+  path: operations['simulateFixedPaymentCodePayment']['parameters']['path'];
+  /** The request body. */
+  body?: NonNullable<operations['simulateFixedPaymentCodePayment']['requestBody']>['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.simulateFixedPaymentCodePayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type SimulateFixedPaymentCodePaymentResult = OperationResult<operations['simulateFixedPaymentCodePayment']>;
+
+/** Input of {@link PaymentsClient.completeDisbursement}. */
+export interface CompleteDisbursementInput {
+  /** Path parameters: `id`. */
+  path: operations['completeDisbursement']['parameters']['path'];
+  /** The request body. */
+  body?: NonNullable<operations['completeDisbursement']['requestBody']>['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.completeDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type CompleteDisbursementResult = OperationResult<operations['completeDisbursement']>;
+
+/** Input of {@link PaymentsClient.failDisbursement}. */
+export interface FailDisbursementInput {
+  /** Path parameters: `id`. */
+  path: operations['failDisbursement']['parameters']['path'];
+  /** The request body. */
+  body: operations['failDisbursement']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.failDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type FailDisbursementResult = OperationResult<operations['failDisbursement']>;
+
+/** Input of {@link PaymentsClient.approveEwalletPayment}. */
+export interface ApproveEwalletPaymentInput {
+  /** The request body. */
+  body: operations['approveEwalletPayment']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.approveEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type ApproveEwalletPaymentResult = OperationResult<operations['approveEwalletPayment']>;
+
+/** Input of {@link PaymentsClient.declineEwalletPayment}. */
+export interface DeclineEwalletPaymentInput {
+  /** The request body. */
+  body: operations['declineEwalletPayment']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.declineEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type DeclineEwalletPaymentResult = OperationResult<operations['declineEwalletPayment']>;
+
+/** Input of {@link PaymentsClient.completeDirectDebitPayment}. */
+export interface CompleteDirectDebitPaymentInput {
+  /** Path parameters: `id`. */
+  path: operations['completeDirectDebitPayment']['parameters']['path'];
+}
+
+/** What {@link PaymentsClient.completeDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type CompleteDirectDebitPaymentResult = OperationResult<operations['completeDirectDebitPayment']>;
+
+/** Input of {@link PaymentsClient.failDirectDebitPayment}. */
+export interface FailDirectDebitPaymentInput {
+  /** Path parameters: `id`. */
+  path: operations['failDirectDebitPayment']['parameters']['path'];
+  /** The request body. */
+  body: operations['failDirectDebitPayment']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type FailDirectDebitPaymentResult = OperationResult<operations['failDirectDebitPayment']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
 export interface PaymentsClient {
   /** Describe the sandbox: `GET /sandbox`. */
   getSandbox(): Promise<GetSandboxResult>;
+  /** Read the sandbox's clock: `GET /sandbox/clock`. */
+  getClock(): Promise<GetClockResult>;
+  /** Move the sandbox's clock forward: `POST /sandbox/clock/advance`. */
+  advanceClock(input: AdvanceClockInput): Promise<AdvanceClockResult>;
+  /** Read the merchant's dashboard settings: `GET /sandbox/settings`. */
+  getSettings(): Promise<GetSettingsResult>;
+  /** Change the merchant's dashboard settings: `PATCH /sandbox/settings`. */
+  updateSettings(input: UpdateSettingsInput): Promise<UpdateSettingsResult>;
+  /** Add money to a balance: `POST /sandbox/balance/top_up`. */
+  topUpBalance(input: TopUpBalanceInput): Promise<TopUpBalanceResult>;
+  /** Erase the merchant's data in this mode: `POST /sandbox/reset`. */
+  resetSandbox(): Promise<ResetSandboxResult>;
+  /** List callback deliveries: `GET /sandbox/callbacks`. */
+  listCallbackDeliveries(input?: ListCallbackDeliveriesInput): Promise<ListCallbackDeliveriesResult>;
+  /** Send a callback again: `POST /sandbox/callbacks/{id}/resend`. */
+  resendCallbackDelivery(input: ResendCallbackDeliveryInput): Promise<ResendCallbackDeliveryResult>;
+  /** Make a payer transfer money into a fixed virtual account: `POST /sandbox/fixed_virtual_accounts/{id}/payments`. */
+  simulateFixedVirtualAccountPayment(input: SimulateFixedVirtualAccountPaymentInput): Promise<SimulateFixedVirtualAccountPaymentResult>;
+  /** Make a customer pay a fixed payment code at the outlet: `POST /sandbox/fixed_payment_codes/{id}/payments`. */
+  simulateFixedPaymentCodePayment(input: SimulateFixedPaymentCodePaymentInput): Promise<SimulateFixedPaymentCodePaymentResult>;
+  /** Make the bank confirm a disbursement: `POST /sandbox/disbursements/{id}/complete`. */
+  completeDisbursement(input: CompleteDisbursementInput): Promise<CompleteDisbursementResult>;
+  /** Make the bank reject a disbursement: `POST /sandbox/disbursements/{id}/fail`. */
+  failDisbursement(input: FailDisbursementInput): Promise<FailDisbursementResult>;
+  /** Make the end user approve an e-wallet payment: `POST /sandbox/ewallets/approve`. */
+  approveEwalletPayment(input: ApproveEwalletPaymentInput): Promise<ApproveEwalletPaymentResult>;
+  /** Make an e-wallet payment fail: `POST /sandbox/ewallets/decline`. */
+  declineEwalletPayment(input: DeclineEwalletPaymentInput): Promise<DeclineEwalletPaymentResult>;
+  /** Make the bank debit a direct debit payment: `POST /sandbox/direct_debits/{id}/complete`. */
+  completeDirectDebitPayment(input: CompleteDirectDebitPaymentInput): Promise<CompleteDirectDebitPaymentResult>;
+  /** Make the bank decline a direct debit payment: `POST /sandbox/direct_debits/{id}/fail`. */
+  failDirectDebitPayment(input: FailDirectDebitPaymentInput): Promise<FailDirectDebitPaymentResult>;
 }
 
 /** A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name). */
@@ -26,6 +191,136 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+      ),
+    getClock: () =>
+      settle<operations['getClock']>(
+        client.GET('/sandbox/clock', {
+          parseAs: 'text',
+        }),
+        [200, 401, 403, 500],
+      ),
+    advanceClock: (input) =>
+      settle<operations['advanceClock']>(
+        client.POST('/sandbox/clock/advance', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
+      ),
+    getSettings: () =>
+      settle<operations['getSettings']>(
+        client.GET('/sandbox/settings', {
+          parseAs: 'text',
+        }),
+        [200, 401, 403, 500],
+      ),
+    updateSettings: (input) =>
+      settle<operations['updateSettings']>(
+        client.PATCH('/sandbox/settings', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
+      ),
+    topUpBalance: (input) =>
+      settle<operations['topUpBalance']>(
+        client.POST('/sandbox/balance/top_up', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
+      ),
+    resetSandbox: () =>
+      settle<operations['resetSandbox']>(
+        client.POST('/sandbox/reset', {
+          parseAs: 'text',
+        }),
+        [200, 401, 403, 500],
+      ),
+    listCallbackDeliveries: (input) =>
+      settle<operations['listCallbackDeliveries']>(
+        client.GET('/sandbox/callbacks', {
+          params: { query: input?.query },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
+      ),
+    resendCallbackDelivery: (input) =>
+      settle<operations['resendCallbackDelivery']>(
+        client.POST('/sandbox/callbacks/{id}/resend', {
+          params: { path: input.path },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    simulateFixedVirtualAccountPayment: (input) =>
+      settle<operations['simulateFixedVirtualAccountPayment']>(
+        client.POST('/sandbox/fixed_virtual_accounts/{id}/payments', {
+          params: { path: input.path },
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    simulateFixedPaymentCodePayment: (input) =>
+      settle<operations['simulateFixedPaymentCodePayment']>(
+        client.POST('/sandbox/fixed_payment_codes/{id}/payments', {
+          params: { path: input.path },
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    completeDisbursement: (input) =>
+      settle<operations['completeDisbursement']>(
+        client.POST('/sandbox/disbursements/{id}/complete', {
+          params: { path: input.path },
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    failDisbursement: (input) =>
+      settle<operations['failDisbursement']>(
+        client.POST('/sandbox/disbursements/{id}/fail', {
+          params: { path: input.path },
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    approveEwalletPayment: (input) =>
+      settle<operations['approveEwalletPayment']>(
+        client.POST('/sandbox/ewallets/approve', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    declineEwalletPayment: (input) =>
+      settle<operations['declineEwalletPayment']>(
+        client.POST('/sandbox/ewallets/decline', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    completeDirectDebitPayment: (input) =>
+      settle<operations['completeDirectDebitPayment']>(
+        client.POST('/sandbox/direct_debits/{id}/complete', {
+          params: { path: input.path },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    failDirectDebitPayment: (input) =>
+      settle<operations['failDirectDebitPayment']>(
+        client.POST('/sandbox/direct_debits/{id}/fail', {
+          params: { path: input.path },
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
       ),
   };
 }

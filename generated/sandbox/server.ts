@@ -23,6 +23,294 @@ export const operationTable = {
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
     validators: operationValidators.getSandbox,
   },
+  getClock: {
+    method: 'GET',
+    path: '/sandbox/clock',
+    parameters: { path: [], query: [], header: [] },
+    responses: {
+      200: [],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validators: operationValidators.getClock,
+  },
+  advanceClock: {
+    method: 'POST',
+    path: '/sandbox/clock/advance',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.advanceClock,
+  },
+  getSettings: {
+    method: 'GET',
+    path: '/sandbox/settings',
+    parameters: { path: [], query: [], header: [] },
+    responses: {
+      200: [],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validators: operationValidators.getSettings,
+  },
+  updateSettings: {
+    method: 'PATCH',
+    path: '/sandbox/settings',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.updateSettings,
+  },
+  topUpBalance: {
+    method: 'POST',
+    path: '/sandbox/balance/top_up',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.topUpBalance,
+  },
+  resetSandbox: {
+    method: 'POST',
+    path: '/sandbox/reset',
+    parameters: { path: [], query: [], header: [] },
+    responses: {
+      200: [],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validators: operationValidators.resetSandbox,
+  },
+  listCallbackDeliveries: {
+    method: 'GET',
+    path: '/sandbox/callbacks',
+    parameters: { path: [], query: ['state', 'webhook'], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.listCallbackDeliveries,
+  },
+  resendCallbackDelivery: {
+    method: 'POST',
+    path: '/sandbox/callbacks/{id}/resend',
+    parameters: { path: ['id'], query: [], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['CALLBACK_DELIVERY_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.resendCallbackDelivery,
+  },
+  simulateFixedVirtualAccountPayment: {
+    method: 'POST',
+    path: '/sandbox/fixed_virtual_accounts/{id}/payments',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: false },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.simulateFixedVirtualAccountPayment,
+  },
+  simulateFixedPaymentCodePayment: {
+    method: 'POST',
+    path: '/sandbox/fixed_payment_codes/{id}/payments',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: false },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['FIXED_PAYMENT_CODE_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.simulateFixedPaymentCodePayment,
+  },
+  completeDisbursement: {
+    method: 'POST',
+    path: '/sandbox/disbursements/{id}/complete',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: false },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.completeDisbursement,
+  },
+  failDisbursement: {
+    method: 'POST',
+    path: '/sandbox/disbursements/{id}/fail',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.failDisbursement,
+  },
+  approveEwalletPayment: {
+    method: 'POST',
+    path: '/sandbox/ewallets/approve',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['PAYMENT_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.approveEwalletPayment,
+  },
+  declineEwalletPayment: {
+    method: 'POST',
+    path: '/sandbox/ewallets/decline',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['PAYMENT_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.declineEwalletPayment,
+  },
+  completeDirectDebitPayment: {
+    method: 'POST',
+    path: '/sandbox/direct_debits/{id}/complete',
+    parameters: { path: ['id'], query: [], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['DATA_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.completeDirectDebitPayment,
+  },
+  failDirectDebitPayment: {
+    method: 'POST',
+    path: '/sandbox/direct_debits/{id}/fail',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['DATA_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.failDirectDebitPayment,
+  },
 } as const satisfies RouteTable;
 
 /** getSandbox (`GET /sandbox`): Describe the sandbox. The handler's input, validated by the router (the operation takes none). */
@@ -33,10 +321,232 @@ export type GetSandboxHandlerResult =
   | HandlerResponse<401, operations['getSandbox']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getSandbox']['responses'][403]['content']['application/json']>
   | HandlerResponse<500, operations['getSandbox']['responses'][500]['content']['application/json']>;
+/** getClock (`GET /sandbox/clock`): Read the sandbox's clock. The handler's input, validated by the router (the operation takes none). */
+export type GetClockHandlerInput = Record<string, never>;
+/** The documented responses of getClock: a handler answering another status or error_code does not compile. */
+export type GetClockHandlerResult =
+  | HandlerResponse<200, operations['getClock']['responses'][200]['content']['application/json']>
+  | HandlerResponse<401, operations['getClock']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['getClock']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['getClock']['responses'][500]['content']['application/json']>;
+/** advanceClock (`POST /sandbox/clock/advance`): Move the sandbox's clock forward. The handler's input, validated by the router. */
+export type AdvanceClockHandlerInput = {
+  body: operations['advanceClock']['requestBody']['content']['application/json'];
+};
+/** The documented responses of advanceClock: a handler answering another status or error_code does not compile. */
+export type AdvanceClockHandlerResult =
+  | HandlerResponse<200, operations['advanceClock']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['advanceClock']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['advanceClock']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['advanceClock']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['advanceClock']['responses'][500]['content']['application/json']>;
+/** getSettings (`GET /sandbox/settings`): Read the merchant's dashboard settings. The handler's input, validated by the router (the operation takes none). */
+export type GetSettingsHandlerInput = Record<string, never>;
+/** The documented responses of getSettings: a handler answering another status or error_code does not compile. */
+export type GetSettingsHandlerResult =
+  | HandlerResponse<200, operations['getSettings']['responses'][200]['content']['application/json']>
+  | HandlerResponse<401, operations['getSettings']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['getSettings']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['getSettings']['responses'][500]['content']['application/json']>;
+/** updateSettings (`PATCH /sandbox/settings`): Change the merchant's dashboard settings. The handler's input, validated by the router. */
+export type UpdateSettingsHandlerInput = {
+  body: operations['updateSettings']['requestBody']['content']['application/json'];
+};
+/** The documented responses of updateSettings: a handler answering another status or error_code does not compile. */
+export type UpdateSettingsHandlerResult =
+  | HandlerResponse<200, operations['updateSettings']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['updateSettings']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['updateSettings']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['updateSettings']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['updateSettings']['responses'][500]['content']['application/json']>;
+/** topUpBalance (`POST /sandbox/balance/top_up`): Add money to a balance. The handler's input, validated by the router. */
+export type TopUpBalanceHandlerInput = {
+  body: operations['topUpBalance']['requestBody']['content']['application/json'];
+};
+/** The documented responses of topUpBalance: a handler answering another status or error_code does not compile. */
+export type TopUpBalanceHandlerResult =
+  | HandlerResponse<200, operations['topUpBalance']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['topUpBalance']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['topUpBalance']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['topUpBalance']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['topUpBalance']['responses'][500]['content']['application/json']>;
+/** resetSandbox (`POST /sandbox/reset`): Erase the merchant's data in this mode. The handler's input, validated by the router (the operation takes none). */
+export type ResetSandboxHandlerInput = Record<string, never>;
+/** The documented responses of resetSandbox: a handler answering another status or error_code does not compile. */
+export type ResetSandboxHandlerResult =
+  | HandlerResponse<200, operations['resetSandbox']['responses'][200]['content']['application/json']>
+  | HandlerResponse<401, operations['resetSandbox']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['resetSandbox']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['resetSandbox']['responses'][500]['content']['application/json']>;
+/** listCallbackDeliveries (`GET /sandbox/callbacks`): List callback deliveries. The handler's input, validated by the router. */
+export type ListCallbackDeliveriesHandlerInput = {
+  query: NonNullable<operations['listCallbackDeliveries']['parameters']['query']>;
+};
+/** The documented responses of listCallbackDeliveries: a handler answering another status or error_code does not compile. */
+export type ListCallbackDeliveriesHandlerResult =
+  | HandlerResponse<200, operations['listCallbackDeliveries']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listCallbackDeliveries']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['listCallbackDeliveries']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['listCallbackDeliveries']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['listCallbackDeliveries']['responses'][500]['content']['application/json']>;
+/** resendCallbackDelivery (`POST /sandbox/callbacks/{id}/resend`): Send a callback again. The handler's input, validated by the router. */
+export type ResendCallbackDeliveryHandlerInput = {
+  path: operations['resendCallbackDelivery']['parameters']['path'];
+};
+/** The documented responses of resendCallbackDelivery: a handler answering another status or error_code does not compile. */
+export type ResendCallbackDeliveryHandlerResult =
+  | HandlerResponse<200, operations['resendCallbackDelivery']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['resendCallbackDelivery']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['resendCallbackDelivery']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['resendCallbackDelivery']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['resendCallbackDelivery']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['resendCallbackDelivery']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['resendCallbackDelivery']['responses'][500]['content']['application/json']>;
+/** simulateFixedVirtualAccountPayment (`POST /sandbox/fixed_virtual_accounts/{id}/payments`): Make a payer transfer money into a fixed virtual account. The handler's input, validated by the router. */
+export type SimulateFixedVirtualAccountPaymentHandlerInput = {
+  path: operations['simulateFixedVirtualAccountPayment']['parameters']['path'];
+  body?: NonNullable<operations['simulateFixedVirtualAccountPayment']['requestBody']>['content']['application/json'];
+};
+/** The documented responses of simulateFixedVirtualAccountPayment: a handler answering another status or error_code does not compile. */
+export type SimulateFixedVirtualAccountPaymentHandlerResult =
+  | HandlerResponse<200, operations['simulateFixedVirtualAccountPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['simulateFixedVirtualAccountPayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['simulateFixedVirtualAccountPayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['simulateFixedVirtualAccountPayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['simulateFixedVirtualAccountPayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['simulateFixedVirtualAccountPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['simulateFixedVirtualAccountPayment']['responses'][500]['content']['application/json']>;
+/** simulateFixedPaymentCodePayment (`POST /sandbox/fixed_payment_codes/{id}/payments`): Make a customer pay a fixed payment code at the outlet. The handler's input, validated by the router. */
+export type SimulateFixedPaymentCodePaymentHandlerInput = {
+  path: operations['simulateFixedPaymentCodePayment']['parameters']['path'];
+  body?: NonNullable<operations['simulateFixedPaymentCodePayment']['requestBody']>['content']['application/json'];
+};
+/** The documented responses of simulateFixedPaymentCodePayment: a handler answering another status or error_code does not compile. */
+export type SimulateFixedPaymentCodePaymentHandlerResult =
+  | HandlerResponse<200, operations['simulateFixedPaymentCodePayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['simulateFixedPaymentCodePayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['simulateFixedPaymentCodePayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['simulateFixedPaymentCodePayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['simulateFixedPaymentCodePayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['simulateFixedPaymentCodePayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['simulateFixedPaymentCodePayment']['responses'][500]['content']['application/json']>;
+/** completeDisbursement (`POST /sandbox/disbursements/{id}/complete`): Make the bank confirm a disbursement. The handler's input, validated by the router. */
+export type CompleteDisbursementHandlerInput = {
+  path: operations['completeDisbursement']['parameters']['path'];
+  body?: NonNullable<operations['completeDisbursement']['requestBody']>['content']['application/json'];
+};
+/** The documented responses of completeDisbursement: a handler answering another status or error_code does not compile. */
+export type CompleteDisbursementHandlerResult =
+  | HandlerResponse<200, operations['completeDisbursement']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['completeDisbursement']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['completeDisbursement']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['completeDisbursement']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['completeDisbursement']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['completeDisbursement']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['completeDisbursement']['responses'][500]['content']['application/json']>;
+/** failDisbursement (`POST /sandbox/disbursements/{id}/fail`): Make the bank reject a disbursement. The handler's input, validated by the router. */
+export type FailDisbursementHandlerInput = {
+  path: operations['failDisbursement']['parameters']['path'];
+  body: operations['failDisbursement']['requestBody']['content']['application/json'];
+};
+/** The documented responses of failDisbursement: a handler answering another status or error_code does not compile. */
+export type FailDisbursementHandlerResult =
+  | HandlerResponse<200, operations['failDisbursement']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['failDisbursement']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['failDisbursement']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['failDisbursement']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['failDisbursement']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['failDisbursement']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['failDisbursement']['responses'][500]['content']['application/json']>;
+/** approveEwalletPayment (`POST /sandbox/ewallets/approve`): Make the end user approve an e-wallet payment. The handler's input, validated by the router. */
+export type ApproveEwalletPaymentHandlerInput = {
+  body: operations['approveEwalletPayment']['requestBody']['content']['application/json'];
+};
+/** The documented responses of approveEwalletPayment: a handler answering another status or error_code does not compile. */
+export type ApproveEwalletPaymentHandlerResult =
+  | HandlerResponse<200, operations['approveEwalletPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['approveEwalletPayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['approveEwalletPayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['approveEwalletPayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['approveEwalletPayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['approveEwalletPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['approveEwalletPayment']['responses'][500]['content']['application/json']>;
+/** declineEwalletPayment (`POST /sandbox/ewallets/decline`): Make an e-wallet payment fail. The handler's input, validated by the router. */
+export type DeclineEwalletPaymentHandlerInput = {
+  body: operations['declineEwalletPayment']['requestBody']['content']['application/json'];
+};
+/** The documented responses of declineEwalletPayment: a handler answering another status or error_code does not compile. */
+export type DeclineEwalletPaymentHandlerResult =
+  | HandlerResponse<200, operations['declineEwalletPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['declineEwalletPayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['declineEwalletPayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['declineEwalletPayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['declineEwalletPayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['declineEwalletPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['declineEwalletPayment']['responses'][500]['content']['application/json']>;
+/** completeDirectDebitPayment (`POST /sandbox/direct_debits/{id}/complete`): Make the bank debit a direct debit payment. The handler's input, validated by the router. */
+export type CompleteDirectDebitPaymentHandlerInput = {
+  path: operations['completeDirectDebitPayment']['parameters']['path'];
+};
+/** The documented responses of completeDirectDebitPayment: a handler answering another status or error_code does not compile. */
+export type CompleteDirectDebitPaymentHandlerResult =
+  | HandlerResponse<200, operations['completeDirectDebitPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['completeDirectDebitPayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['completeDirectDebitPayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['completeDirectDebitPayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['completeDirectDebitPayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['completeDirectDebitPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['completeDirectDebitPayment']['responses'][500]['content']['application/json']>;
+/** failDirectDebitPayment (`POST /sandbox/direct_debits/{id}/fail`): Make the bank decline a direct debit payment. The handler's input, validated by the router. */
+export type FailDirectDebitPaymentHandlerInput = {
+  path: operations['failDirectDebitPayment']['parameters']['path'];
+  body: operations['failDirectDebitPayment']['requestBody']['content']['application/json'];
+};
+/** The documented responses of failDirectDebitPayment: a handler answering another status or error_code does not compile. */
+export type FailDirectDebitPaymentHandlerResult =
+  | HandlerResponse<200, operations['failDirectDebitPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['failDirectDebitPayment']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['failDirectDebitPayment']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['failDirectDebitPayment']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['failDirectDebitPayment']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['failDirectDebitPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['failDirectDebitPayment']['responses'][500]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */
   getSandbox: (input: GetSandboxHandlerInput, context: RequestContext<Principal>) => Promise<GetSandboxHandlerResult> | GetSandboxHandlerResult;
+  /** getClock (`GET /sandbox/clock`): Read the sandbox's clock. */
+  getClock: (input: GetClockHandlerInput, context: RequestContext<Principal>) => Promise<GetClockHandlerResult> | GetClockHandlerResult;
+  /** advanceClock (`POST /sandbox/clock/advance`): Move the sandbox's clock forward. */
+  advanceClock: (input: AdvanceClockHandlerInput, context: RequestContext<Principal>) => Promise<AdvanceClockHandlerResult> | AdvanceClockHandlerResult;
+  /** getSettings (`GET /sandbox/settings`): Read the merchant's dashboard settings. */
+  getSettings: (input: GetSettingsHandlerInput, context: RequestContext<Principal>) => Promise<GetSettingsHandlerResult> | GetSettingsHandlerResult;
+  /** updateSettings (`PATCH /sandbox/settings`): Change the merchant's dashboard settings. */
+  updateSettings: (input: UpdateSettingsHandlerInput, context: RequestContext<Principal>) => Promise<UpdateSettingsHandlerResult> | UpdateSettingsHandlerResult;
+  /** topUpBalance (`POST /sandbox/balance/top_up`): Add money to a balance. */
+  topUpBalance: (input: TopUpBalanceHandlerInput, context: RequestContext<Principal>) => Promise<TopUpBalanceHandlerResult> | TopUpBalanceHandlerResult;
+  /** resetSandbox (`POST /sandbox/reset`): Erase the merchant's data in this mode. */
+  resetSandbox: (input: ResetSandboxHandlerInput, context: RequestContext<Principal>) => Promise<ResetSandboxHandlerResult> | ResetSandboxHandlerResult;
+  /** listCallbackDeliveries (`GET /sandbox/callbacks`): List callback deliveries. */
+  listCallbackDeliveries: (input: ListCallbackDeliveriesHandlerInput, context: RequestContext<Principal>) => Promise<ListCallbackDeliveriesHandlerResult> | ListCallbackDeliveriesHandlerResult;
+  /** resendCallbackDelivery (`POST /sandbox/callbacks/{id}/resend`): Send a callback again. */
+  resendCallbackDelivery: (input: ResendCallbackDeliveryHandlerInput, context: RequestContext<Principal>) => Promise<ResendCallbackDeliveryHandlerResult> | ResendCallbackDeliveryHandlerResult;
+  /** simulateFixedVirtualAccountPayment (`POST /sandbox/fixed_virtual_accounts/{id}/payments`): Make a payer transfer money into a fixed virtual account. */
+  simulateFixedVirtualAccountPayment: (input: SimulateFixedVirtualAccountPaymentHandlerInput, context: RequestContext<Principal>) => Promise<SimulateFixedVirtualAccountPaymentHandlerResult> | SimulateFixedVirtualAccountPaymentHandlerResult;
+  /** simulateFixedPaymentCodePayment (`POST /sandbox/fixed_payment_codes/{id}/payments`): Make a customer pay a fixed payment code at the outlet. */
+  simulateFixedPaymentCodePayment: (input: SimulateFixedPaymentCodePaymentHandlerInput, context: RequestContext<Principal>) => Promise<SimulateFixedPaymentCodePaymentHandlerResult> | SimulateFixedPaymentCodePaymentHandlerResult;
+  /** completeDisbursement (`POST /sandbox/disbursements/{id}/complete`): Make the bank confirm a disbursement. */
+  completeDisbursement: (input: CompleteDisbursementHandlerInput, context: RequestContext<Principal>) => Promise<CompleteDisbursementHandlerResult> | CompleteDisbursementHandlerResult;
+  /** failDisbursement (`POST /sandbox/disbursements/{id}/fail`): Make the bank reject a disbursement. */
+  failDisbursement: (input: FailDisbursementHandlerInput, context: RequestContext<Principal>) => Promise<FailDisbursementHandlerResult> | FailDisbursementHandlerResult;
+  /** approveEwalletPayment (`POST /sandbox/ewallets/approve`): Make the end user approve an e-wallet payment. */
+  approveEwalletPayment: (input: ApproveEwalletPaymentHandlerInput, context: RequestContext<Principal>) => Promise<ApproveEwalletPaymentHandlerResult> | ApproveEwalletPaymentHandlerResult;
+  /** declineEwalletPayment (`POST /sandbox/ewallets/decline`): Make an e-wallet payment fail. */
+  declineEwalletPayment: (input: DeclineEwalletPaymentHandlerInput, context: RequestContext<Principal>) => Promise<DeclineEwalletPaymentHandlerResult> | DeclineEwalletPaymentHandlerResult;
+  /** completeDirectDebitPayment (`POST /sandbox/direct_debits/{id}/complete`): Make the bank debit a direct debit payment. */
+  completeDirectDebitPayment: (input: CompleteDirectDebitPaymentHandlerInput, context: RequestContext<Principal>) => Promise<CompleteDirectDebitPaymentHandlerResult> | CompleteDirectDebitPaymentHandlerResult;
+  /** failDirectDebitPayment (`POST /sandbox/direct_debits/{id}/fail`): Make the bank decline a direct debit payment. */
+  failDirectDebitPayment: (input: FailDirectDebitPaymentHandlerInput, context: RequestContext<Principal>) => Promise<FailDirectDebitPaymentHandlerResult> | FailDirectDebitPaymentHandlerResult;
 };
 
 /** A fetch-standard handler serving every operation of the contract with `handlers`. */

@@ -10,9 +10,13 @@ export interface paths {
         };
         /**
          * Describe the sandbox
-         * @description Tells a client that the target is a sandbox, which merchant and mode the key belongs to, and the
-         *     sandbox's current time (which the clock endpoints can move). Conformance runs use it to detect the
-         *     control API.
+         * @description Tells a client that the target is a sandbox, which merchant and mode the key belongs to, the
+         *     sandbox's current time (which the clock endpoints can move) and the spacing of callback attempts it was
+         *     started with. Conformance runs use it to detect the control API.
+         *
+         *     Keys: every merchant has a test key (`sk_test_...`) and a live key (`sk_live_...`); the key alone
+         *     selects the merchant and the mode, and nothing created with one pair is visible with another. The
+         *     default merchant's development keys are printed when the sandbox starts.
          *
          */
         get: operations["getSandbox"];
@@ -31,7 +35,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the sandbox's clock
+         * @description Returns the sandbox's current time and how far it is ahead of real time. The clock is the sandbox's,
+         *     shared by every merchant and mode: expiries (`expiration_date` of accounts and codes) and callback
+         *     retries follow it, and `advanceClock` moves it. Sandbox decision: the offset is stored, so a restart
+         *     keeps the time where it was moved to, and time never goes back.
+         *
+         */
+        get: operations["getClock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -49,7 +61,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Move the sandbox's clock forward
+         * @description Adds `milliseconds` to the sandbox's time, for every merchant and mode, and answers once what became due
+         *     has run: fixed virtual accounts and payment codes whose `expiration_date` has passed read as expired,
+         *     and callback attempts whose retry time has come are made (a retry waits `CALLBACK_RETRY_DELAY_MS`,
+         *     default the contract's 30 seconds, in sandbox time, so advancing by it triggers the next attempt without
+         *     waiting). Sandbox decisions: time only moves forward, and the offset is stored, so it survives a restart.
+         *
+         */
+        post: operations["advanceClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -63,13 +84,38 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the merchant's dashboard settings
+         * @description Returns what the merchant of the key has configured in the dashboard for the key's mode: number ranges
+         *     and bank activation for fixed virtual accounts, code ranges for payment codes, the default disbursement
+         *     description, whether e-wallet payments resolve by themselves, and the callback URLs. The service's
+         *     operations read these settings where their `x-error-triggers` name a `merchant_setting`, so changing
+         *     them with `updateSettings` makes those errors reachable. Sandbox decision: every setting has a default
+         *     (described on each field), so a new merchant can use every operation at once.
+         *
+         */
+        get: operations["getSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the merchant's dashboard settings
+         * @description Changes some of the dashboard settings of the key's merchant and mode, as the merchant would in the
+         *     dashboard, and returns all of them. Send only what changes: the maps (`virtual_account_number_range`,
+         *     `payment_code_range`, `callback_urls`) are merged key by key, every other field is replaced. Objects
+         *     created earlier keep what they were created with, but updates re-check them against the new settings
+         *     (decision `fva-update-setting-errors`).
+         *
+         *     Besides the schema, the values must make sense, or the answer is `API_VALIDATION_ERROR` with one
+         *     `errors` entry per problem and nothing changes: bank codes are those of `createFixedVirtualAccount`'s
+         *     `bank_code`, outlets those of `createFixedPaymentCode`'s `retail_outlet_name`, callback settings those
+         *     the service's webhooks name in `x-delivery.destination.dashboard_setting`; a range's `from` and `to`
+         *     start with its `merchant_code` or `prefix`, have the same number of digits, and `from` is not above `to`.
+         *
+         */
+        patch: operations["updateSettings"];
         trace?: never;
     };
     "/sandbox/balance/top_up": {
@@ -81,7 +127,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Add money to a balance
+         * @description Adds `amount` to the `CASH` (default) or `HOLDING` balance of the key's merchant and mode, as a deposit
+         *     would, and returns the new balance, the same value `getBalance` then reports. Use it to pay for
+         *     disbursements, or to prepare a balance that `DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR` needs.
+         *     Sandbox decision: a new merchant starts with a large `CASH` balance (configurable when the sandbox is
+         *     started) and an empty `HOLDING` balance; `resetSandbox` restores both.
+         *
+         */
+        post: operations["topUpBalance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +152,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Erase the merchant's data in this mode
+         * @description Deletes everything the key's merchant has in the key's mode: accounts, codes, payments, disbursements,
+         *     customers, direct debit objects, idempotency keys and callback deliveries (pending ones are not sent),
+         *     and puts the settings and the balances back to their defaults. The other mode and other merchants are
+         *     not touched, nor is the sandbox's clock, which is shared. Use it between test runs that need a clean
+         *     merchant.
+         *
+         */
+        post: operations["resetSandbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -111,7 +175,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List callback deliveries
+         * @description Returns the callbacks the sandbox has sent or is trying to send for the key's merchant and mode, newest
+         *     first, each with every attempt and its answer, as the dashboard shows them per event. Filter by `state`
+         *     or by `webhook`. A delivery is recorded in the same transaction as the change it reports, then sent:
+         *     any 2xx acknowledges; otherwise it is attempted again `CALLBACK_RETRY_DELAY_MS` later (default the
+         *     contract's 30 seconds, in sandbox time; `advanceClock` hurries it) until the webhook's
+         *     `x-delivery.attempts` are spent, and then it is `failed` with `alert` set. Sandbox decision: a callback
+         *     whose dashboard URL is not configured is recorded `failed` at once, with no attempt and no alert.
+         *
+         */
+        get: operations["listCallbackDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -129,7 +204,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Send a callback again
+         * @description Records a new delivery of the same payload as a `delivered` or `failed` delivery and sends it at once,
+         *     with a full set of attempts, as the dashboard's resend button does; the original stays as it was. The new
+         *     delivery goes to the URL the merchant configures now for that callback (so a callback that failed for
+         *     want of a URL can be resent after `updateSettings` sets one); a direct debit callback goes to the
+         *     payment's `callback_url` again. A delivery that is still `pending` is being attempted already and is
+         *     answered with `409 SANDBOX_STATE_CONFLICT`.
+         *
+         */
+        post: operations["resendCallbackDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -145,7 +230,30 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make a payer transfer money into a fixed virtual account
+         * @description Does what a payer's bank transfer does in production, all in one step (a restart loses neither the
+         *     payment nor its callback):
+         *
+         *     - the payment is recorded, and `getFixedVirtualAccountPayment` finds it by its `payment_id`;
+         *     - the amount is credited to the merchant's `CASH` balance;
+         *     - a `fixed_virtual_account.paid` callback is sent to the merchant's `fva_paid_callback_url`, carrying
+         *       the account number without the `merchant_code` prefix (decision `fva-callback-account-number`);
+         *     - a single-use account becomes `INACTIVE`; any other account stays `ACTIVE` and can be paid again.
+         *
+         *     The body is optional. Without `amount` the account's `expected_amount` is paid, else its
+         *     `suggested_amount`; an account with neither needs an `amount` (`400 API_VALIDATION_ERROR` otherwise).
+         *     A closed account accepts exactly its `expected_amount`, and another amount is refused with
+         *     `409 SANDBOX_STATE_CONFLICT`, as the bank refuses it. Only an `ACTIVE` account can be paid: one that is
+         *     `PENDING`, or `INACTIVE` (paid while single-use, expired by an update, or past its `expiration_date` on
+         *     the sandbox's clock), is answered with `409 SANDBOX_STATE_CONFLICT` and nothing changes.
+         *
+         *     Sandbox decisions: the payment's `transaction_timestamp` is the sandbox's current time; the payer's
+         *     name (`sender_name`) is reported for SAHABAT_SAMPOERNA accounts only and defaults to the account's
+         *     `name`; the callback's `id` is the payment record's `id`.
+         *
+         */
+        post: operations["simulateFixedVirtualAccountPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -161,7 +269,29 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make a customer pay a fixed payment code at the outlet
+         * @description Does what a customer paying the code at an ALFAMART or INDOMARET cashier does in production, all in one
+         *     step (a restart loses neither the payment nor its callback):
+         *
+         *     - a `fixed_payment_code.paid` callback is sent to the merchant's `fpc_paid_callback_url` with the
+         *       requested settlement `status`;
+         *     - the amount is credited to the `CASH` balance when the status is `COMPLETED` (the default), and to the
+         *       `HOLDING` balance when it is `SETTLING` (paid at the outlet, not settled yet);
+         *     - a single-use code becomes inactive; any other code stays payable.
+         *
+         *     The answer is the payment as the callback reports it. The body is optional: the cashier collects the
+         *     code's `expected_amount`, so `amount` may be left out and any other amount is refused with
+         *     `409 SANDBOX_STATE_CONFLICT`. Only an active code can be paid: one past its `expiration_date` on the
+         *     sandbox's clock (or expired by an update), or single-use and paid already, is answered with
+         *     `409 SANDBOX_STATE_CONFLICT` and nothing changes.
+         *
+         *     Sandbox decisions: the payment's `transaction_timestamp` is the sandbox's current time; one callback is
+         *     sent per payment and a `SETTLING` payment is not settled later (decision `fpc-callback-statuses`: the
+         *     callback reports the state at the time it is sent), so its amount stays in `HOLDING`.
+         *
+         */
+        post: operations["simulateFixedPaymentCodePayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -177,7 +307,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make the bank confirm a disbursement
+         * @description Does what the destination bank does when it confirms the transfer: the disbursement becomes
+         *     `COMPLETED` and a `disbursement.finished` callback with status `COMPLETED` is sent to the merchant's
+         *     `disbursement_callback_url`, all in one step (a restart loses neither the change nor the callback).
+         *     The amount was already taken from the `CASH` balance when the disbursement was created, so the balance
+         *     does not change. No notification e-mail leaves the sandbox.
+         *
+         *     The body is optional: `is_instant` says whether the callback reports an instant transfer (default
+         *     `true`). It applies to a `PENDING` disbursement only; one already `COMPLETED` or `FAILED` is answered
+         *     with `409 SANDBOX_STATE_CONFLICT` and is left as it is. Sandbox decision: a disbursement stays
+         *     `PENDING` until this simulation or `failDisbursement` decides it, so a test chooses every outcome.
+         *
+         */
+        post: operations["completeDisbursement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -193,7 +337,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make the bank reject a disbursement
+         * @description Does what the destination bank does when it rejects the transfer: the disbursement becomes `FAILED`
+         *     with the `failure_code` given, its `amount` goes back to the merchant's `CASH` balance, and a
+         *     `disbursement.finished` callback with status `FAILED` and that `failure_code` is sent to the
+         *     merchant's `disbursement_callback_url`, all in one step (a restart loses neither the change nor the
+         *     callback). The codes are those of the service's `DisbursementFailureCode`.
+         *
+         *     It applies to a `PENDING` disbursement only; one already `COMPLETED` or `FAILED` is answered with
+         *     `409 SANDBOX_STATE_CONFLICT` and is left as it is. Sandbox decision: the amount taken from `CASH` at
+         *     creation is returned when the bank rejects the transfer, since no money left the merchant's account.
+         *
+         */
+        post: operations["failDisbursement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -209,7 +366,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make the end user approve an e-wallet payment
+         * @description Does what the end user does when they approve the payment in the e-wallet app: the payment becomes
+         *     `COMPLETED` (its `transaction_date` is now), its `amount` is credited to the merchant's `CASH`
+         *     balance, and an `ewallet.payment` callback with status `COMPLETED` is sent to the merchant's
+         *     `ewallet_callback_url`, all in one step (a restart loses neither the change nor the callback).
+         *
+         *     It applies to a `PENDING` payment only; one already `COMPLETED` or `FAILED` is answered with
+         *     `409 SANDBOX_STATE_CONFLICT` and is left as it is. A payment stays `PENDING` only while the sandbox
+         *     setting `ewallet_auto_resolve` is off: with it on (the default), each payment reaches the outcome its
+         *     test amount selects (`x-test-mode` of `createEwalletPayment`) right after creation. Sandbox decisions:
+         *     approving completes the payment whatever its amount, since the end user, not the amount, decides
+         *     here; a payment left `PENDING` is not failed by the 30-second authorization window (decline it with
+         *     `USER_DID_NOT_AUTHORIZE_THE_PAYMENT` for that); a completed payment credits `CASH` because the money
+         *     collected is the merchant's income.
+         *
+         */
+        post: operations["approveEwalletPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -225,7 +399,22 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make an e-wallet payment fail
+         * @description Does what the end user or the provider does when the payment fails: the end user declines or lets the
+         *     30-second window pass, or the provider or the account fails. The payment becomes `FAILED`, nothing is
+         *     credited, and an `ewallet.payment` callback with status `FAILED` and the `failure_code` given is sent
+         *     to the merchant's `ewallet_callback_url`, all in one step (a restart loses neither the change nor the
+         *     callback). The codes are those of the service's `EwalletFailureCode`.
+         *
+         *     It applies to a `PENDING` payment only; one already `COMPLETED` or `FAILED` is answered with
+         *     `409 SANDBOX_STATE_CONFLICT` and is left as it is. A payment stays `PENDING` only while the sandbox
+         *     setting `ewallet_auto_resolve` is off: with it on (the default), each payment reaches the outcome its
+         *     test amount selects (`x-test-mode` of `createEwalletPayment`) right after creation. Sandbox decision:
+         *     the `failure_code` is whatever this request says, whatever the payment's amount.
+         *
+         */
+        post: operations["declineEwalletPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -241,7 +430,22 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make the bank debit a direct debit payment
+         * @description Does what the customer's bank does when it debits the account: the payment becomes `COMPLETED`, the
+         *     merchant's `CASH` balance is credited with its `amount`, and a `direct_debit.payment` callback with
+         *     status `COMPLETED` is sent to the payment's `callback_url`, all in one step (a restart loses neither the
+         *     change nor the callback). The request takes no body.
+         *
+         *     It applies to a `PENDING` payment whose OTP is not outstanding: one created without OTP, or one whose
+         *     OTP `validateDirectDebitPaymentOtp` has accepted. A payment still waiting for its OTP, or one already
+         *     `COMPLETED` or `FAILED`, is answered with `409 SANDBOX_STATE_CONFLICT` and is left as it is.
+         *     Sandbox decision: the bank's outcome follows the accepted OTP, never precedes it, as the state
+         *     machine's `bank_outcome` transition says; completing credits the `CASH` balance because the debited
+         *     money is the merchant's income.
+         *
+         */
+        post: operations["completeDirectDebitPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -257,7 +461,23 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Make the bank decline a direct debit payment
+         * @description Does what the customer's bank does when it declines the debit: the payment becomes `FAILED` with the
+         *     `failure_code` given, nothing is debited or credited, and a `direct_debit.payment` callback with status
+         *     `FAILED` and that `failure_code` is sent to the payment's `callback_url`, all in one step (a restart
+         *     loses neither the change nor the callback). The codes are those of the service's
+         *     `DirectDebitFailureCode`.
+         *
+         *     It applies to a `PENDING` payment whose OTP is not outstanding: one created without OTP, or one whose
+         *     OTP `validateDirectDebitPaymentOtp` has accepted. A payment still waiting for its OTP, or one already
+         *     `COMPLETED` or `FAILED`, is answered with `409 SANDBOX_STATE_CONFLICT` and is left as it is. To fail a
+         *     payment through its OTP instead, send the test-mode OTP codes to `validateDirectDebitPaymentOtp`.
+         *     Sandbox decision: the bank's outcome follows the accepted OTP, never precedes it, as the state
+         *     machine's `bank_outcome` transition says.
+         *
+         */
+        post: operations["failDirectDebitPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -285,6 +505,11 @@ export interface components {
              * @description The sandbox's current time, which expiries and callback retries follow.
              */
             now: string;
+            /** @description Milliseconds between two attempts of a callback that was not acknowledged (`CALLBACK_RETRY_DELAY_MS`;
+             *     by default the contract's `x-delivery.retry_interval_seconds`). A client checking retries waits this
+             *     long, or advances the clock by it. Always given by `GET /sandbox`.
+             *      */
+            callback_retry_delay_ms?: number;
         };
         /**
          * ValidationIssue
@@ -326,6 +551,709 @@ export interface components {
              *     names where the value sits, the JSON Pointer of the value, and what is wrong with it.
              *      */
             errors?: components["schemas"]["ValidationIssue"][];
+        };
+        /**
+         * SandboxClock
+         * @description The sandbox's clock. It runs with real time plus an offset that only `advanceClock` changes; expiries and
+         *     callback retries follow it. The offset is stored, so it survives a restart.
+         *
+         */
+        SandboxClock: {
+            /**
+             * Format: date-time
+             * @description The sandbox's current time.
+             */
+            now: string;
+            /** @description How far, in milliseconds, the sandbox's time is ahead of real time (the sum of every advance). */
+            offset_ms: number;
+        };
+        /**
+         * SandboxClockAdvanceRequest
+         * @description How far to move the sandbox's clock forward. Time never moves back.
+         */
+        SandboxClockAdvanceRequest: {
+            /** @description Milliseconds to add to the sandbox's time, at most 100 years (3155760000000). `0` moves nothing but
+             *     still runs whatever is due now (callback attempts whose time has come).
+             *      */
+            milliseconds: number;
+        };
+        /**
+         * SandboxVirtualAccountNumberRange
+         * @description The fixed virtual account numbers one bank assigned to the merchant: every number from `from` to `to`
+         *     (inclusive, compared as numbers of the same length), each starting with `merchant_code`.
+         *
+         */
+        SandboxVirtualAccountNumberRange: {
+            /** @description The merchant's prefix at this bank, 5 digits (decision `fva-merchant-code-digits`). */
+            merchant_code: string;
+            /** @description The first number of the range, `merchant_code` included. */
+            from: string;
+            /** @description The last number of the range, `merchant_code` included, as many digits as `from`. */
+            to: string;
+        };
+        /**
+         * SandboxPaymentCodeRange
+         * @description The payment codes one retail outlet assigned to the merchant: every code from `from` to `to` (inclusive,
+         *     compared as numbers of the same length), each starting with `prefix`.
+         *
+         */
+        SandboxPaymentCodeRange: {
+            /** @description The merchant's prefix at this outlet, 3 to 6 digits (decision `fpc-payment-code-format`). */
+            prefix: string;
+            /** @description The first code of the range, `prefix` included. */
+            from: string;
+            /** @description The last code of the range, `prefix` included, as many digits as `from`. */
+            to: string;
+        };
+        /**
+         * SandboxSettings
+         * @description What a merchant configures in the dashboard, for one mode (test and live are configured separately).
+         *     The service's operations read it where their `x-error-triggers` name a `merchant_setting`. Until a
+         *     setting is changed it has its default; `resetSandbox` restores every default.
+         *
+         */
+        SandboxSettings: {
+            /** @description Per bank code, the merchant's range of fixed virtual account numbers. A requested number outside it
+             *     gives `VIRTUAL_ACCOUNT_NUMBER_OUTSIDE_RANGE`; a number picked by the service comes from it. Default:
+             *     for every bank of the contract, 999999 numbers (suffixes 000001 to 999999) behind a 5-digit
+             *     `merchant_code` derived from the merchant id and the bank.
+             *      */
+            virtual_account_number_range: {
+                [key: string]: components["schemas"]["SandboxVirtualAccountNumberRange"];
+            };
+            /** @description The banks activated for fixed virtual accounts. Creating an account at another bank gives
+             *     `BANK_NOT_SUPPORTED_ERROR` (decision `fva-bank-activation`). Default: every bank of the contract.
+             *      */
+            virtual_account_bank_activation: string[];
+            /** @description Whether closed fixed virtual accounts may be created; if not, `CLOSED_VA_NOT_SUPPORTED_ERROR`. Default true. */
+            closed_virtual_accounts_enabled: boolean;
+            /** @description Whether a fixed virtual account may be created with its own `expiration_date`; if not,
+             *     `EXPIRATION_DATE_NOT_SUPPORTED_ERROR` (decision `fva-expiration-not-supported`). Default true.
+             *      */
+            expiration_date_enabled: boolean;
+            /** @description Per retail outlet, the merchant's prefix and range of fixed payment codes. A requested code outside it
+             *     gives `PAYMENT_CODE_OUTSIDE_RANGE`. Default: for every outlet of the contract, 999999 codes (suffixes
+             *     000001 to 999999) behind a 5-digit prefix derived from the merchant id and the outlet.
+             *      */
+            payment_code_range: {
+                [key: string]: components["schemas"]["SandboxPaymentCodeRange"];
+            };
+            /** @description The description a disbursement created without one gets; null means none is configured, and such a
+             *     disbursement is refused with `DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR` (decision
+             *     `disbursement-description-default`). Default null.
+             *      */
+            default_disbursement_description: string | null;
+            /** @description true: an e-wallet payment reaches the outcome its test amount selects right after creation. false: it
+             *     stays `PENDING` until `approveEwalletPayment` or `declineEwalletPayment`. Default true.
+             *      */
+            ewallet_auto_resolve: boolean;
+            /** @description The merchant's callback URL per dashboard setting, keyed by the `x-delivery.destination.dashboard_setting`
+             *     of the service's webhooks (`fva_paid_callback_url`, ...); null: not configured, and a callback of that
+             *     kind is recorded as failed with the reason "no callback URL configured". Default: the URL the sandbox
+             *     was started with (`SANDBOX_CALLBACK_URL`) for every setting, or null. The direct debit callback goes to
+             *     the payment's own `callback_url` instead.
+             *      */
+            callback_urls: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * SandboxSettingsUpdate
+         * @description The settings to change; the others keep their value. The maps `virtual_account_number_range`,
+         *     `payment_code_range` and `callback_urls` are merged key by key (a bank, outlet or setting not named keeps
+         *     its value); every other field is replaced. Bank codes, retail outlets and callback settings must be ones
+         *     the service's contract names, a range's numbers must start with its prefix, have the same length and not
+         *     run backwards; otherwise `API_VALIDATION_ERROR` and nothing changes.
+         *
+         */
+        SandboxSettingsUpdate: {
+            /** @description Ranges to set, per bank code. */
+            virtual_account_number_range?: {
+                [key: string]: components["schemas"]["SandboxVirtualAccountNumberRange"];
+            };
+            /** @description The complete list of activated banks (replaces the current one; may be empty). */
+            virtual_account_bank_activation?: string[];
+            /** @description Whether closed fixed virtual accounts may be created. */
+            closed_virtual_accounts_enabled?: boolean;
+            /** @description Whether fixed virtual accounts may be created with their own `expiration_date`. */
+            expiration_date_enabled?: boolean;
+            /** @description Prefixes and ranges to set, per retail outlet. */
+            payment_code_range?: {
+                [key: string]: components["schemas"]["SandboxPaymentCodeRange"];
+            };
+            /** @description The default disbursement description, or null for none. */
+            default_disbursement_description?: string | null;
+            /** @description Whether e-wallet payments resolve by their test amount right after creation. */
+            ewallet_auto_resolve?: boolean;
+            /** @description Callback URLs to set, per dashboard setting; null removes one. */
+            callback_urls?: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * SandboxBalanceTopUpRequest
+         * @description Money to add to one of the merchant's balances, as a deposit would.
+         */
+        SandboxBalanceTopUpRequest: {
+            /** @description The amount in IDR to add, above 0 and at most 1000000000000. */
+            amount: number;
+            /**
+             * @description The balance to add to, as `getBalance` names them (decision `balance-account-types`). Default `CASH`,
+             *     the balance disbursements are paid from.
+             *
+             * @default CASH
+             * @enum {string}
+             */
+            account_type?: "CASH" | "HOLDING";
+        };
+        /**
+         * Balance
+         * @description The amount currently in one of the merchant's accounts. Incoming money (paid fixed virtual accounts and
+         *     payment codes, deposits) raises it; disbursements and fees lower it.
+         *
+         */
+        Balance: {
+            /** @description Amount in IDR in the account named by the `account_type` query parameter, at the time of the request.
+             *     Check it before a large disbursement: a disbursement the cash balance cannot cover is refused.
+             *      */
+            balance: number;
+        };
+        /**
+         * CallbackDeliveryAttempt
+         * @description One POST of a callback to the merchant's URL and how it ended.
+         */
+        CallbackDeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started, in sandbox time.
+             */
+            at: string;
+            /** @description The HTTP status the merchant's endpoint answered; null when no answer came (see `error`). */
+            status: number | null;
+            /** @description Why no answer came (connection refused, timeout after 10 seconds); null when one came. */
+            error: string | null;
+            /** @description How long the attempt took, in real milliseconds. */
+            duration_ms: number;
+        };
+        /**
+         * CallbackDelivery
+         * @description One callback the sandbox owes the merchant, with every attempt to deliver it. It is stored in the same
+         *     transaction as the change it reports, so a restart neither loses it nor, once acknowledged, sends it again.
+         *     Attempts follow the webhook's `x-delivery`: any 2xx answer acknowledges; anything else (another status, a
+         *     redirect, which is not followed, a refused connection, no answer within 10 seconds) is a failed attempt.
+         *     The next attempt starts the sandbox's retry delay (`CALLBACK_RETRY_DELAY_MS`, default the contract's 30
+         *     seconds, in sandbox time) after the previous one ended, until the contract's number of attempts is spent;
+         *     then it is `failed` with `alert` set. Each attempt uses the merchant's callback token of the time.
+         *
+         */
+        CallbackDelivery: {
+            /** @description The delivery's id. */
+            id: string;
+            /** @description The `operationId` of the service's webhook (`ewalletPayment`, `disbursementFinished`, ...). */
+            webhook: string;
+            /** @description The webhook's name in the service's contract (`ewallet.payment`, ...). */
+            event: string;
+            /** @description Where it is sent: the dashboard setting's URL at the time of the event, or, for direct debit, the
+             *     payment's `callback_url`. Null when none was configured.
+             *      */
+            url: string | null;
+            /**
+             * @description `pending`: attempts remain (the next at `next_attempt_at`). `delivered`: an attempt was acknowledged
+             *     with a 2xx. `failed`: every attempt failed, or there was no URL to send it to.
+             *
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            /** @description The JSON body sent, valid against the webhook's schema. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Every attempt so far, oldest first. */
+            attempts: components["schemas"]["CallbackDeliveryAttempt"][];
+            /** @description The webhook's `x-delivery.attempts`, the first attempt included. */
+            max_attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, in sandbox time; null once `delivered` or `failed`.
+             */
+            next_attempt_at: string | null;
+            /** @description true when every attempt failed: the sandbox raised the alert the webhook's `after_final_failure`
+             *     promises (a line in its log).
+             *      */
+            alert: boolean;
+            /** @description Why a `failed` delivery failed, in words; null otherwise. */
+            failure_reason: string | null;
+            /** @description For a delivery made by `resendCallbackDelivery`, the id of the delivery it repeats. */
+            resent_from: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was recorded, in sandbox time.
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the delivery last changed, in sandbox time.
+             */
+            updated: string;
+        };
+        /**
+         * FixedVirtualAccountPaymentSimulation
+         * @description The transfer a payer makes into a fixed virtual account, as the bank reports it. Every field is optional.
+         *     Unknown fields are ignored.
+         *
+         */
+        FixedVirtualAccountPaymentSimulation: {
+            /** @description Amount transferred, in IDR: above 0 and below 1000000000, the bounds of `expected_amount`. A closed
+             *     account accepts exactly its `expected_amount` and nothing else. When left out, the account's
+             *     `expected_amount` is paid, else its `suggested_amount`; an account with neither needs the field.
+             *      */
+            amount?: number;
+            /** @description The payer's name as the bank reports it. Only SAHABAT_SAMPOERNA reports one (decision
+             *     `fva-callback-sender-name`), so the field is used for SAHABAT_SAMPOERNA accounts only and ignored for
+             *     every other bank. When left out, the account's `name` is reported.
+             *      */
+            sender_name?: string;
+        };
+        /**
+         * FixedVirtualAccountPayment
+         * @description One payment received on a fixed virtual account, as recorded by the service. Fetch it to confirm that a
+         *     payment callback you received is genuine before fulfilling the order.
+         *
+         */
+        FixedVirtualAccountPayment: {
+            /** @description Id of this payment record. */
+            id: string;
+            /** @description The service's payment id, the same value as in the payment callback and in the request path. */
+            payment_id: string;
+            /** @description The `id` of the fixed virtual account that was paid. */
+            callback_virtual_account_id: string;
+            /** @description The `external_id` of the fixed virtual account that was paid. */
+            external_id: string;
+            /** @description The merchant's 5-digit prefix at the bank. */
+            merchant_code: string;
+            /** @description The paid account's number. Decision `fva-payment-account-number`: this is the account's complete
+             *     `account_number`, `merchant_code` prefix included.
+             *      */
+            account_number: string;
+            /**
+             * @description The bank the payment came in through.
+             * @enum {string}
+             */
+            bank_code: "BCA" | "BNI" | "MANDIRI" | "SAHABAT_SAMPOERNA" | "BRI" | "PERMATA";
+            /** @description Amount paid, in IDR. */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When the payer made the transfer.
+             */
+            transaction_timestamp: string;
+        };
+        /**
+         * FixedPaymentCodePaymentSimulation
+         * @description A customer paying a fixed payment code at the outlet's cashier. Every field is optional. Unknown fields
+         *     are ignored.
+         *
+         */
+        FixedPaymentCodePaymentSimulation: {
+            /** @description Amount the cashier collects, in IDR. The cashier collects the code's `expected_amount` and nothing
+             *     else, so any other value is refused; when left out, `expected_amount` is paid.
+             *      */
+            amount?: number;
+            /**
+             * @description The settlement state the `fixed_payment_code.paid` callback reports (decision
+             *     `fpc-callback-statuses`). `COMPLETED` (default): the outlet has settled, and the amount is credited to
+             *     the `CASH` balance. `SETTLING`: the customer has paid but the outlet has not settled yet, so the amount
+             *     is credited to the `HOLDING` balance instead, where it stays.
+             *
+             * @default COMPLETED
+             * @enum {string}
+             */
+            status?: "SETTLING" | "COMPLETED";
+        };
+        /**
+         * FixedPaymentCodePaidCallback
+         * @description Body of the callback sent when a customer pays a fixed payment code at a retail outlet. One callback is
+         *     sent per payment, keyed by `id`. The body has no `event` field: the URL it arrives at (the
+         *     `fpc_paid_callback_url` dashboard setting) tells you what it is.
+         *
+         */
+        FixedPaymentCodePaidCallback: {
+            /** @description Unique identifier of this payment transaction. Identical across redeliveries, so deduplicate on it. */
+            id: string;
+            /** @description The `external_id` you gave the payment code at creation; use it to find the order in your system. */
+            external_id: string;
+            /** @description The merchant's prefix (3 to 6 characters) that starts every payment code of the merchant. Decision
+             *     `fpc-payment-code-format`: prefixes are 3 to 6 digits.
+             *      */
+            prefix: string;
+            /** @description The complete payment code the customer paid, prefix included. Decision `fpc-payment-code-format`:
+             *     a digit string that starts with `prefix`.
+             *      */
+            payment_code: string;
+            /**
+             * @description The retail outlet chain where the customer paid. Decision `fpc-retail-outlets`: the outlets are
+             *     ALFAMART and INDOMARET.
+             *
+             * @enum {string}
+             */
+            retail_outlet_name: "ALFAMART" | "INDOMARET";
+            /** @description The name on the payment code (the payer's name the cashier may check). */
+            name: string;
+            /** @description Amount the customer paid, in IDR. */
+            amount: number;
+            /**
+             * @description Where the money stands. `SETTLING`: the customer has paid at the outlet but the outlet has not yet
+             *     settled the funds, so they are not in your balance yet. `COMPLETED`: the funds are settled and
+             *     credited. In both cases the customer has paid and the order can be fulfilled. Decision
+             *     `fpc-callback-statuses`: one callback per payment, whose status is the settlement state when it is sent.
+             *
+             * @enum {string}
+             */
+            status: "SETTLING" | "COMPLETED";
+            /**
+             * Format: date-time
+             * @description When the customer paid at the outlet.
+             */
+            transaction_timestamp: string;
+            /** @description The service's payment identifier; quote it as the reference when contacting support about this payment. */
+            payment_id: string;
+            /** @description Identifier of the payment record on the fixed payment code. */
+            fixed_payment_code_payment_id: string;
+            /** @description The `id` of the fixed payment code that was paid; pass it to `getFixedPaymentCode` to see the code's current state. */
+            fixed_payment_code_id: string;
+            /** @description The merchant's user id that owns the payment code. */
+            owner_id: string;
+        };
+        /**
+         * DisbursementCompleteRequest
+         * @description How the simulated bank executed the transfer it confirms.
+         */
+        DisbursementCompleteRequest: {
+            /** @description Whether the transfer went out instantly (real-time interbank transfer). Carried as `is_instant` by
+             *     the `disbursement.finished` callback. Sandbox decision: `true` when left out.
+             *      */
+            is_instant?: boolean;
+        };
+        /**
+         * DisbursementFailureCode
+         * @description Why a disbursement ended `FAILED`. The service never retries a failed disbursement; whether and when
+         *     to send a new one (with a new `external_id` or idempotency key) is up to you:
+         *
+         *     - `INSUFFICIENT_BALANCE`: the cash balance could not cover the amount and fees. Top up, then create a new disbursement.
+         *     - `UNKNOWN_BANK_NETWORK_ERROR`: the bank network failed in an unknown way; a new attempt may or may not succeed.
+         *     - `TEMPORARY_BANK_NETWORK_ERROR`: a passing bank network problem; try again after 1 to 3 hours.
+         *     - `INVALID_DESTINATION`: the destination account does not exist or is blocked. Check the account details with the recipient.
+         *     - `SWITCHING_NETWORK_ERROR`: the interbank switching network had a problem; try again after 1 to 3 hours.
+         *     - `REJECTED_BY_BANK`: the bank refused without giving a reason; a new attempt may or may not succeed.
+         *     - `TRANSFER_ERROR`: processing failed for good, possibly because a request field was wrong. Review the request before trying again.
+         *     - `TEMPORARY_TRANSFER_ERROR`: a passing processing problem; try again after 1 to 2 hours.
+         *
+         * @enum {string}
+         */
+        DisbursementFailureCode: "INSUFFICIENT_BALANCE" | "UNKNOWN_BANK_NETWORK_ERROR" | "TEMPORARY_BANK_NETWORK_ERROR" | "INVALID_DESTINATION" | "SWITCHING_NETWORK_ERROR" | "REJECTED_BY_BANK" | "TRANSFER_ERROR" | "TEMPORARY_TRANSFER_ERROR";
+        /**
+         * DisbursementEmailList
+         * @description Up to three e-mail addresses that receive a notification when the disbursement completes.
+         */
+        DisbursementEmailList: string[];
+        /**
+         * Disbursement
+         * @description A transfer from the merchant's balance to a bank account or e-wallet. It starts `PENDING` and ends
+         *     `COMPLETED` or `FAILED`; the end is announced by the `disbursement.finished` callback. A failed
+         *     disbursement is never retried by the service. Whether the transfer went out instantly (`is_instant`) is
+         *     reported only in the callback. Decision `disbursement-is-instant-callback-only`: is_instant belongs to the callback body, not to the resource.
+         *
+         */
+        Disbursement: {
+            /** @description Identifier the service gave the disbursement; use it with `GET /disbursements/{id}`. */
+            id: string;
+            /** @description Business id of the merchant that owns the disbursement. */
+            user_id: string;
+            /** @description The reference you sent at creation. */
+            external_id: string;
+            /** @description Amount sent, in IDR (always a whole number, as creation accepts only integers). */
+            amount: number;
+            /** @description Code of the destination bank or e-wallet. */
+            bank_code: string;
+            /** @description Name of the destination account's owner, as sent at creation. */
+            account_holder_name: string;
+            /** @description The `description` sent at creation, or the dashboard's default description when none was sent. */
+            disbursement_description: string;
+            /**
+             * @description `PENDING` while the transfer is under way, `COMPLETED` once the bank confirmed the funds were sent,
+             *     `FAILED` when the bank rejected it. `FAILED` is final: the service does not retry.
+             *
+             * @enum {string}
+             */
+            status: "PENDING" | "COMPLETED" | "FAILED";
+            /** @description Why the disbursement failed; present only when `status` is `FAILED`, with the same value the
+             *     `disbursement.finished` callback carried. Decision `disbursement-failure-code-on-resource`: the resource carries the callback's optional failure_code so that a lookup also tells why a disbursement failed.
+             *      */
+            failure_code?: components["schemas"]["DisbursementFailureCode"];
+            /** @description Notification recipients; present only when given at creation. */
+            email_to?: components["schemas"]["DisbursementEmailList"];
+            /** @description Copied recipients; present only when given at creation. */
+            email_cc?: components["schemas"]["DisbursementEmailList"];
+            /** @description Blind-copied recipients; present only when given at creation. */
+            email_bcc?: components["schemas"]["DisbursementEmailList"];
+            /**
+             * Format: date-time
+             * @description When the disbursement was created (UTC). Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             *
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the disbursement last changed (UTC), for example when it became `COMPLETED`. Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             *
+             */
+            updated: string;
+        } & unknown;
+        /**
+         * DisbursementFailRequest
+         * @description Why the simulated bank rejects the transfer.
+         */
+        DisbursementFailRequest: {
+            /** @description The bank's reason, one of the service's disbursement failure codes. It becomes the disbursement's
+             *     `failure_code` and is carried by the `disbursement.finished` callback.
+             *      */
+            failure_code: components["schemas"]["DisbursementFailureCode"];
+            /** @description Whether the attempted transfer was an instant one, carried as `is_instant` by the callback.
+             *     Sandbox decision: `false` when left out.
+             *      */
+            is_instant?: boolean;
+        };
+        /** @description Your reference for this payment, 1 to 1000 characters of letters, digits and `-` (no other
+         *     punctuation, no spaces). It must not have been used for an earlier e-wallet payment of yours in the
+         *     same mode, otherwise `400 DUPLICATE_PAYMENT_REQUEST_ERROR`. Use it with `ewallet_type` to query the
+         *     status. Decision `ewallet-duplicate-scope`: external_id is unique per merchant and mode across all e-wallet payments.
+         *      */
+        external_id: string;
+        /**
+         * @description The e-wallet charged.
+         * @enum {string}
+         */
+        ewallet_type: "OVO";
+        /**
+         * EwalletApproveRequest
+         * @description The e-wallet payment the simulated end user approves, named as `getEwalletPaymentStatus` names it.
+         */
+        EwalletApproveRequest: {
+            /** @description The `external_id` the payment was created with. */
+            external_id: components["schemas"]["external_id"];
+            /** @description The payment's e-wallet. */
+            ewallet_type: components["schemas"]["ewallet_type"];
+        };
+        /**
+         * EwalletPaymentStatus
+         * @description Current state of an e-wallet payment, looked up by `external_id` and `ewallet_type`.
+         */
+        EwalletPaymentStatus: {
+            /** @description Amount requested, in IDR. */
+            amount: number;
+            /** @description The reference you sent at creation. */
+            external_id: string;
+            /**
+             * Format: date-time
+             * @description Timestamp of the transaction in UTC: when the end user paid for a `COMPLETED` payment, otherwise when
+             *     the payment was requested. Decision `ewallet-status-transaction-date`: the field is always present and holds the request time until the payment completes.
+             *
+             */
+            transaction_date: string;
+            /** @description Id of the merchant's business. */
+            business_id: string;
+            /**
+             * @description The e-wallet charged.
+             * @enum {string}
+             */
+            ewallet_type: "OVO";
+            /**
+             * @description `PENDING` while the end user has not answered, `COMPLETED` once they approved and the money was
+             *     taken, `FAILED` when they declined, did not answer within 30 seconds or the provider failed. The
+             *     `ewallet.payment` callback gives the `failure_code` of a failed payment.
+             *
+             * @enum {string}
+             */
+            status: "COMPLETED" | "PENDING" | "FAILED";
+        };
+        /**
+         * EwalletFailureCode
+         * @description Why an e-wallet payment ended `FAILED`. Nothing was charged; to collect the money, create a new payment
+         *     with a new `external_id`.
+         *
+         *     - `USER_DID_NOT_AUTHORIZE_THE_PAYMENT`: the end user did not approve in the e-wallet app within the 30-second window.
+         *     - `USER_DECLINED_THE_TRANSACTION`: the end user rejected the payment in the app.
+         *     - `PHONE_NUMBER_NOT_REGISTERED`: no e-wallet account exists for the phone number.
+         *     - `EWALLET_APP_UNREACHABLE`: the provider could not reach the end user's app (offline, logged out, not installed).
+         *     - `OVO_TIMEOUT_ERROR`: the OVO provider did not answer in time.
+         *     - `CREDENTIALS_ERROR`: the merchant is not registered with the e-wallet provider; contact support.
+         *     - `ACCOUNT_AUTHENTICATION_ERROR`: the end user failed authentication in the app.
+         *     - `ACCOUNT_BLOCKED_ERROR`: the end user's e-wallet account is blocked.
+         *     - `SENDING_TRANSACTION_ERROR`: the payment could not be sent to the provider.
+         *     - `EXTERNAL_ERROR`: the provider reported an error on its side.
+         *
+         * @enum {string}
+         */
+        EwalletFailureCode: "USER_DID_NOT_AUTHORIZE_THE_PAYMENT" | "USER_DECLINED_THE_TRANSACTION" | "PHONE_NUMBER_NOT_REGISTERED" | "EWALLET_APP_UNREACHABLE" | "OVO_TIMEOUT_ERROR" | "CREDENTIALS_ERROR" | "ACCOUNT_AUTHENTICATION_ERROR" | "ACCOUNT_BLOCKED_ERROR" | "SENDING_TRANSACTION_ERROR" | "EXTERNAL_ERROR";
+        /**
+         * EwalletDeclineRequest
+         * @description The e-wallet payment that fails, named as `getEwalletPaymentStatus` names it, and why it fails.
+         */
+        EwalletDeclineRequest: {
+            /** @description The `external_id` the payment was created with. */
+            external_id: components["schemas"]["external_id"];
+            /** @description The payment's e-wallet. */
+            ewallet_type: components["schemas"]["ewallet_type"];
+            /** @description Why the payment fails, one of the service's e-wallet failure codes: `USER_DECLINED_THE_TRANSACTION`
+             *     when the end user rejects it, `USER_DID_NOT_AUTHORIZE_THE_PAYMENT` when the 30-second window
+             *     passes, the others for the provider's and the account's failures. Carried by the `ewallet.payment`
+             *     callback.
+             *      */
+            failure_code: components["schemas"]["EwalletFailureCode"];
+        };
+        /**
+         * LinkedAccountChannelCode
+         * @description The bank channel a linked account, payment method or direct debit payment runs through, in upper case.
+         *     `DC_BRI` (BRI debit card) is the only channel today.
+         *
+         * @enum {string}
+         */
+        LinkedAccountChannelCode: "DC_BRI";
+        /**
+         * Metadata
+         * @description Free-form JSON object the merchant attaches for its own bookkeeping (order numbers, internal ids...).
+         *     The service stores it as given and returns it unchanged; it never interprets it. `null` or an absent
+         *     field means no metadata.
+         *
+         */
+        Metadata: {
+            [key: string]: unknown;
+        } | null;
+        /**
+         * BasketItem
+         * @description One line of the order being paid by a direct debit, for the bank's and the merchant's records.
+         */
+        BasketItem: {
+            /** @description The merchant's identifier of the item (SKU or line id). */
+            reference_id: string;
+            /** @description Name of the item as shown to the customer. */
+            name: string;
+            /** @description ISO 3166-1 alpha-2 code of the country the item is sold in (`ID`). */
+            market: string;
+            /** @description The merchant's classification of the item (for example `PRODUCT` or `SERVICE`). */
+            type: string;
+            /** @description Longer description of the item. */
+            description?: string;
+            /** @description Category of the item. */
+            category?: string;
+            /** @description Sub-category of the item. Note the hyphen in the field name. */
+            "sub-category"?: string;
+            /** @description Unit price, written as a string (`50000`). */
+            price?: string;
+            /** @description Link to the item on the merchant's site. */
+            url?: string;
+            /** @description Number of units, written as a string (`2`). */
+            quantity?: string;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * DirectDebitFailureCode
+         * @description Why the bank did not complete a direct debit payment. `MAX_AMOUNT_LIMIT_ERROR`: the card's daily debit
+         *     limit is used up, try again tomorrow or with a smaller amount. `INSUFFICIENT_BALANCE`: the account holds
+         *     less than the amount; ask the customer to top up. `CHANNEL_UNAVAILABLE`: the bank's direct debit service
+         *     is down; retry later with a new `Idempotency-key`. `ACCOUNT_ACCESS_BLOCKED`: the bank has blocked the
+         *     account; the customer has to contact the bank, and retrying will not help.
+         *     Decision `direct-debit-failure-codes`: these four codes are the complete set for this API version; a
+         *     new code would only come with a new API version, and clients should still handle a value they do not
+         *     recognise as a generic failure.
+         *
+         * @enum {string}
+         */
+        DirectDebitFailureCode: "MAX_AMOUNT_LIMIT_ERROR" | "INSUFFICIENT_BALANCE" | "CHANNEL_UNAVAILABLE" | "ACCOUNT_ACCESS_BLOCKED";
+        /**
+         * DirectDebitMetadata
+         * @description Merchant data attached to a direct debit payment, returned unchanged in responses and in the
+         *     `direct_debit.payment` callback. At most 50 keys; each key at most 40 characters; each value a string
+         *     of at most 500 characters, a number, a boolean or `null`. `null` or an absent field means no metadata.
+         *     Decision `direct-debit-metadata-values`: values are flat scalars; the 500-character limit applies to
+         *     string values, and nested objects or arrays are rejected with `API_VALIDATION_ERROR`.
+         *
+         */
+        DirectDebitMetadata: {
+            [key: string]: string | number | boolean | null;
+        } | null;
+        /**
+         * DirectDebitPayment
+         * @description A debit of a customer's linked account. It is `PENDING` from creation until the bank reports the
+         *     outcome, then `COMPLETED` or `FAILED`; each change is sent to the payment's `callback_url` as a
+         *     `direct_debit.payment` callback.
+         *
+         */
+        DirectDebitPayment: {
+            /** @description Identifier of the payment, starting with `ddpy-`. */
+            id: string;
+            /** @description Your identifier of the payment, as given on creation. */
+            reference_id: string;
+            channel_code: components["schemas"]["LinkedAccountChannelCode"];
+            /** @description The payment method that was charged (`pm-` prefix). */
+            payment_method_id: string;
+            /** @description ISO 4217 code of the amount's currency (`IDR`). */
+            currency: string;
+            /** @description The amount debited, as given on creation. */
+            amount: number;
+            /** @description The description given on creation, or `null`. */
+            description: string | null;
+            /**
+             * @description `PENDING` until the bank reports the outcome, then `COMPLETED` (money debited) or `FAILED` (see
+             *     `failure_code`). Both are final. Decision `direct-debit-outcome`: the bank's answer decides between
+             *     them; in test mode the sandbox control API decides.
+             *
+             * @enum {string}
+             */
+            status: "PENDING" | "COMPLETED" | "FAILED";
+            /** @description The basket items given on creation, or `null` when none were given. */
+            basket: components["schemas"]["BasketItem"][] | null;
+            /** @description Why the bank declined the debit, set only when `status` is `FAILED`; `null` otherwise. It is also
+             *     `null` when the payment failed because its OTP expired or was entered wrongly too often, since that
+             *     reason was already returned by `validateDirectDebitPaymentOtp`. Decision
+             *     `direct-debit-otp-failure-code`: an OTP failure leaves `failure_code` `null`.
+             *      */
+            failure_code: ((string | components["schemas"]["DirectDebitFailureCode"] | null) | null) | components["schemas"]["DirectDebitFailureCode"] | null;
+            /** @description `true` when the payment was created with `enable_otp: true`: the debit waits for
+             *     `validateDirectDebitPaymentOtp`.
+             *      */
+            is_otp_required: boolean;
+            /** @description The masked mobile number the bank sent the OTP to (`+62812*****890`), or an empty string when OTP is
+             *     not enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null`
+             *     is accepted as a known variant.
+             *      */
+            otp_mobile_number: string;
+            /** @description When the OTP stops being valid (UTC, 5 minutes after it was sent), or an empty string when OTP is not
+             *     enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null` is
+             *     accepted as a known variant.
+             *      */
+            otp_expiration_timestamp: string | unknown | unknown;
+            /**
+             * Format: date-time
+             * @description When the payment was created (UTC).
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the payment last changed (UTC), or `null` when it has not changed since creation.
+             */
+            updated: string | null;
+            metadata: components["schemas"]["DirectDebitMetadata"];
+        };
+        /**
+         * DirectDebitFailRequest
+         * @description Why the simulated bank declines the direct debit payment.
+         */
+        DirectDebitFailRequest: {
+            /** @description The bank's reason, one of the service's direct debit failure codes. It becomes the payment's
+             *     `failure_code` and is carried by the `direct_debit.payment` callback.
+             *      */
+            failure_code: components["schemas"]["DirectDebitFailureCode"];
         };
     };
     responses: {
@@ -370,7 +1298,12 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
+         *     prefix is answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
+         *      */
+        DirectDebitIdPath: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -397,6 +1330,826 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox's clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    advanceClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxClockAdvanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The clock after the move. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            /** @description The body is malformed or `milliseconds` is not a whole number from 0 to 100 years. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings of the key's merchant and mode. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Every setting after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSettings"];
+                };
+            };
+            /** @description The body is malformed, breaks the schema, or names a bank, outlet or setting the contract does not have, or a range that does not fit its prefix. Nothing changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    topUpBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxBalanceTopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description The balance after the top-up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description The body is malformed, or the amount is not above 0 or too large. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant and mode that were reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listCallbackDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                state?: "pending" | "delivered" | "failed";
+                /** @description Only deliveries of this webhook, by the `operationId` the service's contract gives it. */
+                webhook?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackDelivery"][];
+                };
+            };
+            /** @description A filter is not one of its allowed values. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    resendCallbackDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the delivery to repeat, from `listCallbackDeliveries`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery, `pending` until its first attempt is answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackDelivery"];
+                };
+            };
+            /** @description The id is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No callback delivery has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "CALLBACK_DELIVERY_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The delivery is still being attempted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    simulateFixedVirtualAccountPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fixed virtual account's `id`, as `createFixedVirtualAccount` returned it. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The transfer. May be left out to pay the account's own amount. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FixedVirtualAccountPaymentSimulation"];
+            };
+        };
+        responses: {
+            /** @description The payment, as `getFixedVirtualAccountPayment` returns it. The callback is on its way to
+             *     `fva_paid_callback_url`.
+             *      */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedVirtualAccountPayment"];
+                };
+            };
+            /** @description The body is malformed or breaks its schema, or no amount was given for an account that has none. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No fixed virtual account has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The account does not accept this transfer (it is not `ACTIVE`, or it is closed and the amount differs). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    simulateFixedPaymentCodePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fixed payment code's `id`, as `createFixedPaymentCode` returned it. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The payment. May be left out to pay the code's amount with status `COMPLETED`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FixedPaymentCodePaymentSimulation"];
+            };
+        };
+        responses: {
+            /** @description The payment, as the `fixed_payment_code.paid` callback on its way to `fpc_paid_callback_url` reports it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedPaymentCodePaidCallback"];
+                };
+            };
+            /** @description The body is malformed or breaks its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No fixed payment code has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "FIXED_PAYMENT_CODE_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The code does not accept this payment (it is inactive, or the amount is not its `expected_amount`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    completeDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The disbursement's `id`, as `createDisbursement` returned it. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description How the bank executed the transfer. May be left out. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DisbursementCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description The disbursement, now `COMPLETED`. The callback is on its way to `disbursement_callback_url`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disbursement"];
+                };
+            };
+            /** @description The body is malformed or breaks its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No disbursement has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "DIRECT_DISBURSEMENT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The disbursement is not `PENDING`, so the bank's confirmation does not apply. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    failDisbursement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The disbursement's `id`, as `createDisbursement` returned it. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Why the bank rejects the transfer. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisbursementFailRequest"];
+            };
+        };
+        responses: {
+            /** @description The disbursement, now `FAILED` with the `failure_code` given; its amount is back in `CASH`. The
+             *     callback is on its way to `disbursement_callback_url`.
+             *      */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disbursement"];
+                };
+            };
+            /** @description The body is malformed, or the failure code is not one of the contract's. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No disbursement has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "DIRECT_DISBURSEMENT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The disbursement is not `PENDING`, so the bank's rejection does not apply. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    approveEwalletPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payment to approve. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EwalletApproveRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment, now `COMPLETED`. The callback is on its way to `ewallet_callback_url`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EwalletPaymentStatus"];
+                };
+            };
+            /** @description The body is malformed or breaks its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No e-wallet payment matches in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYMENT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The payment is not `PENDING`, so the end user's approval does not apply. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    declineEwalletPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The payment that fails, and why. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EwalletDeclineRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment, now `FAILED`. The callback, with the `failure_code`, is on its way to `ewallet_callback_url`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EwalletPaymentStatus"];
+                };
+            };
+            /** @description The body is malformed, or the failure code is not one of the contract's. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No e-wallet payment matches in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "PAYMENT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The payment is not `PENDING`, so the failure does not apply. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    completeDirectDebitPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
+                 *     prefix is answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
+                 *      */
+                id: components["parameters"]["DirectDebitIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment, now `COMPLETED`. The callback is on its way to `callback_url`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectDebitPayment"];
+                };
+            };
+            /** @description The payment id is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No direct debit payment has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "DATA_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The payment is not in a state the bank's debit applies to. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    failDirectDebitPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
+                 *     prefix is answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
+                 *      */
+                id: components["parameters"]["DirectDebitIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectDebitFailRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment, now `FAILED` with the `failure_code` given. The callback is on its way to `callback_url`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectDebitPayment"];
+                };
+            };
+            /** @description The payment id or the body is malformed, or the failure code is not one of the contract's. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No direct debit payment has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "DATA_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The payment is not in a state the bank's decline applies to. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

@@ -94,8 +94,8 @@ describe('the SQLite store', () => {
   it('keeps every acknowledged write when the process is killed (SIGKILL) right after', async () => {
     const dir = tempDir();
     const writer = fileURLToPath(new URL('./testing/crash-writer.ts', import.meta.url));
-    const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-    const child = spawn(tsx, [writer, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Node itself runs the writer (tsx as a loader, not a wrapper process), so the SIGKILL hits the writer.
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     let acknowledged = 0;
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {

@@ -35,7 +35,7 @@ export interface CallbackTarget extends Target {
   attempts: Map<string, number>;
 }
 
-function webhookExamples(contract: Contract, operationId: string): JsonObject[] {
+export function webhookExamples(contract: Contract, operationId: string): JsonObject[] {
   const webhook = contract.webhook(operationId);
   const raw = contract.deref({ $ref: webhook.pointer });
   const body = isObject(raw) ? contract.deref(raw.requestBody) : undefined;
@@ -49,17 +49,17 @@ function webhookExamples(contract: Contract, operationId: string): JsonObject[] 
 }
 
 /** `base` with every key it has taken from `source` where `source` has one. */
-const overlay = (base: JsonObject, source: JsonObject): JsonObject => Object.fromEntries(Object.entries(base).map(([key, value]) => [key, source[key] !== undefined ? (source[key] as Json) : value]));
+export const overlay = (base: JsonObject, source: JsonObject): JsonObject => Object.fromEntries(Object.entries(base).map(([key, value]) => [key, source[key] !== undefined ? (source[key] as Json) : value]));
 
 /** An example id with a fresh tail: `ddpy-<uuid>` keeps its prefix, a hex id keeps its length. */
-const freshId = (id: Json | undefined): string => {
+export const freshId = (id: Json | undefined): string => {
   const text = typeof id === 'string' ? id : '';
   const prefixed = /^([a-z]+-)[0-9a-f-]{36}$/.exec(text);
   if (prefixed) return `${prefixed[1]}${randomUUID()}`;
   return randomUUID().replaceAll('-', '').slice(0, text.length || 24);
 };
 
-const parse = (text: string): JsonObject => {
+export const parse = (text: string): JsonObject => {
   try {
     const value = JSON.parse(text) as unknown;
     return isObject(value as Json) ? (value as JsonObject) : {};
@@ -68,19 +68,36 @@ const parse = (text: string): JsonObject => {
   }
 };
 
-const reply = (status: number, body: Json): { status: number; body: string } => ({ status, body: JSON.stringify(body) });
+export const reply = (status: number, body: Json): { status: number; body: string } => ({ status, body: JSON.stringify(body) });
 
-export async function startCallbackTarget(contract: Contract, options: CallbackTargetOptions): Promise<CallbackTarget> {
-  const attempts = new Map<string, number>();
+/** The test-mode outcome an operation's `x-test-mode` gives a value (its default outcome for any other value). */
+export function testOutcome(operation: OperationModel, value: Json | undefined): JsonObject | undefined {
+  const field = String(operation.testMode?.field);
+  const outcomes = Array.isArray(operation.testMode?.outcomes) ? operation.testMode.outcomes.filter(isObject) : [];
+  const found = outcomes.find((o) => (o.value ?? o[field]) === value);
+  return found ?? (isObject(operation.testMode?.default_outcome) ? operation.testMode.default_outcome : undefined);
+}
+
+/** The e-wallet callback for a payment requested as `request` that ended as `outcome` says. */
+export function ewalletCallback(contract: Contract, outcome: JsonObject, request: JsonObject): JsonObject {
+  const base = webhookExamples(contract, 'ewalletPayment').find((e) => e.status === outcome.status) ?? {};
+  return { ...overlay(overlay(base, request), outcome), id: freshId(base.id), ...(typeof outcome.failure_code === 'string' ? { failure_code: outcome.failure_code } : {}) };
+}
+
+/** Sends callbacks as a target does: POST with the token, attempted again `intervalMs` apart until a 2xx or `attempts` are spent. */
+export interface Sender {
+  send: (url: string, webhook: string, body: JsonObject, options?: { token?: string; duplicate?: boolean }) => void;
+  /** Attempts made, by webhook operationId. */
+  attempts: Map<string, number>;
+  /** Resolves when every delivery under way has ended. */
+  settle: () => Promise<void>;
+}
+
+export function createSender(tokenHeader: string, callbackToken: string, attempts: number, intervalMs: number): Sender {
+  const counts = new Map<string, number>();
   const pending = new Set<Promise<void>>();
-  const payments = new Map<string, { callbackUrl: string; payment: JsonObject }>();
-  const accounts = new Map<string, JsonObject>();
-  const tokenHeader = contract.model.webhooks[0]?.tokenHeader ?? 'x-callback-token';
-  const ids = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
-
-  const post = async (url: string, webhook: string, body: JsonObject): Promise<boolean> => {
-    attempts.set(webhook, (attempts.get(webhook) ?? 0) + 1);
-    const token = options.wrongToken?.includes(webhook) ? `${options.callbackToken}-wrong` : options.callbackToken;
+  const post = async (url: string, webhook: string, body: JsonObject, token: string): Promise<boolean> => {
+    counts.set(webhook, (counts.get(webhook) ?? 0) + 1);
     try {
       const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [tokenHeader]: token }, body: JSON.stringify(body), signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
@@ -89,20 +106,37 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
       return false;
     }
   };
+  return {
+    send: (url, webhook, body, options = {}) => {
+      const token = options.token ?? callbackToken;
+      const run = (async () => {
+        for (let attempt = 1; attempt <= attempts; attempt++) {
+          if (await post(url, webhook, body, token)) {
+            if (options.duplicate) await post(url, webhook, body, token);
+            return;
+          }
+          if (attempt < attempts) await sleep(intervalMs);
+        }
+      })();
+      pending.add(run);
+      void run.finally(() => pending.delete(run));
+    },
+    attempts: counts,
+    settle: async () => void (await Promise.allSettled([...pending])),
+  };
+}
+
+export async function startCallbackTarget(contract: Contract, options: CallbackTargetOptions): Promise<CallbackTarget> {
+  const payments = new Map<string, { callbackUrl: string; payment: JsonObject }>();
+  const accounts = new Map<string, JsonObject>();
+  const tokenHeader = contract.model.webhooks[0]?.tokenHeader ?? 'x-callback-token';
+  const ids = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
+  const sender = createSender(tokenHeader, options.callbackToken, options.attempts, options.intervalMs);
+
   const deliver = (url: string | undefined, webhook: string, body: JsonObject): void => {
     if (url === undefined || options.silent?.includes(webhook)) return;
-    const sent = options.corrupt?.[webhook]?.(body) ?? body;
-    const run = (async () => {
-      for (let attempt = 1; attempt <= options.attempts; attempt++) {
-        if (await post(url, webhook, sent)) {
-          if (options.duplicate) await post(url, webhook, sent);
-          return;
-        }
-        if (attempt < options.attempts) await sleep(options.intervalMs);
-      }
-    })();
-    pending.add(run);
-    void run.finally(() => pending.delete(run));
+    const token = options.wrongToken?.includes(webhook) ? `${options.callbackToken}-wrong` : options.callbackToken;
+    sender.send(url, webhook, options.corrupt?.[webhook]?.(body) ?? body, { token, ...(options.duplicate ? { duplicate: true } : {}) });
   };
   /** The fields of `source` that the webhook's body declares: the resource as the callback shows it. */
   const declared = (webhook: string, source: JsonObject): JsonObject => {
@@ -118,18 +152,9 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
     const found = ids(call.operation.method.toUpperCase(), new URL(call.request.url ?? '/', 'http://target.local').pathname);
     return found.kind === 'found' ? (Object.values(found.params)[0] ?? '') : '';
   };
-  const testOutcome = (operation: OperationModel, value: Json | undefined): JsonObject | undefined => {
-    const field = String(operation.testMode?.field);
-    const outcomes = Array.isArray(operation.testMode?.outcomes) ? operation.testMode.outcomes.filter(isObject) : [];
-    const found = outcomes.find((o) => (o.value ?? o[field]) === value);
-    return found ?? (isObject(operation.testMode?.default_outcome) ? operation.testMode.default_outcome : undefined);
-  };
-
   const handlers: Record<string, (call: TargetRequest, request: JsonObject) => { status: number; body: string }> = {
     createEwalletPayment: (call, request) => {
-      const outcome = testOutcome(call.operation, request.amount) ?? {};
-      const base = webhookExamples(contract, 'ewalletPayment').find((e) => e.status === outcome.status) ?? {};
-      deliver(options.dashboardUrl, 'ewalletPayment', { ...overlay(overlay(base, request), outcome), id: freshId(base.id), ...(typeof outcome.failure_code === 'string' ? { failure_code: outcome.failure_code } : {}) });
+      deliver(options.dashboardUrl, 'ewalletPayment', ewalletCallback(contract, testOutcome(call.operation, request.amount) ?? {}, request));
       return reply(200, overlay(example(call.operation, 200), request));
     },
     createFixedVirtualAccount: (call, request) => {
@@ -165,9 +190,9 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
   });
   return {
     ...target,
-    attempts,
+    attempts: sender.attempts,
     close: async () => {
-      await Promise.allSettled([...pending]);
+      await sender.settle();
       await target.close();
     },
   };

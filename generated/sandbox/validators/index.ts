@@ -16,6 +16,183 @@ export const operationValidators = {
       500: strict.getSandbox_response500,
     },
   },
+  getClock: {
+    responses: {
+      200: strict.getClock_response200,
+      401: strict.getClock_response401,
+      403: strict.getClock_response403,
+      500: strict.getClock_response500,
+    },
+  },
+  advanceClock: {
+    body: strict.advanceClock_body,
+    responses: {
+      200: strict.advanceClock_response200,
+      400: strict.advanceClock_response400,
+      401: strict.advanceClock_response401,
+      403: strict.advanceClock_response403,
+      500: strict.advanceClock_response500,
+    },
+  },
+  getSettings: {
+    responses: {
+      200: strict.getSettings_response200,
+      401: strict.getSettings_response401,
+      403: strict.getSettings_response403,
+      500: strict.getSettings_response500,
+    },
+  },
+  updateSettings: {
+    body: strict.updateSettings_body,
+    responses: {
+      200: strict.updateSettings_response200,
+      400: strict.updateSettings_response400,
+      401: strict.updateSettings_response401,
+      403: strict.updateSettings_response403,
+      500: strict.updateSettings_response500,
+    },
+  },
+  topUpBalance: {
+    body: strict.topUpBalance_body,
+    responses: {
+      200: strict.topUpBalance_response200,
+      400: strict.topUpBalance_response400,
+      401: strict.topUpBalance_response401,
+      403: strict.topUpBalance_response403,
+      500: strict.topUpBalance_response500,
+    },
+  },
+  resetSandbox: {
+    responses: {
+      200: strict.resetSandbox_response200,
+      401: strict.resetSandbox_response401,
+      403: strict.resetSandbox_response403,
+      500: strict.resetSandbox_response500,
+    },
+  },
+  listCallbackDeliveries: {
+    query: coercing.listCallbackDeliveries_query,
+    responses: {
+      200: strict.listCallbackDeliveries_response200,
+      400: strict.listCallbackDeliveries_response400,
+      401: strict.listCallbackDeliveries_response401,
+      403: strict.listCallbackDeliveries_response403,
+      500: strict.listCallbackDeliveries_response500,
+    },
+  },
+  resendCallbackDelivery: {
+    path: coercing.resendCallbackDelivery_path,
+    responses: {
+      200: strict.resendCallbackDelivery_response200,
+      400: strict.resendCallbackDelivery_response400,
+      401: strict.resendCallbackDelivery_response401,
+      403: strict.resendCallbackDelivery_response403,
+      404: strict.resendCallbackDelivery_response404,
+      409: strict.resendCallbackDelivery_response409,
+      500: strict.resendCallbackDelivery_response500,
+    },
+  },
+  simulateFixedVirtualAccountPayment: {
+    path: coercing.simulateFixedVirtualAccountPayment_path,
+    body: strict.simulateFixedVirtualAccountPayment_body,
+    responses: {
+      200: strict.simulateFixedVirtualAccountPayment_response200,
+      400: strict.simulateFixedVirtualAccountPayment_response400,
+      401: strict.simulateFixedVirtualAccountPayment_response401,
+      403: strict.simulateFixedVirtualAccountPayment_response403,
+      404: strict.simulateFixedVirtualAccountPayment_response404,
+      409: strict.simulateFixedVirtualAccountPayment_response409,
+      500: strict.simulateFixedVirtualAccountPayment_response500,
+    },
+  },
+  simulateFixedPaymentCodePayment: {
+    path: coercing.simulateFixedPaymentCodePayment_path,
+    body: strict.simulateFixedPaymentCodePayment_body,
+    responses: {
+      200: strict.simulateFixedPaymentCodePayment_response200,
+      400: strict.simulateFixedPaymentCodePayment_response400,
+      401: strict.simulateFixedPaymentCodePayment_response401,
+      403: strict.simulateFixedPaymentCodePayment_response403,
+      404: strict.simulateFixedPaymentCodePayment_response404,
+      409: strict.simulateFixedPaymentCodePayment_response409,
+      500: strict.simulateFixedPaymentCodePayment_response500,
+    },
+  },
+  completeDisbursement: {
+    path: coercing.completeDisbursement_path,
+    body: strict.completeDisbursement_body,
+    responses: {
+      200: strict.completeDisbursement_response200,
+      400: strict.completeDisbursement_response400,
+      401: strict.completeDisbursement_response401,
+      403: strict.completeDisbursement_response403,
+      404: strict.completeDisbursement_response404,
+      409: strict.completeDisbursement_response409,
+      500: strict.completeDisbursement_response500,
+    },
+  },
+  failDisbursement: {
+    path: coercing.failDisbursement_path,
+    body: strict.failDisbursement_body,
+    responses: {
+      200: strict.failDisbursement_response200,
+      400: strict.failDisbursement_response400,
+      401: strict.failDisbursement_response401,
+      403: strict.failDisbursement_response403,
+      404: strict.failDisbursement_response404,
+      409: strict.failDisbursement_response409,
+      500: strict.failDisbursement_response500,
+    },
+  },
+  approveEwalletPayment: {
+    body: strict.approveEwalletPayment_body,
+    responses: {
+      200: strict.approveEwalletPayment_response200,
+      400: strict.approveEwalletPayment_response400,
+      401: strict.approveEwalletPayment_response401,
+      403: strict.approveEwalletPayment_response403,
+      404: strict.approveEwalletPayment_response404,
+      409: strict.approveEwalletPayment_response409,
+      500: strict.approveEwalletPayment_response500,
+    },
+  },
+  declineEwalletPayment: {
+    body: strict.declineEwalletPayment_body,
+    responses: {
+      200: strict.declineEwalletPayment_response200,
+      400: strict.declineEwalletPayment_response400,
+      401: strict.declineEwalletPayment_response401,
+      403: strict.declineEwalletPayment_response403,
+      404: strict.declineEwalletPayment_response404,
+      409: strict.declineEwalletPayment_response409,
+      500: strict.declineEwalletPayment_response500,
+    },
+  },
+  completeDirectDebitPayment: {
+    path: coercing.completeDirectDebitPayment_path,
+    responses: {
+      200: strict.completeDirectDebitPayment_response200,
+      400: strict.completeDirectDebitPayment_response400,
+      401: strict.completeDirectDebitPayment_response401,
+      403: strict.completeDirectDebitPayment_response403,
+      404: strict.completeDirectDebitPayment_response404,
+      409: strict.completeDirectDebitPayment_response409,
+      500: strict.completeDirectDebitPayment_response500,
+    },
+  },
+  failDirectDebitPayment: {
+    path: coercing.failDirectDebitPayment_path,
+    body: strict.failDirectDebitPayment_body,
+    responses: {
+      200: strict.failDirectDebitPayment_response200,
+      400: strict.failDirectDebitPayment_response400,
+      401: strict.failDirectDebitPayment_response401,
+      403: strict.failDirectDebitPayment_response403,
+      404: strict.failDirectDebitPayment_response404,
+      409: strict.failDirectDebitPayment_response409,
+      500: strict.failDirectDebitPayment_response500,
+    },
+  },
 } satisfies Record<string, OperationValidators>;
 /** The compiled body validator of every webhook, by operationId. */
 export const webhookValidators = {

@@ -1,0 +1,94 @@
+// The vocabulary every trigger source shares (test mode, state machines, sandbox simulations): a callback
+// event the suite can cause, where the target sends it, and the request body that causes it, with the
+// values that tell its deliveries apart from every other request's.
+import { isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, WebhookModel } from '../../generator/model/types.js';
+import type { CheckContext } from '../types.js';
+import { duplicateFields, echoedIdentifiers, schemaAt, setAt, uniquify } from './fields.js';
+import { referenceFields, type Supplied } from './prerequisites.js';
+import type { SandboxStatus } from './sandbox.js';
+import type { StepResult } from './steps.js';
+
+export type Fired = { fired: true; curl: string } | { fired: false; reason: string };
+
+/**
+ * A state of the target some events need while they are fired (a sandbox setting that keeps payments
+ * waiting for a simulation). Events sharing one phase are fired together between `enter` and `leave`.
+ */
+export interface Phase {
+  label: string;
+  enter: () => Promise<{ ok: true } | { ok: false; reason: string }>;
+  leave: () => Promise<void>;
+}
+
+export interface CallbackEvent {
+  /** Unique in the run; the last segment of the callback URL the suite gives the target. */
+  key: string;
+  webhook: string;
+  label: string;
+  /** Body fields the callback must carry, each with the values the contract allows, and why. */
+  expect: { field: string; allowed: Json[]; source: string }[];
+  /** Body fields whose values only this event's requests carry: a delivery with one of them is this event's. */
+  correlation: Record<string, string>;
+  fire: () => Promise<Fired>;
+  phase?: Phase;
+}
+
+export interface TriggerSource {
+  webhook: string;
+  /** How the callback is caused, for reports. */
+  via: string;
+  /** Why it cannot be used against this target with these options. */
+  unavailable?: string;
+  events: CallbackEvent[];
+}
+
+export interface TriggerEnv {
+  context: CheckContext;
+  callbackUrl: (webhook: string, key: string) => string;
+  /** The target's dashboard callback settings point at the receiver (the user said so, or the suite set them). */
+  dashboardReachesReceiver: boolean;
+  sandbox: SandboxStatus;
+  newKey: () => string;
+  supply: (field: string) => Promise<Supplied>;
+}
+
+/** How the target learns where to send the webhook when the suite sends `operationId`. */
+export function destination(env: TriggerEnv, webhook: WebhookModel, operationId: string): { field?: string } | { unavailable: string } {
+  const target = webhook.delivery.destination;
+  const requestField = isObject(target) && isObject(target.request_field) ? target.request_field : undefined;
+  if (requestField) {
+    return requestField.operation === operationId && typeof requestField.field === 'string'
+      ? { field: requestField.field }
+      : { unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send` };
+  }
+  const setting = isObject(target) ? String(target.dashboard_setting) : 'a dashboard setting';
+  return env.dashboardReachesReceiver
+    ? {}
+    : { unavailable: `the target sends ${webhook.operationId} to its dashboard setting ${setting}, which the suite cannot set; set it to the receiver's address and pass --callback-public-url with that address` };
+}
+
+/** The request body for the triggering operation: destination set to the receiver, echoed and duplicate-guarded fields unique. */
+export function prepareBody(env: TriggerEnv, webhook: WebhookModel, operationId: string, base: JsonObject, key: string, urlField: string | undefined): { body: JsonObject; correlation: Record<string, string> } {
+  const { contract } = env.context;
+  const operation = contract.operation(operationId);
+  const withUrl = urlField === undefined ? base : setAt(base, urlField, env.callbackUrl(webhook.operationId, key));
+  const identifiers = echoedIdentifiers(contract, operation.body?.schema, webhook.bodySchema, withUrl, referenceFields(contract, operationId));
+  const fields = [...new Set([...duplicateFields(operation.errorTriggers), ...identifiers])].filter((field) => field !== urlField);
+  const { body, values } = uniquify(contract, operation.body?.schema, withUrl, fields);
+  return { body, correlation: Object.fromEntries(Object.entries(values).filter(([field]) => schemaAt(contract, webhook.bodySchema, field) !== undefined)) };
+}
+
+export const fired = (env: TriggerEnv, result: StepResult): Fired =>
+  result.ok ? { fired: true, curl: env.context.http.curl(result.exchange) } : { fired: false, reason: result.reason };
+
+/** Fills the creation body's references to other objects (a direct debit's payment method) with objects the suite makes. */
+export async function withReferences(env: TriggerEnv, creation: string, body: JsonObject): Promise<{ body: JsonObject } | { reason: string }> {
+  let filled = body;
+  for (const field of referenceFields(env.context.contract, creation)) {
+    const supplied = await env.supply(field);
+    if (!('value' in supplied)) return { reason: `no object for ${creation}'s ${field}: ${supplied.reason}` };
+    filled = setAt(filled, field, supplied.value);
+  }
+  return { body: filled };
+}

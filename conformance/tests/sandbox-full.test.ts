@@ -1,0 +1,80 @@
+// The sandbox is the reference target of the full profile: started in this process on 127.0.0.1 (store in
+// memory, response validation on, callback attempts 300 ms apart), it must pass every check of every
+// subject, and no callback may be skipped or left untriggered for want of a trigger: the sandbox control
+// API's simulations cause what the service's own operations cannot, and the suite points the dashboard
+// callback settings at its receiver through that API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxApp, type SandboxApp } from '../../sandbox/app.js';
+import { defaultConfig } from '../../sandbox/config.js';
+import { createSite, listen, type Listening } from '../../sandbox/server.js';
+import { formatSummary } from '../report/summary.js';
+import { runConformance } from '../run.js';
+import type { CheckResult, RunSummary } from '../types.js';
+
+// Short, so that the retry measurement takes about a second; long enough for scheduling jitter.
+const RETRY_DELAY_MS = 300;
+
+/**
+ * Skips that say the check has nothing to try on that subject (an operation without a request rule to
+ * break), not that the suite could not do what it should: the only skips a full run may show.
+ */
+const notApplicable = (r: CheckResult): boolean => r.check === 'negative_data' && /declares no request rule that can be broken/.test(r.skippedReason ?? '');
+
+let app: SandboxApp | undefined;
+let server: Listening | undefined;
+const routerErrors: string[] = [];
+let summary: RunSummary;
+
+beforeAll(async () => {
+  const config = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, callbackRetryDelayMs: RETRY_DELAY_MS, validateResponses: true });
+  app = await createSandboxApp(config, {
+    // An answer off the contract is a 500 to the suite, which reports it; the cause is kept for the message.
+    onError: (error) => void routerErrors.push(error instanceof Error ? error.message : String(error)),
+    // The suite fails every attempt of one callback per webhook on purpose to time the retries.
+    onAlert: () => undefined,
+  });
+  await app.start();
+  server = await listen(createSite({ service: app.service, control: app.control }), { host: config.host, port: config.port });
+  const merchant = config.merchants[0];
+  if (!merchant) throw new Error('the sandbox configuration has no merchant');
+  summary = await runConformance({
+    baseUrl: server.url,
+    apiKey: merchant.keys.test,
+    profile: 'full',
+    timeoutMs: 5_000,
+    concurrency: 8,
+    strict: false,
+    callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: merchant.callbackTokens.test, retryIntervalMs: config.callbackRetryDelayMs, waitMs: 5_000 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await app?.close();
+});
+
+/** The report a person would read, for the message of a failing assertion. */
+const report = (): string => `${formatSummary(summary)}${routerErrors.length > 0 ? `\nSandbox router errors:\n${routerErrors.join('\n')}\n` : ''}`;
+
+describe('the full conformance profile against the sandbox', () => {
+  it('passes every check', () => {
+    expect(summary.counts.failed, report()).toBe(0);
+    expect(routerErrors, report()).toEqual([]);
+  });
+
+  it('skips nothing for want of a trigger, a receiver or a control API', () => {
+    const skipped = summary.results.filter((r) => r.outcome === 'skipped' && !notApplicable(r));
+    expect(skipped.map((r) => `${r.check} ${r.subject}: ${r.skippedReason ?? ''}`), report()).toEqual([]);
+  });
+
+  it('triggers and judges every webhook of the contract, each event it derives included', () => {
+    const callbacks = summary.results.filter((r) => r.check === 'callbacks');
+    expect(callbacks.length).toBeGreaterThan(0);
+    for (const result of callbacks) {
+      expect(result.outcome, report()).toBe('passed');
+      expect(result.cases, result.subject).toBeGreaterThan(1);
+      // An event derived but not fired (a simulation refused, a step failing) shows as a note.
+      expect((result.notes ?? []).filter((note) => note.startsWith('not triggered: ')), result.subject).toEqual([]);
+    }
+  });
+});

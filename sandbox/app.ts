@@ -1,0 +1,173 @@
+// The sandbox assembled: the embedded store opened with every module's collections, the platform services
+// behind SandboxContext, and the two generated routers (the service contract and the control API) with the
+// domain modules' handlers, both authenticating through the merchants' keys. Nothing here knows a rule of
+// the service: the modules implement operations, the routers enforce the contracts.
+import { createRouter, type Handlers } from '../generated/server.js';
+import { createRouter as createControlRouter, type Handlers as ControlHandlerSet } from '../generated/sandbox/server.js';
+import type { FetchHandler } from '../generated/runtime/node-listener.js';
+import * as balance from './balance/index.js';
+import type { DeliveryRecord } from './callbacks/outbox.js';
+import type { SandboxConfig } from './config.js';
+import type { Caller, MerchantSettings, SandboxContext } from './context.js';
+import * as customers from './customers/index.js';
+import * as directDebit from './direct-debit/index.js';
+import * as disbursements from './disbursements/index.js';
+import * as ewallets from './ewallets/index.js';
+import * as fixedPaymentCodes from './fixed-payment-codes/index.js';
+import * as fixedVirtualAccounts from './fixed-virtual-accounts/index.js';
+import { createMerchants, type Merchants } from './merchants.js';
+import * as platformModule from './platform/index.js';
+import type { Platform } from './platform/index.js';
+import type { SandboxSettings } from './platform/settings.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+import type { CollectionDefinition } from './store/store.js';
+
+type ControlHandlers = ControlHandlerSet<Caller>;
+
+/** Every collection of every module: the store knows them all before the first request. */
+export const collections: CollectionDefinition[] = [
+  ...platformModule.collections,
+  ...balance.collections,
+  ...fixedVirtualAccounts.collections,
+  ...fixedPaymentCodes.collections,
+  ...disbursements.collections,
+  ...ewallets.collections,
+  ...customers.collections,
+  ...directDebit.collections,
+];
+
+/** The operations two handler sets both implement (never, when each is implemented once). */
+type Overlap<Parts extends readonly object[], Seen extends PropertyKey = never> = Parts extends readonly [infer Head extends object, ...infer Rest extends readonly object[]]
+  ? Extract<keyof Head, Seen> | Overlap<Rest, Seen | keyof Head>
+  : never;
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
+
+/**
+ * The handler sets of the modules as one. An operation two modules both implement is a compile error (the
+ * argument type turns into a message naming it), and, for sets built at run time, an error at start-up:
+ * a spread alone would let the later one win in silence.
+ */
+export function combineHandlers<const Parts extends readonly object[]>(...parts: Parts & ([Overlap<Parts>] extends [never] ? unknown : { implementedTwice: Overlap<Parts> })): Intersection<Parts[number]> {
+  const combined: Record<string, unknown> = {};
+  for (const part of parts as readonly object[]) {
+    for (const [operationId, handler] of Object.entries(part)) {
+      if (operationId in combined) throw new Error(`${operationId} is implemented twice`);
+      combined[operationId] = handler;
+    }
+  }
+  return combined as Intersection<Parts[number]>;
+}
+
+export interface SandboxAppOptions {
+  /** Sends the callbacks; tests pass an in-process receiver. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Told about thrown handler errors and answers off the contract (the client sees the generic 500). */
+  onError?: (error: unknown, request: Request) => void;
+  /** Told when a callback has failed its last attempt. Default: a warning line. */
+  onAlert?: (delivery: DeliveryRecord) => void;
+  /** The real clock in ms (tests fix it). */
+  realTime?: () => number;
+}
+
+export interface SandboxApp {
+  config: SandboxConfig;
+  merchants: Merchants;
+  ctx: SandboxContext;
+  platform: Platform;
+  /** The service contract's router. */
+  service: FetchHandler;
+  /** The control API's router (/sandbox...). */
+  control: FetchHandler;
+  /** Starts delivering callbacks (pending ones from an earlier run first). */
+  start(): Promise<void>;
+  /** Stops the dispatcher (waiting for attempts under way) and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Per-kind callback URLs from the configuration (SANDBOX_CALLBACK_URL_<SETTING>) as the default of their
+ * setting, under what the control API sets. The platform's settings take one default URL for all kinds, so
+ * a setting still at that default is replaced here with its own URL.
+ */
+function withPerKindCallbackUrls(settings: SandboxSettings, defaultUrl: string | null, perKind: Readonly<Record<string, string>>): SandboxSettings {
+  const entries = Object.entries(perKind);
+  if (entries.length === 0) return settings;
+  const apply = (current: MerchantSettings): MerchantSettings => {
+    for (const [setting, url] of entries) if ((current.callback_urls[setting] ?? null) === defaultUrl) current.callback_urls[setting] = url;
+    return current;
+  };
+  return {
+    get: async (scope) => apply(await settings.get(scope)),
+    update: async (scope, changes) => apply(await settings.update(scope, changes)),
+    forget: (scope) => settings.forget(scope),
+  };
+}
+
+export async function createSandboxApp(config: SandboxConfig, options: SandboxAppOptions = {}): Promise<SandboxApp> {
+  const merchants = createMerchants(config.merchants);
+  const store = openSqliteStore({ dataDir: config.dataDir, collections });
+  let platform: Platform;
+  try {
+    platform = await platformModule.createPlatform({
+      store,
+      callbackToken: (scope) => merchants.callbackToken(scope),
+      callbackRetryDelayMs: config.callbackRetryDelayMs,
+      defaultCallbackUrl: config.callbackUrl,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.onAlert ? { onAlert: options.onAlert } : {}),
+      ...(options.realTime ? { realTime: options.realTime } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const settings = withPerKindCallbackUrls(platform.settings, config.callbackUrl, config.callbackUrls);
+  const ctx: SandboxContext = { store, clock: platform.clock, ids: platform.ids, settings, callbacks: platform.callbacks, balances: platform.balances, idempotency: platform.idempotency };
+
+  const sandboxInfo: Pick<ControlHandlers, 'getSandbox'> = {
+    getSandbox: (_input, { principal }) => ({
+      status: 200,
+      body: { merchant_id: principal.merchantId, mode: principal.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: config.callbackRetryDelayMs },
+    }),
+  };
+
+  const serviceHandlers: Handlers<Caller> = combineHandlers(
+    balance.balanceAndBankHandlers(ctx),
+    fixedVirtualAccounts.fixedVirtualAccountHandlers(ctx),
+    fixedPaymentCodes.fixedPaymentCodeHandlers(ctx),
+    disbursements.disbursementHandlers(ctx),
+    ewallets.ewalletHandlers(ctx),
+    customers.customerHandlers(ctx),
+    directDebit.directDebitHandlers(ctx),
+  );
+  const controlHandlers: ControlHandlers = combineHandlers(
+    sandboxInfo,
+    platformModule.platformControlHandlers(ctx, platform),
+    fixedVirtualAccounts.fixedVirtualAccountControlHandlers(ctx),
+    fixedPaymentCodes.fixedPaymentCodeControlHandlers(ctx),
+    disbursements.disbursementControlHandlers(ctx),
+    ewallets.ewalletControlHandlers(ctx),
+    directDebit.directDebitControlHandlers(ctx),
+  );
+
+  const routerOptions = {
+    authenticate: merchants.authenticate,
+    validateResponses: config.validateResponses,
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    merchants,
+    ctx,
+    platform,
+    service: createRouter(serviceHandlers, routerOptions),
+    control: createControlRouter(controlHandlers, routerOptions),
+    start: () => platform.dispatcher.start(),
+    close: () =>
+      (closing ??= (async () => {
+        await platform.dispatcher.stop();
+        await store.close();
+      })()),
+  };
+}

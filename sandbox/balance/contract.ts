@@ -1,0 +1,67 @@
+// Facts the sandbox reads from the bundled contract instead of restating them: example catalogs that a
+// decision makes authoritative, the parameters of x-error-triggers, conditional rules of schemas. Read once
+// at start-up; a contract that no longer holds a fact the sandbox relies on fails loudly here, not later
+// in a request.
+import { readFileSync } from 'node:fs';
+import { dereference, isObject, readModel } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+
+const document = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as JsonObject;
+const model = readModel(document);
+
+export function contractOperation(operationId: string): OperationModel {
+  const operation = model.operations.find((candidate) => candidate.operationId === operationId);
+  if (!operation) throw new Error(`the contract has no operation ${operationId}`);
+  return operation;
+}
+
+/** The `x-error-triggers` entry of `code` on the operation. */
+export function errorTrigger(operationId: string, code: string): JsonObject {
+  const trigger = contractOperation(operationId).errorTriggers[code];
+  if (!trigger) throw new Error(`${operationId} has no x-error-triggers entry for ${code}`);
+  return trigger;
+}
+
+/** A list of strings the trigger carries (`terms`, `not_in`...). */
+export function triggerStrings(operationId: string, code: string, field: string): string[] {
+  const value = errorTrigger(operationId, code)[field];
+  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string')) throw new Error(`${operationId} x-error-triggers ${code}.${field} is not a list of strings`);
+  return value;
+}
+
+/** The values of every named example of the operation's JSON response with this status, in document order. */
+export function responseExamples(operationId: string, status: number): Json[] {
+  const pointer = contractOperation(operationId).pointer;
+  const operation = dereference(document, { $ref: pointer });
+  const responses = isObject(operation) ? dereference(document, operation.responses) : undefined;
+  const response = isObject(responses) ? dereference(document, responses[String(status)]) : undefined;
+  const content = isObject(response) ? dereference(document, response.content) : undefined;
+  const media = isObject(content) ? dereference(document, content['application/json']) : undefined;
+  const examples = isObject(media) ? dereference(document, media.examples) : undefined;
+  if (!isObject(examples)) throw new Error(`${operationId} ${status} has no examples`);
+  return Object.values(examples).map((example) => {
+    const resolved = dereference(document, example);
+    return isObject(resolved) ? (resolved.value ?? null) : null;
+  });
+}
+
+/** A component schema of the contract, references resolved at the top level. */
+export function componentSchema(name: string): JsonObject {
+  const schema = dereference(document, model.componentSchemas[name]);
+  if (!isObject(schema)) throw new Error(`the contract has no schema ${name}`);
+  return schema;
+}
+
+/**
+ * The values of `field` for which a schema's conditional rules (`allOf` members `if`/`then`) require
+ * `required`: `if: { properties: { <field>: { const: X } } }, then: { required: [<required>] }` gives X.
+ */
+export function valuesRequiring(schemaName: string, field: string, required: string): string[] {
+  const members = componentSchema(schemaName).allOf;
+  return (Array.isArray(members) ? members : []).flatMap((member) => {
+    if (!isObject(member) || !isObject(member.if) || !isObject(member.then)) return [];
+    const requires = Array.isArray(member.then.required) && member.then.required.includes(required);
+    const condition = isObject(member.if.properties) ? member.if.properties[field] : undefined;
+    return requires && isObject(condition) && typeof condition.const === 'string' ? [condition.const] : [];
+  });
+}

@@ -1,0 +1,39 @@
+// Balance and bank lists: getBalance reads the ledger (ctx.balances, which money-in credits and money-out
+// debits); the bank lists are the contract's catalogs, the virtual account one narrowed to the banks the
+// merchant has activated.
+import type { Handlers } from '../../generated/server.js';
+import type { CollectionDefinition } from '../store/store.js';
+import type { AccountType, Caller, SandboxContext } from '../context.js';
+import { disbursementBankCatalog, virtualAccountBankCatalog } from './banks.js';
+import { isObject } from '../../generator/model/read-model.js';
+import { contractOperation } from './contract.js';
+
+export { disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog, type DisbursementBank, type VirtualAccountBank } from './banks.js';
+
+/** The ledger is ctx.balances' own storage; this module keeps nothing else. */
+export const collections: CollectionDefinition[] = [];
+
+const isAccountType = (value: unknown): value is AccountType => value === 'CASH' || value === 'HOLDING';
+
+/** The account read when `account_type` is left out: the parameter's default in the contract. */
+const defaultAccountType: AccountType = (() => {
+  const parameter = contractOperation('getBalance').parameters.find((p) => p.name === 'account_type');
+  const fallback = isObject(parameter?.schema) ? parameter.schema.default : undefined;
+  if (!isAccountType(fallback)) throw new Error('getBalance account_type has no CASH/HOLDING default in the contract');
+  return fallback;
+})();
+
+export function balanceAndBankHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'getBalance' | 'listVirtualAccountBanks' | 'listDisbursementBanks'> {
+  return {
+    getBalance: async ({ query }, { principal }) => {
+      const account = query.account_type ?? defaultAccountType;
+      const balance = await ctx.store.transaction((tx) => ctx.balances.get(tx, principal, account));
+      return { status: 200, body: { balance } };
+    },
+    listVirtualAccountBanks: async (_input, { principal }) => {
+      const { virtual_account_bank_activation: activated } = await ctx.settings.get(principal);
+      return { status: 200, body: virtualAccountBankCatalog.filter((bank) => activated.includes(bank.code)) };
+    },
+    listDisbursementBanks: async () => ({ status: 200, body: [...disbursementBankCatalog] }),
+  };
+}

@@ -1,0 +1,151 @@
+// `npm run bench`: the sandbox and the Prism mock of the same contract, side by side on loopback, each
+// driven with the same request mix (reads of a stored FVA, disbursement creations, balance reads: 60/20/20)
+// by autocannon for a fixed time after a warm-up; prints one table with requests/s, p50 and p99 latency,
+// non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
+// shares an event loop with the load generator. Figures only: nothing here passes or fails.
+//
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon, { type Request as CannonRequest } from 'autocannon';
+import { startPrism } from '../../conformance/mock/prism.js';
+import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
+import { repoRoot } from '../server.js';
+import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured } from './mix.js';
+
+interface SandboxProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The sandbox as `npm start` runs it (request and response validation on), in a throwaway data directory. */
+async function startSandboxProcess(dataDir: string, callbackUrl: string): Promise<SandboxProcess> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), '--port', '0', '--data-dir', dataDir, '--callback-url', callbackUrl], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sandbox did not start in 60 s:\n${output}`)), 60_000);
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      const found = /listening on (\S+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the sandbox exited (${String(code)}) before listening:\n${output}`));
+    });
+  });
+  // Keep draining its output so a chatty sandbox never blocks on a full pipe.
+  child.stdout?.resume();
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+      process.removeListener('exit', killOnExit);
+    },
+  };
+}
+
+/** A merchant endpoint that acknowledges every callback (the sandbox's FVA creation sends one). */
+async function startReceiver(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`, server };
+}
+
+async function post(url: string, authorization: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+function run(url: string, requests: CannonRequest[], seconds: number, connections: number, title: string): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, requests, duration: seconds, connections, title, timeout: 10 }, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)));
+  });
+}
+
+async function measure(target: string, url: string, requests: () => CannonRequest[], options: { duration: number; warmup: number; connections: number }, log: (line: string) => void): Promise<Measured> {
+  log(`${target}: warming up for ${options.warmup} s...`);
+  await run(url, requests(), options.warmup, options.connections, `${target} warm-up`);
+  log(`${target}: measuring for ${options.duration} s with ${options.connections} connections...`);
+  return { target, result: await run(url, requests(), options.duration, options.connections, target) };
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { duration: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+    strict: true,
+  });
+  const options = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections) };
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isInteger(value) || value < 1) {
+      console.error(`--${name} must be a whole number of at least 1`);
+      return 2;
+    }
+  }
+  const log = (line: string): void => console.error(line);
+  const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
+  const bodies = mixBodies();
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
+  const receiver = await startReceiver();
+  const stops: (() => Promise<void>)[] = [async () => void (await new Promise((resolve) => receiver.server.close(resolve))), async () => rmSync(dataDir, { recursive: true, force: true })];
+  try {
+    log('starting the sandbox and Prism...');
+    const sandbox = await startSandboxProcess(dataDir, receiver.url);
+    stops.unshift(sandbox.stop);
+    const prism = await startPrism({ specPath: bundledContractPath.pathname });
+    stops.unshift(prism.stop);
+
+    const runId = Date.now().toString(36);
+    const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
+    const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
+
+    const rows = [
+      await measure('sandbox', sandbox.url, mix(String(stored.id), 'sandbox'), options, log),
+      await measure('prism', prism.url, mix(bodies.exampleFixedVirtualAccountId, 'prism'), options, log),
+    ];
+    // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
+    // the figure to read.
+    const [load] = loadavg();
+    console.log(`\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`);
+    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.duration} s each after ${options.warmup} s of warm-up; request validation on in both.\n`);
+    console.log(formatTable(rows));
+    return 0;
+  } finally {
+    for (const stop of stops) await stop().catch((error: unknown) => console.error('bench: stopping failed:', error));
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);

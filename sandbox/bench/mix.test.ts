@@ -1,0 +1,40 @@
+import type { Request as CannonRequest, Result } from 'autocannon';
+import { describe, expect, it } from 'vitest';
+import { formatTable, mixBodies, mixRequests } from './mix.js';
+
+describe('the benchmark mix', () => {
+  const bodies = mixBodies();
+  const requests = mixRequests({ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1', disbursement: bodies.disbursement, runId: 'r' });
+
+  it('is 60% FVA reads, 20% disbursement creations, 20% balance reads', () => {
+    const shape = requests.map((request) => `${request.method ?? 'GET'} ${request.path ?? ''}`);
+    expect(shape.filter((line) => line === 'GET /callback_virtual_accounts/fva-1')).toHaveLength(3);
+    expect(shape.filter((line) => line === 'POST /disbursements')).toHaveLength(1);
+    expect(shape.filter((line) => line === 'GET /balance')).toHaveLength(1);
+  });
+
+  it("creates each disbursement from the contract's example with a fresh external_id and idempotency key", () => {
+    const create = requests.find((request) => request.method === 'POST')!;
+    const setup = create.setupRequest;
+    if (typeof setup !== 'function') throw new Error('the creation prepares each request itself');
+    const prepare = (): CannonRequest => setup({ ...create }, {});
+    const [first, second] = [prepare(), prepare()];
+    const body = JSON.parse(String(first.body)) as Record<string, unknown>;
+    expect(body).toEqual({ ...bodies.disbursement, external_id: 'bench-r-1' });
+    expect(first.headers?.['x-idempotency-key']).toBe('bench-r-1');
+    expect(second.headers?.['x-idempotency-key']).toBe('bench-r-2');
+    expect(first.headers?.authorization).toBe('Basic eA==');
+  });
+
+  it('prints one row per target and the throughput ratio', () => {
+    const result = (average: number, p50: number, p99: number) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx: 0, errors: 0, duration: 10 }) as unknown as Result;
+    const table = formatTable([
+      { target: 'sandbox', result: result(6000, 1.2, 4.5) },
+      { target: 'prism', result: result(1000, 9, 30) },
+    ]);
+    expect(table).toMatch(/^target\s+req\/s\s+p50 ms\s+p99 ms/);
+    expect(table).toMatch(/sandbox\s+6000\s+1\.2\s+4\.5\s+60000/);
+    expect(table).toMatch(/prism\s+1000\s+9\.0\s+30\.0/);
+    expect(table).toContain('sandbox/prism throughput ratio: 6.0x');
+  });
+});

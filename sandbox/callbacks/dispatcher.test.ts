@@ -1,0 +1,227 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '../../generated/webhooks.js';
+import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
+import { CALLBACK_TOKEN, MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
+
+const opened: TestPlatform[] = [];
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((p) => p.close().catch(() => undefined)));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  removeTempDirs();
+});
+const open = async (dir: string, options: Parameters<typeof openTestPlatform>[1] = {}): Promise<TestPlatform> => {
+  const platform = await openTestPlatform(dir, options);
+  opened.push(platform);
+  return platform;
+};
+const receiver = async (status?: Parameters<typeof startReceiver>[0]): Promise<Receiver> => {
+  const started = await startReceiver(status);
+  receivers.push(started);
+  return started;
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
+async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, timeoutMs = 5000): Promise<DeliveryRecord> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const delivery = await t.platform.callbacks.get(MERCHANT, id);
+    if (delivery && done(delivery)) return delivery;
+    if (performance.now() > deadline) throw new Error(`delivery ${id} did not settle: ${JSON.stringify(delivery)}`);
+    await sleep(10);
+  }
+}
+
+async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null): Promise<string> {
+  await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, kind, webhookExample(kind), url));
+  const [newest] = await t.platform.callbacks.list(MERCHANT);
+  if (!newest) throw new Error('nothing was enqueued');
+  return newest.id;
+}
+
+describe('callback delivery', () => {
+  it('sends the merchant token and a body the contract’s own receiver accepts, then records it delivered', async () => {
+    const merchant = await receiver();
+    const t = await open(tempDataDir());
+    await t.platform.dispatcher.start();
+    for (const kind of Object.keys(webhookMetadata) as (keyof typeof webhookMetadata)[]) await enqueue(t, kind, merchant.url);
+    const kinds = Object.keys(webhookMetadata).length;
+    await merchant.waitFor(kinds);
+
+    const accepted: string[] = [];
+    const contractReceiver = createWebhookReceiver(
+      Object.fromEntries(Object.keys(webhookMetadata).map((kind) => [kind, async () => void accepted.push(kind)])),
+      { callbackToken: CALLBACK_TOKEN },
+    );
+    for (const request of merchant.received) {
+      expect(request.headers['x-callback-token']).toBe(CALLBACK_TOKEN);
+      expect(request.headers['content-type']).toBe('application/json');
+      const answer = await contractReceiver(new Request(merchant.url, { method: 'POST', headers: { 'x-callback-token': String(request.headers['x-callback-token']), 'content-type': 'application/json' }, body: request.body }));
+      expect(answer.status, request.body).toBe(200);
+    }
+    expect(accepted.sort()).toEqual(Object.keys(webhookMetadata).sort());
+    for (const delivery of await t.platform.callbacks.list(MERCHANT)) {
+      const done = await settled(t, delivery.id, (d) => d.state === 'delivered');
+      expect(done.attempts).toHaveLength(1);
+      expect(done.attempts[0]?.status).toBe(200);
+      expect(done.next_attempt_at).toBeNull();
+    }
+  });
+
+  it('gives a receiver answering 500 exactly the contract’s 3 attempts, the configured delay apart, then fails with an alert', async () => {
+    const merchant = await receiver(() => 500);
+    const t = await open(tempDataDir(), { callbackRetryDelayMs: 200 });
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'disbursementFinished', merchant.url);
+    const received = await merchant.waitFor(3);
+    const failed = await settled(t, id, (d) => d.state === 'failed');
+    await sleep(600); // nothing more comes after the last attempt
+    expect(merchant.received).toHaveLength(webhookMetadata.disbursementFinished.delivery.attempts);
+    const gaps = received.slice(1).map((r, i) => r.at - received[i]!.at);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(190);
+      expect(gap).toBeLessThan(800);
+    }
+    expect(failed.attempts.map((a) => a.status)).toEqual([500, 500, 500]);
+    expect(failed.alert).toBe(true);
+    expect(failed.failure_reason).toMatch(/3 attempts.*HTTP 500/);
+    expect(t.alerts.map((a) => a.id)).toEqual([id]);
+  });
+
+  it('loses nothing and repeats nothing acknowledged across a restart', async () => {
+    const dir = tempDataDir();
+    const ok = await receiver(() => 200);
+    let flakyCalls = 0;
+    const flaky = await receiver(() => (++flakyCalls === 1 ? 500 : 200));
+
+    const first = await open(dir, { callbackRetryDelayMs: 300 });
+    await first.platform.dispatcher.start();
+    const acknowledged = await enqueue(first, 'ewalletPayment', ok.url);
+    const retrying = await enqueue(first, 'fixedVirtualAccountPaid', flaky.url);
+    await settled(first, acknowledged, (d) => d.state === 'delivered');
+    await settled(first, retrying, (d) => d.attempts.length === 1 && d.state === 'pending');
+    // Recorded while nothing sends (the process is going down): it must still go out after the restart.
+    await first.platform.dispatcher.stop();
+    const unsent = await enqueue(first, 'fixedPaymentCodePaid', ok.url);
+    await first.close();
+
+    const second = await open(dir, { callbackRetryDelayMs: 300 });
+    await second.platform.dispatcher.start();
+    const retried = await settled(second, retrying, (d) => d.state === 'delivered');
+    const resumed = await settled(second, unsent, (d) => d.state === 'delivered');
+    await sleep(400);
+    expect(retried.attempts.map((a) => a.status)).toEqual([500, 200]);
+    expect(resumed.attempts).toHaveLength(1);
+    expect(flaky.received).toHaveLength(2);
+    // The acknowledged one once, the one recorded before the restart once.
+    expect(ok.received.map((r) => (JSON.parse(r.body) as { id?: string }).id)).toEqual([webhookExample('ewalletPayment').id, webhookExample('fixedPaymentCodePaid').id]);
+  });
+
+  it('never sends a delivery before its transaction commits, nor one whose transaction rolled back', async () => {
+    const merchant = await receiver();
+    const t = await open(tempDataDir());
+    await t.platform.dispatcher.start();
+
+    await expect(
+      t.store.transaction(async (tx) => {
+        await t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', webhookExample('ewalletPayment'), merchant.url);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    await t.platform.dispatcher.runDue();
+    await sleep(200);
+    expect(merchant.received).toHaveLength(0);
+    expect(await t.platform.callbacks.list(MERCHANT)).toEqual([]);
+
+    let sentBeforeCommit = -1;
+    await t.store.transaction(async (tx) => {
+      await t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', webhookExample('ewalletPayment'), merchant.url);
+      await sleep(150); // the dispatcher was told; it must wait for the commit
+      sentBeforeCommit = merchant.received.length;
+    });
+    expect(sentBeforeCommit).toBe(0);
+    await merchant.waitFor(1);
+  });
+
+  it('records a callback without a configured URL as failed at once, without attempts or alert', async () => {
+    const t = await open(tempDataDir());
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'fixedVirtualAccountChanged', null);
+    const delivery = await t.platform.callbacks.get(MERCHANT, id);
+    expect(delivery).toMatchObject({ state: 'failed', failure_reason: NO_CALLBACK_URL, attempts: [], alert: false, next_attempt_at: null });
+    expect(t.alerts).toEqual([]);
+  });
+
+  it('refuses a payload that breaks the webhook schema, rolling the whole change back', async () => {
+    const t = await open(tempDataDir());
+    const broken = { ...webhookExample('ewalletPayment'), amount: 'a lot' };
+    await expect(
+      t.store.transaction(async (tx) => {
+        await tx.insert(DELIVERIES_COLLECTION, MERCHANT, { id: 'marker' });
+        await t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', broken, 'http://127.0.0.1:9/x');
+      }),
+    ).rejects.toBeInstanceOf(WebhookPayloadError);
+    expect(await t.store.get(DELIVERIES_COLLECTION, MERCHANT, 'marker')).toBeUndefined();
+    await expect(t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, 'noSuchWebhook', {}, null))).rejects.toThrow(/not a webhook/);
+  });
+
+  it('makes the next attempt when the sandbox clock is advanced past the retry delay, without waiting for it', async () => {
+    const merchant = await receiver(() => 503);
+    const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'ewalletPayment', merchant.url);
+    await settled(t, id, (d) => d.attempts.length === 1);
+    await t.platform.clock.advance(30_000);
+    expect(merchant.received).toHaveLength(1);
+    await t.platform.clock.advance(30_000);
+    expect(merchant.received).toHaveLength(2); // advance answers once what became due has run
+    await t.platform.clock.advance(60_000);
+    const failed = await settled(t, id, (d) => d.state === 'failed');
+    expect(failed.attempts.map((a) => a.status)).toEqual([503, 503, 503]);
+    expect(Date.parse(failed.attempts[1]!.at) - Date.parse(failed.attempts[0]!.at)).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('counts an attempt that gets no answer in time, or no connection, as failed', async () => {
+    const hanging: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    const t = await open(tempDataDir(), { fetch: hanging, callbackTimeoutMs: 50, callbackRetryDelayMs: 20 });
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'ewalletPayment', 'http://127.0.0.1:9/never');
+    const failed = await settled(t, id, (d) => d.state === 'failed');
+    expect(failed.attempts).toHaveLength(3);
+    expect(failed.attempts.every((a) => a.status === null && /timed out/.test(a.error ?? ''))).toBe(true);
+
+    const closed = await receiver();
+    const url = closed.url;
+    await closed.close();
+    receivers.splice(receivers.indexOf(closed), 1);
+    const refused = await open(tempDataDir(), { callbackRetryDelayMs: 20 });
+    await refused.platform.dispatcher.start();
+    const refusedId = await enqueue(refused, 'ewalletPayment', url);
+    const gaveUp = await settled(refused, refusedId, (d) => d.state === 'failed');
+    expect(gaveUp.attempts.every((a) => a.status === null && a.error !== null)).toBe(true);
+    expect(gaveUp.alert).toBe(true);
+  });
+
+  it('resends a settled delivery to the URL configured now, and refuses one still pending', async () => {
+    const merchant = await receiver();
+    const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });
+    await t.platform.dispatcher.start();
+    const unconfigured = await enqueue(t, 'disbursementFinished', null);
+    await t.platform.settings.update(MERCHANT, { callback_urls: { [webhookMetadata.disbursementFinished.delivery.destination.dashboard_setting]: merchant.url } });
+    const outcome = await t.platform.callbacks.resend(MERCHANT, unconfigured);
+    if (outcome.kind !== 'resent') throw new Error(`expected a resend, got ${outcome.kind}`);
+    expect(outcome.delivery).toMatchObject({ url: merchant.url, resent_from: unconfigured, payload: webhookExample('disbursementFinished') });
+    await merchant.waitFor(1);
+    await settled(t, outcome.delivery.id, (d) => d.state === 'delivered');
+    expect((await t.platform.callbacks.get(MERCHANT, unconfigured))?.state).toBe('failed');
+
+    const down = await receiver(() => 500);
+    const pending = await enqueue(t, 'directDebitPayment', down.url);
+    await settled(t, pending, (d) => d.attempts.length === 1);
+    expect((await t.platform.callbacks.resend(MERCHANT, pending)).kind).toBe('pending');
+    expect((await t.platform.callbacks.resend(MERCHANT, 'nope')).kind).toBe('not_found');
+    expect((await t.platform.callbacks.resend({ ...MERCHANT, mode: 'live' }, unconfigured)).kind).toBe('not_found');
+  });
+});

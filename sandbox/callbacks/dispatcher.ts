@@ -1,0 +1,245 @@
+// Sends what the outbox holds. A delivery is read back from the store in a transaction of its own, which
+// the store runs only after the transaction that enqueued it has finished: a delivery is therefore never
+// sent before its change is committed, and one whose change rolled back is never seen at all.
+//
+// Attempts follow the webhook's `x-delivery`: any 2xx acknowledges; otherwise the next attempt is due
+// `retryDelayMs` later in sandbox time, up to `max_attempts`, and then the delivery is failed with an alert.
+// Each outcome is written before anything else happens, so after a restart the dispatcher resumes the
+// pending deliveries from the store and never repeats an acknowledged one.
+import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
+import type { Clock } from '../context.js';
+import type { Scope, Store } from '../store/store.js';
+import { isWebhookKind } from '../platform/contract-facts.js';
+import { DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
+
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  /** The merchant's callback token in this mode, read at every attempt. */
+  callbackToken: (scope: Scope) => string;
+  /** Spacing of attempts in sandbox milliseconds (CALLBACK_RETRY_DELAY_MS; the contract says 30 s). */
+  retryDelayMs: number;
+  fetch?: typeof fetch;
+  /** Told once a delivery has failed its last attempt (after the failure is stored). */
+  onAlert?: (delivery: DeliveryRecord) => void;
+  /** An attempt without an answer within this time counts as failed. Default 10 s. */
+  attemptTimeoutMs?: number;
+  /** Safety net: how often to look for due deliveries even when nothing announced one. Default 1 s. */
+  sweepIntervalMs?: number;
+  /** Attempts made at the same time at most. Default 16. */
+  concurrency?: number;
+}
+
+export interface Dispatcher {
+  /** Starts sending: resumes the stored pending deliveries in the background. */
+  start(): Promise<void>;
+  /** Stops sending; waits for the attempts under way and stores their outcome. */
+  stop(): Promise<void>;
+  /** Makes every attempt that is due now (and waits for those already under way). */
+  runDue(): Promise<void>;
+  /** Asks for a look at the outbox once the current transaction is over (the outbox calls it on enqueue). */
+  kick(): void;
+}
+
+const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError') return 'no answer before the attempt timed out';
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+export function defaultAlert(delivery: DeliveryRecord): void {
+  // The token is never logged; the URL is the merchant's own configuration.
+  console.warn(`ALERT callback ${delivery.event} (delivery ${delivery.id}) to ${delivery.url ?? '-'} failed after ${delivery.attempts.length} attempts: ${delivery.failure_reason ?? ''}`);
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { store, clock, retryDelayMs } = options;
+  const send = options.fetch ?? fetch;
+  const onAlert = options.onAlert ?? defaultAlert;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  const concurrency = options.concurrency ?? 16;
+
+  let running = false;
+  let sweep: NodeJS.Timeout | undefined;
+  let kickScheduled = false;
+  const timers = new Map<string, NodeJS.Timeout>();
+  const inFlight = new Map<string, Promise<void>>();
+  let active = 0;
+  const waiting: (() => void)[] = [];
+
+  const slot = async (): Promise<void> => {
+    if (active < concurrency) {
+      active++;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else active--;
+  };
+
+  /** Records an attempt's outcome; returns the stored delivery, or undefined if it is gone (reset) or settled. */
+  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null): Promise<DeliveryRecord | undefined> =>
+    store.transaction(async (tx) => {
+      const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
+      if (!current || current.state !== 'pending') return undefined;
+      const now = clock.now();
+      const attempts = attempt ? [...current.attempts, attempt] : current.attempts;
+      const acknowledged = attempt?.status != null && isSuccess(attempt.status);
+      const spent = attempts.length >= current.max_attempts;
+      const next: DeliveryRecord = { ...current, attempts, updated: now.toISOString() };
+      if (acknowledged) Object.assign(next, { state: 'delivered', next_attempt_at: null });
+      else if (failure !== null) Object.assign(next, { state: 'failed', next_attempt_at: null, failure_reason: failure });
+      else if (spent) {
+        const last = attempt?.status != null ? `HTTP ${attempt.status}` : (attempt?.error ?? 'no answer');
+        Object.assign(next, { state: 'failed', next_attempt_at: null, alert: true, failure_reason: `no 2xx answer in ${attempts.length} attempts (last: ${last})` });
+      } else {
+        // `retryDelayMs` after the attempt ended, so the receiver sees its requests at least that far apart,
+        // counted from the attempt's start in sandbox time plus how long it took: a clock advanced while the
+        // attempt was under way then makes the next one due at once instead of a delay after the advance.
+        const ended = attempt ? Date.parse(attempt.at) + attempt.duration_ms : now.getTime();
+        next.next_attempt_at = new Date(ended + retryDelayMs).toISOString();
+      }
+      await tx.update(DELIVERIES_COLLECTION, scope, next);
+      return next;
+    });
+
+  const schedule = (delivery: DeliveryRecord): void => {
+    if (!running || delivery.next_attempt_at === null || timers.has(delivery.id)) return;
+    // Sandbox time never runs slower than real time, so the attempt is due by then at the latest; an
+    // advance of the clock makes it due sooner (the advance runs it).
+    const wait = Math.max(0, Date.parse(delivery.next_attempt_at) - clock.now().getTime());
+    const timer = setTimeout(() => {
+      timers.delete(delivery.id);
+      runInBackground();
+    }, wait + 1);
+    timer.unref();
+    timers.set(delivery.id, timer);
+  };
+
+  const attemptOnce = async (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
+    const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
+    if (kind === null || delivery.url === null) {
+      await record(scope, delivery.id, null, kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL);
+      return;
+    }
+    let request: Request;
+    try {
+      // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
+      request = toRequest(buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], { callbackToken: options.callbackToken(scope), url: delivery.url }));
+    } catch (error) {
+      await record(scope, delivery.id, null, `the callback could not be built: ${describe(error)}`);
+      return;
+    }
+    const at = clock.now().toISOString();
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await send(request, { signal: AbortSignal.timeout(attemptTimeoutMs), redirect: 'manual' });
+      status = response.status;
+      // Read the answer to the end so the connection is released; its content does not matter.
+      await response.arrayBuffer().catch(() => undefined);
+    } catch (caught) {
+      error = describe(caught);
+    }
+    const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(performance.now() - started) }, null);
+    if (!stored) return;
+    if (stored.state === 'pending') schedule(stored);
+    if (stored.alert) {
+      try {
+        onAlert(stored);
+      } catch {
+        // The failure is stored; a failing alert hook must not undo that or stop the dispatcher.
+      }
+    }
+  };
+
+  const start = (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
+    const existing = inFlight.get(delivery.id);
+    if (existing) return existing;
+    const run = (async () => {
+      await slot();
+      try {
+        // Stopped while waiting for a slot: leave it pending for the next start.
+        if (running) await attemptOnce(scope, delivery);
+      } finally {
+        release();
+      }
+    })()
+      .catch((error: unknown) => console.error(`callback delivery ${delivery.id} could not be processed:`, error))
+      .finally(() => inFlight.delete(delivery.id));
+    inFlight.set(delivery.id, run);
+    return run;
+  };
+
+  /** One look at the outbox; true when it waited for attempts started elsewhere, whose outcome may make more due. */
+  const pass = async (): Promise<boolean> => {
+    // A transaction of its own: it starts only after every transaction queued before it (the enqueuing
+    // one included) has committed or rolled back, so it reads committed deliveries only.
+    const pending = await store.transaction(async () => store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending'));
+    if (!running) return false;
+    const now = clock.now().getTime();
+    const work: Promise<void>[] = [];
+    let waitedForOthers = false;
+    for (const { scope, record: delivery } of pending) {
+      const underway = inFlight.get(delivery.id);
+      if (underway) {
+        work.push(underway);
+        waitedForOthers = true;
+      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= now) {
+        const timer = timers.get(delivery.id);
+        if (timer) clearTimeout(timer);
+        timers.delete(delivery.id);
+        work.push(start(scope, delivery));
+      } else schedule(delivery);
+    }
+    await Promise.all(work);
+    return waitedForOthers;
+  };
+
+  const runDue = async (): Promise<void> => {
+    // A second look covers an attempt that was under way when the clock moved: once its outcome is stored,
+    // its next attempt may already be due, and the caller (an advance) expects it to have run.
+    for (let looks = 0; looks < 2 && running; looks++) if (!(await pass())) return;
+  };
+
+  /** For timers: nobody awaits them, so a failure is reported here (the next sweep tries again). */
+  const runInBackground = (): void => void runDue().catch((error: unknown) => console.error('callback dispatch failed:', error));
+
+  clock.onAdvance(() => runDue());
+
+  return {
+    start: async () => {
+      if (running) return;
+      running = true;
+      sweep = setInterval(runInBackground, options.sweepIntervalMs ?? 1000);
+      sweep.unref();
+      // Not awaited: resuming many deliveries to slow receivers must not hold up the sandbox's start.
+      runInBackground();
+    },
+    stop: async () => {
+      running = false;
+      if (sweep) clearInterval(sweep);
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([...inFlight.values()]);
+    },
+    runDue,
+    kick: () => {
+      if (!running || kickScheduled) return;
+      kickScheduled = true;
+      setImmediate(() => {
+        kickScheduled = false;
+        runInBackground();
+      });
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// The durable callback outbox. A delivery is a record written in the transaction that makes the change it
+// reports, so it exists if and only if the change does; the dispatcher (dispatcher.ts) sends it after the
+// commit and records every attempt. Payloads are checked against the webhook's schema here, at enqueue, so
+// a change whose callback would break the contract fails (and rolls back) instead of being stored.
+import { buildWebhookDelivery, webhookMetadata, WebhookPayloadError, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
+import type { components } from '../../generated/sandbox/types.js';
+import type { Callbacks, Clock, Ids, Settings } from '../context.js';
+import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
+import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
+
+export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
+export const outboxCollections: CollectionDefinition[] = [{ name: DELIVERIES_COLLECTION, indexed: ['state', 'webhook'] }];
+
+type ControlSchemas = components['schemas'];
+export type DeliveryState = ControlSchemas['CallbackDelivery']['state'];
+export type DeliveryAttempt = ControlSchemas['CallbackDeliveryAttempt'];
+/** A stored delivery: the control API's `CallbackDelivery`, whose payload is JSON as the store keeps it. */
+export type DeliveryRecord = Omit<ControlSchemas['CallbackDelivery'], 'payload'> & { payload: { [key: string]: Json } };
+
+export const NO_CALLBACK_URL = 'no callback URL configured';
+
+export interface ListFilter {
+  state?: DeliveryState;
+  webhook?: string;
+}
+
+export type ResendOutcome = { kind: 'resent'; delivery: DeliveryRecord } | { kind: 'not_found' } | { kind: 'pending' };
+
+export interface Outbox extends Callbacks {
+  /** The scope's deliveries, newest first. */
+  list(scope: Scope, filter?: ListFilter): Promise<DeliveryRecord[]>;
+  get(scope: Scope, id: string): Promise<DeliveryRecord | undefined>;
+  /** A fresh delivery of a delivered or failed delivery's payload, to the URL configured now. */
+  resend(scope: Scope, id: string): Promise<ResendOutcome>;
+}
+
+export interface OutboxOptions {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  settings: Settings;
+  /** Told after every enqueue; the dispatcher then looks for due deliveries once the transaction is over. */
+  onEnqueued?: () => void;
+}
+
+function isJsonObject(value: Json): value is { [key: string]: Json } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks the payload against the webhook's schema (throws WebhookPayloadError) and whether `url` can be sent to. */
+function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { urlProblem: string | null } {
+  try {
+    // The token is not needed to check the payload and is read again at each attempt, so a placeholder
+    // stands in; so does a URL when there is none. Payload types are checked by the validator itself.
+    buildWebhookDelivery(kind, payload as WebhookEvents[WebhookKind], { callbackToken: 'check', url: url ?? 'http://callback.invalid/' });
+    return { urlProblem: null };
+  } catch (error) {
+    if (error instanceof WebhookPayloadError) throw error;
+    return { urlProblem: `the callback URL is not an absolute URL: ${url ?? ''}` };
+  }
+}
+
+export function createOutbox(options: OutboxOptions): Outbox {
+  const { store, clock, ids, settings } = options;
+
+  const enqueue = async (tx: Transaction, scope: Scope, webhookOperationId: string, payload: Json, url: string | null, resentFrom: string | null): Promise<DeliveryRecord> => {
+    if (!isWebhookKind(webhookOperationId)) throw new Error(`${webhookOperationId} is not a webhook of the contract`);
+    if (!isJsonObject(payload)) throw new Error(`${webhookOperationId}: a callback payload is a JSON object`);
+    const { urlProblem } = checkDelivery(webhookOperationId, payload, url);
+    const metadata = webhookMetadata[webhookOperationId];
+    const now = clock.now().toISOString();
+    const failure = url === null ? NO_CALLBACK_URL : urlProblem;
+    const record: DeliveryRecord = {
+      id: ids.next(),
+      webhook: webhookOperationId,
+      event: metadata.name,
+      url,
+      state: failure === null ? 'pending' : 'failed',
+      payload,
+      attempts: [],
+      max_attempts: metadata.delivery.attempts,
+      next_attempt_at: failure === null ? now : null,
+      alert: false,
+      failure_reason: failure,
+      resent_from: resentFrom,
+      created: now,
+      updated: now,
+    };
+    await tx.insert(DELIVERIES_COLLECTION, scope, record);
+    if (record.state === 'pending') options.onEnqueued?.();
+    return record;
+  };
+
+  return {
+    enqueue: async (tx, scope, webhookOperationId, payload, url) => void (await enqueue(tx, scope, webhookOperationId, payload, url, null)),
+    list: async (scope, filter = {}) => {
+      const records = filter.state
+        ? await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', filter.state)
+        : filter.webhook
+          ? await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', filter.webhook)
+          : await store.list<DeliveryRecord>(DELIVERIES_COLLECTION, scope);
+      return records.filter((record) => (!filter.state || record.state === filter.state) && (!filter.webhook || record.webhook === filter.webhook));
+    },
+    get: (scope, id) => store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id),
+    resend: (scope, id) =>
+      store.transaction(async (tx): Promise<ResendOutcome> => {
+        const original = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
+        if (!original) return { kind: 'not_found' };
+        if (original.state === 'pending') return { kind: 'pending' };
+        // Dashboard kinds go where the merchant points them now (a URL set after a failure is used);
+        // a direct debit callback goes to the payment's own callback_url again.
+        const setting = isWebhookKind(original.webhook) ? contractFacts().callbackSettingOf(original.webhook) : null;
+        const url = setting === null ? original.url : ((await settings.get(scope)).callback_urls[setting] ?? null);
+        return { kind: 'resent', delivery: await enqueue(tx, scope, original.webhook, original.payload, url, original.id) };
+      }),
+  };
+}

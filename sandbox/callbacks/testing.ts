@@ -1,0 +1,134 @@
+// Test helpers for the platform and the callbacks: a platform on a real store (a temporary DATA_DIR, so a
+// test can close it and open another on the same files, as a restart does), the contract's own webhook
+// examples as payloads, and a local HTTP receiver that records what it was sent.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { webhookMetadata, type WebhookKind } from '../../generated/webhooks.js';
+import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
+import { collections, createPlatform, type Platform, type PlatformOptions } from '../platform/index.js';
+import type { DeliveryRecord } from './outbox.js';
+
+export const MERCHANT: Scope = { merchantId: '5ed75086a883856178afc12e', mode: 'test' };
+export const CALLBACK_TOKEN = 'cb_test_5f6ee8de3a733c1d2e1a1b2c';
+
+type JsonObject = { [key: string]: Json };
+
+/** The first example the contract gives for a webhook's body: valid against its schema by the contract's own tests. */
+export function webhookExample(kind: WebhookKind): JsonObject {
+  const doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
+    webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: JsonObject }> } } } } }>;
+  };
+  const examples = doc.webhooks[webhookMetadata[kind].name]?.post.requestBody.content['application/json'].examples ?? {};
+  const first = Object.values(examples)[0];
+  if (!first) throw new Error(`the contract has no example of ${kind}`);
+  return first.value;
+}
+
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Resolves once `count` requests have arrived. */
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A merchant's endpoint on 127.0.0.1:0 answering every request with `status()`. */
+export async function startReceiver(status: (request: Received) => number = () => 200): Promise<Receiver> {
+  const received: Received[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry = { at: performance.now(), headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      response.writeHead(status(entry), { 'content-type': 'application/json' }).end('{}');
+      for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    received,
+    waitFor: (count, timeoutMs = 5000) =>
+      new Promise((resolve, reject) => {
+        if (received.length >= count) return resolve(received);
+        const timer = setTimeout(() => reject(new Error(`expected ${count} requests, got ${received.length}`)), timeoutMs);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(received)) });
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface TestPlatform {
+  platform: Platform;
+  store: Store;
+  alerts: DeliveryRecord[];
+  /** Stops the dispatcher and closes the store, as a shutdown does. */
+  close(): Promise<void>;
+}
+
+/** Temporary data directories, removed by `removeTempDirs`. */
+const dirs: string[] = [];
+export const tempDataDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-platform-'));
+  dirs.push(dir);
+  return dir;
+};
+export const removeTempDirs = (): void => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
+
+/** Opens stores on `collections`, each closed by `closeAll` (call it in afterEach); `reopen` closes one first. */
+export function testStores(collections: CollectionDefinition[]) {
+  const open: Store[] = [];
+  return {
+    open: (dataDir = ':memory:'): Store => {
+      const store = openSqliteStore({ dataDir, collections });
+      open.push(store);
+      return store;
+    },
+    /** Closes a store as a shutdown does, so the same DATA_DIR can be opened again. */
+    close: async (store: Store): Promise<void> => {
+      open.splice(open.indexOf(store), 1);
+      await store.close();
+    },
+    closeAll: async (): Promise<void> => {
+      await Promise.all(open.splice(0).map((store) => store.close()));
+      removeTempDirs();
+    },
+  };
+}
+
+export async function openTestPlatform(dataDir: string, options: Partial<Omit<PlatformOptions, 'store'>> = {}): Promise<TestPlatform> {
+  const store = openSqliteStore({ dataDir, collections });
+  const alerts: DeliveryRecord[] = [];
+  const platform = await createPlatform({
+    store,
+    callbackToken: () => CALLBACK_TOKEN,
+    callbackRetryDelayMs: 200,
+    defaultCallbackUrl: null,
+    onAlert: (delivery) => void alerts.push(delivery),
+    ...options,
+  });
+  return {
+    platform,
+    store,
+    alerts,
+    close: async () => {
+      await platform.dispatcher.stop();
+      await store.close();
+    },
+  };
+}

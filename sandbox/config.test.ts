@@ -1,0 +1,129 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { webhookMetadata } from '../generated/webhooks.js';
+import { callbackUrlSettings, ConfigError, contractRetryDelayMs, DEFAULT_LIVE_SECRET_KEY, DEFAULT_MERCHANT_ID, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+
+const config = (argv: string[] = [], env: Record<string, string> = {}, cwd = '/srv/app'): SandboxConfig => {
+  const parsed = parseConfig({ argv, env, cwd });
+  if (parsed.kind !== 'config') throw new Error('expected a config');
+  return parsed.config;
+};
+const refusal = (argv: string[], env: Record<string, string> = {}): string => {
+  try {
+    parseConfig({ argv, env, cwd: '/srv/app' });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('parseConfig', () => {
+  it('has the documented defaults', () => {
+    const defaults = config();
+    expect(defaults.port).toBe(3000);
+    expect(defaults.host).toBe('127.0.0.1');
+    expect(defaults.dataDir).toBe('/srv/app/.sandbox-data');
+    expect(defaults.tls).toBeNull();
+    expect(defaults.callbackUrl).toBeNull();
+    expect(defaults.validateResponses).toBe(true);
+    expect(defaults.merchants).toEqual([
+      { id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: DEFAULT_TEST_SECRET_KEY, live: DEFAULT_LIVE_SECRET_KEY }, callbackTokens: { test: expect.any(String), live: expect.any(String) } },
+    ]);
+    expect(DEFAULT_TEST_SECRET_KEY.startsWith('sk_test_')).toBe(true);
+    expect(defaults.given.size).toBe(0);
+  });
+
+  it("takes the retry delay from the contract's x-delivery", () => {
+    const seconds = Object.values(webhookMetadata)[0]!.delivery.retry_interval_seconds;
+    expect(contractRetryDelayMs()).toBe(seconds * 1000);
+    expect(config().callbackRetryDelayMs).toBe(seconds * 1000);
+  });
+
+  it('reads every variable, and a flag wins over its variable', () => {
+    const env = { PORT: '4000', HOST: '0.0.0.0', SANDBOX_SECRET_KEY: 'sk_test_env', SANDBOX_CALLBACK_TOKEN: 'tok-env', SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9000/cb', DATA_DIR: 'data', CALLBACK_RETRY_DELAY_MS: '250', SANDBOX_VALIDATE_RESPONSES: 'false' };
+    const fromEnv = config([], env);
+    expect(fromEnv).toMatchObject({ port: 4000, host: '0.0.0.0', callbackUrl: 'http://127.0.0.1:9000/cb', dataDir: '/srv/app/data', callbackRetryDelayMs: 250, validateResponses: false });
+    expect(fromEnv.merchants[0]!.keys.test).toBe('sk_test_env');
+    expect(fromEnv.merchants[0]!.callbackTokens.test).toBe('tok-env');
+    expect([...fromEnv.given].sort()).toEqual(['callback-retry-delay-ms', 'callback-token', 'callback-url', 'data-dir', 'host', 'port', 'secret-key', 'validate-responses']);
+
+    const flagged = config(['--port', '5000', '--secret-key=sk_test_flag', '--data-dir', ':memory:', '--callback-retry-delay-ms', '10'], env);
+    expect(flagged).toMatchObject({ port: 5000, dataDir: ':memory:', callbackRetryDelayMs: 10, host: '0.0.0.0' });
+    expect(flagged.merchants[0]!.keys.test).toBe('sk_test_flag');
+  });
+
+  it('takes a callback URL per dashboard setting named by the contract', () => {
+    expect(callbackUrlSettings.length).toBeGreaterThan(0);
+    const [first, second] = callbackUrlSettings;
+    const parsed = config([`--callback-url-${second!.replaceAll('_', '-')}`, 'https://merchant.example/second'], { [`SANDBOX_CALLBACK_URL_${first!.toUpperCase()}`]: 'https://merchant.example/first' });
+    expect(parsed.callbackUrls).toEqual({ [first!]: 'https://merchant.example/first', [second!]: 'https://merchant.example/second' });
+  });
+
+  it('reads more merchants from SANDBOX_MERCHANTS', () => {
+    const merchants = JSON.stringify([{ id: 'acme', keys: { test: 'sk_test_acme', live: 'sk_live_acme' }, callback_tokens: { test: 't1', live: 't2' } }]);
+    const parsed = config([], { SANDBOX_MERCHANTS: merchants });
+    expect(parsed.merchants[1]).toEqual({ id: 'acme', ownerId: 'acme', keys: { test: 'sk_test_acme', live: 'sk_live_acme' }, callbackTokens: { test: 't1', live: 't2' } });
+  });
+
+  it('reads the TLS files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-config-'));
+    writeFileSync(join(dir, 'cert.pem'), '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'key.pem'), '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n');
+    const parsed = config(['--tls-cert', 'cert.pem'], { TLS_KEY: join(dir, 'key.pem') }, dir);
+    expect(parsed.tls?.cert).toContain('BEGIN CERTIFICATE');
+    expect(parsed.tls?.key).toContain('BEGIN PRIVATE KEY');
+  });
+
+  it('answers --help with the usage, naming every variable', () => {
+    const parsed = parseConfig({ argv: ['--help'], env: {} });
+    expect(parsed.kind).toBe('help');
+    if (parsed.kind !== 'help') return;
+    for (const variable of ['PORT', 'HOST', 'SANDBOX_SECRET_KEY', 'SANDBOX_CALLBACK_TOKEN', 'SANDBOX_CALLBACK_URL', 'DATA_DIR', 'TLS_CERT', 'TLS_KEY', 'CALLBACK_RETRY_DELAY_MS', 'SANDBOX_MERCHANTS']) expect(parsed.text).toContain(variable);
+  });
+
+  it.each<[string, string[], Record<string, string>, RegExp]>([
+    ['an unknown flag', ['--prot', '1'], {}, /unknown option --prot/],
+    ['a flag from the prototype', ['--constructor', '1'], {}, /unknown option/],
+    ['a flag without its value', ['--port'], {}, /--port needs a value/],
+    ['a stray argument', ['3000'], {}, /unexpected argument/],
+    ['a port out of range', [], { PORT: '70000' }, /PORT must be a whole number from 0 to 65535/],
+    ['a port that is not a number', ['--port', '3e3'], {}, /--port must be a whole number/],
+    ['a test key without its prefix', [], { SANDBOX_SECRET_KEY: 'sk_live_x' }, /SANDBOX_SECRET_KEY must start with sk_test_/],
+    ['a key with a colon', [], { SANDBOX_SECRET_KEY: 'sk_test_a:b' }, /printable ASCII/],
+    ['a live key without its prefix', ['--live-secret-key', 'sk_test_x'], {}, /must start with sk_live_/],
+    ['a callback URL that is not one', [], { SANDBOX_CALLBACK_URL: 'merchant.example' }, /SANDBOX_CALLBACK_URL must be an absolute http\(s\) URL/],
+    ['a callback URL of another scheme', [], { SANDBOX_CALLBACK_URL: 'ftp://merchant.example' }, /must be an http or https URL/],
+    ['only one TLS file', [], { TLS_CERT: 'cert.pem' }, /TLS_CERT and TLS_KEY .* go together/],
+    ['unreadable TLS files', [], { TLS_CERT: '/nonexistent/cert.pem', TLS_KEY: '/nonexistent/key.pem' }, /TLS_CERT: cannot read/],
+    ['a negative retry delay', [], { CALLBACK_RETRY_DELAY_MS: '-1' }, /CALLBACK_RETRY_DELAY_MS must be a whole number/],
+    ['a bad boolean', [], { SANDBOX_VALIDATE_RESPONSES: 'maybe' }, /must be true or false/],
+    ['merchants that are not JSON', [], { SANDBOX_MERCHANTS: '[{' }, /SANDBOX_MERCHANTS is not JSON/],
+    ['merchants that are not an array', [], { SANDBOX_MERCHANTS: '{}' }, /must be a JSON array/],
+    ['a merchant without keys', [], { SANDBOX_MERCHANTS: '[{"id":"m","callback_tokens":{"test":"a","live":"b"}}]' }, /SANDBOX_MERCHANTS\[0\]\.keys must be an object/],
+    ['a merchant with a bad id', [], { SANDBOX_MERCHANTS: '[{"id":"a b"}]' }, /SANDBOX_MERCHANTS\[0\]\.id/],
+    ['a merchant with a reserved id', [], { SANDBOX_MERCHANTS: '[{"id":"__sandbox__"}]' }, /reserved for the sandbox itself/],
+    ['a merchant without a token', [], { SANDBOX_MERCHANTS: '[{"id":"m","keys":{"test":"sk_test_m","live":"sk_live_m"},"callback_tokens":{"test":"a"}}]' }, /callback_tokens\.live must be a string/],
+    [
+      'a merchant id given twice',
+      [],
+      { SANDBOX_MERCHANTS: JSON.stringify([DEFAULT_MERCHANT_ID].map((id) => ({ id, keys: { test: 'sk_test_m', live: 'sk_live_m' }, callback_tokens: { test: 'a', live: 'b' } }))) },
+      /merchant id .* is given twice/,
+    ],
+    [
+      'a key shared by two merchants',
+      [],
+      { SANDBOX_MERCHANTS: JSON.stringify([{ id: 'm', keys: { test: DEFAULT_TEST_SECRET_KEY, live: 'sk_live_m' }, callback_tokens: { test: 'a', live: 'b' } }]) },
+      /the test key of merchant m is already another key/,
+    ],
+  ])('refuses %s with a clear message', (_what, argv, env, message) => {
+    expect(refusal(argv, env)).toMatch(message);
+  });
+
+  it('never puts a key in a message', () => {
+    const message = refusal([], { SANDBOX_MERCHANTS: JSON.stringify([{ id: 'm', keys: { test: DEFAULT_TEST_SECRET_KEY, live: 'sk_live_m' }, callback_tokens: { test: 'a', live: 'b' } }]) });
+    expect(message).not.toContain(DEFAULT_TEST_SECRET_KEY);
+  });
+});

@@ -1,0 +1,2 @@
+// The customers module (customers.ts), under the folder's name.
+export * from './customers.js';

@@ -1,0 +1,32 @@
+// The direct debit module as app.ts wires it: its service operations, its control-API simulations and the
+// collections it stores.
+import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
+import type { Handlers } from '../../generated/server.js';
+import type { Caller, SandboxContext } from '../context.js';
+import { linkingHandlers } from './linking.js';
+import { paymentControlHandlers, paymentHandlers } from './payments.js';
+
+export { collections } from './records.js';
+
+export type DirectDebitHandlers = Pick<
+  Handlers<Caller>,
+  | 'initializeLinkedAccountTokenization'
+  | 'validateLinkedAccountTokenOtp'
+  | 'listLinkedAccountTokenAccounts'
+  | 'createPaymentMethod'
+  | 'listPaymentMethodsByCustomer'
+  | 'createDirectDebitPayment'
+  | 'validateDirectDebitPaymentOtp'
+  | 'getDirectDebitPaymentByReferenceId'
+  | 'getDirectDebitPayment'
+>;
+
+export type DirectDebitControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment'>;
+
+export function directDebitHandlers(ctx: SandboxContext): DirectDebitHandlers {
+  return { ...linkingHandlers(ctx), ...paymentHandlers(ctx) };
+}
+
+export function directDebitControlHandlers(ctx: SandboxContext): DirectDebitControlHandlers {
+  return paymentControlHandlers(ctx);
+}

@@ -1,0 +1,206 @@
+// Disbursements in the sandbox: creation takes the amount from the CASH balance in the transaction that
+// stores the PENDING disbursement (X-IDEMPOTENCY-KEY makes a retry safe), the lookups by id and by
+// external_id, and the bank's answer through the control API: COMPLETED, or FAILED with a failure code and
+// the amount returned to CASH, each announced by the `disbursement.finished` callback in the same
+// transaction.
+import type { Handlers as ControlHandlerSet } from '../../generated/sandbox/server.js';
+import type { Handlers } from '../../generated/server.js';
+import type { components } from '../../generated/types.js';
+import type { DisbursementFinishedCallback } from '../../generated/webhooks.js';
+import { enqueueDashboardCallback } from '../balance/callbacks.js';
+import { findDisbursementBank } from '../balance/index.js';
+import type { CollectionDefinition } from '../store/store.js';
+import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
+import { canonicalJson } from './json.js';
+
+type ControlHandlers = ControlHandlerSet<Caller>;
+type Disbursement = components['schemas']['Disbursement'];
+type EmailList = components['schemas']['DisbursementEmailList'];
+type CreateDisbursementRequest = components['schemas']['CreateDisbursementRequest'];
+
+const COLLECTION = 'disbursements';
+const OPERATION = 'createDisbursement';
+
+/** A disbursement as stored: the resource's fields (absent ones as null) and what only the callback carries. */
+export type DisbursementRecord = {
+  id: string;
+  /** The id again: ids are global, and the store finds a record in any scope only by an indexed field. */
+  disbursement_id: string;
+  user_id: string;
+  external_id: string;
+  amount: number;
+  bank_code: string;
+  account_holder_name: string;
+  account_number: string;
+  disbursement_description: string;
+  status: Disbursement['status'];
+  failure_code: NonNullable<Disbursement['failure_code']> | null;
+  email_to: EmailList | null;
+  email_cc: EmailList | null;
+  email_bcc: EmailList | null;
+  /** Decision `disbursement-is-instant-callback-only`: known once the bank answered, shown only in the callback. */
+  is_instant: boolean | null;
+  created: string;
+  updated: string;
+};
+
+export const collections: CollectionDefinition[] = [
+  // external_id need not be unique (a failed disbursement is repeated under the same one).
+  { name: COLLECTION, indexed: ['external_id', 'disbursement_id'] },
+];
+
+function resourceOf(record: DisbursementRecord): Disbursement {
+  const { id, user_id, external_id, amount, bank_code, account_holder_name, disbursement_description, status, created, updated } = record;
+  return {
+    id,
+    user_id,
+    external_id,
+    amount,
+    bank_code,
+    account_holder_name,
+    disbursement_description,
+    status,
+    ...(record.failure_code ? { failure_code: record.failure_code } : {}),
+    ...(record.email_to ? { email_to: record.email_to } : {}),
+    ...(record.email_cc ? { email_cc: record.email_cc } : {}),
+    ...(record.email_bcc ? { email_bcc: record.email_bcc } : {}),
+    created,
+    updated,
+  };
+}
+
+function callbackOf(record: DisbursementRecord): DisbursementFinishedCallback {
+  const resource = resourceOf(record);
+  if (resource.status === 'PENDING' || record.is_instant === null) throw new Error(`disbursement ${record.id} has not finished; it has no callback yet`);
+  // The sandbox charges no fee, so the optional service_fee_amount and the ledger's transaction fields are left out.
+  return { ...resource, status: resource.status, is_instant: record.is_instant, disbursement_id: record.id };
+}
+
+type Created = { ok: true; record: DisbursementRecord } | { ok: false; reason: 'insufficient_balance' };
+
+/** Stores the PENDING disbursement and takes its amount from CASH, or changes nothing when CASH is short. */
+async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body: CreateDisbursementRequest, description: string): Promise<Created> {
+  if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };
+  const id = ctx.ids.next();
+  const now = ctx.clock.now().toISOString();
+  const record: DisbursementRecord = {
+    id,
+    disbursement_id: id,
+    user_id: caller.ownerId,
+    external_id: body.external_id,
+    amount: body.amount,
+    bank_code: body.bank_code,
+    account_holder_name: body.account_holder_name,
+    account_number: body.account_number,
+    disbursement_description: description,
+    status: 'PENDING',
+    failure_code: null,
+    email_to: body.email_to ?? null,
+    email_cc: body.email_cc ?? null,
+    email_bcc: body.email_bcc ?? null,
+    is_instant: null,
+    created: now,
+    updated: now,
+  };
+  return { ok: true, record: await tx.insert(COLLECTION, caller, record) };
+}
+
+const notFound = (id: string) => ({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `Disbursement ${id} was not found.` } }) as const;
+
+export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createDisbursement' | 'getDisbursement' | 'listDisbursementsByExternalId'> {
+  return {
+    createDisbursement: async ({ header, body }, { principal }) => {
+      // Checks of the request itself come before the idempotency key is used, so a corrected request may
+      // reuse it; only an executed request (created, or refused for the balance) is remembered.
+      if (!findDisbursementBank(body.bank_code)) {
+        return { status: 400, body: { error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR', message: `Bank code ${body.bank_code} is not supported for disbursements.` } };
+      }
+      // Decision `disbursement-description-default`.
+      const description = body.description ?? (await ctx.settings.get(principal)).default_disbursement_description;
+      if (description === null) {
+        return { status: 400, body: { error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR', message: 'No description was sent and no default disbursement description is configured in the dashboard.' } };
+      }
+      const key = header['x-idempotency-key'];
+      const answer = await ctx.store.transaction(async (tx) => {
+        const execute = () => create(ctx, tx, principal, body, description);
+        if (key === undefined) return { kind: 'first' as const, result: await execute() };
+        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), execute, (result) => (result.ok ? result.record.id : null));
+      });
+      // Decision `idempotency-key-reuse`.
+      if (answer.kind === 'replay') {
+        const what = answer.originalId === null ? 'the request it came with was refused' : `it created disbursement ${answer.originalId}`;
+        return { status: 400, body: { error_code: 'DUPLICATE_TRANSACTION_ERROR', message: `This idempotency key was already used; ${what}.` } };
+      }
+      if (answer.kind === 'mismatch') {
+        return { status: 400, body: { error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR', message: 'This idempotency key was used with different parameters; the request does not match the original. Use a new key.' } };
+      }
+      if (!answer.result.ok) {
+        return { status: 400, body: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR', message: `The cash balance is too low to send ${body.amount} IDR.` } };
+      }
+      return { status: 200, body: resourceOf(answer.result.record) };
+    },
+
+    getDisbursement: async ({ path }, { principal }) => {
+      const own = await ctx.store.get<DisbursementRecord>(COLLECTION, principal, path.id);
+      if (own) return { status: 200, body: resourceOf(own) };
+      // Ids are global: the same id under another merchant (in the key's mode) exists but is not the key's to
+      // read. In the other mode it does not exist at all, like every object of that mode.
+      const elsewhere = await ctx.store.findAcrossScopes<DisbursementRecord>(COLLECTION, 'disbursement_id', path.id);
+      if (elsewhere.some(({ scope }) => scope.mode === principal.mode && scope.merchantId !== principal.merchantId)) {
+        return { status: 403, body: { error_code: 'INVALID_PERMISSION_ERROR', message: `You do not have access to disbursement ${path.id}.` } };
+      }
+      return notFound(path.id);
+    },
+
+    listDisbursementsByExternalId: async ({ query }, { principal }) => {
+      // Oldest first, so a failed disbursement comes before its repeat under the same external_id.
+      const found = await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { order: 'oldest' });
+      const [first, ...rest] = found.map(resourceOf);
+      if (!first) return { status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `No disbursement with external_id ${query.external_id} was found.` } };
+      return { status: 200, body: [first, ...rest] };
+    },
+  };
+}
+
+type Finish = { status: 'COMPLETED'; is_instant: boolean } | { status: 'FAILED'; failure_code: NonNullable<Disbursement['failure_code']>; is_instant: boolean };
+type Finished = { kind: 'finished'; record: DisbursementRecord } | { kind: 'missing' } | { kind: 'final'; record: DisbursementRecord };
+
+/** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
+async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Finish): Promise<Finished> {
+  // Settings are read before the transaction: they are not part of it.
+  const settings = await ctx.settings.get(scope);
+  return ctx.store.transaction(async (tx): Promise<Finished> => {
+    const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
+    if (!record) return { kind: 'missing' };
+    if (record.status !== 'PENDING') return { kind: 'final', record };
+    const finished: DisbursementRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, is_instant: outcome.is_instant, updated: ctx.clock.now().toISOString() };
+    await tx.update(COLLECTION, scope, finished);
+    // No money left the merchant's account when the bank rejected the transfer.
+    if (finished.status === 'FAILED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);
+    await enqueueDashboardCallback(ctx, tx, scope, 'disbursementFinished', callbackOf(finished), settings);
+    return { kind: 'finished', record: finished };
+  });
+}
+
+const conflict = (record: DisbursementRecord, action: string) =>
+  ({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Disbursement ${record.id} is ${record.status}; only a PENDING disbursement can be ${action}.` } }) as const;
+
+export function disbursementControlHandlers(ctx: SandboxContext): Pick<ControlHandlers, 'completeDisbursement' | 'failDisbursement'> {
+  return {
+    completeDisbursement: async ({ path, body }, { principal }) => {
+      // Sandbox decision (control API): an instant transfer unless the request says otherwise.
+      const result = await finish(ctx, principal, path.id, { status: 'COMPLETED', is_instant: body?.is_instant ?? true });
+      if (result.kind === 'missing') return notFound(path.id);
+      if (result.kind === 'final') return conflict(result.record, 'completed');
+      return { status: 200, body: resourceOf(result.record) };
+    },
+
+    failDisbursement: async ({ path, body }, { principal }) => {
+      // The router has checked failure_code against the contract's DisbursementFailureCode.
+      const result = await finish(ctx, principal, path.id, { status: 'FAILED', failure_code: body.failure_code, is_instant: body.is_instant ?? false });
+      if (result.kind === 'missing') return notFound(path.id);
+      if (result.kind === 'final') return conflict(result.record, 'failed');
+      return { status: 200, body: resourceOf(result.record) };
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// Plain-JSON helpers of the disbursement, e-wallet and customer modules: the store takes JSON records,
+// while the generated types describe the same data with optional properties (which TypeScript does not
+// count as JSON because they may be `undefined`).
+import { toJson } from '../balance/callbacks.js';
+import type { Json, JsonRecord } from '../context.js';
+
+/**
+ * A resource as a stored record. The resource types come from the contract and hold JSON only; the
+ * round trip through `toJson` makes that true at run time, which is what the type assertion relies on.
+ */
+export function toRecord<T extends { id: string }>(value: T): T & JsonRecord {
+  return toJson(value) as T & JsonRecord;
+}
+
+/** JSON with object keys sorted at every level: equal requests give equal text (idempotency fingerprints). */
+export function canonicalJson(value: unknown): string {
+  const sorted = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(sorted);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(Object.keys(node).sort().map((key) => [key, sorted(node[key] ?? null)]));
+  };
+  return JSON.stringify(sorted(toJson(value)));
+}

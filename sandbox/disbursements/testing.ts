@@ -1,0 +1,106 @@
+// The view the disbursement, e-wallet and customer tests take of the shared in-process sandbox
+// (sandbox/testing): the whole app with response validation on, its clock held at a fixed real time and
+// its callback dispatcher stopped, so every callback a test causes stays in the outbox to be inspected.
+import { afterEach, beforeEach, expect } from 'vitest';
+import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import type { DeliveryRecord } from '../callbacks/outbox.js';
+import type { MerchantSettings, SandboxContext } from '../context.js';
+import { createTestSandbox, scopeOf, TEST_CALLBACK_URL, TEST_KEYS, type TestKeyName } from '../testing/index.js';
+
+export { callerOf, scopeOf } from '../testing/index.js';
+
+export const START = '2026-11-21T09:30:00.000Z';
+export const CALLBACK_URL = TEST_CALLBACK_URL;
+export type KeyName = TestKeyName;
+
+export interface Answer {
+  status: number;
+  /** The parsed JSON body (every answer of the sandbox is JSON). */
+  json: unknown;
+}
+
+export interface RequestOptions {
+  key?: KeyName;
+  /** Sent as JSON unless it is already a string (malformed bodies, forms). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Bench {
+  ctx: SandboxContext;
+  /** A request to the sandbox (the service, or the control API for `/sandbox/...` paths). */
+  call(method: string, path: string, options?: RequestOptions): Promise<Answer>;
+  /** The service router itself, for requests `call` cannot build. */
+  service: (request: Request) => Promise<Response>;
+  /** The Authorization header of a key. */
+  authorization(key?: KeyName): string;
+  settings(changes: Partial<MerchantSettings>, key?: KeyName): Promise<void>;
+  /** The scope's callback deliveries, oldest first. */
+  deliveries(key?: KeyName): Promise<DeliveryRecord[]>;
+  cash(key?: KeyName): Promise<number>;
+  /** Errors the routers reported: a response off the contract shows up here as well as a 500. */
+  errors: unknown[];
+  close(): Promise<void>;
+}
+
+export async function openBench(): Promise<Bench> {
+  const realTime = Date.parse(START);
+  const sandbox = await createTestSandbox({ realTime: () => realTime, startDispatcher: false, failOnRouterErrors: false });
+  const { ctx, app } = sandbox;
+  return {
+    ctx,
+    errors: sandbox.routerErrors,
+    call: async (method, path, { key = 'aTest', body, headers = {} } = {}) => {
+      const answer = await sandbox.request(method, path, { key, body, headers });
+      return { status: answer.status, json: answer.body };
+    },
+    service: app.service,
+    authorization: (key = 'aTest') => basicAuthorization({ username: TEST_KEYS[key], password: '' }),
+    settings: async (changes, key = 'aTest') => void (await ctx.settings.update(scopeOf(key), changes)),
+    deliveries: async (key = 'aTest') => (await app.platform.callbacks.list(scopeOf(key))).reverse(),
+    cash: (key = 'aTest') => ctx.store.transaction((tx) => ctx.balances.get(tx, scopeOf(key), 'CASH')),
+    close: () => sandbox.close(),
+  };
+}
+
+/**
+ * A bench opened before each test of the file and closed after it, checking that no router reported an
+ * error (a response off the contract is one). Its members reach the current test's bench.
+ */
+export function useBench(): Bench {
+  let current: Bench | undefined;
+  const now = (): Bench => {
+    if (!current) throw new Error('the bench is open only inside a test');
+    return current;
+  };
+  beforeEach(async () => {
+    current = await openBench();
+  });
+  afterEach(async () => {
+    const bench = now();
+    current = undefined;
+    expect(bench.errors).toEqual([]);
+    await bench.close();
+  });
+  return {
+    get ctx() {
+      return now().ctx;
+    },
+    get errors() {
+      return now().errors;
+    },
+    call: (...args) => now().call(...args),
+    service: (request) => now().service(request),
+    authorization: (key) => now().authorization(key),
+    settings: (changes, key) => now().settings(changes, key),
+    deliveries: (key) => now().deliveries(key),
+    cash: (key) => now().cash(key),
+    close: () => now().close(),
+  };
+}
+
+/** The value as an object, failing the test when it is not one. */
+export function asObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`expected an object, got ${JSON.stringify(value)}`);
+  return Object.fromEntries(Object.entries(value));
+}

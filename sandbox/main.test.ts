@@ -1,0 +1,106 @@
+// The entry point as `npm start` runs it: a process that prints where it is and its keys, serves the API, the
+// docs and the contracts, refuses bad configuration with exit 2, and stops cleanly on SIGTERM.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuthorization } from '../generated/runtime/basic-auth.js';
+import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, defaultConfig } from './config.js';
+import { describeSandbox } from './main.js';
+import { repoRoot } from './server.js';
+
+const entry = join(repoRoot, 'sandbox/main.ts');
+// One process (node with tsx's loader), not the tsx wrapper: killing a wrapper would orphan the sandbox.
+const node = (args: string[]): [string, string[]] => [process.execPath, ['--import', 'tsx', entry, ...args]];
+// Only what the sandbox needs from the environment: a developer's own SANDBOX_* variables must not leak in.
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...extra });
+
+describe('npm start', () => {
+  let child: ChildProcess;
+  let output = '';
+  let url = '';
+  let exited: Promise<number | null>;
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-main-'));
+
+  beforeAll(async () => {
+    child = spawn(...node(['--port', '0', '--data-dir', dataDir]), { cwd: repoRoot, env: cleanEnv({ SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9/callbacks' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not started:\n${output}`)), 60_000);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /Ctrl-C stops it/.test(output) && /listening on (\S+)/.exec(output);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1]!);
+        }
+      });
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the base URL, the development keys, the callback token and the docs URL', () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(output).toContain(`test secret key:      ${DEFAULT_TEST_SECRET_KEY}`);
+    expect(output).toContain(`live secret key:      ${DEFAULT_LIVE_SECRET_KEY}`);
+    expect(output).toContain(DEFAULT_TEST_CALLBACK_TOKEN);
+    expect(output).toContain(`${url}/docs`);
+    expect(output).toContain('http://127.0.0.1:9/callbacks');
+  });
+
+  it('serves the API with the printed key', async () => {
+    const response = await fetch(`${url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const refused = await fetch(`${url}/balance`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error_code: 'INVALID_API_KEY' });
+  });
+
+  it('serves the Redoc docs of both contracts and the bundled contracts', async () => {
+    const docs = await fetch(`${url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('<title>Payments API</title>');
+    const controlDocs = await fetch(`${url}/sandbox/docs`);
+    expect(await controlDocs.text()).toContain('<title>Payments sandbox control API</title>');
+    const spec = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string };
+    expect(spec.openapi).toMatch(/^3\.1/);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('SIGTERM: stopping the sandbox');
+  });
+});
+
+describe('bad configuration', () => {
+  it.each([
+    ['PORT', { PORT: 'abc' }, /PORT must be a whole number/],
+    ['SANDBOX_MERCHANTS', { SANDBOX_MERCHANTS: '[{' }, /SANDBOX_MERCHANTS is not JSON/],
+  ])('exits 2 with the reason for a bad %s', (_name, env, message) => {
+    const result = spawnSync(...node([]), { cwd: repoRoot, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('--help');
+  });
+});
+
+describe('describeSandbox', () => {
+  it('masks keys the operator chose and prints the built-in development keys', () => {
+    const chosen = defaultConfig({
+      merchants: [{ ...defaultConfig().merchants[0]!, keys: { test: 'sk_test_operator_secret_1234', live: DEFAULT_LIVE_SECRET_KEY } }],
+      given: new Set(['secret-key']),
+    });
+    const text = describeSandbox('http://127.0.0.1:3000', chosen);
+    expect(text).not.toContain('sk_test_operator_secret_1234');
+    expect(text).toContain('sk_test_…1234 (as configured)');
+    expect(text).toContain(DEFAULT_LIVE_SECRET_KEY);
+  });
+});

@@ -1,0 +1,141 @@
+// `npm start` / `payments-sandbox`: the sandbox on 127.0.0.1:3000 (or as configured), with its docs. Prints
+// where it is and the keys to use; SIGINT or SIGTERM stop it cleanly (no new requests, callback dispatcher
+// stopped, store closed), so an acknowledged write or a pending callback is never cut off halfway.
+import { fileURLToPath } from 'node:url';
+import { createSandboxApp, type SandboxApp } from './app.js';
+import { ConfigError, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
+
+export interface RunningSandbox {
+  url: string;
+  app: SandboxApp;
+  listening: Listening;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Build (if stale) and serve the Redoc pages. Default true. */
+  docs?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Starts the sandbox described by `config` and serves it. */
+export async function startSandbox(config: SandboxConfig, options: StartOptions = {}): Promise<RunningSandbox> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  // Docs first: a build failure (a read-only checkout) must not keep the API from serving.
+  const docs: { service?: string; control?: string } = {};
+  if (options.docs !== false) {
+    for (const which of ['service', 'control'] as const) {
+      try {
+        docs[which] = await buildDocs(DOCS[which]);
+      } catch (error) {
+        log(`warning: no docs at ${which === 'service' ? '/docs' : '/sandbox/docs'}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  const app = await createSandboxApp(config, { onError: (error) => console.error('sandbox:', error) });
+  let listening: Listening;
+  try {
+    listening = await listen(createSite({ service: app.service, control: app.control, docs }), {
+      host: config.host,
+      port: config.port,
+      tls: config.tls,
+      onError: (error) => console.error('sandbox:', error),
+    });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  app.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    app,
+    listening,
+    stop: () =>
+      (stopping ??= (async () => {
+        await listening.close();
+        await app.close();
+      })()),
+  };
+}
+
+/** A secret the operator chose is theirs to know: printed masked. The built-in development keys are public. */
+function shown(value: string, isDefault: boolean): string {
+  return isDefault ? value : `${value.slice(0, value.indexOf('_', 3) + 1)}…${value.slice(-4)} (as configured)`;
+}
+
+export function describeSandbox(url: string, config: SandboxConfig): string {
+  const merchant = config.merchants[0]!;
+  const defaultTest = merchant.keys.test === DEFAULT_TEST_SECRET_KEY;
+  const defaultLive = merchant.keys.live === DEFAULT_LIVE_SECRET_KEY;
+  const tokenIsDefault = !config.given.has('callback-token');
+  const perKind = Object.entries(config.callbackUrls).map(([setting, value]) => `\n  ${`${setting}:`.padEnd(22)}${value}`);
+  return [
+    `Payments sandbox listening on ${url}`,
+    `  base URL:             ${url}`,
+    `  test secret key:      ${shown(merchant.keys.test, defaultTest)}`,
+    `  live secret key:      ${shown(merchant.keys.live, defaultLive)}`,
+    `  callback token:       ${shown(merchant.callbackTokens.test, tokenIsDefault)} (test mode, sent as x-callback-token)`,
+    `  callback URL:         ${config.callbackUrl ?? '(none: set SANDBOX_CALLBACK_URL, or PATCH /sandbox/settings)'}${perKind.join('')}`,
+    `  docs:                 ${url}/docs   (control API: ${url}/sandbox/docs)`,
+    `  contract:             ${url}/openapi.json   (control API: ${url}/sandbox/openapi.json)`,
+    `  data:                 ${config.dataDir === ':memory:' ? 'in memory (lost at exit)' : config.dataDir}`,
+    `  merchants:            ${config.merchants.length}`,
+    `Try: curl -s -u ${defaultTest ? merchant.keys.test : '<test secret key>'}: ${url}/balance`,
+    'Ctrl-C stops it.',
+  ].join('\n');
+}
+
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+  let config: SandboxConfig;
+  try {
+    const parsed = parseConfig({ argv, env });
+    if (parsed.kind === 'help') {
+      console.log(parsed.text);
+      return 0;
+    }
+    config = parsed.config;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`payments-sandbox: ${error.message}\nRun with --help for every option.`);
+    return 2;
+  }
+  let sandbox: RunningSandbox;
+  try {
+    sandbox = await startSandbox(config);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      console.error(`payments-sandbox: cannot listen on ${config.host}:${config.port} (${code}); choose another with PORT or --port.`);
+      return 2;
+    }
+    throw error;
+  }
+  console.log(describeSandbox(sandbox.url, config));
+  return new Promise<number>((resolve) => {
+    const shutdown = (signal: string): void => {
+      console.log(`${signal}: stopping the sandbox...`);
+      sandbox.stop().then(
+        () => resolve(0),
+        (error: unknown) => {
+          console.error('payments-sandbox: stopping failed:', error);
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+}
+
+// Run when executed (tsx sandbox/main.ts, the bin), not when imported by tests or the bench.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`payments-sandbox: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it, vi } from 'vitest';
+import * as constantTime from '../generated/runtime/constant-time.js';
+import type { MerchantConfig } from './config.js';
+import { createMerchants } from './merchants.js';
+
+const merchants: MerchantConfig[] = [
+  { id: 'm1', ownerId: 'owner-1', keys: { test: 'sk_test_one', live: 'sk_live_one' }, callbackTokens: { test: 'tok-1-test', live: 'tok-1-live' } },
+  { id: 'm2', ownerId: 'm2', keys: { test: 'sk_test_two', live: 'sk_live_two' }, callbackTokens: { test: 'tok-2-test', live: 'tok-2-live' } },
+];
+
+describe('createMerchants', () => {
+  const directory = createMerchants(merchants);
+
+  it('maps each key to its merchant and mode', () => {
+    expect(directory.authenticate({ username: 'sk_test_one', password: '' })).toEqual({ merchantId: 'm1', mode: 'test', ownerId: 'owner-1' });
+    expect(directory.authenticate({ username: 'sk_live_one', password: '' })).toEqual({ merchantId: 'm1', mode: 'live', ownerId: 'owner-1' });
+    expect(directory.authenticate({ username: 'sk_test_two', password: '' })).toEqual({ merchantId: 'm2', mode: 'test', ownerId: 'm2' });
+    expect(directory.authenticate({ username: 'sk_live_two', password: '' })).toEqual({ merchantId: 'm2', mode: 'live', ownerId: 'm2' });
+  });
+
+  it('refuses unknown keys, missing credentials and a non-empty password', () => {
+    expect(directory.authenticate(null)).toBeNull();
+    expect(directory.authenticate({ username: 'sk_test_three', password: '' })).toBeNull();
+    expect(directory.authenticate({ username: 'sk_test_on', password: '' })).toBeNull();
+    expect(directory.authenticate({ username: '', password: '' })).toBeNull();
+    expect(directory.authenticate({ username: 'sk_test_one', password: 'x' })).toBeNull();
+  });
+
+  it('compares the key with every key in constant time, also after a match', () => {
+    const spy = vi.spyOn(constantTime, 'secretsEqual');
+    try {
+      directory.authenticate({ username: 'sk_test_one', password: '' });
+      // Four keys: the first matches, and the other three are still compared.
+      expect(spy).toHaveBeenCalledTimes(4);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("gives each merchant's callback token per mode", () => {
+    expect(directory.callbackToken({ merchantId: 'm1', mode: 'test' })).toBe('tok-1-test');
+    expect(directory.callbackToken({ merchantId: 'm2', mode: 'live' })).toBe('tok-2-live');
+    expect(() => directory.callbackToken({ merchantId: 'nobody', mode: 'test' })).toThrow(/no merchant nobody/);
+  });
+});

@@ -1,0 +1,45 @@
+// Merchants and their keys: a key names one merchant in one mode, and that pair scopes everything the
+// request sees (test objects never exist in live mode, one merchant's objects never exist for another).
+import type { BasicCredentials } from '../generated/runtime/basic-auth.js';
+import { secretsEqual } from '../generated/runtime/constant-time.js';
+import type { MerchantConfig, Mode } from './config.js';
+import type { Caller, Scope } from './context.js';
+
+export interface Merchants {
+  /** The caller a key belongs to, or null (the router answers 401 INVALID_API_KEY). */
+  authenticate(credentials: BasicCredentials | null): Caller | null;
+  /** The token the merchant checks on callbacks of this mode. */
+  callbackToken(scope: Scope): string;
+  list(): readonly MerchantConfig[];
+}
+
+interface KeyEntry {
+  key: string;
+  caller: Caller;
+}
+
+export function createMerchants(merchants: readonly MerchantConfig[]): Merchants {
+  const entries: KeyEntry[] = merchants.flatMap((merchant) =>
+    (['test', 'live'] as const).map((mode: Mode) => ({ key: merchant.keys[mode], caller: Object.freeze({ merchantId: merchant.id, mode, ownerId: merchant.ownerId }) })),
+  );
+  const byId = new Map(merchants.map((merchant) => [merchant.id, merchant]));
+  return {
+    authenticate(credentials) {
+      // The contract's scheme: the key is the user name and the password is empty.
+      if (credentials === null || credentials.password !== '') return null;
+      // Every key is compared, even after a match, so the time taken says nothing about which key (or how
+      // much of one) matched; secretsEqual itself compares digests in constant time.
+      let found: Caller | null = null;
+      for (const entry of entries) {
+        if (secretsEqual(credentials.username, entry.key)) found = entry.caller;
+      }
+      return found;
+    },
+    callbackToken(scope) {
+      const merchant = byId.get(scope.merchantId);
+      if (!merchant) throw new Error(`no merchant ${scope.merchantId}`);
+      return merchant.callbackTokens[scope.mode];
+    },
+    list: () => merchants,
+  };
+}

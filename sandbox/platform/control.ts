@@ -1,0 +1,76 @@
+// The control API's platform endpoints (spec/sandbox/paths/sandbox_{clock,settings,balance_top_up,reset,
+// callbacks}*.yaml): the clock, the dashboard settings, balance top-ups, reset, and callback deliveries.
+import type { Handlers } from '../../generated/sandbox/server.js';
+import type { Caller, SandboxContext, Scope } from '../context.js';
+import type { Platform } from './index.js';
+import { SettingsValidationError } from './settings.js';
+
+type ControlHandlers = Handlers<Caller>;
+export type PlatformControlHandlers = Pick<
+  ControlHandlers,
+  'getClock' | 'advanceClock' | 'getSettings' | 'updateSettings' | 'topUpBalance' | 'resetSandbox' | 'listCallbackDeliveries' | 'resendCallbackDelivery'
+>;
+
+/** Only the merchant and mode select data; the rest of the caller is not part of a record's scope. */
+const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mode: caller.mode });
+
+export function platformControlHandlers(ctx: SandboxContext, platform: Platform): PlatformControlHandlers {
+  const clockBody = () => ({ now: ctx.clock.now().toISOString(), offset_ms: platform.clock.offsetMs() });
+  return {
+    getClock: () => ({ status: 200, body: clockBody() }),
+
+    advanceClock: async ({ body }) => {
+      await ctx.clock.advance(body.milliseconds);
+      return { status: 200, body: clockBody() };
+    },
+
+    getSettings: async (_input, { principal }) => ({ status: 200, body: await ctx.settings.get(scopeOf(principal)) }),
+
+    updateSettings: async ({ body }, { principal }) => {
+      try {
+        return { status: 200, body: await ctx.settings.update(scopeOf(principal), body) };
+      } catch (error) {
+        if (!(error instanceof SettingsValidationError)) throw error;
+        const count = error.issues.length;
+        return {
+          status: 400,
+          body: {
+            error_code: 'API_VALIDATION_ERROR',
+            message: `The settings have ${count} invalid value${count === 1 ? '' : 's'}. See errors for each problem.`,
+            errors: error.issues.map((issue) => ({ location: 'body' as const, ...issue })),
+          },
+        };
+      }
+    },
+
+    topUpBalance: async ({ body }, { principal }) => {
+      const balance = await ctx.store.transaction((tx) => ctx.balances.credit(tx, scopeOf(principal), body.account_type ?? 'CASH', body.amount));
+      return { status: 200, body: { balance } };
+    },
+
+    resetSandbox: async (_input, { principal }) => {
+      const scope = scopeOf(principal);
+      await ctx.store.transaction((tx) => tx.clearScope(scope));
+      // The settings overrides were among the cleared records; the cached copy goes too.
+      platform.settings.forget(scope);
+      return { status: 200, body: { merchant_id: scope.merchantId, mode: scope.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs } };
+    },
+
+    listCallbackDeliveries: async ({ query }, { principal }) => ({
+      status: 200,
+      body: await platform.callbacks.list(scopeOf(principal), { ...(query.state ? { state: query.state } : {}), ...(query.webhook ? { webhook: query.webhook } : {}) }),
+    }),
+
+    resendCallbackDelivery: async ({ path }, { principal }) => {
+      const outcome = await platform.callbacks.resend(scopeOf(principal), path.id);
+      switch (outcome.kind) {
+        case 'resent':
+          return { status: 200, body: outcome.delivery };
+        case 'not_found':
+          return { status: 404, body: { error_code: 'CALLBACK_DELIVERY_NOT_FOUND_ERROR', message: `No callback delivery with id ${path.id} was found.` } };
+        case 'pending':
+          return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Callback delivery ${path.id} is pending; only a delivered or failed delivery can be resent.` } };
+      }
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Idempotency keys (decision `idempotency-key-reuse`): per merchant, mode and operation, kept 24 hours of
+// sandbox time after first use. The first request with a key runs; a later one with the same fingerprint is
+// a replay, with another fingerprint a mismatch. The claim is a record with a unique field written in the
+// caller's transaction: if that transaction fails (a 5xx), the claim goes with it and the key can be used
+// again, as the decision says.
+import type { Clock, Idempotency, Ids } from '../context.js';
+import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
+
+export const IDEMPOTENCY_COLLECTION = 'sandbox_idempotency_keys';
+export const idempotencyCollections: CollectionDefinition[] = [{ name: IDEMPOTENCY_COLLECTION, unique: ['claim'] }];
+
+/** Decision `idempotency-key-reuse`: "kept for 24 hours after first use". */
+export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+type KeyRecord = {
+  id: string;
+  claim: string;
+  operation_id: string;
+  key: string;
+  fingerprint: string;
+  resource_id: string | null;
+  created: string;
+  expires_at: string;
+};
+
+export function createIdempotency(clock: Clock, ids: Ids): Idempotency {
+  return {
+    run: async (tx, scope, operationId, key, fingerprint, create, idOf) => {
+      const claim = `${operationId}\n${key}`;
+      const now = clock.now();
+      const [existing] = await tx.findBy<KeyRecord>(IDEMPOTENCY_COLLECTION, scope, 'claim', claim, { limit: 1 });
+      if (existing && Date.parse(existing.expires_at) > now.getTime()) {
+        return existing.fingerprint === fingerprint ? { kind: 'replay', originalId: existing.resource_id } : { kind: 'mismatch' };
+      }
+      // Claim before running `create`: with a store whose transactions run side by side (PostgreSQL), the
+      // unique claim makes a concurrent request with the same key wait and then fail here, before it
+      // creates anything. An expired key's record is taken over (the store has no delete).
+      const record: KeyRecord = {
+        id: existing?.id ?? ids.next(),
+        claim,
+        operation_id: operationId,
+        key,
+        fingerprint,
+        resource_id: null,
+        created: now.toISOString(),
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS).toISOString(),
+      };
+      try {
+        if (existing) await tx.update(IDEMPOTENCY_COLLECTION, scope, record);
+        else await tx.insert(IDEMPOTENCY_COLLECTION, scope, record);
+      } catch (error) {
+        // Another transaction claimed the key first and committed: this request is its duplicate.
+        if (error instanceof DuplicateKeyError) return { kind: 'replay', originalId: null };
+        throw error;
+      }
+      const result = await create();
+      const resourceId = idOf(result);
+      if (resourceId !== null) await tx.update(IDEMPOTENCY_COLLECTION, scope, { ...record, resource_id: resourceId });
+      return { kind: 'first', result };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// The platform services behind SandboxContext (clock, ids, settings, balances, idempotency, the callback
+// outbox) and the dispatcher that delivers callbacks. app.ts opens the store with `collections` (together
+// with the domain modules' own), calls `createPlatform`, builds the context from it, and starts the
+// dispatcher once the server listens.
+import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
+import type { CollectionDefinition, Scope, Store } from '../store/store.js';
+import { createDispatcher, type Dispatcher } from '../callbacks/dispatcher.js';
+import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
+import { balancesCollections, createBalances } from './balances.js';
+import { clockCollections, createClock, type SandboxClock } from './clock.js';
+import { contractFacts } from './contract-facts.js';
+import { createIdempotency, idempotencyCollections } from './idempotency.js';
+import { createIds } from './ids.js';
+import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
+
+export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
+
+/** Every collection the platform services store records in. */
+export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections];
+
+export interface PlatformOptions {
+  store: Store;
+  /** The merchant's callback token for a mode (sent as `x-callback-token`). */
+  callbackToken: (scope: Scope) => string;
+  /** CALLBACK_RETRY_DELAY_MS: spacing of callback attempts in sandbox milliseconds. */
+  callbackRetryDelayMs: number;
+  /** SANDBOX_CALLBACK_URL: the default of every dashboard callback URL setting, or null for none. */
+  defaultCallbackUrl: string | null;
+  /** SANDBOX_CALLBACK_URL_<SETTING>: per dashboard setting, a default URL that replaces `defaultCallbackUrl`. */
+  defaultCallbackUrls?: Readonly<Record<string, string>>;
+  /** Balances a merchant starts with (and returns to on reset); default CASH 100000000000, HOLDING 0. */
+  initialBalance?: Partial<Record<AccountType, number>>;
+  fetch?: typeof fetch;
+  /** Told when a callback has failed its last attempt; default: a warning line on stderr. */
+  onAlert?: (delivery: DeliveryRecord) => void;
+  /** The real clock (ms); tests replace it. */
+  realTime?: () => number;
+  /** A callback attempt without an answer within this time fails. Default 10 s. */
+  callbackTimeoutMs?: number;
+}
+
+export interface Platform {
+  store: Store;
+  /** Spacing of callback attempts in sandbox milliseconds, as configured. */
+  callbackRetryDelayMs: number;
+  clock: SandboxClock;
+  ids: Ids;
+  settings: SandboxSettings;
+  balances: Balances;
+  idempotency: Idempotency;
+  callbacks: Outbox;
+  dispatcher: Dispatcher;
+}
+
+/** Loads what the services keep in memory (the clock's offset, settings overrides); the dispatcher starts stopped. */
+export async function createPlatform(options: PlatformOptions): Promise<Platform> {
+  const { store } = options;
+  const clock = await createClock({ store, ...(options.realTime ? { realTime: options.realTime } : {}) });
+  const ids = createIds();
+  const settings = await createSettings({
+    store,
+    facts: contractFacts(),
+    defaultCallbackUrl: options.defaultCallbackUrl,
+    ...(options.defaultCallbackUrls ? { defaultCallbackUrls: options.defaultCallbackUrls } : {}),
+  });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    callbackToken: options.callbackToken,
+    retryDelayMs: options.callbackRetryDelayMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.onAlert ? { onAlert: options.onAlert } : {}),
+    ...(options.callbackTimeoutMs !== undefined ? { attemptTimeoutMs: options.callbackTimeoutMs } : {}),
+  });
+  const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });
+  return { store, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher };
+}

@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
+
+const answer = (who: string) => async (request: Request) => new Response(JSON.stringify({ who, path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
+const site = createSite({ service: answer('service'), control: answer('control'), docs: { service: '<html>service docs</html>' } });
+const get = (path: string, method = 'GET') => site(new Request(`http://sandbox.test${path}`, { method }));
+
+describe('createSite', () => {
+  it('serves the bundled contracts as JSON', async () => {
+    for (const [path, file] of [
+      ['/openapi.json', DOCS.service.spec],
+      ['/sandbox/openapi.json', DOCS.control.spec],
+    ] as const) {
+      const response = await get(path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(await response.json()).toEqual(JSON.parse(readFileSync(file, 'utf8')));
+    }
+  });
+
+  it('serves the docs page, with or without a trailing slash', async () => {
+    for (const path of ['/docs', '/docs/']) {
+      const response = await get(path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await response.text()).toBe('<html>service docs</html>');
+    }
+  });
+
+  it('answers a page that was not built, and other methods on the pages, in JSON', async () => {
+    const missing = await get('/sandbox/docs');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error_code: 'NOT_FOUND' });
+    const post = await get('/openapi.json', 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({ error_code: 'METHOD_NOT_ALLOWED' });
+  });
+
+  it('hands /sandbox and below to the control router, everything else to the service', async () => {
+    const cases: [string, string][] = [
+      ['/sandbox', 'control'],
+      ['/sandbox/', 'control'],
+      ['/sandbox/clock/advance', 'control'],
+      ['/sandboxes', 'service'],
+      ['/balance', 'service'],
+      ['/', 'service'],
+    ];
+    for (const [path, who] of cases) expect(await (await get(path)).json(), path).toMatchObject({ who });
+  });
+});
+
+describe('buildDocs', () => {
+  it('builds a self-contained Redoc page of a contract', async () => {
+    const output = join(mkdtempSync(join(tmpdir(), 'sandbox-docs-')), 'index.html');
+    const page = await buildDocs({ ...DOCS.control, output });
+    expect(page).toContain('<title>Payments sandbox control API</title>');
+    // --inlineBundle: the page carries Redoc itself, so it works offline.
+    expect(page).not.toMatch(/<script[^>]+src="https?:/);
+    expect(page).toContain('getSandbox');
+  }, 60_000);
+});
+
+describe('listen over HTTPS', () => {
+  let server: Listening;
+  let cert: string;
+
+  beforeAll(async () => {
+    // A throwaway self-signed certificate for 127.0.0.1 (openssl is part of the base system the tests run on).
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    server = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+  });
+  afterAll(() => server?.close());
+
+  it('serves HTTPS', async () => {
+    expect(server.url).toBe(`https://127.0.0.1:${server.port}`);
+    const body = await new Promise<string>((resolve, reject) => {
+      const request = httpsRequest(`${server.url}/balance`, { ca: cert }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve(text));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(JSON.parse(body)).toEqual({ who: 'service', path: '/balance' });
+  });
+
+  it('answers plain HTTP on the same port with a JSON error, then closes', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.write('GET /balance HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(body!)).toEqual({ error_code: 'HTTPS_REQUIRED', message: expect.stringContaining(`https://127.0.0.1:${server.port}/`) });
+  });
+
+  it('answers fetch over plain HTTP with that JSON error', async () => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/balance`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error_code: 'HTTPS_REQUIRED' });
+  });
+});
+
+describe('listen over HTTP', () => {
+  it('serves the site and closes with keep-alive connections open', async () => {
+    const server = await listen(site, { host: '127.0.0.1', port: 0 });
+    const response = await fetch(`${server.url}/sandbox/clock`);
+    expect(await response.json()).toEqual({ who: 'control', path: '/sandbox/clock' });
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,226 @@
+// The sandbox on the network: one fetch-standard handler that serves the docs and the two contracts and hands
+// every other request to the control router (/sandbox...) or the service router, and the Node listener for
+// it, over HTTP or HTTPS. With TLS on, one port takes both kinds of connection and answers plain HTTP with a
+// JSON error instead of a dropped connection, so a client that forgot the `s` is told why.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createRequire } from 'node:module';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { toNodeListener, type FetchHandler } from '../generated/runtime/node-listener.js';
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/** A page of documentation built from one contract. */
+interface DocsSource {
+  /** The bundled contract it is built from. */
+  spec: string;
+  /** Where the built page is kept (the same file `npm run docs` writes, for the service). */
+  output: string;
+  title: string;
+}
+
+export const DOCS: Record<'service' | 'control', DocsSource> = {
+  service: { spec: join(repoRoot, 'generated/openapi.json'), output: join(repoRoot, 'build/docs/index.html'), title: 'Payments API' },
+  control: { spec: join(repoRoot, 'generated/sandbox/openapi.json'), output: join(repoRoot, 'build/docs/sandbox/index.html'), title: 'Payments sandbox control API' },
+};
+
+function modifiedMs(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function redoclyEntry(): string {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('@redocly/cli/package.json');
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+  return join(dirname(manifest), bin.redocly ?? 'bin/cli.js');
+}
+
+/**
+ * The Redoc page of a contract: built by `redocly build-docs --inlineBundle` (everything inline, so it works
+ * offline) when it is missing or older than the contract, otherwise the page built before.
+ */
+export async function buildDocs(source: DocsSource): Promise<string> {
+  const built = modifiedMs(source.output);
+  const spec = modifiedMs(source.spec);
+  if (built === undefined || spec === undefined || built < spec) {
+    mkdirSync(dirname(source.output), { recursive: true });
+    // Built beside and renamed into place, so a reader (another sandbox, `npm run docs`) never sees half a page.
+    const partial = `${source.output}.${process.pid}.partial.html`;
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [redoclyEntry(), 'build-docs', source.spec, '--inlineBundle', '--title', source.title, '--output', partial],
+        { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 },
+        (error, _stdout, stderr) => (error ? reject(new Error(`redocly build-docs ${source.spec} failed: ${stderr || error.message}`)) : resolve()),
+      );
+    });
+    renameSync(partial, source.output);
+  }
+  return readFileSync(source.output, 'utf8');
+}
+
+export interface SiteOptions {
+  /** The service router (every path not under /sandbox). */
+  service: FetchHandler;
+  /** The control router (/sandbox and below). */
+  control: FetchHandler;
+  /** The Redoc pages; a missing one answers 404 (tests run without building docs). */
+  docs?: { service?: string; control?: string };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** The whole sandbox as one fetch-standard handler. */
+export function createSite(options: SiteOptions): FetchHandler {
+  // Read once: these files change only with a new build of the contract, which means a restart.
+  const contracts = {
+    service: readFileSync(DOCS.service.spec, 'utf8'),
+    control: readFileSync(DOCS.control.spec, 'utf8'),
+  };
+  const pages = new Map<string, () => Response>([
+    ['/openapi.json', () => new Response(contracts.service, { headers: { 'content-type': 'application/json' } })],
+    ['/sandbox/openapi.json', () => new Response(contracts.control, { headers: { 'content-type': 'application/json' } })],
+    ['/docs', () => html(options.docs?.service)],
+    ['/sandbox/docs', () => html(options.docs?.control)],
+  ]);
+  function html(page: string | undefined): Response {
+    if (page === undefined) return json(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
+    return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  }
+  return async (request) => {
+    const { pathname } = new URL(request.url);
+    // A trailing slash names the same resource (the contract's convention, kept for these pages too).
+    const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+    const page = pages.get(path);
+    if (page) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
+      return page();
+    }
+    // Everything under /sandbox is the control API's; `/sandboxes` would still be the service's.
+    if (path === '/sandbox' || path.startsWith('/sandbox/')) return options.control(request);
+    return options.service(request);
+  };
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  tls?: { cert: string; key: string } | null;
+  onError?: (error: unknown) => void;
+}
+
+export interface Listening {
+  /** The base URL clients use. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The first byte of a TLS connection: a handshake record. */
+const TLS_HANDSHAKE = 0x16;
+/** How much of a plain-HTTP request head is read before it is answered anyway. */
+const PLAIN_HEAD_LIMIT = 16 * 1024;
+const SNIFF_TIMEOUT_MS = 30_000;
+
+/** The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body. */
+export function httpsRequiredResponse(httpsUrl: string): string {
+  const body = JSON.stringify({ error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
+  return `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * Routes each connection by its first byte: a TLS handshake goes to `tls`, anything else is answered with
+ * `refusal` once the request head is in (answering before it would make some clients see a reset instead).
+ */
+export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string): void {
+  // A connection that never says anything must not be kept forever.
+  socket.setTimeout(SNIFF_TIMEOUT_MS, () => socket.destroy());
+  socket.once('data', (first: Buffer) => {
+    socket.pause();
+    socket.setTimeout(0);
+    if (first[0] === TLS_HANDSHAKE) {
+      // Handing the bytes back first: the TLS socket reads what is buffered before the wire (node's initRead).
+      socket.unshift(first);
+      tls(socket);
+      return;
+    }
+    let head = first;
+    const answer = (): void => {
+      socket.removeAllListeners('data');
+      socket.end(refusal);
+    };
+    const complete = (): boolean => head.includes('\r\n\r\n') || head.length >= PLAIN_HEAD_LIMIT;
+    if (complete()) return answer();
+    socket.on('data', (more: Buffer) => {
+      head = Buffer.concat([head, more]);
+      if (complete()) answer();
+    });
+    socket.resume();
+  });
+  socket.on('error', () => socket.destroy());
+}
+
+/** Serves `handler` on node:http, or on node:https with the plain-HTTP refusal when `tls` is given. */
+export async function listen(handler: FetchHandler, options: ListenOptions): Promise<Listening> {
+  const scheme = options.tls ? 'https' : 'http';
+  const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  // The origin only fills the Request URL (routing reads the path); it is fixed once the port is known.
+  const adapt = (origin: string): RequestListener => toNodeListener(handler, { origin, ...(options.onError ? { onError: options.onError } : {}) });
+  let origin = `${scheme}://${displayHost}:${options.port}`;
+  let nodeListener = adapt(origin);
+  const listener: RequestListener = (message, out) => nodeListener(message, out);
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+
+  let httpServer: HttpServer;
+  let front: ReturnType<typeof createNetServer> | HttpServer;
+  if (options.tls) {
+    const https = createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+    httpServer = https;
+    https.on('tlsClientError', (_error, socket) => socket.destroy());
+    front = createNetServer((socket) => {
+      track(socket);
+      routeByFirstByte(socket, (raw) => https.emit('connection', raw), httpsRequiredResponse(`${origin}/`));
+    });
+  } else {
+    httpServer = createHttpServer(listener);
+    httpServer.on('connection', track);
+    front = httpServer;
+  }
+  // Keep-alive sockets of load generators would otherwise sit on the default 5 s timeout at close.
+  httpServer.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    front.listen(options.port, options.host, () => {
+      front.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = front.address() as AddressInfo;
+  origin = `${scheme}://${displayHost}:${port}`;
+  nodeListener = adapt(origin);
+  let closing: Promise<void> | undefined;
+  return {
+    url: origin,
+    port,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        front.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        if (options.tls) httpServer.close();
+      })),
+  };
+}

@@ -1,0 +1,57 @@
+// The sandbox control API's contract ties its simulations to the service contract's state machines
+// (`x-simulates`) and names where dashboard callback URLs are set (`x-callback-settings`); the
+// conformance suite drives the sandbox through both, so each must point at something real.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createDocumentAjv, deref, isObject, listOperations, loadBundled, type JsonObject } from './document.js';
+
+const service = loadBundled();
+const control = loadBundled(fileURLToPath(new URL('../../generated/sandbox/openapi.json', import.meta.url)));
+const controlOperations = listOperations(control);
+const machines = service['x-state-machines'] as JsonObject;
+const extensionSchema = parse(readFileSync(fileURLToPath(new URL('../x-extensions.yaml', import.meta.url)), 'utf8')) as JsonObject;
+const { ajv } = createDocumentAjv(service);
+ajv.addSchema(extensionSchema);
+const conforms = (definition: string, value: unknown): unknown[] => {
+  const validate = ajv.getSchema(`https://payments-contract.local/x-extensions.yaml#/$defs/${definition}`);
+  if (!validate) throw new Error(definition);
+  return validate(value) ? [] : (validate.errors ?? []);
+};
+const simulations = controlOperations.filter((o) => o.operation['x-simulates'] !== undefined);
+
+describe('the sandbox control contract', () => {
+  it('has a simulation for every event-triggered transition of the service that sends a callback', () => {
+    const wanted = new Set<string>();
+    for (const [name, raw] of Object.entries(machines)) {
+      for (const transition of ((deref(service, raw) as JsonObject).transitions ?? []) as JsonObject[]) {
+        const trigger = transition.trigger as JsonObject;
+        const effects = (transition.effects ?? []) as JsonObject[];
+        if (typeof trigger.event === 'string' && effects.some((e) => e.callback !== undefined)) wanted.add(`${name}:${trigger.event}`);
+      }
+    }
+    const offered = new Set(simulations.map((o) => { const s = o.operation['x-simulates'] as JsonObject; return `${String(s.machine)}:${String(s.event)}`; }));
+    // Registration by the bank and a card expiring send no callback; approval timeouts are declines.
+    expect([...wanted].filter((key) => !offered.has(key) && !['ewalletPayment:authorization_window_elapsed', 'ewalletPayment:provider_error', 'fixedVirtualAccount:bank_registration_completed'].includes(key))).toEqual([]);
+  });
+
+  it.each(simulations.map((o) => [o.operationId, o] as const))('%s simulates a transition the service contract has', (_id, entry) => {
+    const simulates = entry.operation['x-simulates'] as JsonObject;
+    expect(conforms('simulates', simulates)).toEqual([]);
+    const machine = deref(service, machines[String(simulates.machine)]) as JsonObject;
+    expect(isObject(machine), String(simulates.machine)).toBe(true);
+    const transitions = (machine.transitions as JsonObject[]).filter((t) => (t.trigger as JsonObject).event === simulates.event);
+    expect(transitions.length, `${String(simulates.machine)} has no ${String(simulates.event)} transition`).toBeGreaterThan(0);
+    if (simulates.to !== undefined) expect(transitions.map((t) => t.to)).toContain(simulates.to);
+  });
+
+  it('names the operation and body field that set the dashboard callback URLs', () => {
+    const settings = control['x-callback-settings'] as JsonObject;
+    expect(conforms('callbackSettings', settings)).toEqual([]);
+    const operation = controlOperations.find((o) => o.operationId === settings.operation);
+    expect(operation, String(settings.operation)).toBeDefined();
+    const body = deref(control, ((((operation?.operation.requestBody as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema)) as JsonObject;
+    expect(Object.keys(body.properties as JsonObject)).toContain(settings.field);
+  });
+});
