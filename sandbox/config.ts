@@ -113,13 +113,15 @@ export class ConfigError extends Error {
 
 export function usage(): string {
   const width = Math.max(...Object.keys(OPTIONS).map((name) => name.length)) + 2;
-  const lines = Object.entries(OPTIONS).map(([name, spec]: [string, OptionSpec]) => `  --${name.padEnd(width)}${spec.env.padEnd(44)}${spec.description}`);
+  // Columns as wide as their longest entry plus a gap, so a long variable never runs into its description.
+  const envWidth = Math.max(...Object.values(OPTIONS).map((spec: OptionSpec) => spec.env.length)) + 2;
+  const lines = Object.entries(OPTIONS).map(([name, spec]: [string, OptionSpec]) => `  --${name.padEnd(width)}${spec.env.padEnd(envWidth)}${spec.description}`);
   return `Usage: npm start -- [options]   (or: payments-sandbox [options])
 
 Serves the Payments API in test mode, its docs at /docs and the control API at /sandbox.
 Every option is also an environment variable; a flag wins over its variable.
 
-  ${'flag'.padEnd(width + 2)}${'variable'.padEnd(44)}meaning
+  ${'flag'.padEnd(width + 2)}${'variable'.padEnd(envWidth)}meaning
 ${lines.join('\n')}
   --help
 
