@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '../generated/runtime/native-request.js';
 import { toNodeListener, type FetchHandler } from '../generated/runtime/node-listener.js';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -76,8 +77,7 @@ export interface SiteOptions {
   docs?: { service?: string; control?: string };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 /** The whole sandbox as one fetch-standard handler. */
 export function createSite(options: SiteOptions): FetchHandler {
@@ -86,29 +86,42 @@ export function createSite(options: SiteOptions): FetchHandler {
     service: readFileSync(DOCS.service.spec, 'utf8'),
     control: readFileSync(DOCS.control.spec, 'utf8'),
   };
-  const pages = new Map<string, () => Response>([
-    ['/openapi.json', () => new Response(contracts.service, { headers: { 'content-type': 'application/json' } })],
-    ['/sandbox/openapi.json', () => new Response(contracts.control, { headers: { 'content-type': 'application/json' } })],
+  // Each page as a plain answer; the fetch entry turns it into a Response.
+  const pages = new Map<string, () => NativeAnswer>([
+    ['/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.service })],
+    ['/sandbox/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control })],
     ['/docs', () => html(options.docs?.service)],
     ['/sandbox/docs', () => html(options.docs?.control)],
   ]);
-  function html(page: string | undefined): Response {
-    if (page === undefined) return json(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
-    return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  function html(page: string | undefined): NativeAnswer {
+    if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
+    return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
   }
-  return async (request) => {
-    const { pathname } = new URL(request.url);
+  /** Where a request goes: a page's answer, or the control or the service router. */
+  function route(method: string, pathname: string): NativeAnswer | 'control' | 'service' {
     // A trailing slash names the same resource (the contract's convention, kept for these pages too).
     const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
     const page = pages.get(path);
     if (page) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
+      if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
       return page();
     }
     // Everything under /sandbox is the control API's; `/sandboxes` would still be the service's.
-    if (path === '/sandbox' || path.startsWith('/sandbox/')) return options.control(request);
-    return options.service(request);
+    return path === '/sandbox' || path.startsWith('/sandbox/') ? 'control' : 'service';
+  }
+  const site: FetchHandler = async (request) => {
+    const target = route(request.method, new URL(request.url).pathname);
+    if (typeof target !== 'string') return new Response(target.body ?? null, { status: target.status, headers: target.headers });
+    return options[target](request);
   };
+  // The Node listener's entry, when both routers have one (the generated routers do).
+  const natives = { service: nativeHandlerOf(options.service), control: nativeHandlerOf(options.control) };
+  if (!natives.service || !natives.control) return site;
+  const nativeRouters = natives as Record<'service' | 'control', NativeHandler>;
+  return withNativeHandler(site, async (request) => {
+    const target = route(request.method, request.pathname);
+    return typeof target === 'string' ? nativeRouters[target](request) : target;
+  });
 }
 
 export interface ListenOptions {

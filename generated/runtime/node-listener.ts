@@ -4,15 +4,22 @@
 // webhook receiver), on Node's http/https servers: `createServer(toNodeListener(router)).listen(...)`.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { nativeHandlerOf, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
+import type { BodyText } from './request-body.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-function toRequest(message: IncomingMessage, origin: string): Request {
+function toHeaders(message: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
+  return headers;
+}
+
+function toRequest(message: IncomingMessage, origin: string): Request {
+  const headers = toHeaders(message);
   const method = message.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return new Request(new URL(message.url ?? '/', origin), {
@@ -21,6 +28,100 @@ function toRequest(message: IncomingMessage, origin: string): Request {
     // The body streams through: the handler decides how much of it to read (and refuses oversized ones).
     ...(hasBody ? { body: Readable.toWeb(message) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Paths served as they come (the common case); any other is left to the URL parser, as for a Request. */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9_~\-/.]*$/;
+const PLAIN_QUERY = /^[^#\\]*$/;
+
+/** A header as `Headers.get` gives it: Node already keeps names in lower case and joins most repeats. */
+function headerOf(message: IncomingMessage, name: string): string | null {
+  const value = message.headers[name];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Reads the body as `readBodyText` reads a Request's, straight from Node's stream. */
+function readMessageBody(message: IncomingMessage, maxBytes: number): Promise<BodyText> {
+  const declared = Number(headerOf(message, 'content-length') ?? Number.NaN);
+  if (declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
+  if (message.method === 'GET' || message.method === 'HEAD') return Promise.resolve({ kind: 'text', text: '' });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        cleanup();
+        // As cancelling the web stream of the message does: the rest is not read.
+        message.destroy();
+        resolve({ kind: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      try {
+        resolve({ kind: 'text', text: utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)) });
+      } catch {
+        resolve({ kind: 'not-utf8' });
+      }
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      if (message.complete) return;
+      cleanup();
+      reject(new Error('the request was aborted'));
+    };
+    const cleanup = (): void => {
+      message.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    message.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+/** The native request shape over Node's message: no URL, Headers or stream objects unless asked for. */
+function toNativeRequest(message: IncomingMessage, origin: string): NativeRequest {
+  const raw = message.url ?? '/';
+  const question = raw.indexOf('?');
+  const rawPath = question < 0 ? raw : raw.slice(0, question);
+  const rawQuery = question < 0 ? '' : raw.slice(question + 1);
+  let pathname: string;
+  let search: string;
+  if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.') && PLAIN_QUERY.test(rawQuery)) {
+    pathname = rawPath;
+    search = rawQuery;
+  } else {
+    const url = new URL(raw, origin);
+    pathname = url.pathname;
+    search = url.search.slice(1);
+  }
+  let bodyText: Promise<BodyText> | undefined;
+  let request: Request | undefined;
+  return {
+    method: message.method ?? 'GET',
+    pathname,
+    search,
+    header: (name) => headerOf(message, name),
+    readBody: (maxBytes) => (bodyText ??= readMessageBody(message, maxBytes)),
+    // For error reports and the rare reader of the Request: the body, if read, has been consumed.
+    toRequest: () => (request ??= bodyText ? new Request(new URL(raw, origin), { method: message.method ?? 'GET', headers: toHeaders(message) }) : toRequest(message, origin)),
+  };
+}
+
+function writeAnswer(answer: NativeAnswer, out: ServerResponse): void {
+  if (answer.body === undefined) {
+    out.writeHead(answer.status, answer.headers);
+    out.end();
+    return;
+  }
+  out.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  out.end(answer.body);
 }
 
 async function writeResponse(response: Response, out: ServerResponse): Promise<void> {
@@ -41,10 +142,13 @@ async function writeResponse(response: Response, out: ServerResponse): Promise<v
  * only sees the path). A handler that throws gets a generic JSON 500; the error goes to `onError`.
  */
 export function toNodeListener(handler: FetchHandler, options: { origin: string; onError?: (error: unknown) => void }): RequestListener {
+  // A handler with a native entry (the generated router) is served without web Request/Response objects.
+  const native: NativeHandler | undefined = nativeHandlerOf(handler);
   return (message, out) => {
     void (async () => {
       try {
-        await writeResponse(await handler(toRequest(message, options.origin)), out);
+        if (native) writeAnswer(await native(toNativeRequest(message, options.origin)), out);
+        else await writeResponse(await handler(toRequest(message, options.origin)), out);
       } catch (error) {
         options.onError?.(error);
         // Once the status line is out, all that is left is to cut the response short.

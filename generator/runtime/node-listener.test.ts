@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withNativeHandler, type NativeRequest } from './native-request.js';
 import { toNodeListener, type FetchHandler } from './node-listener.js';
 
 let server: Server | undefined;
@@ -42,5 +43,61 @@ describe('toNodeListener', () => {
     expect(JSON.parse(text)).toMatchObject({ error_code: 'SERVER_ERROR' });
     expect(text).not.toContain('hunter2');
     expect(reported).toHaveLength(1);
+  });
+});
+
+describe('toNodeListener with a native entry', () => {
+  /** A handler whose fetch entry must never run: the listener is to use the native one. */
+  function nativeOnly(native: (request: NativeRequest) => Promise<{ status: number; headers: Record<string, string>; body?: string }>): FetchHandler {
+    return withNativeHandler(async () => {
+      throw new Error('the fetch entry was used');
+    }, native);
+  }
+
+  it('builds the native request from Node\'s message: method, path, query, joined repeated headers and body', async () => {
+    const base = await serve(
+      nativeOnly(async (request) => {
+        const body = await request.readBody(1024);
+        return { status: 201, headers: { 'content-type': 'application/json', 'x-answer': 'native' }, body: JSON.stringify({ method: request.method, pathname: request.pathname, search: request.search, accept: request.header('accept'), tag: request.header('x-tag'), body }) };
+      }),
+    );
+    const response = await fetch(`${base}/callback_virtual_account_payments/payment_id=p%201?a=1&b=2`, { method: 'POST', headers: [['X-Tag', 'one'], ['X-Tag', 'two'], ['accept', 'application/json']], body: '{"a":1}' });
+    expect([response.status, response.headers.get('x-answer'), response.headers.get('content-length')]).toEqual([201, 'native', String((await response.clone().text()).length)]);
+    expect(await response.json()).toEqual({
+      method: 'POST',
+      pathname: '/callback_virtual_account_payments/payment_id=p%201',
+      search: 'a=1&b=2',
+      accept: 'application/json',
+      tag: 'one, two',
+      body: { kind: 'text', text: '{"a":1}' },
+    });
+  });
+
+  it('gives a request without a query an empty search, and refuses a body over the limit unread', async () => {
+    const base = await serve(nativeOnly(async (request) => ({ status: 200, headers: {}, body: JSON.stringify({ search: request.search, body: await request.readBody(4) }) })));
+    const response = await fetch(`${base}/balance`, { method: 'POST', body: 'longer than four bytes' });
+    expect(await response.json()).toEqual({ search: '', body: { kind: 'too-large' } });
+  });
+
+  it('makes a fetch-standard Request on demand with the same method, URL, headers and body', async () => {
+    const base = await serve(
+      nativeOnly(async (request) => {
+        const web = request.toRequest();
+        return { status: 200, headers: {}, body: JSON.stringify({ method: web.method, url: web.url, key: web.headers.get('x-key'), body: await web.text() }) };
+      }),
+    );
+    const response = await fetch(`${base}/disbursements?external_id=e-1`, { method: 'PUT', headers: { 'x-key': 'k' }, body: 'payload' });
+    expect(await response.json()).toEqual({ method: 'PUT', url: 'http://payments.test/disbursements?external_id=e-1', key: 'k', body: 'payload' });
+  });
+
+  it('answers a generic JSON 500 when the native handler throws', async () => {
+    const base = await serve(nativeOnly(async () => {
+      throw new Error('secret internals');
+    }));
+    const response = await fetch(`${base}/x`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ error_code: 'SERVER_ERROR' });
+    expect(text).not.toContain('secret internals');
   });
 });

@@ -5,7 +5,8 @@
 // Nothing here knows an operation: statuses and codes come from the table, which comes from the contract.
 import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js';
 import { createPathMatcher } from './path-matcher.js';
-import { collectValues, mediaTypeOf, parseBody, parseJson, readBodyText, type BodyMediaType } from './request-body.js';
+import { answerToResponse, nativeFromRequest, withNativeHandler, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
+import { collectValues, mediaTypeOf, parseBody, parseJson, type BodyMediaType } from './request-body.js';
 import { genericValidationError, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type IssueLocation, type ValidationIssue } from './validation-errors.js';
 import type { OperationValidators, Validator } from './validator.js';
 
@@ -90,32 +91,35 @@ const GENERIC_MESSAGES = {
   malformed: 'The request body could not be parsed in its declared content type.',
 };
 
-function json(status: number, body: unknown, extraHeaders: Record<string, string> = {}): Response {
-  const headers = new Headers(extraHeaders);
+function json(status: number, body: unknown, extraHeaders?: Record<string, string>): NativeAnswer {
+  const headers: Record<string, string> = {};
+  // Extra headers go through Headers, which checks and normalizes them as before (a broken one throws here,
+  // inside the pipeline, and becomes the generic 500).
+  if (extraHeaders) new Headers(extraHeaders).forEach((value, name) => (headers[name] = value));
   // A response the contract documents without content has no body; every other body is JSON (README,
   // "The contract's conventions"), whatever a handler's headers say.
-  if (body === undefined) return new Response(null, { status, headers });
-  headers.set('content-type', 'application/json');
-  return new Response(JSON.stringify(body), { status, headers });
+  if (body === undefined) return { status, headers };
+  headers['content-type'] = 'application/json';
+  return { status, headers, body: JSON.stringify(body) };
 }
 
-function errorResponse(answer: ErrorAnswer, message: string, headers?: Record<string, string>): Response {
+function errorResponse(answer: ErrorAnswer, message: string, headers?: Record<string, string>): NativeAnswer {
   return json(answer.status, { error_code: answer.error_code, message }, headers);
 }
 
-function validationFailure(route: RouteDefinition, issues: ValidationIssue[]): Response {
+function validationFailure(route: RouteDefinition, issues: ValidationIssue[]): NativeAnswer {
   const answer = validationAnswer(issues, route);
   return json(answer.status, validationErrorBody(answer, issues));
 }
 
-type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: false; response: Response };
+type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: false; response: NativeAnswer };
 
 /** Reads and parses the body the operation takes; `value` is undefined when there is none. */
-async function readBody(route: RouteDefinition, request: Request, maxBytes: number): Promise<Parsed> {
+async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes: number): Promise<Parsed> {
   // Without a body in the contract the body is ignored, except that an operation documenting a malformed-
   // body error answers it for a non-empty body that is not JSON (decision `get-disbursement-invalid-json`).
   if (!route.body && !route.malformedBodyError) return { ok: true, value: undefined };
-  const text = await readBodyText(request, maxBytes);
+  const text = await request.readBody(maxBytes);
   if (text.kind === 'too-large') return { ok: false, response: json(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: `The request body is larger than ${maxBytes} bytes.` }) };
   const malformed = (): Parsed => ({ ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) });
   if (text.kind === 'not-utf8') return malformed();
@@ -126,7 +130,7 @@ async function readBody(route: RouteDefinition, request: Request, maxBytes: numb
   if (!route.body) return parseJson(text.text).ok ? { ok: true, value: undefined } : malformed();
   // An unsupported media type is a broken rule of the request, answered like any other (the operation's
   // validation error), not an undocumented 415: every answer stays one the contract documents.
-  const mediaType = route.body.mediaTypes.find((type) => type === mediaTypeOf(request.headers.get('content-type')));
+  const mediaType = route.body.mediaTypes.find((type) => type === mediaTypeOf(request.header('content-type')));
   if (!mediaType) {
     const message = `must be one of: ${route.body.mediaTypes.join(', ')}`;
     return { ok: false, response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]) };
@@ -140,10 +144,10 @@ function check(location: IssueLocation, validator: Validator | undefined, data: 
   return !validator || validator(data) ? [] : toIssues(location, validator.errors);
 }
 
-function headerValues(request: Request, names: readonly string[]): Record<string, string> {
+function headerValues(request: NativeRequest, names: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
   for (const name of names) {
-    const value = request.headers.get(name);
+    const value = request.header(name);
     if (value !== null) values[name] = value;
   }
   return values;
@@ -153,8 +157,8 @@ function isHandlerResponse(value: unknown): value is HandlerResponse<number, unk
   return typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 }
 
-/** The handler's answer as a Response, or the contract violation it commits. */
-function toResponse(operationId: string, route: RouteDefinition, result: unknown, validate: boolean): Response | ResponseContractError {
+/** The handler's answer, or the contract violation it commits. */
+function toResponse(operationId: string, route: RouteDefinition, result: unknown, validate: boolean): NativeAnswer | ResponseContractError {
   if (!isHandlerResponse(result)) return new ResponseContractError(operationId, undefined, []);
   if (!(result.status in route.responses)) return new ResponseContractError(operationId, result.status, []);
   if (validate) {
@@ -166,7 +170,9 @@ function toResponse(operationId: string, route: RouteDefinition, result: unknown
 
 /**
  * The router over a table of operations. `handlers` has one function per operationId of the table; the
- * generated `createRouter` types each one with its operation's input and documented responses.
+ * generated `createRouter` types each one with its operation's input and documented responses. The result
+ * is the fetch-standard handler; it also carries the same router's native entry (native-request.ts), which
+ * the Node listener uses.
  */
 export function createRouter<Principal, Table extends RouteTable>(
   table: Table,
@@ -177,25 +183,28 @@ export function createRouter<Principal, Table extends RouteTable>(
   const routes = Object.entries(table) as [keyof Table & string, RouteDefinition][];
   const match = createPathMatcher(routes.map(([operationId, route]) => ({ method: route.method, path: route.path, value: { operationId, route } })));
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const report = (error: unknown, request: Request): void => {
+  const validateResponses = options.validateResponses === true;
+  const report = (error: unknown, request: NativeRequest): void => {
+    if (!options.onError) return;
     try {
-      options.onError?.(error, request);
+      options.onError(error, request.toRequest());
     } catch {
       // A failing logger must not turn an answered request into a failed one.
     }
   };
 
-  async function handle(request: Request, operationId: keyof Table & string, route: RouteDefinition, pathParams: Record<string, string>): Promise<Response> {
-    const principal = await options.authenticate(parseBasicAuthorization(request.headers.get('authorization')), request);
+  async function handle(request: NativeRequest, operationId: keyof Table & string, route: RouteDefinition, pathParams: Record<string, string>): Promise<NativeAnswer> {
+    const credentials = parseBasicAuthorization(request.header('authorization'));
+    // The Request is made only for an `authenticate` that can read it (one declaring exactly one parameter cannot).
+    const principal = await (options.authenticate.length === 1 ? options.authenticate(credentials, undefined as never) : options.authenticate(credentials, request.toRequest()));
     if (principal === null) return errorResponse(route.unauthorizedError, GENERIC_MESSAGES.unauthorized, { 'www-authenticate': 'Basic realm="payments"' });
 
     const body = await readBody(route, request, maxBytes);
     if (!body.ok) return body.response;
 
-    const url = new URL(request.url);
     const input: Record<string, unknown> = {};
     if (route.parameters.path.length > 0) input.path = pathParams;
-    if (route.parameters.query.length > 0) input.query = collectValues(url.searchParams, route.parameters.query);
+    if (route.parameters.query.length > 0) input.query = collectValues(new URLSearchParams(request.search), route.parameters.query);
     if (route.parameters.header.length > 0) input.header = headerValues(request, route.parameters.header);
     if (route.body) input.body = body.value;
     const { validators } = route;
@@ -208,16 +217,25 @@ export function createRouter<Principal, Table extends RouteTable>(
     if (issues.length > 0) return validationFailure(route, issues);
 
     const handler: AnyHandler<Principal> = handlers[operationId];
-    // `input` was just validated against the schemas the handler's input type was generated from.
-    const result = await handler(input as never, { principal, operationId, request });
-    const response = toResponse(operationId, route, result, options.validateResponses === true);
-    if (response instanceof Response) return response;
+    // `input` was just validated against the schemas the handler's input type was generated from. The
+    // context's Request is made only if the handler reads it.
+    let fetchRequest: Request | undefined;
+    const context = {
+      principal,
+      operationId,
+      get request(): Request {
+        return (fetchRequest ??= request.toRequest());
+      },
+    };
+    const result = await handler(input as never, context);
+    const response = toResponse(operationId, route, result, validateResponses);
+    if (!(response instanceof ResponseContractError)) return response;
     report(response, request);
     return errorResponse(route.serverError, GENERIC_MESSAGES.server);
   }
 
-  return async (request) => {
-    const found = match(request.method.toUpperCase(), new URL(request.url).pathname);
+  const native: NativeHandler = async (request) => {
+    const found = match(request.method.toUpperCase(), request.pathname);
     if (found.kind === 'not-found') return json(404, { error_code: 'NOT_FOUND', message: 'No operation has this path.' });
     if (found.kind === 'method-not-allowed') {
       return json(405, { error_code: 'METHOD_NOT_ALLOWED', message: `This path accepts ${found.allow.join(', ')}.` }, { allow: found.allow.join(', ') });
@@ -230,4 +248,6 @@ export function createRouter<Principal, Table extends RouteTable>(
       return errorResponse(route.serverError, GENERIC_MESSAGES.server);
     }
   };
+
+  return withNativeHandler(async (request: Request) => answerToResponse(await native(nativeFromRequest(request))), native);
 }

@@ -24,9 +24,12 @@ interface SandboxProcess {
   stop(): Promise<void>;
 }
 
-/** The sandbox as `npm start` runs it (request and response validation on), in a throwaway data directory. */
+/**
+ * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
+ * development aid that checks the sandbox's own answers) is off; request validation stays on, as in Prism.
+ */
 async function startSandboxProcess(dataDir: string, callbackUrl: string): Promise<SandboxProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), '--port', '0', '--data-dir', dataDir, '--callback-url', callbackUrl], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), '--port', '0', '--data-dir', dataDir, '--callback-url', callbackUrl, '--validate-responses', 'false'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY },
@@ -134,7 +137,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // the figure to read.
     const [load] = loadavg();
     console.log(`\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`);
-    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.duration} s each after ${options.warmup} s of warm-up; request validation on in both.\n`);
+    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.duration} s each after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
     console.log(formatTable(rows));
     return 0;
   } finally {

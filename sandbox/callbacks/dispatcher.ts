@@ -86,7 +86,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   /** Records an attempt's outcome; returns the stored delivery, or undefined if it is gone (reset) or settled. */
-  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null): Promise<DeliveryRecord | undefined> =>
+  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number): Promise<DeliveryRecord | undefined> =>
     store.transaction(async (tx) => {
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
       if (!current || current.state !== 'pending') return undefined;
@@ -104,7 +104,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // `retryDelayMs` after the attempt ended, so the receiver sees its requests at least that far apart,
         // counted from the attempt's start in sandbox time plus how long it took: a clock advanced while the
         // attempt was under way then makes the next one due at once instead of a delay after the advance.
-        const ended = attempt ? Date.parse(attempt.at) + attempt.duration_ms : now.getTime();
+        // `endedMs` is that sum unrounded (the stored duration is rounded up), so the next attempt is never due
+        // later than `retryDelayMs` after the attempt really ended: a look in the same millisecond finds it due.
+        const ended = attempt ? (endedMs ?? Date.parse(attempt.at) + attempt.duration_ms) : now.getTime();
         next.next_attempt_at = new Date(ended + retryDelayMs).toISOString();
       }
       await tx.update(DELIVERIES_COLLECTION, scope, next);
@@ -150,7 +152,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (caught) {
       error = describe(caught);
     }
-    const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(performance.now() - started) }, null);
+    const took = performance.now() - started;
+    const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
     if (!stored) return;
     if (stored.state === 'pending') schedule(stored);
     if (stored.alert) {
