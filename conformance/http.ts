@@ -1,5 +1,6 @@
 // Talks to the target. Every request is bounded (timeout, response size) so a broken target yields
 // findings, never a hang or a crash, and every exchange can be replayed with a printed curl command.
+import { readBodyText, type BodyText } from '../generator/runtime/request-body.js';
 
 export type AuthMode = 'valid' | 'none' | { authorization: string };
 
@@ -53,24 +54,6 @@ export function fillPath(template: string, values: Record<string, string>): stri
   });
 }
 
-async function readLimited(response: Response, limit: number): Promise<{ text: string; tooLarge: boolean }> {
-  if (!response.body) return { text: '', tooLarge: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return { text: Buffer.concat(chunks).toString('utf8'), tooLarge: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), tooLarge: false };
-}
-
 const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -106,14 +89,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return done({ status: 0, headers: {}, bodyText: '', failure: { kind: timedOut ? 'timeout' : 'connection', message: timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error) } });
     }
     const responseHeaders = Object.fromEntries([...response.headers.entries()].map(([name, value]) => [name.toLowerCase(), value]));
-    let body: { text: string; tooLarge: boolean };
+    let body: BodyText;
     try {
-      body = await readLimited(response, limit);
+      body = await readBodyText(response, limit);
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: timedOut ? 'timeout' : 'connection', message: describe(error) } });
     }
-    if (body.tooLarge) return done({ status: response.status, headers: responseHeaders, bodyText: body.text.slice(0, 2000), failure: { kind: 'too_large', message: `response body larger than ${limit} bytes` } });
+    if (body.kind === 'too-large') return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: 'too_large', message: `response body larger than ${limit} bytes` } });
+    if (body.kind === 'not-utf8') return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: 'not_json', message: 'the response body is not UTF-8 text, so not JSON' } });
     try {
       return done({ status: response.status, headers: responseHeaders, bodyText: body.text, json: body.text === '' ? undefined : (JSON.parse(body.text) as unknown) });
     } catch {
