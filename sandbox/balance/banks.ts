@@ -4,7 +4,7 @@
 import type { components } from '../../generated/types.js';
 import { isObject } from '../../generator/model/read-model.js';
 import type { Json } from '../../generator/model/types.js';
-import { responseExamples } from './contract.js';
+import { responseExamples } from '../contract.js';
 
 export type DisbursementBank = components['schemas']['DisbursementBank'];
 export type VirtualAccountBank = components['schemas']['VirtualAccountBank'];

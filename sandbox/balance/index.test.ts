@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operationTable } from '../../generated/server.js';
-import { responseExamples } from './contract.js';
+import { responseExamples } from '../contract.js';
 import { balanceAndBankHandlers, collections, disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog } from './index.js';
 import { createHarness, KEYS, type Harness } from './testing.js';
 

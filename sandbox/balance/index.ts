@@ -6,7 +6,7 @@ import type { CollectionDefinition } from '../store/store.js';
 import type { AccountType, Caller, SandboxContext } from '../context.js';
 import { disbursementBankCatalog, virtualAccountBankCatalog } from './banks.js';
 import { isObject } from '../../generator/model/read-model.js';
-import { contractOperation } from './contract.js';
+import { contractOperation } from '../contract.js';
 
 export { disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog, type DisbursementBank, type VirtualAccountBank } from './banks.js';
 

@@ -9,10 +9,10 @@ import { toIssues, type ValidationIssue } from '../../generated/runtime/validati
 import { operationTable, type Handlers } from '../../generated/server.js';
 import type { components } from '../../generated/types.js';
 import { toJson } from '../balance/callbacks.js';
-import { componentSchema } from '../balance/contract.js';
+import { componentSchema } from '../contract.js';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
 import type { Caller, JsonRecord, SandboxContext, Scope, Transaction } from '../context.js';
-import { toRecord } from '../disbursements/json.js';
+import { toRecord } from '../json.js';
 
 export type Customer = components['schemas']['Customer'];
 type CustomerFields = components['schemas']['CreateCustomerRequest'];

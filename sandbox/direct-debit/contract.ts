@@ -3,9 +3,9 @@
 // `test_mode` of initializeLinkedAccountTokenization's CHANNEL_UNAVAILABLE trigger) and the webhook the
 // outcomes are sent by. Read once from the bundled document when the module loads, so a contract that
 // no longer has the shape this code relies on fails at start-up, not on the first request.
-import { readFileSync } from 'node:fs';
-import { isObject, readModel } from '../../generator/model/read-model.js';
+import { isObject } from '../../generator/model/read-model.js';
 import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { contractOperation } from '../contract.js';
 import { webhookMetadata } from '../../generated/webhooks.js';
 
 /** The OTP errors the state machines give a meaning to (they are the codes the OTP operations document). */
@@ -26,14 +26,6 @@ export interface TestModeTrigger {
   value: Json;
   /** True when `body` carries the value at `field`. */
   matches(body: unknown): boolean;
-}
-
-const bundledPath = new URL('../../generated/openapi.json', import.meta.url);
-
-function operationOf(operations: OperationModel[], operationId: string): OperationModel {
-  const operation = operations.find((o) => o.operationId === operationId);
-  if (!operation) throw new Error(`the contract has no operation ${operationId}`);
-  return operation;
 }
 
 function otpOutcome(raw: Json | undefined, where: string): OtpTestOutcome {
@@ -71,12 +63,10 @@ export function readTestModeTrigger(operation: OperationModel, errorCode: string
   return { field, value, matches: (body) => valueAt(body, field) === value };
 }
 
-const model = readModel(JSON.parse(readFileSync(bundledPath, 'utf8')) as JsonObject);
-
 export const contract = {
-  tokenOtp: readOtpTestTable(operationOf(model.operations, 'validateLinkedAccountTokenOtp')),
-  paymentOtp: readOtpTestTable(operationOf(model.operations, 'validateDirectDebitPaymentOtp')),
-  channelUnavailable: readTestModeTrigger(operationOf(model.operations, 'initializeLinkedAccountTokenization'), 'CHANNEL_UNAVAILABLE'),
+  tokenOtp: readOtpTestTable(contractOperation('validateLinkedAccountTokenOtp')),
+  paymentOtp: readOtpTestTable(contractOperation('validateDirectDebitPaymentOtp')),
+  channelUnavailable: readTestModeTrigger(contractOperation('initializeLinkedAccountTokenization'), 'CHANNEL_UNAVAILABLE'),
   /** The webhook a direct debit payment's outcome is sent by (destination: the request's callback_url). */
   paymentWebhook: webhookMetadata.directDebitPayment.operationId,
 };

@@ -6,7 +6,7 @@ import type { Handlers as ControlHandlers } from '../../generated/sandbox/server
 import type { Handlers, HandlerResponse } from '../../generated/server.js';
 import type { DirectDebitPaymentCallback } from '../../generated/webhooks.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
-import { canonicalJson } from '../disbursements/json.js';
+import { canonicalJson } from '../json.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpExpiresAt, otpMessages } from './otp.js';
 import { COLLECTIONS, currentPaymentMethod, paymentView, scopeOf, storedJson, type LinkedAccountRecord, type PaymentMethodRecord, type PaymentRecord } from './records.js';

@@ -11,7 +11,7 @@ import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
-import { canonicalJson } from './json.js';
+import { canonicalJson } from '../json.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 type Disbursement = components['schemas']['Disbursement'];

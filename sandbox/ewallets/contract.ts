@@ -5,7 +5,7 @@
 import { isObject } from '../../generator/model/read-model.js';
 import type { Json } from '../../generator/model/types.js';
 import type { EwalletPaymentCallback } from '../../generated/webhooks.js';
-import { componentSchema, contractOperation } from '../balance/contract.js';
+import { componentSchema, contractOperation } from '../contract.js';
 
 export type EwalletFailureCode = NonNullable<EwalletPaymentCallback['failure_code']>;
 

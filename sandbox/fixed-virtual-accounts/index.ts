@@ -7,7 +7,7 @@ import type { Handlers as ControlHandlerSet, SimulateFixedVirtualAccountPaymentH
 import type { CreateFixedVirtualAccountHandlerResult, Handlers, UpdateFixedVirtualAccountHandlerResult } from '../../generated/server.js';
 import type { FixedVirtualAccountPaidCallback } from '../../generated/webhooks.js';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
-import { triggerStrings, valuesRequiring } from '../balance/contract.js';
+import { triggerStrings, valuesRequiring } from '../contract.js';
 import type { Caller, MerchantSettings, SandboxContext, Transaction } from '../context.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from './number-range.js';
 import {

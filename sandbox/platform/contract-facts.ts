@@ -1,24 +1,16 @@
 // Facts the platform services take from the service's contract rather than restating them: the banks of
 // fixed virtual accounts, the retail outlets of payment codes and the dashboard settings that hold callback
-// URLs. Read once from the bundled document and the generated webhook metadata.
-import { readFileSync } from 'node:fs';
+// URLs. Taken from the sandbox's one reading of the contract (../contract.ts) and the webhook metadata.
+import { isObject } from '../../generator/model/read-model.js';
 import { webhookMetadata, type WebhookKind } from '../../generated/webhooks.js';
+import { componentSchema } from '../contract.js';
 
-type JsonNode = null | boolean | number | string | JsonNode[] | { [key: string]: JsonNode };
-
-function at(node: JsonNode | undefined, path: string[]): JsonNode | undefined {
-  let current = node;
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
-
-function stringEnum(doc: JsonNode, path: string[]): string[] {
-  const values = at(doc, path);
+/** The string `enum` of a property of a component schema; the sandbox cannot run without it. */
+function stringEnum(schemaName: string, property: string): string[] {
+  const properties = componentSchema(schemaName).properties;
+  const values = isObject(properties) && isObject(properties[property]) ? properties[property].enum : undefined;
   if (!Array.isArray(values) || !values.every((value): value is string => typeof value === 'string')) {
-    throw new Error(`generated/openapi.json has no string enum at ${path.join('/')}`);
+    throw new Error(`the contract has no string enum at ${schemaName}.${property}`);
   }
   return values;
 }
@@ -38,16 +30,14 @@ let cached: ContractFacts | undefined;
 
 export function contractFacts(): ContractFacts {
   if (cached) return cached;
-  const doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as JsonNode;
-  const schemas = ['components', 'schemas'];
   const settingOf = (webhook: WebhookKind): string | null => {
     const destination = webhookMetadata[webhook].delivery.destination;
     return 'dashboard_setting' in destination ? destination.dashboard_setting : null;
   };
   const kinds = Object.keys(webhookMetadata) as WebhookKind[];
   cached = {
-    virtualAccountBanks: stringEnum(doc, [...schemas, 'CreateFixedVirtualAccountRequest', 'properties', 'bank_code', 'enum']),
-    retailOutlets: stringEnum(doc, [...schemas, 'CreateFixedPaymentCodeRequest', 'properties', 'retail_outlet_name', 'enum']),
+    virtualAccountBanks: stringEnum('CreateFixedVirtualAccountRequest', 'bank_code'),
+    retailOutlets: stringEnum('CreateFixedPaymentCodeRequest', 'retail_outlet_name'),
     callbackSettings: [...new Set(kinds.map(settingOf).filter((setting): setting is string => setting !== null))],
     callbackSettingOf: settingOf,
   };

@@ -1,12 +1,13 @@
-// Facts the sandbox reads from the bundled contract instead of restating them: example catalogs that a
+// The bundled contract, read once for the whole sandbox, and the facts modules take from it instead of
+// restating them: example catalogs that a
 // decision makes authoritative, the parameters of x-error-triggers, conditional rules of schemas. Read once
 // at start-up; a contract that no longer holds a fact the sandbox relies on fails loudly here, not later
 // in a request.
 import { readFileSync } from 'node:fs';
-import { dereference, isObject, readModel } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { dereference, isObject, readModel } from '../generator/model/read-model.js';
+import type { Json, JsonObject, OperationModel } from '../generator/model/types.js';
 
-const document = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as JsonObject;
+const document = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as JsonObject;
 const model = readModel(document);
 
 export function contractOperation(operationId: string): OperationModel {

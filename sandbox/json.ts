@@ -1,8 +1,8 @@
-// Plain-JSON helpers of the disbursement, e-wallet and customer modules: the store takes JSON records,
+// Plain-JSON helpers shared by the sandbox's modules (the idempotency fingerprint among them): the store takes JSON records,
 // while the generated types describe the same data with optional properties (which TypeScript does not
 // count as JSON because they may be `undefined`).
-import { toJson } from '../balance/callbacks.js';
-import type { Json, JsonRecord } from '../context.js';
+import { toJson } from './balance/callbacks.js';
+import type { Json, JsonRecord } from './context.js';
 
 /**
  * A resource as a stored record. The resource types come from the contract and hold JSON only; the
