@@ -27,13 +27,17 @@ describe('createMerchants', () => {
   });
 
   it('compares the key with every key in constant time, also after a match', () => {
-    const spy = vi.spyOn(constantTime, 'secretsEqual');
+    const compared = vi.spyOn(constantTime, 'digestsEqual');
+    const digested = vi.spyOn(constantTime, 'secretDigest');
     try {
       directory.authenticate({ username: 'sk_test_one', password: '' });
       // Four keys: the first matches, and the other three are still compared.
-      expect(spy).toHaveBeenCalledTimes(4);
+      expect(compared).toHaveBeenCalledTimes(4);
+      // The configured keys were digested when the directory was made: a request digests only its own key.
+      expect(digested).toHaveBeenCalledTimes(1);
     } finally {
-      spy.mockRestore();
+      compared.mockRestore();
+      digested.mockRestore();
     }
   });
 

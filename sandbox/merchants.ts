@@ -1,7 +1,7 @@
 // Merchants and their keys: a key names one merchant in one mode, and that pair scopes everything the
 // request sees (test objects never exist in live mode, one merchant's objects never exist for another).
 import type { BasicCredentials } from '../generated/runtime/basic-auth.js';
-import { secretsEqual } from '../generated/runtime/constant-time.js';
+import { digestsEqual, secretDigest } from '../generated/runtime/constant-time.js';
 import type { MerchantConfig, Mode } from './config.js';
 import type { Caller, Scope } from './context.js';
 
@@ -14,13 +14,14 @@ export interface Merchants {
 }
 
 interface KeyEntry {
-  key: string;
+  /** The key's digest, made once: each request then costs one digest, of the key it presents. */
+  digest: Buffer;
   caller: Caller;
 }
 
 export function createMerchants(merchants: readonly MerchantConfig[]): Merchants {
   const entries: KeyEntry[] = merchants.flatMap((merchant) =>
-    (['test', 'live'] as const).map((mode: Mode) => ({ key: merchant.keys[mode], caller: Object.freeze({ merchantId: merchant.id, mode, ownerId: merchant.ownerId }) })),
+    (['test', 'live'] as const).map((mode: Mode) => ({ digest: secretDigest(merchant.keys[mode]), caller: Object.freeze({ merchantId: merchant.id, mode, ownerId: merchant.ownerId }) })),
   );
   const byId = new Map(merchants.map((merchant) => [merchant.id, merchant]));
   return {
@@ -28,10 +29,11 @@ export function createMerchants(merchants: readonly MerchantConfig[]): Merchants
       // The contract's scheme: the key is the user name and the password is empty.
       if (credentials === null || credentials.password !== '') return null;
       // Every key is compared, even after a match, so the time taken says nothing about which key (or how
-      // much of one) matched; secretsEqual itself compares digests in constant time.
+      // much of one) matched; digests are compared in constant time.
+      const presented = secretDigest(credentials.username);
       let found: Caller | null = null;
       for (const entry of entries) {
-        if (secretsEqual(credentials.username, entry.key)) found = entry.caller;
+        if (digestsEqual(presented, entry.digest)) found = entry.caller;
       }
       return found;
     },

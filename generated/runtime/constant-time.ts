@@ -3,7 +3,14 @@
 // Comparing secrets (callback tokens, API keys) without leaking them through timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+/**
+ * The SHA-256 digest a secret is compared by. A server that checks every request against the same known
+ * secrets digests those once and each presented secret once.
+ */
+export const secretDigest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/** True when two digests from `secretDigest` are equal, in time that depends on neither. */
+export const digestsEqual = (given: Buffer, expected: Buffer): boolean => timingSafeEqual(given, expected);
 
 /**
  * True when `given` equals `expected`, in time that depends on neither value: both are hashed first, so
@@ -11,5 +18,5 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
  * secret's length.
  */
 export function secretsEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
+  return digestsEqual(secretDigest(given), secretDigest(expected));
 }

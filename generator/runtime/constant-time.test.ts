@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretsEqual } from './constant-time.js';
+import { digestsEqual, secretDigest, secretsEqual } from './constant-time.js';
 
 describe('secretsEqual', () => {
   const expected = 'cbtok_test_5f6ee8de3a733c1d';
@@ -16,5 +16,12 @@ describe('secretsEqual', () => {
 
   it('compares strings of any lengths without throwing (timingSafeEqual alone throws on unequal lengths)', () => {
     expect(() => secretsEqual('a', 'a much longer secret')).not.toThrow();
+  });
+
+  it('gives the same answers from digests made once (a server checking many requests against known secrets)', () => {
+    const known = secretDigest(expected);
+    expect(digestsEqual(secretDigest(expected), known)).toBe(true);
+    expect(digestsEqual(secretDigest(`${expected}x`), known)).toBe(false);
+    expect(digestsEqual(secretDigest(''), known)).toBe(false);
   });
 });
