@@ -185,9 +185,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** One look at the outbox; true when it waited for attempts started elsewhere, whose outcome may make more due. */
   const pass = async (): Promise<boolean> => {
-    // A transaction of its own: it starts only after every transaction queued before it (the enqueuing
-    // one included) has committed or rolled back, so it reads committed deliveries only.
-    const pending = await store.transaction(async () => store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending'));
+    // A store read waits for every transaction asked for before it (the enqueuing one included) to commit or
+    // roll back, so it sees committed deliveries only.
+    const pending = await store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending');
     if (!running) return false;
     const now = clock.now().getTime();
     const work: Promise<void>[] = [];

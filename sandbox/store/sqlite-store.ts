@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createGroupCommit } from './group-commit.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
 import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
@@ -150,37 +151,18 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     },
   };
 
-  // better-sqlite3 is synchronous and a transaction cannot span an await that lets another request in, so
-  // transactions run one after another; each holds the database only while its own work runs.
-  let queue: Promise<unknown> = Promise.resolve();
-  /** Transactions asked for and not yet settled (running or waiting their turn). */
-  let pending = 0;
-  const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => {
-    pending += 1;
-    const settle = (): void => void (pending -= 1);
-    const run = async (): Promise<T> => {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await work(tx);
-        db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.then(settle, settle);
-    return result;
-  };
-
+  const commits = createGroupCommit(db);
+  const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => commits.run(() => work(tx));
   // Outside `transaction`, each call is a transaction of its own, so it never joins or reads into one that is
   // waiting on an await.
   const single = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> => transaction(() => operation(...args));
-  // A read needs no transaction of its own when none is open or waiting: it then runs at once (one statement,
-  // so it sees only committed data), and cannot read into a transaction waiting on an await, since there is none.
+  // A read needs no transaction of its own when none is open, running or waiting for its commit: it then runs at
+  // once (one statement, so it sees only committed data). Otherwise it takes its turn, and its answer waits for
+  // the commit like a write's, so nothing is seen before it is durable.
   const read = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
-    pending === 0 && !db.inTransaction ? operation(...args) : transaction(() => operation(...args));
+    commits.idle() ? operation(...args) : transaction(() => operation(...args));
+  const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
+    lookup(keyOf(collection, field), 'across').all(sqlValue(value)).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
   return {
     get: read(tx.get) as Transaction['get'],
     findBy: read(tx.findBy) as Transaction['findBy'],
@@ -189,10 +171,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     update: single(tx.update) as Transaction['update'],
     clearScope: single(tx.clearScope),
     transaction,
-    findAcrossScopes: async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
-      lookup(keyOf(collection, field), 'across').all(sqlValue(value)).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T })),
+    findAcrossScopes: read(findAcrossScopes) as Store['findAcrossScopes'],
     close: async () => {
-      await queue;
+      await commits.drained();
       db.close();
     },
   };

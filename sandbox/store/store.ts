@@ -57,7 +57,9 @@ export interface Transaction {
 export interface Store extends Transaction {
   /**
    * Runs `work` atomically: it sees no other transaction's partial writes, and either all its writes are
-   * stored (durably, before the promise resolves) or none. Transactions do not interleave.
+   * stored (durably, before the promise resolves) or none. Transactions do not interleave. Inside `work`,
+   * read and write through `tx`: a call on the store itself waits for `work` to end, so it would never return.
+   * Reads on the store outside a transaction see committed data only.
    */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Records of a collection, across all scopes, whose indexed field has a value (e.g. due callbacks). */

@@ -1,0 +1,117 @@
+// Transactions over one better-sqlite3 connection, committed in groups.
+// better-sqlite3 is synchronous and a transaction cannot span an await that lets another request in, so
+// transactions run one after another. Each runs inside a SAVEPOINT of one open SQLite transaction; the COMMIT
+// comes once the event loop has run what was ready (setImmediate), so requests that arrived together share
+// one commit: the pages they all touch (table ends, index pages, the file header) are written once. A
+// transaction's promise settles only after that COMMIT, so nothing is acknowledged before it is durable,
+// and a transaction that throws is rolled back to its savepoint without touching the others of its group.
+import type Database from 'better-sqlite3';
+
+export interface GroupCommit {
+  /** Runs `work` as one transaction; resolves with its result once it is committed. */
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** True when no transaction is running, waiting its turn or waiting for its commit. */
+  idle(): boolean;
+  /** Resolves when every transaction asked for so far has settled. */
+  drained(): Promise<void>;
+}
+
+interface Committing {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export function createGroupCommit(db: Database.Database): GroupCommit {
+  /** The turn of the next transaction: each waits for the one before it (and for a commit between them). */
+  let turn: Promise<void> = Promise.resolve();
+  /** Transactions asked for and not yet settled. */
+  let pending = 0;
+  /** Transactions done in the open SQLite transaction, settled by its COMMIT. */
+  let group: Committing[] = [];
+
+  const rollBackAll = (): void => {
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    } catch {
+      // Nothing more to undo: SQLite has ended the transaction itself.
+    }
+  };
+  /** Settles the group with `error`: its work is gone with the SQLite transaction. */
+  const failGroup = (error: unknown): void => {
+    for (const member of group.splice(0)) member.reject(error);
+  };
+  const commit = (): void => {
+    // Nothing open: the group (if any) was already failed when its transaction went.
+    if (!db.inTransaction) return;
+    try {
+      db.exec('COMMIT');
+    } catch (error) {
+      rollBackAll();
+      failGroup(error);
+      return;
+    }
+    for (const member of group.splice(0)) member.resolve();
+  };
+  // Queued as a turn of its own, so it never lands in the middle of a transaction awaiting something.
+  const scheduleCommit = (): void => void setImmediate(() => (turn = turn.then(commit)));
+
+  /** Undoes the work of the transaction that failed, or, if SQLite already rolled everything back, fails the group. */
+  const undo = (error: unknown): void => {
+    try {
+      if (db.inTransaction) {
+        db.exec('ROLLBACK TO work');
+        db.exec('RELEASE work');
+        return;
+      }
+    } catch {
+      // The savepoint could not be undone alone: the whole transaction goes, and the group with it.
+      rollBackAll();
+    }
+    // Some failures (a full disk) make SQLite roll back the whole transaction itself.
+    failGroup(error);
+  };
+
+  const run = <T>(work: () => Promise<T>): Promise<T> => {
+    pending += 1;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void) => (): void => {
+        if (settled) return;
+        settled = true;
+        pending -= 1;
+        outcome();
+      };
+      const fail = (error: unknown): void => settle(() => reject(error))();
+      turn = turn
+        .then(async () => {
+          if (!db.inTransaction) {
+            db.exec('BEGIN IMMEDIATE');
+            scheduleCommit();
+          }
+          db.exec('SAVEPOINT work');
+          try {
+            const result = await work();
+            db.exec('RELEASE work');
+            group.push({ resolve: settle(() => resolve(result)), reject: fail });
+          } catch (error) {
+            undo(error);
+            throw error;
+          }
+        })
+        // Every turn settles its transaction and leaves the chain resolved, so one failure never stalls the rest.
+        .catch(fail);
+    });
+  };
+
+  return {
+    run,
+    idle: () => pending === 0 && !db.inTransaction,
+    drained: async () => {
+      while (pending > 0) {
+        await turn;
+        // The commit is queued from setImmediate: let it join the turns first.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}
