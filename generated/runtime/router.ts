@@ -118,9 +118,9 @@ type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: fa
 
 /** Reads and parses the body the operation takes; `value` is undefined when there is none. */
 async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes: number): Promise<Parsed> {
-  // Without a body in the contract the body is ignored, except that an operation documenting a malformed-
-  // body error answers it for a non-empty body that is not JSON (decision `get-disbursement-invalid-json`).
-  if (!route.body && !route.malformedBodyError) return { ok: true, value: undefined };
+  // Without a body in the contract the body is ignored (the caller does not read it), except that an operation
+  // documenting a malformed-body error answers it for a non-empty body that is not JSON (decision
+  // `get-disbursement-invalid-json`).
   const text = await request.readBody(maxBytes);
   if (text.kind === 'too-large') return { ok: false, response: json(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: `The request body is larger than ${maxBytes} bytes.` }) };
   const malformed = (): Parsed => ({ ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) });
@@ -145,6 +145,9 @@ async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes
 function check(location: IssueLocation, validator: Validator | undefined, data: unknown): ValidationIssue[] {
   return !validator || validator(data) ? [] : toIssues(location, validator.errors);
 }
+
+/** What `readBody` gives for an operation that takes no body (the common GET), without a promise. */
+const NO_BODY: Parsed = { ok: true, value: undefined };
 
 function headerValues(request: NativeRequest, names: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
@@ -198,10 +201,12 @@ export function createRouter<Principal, Table extends RouteTable>(
   async function handle(request: NativeRequest, operationId: keyof Table & string, route: RouteDefinition, pathParams: Record<string, string>): Promise<NativeAnswer> {
     const credentials = parseBasicAuthorization(request.header('authorization'));
     // The Request is made only for an `authenticate` that can read it (one declaring exactly one parameter cannot).
-    const principal = await (options.authenticate.length === 1 ? options.authenticate(credentials, undefined as never) : options.authenticate(credentials, request.toRequest()));
+    const authenticated = options.authenticate.length === 1 ? options.authenticate(credentials, undefined as never) : options.authenticate(credentials, request.toRequest());
+    // Awaited only when it is a promise: every await is a turn of the microtask queue, on every request.
+    const principal = authenticated instanceof Promise ? await authenticated : authenticated;
     if (principal === null) return errorResponse(route.unauthorizedError, GENERIC_MESSAGES.unauthorized, { 'www-authenticate': 'Basic realm="payments"' });
 
-    const body = await readBody(route, request, maxBytes);
+    const body = route.body || route.malformedBodyError ? await readBody(route, request, maxBytes) : NO_BODY;
     if (!body.ok) return body.response;
 
     const input: Record<string, unknown> = {};
@@ -210,12 +215,9 @@ export function createRouter<Principal, Table extends RouteTable>(
     if (route.parameters.header.length > 0) input.header = headerValues(request, route.parameters.header);
     if (route.body) input.body = body.value;
     const { validators } = route;
-    const issues = [
-      ...check('path', validators.path, input.path),
-      ...check('query', validators.query, input.query),
-      ...check('header', validators.header, input.header),
-      ...(body.value === undefined ? [] : check('body', body.mediaType === 'application/x-www-form-urlencoded' ? validators.form : validators.body, body.value)),
-    ];
+    const issues = check('path', validators.path, input.path);
+    issues.push(...check('query', validators.query, input.query), ...check('header', validators.header, input.header));
+    if (body.value !== undefined) issues.push(...check('body', body.mediaType === 'application/x-www-form-urlencoded' ? validators.form : validators.body, body.value));
     if (issues.length > 0) return validationFailure(route, issues);
 
     const handler: AnyHandler<Principal> = handlers[operationId];

@@ -1,11 +1,11 @@
 // Comparing secrets (callback tokens, API keys) without leaking them through timing.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * The SHA-256 digest a secret is compared by. A server that checks every request against the same known
  * secrets digests those once and each presented secret once.
  */
-export const secretDigest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+export const secretDigest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /** True when two digests from `secretDigest` are equal, in time that depends on neither. */
 export const digestsEqual = (given: Buffer, expected: Buffer): boolean => timingSafeEqual(given, expected);

@@ -21,7 +21,7 @@ export interface NativeRequest {
   toRequest(): Request;
 }
 
-/** An answer: status, headers (lower-case names) and a body already serialized, or none. */
+/** An answer: status, headers (lower-case names) and a body already serialized, or none. Made for one request: the writer may add to its headers. */
 export interface NativeAnswer {
   status: number;
   headers: Record<string, string>;

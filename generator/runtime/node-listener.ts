@@ -83,42 +83,55 @@ function readMessageBody(message: IncomingMessage, maxBytes: number): Promise<Bo
   });
 }
 
-/** The native request shape over Node's message: no URL, Headers or stream objects unless asked for. */
-function toNativeRequest(message: IncomingMessage, origin: string): NativeRequest {
-  const raw = message.url ?? '/';
-  const question = raw.indexOf('?');
-  const rawPath = question < 0 ? raw : raw.slice(0, question);
-  const rawQuery = question < 0 ? '' : raw.slice(question + 1);
-  let pathname: string;
-  let search: string;
-  if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.') && PLAIN_QUERY.test(rawQuery)) {
-    pathname = rawPath;
-    search = rawQuery;
-  } else {
-    const url = new URL(raw, origin);
-    pathname = url.pathname;
-    search = url.search.slice(1);
+/**
+ * The native request shape over Node's message: no URL, Headers or stream objects unless asked for. A class,
+ * so a request costs one object, not a set of closures.
+ */
+class NodeNativeRequest implements NativeRequest {
+  readonly method: string;
+  readonly pathname: string;
+  readonly search: string;
+  #bodyText: Promise<BodyText> | undefined;
+  #request: Request | undefined;
+
+  constructor(
+    private readonly message: IncomingMessage,
+    private readonly origin: string,
+  ) {
+    const raw = message.url ?? '/';
+    const question = raw.indexOf('?');
+    const rawPath = question < 0 ? raw : raw.slice(0, question);
+    const rawQuery = question < 0 ? '' : raw.slice(question + 1);
+    this.method = message.method ?? 'GET';
+    if (PLAIN_PATH.test(rawPath) && !rawPath.includes('/.') && PLAIN_QUERY.test(rawQuery)) {
+      this.pathname = rawPath;
+      this.search = rawQuery;
+    } else {
+      const url = new URL(raw, origin);
+      this.pathname = url.pathname;
+      this.search = url.search.slice(1);
+    }
   }
-  let bodyText: Promise<BodyText> | undefined;
-  let request: Request | undefined;
-  return {
-    method: message.method ?? 'GET',
-    pathname,
-    search,
-    header: (name) => headerOf(message, name),
-    readBody: (maxBytes) => (bodyText ??= readMessageBody(message, maxBytes)),
-    // For error reports and the rare reader of the Request: the body, if read, has been consumed.
-    toRequest: () => (request ??= bodyText ? new Request(new URL(raw, origin), { method: message.method ?? 'GET', headers: toHeaders(message) }) : toRequest(message, origin)),
-  };
+
+  header(name: string): string | null {
+    return headerOf(this.message, name);
+  }
+
+  readBody(maxBytes: number): Promise<BodyText> {
+    return (this.#bodyText ??= readMessageBody(this.message, maxBytes));
+  }
+
+  // For error reports and the rare reader of the Request: the body, if read, has been consumed.
+  toRequest(): Request {
+    const { message, origin } = this;
+    return (this.#request ??= this.#bodyText ? new Request(new URL(message.url ?? '/', origin), { method: this.method, headers: toHeaders(message) }) : toRequest(message, origin));
+  }
 }
 
+/** Writes an answer; the answer is the writer's from here on (its headers get the content length). */
 function writeAnswer(answer: NativeAnswer, out: ServerResponse): void {
-  if (answer.body === undefined) {
-    out.writeHead(answer.status, answer.headers);
-    out.end();
-    return;
-  }
-  out.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  if (answer.body !== undefined) answer.headers['content-length'] = String(Buffer.byteLength(answer.body));
+  out.writeHead(answer.status, answer.headers);
   out.end(answer.body);
 }
 
@@ -145,7 +158,7 @@ export function toNodeListener(handler: FetchHandler, options: { origin: string;
   return (message, out) => {
     void (async () => {
       try {
-        if (native) writeAnswer(await native(toNativeRequest(message, options.origin)), out);
+        if (native) writeAnswer(await native(new NodeNativeRequest(message, options.origin)), out);
         else await writeResponse(await handler(toRequest(message, options.origin)), out);
       } catch (error) {
         options.onError?.(error);

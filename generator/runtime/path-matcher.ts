@@ -19,6 +19,8 @@ export type MatchResult<T> =
   | { kind: 'not-found' };
 
 interface CompiledSegment {
+  /** The segment itself when it has no parameter: compared as text, no pattern needed. */
+  literal?: string;
   pattern: RegExp;
   names: string[];
 }
@@ -54,13 +56,14 @@ function compileSegment(segment: string): CompiledSegment {
   }
   source += escapeRegExp(segment.slice(last));
   // A parameter never matches an empty value: `/fixed_payment_code/` is not `/fixed_payment_code/{id}` with id ''.
-  return { pattern: new RegExp(`^${source}$`, 's'), names };
+  const pattern = new RegExp(`^${source}$`, 's');
+  return names.length === 0 ? { literal: segment, pattern, names } : { pattern, names };
 }
 
 /** The request path's segments, percent-decoded; undefined when the encoding is broken (no route matches it). */
 export function decodedSegments(pathname: string): string[] | undefined {
   try {
-    return rawSegments(pathname).map((segment) => decodeURIComponent(segment));
+    return rawSegments(pathname).map((segment) => (segment.includes('%') ? decodeURIComponent(segment) : segment));
   } catch {
     return undefined;
   }
@@ -69,14 +72,45 @@ export function decodedSegments(pathname: string): string[] | undefined {
 function matchTemplate<T>(template: CompiledTemplate<T>, segments: string[]): Record<string, string> | undefined {
   if (template.segments.length !== segments.length) return undefined;
   const params: Record<string, string> = {};
-  for (const [index, compiled] of template.segments.entries()) {
-    const found = compiled.pattern.exec(segments[index] as string);
+  for (let index = 0; index < segments.length; index += 1) {
+    const compiled = template.segments[index] as CompiledSegment;
+    const segment = segments[index] as string;
+    if (compiled.literal !== undefined) {
+      if (compiled.literal !== segment) return undefined;
+      continue;
+    }
+    const found = compiled.pattern.exec(segment);
     if (!found) return undefined;
-    compiled.names.forEach((name, position) => {
-      params[name] = found[position + 1] as string;
-    });
+    for (let position = 0; position < compiled.names.length; position += 1) params[compiled.names[position] as string] = found[position + 1] as string;
   }
   return params;
+}
+
+/**
+ * The templates that can match a path, by its number of segments and its first segment, most specific first
+ * (the order of `templates`): a request is tried against a handful of templates, not all of them.
+ */
+function candidatesByShape<T>(templates: readonly CompiledTemplate<T>[]): (segments: readonly string[]) => readonly CompiledTemplate<T>[] {
+  const byLength = new Map<number, { byFirst: Map<string, CompiledTemplate<T>[]>; anyFirst: CompiledTemplate<T>[] }>();
+  for (const template of templates) {
+    let shape = byLength.get(template.segments.length);
+    if (!shape) byLength.set(template.segments.length, (shape = { byFirst: new Map(), anyFirst: [] }));
+    const first = template.segments[0]?.literal;
+    if (first === undefined) shape.anyFirst.push(template);
+    else if (!shape.byFirst.has(first)) shape.byFirst.set(first, []);
+  }
+  // Each first-segment list also holds the templates whose first segment is a parameter, in the overall order.
+  for (const [length, shape] of byLength) {
+    for (const [first, list] of shape.byFirst) {
+      list.push(...templates.filter((t) => t.segments.length === length && (t.segments[0]?.literal === undefined || t.segments[0].literal === first)));
+    }
+  }
+  const none: CompiledTemplate<T>[] = [];
+  return (segments) => {
+    const shape = byLength.get(segments.length);
+    if (!shape) return none;
+    return shape.byFirst.get(segments[0] ?? '') ?? shape.anyFirst;
+  };
 }
 
 /**
@@ -98,12 +132,13 @@ export function createPathMatcher<T>(routes: Iterable<RouteEntry<T>>): (method: 
     template.methods.set(route.method, route.value);
   }
   const templates = [...byPath.values()].sort((a, b) => b.literalLength - a.literalLength || a.path.localeCompare(b.path));
+  const candidates = candidatesByShape(templates);
 
   return (method, pathname) => {
     const segments = decodedSegments(pathname);
     if (!segments) return { kind: 'not-found' };
     const allow = new Set<string>();
-    for (const template of templates) {
+    for (const template of candidates(segments)) {
       const params = matchTemplate(template, segments);
       if (!params) continue;
       const value = template.methods.get(method);
