@@ -46,7 +46,7 @@ export type DisbursementRecord = {
 
 export const collections: CollectionDefinition[] = [
   // external_id need not be unique (a failed disbursement is repeated under the same one).
-  { name: COLLECTION, indexed: ['external_id', 'disbursement_id'] },
+  { name: COLLECTION, indexed: ['external_id'] },
 ];
 
 function resourceOf(record: DisbursementRecord): Disbursement {
@@ -145,7 +145,7 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
       if (own) return { status: 200, body: resourceOf(own) };
       // Ids are global: the same id under another merchant (in the key's mode) exists but is not the key's to
       // read. In the other mode it does not exist at all, like every object of that mode.
-      const elsewhere = await ctx.store.findAcrossScopes<DisbursementRecord>(COLLECTION, 'disbursement_id', path.id);
+      const elsewhere = await ctx.store.findAcrossScopes<DisbursementRecord>(COLLECTION, 'id', path.id);
       if (elsewhere.some(({ scope }) => scope.mode === principal.mode && scope.merchantId !== principal.merchantId)) {
         return { status: 403, body: { error_code: 'INVALID_PERMISSION_ERROR', message: `You do not have access to disbursement ${path.id}.` } };
       }

@@ -22,6 +22,15 @@ interface Committing {
 }
 
 export function createGroupCommit(db: Database.Database): GroupCommit {
+  // Prepared once: `exec` would parse each of these again on every transaction.
+  const sql = {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    savepoint: db.prepare('SAVEPOINT work'),
+    release: db.prepare('RELEASE work'),
+    rollbackTo: db.prepare('ROLLBACK TO work'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+  };
   /** The turn of the next transaction: each waits for the one before it (and for a commit between them). */
   let turn: Promise<void> = Promise.resolve();
   /** Transactions asked for and not yet settled. */
@@ -31,7 +40,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
 
   const rollBackAll = (): void => {
     try {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      if (db.inTransaction) sql.rollback.run();
     } catch {
       // Nothing more to undo: SQLite has ended the transaction itself.
     }
@@ -44,7 +53,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
     // Nothing open: the group (if any) was already failed when its transaction went.
     if (!db.inTransaction) return;
     try {
-      db.exec('COMMIT');
+      sql.commit.run();
     } catch (error) {
       rollBackAll();
       failGroup(error);
@@ -59,8 +68,8 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   const undo = (error: unknown): void => {
     try {
       if (db.inTransaction) {
-        db.exec('ROLLBACK TO work');
-        db.exec('RELEASE work');
+        sql.rollbackTo.run();
+        sql.release.run();
         return;
       }
     } catch {
@@ -85,13 +94,13 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       turn = turn
         .then(async () => {
           if (!db.inTransaction) {
-            db.exec('BEGIN IMMEDIATE');
+            sql.begin.run();
             scheduleCommit();
           }
-          db.exec('SAVEPOINT work');
+          sql.savepoint.run();
           try {
             const result = await work();
-            db.exec('RELEASE work');
+            sql.release.run();
             group.push({ resolve: settle(() => resolve(result)), reject: fail });
           } catch (error) {
             undo(error);

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS records (
   mode TEXT NOT NULL,
   id TEXT NOT NULL,
   data TEXT NOT NULL,
-  UNIQUE (collection, merchant_id, mode, id)
+  -- id before the scope: a lookup by id alone (across scopes) uses it too.
+  UNIQUE (collection, id, merchant_id, mode)
 );
 -- Index entries with equal columns are in rowid (= seq) order, so a list needs no sort.
 CREATE INDEX IF NOT EXISTS records_by_scope ON records (collection, merchant_id, mode);

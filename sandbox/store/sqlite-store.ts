@@ -66,6 +66,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       listOldest: db.prepare<[string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq ASC`),
       insert: db.prepare<[string, string, string, string]>(`INSERT INTO records (collection, merchant_id, mode, id, data) VALUES ('${collection}', ?, ?, ?, ?)`),
       update: db.prepare<[string, string, string, string]>(`UPDATE records SET data = ? WHERE ${scope} AND id = ?`),
+      acrossById: db.prepare<[string], RecordRow & { merchant_id: string; mode: string }>(`SELECT data, merchant_id, mode FROM records WHERE collection = '${collection}' AND id = ? ORDER BY seq ASC`),
     };
   };
   const collections = new Map(options.collections.map((c) => [c.name, statementsOf(assertPlainName(c.name))]));
@@ -162,7 +163,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const read = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
     commits.idle() ? operation(...args) : transaction(() => operation(...args));
   const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
-    lookup(keyOf(collection, field), 'across').all(sqlValue(value)).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
+    (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
   return {
     get: read(tx.get) as Transaction['get'],
     findBy: read(tx.findBy) as Transaction['findBy'],

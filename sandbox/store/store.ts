@@ -62,7 +62,7 @@ export interface Store extends Transaction {
    * Reads on the store outside a transaction see committed data only.
    */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
-  /** Records of a collection, across all scopes, whose indexed field has a value (e.g. due callbacks). */
+  /** Records of a collection, across all scopes, whose indexed field (or `id`) has a value (e.g. due callbacks). */
   findAcrossScopes<T extends JsonRecord>(collection: string, field: string, value: string | number | boolean): Promise<{ scope: Scope; record: T }[]>;
   close(): Promise<void>;
 }
