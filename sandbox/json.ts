@@ -12,12 +12,13 @@ export function toRecord<T extends { id: string }>(value: T): T & JsonRecord {
   return toJson(value) as T & JsonRecord;
 }
 
+function sortedKeys(node: Json): Json {
+  if (Array.isArray(node)) return node.map(sortedKeys);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.keys(node).sort().map((key) => [key, sortedKeys(node[key] ?? null)]));
+}
+
 /** JSON with object keys sorted at every level: equal requests give equal text (idempotency fingerprints). */
 export function canonicalJson(value: unknown): string {
-  const sorted = (node: Json): Json => {
-    if (Array.isArray(node)) return node.map(sorted);
-    if (node === null || typeof node !== 'object') return node;
-    return Object.fromEntries(Object.keys(node).sort().map((key) => [key, sorted(node[key] ?? null)]));
-  };
-  return JSON.stringify(sorted(toJson(value)));
+  return JSON.stringify(sortedKeys(toJson(value)));
 }

@@ -116,6 +116,11 @@ function validationFailure(route: RouteDefinition, issues: ValidationIssue[]): N
 
 type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: false; response: NativeAnswer };
 
+/** The answer to a body that cannot be parsed in its declared content type. */
+function malformed(route: RouteDefinition): Parsed {
+  return { ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) };
+}
+
 /** Reads and parses the body the operation takes; `value` is undefined when there is none. */
 async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes: number): Promise<Parsed> {
   // Without a body in the contract the body is ignored (the caller does not read it), except that an operation
@@ -123,13 +128,12 @@ async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes
   // `get-disbursement-invalid-json`).
   const text = await request.readBody(maxBytes);
   if (text.kind === 'too-large') return { ok: false, response: json(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: `The request body is larger than ${maxBytes} bytes.` }) };
-  const malformed = (): Parsed => ({ ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) });
-  if (text.kind === 'not-utf8') return malformed();
+  if (text.kind === 'not-utf8') return malformed(route);
   if (text.text.trim() === '') {
     if (route.body?.required) return { ok: false, response: validationFailure(route, [{ location: 'body', path: '', message: 'must have a request body', keyword: 'required' }]) };
     return { ok: true, value: undefined };
   }
-  if (!route.body) return parseJson(text.text).ok ? { ok: true, value: undefined } : malformed();
+  if (!route.body) return parseJson(text.text).ok ? { ok: true, value: undefined } : malformed(route);
   // An unsupported media type is a broken rule of the request, answered like any other (the operation's
   // validation error), not an undocumented 415: every answer stays one the contract documents.
   const mediaType = route.body.mediaTypes.find((type) => type === mediaTypeOf(request.header('content-type')));
@@ -138,7 +142,7 @@ async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes
     return { ok: false, response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]) };
   }
   const parsed = parseBody(text.text, mediaType);
-  return parsed.ok ? { ok: true, value: parsed.value, mediaType } : malformed();
+  return parsed.ok ? { ok: true, value: parsed.value, mediaType } : malformed(route);
 }
 
 /** Runs one validator; coercing validators convert `data` in place, so the handler gets typed values. */

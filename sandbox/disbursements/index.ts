@@ -122,9 +122,8 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
       }
       const key = header['x-idempotency-key'];
       const answer = await ctx.store.transaction(async (tx) => {
-        const execute = () => create(ctx, tx, principal, body, description);
-        if (key === undefined) return { kind: 'first' as const, result: await execute() };
-        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), execute, (result) => (result.ok ? result.record.id : null));
+        if (key === undefined) return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description) };
+        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), () => create(ctx, tx, principal, body, description), (result) => (result.ok ? result.record.id : null));
       });
       // Decision `idempotency-key-reuse`.
       if (answer.kind === 'replay') {

@@ -16,9 +16,45 @@ export interface GroupCommit {
   drained(): Promise<void>;
 }
 
-interface Committing {
+/** A transaction waiting for its group's COMMIT. */
+interface Settling {
   resolve(): void;
   reject(error: unknown): void;
+}
+
+/**
+ * One transaction until it settles (once): its result waits here for the group's COMMIT. A class rather than
+ * closures made per transaction, which cost more under tsx (it names each one at run time).
+ */
+class Member<T> implements Settling {
+  #settled = false;
+  #result: T | undefined;
+
+  constructor(
+    private readonly resolveWith: (value: T) => void,
+    private readonly rejectWith: (error: unknown) => void,
+    private readonly onSettled: () => void,
+  ) {}
+
+  /** Its work is done; it resolves with `result` when the group commits. */
+  done(result: T): void {
+    this.#result = result;
+  }
+
+  resolve(): void {
+    if (this.#settle()) this.resolveWith(this.#result as T);
+  }
+
+  reject(error: unknown): void {
+    if (this.#settle()) this.rejectWith(error);
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.onSettled();
+    return true;
+  }
 }
 
 export function createGroupCommit(db: Database.Database): GroupCommit {
@@ -36,7 +72,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   /** Transactions asked for and not yet settled. */
   let pending = 0;
   /** Transactions done in the open SQLite transaction, settled by its COMMIT. */
-  let group: Committing[] = [];
+  let group: Settling[] = [];
 
   const rollBackAll = (): void => {
     try {
@@ -83,14 +119,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   const run = <T>(work: () => Promise<T>): Promise<T> => {
     pending += 1;
     return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const settle = (outcome: () => void) => (): void => {
-        if (settled) return;
-        settled = true;
-        pending -= 1;
-        outcome();
-      };
-      const fail = (error: unknown): void => settle(() => reject(error))();
+      const member = new Member<T>(resolve, reject, () => (pending -= 1));
       turn = turn
         .then(async () => {
           if (!db.inTransaction) {
@@ -101,14 +130,15 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
           try {
             const result = await work();
             sql.release.run();
-            group.push({ resolve: settle(() => resolve(result)), reject: fail });
+            member.done(result);
+            group.push(member);
           } catch (error) {
             undo(error);
             throw error;
           }
         })
         // Every turn settles its transaction and leaves the chain resolved, so one failure never stalls the rest.
-        .catch(fail);
+        .catch((error: unknown) => member.reject(error));
     });
   };
 
