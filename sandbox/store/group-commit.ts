@@ -57,7 +57,21 @@ class Member<T> implements Settling {
   }
 }
 
-export function createGroupCommit(db: Database.Database): GroupCommit {
+/** Told what became of the writes made since the last call (the store's cache of committed records follows them). */
+export interface CommitObserver {
+  /** The transaction under way is done; its writes wait for the group's COMMIT. */
+  workDone(): void;
+  /** The transaction under way was undone alone. */
+  workUndone(): void;
+  /** The group committed. */
+  committed(): void;
+  /** The whole SQLite transaction was rolled back, the group with it. */
+  abandoned(): void;
+}
+
+const NO_OBSERVER: CommitObserver = { workDone() {}, workUndone() {}, committed() {}, abandoned() {} };
+
+export function createGroupCommit(db: Database.Database, observer: CommitObserver = NO_OBSERVER): GroupCommit {
   // Prepared once: `exec` would parse each of these again on every transaction.
   const sql = {
     begin: db.prepare('BEGIN IMMEDIATE'),
@@ -92,9 +106,11 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       sql.commit.run();
     } catch (error) {
       rollBackAll();
+      observer.abandoned();
       failGroup(error);
       return;
     }
+    observer.committed();
     for (const member of group.splice(0)) member.resolve();
   };
   // Queued as a turn of its own, so it never lands in the middle of a transaction awaiting something.
@@ -106,6 +122,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       if (db.inTransaction) {
         sql.rollbackTo.run();
         sql.release.run();
+        observer.workUndone();
         return;
       }
     } catch {
@@ -113,6 +130,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
       rollBackAll();
     }
     // Some failures (a full disk) make SQLite roll back the whole transaction itself.
+    observer.abandoned();
     failGroup(error);
   };
 
@@ -130,6 +148,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
           try {
             const result = await work();
             sql.release.run();
+            observer.workDone();
             member.done(result);
             group.push(member);
           } catch (error) {

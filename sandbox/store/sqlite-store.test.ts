@@ -173,6 +173,45 @@ describe('the SQLite store', () => {
     expect(names).toEqual(['unique__things__external_id']);
   });
 
+  it('answers a read by id with committed data only: not what an open group wrote, and not what was undone', async () => {
+    const store = open();
+    await store.insert('things', merchantA, thing('1'));
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+    const update = store.update('things', merchantA, thing('1', { state: 'closed' }));
+    // The update is done but not committed yet (the group commits at the end of this turn of the event loop).
+    await Promise.resolve();
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+    await update;
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.update('things', merchantA, thing('1', { state: 'reopened' }));
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+  });
+
+  it('gives each reader its own copy of a record', async () => {
+    const store = open();
+    await store.insert('things', merchantA, thing('1'));
+    const first = await store.get('things', merchantA, '1');
+    if (first) first.state = 'scribbled on';
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+  });
+
+  it('forgets a cleared scope in reads by id, and only that scope', async () => {
+    const store = open();
+    await store.insert('things', merchantA, thing('1'));
+    await store.insert('things', merchantB, thing('1'));
+    expect(await store.get('things', merchantA, '1')).toBeDefined();
+    expect(await store.get('things', merchantB, '1')).toBeDefined();
+    await store.clearScope(merchantA);
+    expect(await store.get('things', merchantA, '1')).toBeUndefined();
+    expect(await store.get('things', merchantB, '1')).toEqual(thing('1'));
+  });
+
   it('keeps every acknowledged write when the process is killed (SIGKILL) right after', async () => {
     const dir = tempDir();
     const writer = fileURLToPath(new URL('./testing/crash-writer.ts', import.meta.url));

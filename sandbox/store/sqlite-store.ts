@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit } from './group-commit.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
 import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
@@ -23,6 +24,9 @@ export interface SqliteStoreOptions {
   /** NORMAL (default): survives a process crash. FULL: also a machine crash, at an fsync per commit. */
   synchronous?: 'NORMAL' | 'FULL';
 }
+
+/** How many records' committed text is kept in memory for reads by id (the oldest go first). */
+const COMMITTED_RECORDS_CACHED = 10_000;
 
 /** A looked-up value as SQLite compares it with `json_extract`'s result (JSON true/false come out as 1/0). */
 const sqlValue = (value: string | number | boolean): string | number => (typeof value === 'boolean' ? Number(value) : value);
@@ -130,29 +134,35 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return page(parse<T>(statement.all(scope.merchantId, scope.mode)), options);
     },
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+      const text = JSON.stringify(record);
       try {
-        statementsFor(collection).insert.run(scope.merchantId, scope.mode, record.id, JSON.stringify(record));
+        statementsFor(collection).insert.run(scope.merchantId, scope.mode, record.id, text);
       } catch (error) {
         throw duplicateOf(error, record);
       }
+      committedRecords.written(recordKey(collection, scope.merchantId, scope.mode, record.id), text);
       return record;
     },
     update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+      const text = JSON.stringify(record);
       let changed: number;
       try {
-        changed = statementsFor(collection).update.run(JSON.stringify(record), scope.merchantId, scope.mode, record.id).changes;
+        changed = statementsFor(collection).update.run(text, scope.merchantId, scope.mode, record.id).changes;
       } catch (error) {
         throw duplicateOf(error, record);
       }
       if (changed === 0) throw new Error(`${collection} ${record.id} does not exist`);
+      committedRecords.written(recordKey(collection, scope.merchantId, scope.mode, record.id), text);
       return record;
     },
     clearScope: async (scope: Scope) => {
       clearScope.run(scope.merchantId, scope.mode);
+      committedRecords.scopeCleared(scope.merchantId, scope.mode);
     },
   };
 
-  const commits = createGroupCommit(db);
+  const committedRecords = new CommittedRecords(COMMITTED_RECORDS_CACHED);
+  const commits = createGroupCommit(db, committedRecords);
   const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => commits.run(() => work(tx));
   // Outside `transaction`, each call is a transaction of its own, so it never joins or reads into one that is
   // waiting on an await.
@@ -164,8 +174,19 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     commits.idle() ? operation(...args) : transaction(() => operation(...args));
   const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
     (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
+  /** A read by id outside a transaction: committed data, from memory when the record was read or written lately. */
+  const getCommitted = async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
+    const key = recordKey(collection, scope.merchantId, scope.mode, id);
+    const known = committedRecords.get(key);
+    if (known !== undefined) return JSON.parse(known) as T;
+    if (!commits.idle()) return transaction(() => tx.get<T>(collection, scope, id));
+    const row = statementsFor(collection).get.get(scope.merchantId, scope.mode, id);
+    if (!row) return undefined;
+    committedRecords.remember(key, row.data);
+    return JSON.parse(row.data) as T;
+  };
   return {
-    get: read(tx.get) as Transaction['get'],
+    get: getCommitted,
     findBy: read(tx.findBy) as Transaction['findBy'],
     list: read(tx.list) as Transaction['list'],
     insert: single(tx.insert) as Transaction['insert'],

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { CommittedRecords, recordKey } from './committed-records.js';
+
+const key = (id: string, merchant = 'm-a') => recordKey('things', merchant, 'test', id);
+
+describe('CommittedRecords', () => {
+  it('applies a group’s writes when it commits, not before', () => {
+    const cache = new CommittedRecords(10);
+    cache.written(key('1'), '{"v":1}');
+    cache.workDone();
+    expect(cache.get(key('1'))).toBeUndefined();
+    cache.committed();
+    expect(cache.get(key('1'))).toBe('{"v":1}');
+  });
+
+  it('drops the writes of undone work and of an abandoned group', () => {
+    const cache = new CommittedRecords(10);
+    cache.remember(key('1'), '{"v":1}');
+    cache.written(key('1'), '{"v":2}');
+    cache.workUndone();
+    cache.written(key('2'), '{"v":2}');
+    cache.workDone();
+    cache.abandoned();
+    cache.committed();
+    expect(cache.get(key('1'))).toBe('{"v":1}');
+    expect(cache.get(key('2'))).toBeUndefined();
+  });
+
+  it('clears a scope when the clearing commits, leaving other scopes', () => {
+    const cache = new CommittedRecords(10);
+    cache.remember(key('1'), 'a');
+    cache.remember(key('1', 'm-b'), 'b');
+    cache.scopeCleared('m-a', 'test');
+    cache.workDone();
+    cache.committed();
+    expect(cache.get(key('1'))).toBeUndefined();
+    expect(cache.get(key('1', 'm-b'))).toBe('b');
+  });
+
+  it('keeps at most its capacity, forgetting the least recently stored first', () => {
+    const cache = new CommittedRecords(2);
+    cache.remember(key('1'), '1');
+    cache.remember(key('2'), '2');
+    cache.remember(key('1'), '1 again');
+    cache.remember(key('3'), '3');
+    expect(cache.get(key('2'))).toBeUndefined();
+    expect(cache.get(key('1'))).toBe('1 again');
+    expect(cache.get(key('3'))).toBe('3');
+  });
+});

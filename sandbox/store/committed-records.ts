@@ -1,0 +1,73 @@
+// The committed state of recently read or written records, as JSON text, for reads by id outside a
+// transaction: they are answered from memory instead of SQLite, and need not wait for an open group of
+// transactions to commit (what the group wrote is not committed yet, so such a read must not see it, and the
+// database connection would show it). Writes reach this cache only when their group's COMMIT succeeds.
+
+/** The cache key of a record: its collection, scope and id. */
+export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string => `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
+
+/** A write as the cache applies it: a record's new text, or every record of a scope gone. */
+type Change = { kind: 'record'; key: string; text: string } | { kind: 'clear-scope'; prefix: string };
+
+export class CommittedRecords {
+  readonly #texts = new Map<string, string>();
+  /** Writes of the transaction under way. */
+  #working: Change[] = [];
+  /** Writes of the transactions done in the open SQLite transaction, applied when it commits. */
+  #grouped: Change[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  /** The committed text of a record, if known. */
+  get(key: string): string | undefined {
+    return this.#texts.get(key);
+  }
+
+  /** What a read of committed data found (never called inside a transaction). */
+  remember(key: string, text: string): void {
+    this.#set(key, text);
+  }
+
+  /** A record written by the transaction under way. */
+  written(key: string, text: string): void {
+    this.#working.push({ kind: 'record', key, text });
+  }
+
+  /** A scope cleared by the transaction under way. */
+  scopeCleared(merchantId: string, mode: string): void {
+    this.#working.push({ kind: 'clear-scope', prefix: `\u0000${merchantId}\u0000${mode}\u0000` });
+  }
+
+  /** The transaction under way ended well: its writes join the group's. */
+  workDone(): void {
+    this.#grouped.push(...this.#working);
+    this.#working = [];
+  }
+
+  /** The transaction under way was undone. */
+  workUndone(): void {
+    this.#working = [];
+  }
+
+  /** The group committed: its writes are the committed state now. */
+  committed(): void {
+    for (const change of this.#grouped) {
+      if (change.kind === 'record') this.#set(change.key, change.text);
+      else for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
+    }
+    this.#grouped = [];
+  }
+
+  /** The open SQLite transaction was rolled back: nothing of it happened. */
+  abandoned(): void {
+    this.#working = [];
+    this.#grouped = [];
+  }
+
+  #set(key: string, text: string): void {
+    // Newest last: re-inserting moves a key to the end, and the oldest go first when the cache is full.
+    this.#texts.delete(key);
+    this.#texts.set(key, text);
+    if (this.#texts.size > this.capacity) this.#texts.delete(this.#texts.keys().next().value as string);
+  }
+}
