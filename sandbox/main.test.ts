@@ -73,6 +73,13 @@ describe('npm start', () => {
     expect(spec.openapi).toMatch(/^3\.1/);
   });
 
+  it('refuses a second sandbox on the same DATA_DIR with exit 2 and the reason', () => {
+    const second = spawnSync(...node(['--port', '0', '--data-dir', dataDir]), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(second.status).toBe(2);
+    expect(second.stderr).toContain('is in use by another process');
+    expect(second.stderr).toContain('--data-dir');
+  });
+
   it('stops cleanly on SIGTERM', async () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createSandboxApp, type SandboxApp } from './app.js';
 import { ConfigError, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
 import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
+import { DataDirInUseError } from './store/sqlite-store.js';
 
 export interface RunningSandbox {
   url: string;
@@ -108,6 +109,10 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       console.error(`payments-sandbox: cannot listen on ${config.host}:${config.port} (${code}); choose another with PORT or --port.`);
+      return 2;
+    }
+    if (error instanceof DataDirInUseError) {
+      console.error(`payments-sandbox: ${error.message}; give this one another with DATA_DIR or --data-dir.`);
       return 2;
     }
     throw error;

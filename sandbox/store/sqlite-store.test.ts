@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { SCHEMA_VERSION } from './sqlite-schema.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { DataDirInUseError, openSqliteStore } from './sqlite-store.js';
 import { DuplicateKeyError, type JsonRecord, type Scope, type Store } from './store.js';
 
 const collections = [{ name: 'things', unique: ['external_id'], indexed: ['state'] }];
@@ -127,7 +127,7 @@ describe('the SQLite store', () => {
     const dir = tempDir();
     const first = open(dir);
     await first.insert('things', merchantA, thing('1'));
-    expect(() => open(dir)).toThrow(/is in use by another process/);
+    expect(() => open(dir)).toThrow(DataDirInUseError);
     await first.close();
     stores.splice(stores.indexOf(first), 1);
     expect(await open(dir).get('things', merchantA, '1')).toEqual(thing('1'));

@@ -25,6 +25,14 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
+/** The data directory's database is held by another process (another sandbox on the same DATA_DIR). */
+export class DataDirInUseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`${join(dataDir, 'sandbox.sqlite3')} is in use by another process (another sandbox with the same DATA_DIR?)`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
 /** How many records' committed text is kept in memory for reads by id (the oldest go first). */
 const COMMITTED_RECORDS_CACHED = 10_000;
 
@@ -44,7 +52,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma('journal_mode = WAL');
   } catch (error) {
     db.close();
-    if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') throw new Error(`${file} is in use by another process (another sandbox with the same DATA_DIR?)`);
+    if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') throw new DataDirInUseError(options.dataDir);
     throw error;
   }
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
