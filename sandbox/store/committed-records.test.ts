@@ -4,13 +4,22 @@ import { CommittedRecords, recordKey } from './committed-records.js';
 const key = (id: string, merchant = 'm-a') => recordKey('things', merchant, 'test', id);
 
 describe('CommittedRecords', () => {
-  it('applies a group’s writes when it commits, not before', () => {
+  it('applies a group’s writes to the records it holds when the group commits, not before', () => {
+    const cache = new CommittedRecords(10);
+    cache.remember(key('1'), '{"v":0}');
+    cache.written(key('1'), '{"v":1}');
+    cache.workDone();
+    expect(cache.get(key('1'))).toBe('{"v":0}');
+    cache.committed();
+    expect(cache.get(key('1'))).toBe('{"v":1}');
+  });
+
+  it('does not take in records that were written but never read', () => {
     const cache = new CommittedRecords(10);
     cache.written(key('1'), '{"v":1}');
     cache.workDone();
-    expect(cache.get(key('1'))).toBeUndefined();
     cache.committed();
-    expect(cache.get(key('1'))).toBe('{"v":1}');
+    expect(cache.get(key('1'))).toBeUndefined();
   });
 
   it('drops the writes of undone work and of an abandoned group', () => {
@@ -37,14 +46,13 @@ describe('CommittedRecords', () => {
     expect(cache.get(key('1', 'm-b'))).toBe('b');
   });
 
-  it('keeps at most its capacity, forgetting the least recently stored first', () => {
+  it('keeps at most its capacity, forgetting the first remembered first', () => {
     const cache = new CommittedRecords(2);
     cache.remember(key('1'), '1');
     cache.remember(key('2'), '2');
-    cache.remember(key('1'), '1 again');
     cache.remember(key('3'), '3');
-    expect(cache.get(key('2'))).toBeUndefined();
-    expect(cache.get(key('1'))).toBe('1 again');
+    expect(cache.get(key('1'))).toBeUndefined();
+    expect(cache.get(key('2'))).toBe('2');
     expect(cache.get(key('3'))).toBe('3');
   });
 });

@@ -1,7 +1,7 @@
-// The committed state of recently read or written records, as JSON text, for reads by id outside a
-// transaction: they are answered from memory instead of SQLite, and need not wait for an open group of
-// transactions to commit (what the group wrote is not committed yet, so such a read must not see it, and the
-// database connection would show it). Writes reach this cache only when their group's COMMIT succeeds.
+// The committed state of records read lately (JSON text), kept current by the commits that change them, for
+// reads by id outside a transaction: they are answered from memory instead of SQLite, and need not wait for
+// an open group of transactions to commit (what the group wrote is not committed yet, so such a read must
+// not see it, and the database connection would show it). Writes reach it only when their COMMIT succeeds.
 
 /** The cache key of a record: its collection, scope and id. */
 export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string => `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
@@ -49,11 +49,17 @@ export class CommittedRecords {
     this.#working = [];
   }
 
-  /** The group committed: its writes are the committed state now. */
+  /**
+   * The group committed: its writes are the committed state now. Only records already cached are refreshed;
+   * a record written but never read by id (an idempotency key, most new resources) is not worth the memory.
+   */
   committed(): void {
     for (const change of this.#grouped) {
-      if (change.kind === 'record') this.#set(change.key, change.text);
-      else for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
+      if (change.kind === 'record') {
+        if (this.#texts.has(change.key)) this.#texts.set(change.key, change.text);
+      } else {
+        for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
+      }
     }
     this.#grouped = [];
   }
@@ -65,8 +71,7 @@ export class CommittedRecords {
   }
 
   #set(key: string, text: string): void {
-    // Newest last: re-inserting moves a key to the end, and the oldest go first when the cache is full.
-    this.#texts.delete(key);
+    // The first remembered go first when the cache is full.
     this.#texts.set(key, text);
     if (this.#texts.size > this.capacity) this.#texts.delete(this.#texts.keys().next().value as string);
   }
