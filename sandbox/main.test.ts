@@ -1,6 +1,7 @@
 // The entry point as `npm start` runs it: a process that prints where it is and its keys, serves the API, the
 // docs and the contracts, refuses bad configuration with exit 2, and stops cleanly on SIGTERM.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,22 @@ describe('npm start', () => {
     expect(await controlDocs.text()).toContain('<title>Payments sandbox control API</title>');
     const spec = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string };
     expect(spec.openapi).toMatch(/^3\.1/);
+  });
+
+  it('answers a GET of a disbursement carrying a body that is not JSON with 400 INVALID_JSON_FORMAT (decision get-disbursement-invalid-json)', async () => {
+    const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
+    const rawGet = (body: string) =>
+      new Promise<{ status: number; json: unknown }>((resolve, reject) => {
+        const outgoing = httpRequest(`${url}/disbursements/5ed75086a883856178afc12f`, { method: 'GET', headers: { authorization, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+    expect(await rawGet('{"not": json')).toMatchObject({ status: 400, json: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(await rawGet('{}')).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
   });
 
   it('refuses a second sandbox on the same DATA_DIR with exit 2 and the reason', () => {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withNativeHandler, type NativeRequest } from './native-request.js';
@@ -77,6 +77,22 @@ describe('toNodeListener with a native entry', () => {
     const base = await serve(nativeOnly(async (request) => ({ status: 200, headers: {}, body: JSON.stringify({ search: request.search, body: await request.readBody(4) }) })));
     const response = await fetch(`${base}/balance`, { method: 'POST', body: 'longer than four bytes' });
     expect(await response.json()).toEqual({ search: '', body: { kind: 'too-large' } });
+  });
+
+  it('reads the body of a GET that declares one (fetch cannot send it; a raw HTTP client can), and none otherwise', async () => {
+    const base = await serve(nativeOnly(async (request) => ({ status: 200, headers: {}, body: JSON.stringify(await request.readBody(1024)) })));
+    const rawGet = (headers: Record<string, string>, body?: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const outgoing = httpRequest(`${base}/disbursements/d-1`, { method: 'GET', headers }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve(JSON.parse(text)));
+        });
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+    expect(await rawGet({ 'content-length': '8' }, 'not json')).toEqual({ kind: 'text', text: 'not json' });
+    expect(await rawGet({})).toEqual({ kind: 'text', text: '' });
   });
 
   it('makes a fetch-standard Request on demand with the same method, URL, headers and body', async () => {

@@ -103,7 +103,10 @@ class BodyCollector {
 function readMessageBody(message: IncomingMessage, maxBytes: number): Promise<BodyText> {
   const declared = Number(headerOf(message, 'content-length') ?? Number.NaN);
   if (declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
-  if (message.method === 'GET' || message.method === 'HEAD') return Promise.resolve({ kind: 'text', text: '' });
+  // A GET or HEAD has no body unless it declares one: fetch cannot send one, but a raw HTTP client can, and an
+  // operation that documents a malformed-body error for a GET must see the body to answer it.
+  const declaresBody = !Number.isNaN(declared) || message.headers['transfer-encoding'] !== undefined;
+  if ((message.method === 'GET' || message.method === 'HEAD') && !declaresBody) return Promise.resolve({ kind: 'text', text: '' });
   return new Promise((resolve, reject) => void new BodyCollector(message, maxBytes, resolve, reject));
 }
 
