@@ -4,7 +4,7 @@
 // at start-up; a contract that no longer holds a fact the sandbox relies on fails loudly here, not later
 // in a request.
 import { readFileSync } from 'node:fs';
-import { dereference, isObject, readModel } from '../generator/model/read-model.js';
+import { dereference, isObject, readModel, responseExampleValues } from '../generator/model/read-model.js';
 import type { Json, JsonObject, OperationModel } from '../generator/model/types.js';
 
 const document = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as JsonObject;
@@ -32,18 +32,9 @@ export function triggerStrings(operationId: string, code: string, field: string)
 
 /** The values of every named example of the operation's JSON response with this status, in document order. */
 export function responseExamples(operationId: string, status: number): Json[] {
-  const pointer = contractOperation(operationId).pointer;
-  const operation = dereference(document, { $ref: pointer });
-  const responses = isObject(operation) ? dereference(document, operation.responses) : undefined;
-  const response = isObject(responses) ? dereference(document, responses[String(status)]) : undefined;
-  const content = isObject(response) ? dereference(document, response.content) : undefined;
-  const media = isObject(content) ? dereference(document, content['application/json']) : undefined;
-  const examples = isObject(media) ? dereference(document, media.examples) : undefined;
-  if (!isObject(examples)) throw new Error(`${operationId} ${status} has no examples`);
-  return Object.values(examples).map((example) => {
-    const resolved = dereference(document, example);
-    return isObject(resolved) ? (resolved.value ?? null) : null;
-  });
+  const values = responseExampleValues(document, contractOperation(operationId).pointer, status);
+  if (values.length === 0) throw new Error(`${operationId} ${status} has no examples`);
+  return values;
 }
 
 /** A component schema of the contract, references resolved at the top level. */

@@ -53,6 +53,20 @@ export function dereference(doc: JsonObject, value: Json | undefined): Json | un
   return current;
 }
 
+/** The values of the named examples of an operation's JSON response with `status`, in document order. */
+export function responseExampleValues(doc: JsonObject, operationPointer: string, status: number): Json[] {
+  const operation = dereference(doc, { $ref: operationPointer });
+  const responses = isObject(operation) ? dereference(doc, operation.responses) : undefined;
+  const response = isObject(responses) ? dereference(doc, responses[String(status)]) : undefined;
+  const content = isObject(response) ? dereference(doc, response.content) : undefined;
+  const media = isObject(content) ? dereference(doc, content['application/json']) : undefined;
+  const examples = isObject(media) ? dereference(doc, media.examples) : undefined;
+  return (isObject(examples) ? Object.values(examples) : []).flatMap((example) => {
+    const resolved = dereference(doc, example);
+    return isObject(resolved) && resolved.value !== undefined ? [resolved.value] : [];
+  });
+}
+
 /** The `error_code` enum of an error body schema, looking through `allOf` and references. */
 export function errorCodesOf(doc: JsonObject, schemaRef: Json | undefined): string[] {
   const schema = dereference(doc, schemaRef);
