@@ -5,7 +5,7 @@
 // the typed payload to the merchant's handler. Generic over the webhooks' payload types (`Events`,
 // operationId -> payload); generated/webhooks.ts binds it to the contract.
 import { parseJson, readBodyText } from './request-body.js';
-import { secretsEqual } from './constant-time.js';
+import { digestsEqual, secretDigest } from './constant-time.js';
 import { toIssues, type ValidationIssue } from './validation-errors.js';
 import { conforms, type WebhookDefinition } from './webhook-definition.js';
 
@@ -110,6 +110,8 @@ export function createReceiver<Events>(
     throw new Error(`createWebhookReceiver: no handler for ${options.kind ?? 'any webhook'}`);
   }
   const tokenHeader = commonTokenHeader(definitions, candidates);
+  // Digested once: each delivery then costs one digest, of the token it presents.
+  const expectedToken = secretDigest(options.callbackToken);
 
   async function dispatch<K extends Kind>(kind: K, payload: unknown, request: Request): Promise<Response> {
     const definition = definitions[kind];
@@ -136,7 +138,7 @@ export function createReceiver<Events>(
   return async (request) => {
     if (request.method !== 'POST') return answer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'Webhooks are delivered with POST.' }, { allow: 'POST' });
     const token = request.headers.get(tokenHeader);
-    if (token === null || !secretsEqual(token, options.callbackToken)) {
+    if (token === null || !digestsEqual(secretDigest(token), expectedToken)) {
       return answer(401, { error_code: 'INVALID_CALLBACK_TOKEN', message: `The ${tokenHeader} header is ${token === null ? 'missing' : 'wrong'}.` });
     }
     // Read only after the token matched, and never more than the limit: a callback body is small.
