@@ -45,10 +45,10 @@ export interface KeyIndex {
 /** The key indexes the collections ask for: one per unique field, one per other indexed field. */
 export function keyIndexesOf(collections: readonly CollectionDefinition[]): KeyIndex[] {
   return collections.flatMap((c) => {
+    assertPlainName(c.name);
     const unique = c.unique ?? [];
     const fields = [...unique.map((field) => ({ field, unique: true })), ...(c.indexed ?? []).filter((field) => !unique.includes(field)).map((field) => ({ field, unique: false }))];
     return fields.map(({ field, unique: isUnique }) => {
-      assertPlainName(c.name);
       assertPlainName(field);
       return { collection: c.name, field, unique: isUnique, name: `${isUnique ? 'unique' : 'key'}__${c.name}__${field}`, expression: `json_extract(data, '$.${field}')` };
     });

@@ -27,8 +27,8 @@ export interface SqliteStoreOptions {
 
 /** The data directory's database is held by another process (another sandbox on the same DATA_DIR). */
 export class DataDirInUseError extends Error {
-  constructor(readonly dataDir: string) {
-    super(`${join(dataDir, 'sandbox.sqlite3')} is in use by another process (another sandbox with the same DATA_DIR?)`);
+  constructor(readonly file: string) {
+    super(`${file} is in use by another process (another sandbox with the same DATA_DIR?)`);
     this.name = 'DataDirInUseError';
   }
 }
@@ -52,7 +52,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma('journal_mode = WAL');
   } catch (error) {
     db.close();
-    if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') throw new DataDirInUseError(options.dataDir);
+    if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') throw new DataDirInUseError(file);
     throw error;
   }
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
@@ -91,7 +91,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const keyIndex = new Map(keyIndexes.map((index) => [`${index.collection}.${index.field}`, index]));
   const indexNamed = new Map(keyIndexes.map((index) => [index.name, index]));
   const keyOf = (collection: string, field: string): KeyIndex => {
-    statementsFor(collection);
+    if (!collections.has(collection)) throw new Error(`unknown collection ${collection}`);
     const found = keyIndex.get(`${collection}.${field}`);
     if (!found) throw new Error(`${collection}.${field} is not an indexed field`);
     return found;
