@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGroupCommit } from './group-commit.js';
+import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 
 const open = () => {
   const db = new Database(':memory:');
@@ -12,7 +13,7 @@ const open = () => {
     parent === undefined ? db.prepare(`INSERT INTO ${table} (id) VALUES (?)`).run(id) : db.prepare(`INSERT INTO ${table} (id, parent) VALUES (?, ?)`).run(id, parent);
   const ids = (table: string) => db.prepare<[], { id: string }>(`SELECT id FROM ${table} ORDER BY id`).all().map((row) => row.id);
   const prepare = vi.spyOn(db, 'prepare');
-  const commits = createGroupCommit(db);
+  const commits = createGroupCommit(sqliteCommitSteps(db));
   const commit = prepare.mock.results.map((result) => result.value as Database.Statement).find((statement) => statement.source === 'COMMIT');
   prepare.mockRestore();
   if (!commit) throw new Error('no COMMIT statement was prepared');

@@ -1,11 +1,29 @@
-// Transactions over one better-sqlite3 connection, committed in groups.
-// better-sqlite3 is synchronous and a transaction cannot span an await that lets another request in, so
-// transactions run one after another. Each runs inside a SAVEPOINT of one open SQLite transaction; the COMMIT
-// comes once the event loop has run what was ready (setImmediate), so requests that arrived together share
-// one commit: the pages they all touch (table ends, index pages, the file header) are written once. A
-// transaction's promise settles only after that COMMIT, so nothing is acknowledged before it is durable,
-// and a transaction that throws is rolled back to its savepoint without touching the others of its group.
-import type Database from 'better-sqlite3';
+// Transactions committed in groups, for a store whose writes are synchronous (better-sqlite3, or records in
+// memory with a journal). A transaction cannot span an await that lets another request in, so transactions
+// run one after another, each as a unit of work inside one open group. The group commits once the event loop
+// has run what was ready (setImmediate), so requests that arrived together share one commit: one write of the
+// pages, or of the journal, they all touch. A transaction's promise settles only after that commit, so
+// nothing is acknowledged before it is durable, and a transaction that throws is undone without touching the
+// others of its group. What a commit, an undo or a group is, the store says (CommitSteps); when they happen,
+// this module decides.
+
+/** The store's side of group commit. Each step runs synchronously between awaits. */
+export interface CommitSteps {
+  /** True while a group is open: begun, and neither committed nor abandoned. */
+  isOpen(): boolean;
+  /** Opens a group, before its first transaction. */
+  begin(): void;
+  /** A transaction of the open group starts. */
+  startWork(): void;
+  /** The transaction under way ended well: its writes join the group's. */
+  keepWork(): void;
+  /** Undoes the writes of the transaction under way, alone. Throws if it cannot; the group is then abandoned. */
+  undoWork(): void;
+  /** Makes the group's writes durable and closes it. Throws if it cannot; the group is then abandoned. */
+  commit(): void;
+  /** Undoes the whole group (after a failed commit or undo) and closes it. Never throws. */
+  abandon(): void;
+}
 
 export interface GroupCommit {
   /** Runs `work` as one transaction; resolves with its result once it is committed. */
@@ -16,14 +34,14 @@ export interface GroupCommit {
   drained(): Promise<void>;
 }
 
-/** A transaction waiting for its group's COMMIT. */
+/** A transaction waiting for its group's commit. */
 interface Settling {
   resolve(): void;
   reject(error: unknown): void;
 }
 
 /**
- * One transaction until it settles (once): its result waits here for the group's COMMIT. A class rather than
+ * One transaction until it settles (once): its result waits here for the group's commit. A class rather than
  * closures made per transaction, which cost more under tsx (it names each one at run time).
  */
 class Member<T> implements Settling {
@@ -57,81 +75,41 @@ class Member<T> implements Settling {
   }
 }
 
-/** Told what became of the writes made since the last call (the store's cache of committed records follows them). */
-export interface CommitObserver {
-  /** The transaction under way is done; its writes wait for the group's COMMIT. */
-  workDone(): void;
-  /** The transaction under way was undone alone. */
-  workUndone(): void;
-  /** The group committed. */
-  committed(): void;
-  /** The whole SQLite transaction was rolled back, the group with it. */
-  abandoned(): void;
-}
-
-const NO_OBSERVER: CommitObserver = { workDone() {}, workUndone() {}, committed() {}, abandoned() {} };
-
-export function createGroupCommit(db: Database.Database, observer: CommitObserver = NO_OBSERVER): GroupCommit {
-  // Prepared once: `exec` would parse each of these again on every transaction.
-  const sql = {
-    begin: db.prepare('BEGIN IMMEDIATE'),
-    savepoint: db.prepare('SAVEPOINT work'),
-    release: db.prepare('RELEASE work'),
-    rollbackTo: db.prepare('ROLLBACK TO work'),
-    commit: db.prepare('COMMIT'),
-    rollback: db.prepare('ROLLBACK'),
-  };
+export function createGroupCommit(steps: CommitSteps): GroupCommit {
   /** The turn of the next transaction: each waits for the one before it (and for a commit between them). */
   let turn: Promise<void> = Promise.resolve();
   /** Transactions asked for and not yet settled. */
   let pending = 0;
-  /** Transactions done in the open SQLite transaction, settled by its COMMIT. */
+  /** Transactions done in the open group, settled by its commit. */
   let group: Settling[] = [];
 
-  const rollBackAll = (): void => {
-    try {
-      if (db.inTransaction) sql.rollback.run();
-    } catch {
-      // Nothing more to undo: SQLite has ended the transaction itself.
-    }
-  };
-  /** Settles the group with `error`: its work is gone with the SQLite transaction. */
+  /** Settles the group with `error`: its work is gone. */
   const failGroup = (error: unknown): void => {
     for (const member of group.splice(0)) member.reject(error);
   };
   const commit = (): void => {
-    // Nothing open: the group (if any) was already failed when its transaction went.
-    if (!db.inTransaction) return;
+    // Nothing open: the group (if any) was already failed when its work was undone.
+    if (!steps.isOpen()) return;
     try {
-      sql.commit.run();
+      steps.commit();
     } catch (error) {
-      rollBackAll();
-      observer.abandoned();
+      steps.abandon();
       failGroup(error);
       return;
     }
-    observer.committed();
     for (const member of group.splice(0)) member.resolve();
   };
   // Queued as a turn of its own, so it never lands in the middle of a transaction awaiting something.
   const scheduleCommit = (): void => void setImmediate(() => (turn = turn.then(commit)));
 
-  /** Undoes the work of the transaction that failed, or, if SQLite already rolled everything back, fails the group. */
+  /** Undoes the work of the transaction that failed, or, if it cannot be undone alone, the whole group. */
   const undo = (error: unknown): void => {
     try {
-      if (db.inTransaction) {
-        sql.rollbackTo.run();
-        sql.release.run();
-        observer.workUndone();
-        return;
-      }
+      steps.undoWork();
     } catch {
-      // The savepoint could not be undone alone: the whole transaction goes, and the group with it.
-      rollBackAll();
+      steps.abandon();
+      failGroup(error);
     }
-    // Some failures (a full disk) make SQLite roll back the whole transaction itself.
-    observer.abandoned();
-    failGroup(error);
   };
 
   const run = <T>(work: () => Promise<T>): Promise<T> => {
@@ -140,15 +118,14 @@ export function createGroupCommit(db: Database.Database, observer: CommitObserve
       const member = new Member<T>(resolve, reject, () => (pending -= 1));
       turn = turn
         .then(async () => {
-          if (!db.inTransaction) {
-            sql.begin.run();
+          if (!steps.isOpen()) {
+            steps.begin();
             scheduleCommit();
           }
-          sql.savepoint.run();
+          steps.startWork();
           try {
             const result = await work();
-            sql.release.run();
-            observer.workDone();
+            steps.keepWork();
             member.done(result);
             group.push(member);
           } catch (error) {
@@ -163,7 +140,7 @@ export function createGroupCommit(db: Database.Database, observer: CommitObserve
 
   return {
     run,
-    idle: () => pending === 0 && !db.inTransaction,
+    idle: () => pending === 0 && !steps.isOpen(),
     drained: async () => {
       while (pending > 0) {
         await turn;

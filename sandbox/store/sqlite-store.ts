@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit } from './group-commit.js';
+import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
 import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
@@ -170,7 +171,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   };
 
   const committedRecords = new CommittedRecords(COMMITTED_RECORDS_CACHED);
-  const commits = createGroupCommit(db, committedRecords);
+  const commits = createGroupCommit(sqliteCommitSteps(db, committedRecords));
   const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => commits.run(() => work(tx));
   // Outside `transaction`, each call is a transaction of its own, so it never joins or reads into one that is
   // waiting on an await.
