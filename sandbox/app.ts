@@ -19,7 +19,7 @@ import { createMerchants, type Merchants } from './merchants.js';
 import * as platformModule from './platform/index.js';
 import type { Platform } from './platform/index.js';
 import type { SandboxSettings } from './platform/settings.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openStore } from './store/open-store.js';
 import type { CollectionDefinition } from './store/store.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
@@ -105,7 +105,7 @@ function withPerKindCallbackUrls(settings: SandboxSettings, defaultUrl: string |
 
 export async function createSandboxApp(config: SandboxConfig, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const merchants = createMerchants(config.merchants);
-  const store = openSqliteStore({ dataDir: config.dataDir, collections });
+  const store = openStore({ kind: config.store, dataDir: config.dataDir, collections });
   let platform: Platform;
   try {
     platform = await platformModule.createPlatform({

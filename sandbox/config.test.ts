@@ -29,6 +29,7 @@ describe('parseConfig', () => {
     expect(defaults.tls).toBeNull();
     expect(defaults.callbackUrl).toBeNull();
     expect(defaults.validateResponses).toBe(true);
+    expect(defaults.store).toBe('journal');
     expect(defaults.merchants).toEqual([
       { id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: DEFAULT_TEST_SECRET_KEY, live: DEFAULT_LIVE_SECRET_KEY }, callbackTokens: { test: expect.any(String), live: expect.any(String) } },
     ]);
@@ -43,16 +44,22 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable, and a flag wins over its variable', () => {
-    const env = { PORT: '4000', HOST: '0.0.0.0', SANDBOX_SECRET_KEY: 'sk_test_env', SANDBOX_CALLBACK_TOKEN: 'tok-env', SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9000/cb', DATA_DIR: 'data', CALLBACK_RETRY_DELAY_MS: '250', SANDBOX_VALIDATE_RESPONSES: 'false' };
+    const env = { PORT: '4000', HOST: '0.0.0.0', SANDBOX_SECRET_KEY: 'sk_test_env', SANDBOX_CALLBACK_TOKEN: 'tok-env', SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9000/cb', DATA_DIR: 'data', STORE: 'sqlite', CALLBACK_RETRY_DELAY_MS: '250', SANDBOX_VALIDATE_RESPONSES: 'false' };
     const fromEnv = config([], env);
-    expect(fromEnv).toMatchObject({ port: 4000, host: '0.0.0.0', callbackUrl: 'http://127.0.0.1:9000/cb', dataDir: '/srv/app/data', callbackRetryDelayMs: 250, validateResponses: false });
+    expect(fromEnv).toMatchObject({ port: 4000, host: '0.0.0.0', callbackUrl: 'http://127.0.0.1:9000/cb', dataDir: '/srv/app/data', store: 'sqlite', callbackRetryDelayMs: 250, validateResponses: false });
     expect(fromEnv.merchants[0]!.keys.test).toBe('sk_test_env');
     expect(fromEnv.merchants[0]!.callbackTokens.test).toBe('tok-env');
-    expect([...fromEnv.given].sort()).toEqual(['callback-retry-delay-ms', 'callback-token', 'callback-url', 'data-dir', 'host', 'port', 'secret-key', 'validate-responses']);
+    expect([...fromEnv.given].sort()).toEqual(['callback-retry-delay-ms', 'callback-token', 'callback-url', 'data-dir', 'host', 'port', 'secret-key', 'store', 'validate-responses']);
 
     const flagged = config(['--port', '5000', '--secret-key=sk_test_flag', '--data-dir', ':memory:', '--callback-retry-delay-ms', '10'], env);
     expect(flagged).toMatchObject({ port: 5000, dataDir: ':memory:', callbackRetryDelayMs: 10, host: '0.0.0.0' });
     expect(flagged.merchants[0]!.keys.test).toBe('sk_test_flag');
+  });
+
+  it('keeps data in the journal store unless told to use SQLite, and names the kinds it knows otherwise', () => {
+    expect(config(['--store', 'sqlite']).store).toBe('sqlite');
+    expect(config([], { STORE: 'JOURNAL' }).store).toBe('journal');
+    expect(refusal(['--store', 'postgres'])).toMatch(/--store must be one of journal, sqlite, not "postgres"/);
   });
 
   it('takes a callback URL per dashboard setting named by the contract', () => {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { webhookMetadata } from '../generated/webhooks.js';
+import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
 export type Mode = 'test' | 'live';
 
@@ -37,6 +38,8 @@ export interface SandboxConfig {
   callbackUrls: Record<string, string>;
   /** A directory for the embedded store, or `:memory:`. */
   dataDir: string;
+  /** Which embedded store keeps the data. */
+  store: StoreKind;
   tls: TlsConfig | null;
   callbackRetryDelayMs: number;
   /** Check every answer against the contract (an answer off the contract becomes a logged 500). */
@@ -98,6 +101,7 @@ export const OPTIONS = {
   ...perKindOptions,
   merchants: { env: 'SANDBOX_MERCHANTS', description: 'JSON array of more merchants: [{"id","keys":{"test","live"},"callback_tokens":{"test","live"},"owner_id"?}]' },
   'data-dir': { env: 'DATA_DIR', description: `directory of the embedded store (default ./${DEFAULT_DATA_DIR}; :memory: keeps nothing)` },
+  store: { env: 'STORE', description: `${STORE_KINDS.join('|')}: the embedded store (default journal: records in memory, a journal file on disk; sqlite: a SQLite file)` },
   'tls-cert': { env: 'TLS_CERT', description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused' },
   'tls-key': { env: 'TLS_KEY', description: 'PEM private key file for --tls-cert' },
   'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
@@ -183,6 +187,12 @@ function key(name: string, raw: string, mode: Mode): string {
 function token(name: string, raw: string): string {
   if (raw === '' || !/^[\x20-\x7e]+$/.test(raw)) throw new ConfigError(`${name} must be non-empty printable ASCII (it travels in the x-callback-token header)`);
   return raw;
+}
+
+function storeKind(name: string, raw: string): StoreKind {
+  const kind = STORE_KINDS.find((known) => known === raw.trim().toLowerCase());
+  if (!kind) throw new ConfigError(`${name} must be one of ${STORE_KINDS.join(', ')}, not ${JSON.stringify(raw)}`);
+  return kind;
 }
 
 function boolean(name: string, raw: string): boolean {
@@ -289,6 +299,7 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const more = get('merchants', parseMerchants, []);
   const dataDirRaw = get('data-dir', (_label, value) => value, DEFAULT_DATA_DIR);
   const dataDir = dataDirRaw === ':memory:' ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const store = get('store', storeKind, 'journal');
   const certPath = read('tls-cert');
   const keyPath = read('tls-key');
   if ((certPath === undefined) !== (keyPath === undefined)) throw new ConfigError('TLS_CERT and TLS_KEY (--tls-cert, --tls-key) go together: give both or neither');
@@ -298,7 +309,7 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, tls, callbackRetryDelayMs, validateResponses, given } };
+  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, validateResponses, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

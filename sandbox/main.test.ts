@@ -97,6 +97,13 @@ describe('npm start', () => {
     expect(second.stderr).toContain('--data-dir');
   });
 
+  it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', () => {
+    const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain('holds a journal store');
+    expect(other.stderr).toContain('--store journal');
+  });
+
   it('stops cleanly on SIGTERM', async () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

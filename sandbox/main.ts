@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { createSandboxApp, type SandboxApp } from './app.js';
 import { ConfigError, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
 import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
-import { DataDirInUseError } from './store/sqlite-store.js';
+import { OtherStoreKindError } from './store/open-store.js';
+import { DataDirInUseError } from './store/store.js';
 
 export interface RunningSandbox {
   url: string;
@@ -81,7 +82,7 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
     `  callback URL:         ${config.callbackUrl ?? '(none: set SANDBOX_CALLBACK_URL, or PATCH /sandbox/settings)'}${perKind.join('')}`,
     `  docs:                 ${url}/docs   (control API: ${url}/sandbox/docs)`,
     `  contract:             ${url}/openapi.json   (control API: ${url}/sandbox/openapi.json)`,
-    `  data:                 ${config.dataDir === ':memory:' ? 'in memory (lost at exit)' : config.dataDir}`,
+    `  data:                 ${config.dataDir === ':memory:' ? 'in memory (lost at exit)' : `${config.dataDir} (${config.store} store)`}`,
     `  merchants:            ${config.merchants.length}`,
     `Try: curl -s -u ${defaultTest ? merchant.keys.test : '<test secret key>'}: ${url}/balance`,
     'Ctrl-C stops it.',
@@ -113,6 +114,10 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     }
     if (error instanceof DataDirInUseError) {
       console.error(`payments-sandbox: ${error.message}; give this one another with DATA_DIR or --data-dir.`);
+      return 2;
+    }
+    if (error instanceof OtherStoreKindError) {
+      console.error(`payments-sandbox: ${error.message}.`);
       return 2;
     }
     throw error;

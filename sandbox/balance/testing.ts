@@ -8,7 +8,7 @@ import { operationTable as controlTable } from '../../generated/sandbox/server.j
 import { operationTable as serviceTable } from '../../generated/server.js';
 import { buildWebhookDelivery, webhookMetadata, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
 import type { AccountType, Caller, Json, JsonRecord, MerchantSettings, SandboxContext, Scope } from '../context.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openJournalStore } from '../store/journal-store.js';
 import type { CollectionDefinition, Store } from '../store/store.js';
 
 export const START = new Date('2026-11-21T09:30:00.000Z');
@@ -110,7 +110,7 @@ type Handler = AnyHandler<Caller>;
  * store with the modules' `collections`.
  */
 export function createHarness(build: (ctx: SandboxContext) => Record<string, Handler>, collections: CollectionDefinition[]): Harness {
-  const store = openSqliteStore({ dataDir: ':memory:', collections: [...collections, { name: OUTBOX }, { name: LEDGER }] });
+  const store = openJournalStore({ dataDir: ':memory:', collections: [...collections, { name: OUTBOX }, { name: LEDGER }] });
   let now = START.getTime();
   let ids = 0;
   let sequence = 0;

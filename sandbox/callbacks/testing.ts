@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookMetadata, type WebhookKind } from '../../generated/webhooks.js';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openJournalStore } from '../store/journal-store.js';
 import { collections, createPlatform, type Platform, type PlatformOptions } from '../platform/index.js';
 import type { DeliveryRecord } from './outbox.js';
 
@@ -95,7 +95,7 @@ export function testStores(collections: CollectionDefinition[]) {
   const open: Store[] = [];
   return {
     open: (dataDir = ':memory:'): Store => {
-      const store = openSqliteStore({ dataDir, collections });
+      const store = openJournalStore({ dataDir, collections });
       open.push(store);
       return store;
     },
@@ -112,7 +112,7 @@ export function testStores(collections: CollectionDefinition[]) {
 }
 
 export async function openTestPlatform(dataDir: string, options: Partial<Omit<PlatformOptions, 'store'>> = {}): Promise<TestPlatform> {
-  const store = openSqliteStore({ dataDir, collections });
+  const store = openJournalStore({ dataDir, collections });
   const alerts: DeliveryRecord[] = [];
   const platform = await createPlatform({
     store,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openJournalStore } from '../store/journal-store.js';
 import type { Scope } from '../store/store.js';
 import { balancesCollections, createBalances, DEFAULT_INITIAL_BALANCE } from './balances.js';
 
@@ -8,7 +8,7 @@ const live: Scope = { merchantId: 'm-a', mode: 'live' };
 const other: Scope = { merchantId: 'm-b', mode: 'test' };
 
 describe('balances', () => {
-  const setup = (initial?: Parameters<typeof createBalances>[0]) => ({ store: openSqliteStore({ dataDir: ':memory:', collections: balancesCollections }), balances: createBalances(initial) });
+  const setup = (initial?: Parameters<typeof createBalances>[0]) => ({ store: openJournalStore({ dataDir: ':memory:', collections: balancesCollections }), balances: createBalances(initial) });
 
   it('start at the initial amounts: a large CASH balance, an empty HOLDING one', async () => {
     const { store, balances } = setup();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openJournalStore } from '../store/journal-store.js';
 import type { JsonRecord, Scope } from '../store/store.js';
 import { clockCollections, createClock } from './clock.js';
 import { createIdempotency, IDEMPOTENCY_KEY_LIFETIME_MS, idempotencyCollections } from './idempotency.js';
@@ -9,7 +9,7 @@ const merchant: Scope = { merchantId: 'm-a', mode: 'test' };
 const REAL = Date.parse('2026-11-21T09:30:00.000Z');
 
 async function setup() {
-  const store = openSqliteStore({ dataDir: ':memory:', collections: [...clockCollections, ...idempotencyCollections, { name: 'things' }] });
+  const store = openJournalStore({ dataDir: ':memory:', collections: [...clockCollections, ...idempotencyCollections, { name: 'things' }] });
   const clock = await createClock({ store, realTime: () => REAL });
   const ids = createIds();
   const idempotency = createIdempotency(clock, ids);

@@ -7,6 +7,8 @@
 // others of its group. What a commit, an undo or a group is, the store says (CommitSteps); when they happen,
 // this module decides.
 
+import type { Store, Transaction } from './store.js';
+
 /** The store's side of group commit. Each step runs synchronously between awaits. */
 export interface CommitSteps {
   /** True while a group is open: begun, and neither committed nor abandoned. */
@@ -147,6 +149,49 @@ export function createGroupCommit(steps: CommitSteps): GroupCommit {
         // The commit is queued from setImmediate: let it join the turns first.
         await new Promise((resolve) => setImmediate(resolve));
       }
+    },
+  };
+}
+
+/** What a store adds to its transaction operations to make the whole Store (see `storeOver`). */
+export interface StoreParts {
+  /** A read by id outside a transaction: committed data only. */
+  getCommitted: Store['get'];
+  /** Run at once when no transaction is under way, otherwise in turn. */
+  findAcrossScopes: Store['findAcrossScopes'];
+  /** Releases the store's files once every transaction has settled. */
+  release(): void;
+}
+
+/**
+ * A store from its operations inside a transaction (`tx`) and its own parts. Outside a transaction, each
+ * write is a transaction of its own, so it never joins or reads into one that is waiting on an await. A
+ * read needs no transaction of its own when none is open, running or waiting for its commit: it then runs
+ * at once and sees only committed data. Otherwise it takes its turn, and its answer waits for the commit
+ * like a write's, so nothing is seen before it is durable.
+ */
+export function storeOver(commits: GroupCommit, tx: Transaction, parts: StoreParts): Store {
+  const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => commits.run(() => work(tx));
+  const single =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      transaction(() => operation(...args));
+  const read =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      commits.idle() ? operation(...args) : transaction(() => operation(...args));
+  return {
+    transaction,
+    get: parts.getCommitted,
+    findBy: read(tx.findBy) as Transaction['findBy'],
+    list: read(tx.list) as Transaction['list'],
+    insert: single(tx.insert) as Transaction['insert'],
+    update: single(tx.update) as Transaction['update'],
+    clearScope: single(tx.clearScope),
+    findAcrossScopes: read(parts.findAcrossScopes) as Store['findAcrossScopes'],
+    close: async () => {
+      await commits.drained();
+      parts.release();
     },
   };
 }

@@ -9,10 +9,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CommittedRecords, recordKey } from './committed-records.js';
-import { createGroupCommit } from './group-commit.js';
+import { createGroupCommit, storeOver } from './group-commit.js';
 import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
-import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+import { DataDirInUseError, DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
 interface RecordRow {
   data: string;
@@ -26,22 +26,16 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-/** The data directory's database is held by another process (another sandbox on the same DATA_DIR). */
-export class DataDirInUseError extends Error {
-  constructor(readonly file: string) {
-    super(`${file} is in use by another process (another sandbox with the same DATA_DIR?)`);
-    this.name = 'DataDirInUseError';
-  }
-}
-
 /** How many records' committed text is kept in memory for reads by id (the oldest go first). */
 const COMMITTED_RECORDS_CACHED = 10_000;
 
 /** A looked-up value as SQLite compares it with `json_extract`'s result (JSON true/false come out as 1/0). */
 const sqlValue = (value: string | number | boolean): string | number => (typeof value === 'boolean' ? Number(value) : value);
 
+export const SQLITE_FILE = 'sandbox.sqlite3';
+
 export function openSqliteStore(options: SqliteStoreOptions): Store {
-  const file = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'sandbox.sqlite3');
+  const file = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, SQLITE_FILE);
   if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
   // No waiting on a lock: with exclusive locking, a held lock means another process owns the file for good.
   const db = new Database(file, { timeout: 0 });
@@ -172,15 +166,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
   const committedRecords = new CommittedRecords(COMMITTED_RECORDS_CACHED);
   const commits = createGroupCommit(sqliteCommitSteps(db, committedRecords));
-  const transaction = <T>(work: (inner: Transaction) => Promise<T>): Promise<T> => commits.run(() => work(tx));
-  // Outside `transaction`, each call is a transaction of its own, so it never joins or reads into one that is
-  // waiting on an await.
-  const single = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> => transaction(() => operation(...args));
-  // A read needs no transaction of its own when none is open, running or waiting for its commit: it then runs at
-  // once (one statement, so it sees only committed data). Otherwise it takes its turn, and its answer waits for
-  // the commit like a write's, so nothing is seen before it is durable.
-  const read = <A extends unknown[], R>(operation: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
-    commits.idle() ? operation(...args) : transaction(() => operation(...args));
   const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
     (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
   /** A read by id outside a transaction: committed data, from memory when the record was read or written lately. */
@@ -188,24 +173,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const key = recordKey(collection, scope.merchantId, scope.mode, id);
     const known = committedRecords.get(key);
     if (known !== undefined) return JSON.parse(known) as T;
-    if (!commits.idle()) return transaction(() => tx.get<T>(collection, scope, id));
+    if (!commits.idle()) return commits.run(() => tx.get<T>(collection, scope, id));
     const row = statementsFor(collection).get.get(scope.merchantId, scope.mode, id);
     if (!row) return undefined;
     committedRecords.remember(key, row.data);
     return JSON.parse(row.data) as T;
   };
-  return {
-    get: getCommitted,
-    findBy: read(tx.findBy) as Transaction['findBy'],
-    list: read(tx.list) as Transaction['list'],
-    insert: single(tx.insert) as Transaction['insert'],
-    update: single(tx.update) as Transaction['update'],
-    clearScope: single(tx.clearScope),
-    transaction,
-    findAcrossScopes: read(findAcrossScopes) as Store['findAcrossScopes'],
-    close: async () => {
-      await commits.drained();
-      db.close();
-    },
-  };
+  return storeOver(commits, tx, { getCommitted, findAcrossScopes, release: () => db.close() });
 }

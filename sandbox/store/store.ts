@@ -34,6 +34,14 @@ export class DuplicateKeyError extends Error {
   }
 }
 
+/** The data directory is held by another process (another sandbox on the same DATA_DIR). */
+export class DataDirInUseError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} is in use by another process (another sandbox with the same DATA_DIR?)`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
 export interface FindOptions {
   /** Newest first (the default) or oldest first, by insertion order. */
   order?: 'newest' | 'oldest';

@@ -1,0 +1,161 @@
+// The journal store's file under DATA_DIR: one line of JSON per committed transaction, appended with one
+// write per group of transactions. A line is a transaction's writes in order:
+//   ["put", collection, merchant id, mode, record]   the record as now stored (new or replaced)
+//   ["clear", merchant id, mode]                    every record of that scope gone
+// Reading it again in order rebuilds the data. Only the end of the file can be torn (a process killed in the
+// middle of a write, which was then never acknowledged): a last line without its newline is cut off when
+// the file is opened. A damaged line before the end is refused, never skipped. When superseded lines make
+// up most of it, the file is rewritten with one line per live record (beside it, then renamed over it).
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { lockDataDir } from './data-dir-lock.js';
+import type { JsonRecord, Mode } from './store.js';
+
+export const JOURNAL_FILE = 'sandbox.journal';
+
+export type JournalOperation = ['put', string, string, Mode, JsonRecord] | ['clear', string, Mode];
+
+/** A transaction's line, from its operations already written as JSON (see `putOperation`, `clearOperation`). */
+export const journalLine = (operations: readonly string[]): string => `[${operations.join(',')}]\n`;
+/** A put operation as JSON; `text` is the record as JSON. */
+export const putOperation = (collection: string, merchantId: string, mode: Mode, text: string): string => `["put",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${text}]`;
+export const clearOperation = (merchantId: string, mode: Mode): string => `["clear",${JSON.stringify(merchantId)},"${mode}"]`;
+
+export interface JournalFileOptions {
+  dataDir: string;
+  /** NORMAL: a write is in the operating system's hands before it is acknowledged. FULL: also on disk (fdatasync). */
+  synchronous: 'NORMAL' | 'FULL';
+}
+
+/** `buffer` written whole at the file's end (a write may take less than it is given). */
+function writeAll(fd: number, buffer: Buffer): void {
+  for (let written = 0; written < buffer.length; ) written += writeSync(fd, buffer, written);
+}
+
+export class JournalFile {
+  readonly path: string;
+  readonly #dataDir: string;
+  readonly #synchronous: 'NORMAL' | 'FULL';
+  readonly #unlock: () => void;
+  #fd: number;
+  #size: number;
+  /** Set when a failed append could not be cut back off: every later append fails with it. */
+  #broken: Error | undefined;
+
+  /**
+   * Opens (or creates) the journal in `dataDir`, locking the directory, and hands each stored transaction's
+   * operations to `replay` in order.
+   */
+  constructor(options: JournalFileOptions, replay: (operations: JournalOperation[]) => void) {
+    this.#dataDir = options.dataDir;
+    this.#synchronous = options.synchronous;
+    this.path = join(options.dataDir, JOURNAL_FILE);
+    mkdirSync(options.dataDir, { recursive: true });
+    this.#unlock = lockDataDir(`${this.path}.lock`);
+    try {
+      this.#size = existsSync(this.path) ? this.#replay(replay) : 0;
+      this.#fd = openSync(this.path, 'a');
+    } catch (error) {
+      this.#unlock();
+      throw error;
+    }
+  }
+
+  /** Bytes in the file. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Appends `text` (whole lines). If the write fails, the file is cut back to what it held and the error thrown. */
+  append(text: string): void {
+    if (this.#broken) throw this.#broken;
+    const buffer = Buffer.from(text, 'utf8');
+    try {
+      writeAll(this.#fd, buffer);
+      if (this.#synchronous === 'FULL') fdatasyncSync(this.#fd);
+    } catch (error) {
+      try {
+        ftruncateSync(this.#fd, this.#size);
+      } catch {
+        this.#broken = new Error(`${this.path} could not be restored after a failed write; restart the sandbox`, { cause: error });
+      }
+      throw error;
+    }
+    this.#size += buffer.length;
+  }
+
+  /** Replaces the file's content with `lines` (a file beside it, synced, then renamed over it). */
+  rewrite(lines: Iterable<string>): void {
+    const temporary = `${this.path}.rewrite`;
+    const fd = openSync(temporary, 'w');
+    let size = 0;
+    try {
+      let chunk = '';
+      const flush = (): void => {
+        const buffer = Buffer.from(chunk, 'utf8');
+        writeAll(fd, buffer);
+        size += buffer.length;
+        chunk = '';
+      };
+      for (const line of lines) {
+        chunk += line;
+        if (chunk.length >= 1 << 20) flush();
+      }
+      flush();
+      fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+    closeSync(fd);
+    renameSync(temporary, this.path);
+    // The rename itself is durable once the directory is synced.
+    const dir = openSync(this.#dataDir, 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    closeSync(this.#fd);
+    this.#fd = openSync(this.path, 'a');
+    this.#size = size;
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+    this.#unlock();
+  }
+
+  /** Replays every complete line; cuts off a torn last line. Returns the size of what is kept. */
+  #replay(replay: (operations: JournalOperation[]) => void): number {
+    const content = readFileSync(this.path);
+    const end = content.lastIndexOf(0x0a) + 1;
+    const text = content.subarray(0, end).toString('utf8');
+    let lineNumber = 0;
+    for (let start = 0; start < text.length; ) {
+      const newline = text.indexOf('\n', start);
+      const line = text.slice(start, newline);
+      start = newline + 1;
+      lineNumber += 1;
+      let operations: JournalOperation[];
+      try {
+        operations = JSON.parse(line) as JournalOperation[];
+      } catch {
+        throw new Error(`${this.path}: line ${lineNumber} is damaged (not JSON); the sandbox will not guess what it held`);
+      }
+      replay(operations);
+    }
+    if (end < content.length) {
+      // A write cut short by the end of its process: never acknowledged, so nothing of it is kept.
+      const fd = openSync(this.path, 'r+');
+      try {
+        ftruncateSync(fd, end);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return end;
+  }
+}

@@ -1,0 +1,122 @@
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from './journal-file.js';
+import { openJournalStore } from './journal-store.js';
+import { collections, describeStoreContract, merchantA, merchantB, storeFixtures, thing } from './testing/store-contract.js';
+
+describeStoreContract('journal', (dataDir) => openJournalStore({ dataDir, collections }));
+
+describe('the journal store, its own file', () => {
+  const { open, close, tempDir } = storeFixtures((dataDir) => openJournalStore({ dataDir, collections }));
+  const journalOf = (dir: string): string => join(dir, JOURNAL_FILE);
+  const linesOf = (dir: string): string[] => readFileSync(journalOf(dir), 'utf8').split('\n').filter(Boolean);
+
+  it('writes one line per committed transaction, with its writes in order', async () => {
+    const dir = tempDir();
+    const store = open(dir);
+    await store.transaction(async (tx) => {
+      await tx.insert('things', merchantA, thing('1'));
+      await tx.update('things', merchantA, thing('1', { state: 'closed' }));
+    });
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insert('things', merchantA, thing('2'));
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    await store.clearScope(merchantB);
+    expect(linesOf(dir).map((line) => JSON.parse(line) as unknown)).toEqual([
+      [
+        ['put', 'things', 'm-a', 'test', thing('1')],
+        ['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })],
+      ],
+      [['clear', 'm-b', 'test']],
+    ]);
+  });
+
+  it('reads everything back in order on opening: records, lookups, uniqueness and cleared scopes', async () => {
+    const dir = tempDir();
+    const first = open(dir);
+    for (const id of ['b', 'c', 'a']) await first.insert('things', merchantA, thing(id));
+    await first.update('things', merchantA, thing('c', { state: 'closed' }));
+    await first.insert('things', merchantB, thing('z'));
+    await first.clearScope(merchantB);
+    await close(first);
+
+    const again = open(dir);
+    expect((await again.list('things', merchantA)).map((r) => r.id)).toEqual(['a', 'c', 'b']);
+    expect((await again.findBy('things', merchantA, 'state', 'closed')).map((r) => r.id)).toEqual(['c']);
+    expect(await again.list('things', merchantB)).toEqual([]);
+    await expect(again.insert('things', merchantA, thing('d', { external_id: 'ext-a' }))).rejects.toThrow('things.external_id ext-a already exists');
+  });
+
+  it('cuts off a last line torn by a kill in the middle of a write (never acknowledged), and goes on from there', async () => {
+    const dir = tempDir();
+    const first = open(dir);
+    await first.insert('things', merchantA, thing('1'));
+    await close(first);
+    const intact = statSync(journalOf(dir)).size;
+    appendFileSync(journalOf(dir), '[["put","things","m-a","test",{"id":"2","ext');
+
+    const again = open(dir);
+    expect(statSync(journalOf(dir)).size).toBe(intact);
+    expect((await again.list('things', merchantA)).map((r) => r.id)).toEqual(['1']);
+    await again.insert('things', merchantA, thing('3'));
+    await close(again);
+    expect((await open(dir).list('things', merchantA)).map((r) => r.id)).toEqual(['3', '1']);
+  });
+
+  it('refuses to open a journal with a damaged line before its end, rather than skip what it held', async () => {
+    const dir = tempDir();
+    writeFileSync(journalOf(dir), `${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n{damaged\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('2')]])}\n`);
+    expect(() => open(dir)).toThrow(/line 2 is damaged/);
+  });
+
+  it('rewrites a journal made mostly of superseded lines with one line per live record, and loses nothing', async () => {
+    const dir = tempDir();
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 4096 });
+    await store.insert('things', merchantA, thing('kept'));
+    await store.insert('things', merchantB, thing('cleared'));
+    await store.clearScope(merchantB);
+    await store.insert('things', merchantA, thing('busy'));
+    for (let n = 0; n < 100; n++) await store.update('things', merchantA, thing('busy', { state: `state-${n}` }));
+    await store.close();
+    // Rewritten (the cleared scope and the early states are gone), and never let grow far past the threshold.
+    const lines = linesOf(dir);
+    expect(JSON.parse(lines[0]!)).toEqual([['put', 'things', 'm-a', 'test', thing('kept')]]);
+    expect(lines.some((line) => line.includes('cleared') || line.includes('state-0"'))).toBe(false);
+    expect(statSync(journalOf(dir)).size).toBeLessThan(4096 + 200);
+
+    const again = open(dir);
+    expect((await again.list('things', merchantA, { order: 'oldest' })).map((r) => [r.id, r.state])).toEqual([
+      ['kept', 'open'],
+      ['busy', 'state-99'],
+    ]);
+    expect((await again.findBy('things', merchantA, 'state', 'state-99')).map((r) => r.id)).toEqual(['busy']);
+    expect(await again.list('things', merchantB)).toEqual([]);
+  });
+
+  it('keeps the records of a collection it no longer defines, through a rewrite', async () => {
+    const dir = tempDir();
+    const wider = openJournalStore({ dataDir: dir, collections: [...collections, { name: 'retired' }] });
+    await wider.insert('retired', merchantA, { id: 'old' });
+    await wider.close();
+    const narrower = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 0 });
+    await narrower.insert('things', merchantA, thing('1'));
+    await narrower.close();
+    const back = openJournalStore({ dataDir: dir, collections: [...collections, { name: 'retired' }] });
+    expect(await back.get('retired', merchantA, 'old')).toEqual({ id: 'old' });
+    await back.close();
+  });
+
+  it('takes over the lock of a sandbox that died without releasing it', async () => {
+    const dir = tempDir();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(`${journalOf(dir)}.lock`, `${gone}\n`);
+    const store = open(dir);
+    await store.insert('things', merchantA, thing('1'));
+    expect(readFileSync(`${journalOf(dir)}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+  });
+});

@@ -1,0 +1,299 @@
+// The journal store's records, held in memory with the indexes its lookups need. Each record is kept as JSON
+// text (every reader parses its own copy) plus the index keys of its looked-up fields. Every change returns
+// how to undo it, so a failed transaction, or a group whose journal write failed, can be taken back.
+// Looked-up values compare as SQLite's json_extract does in the SQLite store: strings with strings, numbers
+// with numbers, true and false as 1 and 0; a null, missing, object or array value is not indexed (and never
+// collides with another under a unique field).
+import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Mode, type Scope } from './store.js';
+
+/** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
+export class StoredRecord {
+  constructor(
+    readonly seq: number,
+    readonly scopeKey: string,
+    readonly merchantId: string,
+    readonly mode: Mode,
+    readonly id: string,
+    public text: string,
+    /** Index key of each looked-up field of the collection, in `Collection.fields` order. */
+    public keys: (string | undefined)[],
+    public committedText: string | undefined,
+  ) {}
+}
+
+/** How to take a change back. */
+export type Undo =
+  | { kind: 'insert'; collection: Collection; record: StoredRecord }
+  | { kind: 'update'; collection: Collection; record: StoredRecord; text: string; keys: (string | undefined)[] }
+  | { kind: 'clear-scope'; scopeKey: string; removed: { collection: Collection; records: Map<string, StoredRecord> }[] };
+
+const scopeKeyOf = (merchantId: string, mode: string): string => `${merchantId}\u0000${mode}`;
+
+const indexKeyOf = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return `s${value}`;
+  if (typeof value === 'number') return `n${value}`;
+  if (typeof value === 'boolean') return value ? 'n1' : 'n0';
+  return undefined;
+};
+
+const bySeq = (a: StoredRecord, b: StoredRecord): number => a.seq - b.seq;
+
+/** Records in insertion order, oldest or newest first, at most `limit` of them. */
+function ordered(records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] {
+  const oldestFirst = options?.order === 'oldest' ? records : records.reverse();
+  return options?.limit === undefined || options.limit >= oldestFirst.length ? oldestFirst : oldestFirst.slice(0, options.limit);
+}
+
+/** Members of an index entry in insertion order (a record whose value changed back re-joins at the end). */
+function inSeqOrder(members: Set<StoredRecord>): StoredRecord[] {
+  const records = [...members];
+  for (let i = 1; i < records.length; i++) if (records[i - 1]!.seq > records[i]!.seq) return records.sort(bySeq);
+  return records;
+}
+
+export class Collection {
+  /** Looked-up fields: the unique ones first. */
+  readonly fields: string[];
+  readonly uniqueCount: number;
+  /** Records of each scope by id, in insertion order. */
+  readonly scopes = new Map<string, Map<string, StoredRecord>>();
+  /** Records by field, scope and value. */
+  readonly #scoped = new Map<string, Set<StoredRecord>>();
+  /** Records by field and value, whatever their scope (ids included, as field -1). */
+  readonly #across = new Map<string, Set<StoredRecord>>();
+
+  constructor(readonly definition: CollectionDefinition) {
+    const unique = definition.unique ?? [];
+    this.fields = [...unique, ...(definition.indexed ?? []).filter((field) => !unique.includes(field))];
+    this.uniqueCount = unique.length;
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  fieldNumber(field: string): number {
+    const number = this.fields.indexOf(field);
+    if (number < 0) throw new Error(`${this.name}.${field} is not an indexed field`);
+    return number;
+  }
+
+  keysOf(record: JsonRecord): (string | undefined)[] {
+    return this.fields.map((field) => indexKeyOf(record[field]));
+  }
+
+  find(scopeKey: string, field: number, key: string | undefined): StoredRecord[] {
+    const members = key === undefined ? undefined : this.#scoped.get(`${field}\u0000${scopeKey}\u0000${key}`);
+    return members ? inSeqOrder(members) : [];
+  }
+
+  findAcross(field: number, key: string | undefined): StoredRecord[] {
+    const members = key === undefined ? undefined : this.#across.get(`${field}\u0000${key}`);
+    return members ? inSeqOrder(members) : [];
+  }
+
+  /** The first unique field of `keys` that another record of the scope already holds. */
+  takenUniqueField(scopeKey: string, keys: (string | undefined)[], self?: StoredRecord): number | undefined {
+    for (let field = 0; field < this.uniqueCount; field++) {
+      const key = keys[field];
+      if (key === undefined) continue;
+      const holders = this.#scoped.get(`${field}\u0000${scopeKey}\u0000${key}`);
+      if (holders && (holders.size > 1 || !holders.has(self as StoredRecord))) return field;
+    }
+    return undefined;
+  }
+
+  index(record: StoredRecord): void {
+    this.#add(this.#across, `-1\u0000s${record.id}`, record);
+    for (let field = 0; field < record.keys.length; field++) this.#indexField(record, field);
+  }
+
+  unindex(record: StoredRecord): void {
+    this.#remove(this.#across, `-1\u0000s${record.id}`, record);
+    for (let field = 0; field < record.keys.length; field++) this.#unindexField(record, field, record.keys[field]);
+  }
+
+  /** Moves `record` from its old keys to `keys` where they differ. */
+  reindex(record: StoredRecord, keys: (string | undefined)[]): void {
+    for (let field = 0; field < keys.length; field++) {
+      if (record.keys[field] === keys[field]) continue;
+      this.#unindexField(record, field, record.keys[field]);
+      record.keys[field] = keys[field];
+      this.#indexField(record, field);
+    }
+  }
+
+  #indexField(record: StoredRecord, field: number): void {
+    const key = record.keys[field];
+    if (key === undefined) return;
+    this.#add(this.#scoped, `${field}\u0000${record.scopeKey}\u0000${key}`, record);
+    this.#add(this.#across, `${field}\u0000${key}`, record);
+  }
+
+  #unindexField(record: StoredRecord, field: number, key: string | undefined): void {
+    if (key === undefined) return;
+    this.#remove(this.#scoped, `${field}\u0000${record.scopeKey}\u0000${key}`, record);
+    this.#remove(this.#across, `${field}\u0000${key}`, record);
+  }
+
+  #add(index: Map<string, Set<StoredRecord>>, key: string, record: StoredRecord): void {
+    const members = index.get(key);
+    if (members) members.add(record);
+    else index.set(key, new Set([record]));
+  }
+
+  #remove(index: Map<string, Set<StoredRecord>>, key: string, record: StoredRecord): void {
+    const members = index.get(key);
+    if (!members) return;
+    members.delete(record);
+    if (members.size === 0) index.delete(key);
+  }
+}
+
+/** Every collection's records. Reads hand out parsed copies; writes return their undo. */
+export class MemoryRecords {
+  readonly #collections: Map<string, Collection>;
+  #lastSeq = 0;
+  /** Sum of the stored texts' lengths: what a journal rewritten from scratch would hold, roughly. */
+  liveChars = 0;
+
+  constructor(definitions: readonly CollectionDefinition[]) {
+    this.#collections = new Map(definitions.map((definition) => [definition.name, new Collection(definition)]));
+  }
+
+  collection(name: string): Collection {
+    const found = this.#collections.get(name);
+    if (!found) throw new Error(`unknown collection ${name}`);
+    return found;
+  }
+
+  /** Adds a collection (one met in a journal that this version no longer defines). */
+  define(definition: CollectionDefinition): void {
+    this.#collections.set(definition.name, new Collection(definition));
+  }
+
+  has(name: string): boolean {
+    return this.#collections.has(name);
+  }
+
+  stored(collection: string, scope: Scope, id: string): StoredRecord | undefined {
+    return this.collection(collection).scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.get(id);
+  }
+
+  findBy(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions): StoredRecord[] {
+    const c = this.collection(collection);
+    return ordered(c.find(scopeKeyOf(scope.merchantId, scope.mode), c.fieldNumber(field), indexKeyOf(value)), options);
+  }
+
+  list(collection: string, scope: Scope, options?: FindOptions): StoredRecord[] {
+    const records = this.collection(collection).scopes.get(scopeKeyOf(scope.merchantId, scope.mode));
+    return records ? ordered([...records.values()], options) : [];
+  }
+
+  findAcross(collection: string, field: string, value: string | number | boolean): StoredRecord[] {
+    const c = this.collection(collection);
+    return field === 'id' ? c.findAcross(-1, `s${String(value)}`) : c.findAcross(c.fieldNumber(field), indexKeyOf(value));
+  }
+
+  /** Inserts, or replaces the record with the same id (replaying a journal). `text` is `record` as JSON. */
+  put(collection: string, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {
+    const c = this.collection(collection);
+    const existing = c.scopes.get(scopeKeyOf(merchantId, mode))?.get(record.id);
+    return existing ? this.#update(c, existing, record, text) : this.#insert(c, merchantId, mode, record, text);
+  }
+
+  insert(collection: string, scope: Scope, record: JsonRecord, text: string): Undo {
+    const c = this.collection(collection);
+    if (c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.has(record.id)) throw new Error(`${collection} ${record.id} already exists`);
+    return this.#insert(c, scope.merchantId, scope.mode, record, text);
+  }
+
+  update(collection: string, scope: Scope, record: JsonRecord, text: string): Undo {
+    const c = this.collection(collection);
+    const existing = c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.get(record.id);
+    if (!existing) throw new Error(`${collection} ${record.id} does not exist`);
+    return this.#update(c, existing, record, text);
+  }
+
+  clearScope(merchantId: string, mode: string): Undo {
+    const scopeKey = scopeKeyOf(merchantId, mode);
+    const removed: { collection: Collection; records: Map<string, StoredRecord> }[] = [];
+    for (const c of this.#collections.values()) {
+      const records = c.scopes.get(scopeKey);
+      if (!records) continue;
+      c.scopes.delete(scopeKey);
+      for (const record of records.values()) {
+        c.unindex(record);
+        this.liveChars -= record.text.length;
+      }
+      removed.push({ collection: c, records });
+    }
+    return { kind: 'clear-scope', scopeKey, removed };
+  }
+
+  /** Takes `change` back. Changes are undone newest first, so each finds the records as it left them. */
+  undo(change: Undo): void {
+    if (change.kind === 'insert') {
+      const { collection: c, record } = change;
+      c.scopes.get(record.scopeKey)?.delete(record.id);
+      if (c.scopes.get(record.scopeKey)?.size === 0) c.scopes.delete(record.scopeKey);
+      c.unindex(record);
+      this.liveChars -= record.text.length;
+    } else if (change.kind === 'update') {
+      const { collection: c, record } = change;
+      c.reindex(record, change.keys);
+      this.liveChars += change.text.length - record.text.length;
+      record.text = change.text;
+    } else {
+      for (const { collection: c, records } of change.removed) {
+        c.scopes.set(change.scopeKey, records);
+        for (const record of records.values()) {
+          c.index(record);
+          this.liveChars += record.text.length;
+        }
+      }
+    }
+  }
+
+  /** Every record, in insertion order, with its collection (to rewrite the journal). */
+  *all(): Generator<{ collection: string; record: StoredRecord }> {
+    const every: { collection: string; record: StoredRecord }[] = [];
+    for (const c of this.#collections.values()) for (const records of c.scopes.values()) for (const record of records.values()) every.push({ collection: c.name, record });
+    every.sort((a, b) => a.record.seq - b.record.seq);
+    yield* every;
+  }
+
+  #insert(c: Collection, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {
+    const scopeKey = scopeKeyOf(merchantId, mode);
+    const keys = c.keysOf(record);
+    this.#refuseTaken(c, scopeKey, keys, record);
+    const stored = new StoredRecord(++this.#lastSeq, scopeKey, merchantId, mode, record.id, text, keys, undefined);
+    let records = c.scopes.get(scopeKey);
+    if (!records) {
+      records = new Map();
+      c.scopes.set(scopeKey, records);
+    }
+    records.set(record.id, stored);
+    c.index(stored);
+    this.liveChars += text.length;
+    return { kind: 'insert', collection: c, record: stored };
+  }
+
+  #update(c: Collection, stored: StoredRecord, record: JsonRecord, text: string): Undo {
+    const keys = c.keysOf(record);
+    this.#refuseTaken(c, stored.scopeKey, keys, record, stored);
+    const undo: Undo = { kind: 'update', collection: c, record: stored, text: stored.text, keys: [...stored.keys] };
+    c.reindex(stored, keys);
+    this.liveChars += text.length - stored.text.length;
+    stored.text = text;
+    return undo;
+  }
+
+  #refuseTaken(c: Collection, scopeKey: string, keys: (string | undefined)[], record: JsonRecord, self?: StoredRecord): void {
+    const taken = c.takenUniqueField(scopeKey, keys, self);
+    if (taken !== undefined) {
+      const field = c.fields[taken]!;
+      throw new DuplicateKeyError(c.name, field, String(record[field]));
+    }
+  }
+}
