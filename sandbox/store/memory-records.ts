@@ -44,8 +44,15 @@ function ordered(records: StoredRecord[], options: FindOptions | undefined): Sto
   return options?.limit === undefined || options.limit >= oldestFirst.length ? oldestFirst : oldestFirst.slice(0, options.limit);
 }
 
+/**
+ * The records under one index key: most keys (ids, unique values) have one, held as it is; a Set only once
+ * there are more, since a Set for every unique value made most of an insert's cost and garbage.
+ */
+type Members = StoredRecord | Set<StoredRecord>;
+
 /** Members of an index entry in insertion order (a record whose value changed back re-joins at the end). */
-function inSeqOrder(members: Set<StoredRecord>): StoredRecord[] {
+function inSeqOrder(members: Members): StoredRecord[] {
+  if (members instanceof StoredRecord) return [members];
   const records = [...members];
   for (let i = 1; i < records.length; i++) if (records[i - 1]!.seq > records[i]!.seq) return records.sort(bySeq);
   return records;
@@ -58,9 +65,9 @@ export class Collection {
   /** Records of each scope by id, in insertion order. */
   readonly scopes = new Map<string, Map<string, StoredRecord>>();
   /** Records by field, scope and value. */
-  readonly #scoped = new Map<string, Set<StoredRecord>>();
+  readonly #scoped = new Map<string, Members>();
   /** Records by field and value, whatever their scope (ids included, as field -1). */
-  readonly #across = new Map<string, Set<StoredRecord>>();
+  readonly #across = new Map<string, Members>();
 
   constructor(readonly definition: CollectionDefinition) {
     const unique = definition.unique ?? [];
@@ -98,7 +105,7 @@ export class Collection {
       const key = keys[field];
       if (key === undefined) continue;
       const holders = this.#scoped.get(`${field}\u0000${scopeKey}\u0000${key}`);
-      if (holders && (holders.size > 1 || !holders.has(self as StoredRecord))) return field;
+      if (holders !== undefined && holders !== self) return field;
     }
     return undefined;
   }
@@ -136,17 +143,20 @@ export class Collection {
     this.#remove(this.#across, `${field}\u0000${key}`, record);
   }
 
-  #add(index: Map<string, Set<StoredRecord>>, key: string, record: StoredRecord): void {
+  #add(index: Map<string, Members>, key: string, record: StoredRecord): void {
     const members = index.get(key);
-    if (members) members.add(record);
-    else index.set(key, new Set([record]));
+    if (members === undefined) index.set(key, record);
+    else if (members instanceof StoredRecord) index.set(key, new Set([members, record]));
+    else members.add(record);
   }
 
-  #remove(index: Map<string, Set<StoredRecord>>, key: string, record: StoredRecord): void {
+  #remove(index: Map<string, Members>, key: string, record: StoredRecord): void {
     const members = index.get(key);
-    if (!members) return;
-    members.delete(record);
-    if (members.size === 0) index.delete(key);
+    if (members === record) index.delete(key);
+    else if (members instanceof Set) {
+      members.delete(record);
+      if (members.size === 1) index.set(key, members.values().next().value as StoredRecord);
+    }
   }
 }
 

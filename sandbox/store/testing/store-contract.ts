@@ -85,6 +85,54 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
       expect(await store.get('things', merchantA, '1')).toBeUndefined();
     });
 
+    it("undoes a failed transaction's updates and cleared scopes, lookups and unique values included", async () => {
+      const store = open();
+      await store.insert('things', merchantA, thing('1'));
+      await store.insert('things', merchantB, thing('2'));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.update('things', merchantA, thing('1', { external_id: 'renamed', state: 'closed' }));
+          await tx.clearScope(merchantB);
+          await tx.insert('things', merchantB, thing('3', { external_id: 'ext-2' }));
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+      expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['1']);
+      expect(await store.findBy('things', merchantA, 'state', 'closed')).toEqual([]);
+      expect(await store.findBy('things', merchantA, 'external_id', 'renamed')).toEqual([]);
+      expect((await store.list('things', merchantB)).map((r) => r.id)).toEqual(['2']);
+      await expect(store.insert('things', merchantB, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      await store.insert('things', merchantA, thing('5', { external_id: 'renamed' }));
+    });
+
+    it("keeps lookups in insertion order when a record's value changes and changes back", async () => {
+      const store = open();
+      for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
+      await store.update('things', merchantA, thing('1', { state: 'closed' }));
+      await store.update('things', merchantA, thing('1', { state: 'open' }));
+      expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['3', '2', '1']);
+      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 1 })).map((r) => r.id)).toEqual(['1']);
+    });
+
+    it('finds values as JSON types compare: a number is not its string, a boolean is 1 or 0', async () => {
+      const store = open();
+      await store.insert('things', merchantA, thing('n', { state: 1 }));
+      await store.insert('things', merchantA, thing('s', { state: '1' }));
+      await store.insert('things', merchantA, thing('b', { state: true }));
+      expect((await store.findBy('things', merchantA, 'state', '1')).map((r) => r.id)).toEqual(['s']);
+      expect((await store.findBy('things', merchantA, 'state', 1)).map((r) => r.id)).toEqual(['b', 'n']);
+      expect((await store.findBy('things', merchantA, 'state', true)).map((r) => r.id)).toEqual(['b', 'n']);
+    });
+
+    it('finds a record by id across scopes', async () => {
+      const store = open();
+      await store.insert('things', merchantA, thing('1'));
+      await store.insert('things', merchantB, thing('1'));
+      await store.insert('things', merchantB, thing('2'));
+      expect((await store.findAcrossScopes('things', 'id', '1')).map((found) => found.scope.merchantId)).toEqual(['m-a', 'm-b']);
+    });
+
     it('runs concurrent transactions one after another: ten claims of one key, one winner', async () => {
       const store = open();
       const claim = (id: string) =>
