@@ -177,6 +177,54 @@ async function writeResponse(response: Response, out: ServerResponse): Promise<v
   out.end();
 }
 
+/** The generic 500 for a request whose answer could not be made or written; the error goes to `onError`. */
+function answerFailed(error: unknown, out: ServerResponse, onError: ((error: unknown) => void) | undefined): void {
+  onError?.(error);
+  // Once the status line is out, all that is left is to cut the response short.
+  if (out.headersSent) {
+    out.destroy();
+    return;
+  }
+  out.writeHead(500, { 'content-type': 'application/json' });
+  out.end(JSON.stringify({ error_code: 'SERVER_ERROR', message: 'The server failed to answer.' }));
+}
+
+/**
+ * Native answers made ready in one turn of the event loop, written together at its end (setImmediate).
+ * Writing a response to a client that is asleep waiting for it wakes that client's thread, which on a
+ * loaded machine cost about as much as the rest of a cheap request (measured: half of a stored FVA read's
+ * CPU time). Written back to back, only the first write of a batch pays for the wake-up. An answer waits
+ * for the end of the turn it was made in, no longer.
+ */
+class AnswerBatch {
+  #answers: NativeAnswer[] = [];
+  #outs: ServerResponse[] = [];
+  readonly #flush = (): void => this.flush();
+
+  constructor(private readonly onError: ((error: unknown) => void) | undefined) {}
+
+  add(answer: NativeAnswer, out: ServerResponse): void {
+    if (this.#answers.length === 0) setImmediate(this.#flush);
+    this.#answers.push(answer);
+    this.#outs.push(out);
+  }
+
+  flush(): void {
+    const answers = this.#answers;
+    const outs = this.#outs;
+    this.#answers = [];
+    this.#outs = [];
+    for (let i = 0; i < answers.length; i++) {
+      try {
+        writeAnswer(answers[i]!, outs[i]!);
+      } catch (error) {
+        // One answer that cannot be written (a header Node refuses) fails alone.
+        answerFailed(error, outs[i]!, this.onError);
+      }
+    }
+  }
+}
+
 /**
  * Adapts a fetch-standard handler to Node. `origin` fills the scheme and host of the request URL (Node
  * only sees the path). A handler that throws gets a generic JSON 500; the error goes to `onError`.
@@ -184,20 +232,14 @@ async function writeResponse(response: Response, out: ServerResponse): Promise<v
 export function toNodeListener(handler: FetchHandler, options: { origin: string; onError?: (error: unknown) => void }): RequestListener {
   // A handler with a native entry (the generated router) is served without web Request/Response objects.
   const native: NativeHandler | undefined = nativeHandlerOf(handler);
+  const batch = new AnswerBatch(options.onError);
   return (message, out) => {
     void (async () => {
       try {
-        if (native) writeAnswer(await native(new NodeNativeRequest(message, options.origin)), out);
+        if (native) batch.add(await native(new NodeNativeRequest(message, options.origin)), out);
         else await writeResponse(await handler(toRequest(message, options.origin)), out);
       } catch (error) {
-        options.onError?.(error);
-        // Once the status line is out, all that is left is to cut the response short.
-        if (out.headersSent) {
-          out.destroy();
-          return;
-        }
-        out.writeHead(500, { 'content-type': 'application/json' });
-        out.end(JSON.stringify({ error_code: 'SERVER_ERROR', message: 'The server failed to answer.' }));
+        answerFailed(error, out, options.onError);
       }
     })();
   };

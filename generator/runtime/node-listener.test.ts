@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withNativeHandler, type NativeRequest } from './native-request.js';
@@ -115,5 +115,44 @@ describe('toNodeListener with a native entry', () => {
     const text = await response.text();
     expect(JSON.parse(text)).toMatchObject({ error_code: 'SERVER_ERROR' });
     expect(text).not.toContain('secret internals');
+  });
+
+  it('writes the answers made ready in one turn of the event loop together, at the end of that turn', async () => {
+    const writes: string[] = [];
+    const listener = toNodeListener(
+      nativeOnly(async (request) => ({ status: 200, headers: {}, body: request.pathname })),
+      { origin: 'http://payments.test' },
+    );
+    // Just what the listener touches of Node's request and response.
+    const message = (url: string) => ({ method: 'GET', url, headers: {} }) as unknown as IncomingMessage;
+    const out = () => ({ headersSent: false, writeHead: () => undefined, end: (body: string) => void writes.push(body) }) as unknown as ServerResponse;
+    listener(message('/a'), out());
+    listener(message('/b'), out());
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['/a', '/b']);
+  });
+
+  it('answers 500 to a request whose answer cannot be written, and still writes the others of its batch', async () => {
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const bothArrived = new Promise<void>((resolve) => (release = resolve));
+    const errors: unknown[] = [];
+    const base = await serve(
+      nativeOnly(async (request) => {
+        if (++arrived === 2) release();
+        // Both answers are made in the same turn, so they are written in the same batch.
+        await bothArrived;
+        const headers: Record<string, string> = request.pathname === '/bad' ? { 'x-broken': 'line\nbreak' } : {};
+        return { status: 200, headers, body: '{}' };
+      }),
+      (error) => errors.push(error),
+    );
+    const [bad, good] = await Promise.all([fetch(`${base}/bad`), fetch(`${base}/good`)]);
+    expect(bad.status).toBe(500);
+    expect(await bad.json()).toMatchObject({ error_code: 'SERVER_ERROR' });
+    expect(good.status).toBe(200);
+    expect(errors).toHaveLength(1);
   });
 });
