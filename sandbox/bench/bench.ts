@@ -86,6 +86,22 @@ async function post(url: string, authorization: string, body: unknown): Promise<
   return answer;
 }
 
+/** Far more disbursement creations per second than any run makes: the balance must never be what stops one. */
+const CREATIONS_PER_SECOND_CEILING = 50_000;
+/** The control API's largest single top-up. */
+const LARGEST_TOP_UP = 1_000_000_000_000;
+
+/**
+ * Tops the sandbox's balance up so that every disbursement of the run is paid for: the default balance
+ * covers some 40,000 of the mix's disbursements, which a fast run spends, and insufficient-balance errors
+ * would then be measured instead of creations.
+ */
+async function fundDisbursements(url: string, authorization: string, amount: number, seconds: number): Promise<void> {
+  for (let needed = amount * CREATIONS_PER_SECOND_CEILING * seconds; needed > 0; needed -= LARGEST_TOP_UP) {
+    await post(`${url}/sandbox/balance/top_up`, authorization, { amount: Math.min(needed, LARGEST_TOP_UP) });
+  }
+}
+
 function run(url: string, requests: CannonRequest[], seconds: number, connections: number, title: string): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon({ url, requests, duration: seconds, connections, title, timeout: 10 }, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)));
@@ -126,6 +142,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     stops.unshift(prism.stop);
 
     const runId = Date.now().toString(36);
+    await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.duration);
     const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
     const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
 

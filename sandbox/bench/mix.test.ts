@@ -27,7 +27,7 @@ describe('the benchmark mix', () => {
   });
 
   it('prints one row per target and the throughput ratio', () => {
-    const result = (average: number, p50: number, p99: number) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx: 0, errors: 0, duration: 10 }) as unknown as Result;
+    const result = (average: number, p50: number, p99: number, non2xx = 0) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx, errors: 0, duration: 10 }) as unknown as Result;
     const table = formatTable([
       { target: 'sandbox', result: result(6000, 1.2, 4.5) },
       { target: 'prism', result: result(1000, 9, 30) },
@@ -36,5 +36,12 @@ describe('the benchmark mix', () => {
     expect(table).toMatch(/sandbox\s+6000\s+1\.2\s+4\.5\s+60000/);
     expect(table).toMatch(/prism\s+1000\s+9\.0\s+30\.0/);
     expect(table).toContain('sandbox/prism throughput ratio: 6.0x');
+    expect(table).not.toContain('not comparable');
+
+    const failing = formatTable([
+      { target: 'sandbox', result: result(6000, 1.2, 4.5, 3401) },
+      { target: 'prism', result: result(1000, 9, 30) },
+    ]);
+    expect(failing).toContain('not comparable: sandbox failed 3401 requests (3401 non-2xx, 0 errors)');
   });
 });

@@ -106,5 +106,10 @@ export function formatTable(rows: readonly Measured[]): string {
     const ratio = first.result.requests.average / second.result.requests.average;
     table.push('', `${first.target}/${second.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)`);
   }
+  // An answer that is not a success is cheaper (or dearer) than the work the mix asks for: such a run
+  // does not measure the mix.
+  for (const { target, result } of rows) {
+    if (result.non2xx > 0 || result.errors > 0) table.push(`not comparable: ${target} failed ${result.non2xx + result.errors} requests (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  }
   return table.join('\n');
 }
