@@ -43,7 +43,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     }
   };
   const journal = options.dataDir === ':memory:' ? undefined : new JournalFile({ dataDir: options.dataDir, synchronous: options.synchronous ?? 'NORMAL' }, replay);
-  const rewriteAfterBytes = options.rewriteAfterBytes ?? DEFAULT_REWRITE_AFTER_BYTES;
+  /** The size from which the journal is rewritten; raised after a rewrite fails, so it is not retried at every commit. */
+  let rewriteAfterBytes = options.rewriteAfterBytes ?? DEFAULT_REWRITE_AFTER_BYTES;
   function* liveLines(): Generator<string> {
     for (const { collection, record } of records.all()) yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
   }
@@ -104,7 +105,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       try {
         rewriteIfMostlySuperseded();
       } catch (error) {
-        process.emitWarning(`the journal could not be rewritten (it stays as it is): ${String(error)}`);
+        rewriteAfterBytes = 2 * (journal?.size ?? 0);
+        process.emitWarning(`the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`);
       }
     },
     abandon: () => {

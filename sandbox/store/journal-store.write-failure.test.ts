@@ -1,7 +1,7 @@
 // A journal write that fails (a full disk) fails its whole group and leaves nothing of it, in memory or in
 // the file; a write the system takes in parts is completed. The file system's writeSync is replaced here so
 // that those failures can be made on demand.
-import { readFileSync, rmSync, writeSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -67,6 +67,31 @@ describe('the journal store when writing its journal fails', () => {
     await store.close();
     const reopened = openJournalStore({ dataDir: dir, collections });
     expect(await reopened.get('things', merchantA, '1')).toEqual(thing('1'));
+    await reopened.close();
+  });
+
+  it('keeps the journal as it was when rewriting it fails, fails no transaction, and does not retry at every commit', async () => {
+    const dir = tempDir();
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    // Rewritten as soon as superseded lines make up most of it.
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 0 });
+    await store.insert('things', merchantA, thing('1'));
+    // The update's own line is written; the rewrite that follows it finds the disk full.
+    vi.mocked(writeSync).mockImplementationOnce(actualWriteSync).mockImplementationOnce(diskFull);
+    await store.update('things', merchantA, thing('1', { state: 'closed' }));
+    expect(warnings).toHaveBeenCalledTimes(1);
+    expect(warnings.mock.calls[0]?.[0]).toMatch(/journal could not be rewritten/);
+    expect(readFileSync(join(dir, JOURNAL_FILE), 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    expect(existsSync(join(dir, `${JOURNAL_FILE}.rewrite`))).toBe(false);
+
+    // The next commit writes its line and nothing more: no second try until the journal has doubled.
+    const writesBefore = vi.mocked(writeSync).mock.calls.length;
+    await store.update('things', merchantA, thing('1', { state: 'reopened' }));
+    expect(vi.mocked(writeSync).mock.calls.length - writesBefore).toBe(1);
+    await store.close();
+    warnings.mockRestore();
+    const reopened = openJournalStore({ dataDir: dir, collections });
+    expect(await reopened.get('things', merchantA, '1')).toEqual(thing('1', { state: 'reopened' }));
     await reopened.close();
   });
 });
