@@ -1,5 +1,5 @@
 // Test support for the balance, fixed virtual account and fixed payment code modules: a SandboxContext
-// over an in-memory SQLite store with a settable clock and settings, a ledger and an outbox kept in the
+// over an in-memory journal store (no file) with a settable clock and settings, a ledger and an outbox in the
 // same store (so they commit or roll back with the change, as the real ones must), and the generated
 // router serving only the operations under test, with response validation on.
 import { expect } from 'vitest';
