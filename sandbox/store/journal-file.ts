@@ -2,7 +2,8 @@
 // write per group of transactions. A line is a transaction's writes in order:
 //   ["put", collection, merchant id, mode, record]   the record as now stored (new or replaced)
 //   ["clear", merchant id, mode]                    every record of that scope gone
-// Reading it again in order rebuilds the data. Only the end of the file can be torn (a process killed in the
+// The first line names the format and its version (JOURNAL_HEADER). Reading the lines again in order
+// rebuilds the data. Only the end of the file can be torn (a process killed in the
 // middle of a write, which was then never acknowledged): a last line without its newline is cut off when
 // the file is opened. A damaged line before the end is refused, never skipped. When superseded lines make
 // up most of it, the file is rewritten with one line per live record (beside it, then renamed over it).
@@ -12,6 +13,10 @@ import { lockDataDir } from './data-dir-lock.js';
 import type { JsonRecord, Mode } from './store.js';
 
 export const JOURNAL_FILE = 'sandbox.journal';
+/** The version of the line format this sandbox writes and reads. */
+export const JOURNAL_VERSION = 1;
+const JOURNAL_FORMAT = 'payments-sandbox journal';
+export const JOURNAL_HEADER = `${JSON.stringify({ format: JOURNAL_FORMAT, version: JOURNAL_VERSION })}\n`;
 
 export type JournalOperation = ['put', string, string, Mode, JsonRecord] | ['clear', string, Mode];
 
@@ -55,6 +60,8 @@ export class JournalFile {
     try {
       this.#size = existsSync(this.path) ? this.#replay(replay) : 0;
       this.#fd = openSync(this.path, 'a');
+      // A new journal (or one whose header was all a killed process wrote) starts with its header.
+      if (this.#size === 0) this.append(JOURNAL_HEADER);
     } catch (error) {
       this.#unlock();
       throw error;
@@ -90,7 +97,7 @@ export class JournalFile {
     const fd = openSync(temporary, 'w');
     let size = 0;
     try {
-      let chunk = '';
+      let chunk = JOURNAL_HEADER;
       const flush = (): void => {
         const buffer = Buffer.from(chunk, 'utf8');
         writeAll(fd, buffer);
@@ -127,6 +134,12 @@ export class JournalFile {
     this.#unlock();
   }
 
+  #checkHeader(header: unknown): void {
+    const { format, version } = (typeof header === 'object' && header !== null ? header : {}) as { format?: unknown; version?: unknown };
+    if (format !== JOURNAL_FORMAT || typeof version !== 'number') throw new Error(`${this.path} is not a sandbox journal (its first line names no journal format)`);
+    if (version > JOURNAL_VERSION) throw new Error(`${this.path} was written by a newer sandbox (journal version ${version}; this one reads up to ${JOURNAL_VERSION})`);
+  }
+
   /** Replays every complete line; cuts off a torn last line. Returns the size of what is kept. */
   #replay(replay: (operations: JournalOperation[]) => void): number {
     const content = readFileSync(this.path);
@@ -138,13 +151,14 @@ export class JournalFile {
       const line = text.slice(start, newline);
       start = newline + 1;
       lineNumber += 1;
-      let operations: JournalOperation[];
+      let parsed: unknown;
       try {
-        operations = JSON.parse(line) as JournalOperation[];
+        parsed = JSON.parse(line);
       } catch {
         throw new Error(`${this.path}: line ${lineNumber} is damaged (not JSON); the sandbox will not guess what it held`);
       }
-      replay(operations);
+      if (lineNumber === 1) this.#checkHeader(parsed);
+      else replay(parsed as JournalOperation[]);
     }
     if (end < content.length) {
       // A write cut short by the end of its process: never acknowledged, so nothing of it is kept.

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from './journal-file.js';
+import { JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
 import { openJournalStore } from './journal-store.js';
 import { collections, describeStoreContract, merchantA, merchantB, storeFixtures, thing } from './testing/store-contract.js';
 
@@ -11,7 +11,12 @@ describeStoreContract('journal', (dataDir) => openJournalStore({ dataDir, collec
 describe('the journal store, its own file', () => {
   const { open, close, tempDir } = storeFixtures((dataDir) => openJournalStore({ dataDir, collections }));
   const journalOf = (dir: string): string => join(dir, JOURNAL_FILE);
-  const linesOf = (dir: string): string[] => readFileSync(journalOf(dir), 'utf8').split('\n').filter(Boolean);
+  /** The journal's lines after its header (which is checked). */
+  const linesOf = (dir: string): string[] => {
+    const [header, ...lines] = readFileSync(journalOf(dir), 'utf8').split('\n').filter(Boolean);
+    expect(`${header}\n`).toBe(JOURNAL_HEADER);
+    return lines;
+  };
 
   it('writes one line per committed transaction, with its writes in order', async () => {
     const dir = tempDir();
@@ -70,8 +75,16 @@ describe('the journal store, its own file', () => {
 
   it('refuses to open a journal with a damaged line before its end, rather than skip what it held', async () => {
     const dir = tempDir();
-    writeFileSync(journalOf(dir), `${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n{damaged\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('2')]])}\n`);
-    expect(() => open(dir)).toThrow(/line 2 is damaged/);
+    writeFileSync(journalOf(dir), `${JOURNAL_HEADER}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n{damaged\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('2')]])}\n`);
+    expect(() => open(dir)).toThrow(/line 3 is damaged/);
+  });
+
+  it('refuses a journal written by a newer sandbox, and a file that is no journal', () => {
+    const dir = tempDir();
+    writeFileSync(journalOf(dir), `${JSON.stringify({ format: 'payments-sandbox journal', version: JOURNAL_VERSION + 1 })}\n`);
+    expect(() => open(dir)).toThrow(/written by a newer sandbox/);
+    writeFileSync(journalOf(dir), `${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n`);
+    expect(() => open(dir)).toThrow(/is not a sandbox journal/);
   });
 
   it('rewrites a journal made mostly of superseded lines with one line per live record, and loses nothing', async () => {
