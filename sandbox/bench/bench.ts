@@ -4,7 +4,7 @@
 // non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
 // shares an event loop with the load generator. Figures only: nothing here passes or fails.
 //
-//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10]
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -108,20 +108,30 @@ function run(url: string, requests: CannonRequest[], seconds: number, connection
   });
 }
 
-async function measure(target: string, url: string, requests: () => CannonRequest[], options: { duration: number; warmup: number; connections: number }, log: (line: string) => void): Promise<Measured> {
-  log(`${target}: warming up for ${options.warmup} s...`);
-  await run(url, requests(), options.warmup, options.connections, `${target} warm-up`);
-  log(`${target}: measuring for ${options.duration} s with ${options.connections} connections...`);
-  return { target, result: await run(url, requests(), options.duration, options.connections, target) };
+interface BenchOptions {
+  duration: number;
+  warmup: number;
+  connections: number;
+  rounds: number;
+}
+
+/** One round of `target`; the first round of each target starts with its warm-up. */
+async function measure(target: string, round: number, url: string, requests: () => CannonRequest[], options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+  if (round === 1) {
+    log(`${target}: warming up for ${options.warmup} s...`);
+    await run(url, requests(), options.warmup, options.connections, `${target} warm-up`);
+  }
+  log(`${target}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`);
+  return { target, round, result: await run(url, requests(), options.duration, options.connections, target) };
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { duration: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+    options: { duration: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
     strict: true,
   });
-  const options = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections) };
+  const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds) };
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isInteger(value) || value < 1) {
       console.error(`--${name} must be a whole number of at least 1`);
@@ -142,19 +152,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     stops.unshift(prism.stop);
 
     const runId = Date.now().toString(36);
-    await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.duration);
+    await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
     const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
     const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
 
-    const rows = [
-      await measure('sandbox', sandbox.url, mix(String(stored.id), 'sandbox'), options, log),
-      await measure('prism', prism.url, mix(bodies.exampleFixedVirtualAccountId, 'prism'), options, log),
-    ];
+    const rows: Measured[] = [];
+    for (let round = 1; round <= options.rounds; round++) {
+      rows.push(await measure('sandbox', round, sandbox.url, mix(String(stored.id), 'sandbox'), options, log));
+      rows.push(await measure('prism', round, prism.url, mix(bodies.exampleFixedVirtualAccountId, 'prism'), options, log));
+    }
     // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
     // the figure to read.
     const [load] = loadavg();
     console.log(`\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`);
-    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.duration} s each after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
+    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
     console.log(formatTable(rows));
     return 0;
   } finally {

@@ -2,6 +2,9 @@ import type { Request as CannonRequest, Result } from 'autocannon';
 import { describe, expect, it } from 'vitest';
 import { formatTable, mixBodies, mixRequests } from './mix.js';
 
+/** A measured round: `average` req/s for 10 s. */
+const result = (average: number, p50: number, p99: number, non2xx = 0) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx, errors: 0, duration: 10 }) as unknown as Result;
+
 describe('the benchmark mix', () => {
   const bodies = mixBodies();
   const requests = mixRequests({ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1', disbursement: bodies.disbursement, runId: 'r' });
@@ -27,10 +30,9 @@ describe('the benchmark mix', () => {
   });
 
   it('prints one row per target and the throughput ratio', () => {
-    const result = (average: number, p50: number, p99: number, non2xx = 0) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx, errors: 0, duration: 10 }) as unknown as Result;
     const table = formatTable([
-      { target: 'sandbox', result: result(6000, 1.2, 4.5) },
-      { target: 'prism', result: result(1000, 9, 30) },
+      { target: 'sandbox', round: 1, result: result(6000, 1.2, 4.5) },
+      { target: 'prism', round: 1, result: result(1000, 9, 30) },
     ]);
     expect(table).toMatch(/^target\s+req\/s\s+p50 ms\s+p99 ms/);
     expect(table).toMatch(/sandbox\s+6000\s+1\.2\s+4\.5\s+60000/);
@@ -39,9 +41,24 @@ describe('the benchmark mix', () => {
     expect(table).not.toContain('not comparable');
 
     const failing = formatTable([
-      { target: 'sandbox', result: result(6000, 1.2, 4.5, 3401) },
-      { target: 'prism', result: result(1000, 9, 30) },
+      { target: 'sandbox', round: 1, result: result(6000, 1.2, 4.5, 3401) },
+      { target: 'prism', round: 1, result: result(1000, 9, 30) },
     ]);
     expect(failing).toContain('not comparable: sandbox failed 3401 requests (3401 non-2xx, 0 errors)');
+  });
+
+  it("with rounds in turn, adds each target's median and gives the ratio of the medians and round by round", () => {
+    const table = formatTable([
+      { target: 'sandbox', round: 1, result: result(6000, 1, 4) },
+      { target: 'prism', round: 1, result: result(1000, 9, 30) },
+      { target: 'sandbox', round: 2, result: result(3000, 2, 9) },
+      { target: 'prism', round: 2, result: result(1200, 8, 20) },
+      { target: 'sandbox', round: 3, result: result(6600, 1, 5) },
+      { target: 'prism', round: 3, result: result(1100, 9, 25) },
+    ]);
+    expect(table).toMatch(/sandbox #2\s+3000\s+2\.0\s+9\.0\s+30000/);
+    expect(table).toMatch(/sandbox median\s+6000\s+1\.0\s+5\.0\s+156000\s+0\s+0/);
+    expect(table).toMatch(/prism median\s+1100\s+9\.0\s+25\.0\s+33000/);
+    expect(table).toContain('sandbox/prism throughput ratio: 5.5x (target: at least 5x); round by round: 6.0x, 2.5x, 6.0x');
   });
 });

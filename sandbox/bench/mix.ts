@@ -83,33 +83,69 @@ export function mixRequests(options: MixOptions): CannonRequest[] {
 
 export interface Measured {
   target: string;
+  /** Which round of the run (from 1); the targets take turns, one round each. */
+  round: number;
   result: Pick<Result, 'requests' | 'latency' | 'non2xx' | 'errors' | 'duration'> & { requests: Result['requests'] };
 }
 
-/** One row per target and the throughput ratio of the first to the second. */
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/**
+ * One row per target and round, then each target's median row (when there are several rounds), and the
+ * throughput ratio of the first target to the second: of their medians, and round by round. Rounds
+ * alternate between the targets, so a spell of load from elsewhere on the machine lowers one round of
+ * each rather than every round of one; the median then sets such a round aside.
+ */
 export function formatTable(rows: readonly Measured[]): string {
+  const targets = [...new Set(rows.map((row) => row.target))];
+  const rounds = Math.max(...rows.map((row) => row.round));
   const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'];
-  const lines = rows.map(({ target, result }) => [
-    target,
-    result.requests.average.toFixed(0),
-    result.latency.p50.toFixed(1),
-    result.latency.p99.toFixed(1),
-    String(result.requests.total),
-    String(result.non2xx),
-    String(result.errors),
-  ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  const line = (label: string, throughput: number, p50: number, p99: number, total: number, non2xx: number, errors: number): string[] => [
+    label,
+    throughput.toFixed(0),
+    p50.toFixed(1),
+    p99.toFixed(1),
+    String(total),
+    String(non2xx),
+    String(errors),
+  ];
+  const lines = rows.map(({ target, round, result }) =>
+    line(rounds > 1 ? `${target} #${round}` : target, result.requests.average, result.latency.p50, result.latency.p99, result.requests.total, result.non2xx, result.errors),
+  );
+  const medians = new Map<string, number>();
+  for (const target of targets) {
+    const own = rows.filter((row) => row.target === target).map((row) => row.result);
+    medians.set(target, median(own.map((result) => result.requests.average)));
+    if (rounds > 1) {
+      const sum = (pick: (result: Measured['result']) => number): number => own.reduce((total, result) => total + pick(result), 0);
+      lines.push(
+        line(`${target} median`, medians.get(target)!, median(own.map((result) => result.latency.p50)), median(own.map((result) => result.latency.p99)), sum((result) => result.requests.total), sum((result) => result.non2xx), sum((result) => result.errors)),
+      );
+    }
+  }
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((cells) => cells[column]!.length)));
   const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   const table = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)];
-  const [first, second] = rows;
-  if (first && second && second.result.requests.average > 0) {
-    const ratio = first.result.requests.average / second.result.requests.average;
-    table.push('', `${first.target}/${second.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)`);
+  const [first, second] = targets;
+  if (first !== undefined && second !== undefined && medians.get(second)! > 0) {
+    const ratio = medians.get(first)! / medians.get(second)!;
+    const byRound = Array.from({ length: rounds }, (_, index) => {
+      const of = (target: string) => rows.find((row) => row.target === target && row.round === index + 1)?.result.requests.average ?? 0;
+      return of(second) > 0 ? `${(of(first) / of(second)).toFixed(1)}x` : '-';
+    });
+    table.push('', `${first}/${second} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
   }
   // An answer that is not a success is cheaper (or dearer) than the work the mix asks for: such a run
   // does not measure the mix.
-  for (const { target, result } of rows) {
-    if (result.non2xx > 0 || result.errors > 0) table.push(`not comparable: ${target} failed ${result.non2xx + result.errors} requests (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  for (const target of targets) {
+    const own = rows.filter((row) => row.target === target).map((row) => row.result);
+    const non2xx = own.reduce((total, result) => total + result.non2xx, 0);
+    const errors = own.reduce((total, result) => total + result.errors, 0);
+    if (non2xx > 0 || errors > 0) table.push(`not comparable: ${target} failed ${non2xx + errors} requests (${non2xx} non-2xx, ${errors} errors)`);
   }
   return table.join('\n');
 }
