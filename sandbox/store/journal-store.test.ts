@@ -3,6 +3,7 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
+import { DataDirInUseError } from './store.js';
 import { openJournalStore } from './journal-store.js';
 import { collections, describeStoreContract, merchantA, merchantB, storeFixtures, thing } from './testing/store-contract.js';
 
@@ -130,6 +131,14 @@ describe('the journal store, its own file', () => {
     writeFileSync(`${journalOf(dir)}.lock`, `${gone}\n`);
     const store = open(dir);
     await store.insert('things', merchantA, thing('1'));
-    expect(readFileSync(`${journalOf(dir)}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(`${journalOf(dir)}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} \\d+\n$`));
+  });
+
+  it('takes over a lock left under its own process id by an earlier process (a restarted container)', async () => {
+    const dir = tempDir();
+    writeFileSync(`${journalOf(dir)}.lock`, `${process.pid} 1\n`);
+    const store = open(dir);
+    await store.insert('things', merchantA, thing('1'));
+    expect(() => open(dir)).toThrow(DataDirInUseError);
   });
 });
