@@ -158,7 +158,14 @@ export class JournalFile {
         throw new Error(`${this.path}: line ${lineNumber} is damaged (not JSON); the sandbox will not guess what it held`);
       }
       if (lineNumber === 1) this.#checkHeader(parsed);
-      else replay(parsed as JournalOperation[]);
+      else {
+        try {
+          replay(parsed as JournalOperation[]);
+        } catch (error) {
+          // Say where: a unique field added since the data was written is the likely cause.
+          throw new Error(`${this.path}: line ${lineNumber} cannot be applied: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        }
+      }
     }
     if (end < content.length) {
       // A write cut short by the end of its process: never acknowledged, so nothing of it is kept.

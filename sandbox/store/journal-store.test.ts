@@ -80,6 +80,17 @@ describe('the journal store, its own file', () => {
     expect(() => open(dir)).toThrow(/line 3 is damaged/);
   });
 
+  it('names the line it cannot apply on opening, such as a value a newly unique field finds twice', async () => {
+    const dir = tempDir();
+    const loose = openJournalStore({ dataDir: dir, collections: [{ name: 'things' }] });
+    await loose.insert('things', merchantA, thing('1', { external_id: 'same' }));
+    await loose.insert('things', merchantA, thing('2', { external_id: 'same' }));
+    await loose.close();
+    expect(() => open(dir)).toThrow(/line 3 cannot be applied: things.external_id same already exists/);
+    // The failed opening let go of the directory.
+    await openJournalStore({ dataDir: dir, collections: [{ name: 'things' }] }).close();
+  });
+
   it('refuses a journal written by a newer sandbox, and a file that is no journal', () => {
     const dir = tempDir();
     writeFileSync(journalOf(dir), `${JSON.stringify({ format: 'payments-sandbox journal', version: JOURNAL_VERSION + 1 })}\n`);
