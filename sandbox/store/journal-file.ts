@@ -3,9 +3,8 @@
 //   ["put", collection, merchant id, mode, record]   the record as now stored (new or replaced)
 //   ["clear", merchant id, mode]                    every record of that scope gone
 // The first line names the format and its version (JOURNAL_HEADER). Reading the lines again in order
-// rebuilds the data. Only the end of the file can be torn (a process killed in the
-// middle of a write, which was then never acknowledged): a last line without its newline is cut off when
-// the file is opened. A damaged line before the end is refused, never skipped. When superseded lines make
+// rebuilds the data. Only the end of the file can be torn (a process killed in the middle of a write, which
+// was then never acknowledged): a last line without its newline is cut off when the file is opened. A damaged line before the end is refused, never skipped. When superseded lines make
 // up most of it, the file is rewritten with one line per live record (beside it, then renamed over it).
 import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,12 +56,14 @@ export class JournalFile {
     this.path = join(options.dataDir, JOURNAL_FILE);
     mkdirSync(options.dataDir, { recursive: true });
     this.#unlock = lockDataDir(`${this.path}.lock`);
+    let fd: number | undefined;
     try {
       this.#size = existsSync(this.path) ? this.#replay(replay) : 0;
-      this.#fd = openSync(this.path, 'a');
+      this.#fd = fd = openSync(this.path, 'a');
       // A new journal (or one whose header was all a killed process wrote) starts with its header.
       if (this.#size === 0) this.append(JOURNAL_HEADER);
     } catch (error) {
+      if (fd !== undefined) closeSync(fd);
       this.#unlock();
       throw error;
     }

@@ -40,8 +40,8 @@ const bySeq = (a: StoredRecord, b: StoredRecord): number => a.seq - b.seq;
 
 /** Records in insertion order, oldest or newest first, at most `limit` of them. */
 function ordered(records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] {
-  const oldestFirst = options?.order === 'oldest' ? records : records.reverse();
-  return options?.limit === undefined || options.limit >= oldestFirst.length ? oldestFirst : oldestFirst.slice(0, options.limit);
+  const inOrder = options?.order === 'oldest' ? records : records.reverse();
+  return options?.limit === undefined || options.limit >= inOrder.length ? inOrder : inOrder.slice(0, options.limit);
 }
 
 /**
