@@ -143,6 +143,15 @@ export interface FailDirectDebitPaymentInput {
 /** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
 export type FailDirectDebitPaymentResult = OperationResult<operations['failDirectDebitPayment']>;
 
+/** Input of {@link PaymentsClient.invalidatePaymentMethod}. */
+export interface InvalidatePaymentMethodInput {
+  /** Path parameters: `id`. */
+  path: operations['invalidatePaymentMethod']['parameters']['path'];
+}
+
+/** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+export type InvalidatePaymentMethodResult = OperationResult<operations['invalidatePaymentMethod']>;
+
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
 export interface PaymentsClient {
   /** Describe the sandbox: `GET /sandbox`. */
@@ -179,6 +188,8 @@ export interface PaymentsClient {
   completeDirectDebitPayment(input: CompleteDirectDebitPaymentInput): Promise<CompleteDirectDebitPaymentResult>;
   /** Make the bank decline a direct debit payment: `POST /sandbox/direct_debits/{id}/fail`. */
   failDirectDebitPayment(input: FailDirectDebitPaymentInput): Promise<FailDirectDebitPaymentResult>;
+  /** Make the bank or the customer revoke a payment method: `POST /sandbox/payment_methods/{id}/invalidate`. */
+  invalidatePaymentMethod(input: InvalidatePaymentMethodInput): Promise<InvalidatePaymentMethodResult>;
 }
 
 /** A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name). */
@@ -318,6 +329,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         client.POST('/sandbox/direct_debits/{id}/fail', {
           params: { path: input.path },
           body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 409, 500],
+      ),
+    invalidatePaymentMethod: (input) =>
+      settle<operations['invalidatePaymentMethod']>(
+        client.POST('/sandbox/payment_methods/{id}/invalidate', {
+          params: { path: input.path },
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],

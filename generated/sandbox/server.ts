@@ -311,6 +311,24 @@ export const operationTable = {
     malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.failDirectDebitPayment,
   },
+  invalidatePaymentMethod: {
+    method: 'POST',
+    path: '/sandbox/payment_methods/{id}/invalidate',
+    parameters: { path: ['id'], query: [], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['DATA_NOT_FOUND_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.invalidatePaymentMethod,
+  },
 } as const satisfies RouteTable;
 
 /** getSandbox (`GET /sandbox`): Describe the sandbox. The handler's input, validated by the router (the operation takes none). */
@@ -511,6 +529,19 @@ export type FailDirectDebitPaymentHandlerResult =
   | HandlerResponse<404, operations['failDirectDebitPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['failDirectDebitPayment']['responses'][409]['content']['application/json']>
   | HandlerResponse<500, operations['failDirectDebitPayment']['responses'][500]['content']['application/json']>;
+/** invalidatePaymentMethod (`POST /sandbox/payment_methods/{id}/invalidate`): Make the bank or the customer revoke a payment method. The handler's input, validated by the router. */
+export type InvalidatePaymentMethodHandlerInput = {
+  path: operations['invalidatePaymentMethod']['parameters']['path'];
+};
+/** The documented responses of invalidatePaymentMethod: a handler answering another status or error_code does not compile. */
+export type InvalidatePaymentMethodHandlerResult =
+  | HandlerResponse<200, operations['invalidatePaymentMethod']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['invalidatePaymentMethod']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['invalidatePaymentMethod']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['invalidatePaymentMethod']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['invalidatePaymentMethod']['responses'][404]['content']['application/json']>
+  | HandlerResponse<409, operations['invalidatePaymentMethod']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['invalidatePaymentMethod']['responses'][500]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */
@@ -547,6 +578,8 @@ export type Handlers<Principal = unknown> = {
   completeDirectDebitPayment: (input: CompleteDirectDebitPaymentHandlerInput, context: RequestContext<Principal>) => Promise<CompleteDirectDebitPaymentHandlerResult> | CompleteDirectDebitPaymentHandlerResult;
   /** failDirectDebitPayment (`POST /sandbox/direct_debits/{id}/fail`): Make the bank decline a direct debit payment. */
   failDirectDebitPayment: (input: FailDirectDebitPaymentHandlerInput, context: RequestContext<Principal>) => Promise<FailDirectDebitPaymentHandlerResult> | FailDirectDebitPaymentHandlerResult;
+  /** invalidatePaymentMethod (`POST /sandbox/payment_methods/{id}/invalidate`): Make the bank or the customer revoke a payment method. */
+  invalidatePaymentMethod: (input: InvalidatePaymentMethodHandlerInput, context: RequestContext<Principal>) => Promise<InvalidatePaymentMethodHandlerResult> | InvalidatePaymentMethodHandlerResult;
 };
 
 /** A fetch-standard handler serving every operation of the contract with `handlers`. */

@@ -484,6 +484,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/payment_methods/{id}/invalidate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the bank or the customer revoke a payment method
+         * @description Does what happens when the bank or the customer revokes the link behind a payment method: the method
+         *     becomes `INACTIVE`, for good. Charging it with `createDirectDebitPayment` is then answered with
+         *     `503 INVALID_PAYMENT_METHOD_ERROR`, and the linked account is free for a new `ACTIVE` payment method.
+         *     Payments already made with it are left as they are. No callback is sent: the service defines none for
+         *     payment methods. The request takes no body.
+         *
+         *     It applies to an `ACTIVE` payment method. One that is `EXPIRED` (its card's expiry month has passed on
+         *     the sandbox clock) or `INACTIVE` already is answered with `409 SANDBOX_STATE_CONFLICT` and is left as it
+         *     is. Sandbox decision: the service contract names this transition (`payment_method_invalidated`) but no
+         *     operation of the service causes it, so this simulation is the only way to reach `INACTIVE`.
+         *
+         */
+        post: operations["invalidatePaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1255,6 +1285,59 @@ export interface components {
              *      */
             failure_code: components["schemas"]["DirectDebitFailureCode"];
         };
+        /**
+         * PaymentMethod
+         * @description A linked account made chargeable for one customer. Create direct debit payments against its `id` while
+         *     its `status` is `ACTIVE`.
+         *
+         */
+        PaymentMethod: {
+            /** @description Identifier of the payment method, starting with `pm-`. Use it as `payment_method_id` in `createDirectDebitPayment`. */
+            id: string;
+            /**
+             * @description Kind of payment method; only `DEBIT_CARD` today.
+             * @enum {string}
+             */
+            type: "DEBIT_CARD";
+            /** @description The linked debit card behind this payment method. */
+            properties: {
+                /** @description Id of the linked account (`la-` prefix) this payment method charges. */
+                id: string;
+                channel_code: components["schemas"]["LinkedAccountChannelCode"];
+                /** @description ISO 4217 code of the account's currency (`IDR`). */
+                currency: string;
+                /** @description The last four digits of the card number, for display. */
+                card_last_four: string;
+                /** @description Expiry of the card, `MM/YY`. After this month the payment method becomes `EXPIRED`. */
+                card_expiry: string;
+                /** @description The bank's label for the account, or `null` when the bank gave none. */
+                description: string | null;
+            };
+            /** @description The customer who owns the payment method. */
+            customer_id: string;
+            /**
+             * @description `ACTIVE` from creation on and the only status that can be charged. `EXPIRED` once the card's expiry
+             *     month has passed; `INACTIVE` once the link was invalidated (for example the customer or the bank
+             *     revoked it). Neither comes back to `ACTIVE`: link the card again and create a new payment method.
+             *     Charging a non-active method is answered with `503 INVALID_PAYMENT_METHOD_ERROR`.
+             *     Decision `payment-method-statuses`: the statuses are `ACTIVE`, `EXPIRED` and `INACTIVE`, and both
+             *     non-active statuses are final.
+             *
+             * @enum {string}
+             */
+            status: "ACTIVE" | "EXPIRED" | "INACTIVE";
+            /**
+             * Format: date-time
+             * @description When the payment method was created (UTC).
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the payment method last changed, including status changes (UTC).
+             */
+            updated: string;
+            metadata: components["schemas"]["Metadata"];
+        };
     };
     responses: {
         /** @description The API key is missing, malformed or unknown. */
@@ -1303,6 +1386,10 @@ export interface components {
          *     prefix is answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
          *      */
         DirectDebitIdPath: string;
+        /** @description Id of the payment method returned by `createPaymentMethod` (`pm-` prefix). An id without the prefix is
+         *     answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
+         *      */
+        PaymentMethodIdPath: string;
     };
     requestBodies: never;
     headers: never;
@@ -2139,6 +2226,70 @@ export interface operations {
                 };
             };
             /** @description The payment is not in a state the bank's decline applies to. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    invalidatePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the payment method returned by `createPaymentMethod` (`pm-` prefix). An id without the prefix is
+                 *     answered with `400 API_VALIDATION_ERROR`, an unknown one with `404 DATA_NOT_FOUND_ERROR`.
+                 *      */
+                id: components["parameters"]["PaymentMethodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment method, now `INACTIVE`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description The payment method id is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No payment method has this id in the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "DATA_NOT_FOUND_ERROR";
+                    };
+                };
+            };
+            /** @description The payment method is not `ACTIVE`, so there is nothing left to revoke. */
             409: {
                 headers: {
                     [name: string]: unknown;

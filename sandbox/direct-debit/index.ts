@@ -3,7 +3,7 @@
 import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
 import type { Handlers } from '../../generated/server.js';
 import type { Caller, SandboxContext } from '../context.js';
-import { linkingHandlers } from './linking.js';
+import { linkingHandlers, paymentMethodControlHandlers } from './linking.js';
 import { paymentControlHandlers, paymentHandlers } from './payments.js';
 
 export { collections } from './records.js';
@@ -21,12 +21,12 @@ export type DirectDebitHandlers = Pick<
   | 'getDirectDebitPayment'
 >;
 
-export type DirectDebitControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment'>;
+export type DirectDebitControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment' | 'invalidatePaymentMethod'>;
 
 export function directDebitHandlers(ctx: SandboxContext): DirectDebitHandlers {
   return { ...linkingHandlers(ctx), ...paymentHandlers(ctx) };
 }
 
 export function directDebitControlHandlers(ctx: SandboxContext): DirectDebitControlHandlers {
-  return paymentControlHandlers(ctx);
+  return { ...paymentControlHandlers(ctx), ...paymentMethodControlHandlers(ctx) };
 }

@@ -3,7 +3,7 @@ import { scopeOf, type TestKeyName, type TestSandbox } from '../testing/index.js
 import { contract } from './contract.js';
 import { OTP_LIFETIME_MS } from './otp.js';
 import { COLLECTIONS } from './records.js';
-import { closeSandbox, codeOf, createCustomer, linkCard, openSandbox, pendingToken, START, tokenRequest } from './testing.js';
+import { closeSandbox, codeOf, createCustomer, linkCard, openSandbox, paymentRequest, pendingToken, START, tokenRequest } from './testing.js';
 
 let sandbox: TestSandbox;
 beforeEach(async () => void (sandbox = await openSandbox()));
@@ -182,5 +182,48 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
     await linkCard(sandbox);
     const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: 'nobody' } });
     expect(listed.ok && listed.data).toEqual([]);
+  });
+});
+
+describe('invalidatePaymentMethod (control API)', () => {
+  it('makes an ACTIVE method INACTIVE for good: charging it is 503 INVALID_PAYMENT_METHOD_ERROR, and its linked account takes a new method', async () => {
+    const { customerId, accountId, paymentMethodId } = await linkCard(sandbox);
+    const revoked = await sandbox.control().invalidatePaymentMethod({ path: { id: paymentMethodId } });
+    if (!revoked.ok) return expect.fail(`expected 200, got ${revoked.status}`);
+    expect(revoked.data).toMatchObject({ id: paymentMethodId, status: 'INACTIVE', updated: START });
+
+    const charge = await sandbox.service().createDirectDebitPayment({ idempotencyKey: 'idem-revoked', body: paymentRequest(paymentMethodId) });
+    expect(charge.status).toBe(503);
+    expect(codeOf(charge)).toBe('INVALID_PAYMENT_METHOD_ERROR');
+
+    const replacement = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
+    expect(replacement.status).toBe(200);
+    const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: customerId } });
+    expect(listed.ok ? listed.data.map((method) => method.status) : listed.status).toEqual(['INACTIVE', 'ACTIVE']);
+  });
+
+  it('answers 409 SANDBOX_STATE_CONFLICT for a method that is INACTIVE or EXPIRED already, and leaves it as it is', async () => {
+    const { paymentMethodId } = await linkCard(sandbox);
+    expect((await sandbox.control().invalidatePaymentMethod({ path: { id: paymentMethodId } })).status).toBe(200);
+    const again = await sandbox.control().invalidatePaymentMethod({ path: { id: paymentMethodId } });
+    expect(again.status).toBe(409);
+    expect(codeOf(again)).toBe('SANDBOX_STATE_CONFLICT');
+
+    const { paymentMethodId: expiring } = await linkCard(sandbox, { expiry: '11/26' });
+    await sandbox.ctx.clock.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
+    const expired = await sandbox.control().invalidatePaymentMethod({ path: { id: expiring } });
+    expect(expired.status).toBe(409);
+    expect(expired.ok ? undefined : expired.error).toMatchObject({ message: expect.stringContaining('is EXPIRED') });
+  });
+
+  it('answers 404 DATA_NOT_FOUND_ERROR for an unknown method and for one of another merchant or mode', async () => {
+    const { paymentMethodId } = await linkCard(sandbox);
+    for (const [key, id] of [['aTest', 'pm-000000000000000000000000'], ['bTest', paymentMethodId], ['aLive', paymentMethodId]] as const) {
+      const result = await sandbox.control(key).invalidatePaymentMethod({ path: { id } });
+      expect(result.status).toBe(404);
+      expect(codeOf(result)).toBe('DATA_NOT_FOUND_ERROR');
+    }
+    const stored = await sandbox.ctx.store.get(COLLECTIONS.paymentMethods, scopeOf('aTest'), paymentMethodId);
+    expect(stored).toMatchObject({ status: 'ACTIVE' });
   });
 });

@@ -1,6 +1,7 @@
 // Linking a customer's debit card and making it chargeable: linked account tokens (PENDING -> SUCCESS or
 // FAILED by OTP), the linked account a successful token gives access to, and payment methods (one ACTIVE
 // per linked account).
+import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
 import type { Handlers, HandlerResponse } from '../../generated/server.js';
 import { findCustomer } from '../customers/customers.js';
 import type { Caller, SandboxContext } from '../context.js';
@@ -171,6 +172,29 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
       const methods = await ctx.store.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scopeOf(principal), 'customer_id', query.customer_id, { order: 'oldest' });
       const now = ctx.clock.now();
       return { status: 200, body: methods.map((method) => paymentMethodView(method, now)) };
+    },
+  };
+}
+
+type PaymentMethodControlHandlers = Pick<ControlHandlers<Caller>, 'invalidatePaymentMethod'>;
+
+export function paymentMethodControlHandlers(ctx: SandboxContext): PaymentMethodControlHandlers {
+  return {
+    // The state machine's `payment_method_invalidated`: an ACTIVE method becomes INACTIVE for good and lets go of its linked account.
+    invalidatePaymentMethod: ({ path }, { principal }) => {
+      const scope = scopeOf(principal);
+      return ctx.store.transaction(async (tx): Promise<Awaited<ReturnType<PaymentMethodControlHandlers['invalidatePaymentMethod']>>> => {
+        const stored = await tx.get<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scope, path.id);
+        if (!stored) return { status: 404, body: { error_code: 'DATA_NOT_FOUND_ERROR', message: `Payment method ${path.id} was not found.` } };
+        const now = ctx.clock.now();
+        const current = currentPaymentMethod(stored, now);
+        if (current.status !== 'ACTIVE') {
+          return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Payment method ${path.id} is ${current.status}; only an ACTIVE payment method can be revoked.` } };
+        }
+        const revoked: PaymentMethodRecord = { ...current, status: 'INACTIVE', updated: now.toISOString(), active_linked_account_id: null };
+        await tx.update(COLLECTIONS.paymentMethods, scope, revoked);
+        return { status: 200, body: paymentMethodView(revoked, now) };
+      });
     },
   };
 }

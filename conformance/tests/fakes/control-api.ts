@@ -26,6 +26,7 @@ export const SIMULATES: Record<string, JsonObject> = {
   declineEwalletPayment: { machine: 'ewalletPayment', event: 'end_user_declined', to: 'FAILED' },
   completeDirectDebitPayment: { machine: 'directDebitPayment', event: 'bank_outcome', to: 'COMPLETED' },
   failDirectDebitPayment: { machine: 'directDebitPayment', event: 'bank_outcome', to: 'FAILED' },
+  invalidatePaymentMethod: { machine: 'paymentMethod', event: 'payment_method_invalidated', to: 'INACTIVE' },
 };
 
 /** The bundled control contract with the extensions the suite reads, added where it does not have them yet. */

@@ -10,3 +10,4 @@ export declare const completeDisbursement_path: Validator;
 export declare const failDisbursement_path: Validator;
 export declare const completeDirectDebitPayment_path: Validator;
 export declare const failDirectDebitPayment_path: Validator;
+export declare const invalidatePaymentMethod_path: Validator;

@@ -193,6 +193,18 @@ export const operationValidators = {
       500: strict.failDirectDebitPayment_response500,
     },
   },
+  invalidatePaymentMethod: {
+    path: coercing.invalidatePaymentMethod_path,
+    responses: {
+      200: strict.invalidatePaymentMethod_response200,
+      400: strict.invalidatePaymentMethod_response400,
+      401: strict.invalidatePaymentMethod_response401,
+      403: strict.invalidatePaymentMethod_response403,
+      404: strict.invalidatePaymentMethod_response404,
+      409: strict.invalidatePaymentMethod_response409,
+      500: strict.invalidatePaymentMethod_response500,
+    },
+  },
 } satisfies Record<string, OperationValidators>;
 /** The compiled body validator of every webhook, by operationId. */
 export const webhookValidators = {

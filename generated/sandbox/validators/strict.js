@@ -30931,3 +30931,2116 @@ validate320.errors = vErrors;
 return errors === 0;
 }
 validate320.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response200 = validate323;
+const schema363 = {"$ref":"openapi#/components/schemas/PaymentMethod","$id":"invalidatePaymentMethod_response200"};
+const schema364 = {"type":"object","required":["id","type","properties","customer_id","status","created","updated","metadata"],"properties":{"id":{"type":"string","pattern":"^pm-"},"type":{"type":"string","enum":["DEBIT_CARD"]},"properties":{"type":"object","required":["id","channel_code","currency","card_last_four","card_expiry","description"],"properties":{"id":{"type":"string","pattern":"^la-"},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"currency":{"type":"string","pattern":"^[A-Z]{3}$"},"card_last_four":{"type":"string","pattern":"^[0-9]{4}$"},"card_expiry":{"type":"string","pattern":"^(0[1-9]|1[0-2])/[0-9]{2}$"},"description":{"type":["string","null"]}}},"customer_id":{"type":"string"},"status":{"type":"string","enum":["ACTIVE","EXPIRED","INACTIVE"]},"created":{"type":"string","format":"date-time"},"updated":{"type":"string","format":"date-time"},"metadata":{"$ref":"openapi#/components/schemas/Metadata"}}};
+const pattern132 = new RegExp("^la-", "u");
+const pattern134 = new RegExp("^[0-9]{4}$", "u");
+const pattern135 = new RegExp("^(0[1-9]|1[0-2])/[0-9]{2}$", "u");
+
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate324.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.type === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.properties === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.customer_id === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer_id"},message:"must have required property '"+"customer_id"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.status === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.created === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created"},message:"must have required property '"+"created"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.updated === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updated"},message:"must have required property '"+"updated"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.metadata === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'",schema:schema364.required,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern113.test(data0)){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema364.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.id.type,parentSchema:schema364.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 !== "string"){
+const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.type.type,parentSchema:schema364.properties.type,data:data1};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!(data1 === "DEBIT_CARD")){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema364.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema364.properties.type.enum,parentSchema:schema364.properties.type,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.properties !== undefined){
+let data2 = data.properties;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.id === undefined){
+const err12 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data2.channel_code === undefined){
+const err13 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "channel_code"},message:"must have required property '"+"channel_code"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data2.currency === undefined){
+const err14 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data2.card_last_four === undefined){
+const err15 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "card_last_four"},message:"must have required property '"+"card_last_four"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data2.card_expiry === undefined){
+const err16 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "card_expiry"},message:"must have required property '"+"card_expiry"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data2.description === undefined){
+const err17 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema364.properties.properties.required,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data2.id !== undefined){
+let data3 = data2.id;
+if(typeof data3 === "string"){
+if(!pattern132.test(data3)){
+const err18 = {instancePath:instancePath+"/properties/id",schemaPath:"#/properties/properties/properties/id/pattern",keyword:"pattern",params:{pattern: "^la-"},message:"must match pattern \""+"^la-"+"\"",schema:"^la-",parentSchema:schema364.properties.properties.properties.id,data:data3};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/properties/id",schemaPath:"#/properties/properties/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.properties.properties.id.type,parentSchema:schema364.properties.properties.properties.id,data:data3};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data2.channel_code !== undefined){
+let data4 = data2.channel_code;
+if(typeof data4 !== "string"){
+const err20 = {instancePath:instancePath+"/properties/channel_code",schemaPath:"openapi#/components/schemas/LinkedAccountChannelCode/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema314.type,parentSchema:schema314,data:data4};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(data4 === "DC_BRI")){
+const err21 = {instancePath:instancePath+"/properties/channel_code",schemaPath:"openapi#/components/schemas/LinkedAccountChannelCode/enum",keyword:"enum",params:{allowedValues: schema314.enum},message:"must be equal to one of the allowed values",schema:schema314.enum,parentSchema:schema314,data:data4};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data2.currency !== undefined){
+let data5 = data2.currency;
+if(typeof data5 === "string"){
+if(!pattern114.test(data5)){
+const err22 = {instancePath:instancePath+"/properties/currency",schemaPath:"#/properties/properties/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\"",schema:"^[A-Z]{3}$",parentSchema:schema364.properties.properties.properties.currency,data:data5};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/properties/currency",schemaPath:"#/properties/properties/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.properties.properties.currency.type,parentSchema:schema364.properties.properties.properties.currency,data:data5};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data2.card_last_four !== undefined){
+let data6 = data2.card_last_four;
+if(typeof data6 === "string"){
+if(!pattern134.test(data6)){
+const err24 = {instancePath:instancePath+"/properties/card_last_four",schemaPath:"#/properties/properties/properties/card_last_four/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}$"},message:"must match pattern \""+"^[0-9]{4}$"+"\"",schema:"^[0-9]{4}$",parentSchema:schema364.properties.properties.properties.card_last_four,data:data6};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/properties/card_last_four",schemaPath:"#/properties/properties/properties/card_last_four/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.properties.properties.card_last_four.type,parentSchema:schema364.properties.properties.properties.card_last_four,data:data6};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data2.card_expiry !== undefined){
+let data7 = data2.card_expiry;
+if(typeof data7 === "string"){
+if(!pattern135.test(data7)){
+const err26 = {instancePath:instancePath+"/properties/card_expiry",schemaPath:"#/properties/properties/properties/card_expiry/pattern",keyword:"pattern",params:{pattern: "^(0[1-9]|1[0-2])/[0-9]{2}$"},message:"must match pattern \""+"^(0[1-9]|1[0-2])/[0-9]{2}$"+"\"",schema:"^(0[1-9]|1[0-2])/[0-9]{2}$",parentSchema:schema364.properties.properties.properties.card_expiry,data:data7};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/properties/card_expiry",schemaPath:"#/properties/properties/properties/card_expiry/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.properties.properties.card_expiry.type,parentSchema:schema364.properties.properties.properties.card_expiry,data:data7};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data2.description !== undefined){
+let data8 = data2.description;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err28 = {instancePath:instancePath+"/properties/description",schemaPath:"#/properties/properties/properties/description/type",keyword:"type",params:{type: schema364.properties.properties.properties.description.type},message:"must be string,null",schema:schema364.properties.properties.properties.description.type,parentSchema:schema364.properties.properties.properties.description,data:data8};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema364.properties.properties.type,parentSchema:schema364.properties.properties,data:data2};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.customer_id !== undefined){
+let data9 = data.customer_id;
+if(typeof data9 !== "string"){
+const err30 = {instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.customer_id.type,parentSchema:schema364.properties.customer_id,data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data10 = data.status;
+if(typeof data10 !== "string"){
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.status.type,parentSchema:schema364.properties.status,data:data10};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!(((data10 === "ACTIVE") || (data10 === "EXPIRED")) || (data10 === "INACTIVE"))){
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema364.properties.status.enum},message:"must be equal to one of the allowed values",schema:schema364.properties.status.enum,parentSchema:schema364.properties.status,data:data10};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.created !== undefined){
+let data11 = data.created;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err33 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema364.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.created.type,parentSchema:schema364.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.updated !== undefined){
+let data12 = data.updated;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err35 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema364.properties.updated,data:data12};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema364.properties.updated.type,parentSchema:schema364.properties.updated,data:data12};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+let data13 = data.metadata;
+if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
+const err37 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/Metadata/type",keyword:"type",params:{type: schema316.type},message:"must be object,null",schema:schema316.type,parentSchema:schema316,data:data13};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema364.type,parentSchema:schema364,data};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+validate324.errors = vErrors;
+return errors === 0;
+}
+validate324.evaluated = {"props":{"id":true,"type":true,"properties":true,"customer_id":true,"status":true,"created":true,"updated":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate323(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate323.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate324(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate324.errors : vErrors.concat(validate324.errors);
+errors = vErrors.length;
+}
+validate323.errors = vErrors;
+return errors === 0;
+}
+validate323.evaluated = {"props":{"id":true,"type":true,"properties":true,"customer_id":true,"status":true,"created":true,"updated":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response400 = validate326;
+const schema367 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR"]}}}],"$id":"invalidatePaymentMethod_response400"};
+
+function validate327(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate327.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate327.errors = vErrors;
+return errors === 0;
+}
+validate327.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response400" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate326.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate327(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate327.errors : vErrors.concat(validate327.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "API_VALIDATION_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema367.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema367.allOf[1].properties.error_code.enum,parentSchema:schema367.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema367.allOf[1].type,parentSchema:schema367.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate326.errors = vErrors;
+return errors === 0;
+}
+validate326.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response401 = validate329;
+const schema370 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"invalidatePaymentMethod_response401"};
+
+function validate330(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate330.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate330.errors = vErrors;
+return errors === 0;
+}
+validate330.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate329.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate330(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate330.errors : vErrors.concat(validate330.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema370.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema370.allOf[1].properties.error_code.enum,parentSchema:schema370.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema370.allOf[1].type,parentSchema:schema370.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate329.errors = vErrors;
+return errors === 0;
+}
+validate329.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response403 = validate332;
+const schema373 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"invalidatePaymentMethod_response403"};
+
+function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate333.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate333.errors = vErrors;
+return errors === 0;
+}
+validate333.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate332.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate333(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate333.errors : vErrors.concat(validate333.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema373.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema373.allOf[1].properties.error_code.enum,parentSchema:schema373.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema373.allOf[1].type,parentSchema:schema373.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate332.errors = vErrors;
+return errors === 0;
+}
+validate332.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response404 = validate335;
+const schema376 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["DATA_NOT_FOUND_ERROR"]}}}],"$id":"invalidatePaymentMethod_response404"};
+
+function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate336.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate336.errors = vErrors;
+return errors === 0;
+}
+validate336.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response404" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate335.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate336(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate336.errors : vErrors.concat(validate336.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "DATA_NOT_FOUND_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema376.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema376.allOf[1].properties.error_code.enum,parentSchema:schema376.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema376.allOf[1].type,parentSchema:schema376.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate335.errors = vErrors;
+return errors === 0;
+}
+validate335.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response409 = validate338;
+const schema379 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SANDBOX_STATE_CONFLICT"]}}}],"$id":"invalidatePaymentMethod_response409"};
+
+function validate339(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate339.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate339.errors = vErrors;
+return errors === 0;
+}
+validate339.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response409" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate338.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate339(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate339.errors : vErrors.concat(validate339.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SANDBOX_STATE_CONFLICT")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema379.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema379.allOf[1].properties.error_code.enum,parentSchema:schema379.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema379.allOf[1].type,parentSchema:schema379.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate338.errors = vErrors;
+return errors === 0;
+}
+validate338.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_response500 = validate341;
+const schema382 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"invalidatePaymentMethod_response500"};
+
+function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate342.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate342.errors = vErrors;
+return errors === 0;
+}
+validate342.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate341(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate341.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate342(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate342.errors : vErrors.concat(validate342.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema382.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema382.allOf[1].properties.error_code.enum,parentSchema:schema382.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema382.allOf[1].type,parentSchema:schema382.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate341.errors = vErrors;
+return errors === 0;
+}
+validate341.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
