@@ -64,7 +64,8 @@ Options:
                              e.g. --callback-wait-ms 60000
   --callback-retry-interval-ms N
                              the spacing of retries to expect, for a test target configured with a
-                             shorter delay than the contract's x-delivery (reported in a note).
+                             shorter delay than the contract's x-delivery (reported in a note). A
+                             sandbox target reports its own (x-callback-retry-delay); this flag wins.
                              e.g. --callback-retry-interval-ms 500
   --strict                   also report response fields the contract does not document (values in a
                              form the contract records as a known variant stay warnings).

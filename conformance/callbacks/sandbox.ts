@@ -43,6 +43,8 @@ export interface ControlApi {
   changeSettings: (changes: JsonObject) => Promise<SettingsChange>;
   /** Points the dashboard callback settings at the URLs given, per setting. */
   configureCallbackUrls: (settings: readonly string[], urlFor: (setting: string) => string) => Promise<SettingsChange>;
+  /** The spacing of callback attempts the target reports where `x-callback-retry-delay` says, or why there is none. */
+  callbackRetryDelayMs: () => Promise<{ ms: number } | { reason: string }>;
 }
 
 export interface SandboxStatus {
@@ -80,8 +82,13 @@ export function readSimulations(contract: Contract): Simulation[] {
   });
 }
 
-function readCallbackSettings(contract: Contract): ControlApi['callbackSettings'] {
-  const raw = contract.doc['x-callback-settings'];
+/**
+ * The operation and field a root extension of the control contract names (`{ operation, field }`):
+ * `x-callback-settings` (the body field holding the callback URLs) or `x-callback-retry-delay` (the response
+ * field holding the spacing of callback attempts, in ms).
+ */
+function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay'): { operation: OperationModel; field: string } | undefined {
+  const raw = contract.doc[extension];
   if (!isObject(raw) || typeof raw.operation !== 'string' || typeof raw.field !== 'string') return undefined;
   const operation = contract.model.operations.find((o) => o.operationId === raw.operation);
   return operation ? { operation, field: raw.field } : undefined;
@@ -111,7 +118,7 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     const [offContract] = responseFindings(contract, http, operation, exchange, false);
     return offContract ? { ok: false, reason: `${what}: ${offContract.message}`, exchange } : { ok: true, exchange };
   };
-  const callbackSettings = readCallbackSettings(contract);
+  const callbackSettings = operationFieldOf(contract, 'x-callback-settings');
   // The current settings come from the GET on the same path, when the contract has one.
   const read = callbackSettings ? contract.model.operations.find((o) => o.method === 'get' && o.path === callbackSettings.operation.path) : undefined;
 
@@ -125,10 +132,20 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     return { ok: true, undo: async () => void (before ? await call(callbackSettings.operation.operationId, { body: restore }) : undefined) };
   };
 
+  const retryDelay = operationFieldOf(contract, 'x-callback-retry-delay');
+  const callbackRetryDelayMs: ControlApi['callbackRetryDelayMs'] = async () => {
+    if (!retryDelay) return { reason: 'the control contract names no retry delay (x-callback-retry-delay)' };
+    const answer = await call(retryDelay.operation.operationId);
+    if (!answer.ok) return { reason: answer.reason };
+    const ms = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[retryDelay.field] : undefined;
+    return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 ? { ms } : { reason: `${retryDelay.operation.operationId} answered no whole number of milliseconds in ${retryDelay.field}` };
+  };
+
   return {
     contract,
     source,
     simulations: readSimulations(contract),
+    callbackRetryDelayMs,
     call,
     ...(callbackSettings ? { callbackSettings } : {}),
     changeSettings,

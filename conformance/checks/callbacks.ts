@@ -27,7 +27,13 @@ interface Plan {
   webhook: WebhookModel;
   sources: TriggerSource[];
   events: CallbackEvent[];
-  retry?: { event: CallbackEvent; expected: RetryExpectation };
+  retry?: { event: CallbackEvent; expected: RetryExpectation; source: string };
+}
+
+/** A spacing of callback attempts to judge retries against instead of the contract's, and where it came from. */
+interface RetrySpacing {
+  ms: number;
+  source: string;
 }
 
 interface Watched {
@@ -80,7 +86,7 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
   if (options.callbacks?.token === undefined) notes.push(`the ${plan.webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
   if (redeliveries > 0) notes.push(`${redeliveries} redelivery(ies) of an acknowledged callback accepted (delivery is at least once)`);
   const retry = plan.retry;
-  if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (callbacks.retryIntervalMs), not the contract's ${retry.expected.overriddenFromMs} ms`);
+  if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (${retry.source}), not the contract's ${retry.expected.overriddenFromMs} ms`);
   const retryMeasured = retry !== undefined && triggered.some((w) => w.event === retry.event);
   if (retry && !retryMeasured) notes.push('retries not measured: the event chosen for it could not be triggered');
   notes.push(...notFired.map((reason) => `not triggered: ${reason}`));
@@ -105,12 +111,22 @@ function strays(receiver: CallbackReceiver, events: CallbackEvent[]): Map<string
 }
 
 /** The webhook's events; the first one's deliveries are failed to time the retries. */
-function planWebhook(webhook: WebhookModel, sources: TriggerSource[], retryIntervalMs: number | undefined): Plan {
+function planWebhook(webhook: WebhookModel, sources: TriggerSource[], spacing: RetrySpacing | undefined): Plan {
   const own = sources.filter((s) => s.webhook === webhook.operationId);
   const events = own.flatMap((s) => s.events);
-  const expected = retryExpectation(webhook.delivery, retryIntervalMs);
+  const expected = retryExpectation(webhook.delivery, spacing?.ms);
   const [first] = events;
-  return { webhook, sources: own, events, ...(first && expected ? { retry: { event: first, expected } } : {}) };
+  return { webhook, sources: own, events, ...(first && expected ? { retry: { event: first, expected, source: spacing?.source ?? "the contract's x-delivery" } } : {}) };
+}
+
+/**
+ * The spacing given to the suite (callbacks.retryIntervalMs), else the one a sandbox target reports through
+ * its control contract (x-callback-retry-delay), else none: the contract's own.
+ */
+async function retrySpacing(given: number | undefined, sandbox: SandboxStatus): Promise<RetrySpacing | undefined> {
+  if (given !== undefined) return { ms: given, source: 'callbacks.retryIntervalMs' };
+  const reported = sandbox.control ? await sandbox.control.callbackRetryDelayMs() : undefined;
+  return reported && 'ms' in reported ? { ms: reported.ms, source: 'reported by the sandbox through x-callback-retry-delay' } : undefined;
 }
 
 /** The dashboard settings the webhooks are sent to, each with the webhooks that use it. */
@@ -191,7 +207,8 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
       newKey: () => `${runId}-${++counter}`,
       supply: createSupply(context),
     });
-    const plans = webhooks.map((webhook) => planWebhook(webhook, sources, settings.retryIntervalMs));
+    const spacing = await retrySpacing(settings.retryIntervalMs, sandbox);
+    const plans = webhooks.map((webhook) => planWebhook(webhook, sources, spacing));
     // Registered before anything is fired: a callback may arrive before the triggering request returns.
     for (const { retry } of plans) if (retry) receiver.failFirst((d) => belongsTo(retry.event, d), retry.expected.attempts);
     const events = plans.flatMap((p) => p.events);

@@ -2,10 +2,11 @@
 // memory, response validation on, callback attempts 300 ms apart), it must pass every check of every
 // subject, and no callback may be skipped or left untriggered for want of a trigger: the sandbox control
 // API's simulations cause what the service's own operations cannot, and the suite points the dashboard
-// callback settings at its receiver through that API.
+// callback settings at its receiver through that API. The suite is not told the retry spacing: it reads
+// it from the sandbox (x-callback-retry-delay of the control contract).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxApp, type SandboxApp } from '../../sandbox/app.js';
-import { defaultConfig } from '../../sandbox/config.js';
+import { contractRetryDelayMs, defaultConfig } from '../../sandbox/config.js';
 import { createSite, listen, type Listening } from '../../sandbox/server.js';
 import { formatSummary } from '../report/summary.js';
 import { runConformance } from '../run.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
     timeoutMs: 5_000,
     concurrency: 8,
     strict: false,
-    callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: merchant.callbackTokens.test, retryIntervalMs: config.callbackRetryDelayMs, waitMs: 5_000 },
+    callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: merchant.callbackTokens.test, waitMs: 5_000 },
   });
 }, 120_000);
 
@@ -75,6 +76,13 @@ describe('the full conformance profile against the sandbox', () => {
       expect(result.cases, result.subject).toBeGreaterThan(1);
       // An event derived but not fired (a simulation refused, a step failing) shows as a note.
       expect((result.notes ?? []).filter((note) => note.startsWith('not triggered: ')), result.subject).toEqual([]);
+    }
+  });
+
+  it('times the retries against the spacing the sandbox reports, untold', () => {
+    const callbacks = summary.results.filter((r) => r.check === 'callbacks');
+    for (const result of callbacks) {
+      expect(result.notes ?? [], result.subject).toContain(`retry spacing judged against ${RETRY_DELAY_MS} ms (reported by the sandbox through x-callback-retry-delay), not the contract's ${contractRetryDelayMs()} ms`);
     }
   });
 });
