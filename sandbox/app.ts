@@ -124,13 +124,6 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   const settings = withPerKindCallbackUrls(platform.settings, config.callbackUrl, config.callbackUrls);
   const ctx: SandboxContext = { store, clock: platform.clock, ids: platform.ids, settings, callbacks: platform.callbacks, balances: platform.balances, idempotency: platform.idempotency };
 
-  const sandboxInfo: Pick<ControlHandlers, 'getSandbox'> = {
-    getSandbox: (_input, { principal }) => ({
-      status: 200,
-      body: { merchant_id: principal.merchantId, mode: principal.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: config.callbackRetryDelayMs },
-    }),
-  };
-
   const serviceHandlers: Handlers<Caller> = combineHandlers(
     balance.balanceAndBankHandlers(ctx),
     fixedVirtualAccounts.fixedVirtualAccountHandlers(ctx),
@@ -141,7 +134,6 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     directDebit.directDebitHandlers(ctx),
   );
   const controlHandlers: ControlHandlers = combineHandlers(
-    sandboxInfo,
     platformModule.platformControlHandlers(ctx, platform),
     fixedVirtualAccounts.fixedVirtualAccountControlHandlers(ctx),
     fixedPaymentCodes.fixedPaymentCodeControlHandlers(ctx),

@@ -1,5 +1,6 @@
-// The control API's platform endpoints (spec/sandbox/paths/sandbox_{clock,settings,balance_top_up,reset,
-// callbacks}*.yaml): the clock, the dashboard settings, balance top-ups, reset, and callback deliveries.
+// The control API's platform endpoints (spec/sandbox/paths/sandbox{,_clock,_settings,_balance_top_up,_reset,
+// _callbacks}*.yaml): the sandbox itself, the clock, the dashboard settings, balance top-ups, reset, and
+// callback deliveries.
 import type { Handlers } from '../../generated/sandbox/server.js';
 import type { Caller, SandboxContext, Scope } from '../context.js';
 import type { Platform } from './index.js';
@@ -8,7 +9,7 @@ import { SettingsValidationError } from './settings.js';
 type ControlHandlers = Handlers<Caller>;
 export type PlatformControlHandlers = Pick<
   ControlHandlers,
-  'getClock' | 'advanceClock' | 'getSettings' | 'updateSettings' | 'topUpBalance' | 'resetSandbox' | 'listCallbackDeliveries' | 'resendCallbackDelivery'
+  'getSandbox' | 'getClock' | 'advanceClock' | 'getSettings' | 'updateSettings' | 'topUpBalance' | 'resetSandbox' | 'listCallbackDeliveries' | 'resendCallbackDelivery'
 >;
 
 /** Only the merchant and mode select data; the rest of the caller is not part of a record's scope. */
@@ -16,7 +17,11 @@ const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mod
 
 export function platformControlHandlers(ctx: SandboxContext, platform: Platform): PlatformControlHandlers {
   const clockBody = () => ({ now: ctx.clock.now().toISOString(), offset_ms: platform.clock.offsetMs() });
+  /** What getSandbox answers, and resetSandbox after the reset. */
+  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs });
   return {
+    getSandbox: (_input, { principal }) => ({ status: 200, body: sandboxInfo(scopeOf(principal)) }),
+
     getClock: () => ({ status: 200, body: clockBody() }),
 
     advanceClock: async ({ body }) => {
@@ -53,7 +58,7 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
       await ctx.store.transaction((tx) => tx.clearScope(scope));
       // The settings overrides were among the cleared records; the cached copy goes too.
       platform.settings.forget(scope);
-      return { status: 200, body: { merchant_id: scope.merchantId, mode: scope.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs } };
+      return { status: 200, body: sandboxInfo(scope) };
     },
 
     listCallbackDeliveries: async ({ query }, { principal }) => ({
