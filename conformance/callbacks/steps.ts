@@ -7,7 +7,6 @@ import { bodyExamples, buildRequest } from '../data/requests.js';
 import { expectationFindings, type Expected } from '../expectations.js';
 import type { Exchange } from '../http.js';
 import type { CheckContext } from '../types.js';
-import { setAt } from './fields.js';
 
 export interface StepSpec {
   operationId: string;
@@ -24,11 +23,6 @@ export type StepResult = { ok: true; exchange: Exchange } | { ok: false; reason:
 export function firstExample(contract: Contract, operationId: string): JsonObject {
   const value = bodyExamples(contract, contract.operation(operationId))[0]?.value;
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? structuredClone(value) : {};
-}
-
-/** The first example with the given dotted fields replaced. */
-export function exampleWith(contract: Contract, operationId: string, fields: Record<string, string>): JsonObject {
-  return Object.entries(fields).reduce((body, [field, value]) => setAt(body, field, value), firstExample(contract, operationId));
 }
 
 /** The operation's only path parameter (the id of the object it acts on), if it has exactly one. */

@@ -137,7 +137,7 @@ describe('check 7 against a target that sends callbacks', () => {
 
   it('skips a callback whose triggering requests fail, naming the step', async () => {
     const summary = await run(['directDebitPayment'], { failing: ['createPaymentMethod'] });
-    expect(result(summary, 'directDebitPayment')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/payment_method_id: createPaymentMethod: expected status 200, got 500/) });
+    expect(result(summary, 'directDebitPayment')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/payment_method_id: createPaymentMethod \(createPaymentMethod\): expected status 200, got 500/) });
   }, 20_000);
 
   it('skips every webhook when no receiver is configured', async () => {
