@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { escapePointerToken, isObject } from '../../generator/model/read-model.js';
 import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
-import { samplePattern, synthesize, typesOf, type Hints, type SchemaTools } from './synthesize.js';
+import { synthesize, typesOf, type Hints, type SchemaTools } from './synthesize.js';
 
 export interface Rule {
   /** Identity across bases: where the keyword sits in the schema and where it applies in the value. */

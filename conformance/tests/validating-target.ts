@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '../../generator/model/types.js';
 import { createPathMatcher } from '../../generator/runtime/path-matcher.js';
 import type { Contract } from '../contract.js';
 import { fromWire } from '../data/negative-requests.js';

@@ -2,7 +2,7 @@
 
 import type { operations } from './types.js';
 import { operationValidators } from './validators/index.js';
-import { createRouter as createTableRouter, type HandlerResponse, type LowercaseKeys, type RequestContext, type RouterOptions, type RouteTable } from '../runtime/router.js';
+import { createRouter as createTableRouter, type HandlerResponse, type RequestContext, type RouterOptions, type RouteTable } from '../runtime/router.js';
 
 export { ResponseContractError } from '../runtime/router.js';
 export type { BasicCredentials, HandlerResponse, RequestContext, RouterOptions, ValidationIssue } from '../runtime/router.js';

@@ -108,13 +108,15 @@ const headline = (operation: OperationModel): string => `${operation.operationId
 export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('server.ts');
+  // LowercaseKeys types header parameters only: a contract without any (the control API) does not import it.
+  const usesHeaders = model.operations.some((operation) => operation.parameters.some((parameter) => parameter.in === 'header'));
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['operations'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['operationValidators'] });
   file.addImportDeclaration({
     moduleSpecifier: runtimeImport(target, 'router.js'),
     namedImports: [
       { name: 'createRouter', alias: 'createTableRouter' },
-      ...['HandlerResponse', 'LowercaseKeys', 'RequestContext', 'RouterOptions', 'RouteTable'].map((name) => ({ name, isTypeOnly: true })),
+      ...['HandlerResponse', ...(usesHeaders ? ['LowercaseKeys'] : []), 'RequestContext', 'RouterOptions', 'RouteTable'].map((name) => ({ name, isTypeOnly: true })),
     ],
   });
   file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), namedExports: ['ResponseContractError'] });

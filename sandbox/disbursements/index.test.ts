@@ -6,7 +6,6 @@ import { asObject, CALLBACK_URL, callerOf, useBench, type KeyName } from './test
 const bca = { external_id: 'payout-2026-11-21-0001', bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Komisi penjualan November 2026', amount: 17500000 };
 const danamon = { external_id: 'payout-2026-11-21-0002', bank_code: 'DANAMON', account_holder_name: 'Budi Santoso', account_number: '003-601-123456', description: 'Refund pesanan INV-2026-0417', amount: 2450000, email_to: ['budi.santoso@example.co.id'], email_cc: ['finance@tokoberkah.co.id'] };
 
-type Json = Record<string, unknown>;
 const idOf = (value: unknown): string => String(asObject(value).id);
 
 const bench = useBench();
