@@ -46,13 +46,15 @@ describe('CommittedRecords', () => {
     expect(cache.get(key('1', 'm-b'))).toBe('b');
   });
 
-  it('keeps at most its capacity, forgetting the first remembered first', () => {
+  it('keeps at most its capacity, forgetting the least recently used first', () => {
     const cache = new CommittedRecords(2);
     cache.remember(key('1'), '1');
     cache.remember(key('2'), '2');
+    // Reading 1 makes 2 the least recently used.
+    expect(cache.get(key('1'))).toBe('1');
     cache.remember(key('3'), '3');
-    expect(cache.get(key('1'))).toBeUndefined();
-    expect(cache.get(key('2'))).toBe('2');
+    expect(cache.get(key('2'))).toBeUndefined();
+    expect(cache.get(key('1'))).toBe('1');
     expect(cache.get(key('3'))).toBe('3');
   });
 });

@@ -18,9 +18,14 @@ export class CommittedRecords {
 
   constructor(private readonly capacity: number) {}
 
-  /** The committed text of a record, if known. */
+  /** The committed text of a record, if known. A record read is kept longest (it moves to the back of the line). */
   get(key: string): string | undefined {
-    return this.#texts.get(key);
+    const text = this.#texts.get(key);
+    if (text !== undefined) {
+      this.#texts.delete(key);
+      this.#texts.set(key, text);
+    }
+    return text;
   }
 
   /** What a read of committed data found (never called inside a transaction). */
@@ -71,7 +76,7 @@ export class CommittedRecords {
   }
 
   #set(key: string, text: string): void {
-    // The first remembered go first when the cache is full.
+    // The least recently read or remembered go first when the cache is full (Map order: oldest first).
     this.#texts.set(key, text);
     if (this.#texts.size > this.capacity) this.#texts.delete(this.#texts.keys().next().value as string);
   }

@@ -26,7 +26,7 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
 
-/** How many records' committed text is kept in memory for reads by id (the oldest go first). */
+/** How many records' committed text is kept in memory for reads by id (the least recently used go first). */
 const COMMITTED_RECORDS_CACHED = 10_000;
 
 /** A looked-up value as SQLite compares it with `json_extract`'s result (JSON true/false come out as 1/0). */
