@@ -1,4 +1,4 @@
-// The embedded store: SQLite through better-sqlite3, in one file under DATA_DIR (or in memory).
+// The SQLite store (STORE=sqlite): better-sqlite3, one file under DATA_DIR (or in memory).
 // Durability: WAL journal with synchronous=NORMAL. A committed transaction is in the WAL file (in the
 // operating system's hands) before the caller hears about it, so a crash or kill of the process loses no
 // acknowledged write; only a crash of the machine itself could lose the last commits, which the sandbox
