@@ -116,36 +116,37 @@ export function formatTable(rows: readonly Measured[]): string {
   const lines = rows.map(({ target, round, result }) =>
     line(rounds > 1 ? `${target} #${round}` : target, result.requests.average, result.latency.p50, result.latency.p99, result.requests.total, result.non2xx, result.errors),
   );
-  const medians = new Map<string, number>();
-  for (const target of targets) {
+  /** Each target's rounds summed up once: the median row, the ratio and the failure lines all read it. */
+  const summaries = targets.map((target) => {
     const own = rows.filter((row) => row.target === target).map((row) => row.result);
-    medians.set(target, median(own.map((result) => result.requests.average)));
-    if (rounds > 1) {
-      const sum = (pick: (result: Measured['result']) => number): number => own.reduce((total, result) => total + pick(result), 0);
-      lines.push(
-        line(`${target} median`, medians.get(target)!, median(own.map((result) => result.latency.p50)), median(own.map((result) => result.latency.p99)), sum((result) => result.requests.total), sum((result) => result.non2xx), sum((result) => result.errors)),
-      );
-    }
-  }
+    const sum = (pick: (result: Measured['result']) => number): number => own.reduce((total, result) => total + pick(result), 0);
+    return {
+      target,
+      throughput: median(own.map((result) => result.requests.average)),
+      p50: median(own.map((result) => result.latency.p50)),
+      p99: median(own.map((result) => result.latency.p99)),
+      total: sum((result) => result.requests.total),
+      non2xx: sum((result) => result.non2xx),
+      errors: sum((result) => result.errors),
+    };
+  });
+  if (rounds > 1) for (const t of summaries) lines.push(line(`${t.target} median`, t.throughput, t.p50, t.p99, t.total, t.non2xx, t.errors));
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((cells) => cells[column]!.length)));
   const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   const table = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)];
-  const [first, second] = targets;
-  if (first !== undefined && second !== undefined && medians.get(second)! > 0) {
-    const ratio = medians.get(first)! / medians.get(second)!;
+  const [first, second] = summaries;
+  if (first !== undefined && second !== undefined && second.throughput > 0) {
+    const ratio = first.throughput / second.throughput;
     const byRound = Array.from({ length: rounds }, (_, index) => {
       const of = (target: string) => rows.find((row) => row.target === target && row.round === index + 1)?.result.requests.average ?? 0;
-      return of(second) > 0 ? `${(of(first) / of(second)).toFixed(1)}x` : '-';
+      return of(second.target) > 0 ? `${(of(first.target) / of(second.target)).toFixed(1)}x` : '-';
     });
-    table.push('', `${first}/${second} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
+    table.push('', `${first.target}/${second.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
   }
   // An answer that is not a success is cheaper (or dearer) than the work the mix asks for: such a run
   // does not measure the mix.
-  for (const target of targets) {
-    const own = rows.filter((row) => row.target === target).map((row) => row.result);
-    const non2xx = own.reduce((total, result) => total + result.non2xx, 0);
-    const errors = own.reduce((total, result) => total + result.errors, 0);
-    if (non2xx > 0 || errors > 0) table.push(`not comparable: ${target} failed ${non2xx + errors} requests (${non2xx} non-2xx, ${errors} errors)`);
+  for (const t of summaries) {
+    if (t.non2xx > 0 || t.errors > 0) table.push(`not comparable: ${t.target} failed ${t.non2xx + t.errors} requests (${t.non2xx} non-2xx, ${t.errors} errors)`);
   }
   return table.join('\n');
 }
