@@ -2,8 +2,9 @@
 // event the suite can cause, where the target sends it, and the request body that causes it, with the
 // values that tell its deliveries apart from every other request's.
 import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel, WebhookModel } from '../../generator/model/types.js';
+import type { Json, JsonObject, WebhookModel } from '../../generator/model/types.js';
 import type { CheckContext } from '../types.js';
+import { bodyReferences, type Reference } from '../workflows/resources.js';
 import { duplicateFields, echoedIdentifiers, schemaAt, setAt, uniquify } from './fields.js';
 import { referenceFields, type Supplied } from './prerequisites.js';
 import type { SandboxStatus } from './sandbox.js';
@@ -50,7 +51,7 @@ export interface TriggerEnv {
   dashboardReachesReceiver: boolean;
   sandbox: SandboxStatus;
   newKey: () => string;
-  supply: (operation: OperationModel, field: string) => Promise<Supplied>;
+  supply: (reference: Reference) => Promise<Supplied>;
 }
 
 /** How the target learns where to send the webhook when the suite sends `operationId`. */
@@ -85,10 +86,10 @@ export const fired = (env: TriggerEnv, result: StepResult): Fired =>
 /** Fills the creation body's references to other objects (a direct debit's payment method) with objects the suite makes. */
 export async function withReferences(env: TriggerEnv, creation: string, body: JsonObject): Promise<{ body: JsonObject } | { reason: string }> {
   let filled = body;
-  for (const field of referenceFields(env.context.contract, creation)) {
-    const supplied = await env.supply(env.context.contract.operation(creation), field);
-    if (!('value' in supplied)) return { reason: `no object for ${creation}'s ${field}: ${supplied.reason}` };
-    filled = setAt(filled, field, supplied.value);
+  for (const reference of bodyReferences(env.context.contract, env.context.contract.operation(creation))) {
+    const supplied = await env.supply(reference);
+    if (!('value' in supplied)) return { reason: `no object for ${creation}'s ${reference.field}: ${supplied.reason}` };
+    filled = setAt(filled, reference.field, supplied.value);
   }
   return { body: filled };
 }

@@ -2,12 +2,11 @@
 // customer and a linked account. The contract names these fields (the `not_found` error triggers with a
 // body parameter); the objects are provided the way the stateful workflows provide them
 // (workflows/provision.ts), a chain derived from the contract's own operations, so it is written once.
-import type { OperationModel } from '../../generator/model/types.js';
 import type { Contract } from '../contract.js';
 import type { CheckContext } from '../types.js';
 import { UniqueValues } from '../workflows/data.js';
 import { CannotProvide, planProvision, type Action, type Provided } from '../workflows/provision.js';
-import { bodyReferences, referencedKind } from '../workflows/resources.js';
+import { bodyReferences, referencedKind, type Reference } from '../workflows/resources.js';
 import { runScenario } from '../workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS } from '../workflows/steps.js';
 
@@ -38,12 +37,11 @@ async function provide(context: CheckContext, kind: string): Promise<Supplied> {
 }
 
 /** Supplies each kind of referenced object once per run (one payment method serves every direct debit event). */
-export function createSupply(context: CheckContext): (operation: OperationModel, field: string) => Promise<Supplied> {
+export function createSupply(context: CheckContext): (reference: Reference) => Promise<Supplied> {
   const cache = new Map<string, Promise<Supplied>>();
-  return (operation, field) => {
-    const reference = bodyReferences(context.contract, operation).find((candidate) => candidate.field === field);
-    const kind = reference ? referencedKind(context.contract, reference) : undefined;
-    if (kind === undefined) return Promise.resolve({ reason: `the suite cannot tell which kind of object ${operation.operationId}'s ${field} names` });
+  return (reference) => {
+    const kind = referencedKind(context.contract, reference);
+    if (kind === undefined) return Promise.resolve({ reason: `the suite cannot tell which kind of object ${reference.field} names` });
     const existing = cache.get(kind);
     if (existing) return existing;
     const made = provide(context, kind).catch((error: unknown) => ({ reason: `${kind}: ${error instanceof Error ? error.message : String(error)}` }));
