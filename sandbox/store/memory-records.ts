@@ -266,11 +266,10 @@ export class MemoryRecords {
   }
 
   /** Every record, in insertion order, with its collection (to rewrite the journal). */
-  *all(): Generator<{ collection: string; record: StoredRecord }> {
+  all(): { collection: string; record: StoredRecord }[] {
     const every: { collection: string; record: StoredRecord }[] = [];
     for (const c of this.#collections.values()) for (const records of c.scopes.values()) for (const record of records.values()) every.push({ collection: c.name, record });
-    every.sort((a, b) => a.record.seq - b.record.seq);
-    yield* every;
+    return every.sort((a, b) => a.record.seq - b.record.seq);
   }
 
   #insert(c: Collection, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {
