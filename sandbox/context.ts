@@ -11,6 +11,9 @@ export interface Caller extends Scope {
   ownerId: string;
 }
 
+/** The scope of the caller's key: its merchant and mode (never the owner id, which is not part of it). */
+export const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mode: caller.mode });
+
 /** Sandbox time: the real clock plus an offset the control API can advance (expiries, retry spacing). */
 export interface Clock {
   now(): Date;

@@ -4,7 +4,7 @@
 import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
 import type { Handlers, HandlerResponse } from '../../generated/server.js';
 import { findCustomer } from '../customers/customers.js';
-import type { Caller, SandboxContext } from '../context.js';
+import { scopeOf, type Caller, type SandboxContext } from '../context.js';
 import { DuplicateKeyError } from '../store/store.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpMessages } from './otp.js';
@@ -13,7 +13,6 @@ import {
   currentPaymentMethod,
   linkedAccountView,
   paymentMethodView,
-  scopeOf,
   storedJson,
   tokenView,
   type LinkedAccountRecord,

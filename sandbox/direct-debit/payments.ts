@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
 import type { Handlers, HandlerResponse } from '../../generated/server.js';
 import type { DirectDebitPaymentCallback } from '../../generated/webhooks.js';
-import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
+import { scopeOf, type Caller, type SandboxContext, type Scope, type Transaction } from '../context.js';
 import { canonicalJson } from '../json.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpExpiresAt, otpMessages } from './otp.js';
-import { COLLECTIONS, currentPaymentMethod, paymentView, scopeOf, storedJson, type LinkedAccountRecord, type PaymentMethodRecord, type PaymentRecord } from './records.js';
+import { COLLECTIONS, currentPaymentMethod, paymentView, storedJson, type LinkedAccountRecord, type PaymentMethodRecord, type PaymentRecord } from './records.js';
 
 type PaymentHandlers = Pick<Handlers<Caller>, 'createDirectDebitPayment' | 'validateDirectDebitPaymentOtp' | 'getDirectDebitPaymentByReferenceId' | 'getDirectDebitPayment'>;
 type PaymentControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment'>;

@@ -2,7 +2,7 @@
 // little bookkeeping the responses do not show (OTP attempts, the callback URL, the uniqueness key of an
 // ACTIVE payment method); the views drop it, and compute what depends on time at read time.
 import type { components } from '../../generated/types.js';
-import type { Caller, Json, Scope } from '../context.js';
+import type { Json } from '../context.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { OtpState } from './otp.js';
 
@@ -91,9 +91,6 @@ export type PaymentRecord = OtpState & {
   updated: string | null;
   metadata: Json;
 };
-
-/** The scope of the caller's key: its merchant and mode (never the owner id, which is not part of it). */
-export const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mode: caller.mode });
 
 /**
  * A request value (or an object of a generated type) as stored JSON: the round trip drops `undefined`

@@ -2,7 +2,7 @@
 // _callbacks}*.yaml): the sandbox itself, the clock, the dashboard settings, balance top-ups, reset, and
 // callback deliveries.
 import type { Handlers } from '../../generated/sandbox/server.js';
-import type { Caller, SandboxContext, Scope } from '../context.js';
+import { scopeOf, type Caller, type SandboxContext, type Scope } from '../context.js';
 import type { Platform } from './index.js';
 import { SettingsValidationError } from './settings.js';
 
@@ -12,8 +12,6 @@ export type PlatformControlHandlers = Pick<
   'getSandbox' | 'getClock' | 'advanceClock' | 'getSettings' | 'updateSettings' | 'topUpBalance' | 'resetSandbox' | 'listCallbackDeliveries' | 'resendCallbackDelivery'
 >;
 
-/** Only the merchant and mode select data; the rest of the caller is not part of a record's scope. */
-const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mode: caller.mode });
 
 export function platformControlHandlers(ctx: SandboxContext, platform: Platform): PlatformControlHandlers {
   const clockBody = () => ({ now: ctx.clock.now().toISOString(), offset_ms: platform.clock.offsetMs() });

@@ -14,7 +14,7 @@ import type { FetchHandler } from '../../generated/runtime/node-listener.js';
 import { createPaymentsClient as createControlClient, type PaymentsClient as ControlClient } from '../../generated/sandbox/client.js';
 import { createSandboxApp, type SandboxApp } from '../app.js';
 import { defaultConfig, type MerchantConfig, type SandboxConfig } from '../config.js';
-import type { Caller, Json, Scope } from '../context.js';
+import { scopeOf as scopeOfCaller, type Caller, type Json, type Scope } from '../context.js';
 import { createSite } from '../server.js';
 
 /** Where the clients pretend the sandbox is; nothing listens there. */
@@ -52,7 +52,7 @@ export function callerOf(name: TestKeyName): Caller {
   const merchant = name.startsWith('a') ? TEST_MERCHANTS.a : TEST_MERCHANTS.b;
   return { merchantId: merchant.id, mode: name.endsWith('Test') ? 'test' : 'live', ownerId: merchant.ownerId };
 }
-export const scopeOf = (name: TestKeyName): Scope => ({ merchantId: callerOf(name).merchantId, mode: callerOf(name).mode });
+export const scopeOf = (name: TestKeyName): Scope => scopeOfCaller(callerOf(name));
 
 /** One callback as the merchant's endpoint received it. */
 export interface ReceivedCallback {
