@@ -11,18 +11,13 @@ import addFormatsModule from 'ajv-formats';
 import { getFixedVirtualAccount_response200 as compiledValidator } from '../generated/validators/strict.js';
 import type { Validator } from '../generated/runtime/validator.js';
 import { readBundle } from './generate.js';
+import { median } from './median.js';
 import type { Json, JsonObject } from './model/types.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const GENERATE_RUNS = Number(process.env.BENCH_GENERATE_RUNS ?? 5);
 const VALIDATION_MS = Number(process.env.BENCH_VALIDATION_MS ?? 1500);
 const ROUNDS = 3;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 function timeGenerate(): number[] {
   const times: number[] = [];

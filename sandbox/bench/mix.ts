@@ -3,6 +3,7 @@
 // disbursement gets a fresh external_id and idempotency key (a replay would measure the idempotency store).
 import type { Request as CannonRequest, Result } from 'autocannon';
 import { readFileSync } from 'node:fs';
+import { median } from '../../generator/median.js';
 
 export const bundledContractPath = new URL('../../generated/openapi.json', import.meta.url);
 
@@ -87,12 +88,6 @@ export interface Measured {
   round: number;
   result: Pick<Result, 'requests' | 'latency' | 'non2xx' | 'errors' | 'duration'> & { requests: Result['requests'] };
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /**
  * One row per target and round, then each target's median row (when there are several rounds), and the
