@@ -2,13 +2,16 @@
 // write per group of transactions. A line is a transaction's writes in order:
 //   ["put", collection, merchant id, mode, record]   the record as now stored (new or replaced)
 //   ["clear", merchant id, mode]                    every record of that scope gone
-// The first line names the format and its version (JOURNAL_HEADER). Reading the lines again in order
-// rebuilds the data. Only the end of the file can be torn (a process killed in the middle of a write, which
-// was then never acknowledged): a last line without its newline is cut off when the file is opened. A damaged line before the end is refused, never skipped. When superseded lines make
-// up most of it, the file is rewritten with one line per live record (beside it, then renamed over it).
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+// The first line names the format and its version (JOURNAL_HEADER). Reading the lines again in order, a
+// chunk of the file at a time (file-lines.ts: a journal may outgrow any string), rebuilds the data. Only the
+// end of the file can be torn (a process killed in the middle of a write, which was then never
+// acknowledged): a last line without its newline is cut off when the file is opened. A damaged line before
+// the end is refused, never skipped. When superseded lines make up most of it, the file is rewritten with
+// one line per live record (beside it, then renamed over it).
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockDataDir } from './data-dir-lock.js';
+import { forEachLine } from './file-lines.js';
 import type { JsonRecord, Mode } from './store.js';
 
 export const JOURNAL_FILE = 'sandbox.journal';
@@ -141,16 +144,10 @@ export class JournalFile {
     if (version > JOURNAL_VERSION) throw new Error(`${this.path} was written by a newer sandbox (journal version ${version}; this one reads up to ${JOURNAL_VERSION})`);
   }
 
-  /** Replays every complete line; cuts off a torn last line. Returns the size of what is kept. */
+  /** Replays every complete line, a chunk of the file at a time; cuts off a torn last line. Returns the size of what is kept. */
   #replay(replay: (operations: JournalOperation[]) => void): number {
-    const content = readFileSync(this.path);
-    const end = content.lastIndexOf(0x0a) + 1;
-    const text = content.subarray(0, end).toString('utf8');
     let lineNumber = 0;
-    for (let start = 0; start < text.length; ) {
-      const newline = text.indexOf('\n', start);
-      const line = text.slice(start, newline);
-      start = newline + 1;
+    const { linesEnd: end, fileSize } = forEachLine(this.path, (line) => {
       lineNumber += 1;
       let parsed: unknown;
       try {
@@ -167,8 +164,8 @@ export class JournalFile {
           throw new Error(`${this.path}: line ${lineNumber} cannot be applied: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
       }
-    }
-    if (end < content.length) {
+    });
+    if (end < fileSize) {
       // A write cut short by the end of its process: never acknowledged, so nothing of it is kept.
       const fd = openSync(this.path, 'r+');
       try {

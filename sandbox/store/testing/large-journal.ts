@@ -1,0 +1,89 @@
+// A journal far larger than its live data, as a long-running sandbox leaves one: a few records updated over
+// and over, each update a line. Written straight to the file (through the store it would take minutes), for
+// the reopening test (journal-store.large.test.ts) and benchmark (sandbox/bench/reopen.ts).
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { JOURNAL_FILE, JOURNAL_HEADER, journalLine, putOperation } from '../journal-file.js';
+import type { CollectionDefinition, JsonRecord, Scope } from '../store.js';
+
+export const LARGE_JOURNAL_COLLECTION = 'updated_things';
+export const largeJournalCollections: CollectionDefinition[] = [{ name: LARGE_JOURNAL_COLLECTION, unique: ['external_id'], indexed: ['round'] }];
+export const largeJournalScope: Scope = { merchantId: 'm-large', mode: 'test' };
+
+/** `LARGE_JOURNAL_BYTES` from the environment, or `fallback`. */
+export function largeJournalBytes(fallback: number): number {
+  const given = process.env.LARGE_JOURNAL_BYTES;
+  const bytes = given === undefined ? fallback : Number(given);
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new Error(`LARGE_JOURNAL_BYTES must be a whole number of bytes, not ${given ?? ''}`);
+  return bytes;
+}
+
+export interface LargeJournalOptions {
+  /** The journal grows until it holds at least this many bytes. */
+  bytes: number;
+  /** Records updated in turn (default 1,000). */
+  liveRecords?: number;
+  /** Characters of filler per record, which sets the size of a line (default 1,000). */
+  fillerChars?: number;
+}
+
+export interface LargeJournal {
+  path: string;
+  bytes: number;
+  lines: number;
+  /** Each record as its last line left it, in insertion order. */
+  live: JsonRecord[];
+}
+
+/** Bytes gathered before each write. */
+const WRITE_BYTES = 8 << 20;
+
+export function writeLargeJournal(dataDir: string, options: LargeJournalOptions): LargeJournal {
+  const path = join(dataDir, JOURNAL_FILE);
+  const liveRecords = options.liveRecords ?? 1000;
+  const fillerChars = options.fillerChars ?? 1000;
+  if (fillerChars > WRITE_BYTES / 2) throw new Error(`a record's filler is at most ${WRITE_BYTES / 2} characters`);
+  const filler = 'x'.repeat(fillerChars);
+  const live: JsonRecord[] = [];
+  const fd = openSync(path, 'w');
+  // Lines are gathered in one buffer and written together; a line never nears the slack left after WRITE_BYTES.
+  const buffer = Buffer.allocUnsafe(2 * WRITE_BYTES);
+  let used = 0;
+  let bytes = 0;
+  let lines = 0;
+  const write = (): void => {
+    for (let written = 0; written < used; ) written += writeSync(fd, buffer, written, used - written);
+    bytes += used;
+    used = 0;
+  };
+  try {
+    used += buffer.write(JOURNAL_HEADER, used);
+    for (let n = 0; bytes + used < options.bytes; n++) {
+      const index = n % liveRecords;
+      const record: JsonRecord = { id: `thing-${index}`, external_id: `ext-${index}`, round: Math.floor(n / liveRecords), filler };
+      live[index] = record;
+      used += buffer.write(journalLine([putOperation(LARGE_JOURNAL_COLLECTION, largeJournalScope.merchantId, largeJournalScope.mode, JSON.stringify(record))]), used);
+      lines += 1;
+      if (used >= WRITE_BYTES) write();
+    }
+    write();
+  } finally {
+    closeSync(fd);
+  }
+  return { path, bytes, lines, live };
+}
+
+let collectGarbage: (() => void) | undefined;
+
+/** Bytes of heap in use once garbage is collected: what the live objects take. */
+export function liveHeapBytes(): number {
+  if (!collectGarbage) {
+    // Lets this process ask for a full collection without starting node with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+}
