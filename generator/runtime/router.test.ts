@@ -218,6 +218,24 @@ describe('request bodies', () => {
     const { router } = setup();
     expect((await router(jsonPost({ name: 'x'.repeat(1024 * 1024), amount: 5 }))).status).toBe(413);
   });
+
+  it('a number JSON cannot carry (1e309) is a validation error naming the field, never stored as null', async () => {
+    const { router, calls } = setup();
+    const response = await router(request('POST', '/things', { body: '{"name":"a","amount":5,"metadata":{"big":1e309}}', headers: { 'content-type': 'application/json' } }));
+    expect(await answer(response)).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/metadata/big', keyword: 'type' }] } });
+    expect(calls).toEqual([]);
+  });
+
+  it('a body nested deeper than maxJsonDepth is a validation error, at any depth', async () => {
+    const { router, calls } = setup({ maxJsonDepth: 8 });
+    const deep = (levels: number): string => `{"name":"a","amount":5,"extra":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    expect((await router(request('POST', '/things', { body: deep(7), headers: { 'content-type': 'application/json' } }))).status).toBe(200);
+    for (const levels of [8, 5_000, 100_000]) {
+      const got = await answer(await router(request('POST', '/things', { body: deep(levels), headers: { 'content-type': 'application/json' } })));
+      expect(got).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', keyword: 'maxDepth', message: 'must not nest objects and arrays more than 8 levels deep' }] } });
+    }
+    expect(calls).toHaveLength(1);
+  });
 });
 
 describe('validation', () => {

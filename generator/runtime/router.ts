@@ -6,6 +6,7 @@
 import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js';
 import { createPathMatcher } from './path-matcher.js';
 import { answerToResponse, nativeFromRequest, withNativeHandler, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
+import { DEFAULT_MAX_JSON_DEPTH, findJsonLimitBreach } from './json-limits.js';
 import { collectValues, mediaTypeOf, parseBody, parseJson, type BodyMediaType } from './request-body.js';
 import { genericValidationError, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type IssueLocation, type ValidationIssue } from './validation-errors.js';
 import type { OperationValidators, Validator } from './validator.js';
@@ -65,6 +66,8 @@ export interface RouterOptions<Principal> {
   validateResponses?: boolean;
   /** Largest accepted request body, in bytes; larger gets 413. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Deepest accepted nesting of objects and arrays in a JSON body; deeper is a validation error. Default 32. */
+  maxJsonDepth?: number;
   /** Told about thrown errors and broken responses; the client only ever sees the generic 500. */
   onError?: (error: unknown, request: Request) => void;
 }
@@ -119,8 +122,13 @@ function malformed(route: RouteDefinition): Parsed {
   return { ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) };
 }
 
+interface BodyLimits {
+  maxBytes: number;
+  maxJsonDepth: number;
+}
+
 /** Reads and parses the body the operation takes; `value` is undefined when there is none. */
-async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes: number): Promise<Parsed> {
+async function readBody(route: RouteDefinition, request: NativeRequest, { maxBytes, maxJsonDepth }: BodyLimits): Promise<Parsed> {
   // Without a body in the contract the body is ignored (the caller does not read it), except that an operation
   // documenting a malformed-body error answers it for a non-empty body that is not JSON (decision
   // `get-disbursement-invalid-json`).
@@ -140,7 +148,11 @@ async function readBody(route: RouteDefinition, request: NativeRequest, maxBytes
     return { ok: false, response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]) };
   }
   const parsed = parseBody(text.text, mediaType);
-  return parsed.ok ? { ok: true, value: parsed.value, mediaType } : malformed(route);
+  if (!parsed.ok) return malformed(route);
+  // Before the validators and handlers, which walk the body recursively and store it as JSON again.
+  const breach = mediaType === 'application/json' ? findJsonLimitBreach(parsed.value, maxJsonDepth) : undefined;
+  if (breach) return { ok: false, response: validationFailure(route, [{ location: 'body', ...breach }]) };
+  return { ok: true, value: parsed.value, mediaType };
 }
 
 /** Runs one validator; coercing validators convert `data` in place, so the handler gets typed values. */
@@ -189,7 +201,7 @@ export function createRouter<Principal, Table extends RouteTable>(
   // Object.entries forgets the key type; these are exactly the table's own keys.
   const routes = Object.entries(table) as [keyof Table & string, RouteDefinition][];
   const match = createPathMatcher(routes.map(([operationId, route]) => ({ method: route.method, path: route.path, value: { operationId, route } })));
-  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyLimits: BodyLimits = { maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH };
   const validateResponses = options.validateResponses === true;
   const report = (error: unknown, request: NativeRequest): void => {
     if (!options.onError) return;
@@ -208,7 +220,7 @@ export function createRouter<Principal, Table extends RouteTable>(
     const principal = authenticated instanceof Promise ? await authenticated : authenticated;
     if (principal === null) return errorResponse(route.unauthorizedError, GENERIC_MESSAGES.unauthorized, { 'www-authenticate': 'Basic realm="payments"' });
 
-    const body = route.body || route.malformedBodyError ? await readBody(route, request, maxBytes) : NO_BODY;
+    const body = route.body || route.malformedBodyError ? await readBody(route, request, bodyLimits) : NO_BODY;
     if (!body.ok) return body.response;
 
     const input: Record<string, unknown> = {};
