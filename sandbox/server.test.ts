@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
+import { buildDocs, createSite, DOCS, httpsRequiredResponse, listen, routeByFirstByte, type Listening } from './server.js';
 
 const answer = (who: string) => async (request: Request) => new Response(JSON.stringify({ who, path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
 const site = createSite({ service: answer('service'), control: answer('control'), docs: { service: '<html>service docs</html>' } });
@@ -112,6 +112,34 @@ describe('listen over HTTPS', () => {
     const response = await fetch(`http://127.0.0.1:${server.port}/balance`);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error_code: 'HTTPS_REQUIRED' });
+  });
+});
+
+describe('routeByFirstByte', () => {
+  it('answers a plain-HTTP request cut off before the end of its head once the timeout passes, instead of holding it open', async () => {
+    const refusal = httpsRequiredResponse('https://127.0.0.1/');
+    const sockets: Socket[] = [];
+    const front = createNetServer((socket) => {
+      sockets.push(socket);
+      routeByFirstByte(socket, () => socket.destroy(), refusal, 300);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const started = Date.now();
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect((front.address() as AddressInfo).port, '127.0.0.1', () => socket.write('GET /balance HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        resolve(`still open: ${text}`);
+      }, 3_000);
+    });
+    expect(raw).toBe(refusal);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
   });
 });
 

@@ -11,7 +11,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '../generated/runtime/native-request.js';
-import { toNodeListener, type FetchHandler } from '../generated/runtime/node-listener.js';
+import { answerProtocolErrors, toNodeListener, type FetchHandler } from '../generated/runtime/node-listener.js';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -142,6 +142,7 @@ export interface Listening {
 const TLS_HANDSHAKE = 0x16;
 /** How much of a plain-HTTP request head is read before it is answered anyway. */
 const PLAIN_HEAD_LIMIT = 16 * 1024;
+/** How long a connection may take to send its first byte, and a plain-HTTP one the rest of its request head. */
 const SNIFF_TIMEOUT_MS = 30_000;
 
 /** The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body. */
@@ -152,12 +153,15 @@ export function httpsRequiredResponse(httpsUrl: string): string {
 
 /**
  * Routes each connection by its first byte: a TLS handshake goes to `tls`, anything else is answered with
- * `refusal` once the request head is in (answering before it would make some clients see a reset instead).
+ * `refusal` once the request head is in (answering before it would make some clients see a reset instead),
+ * or once `timeoutMs` has passed without it, so a request cut off mid-head is answered, not held open.
  */
-export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string): void {
+export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string, timeoutMs: number = SNIFF_TIMEOUT_MS): void {
   // A connection that never says anything must not be kept forever.
-  socket.setTimeout(SNIFF_TIMEOUT_MS, () => socket.destroy());
+  const silent = (): void => void socket.destroy();
+  socket.setTimeout(timeoutMs, silent);
   socket.once('data', (first: Buffer) => {
+    socket.off('timeout', silent);
     socket.pause();
     socket.setTimeout(0);
     if (first[0] === TLS_HANDSHAKE) {
@@ -167,10 +171,17 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
       return;
     }
     let head = first;
+    let answered = false;
     const answer = (): void => {
+      if (answered) return;
+      answered = true;
+      socket.setTimeout(0);
       socket.removeAllListeners('data');
       socket.end(refusal);
+      // A client that never reads its answer or closes must not hold the socket either.
+      setTimeout(() => socket.destroy(), timeoutMs).unref();
     };
+    socket.setTimeout(timeoutMs, answer);
     const complete = (): boolean => head.includes('\r\n\r\n') || head.length >= PLAIN_HEAD_LIMIT;
     if (complete()) return answer();
     socket.on('data', (more: Buffer) => {
@@ -200,7 +211,7 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   let httpServer: HttpServer;
   let front: ReturnType<typeof createNetServer> | HttpServer;
   if (options.tls) {
-    const https = createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+    const https = answerProtocolErrors(createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener));
     httpServer = https;
     https.on('tlsClientError', (_error, socket) => socket.destroy());
     front = createNetServer((socket) => {
@@ -208,7 +219,7 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
       routeByFirstByte(socket, (raw) => https.emit('connection', raw), httpsRequiredResponse(`${origin}/`));
     });
   } else {
-    httpServer = createHttpServer(listener);
+    httpServer = answerProtocolErrors(createHttpServer(listener));
     httpServer.on('connection', track);
     front = httpServer;
   }

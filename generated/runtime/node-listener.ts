@@ -2,8 +2,9 @@
 
 // Serves a fetch-standard handler, `(request: Request) => Promise<Response>` (the generated router, the
 // webhook receiver), on Node's http/https servers: `createServer(toNodeListener(router)).listen(...)`.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { nativeHandlerOf, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
 import type { BodyText } from './request-body.js';
 
@@ -18,15 +19,91 @@ function toHeaders(message: IncomingMessage): Headers {
   return headers;
 }
 
-function toRequest(message: IncomingMessage, origin: string): Request {
+/**
+ * The URL of a request target, or undefined when it is none. A target is resolved against the origin as a
+ * path: `//x` is the path `//x`, not the host `x` as URL resolution would take it (and `//` alone would throw).
+ */
+function targetUrl(target: string, origin: string): URL | undefined {
+  try {
+    return target.startsWith('/') ? new URL(`${origin}${target}`) : new URL(target, origin);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A client sending on past this much after its body was refused is cut off instead of read to the end. */
+const DISCARD_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads and drops the rest of a body that will not be used (over the size limit), so that the client, still
+ * sending, can read the answer: closing the connection on it instead makes it see a reset and no answer.
+ */
+function discardRest(message: IncomingMessage): void {
+  if (message.complete) return;
+  let discarded = 0;
+  message.on('data', (chunk: Buffer) => {
+    discarded += chunk.byteLength;
+    if (discarded > DISCARD_LIMIT_BYTES) message.socket.destroy();
+  });
+  message.resume();
+}
+
+/**
+ * The message's body as a web stream. Node's `Readable.toWeb` destroys the message when the stream is
+ * cancelled (a handler refusing an oversized body), which drops the connection before the answer is written;
+ * this one reads and drops the rest instead.
+ */
+function bodyStreamOf(message: IncomingMessage): ReadableStream<Uint8Array> {
+  let onData: (chunk: Buffer) => void;
+  let onEnd: () => void;
+  let onError: (error: Error) => void;
+  let onClose: () => void;
+  const detach = (): void => {
+    message.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onData = (chunk) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) message.pause();
+        };
+        onEnd = () => {
+          detach();
+          controller.close();
+        };
+        onError = (error) => {
+          detach();
+          controller.error(error);
+        };
+        onClose = () => {
+          if (message.complete) return;
+          detach();
+          controller.error(new Error('the request was aborted'));
+        };
+        message.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      },
+      pull() {
+        message.resume();
+      },
+      cancel() {
+        detach();
+        discardRest(message);
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
+
+function toRequest(message: IncomingMessage, url: URL): Request {
   const headers = toHeaders(message);
   const method = message.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(message.url ?? '/', origin), {
+  return new Request(url, {
     method,
     headers,
     // The body streams through: the handler decides how much of it to read (and refuses oversized ones).
-    ...(hasBody ? { body: Readable.toWeb(message) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+    ...(hasBody ? { body: bodyStreamOf(message), duplex: 'half' } : {}),
   } as RequestInit);
 }
 
@@ -67,8 +144,7 @@ class BodyCollector {
     this.#size += chunk.byteLength;
     if (this.#size > this.maxBytes) {
       this.stop();
-      // As cancelling the web stream of the message does: the rest is not read.
-      this.message.destroy();
+      discardRest(this.message);
       this.resolve({ kind: 'too-large' });
       return;
     }
@@ -104,7 +180,10 @@ class BodyCollector {
 /** Reads the body as `readBodyText` reads a Request's, straight from Node's stream. */
 function readMessageBody(message: IncomingMessage, maxBytes: number): Promise<BodyText> {
   const declared = Number(headerOf(message, 'content-length') ?? Number.NaN);
-  if (declared > maxBytes) return Promise.resolve({ kind: 'too-large' });
+  if (declared > maxBytes) {
+    discardRest(message);
+    return Promise.resolve({ kind: 'too-large' });
+  }
   // A GET or HEAD has no body unless it declares one: fetch cannot send one, but a raw HTTP client can, and an
   // operation that documents a malformed-body error for a GET must see the body to answer it.
   const declaresBody = !Number.isNaN(declared) || message.headers['transfer-encoding'] !== undefined;
@@ -136,9 +215,10 @@ class NodeNativeRequest implements NativeRequest {
       this.pathname = rawPath;
       this.search = rawQuery;
     } else {
-      const url = new URL(raw, origin);
-      this.pathname = url.pathname;
-      this.search = url.search.slice(1);
+      // A target that is no URL keeps its raw path, which no operation has: the router answers 404.
+      const url = targetUrl(raw, origin);
+      this.pathname = url ? url.pathname : rawPath;
+      this.search = url ? url.search.slice(1) : '';
     }
   }
 
@@ -152,8 +232,9 @@ class NodeNativeRequest implements NativeRequest {
 
   // For error reports and the rare reader of the Request: the body, if read, has been consumed.
   toRequest(): Request {
-    const { message, origin } = this;
-    return (this.#request ??= this.#bodyText ? new Request(new URL(message.url ?? '/', origin), { method: this.method, headers: toHeaders(message) }) : toRequest(message, origin));
+    const { message } = this;
+    const url = targetUrl(message.url ?? '/', this.origin) ?? new URL(`${this.origin}/`);
+    return (this.#request ??= this.#bodyText ? new Request(url, { method: this.method, headers: toHeaders(message) }) : toRequest(message, url));
   }
 }
 
@@ -237,10 +318,103 @@ export function toNodeListener(handler: FetchHandler, options: { origin: string;
     void (async () => {
       try {
         if (native) batch.add(await native(new NodeNativeRequest(message, options.origin)), out);
-        else await writeResponse(await handler(toRequest(message, options.origin)), out);
+        else {
+          const url = targetUrl(message.url ?? '/', options.origin);
+          if (url) await writeResponse(await handler(toRequest(message, url)), out);
+          else writeAnswer(protocolErrorAnswer(PROTOCOL_ERRORS.invalidTarget), out);
+        }
       } catch (error) {
         answerFailed(error, out, options.onError);
       }
     })();
   };
+}
+
+/** A refusal made before any handler runs, in the contract's error format (decision `router-level-errors`). */
+interface ProtocolError {
+  status: number;
+  error_code: string;
+  message: string;
+}
+
+export const PROTOCOL_ERRORS = {
+  invalidRequest: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'The request is not valid HTTP/1.1 (an unknown method, a broken request line, header or chunk).' },
+  invalidTarget: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'The request target is not a path.' },
+  connect: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'This service does not accept CONNECT: send requests to its paths.' },
+  headersTooLarge: { status: 431, error_code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message: 'The request headers are larger than this server accepts.' },
+  timeout: { status: 408, error_code: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time.' },
+  expectation: { status: 417, error_code: 'EXPECTATION_FAILED', message: 'Only "Expect: 100-continue" is supported.' },
+} as const satisfies Record<string, ProtocolError>;
+
+export interface NodeServerOptions {
+  origin: string;
+  onError?: (error: unknown) => void;
+  /** Node's own server options (timeouts, header size): a request over them is refused in JSON too. */
+  server?: ServerOptions;
+}
+
+function protocolErrorAnswer(error: ProtocolError): NativeAnswer {
+  return { status: error.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error_code: error.error_code, message: error.message }) };
+}
+
+/** A whole HTTP/1.1 response, for a socket on which Node's HTTP parser has given up. */
+function rawResponse(error: ProtocolError): string {
+  const body = JSON.stringify({ error_code: error.error_code, message: error.message });
+  return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+/** Which refusal a parser error of Node's `clientError` event is, as the status Node itself would answer. */
+function clientErrorOf(error: Error & { code?: string }): ProtocolError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return PROTOCOL_ERRORS.headersTooLarge;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return PROTOCOL_ERRORS.timeout;
+  return PROTOCOL_ERRORS.invalidRequest;
+}
+
+/** How long a refused connection may take to read its answer before it is closed anyway. */
+const REFUSAL_LINGER_MS = 5_000;
+
+function refuse(socket: Duplex, error: ProtocolError): void {
+  if (socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawResponse(error));
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+}
+
+/** The response under way on a socket, if any: Node keeps it there (undocumented, as Fastify and Node's own default handler read it). */
+function responseUnderWay(socket: Duplex): boolean {
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  return current?.headersSent === true;
+}
+
+/**
+ * Makes Node's own refusals answer in the contract's error format: a request Node cannot parse (unknown
+ * method, oversized headers, broken chunks), one that times out, an `Expect` other than 100-continue, and a
+ * CONNECT, which Node would otherwise answer with an empty body or not at all. Returns the server.
+ */
+export function answerProtocolErrors<S extends Server | HttpsServer>(server: S): S {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // A client that went away, or a socket whose response has begun, has nobody left to answer.
+    if (error.code === 'ECONNRESET' || responseUnderWay(socket)) {
+      socket.destroy();
+      return;
+    }
+    refuse(socket, clientErrorOf(error));
+  });
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => refuse(socket, PROTOCOL_ERRORS.connect));
+  server.on('checkExpectation', (_request: IncomingMessage, out: ServerResponse) => {
+    // The body the client may still send is not wanted: the connection ends with the answer.
+    const answer = protocolErrorAnswer(PROTOCOL_ERRORS.expectation);
+    answer.headers.connection = 'close';
+    writeAnswer(answer, out);
+  });
+  return server;
+}
+
+/** A node:http server for `handler`, with Node's own refusals in the contract's error format. */
+export function createNodeServer(handler: FetchHandler, options: NodeServerOptions): Server {
+  const { server, ...listenerOptions } = options;
+  return answerProtocolErrors(createServer(server ?? {}, toNodeListener(handler, listenerOptions)));
 }

@@ -1,8 +1,9 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withNativeHandler, type NativeRequest } from './native-request.js';
-import { toNodeListener, type FetchHandler } from './node-listener.js';
+import { createNodeServer, toNodeListener, type FetchHandler } from './node-listener.js';
+import { readBodyText } from './request-body.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -155,4 +156,99 @@ describe('toNodeListener with a native entry', () => {
     expect(good.status).toBe(200);
     expect(errors).toHaveLength(1);
   });
+});
+
+/** Writes `parts` to a raw connection (each after the previous was flushed) and reads until the server ends it or `waitMs` passes. */
+function raw(port: number, parts: (string | Buffer)[], waitMs = 3_000): Promise<{ text: string; ended: boolean; error?: string }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    const done = (ended: boolean, error?: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, ended, ...(error ? { error } : {}) });
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('end', () => done(true));
+    socket.on('error', (error) => done(text !== '', error.message));
+    socket.on('connect', async () => {
+      for (const part of parts) {
+        if (socket.destroyed) return;
+        await new Promise<void>((written) => socket.write(part, () => written()));
+      }
+    });
+  });
+}
+
+/** The status and JSON body of the first response in a raw answer. */
+function firstResponse(text: string): { status: number; contentType: string | undefined; body: unknown } {
+  const [head = '', ...rest] = text.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  const contentType = /content-type: ([^\r]+)/i.exec(head)?.[1];
+  const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? '0');
+  return { status, contentType, body: JSON.parse(rest.join('\r\n\r\n').slice(0, length)) as unknown };
+}
+
+describe('hostile requests over the Node listener', () => {
+  let port = 0;
+  /** A native handler that reads bodies with a 1 KiB limit, as the router does with its own limit. */
+  const native = withNativeHandler(
+    async () => {
+      throw new Error('the fetch entry was used');
+    },
+    async (request: NativeRequest) => {
+      const body = await request.readBody(1024);
+      const status = body.kind === 'too-large' ? 413 : 200;
+      return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error_code: status === 413 ? 'REQUEST_ENTITY_TOO_LARGE' : 'OK', message: request.pathname }) };
+    },
+  );
+  const start = async (handler: FetchHandler): Promise<void> => {
+    server = createNodeServer(handler, { origin: 'http://payments.test', server: { requestTimeout: 1_000, headersTimeout: 1_000, connectionsCheckingInterval: 100 } });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  };
+
+  it.each(['//', '//a:b@c/', '//x/balance'])('treats the target %s as a path (no 500)', async (target) => {
+    await start(native);
+    const got = firstResponse((await raw(port, [`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`])).text);
+    expect(got).toEqual({ status: 200, contentType: 'application/json', body: { error_code: 'OK', message: target.replace('@', '%40') === target ? target : expect.any(String) } });
+  });
+
+  it('answers a chunked body over the limit with its 413, then reads the next request on the connection', async () => {
+    await start(native);
+    const chunk = 'a'.repeat(4096);
+    const chunked = Array.from({ length: 64 }, () => `${(4096).toString(16)}\r\n${chunk}\r\n`);
+    const got = await raw(port, ['POST /big HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n', ...chunked, '0\r\n\r\n', 'GET /next HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n']);
+    expect(firstResponse(got.text)).toEqual({ status: 413, contentType: 'application/json', body: { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: '/big' } });
+    expect(got.text).toContain('"message":"/next"');
+  });
+
+  it('answers a fetch-standard handler that stops reading an oversized chunked body, instead of dropping the connection', async () => {
+    await start(async (request) => {
+      const body = await readBodyText(request, 1024);
+      return Response.json({ error_code: body.kind === 'too-large' ? 'REQUEST_ENTITY_TOO_LARGE' : 'OK', message: 'read' }, { status: body.kind === 'too-large' ? 413 : 200 });
+    });
+    const chunked = Array.from({ length: 64 }, () => `1000\r\n${'b'.repeat(4096)}\r\n`);
+    const got = await raw(port, ['POST /big HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n', ...chunked, '0\r\n\r\n']);
+    // A Response's body is written chunked, so only its status line and content are looked at.
+    expect(got.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(got.text).toContain('"error_code":"REQUEST_ENTITY_TOO_LARGE"');
+  });
+
+  const refusals: [string, { parts: string[]; status: number; error_code: string }][] = [
+    ['an unknown method', { parts: ['FOO /balance HTTP/1.1\r\nhost: x\r\n\r\n'], status: 400, error_code: 'INVALID_HTTP_REQUEST' }],
+    ['a broken request line', { parts: ['GET /a b c\r\n\r\n'], status: 400, error_code: 'INVALID_HTTP_REQUEST' }],
+    ['headers over the limit', { parts: [`GET /balance HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`], status: 431, error_code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' }],
+    ['CONNECT', { parts: ['CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'], status: 400, error_code: 'INVALID_HTTP_REQUEST' }],
+    ['an Expect other than 100-continue', { parts: ['POST /x HTTP/1.1\r\nhost: x\r\nexpect: teapot\r\ncontent-length: 2\r\n\r\n{}'], status: 417, error_code: 'EXPECTATION_FAILED' }],
+    ['headers that never end', { parts: ['GET /balance HTTP/1.1\r\nhost: x\r\n'], status: 408, error_code: 'REQUEST_TIMEOUT' }],
+    ['a body that never comes', { parts: ['POST /x HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n{'], status: 408, error_code: 'REQUEST_TIMEOUT' }],
+  ];
+  it.each(refusals)('answers %s in JSON, then closes', async (_name, { parts, status, error_code }) => {
+    await start(native);
+    const got = await raw(port, parts, 4_000);
+    expect(firstResponse(got.text)).toEqual({ status, contentType: 'application/json', body: { error_code, message: expect.any(String) } });
+    expect(got.ended).toBe(true);
+  }, 10_000);
 });
