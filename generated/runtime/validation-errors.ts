@@ -56,16 +56,76 @@ function issuePath(error: ValidatorError): string {
   return (error.keyword === 'required' || error.keyword === 'dependentRequired') && typeof missing === 'string' ? `${error.instancePath}/${escapeToken(missing)}` : error.instancePath;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value));
+/** At most this many allowed values are listed in a message; a longer list is cut with "...". */
+const LISTED_VALUES = 12;
+const listOf = (values: readonly unknown[]): string => values.slice(0, LISTED_VALUES).map(quote).join(', ') + (values.length > LISTED_VALUES ? ', ...' : '');
+
+/**
+ * The condition of an `if` in words, when it is the contract's usual shape (fields equal to a constant or
+ * one of a few values): "when customer_type is 'INDIVIDUAL'". Undefined for any other shape.
+ */
+function describeCondition(condition: unknown): string | undefined {
+  if (!isRecord(condition) || !isRecord(condition.properties)) return undefined;
+  const parts: string[] = [];
+  for (const [name, rule] of Object.entries(condition.properties)) {
+    if (isRecord(rule) && 'const' in rule) parts.push(`${name} is ${quote(rule.const)}`);
+    else if (isRecord(rule) && Array.isArray(rule.enum)) parts.push(`${name} is one of ${listOf(rule.enum)}`);
+    else return undefined;
+  }
+  return parts.length > 0 ? `when ${parts.join(' and ')}` : undefined;
+}
+
+/**
+ * The condition an error's rule applies under: the innermost `if` whose `then` or `else` holds the failed
+ * keyword. Ajv reports it as an `if` error beside the branch's own errors, with the `if` beside it in its
+ * parent schema.
+ */
+function conditionOf(error: ValidatorError, errors: readonly ValidatorError[]): string | undefined {
+  let best: ValidatorError | undefined;
+  for (const candidate of errors) {
+    if (candidate.keyword !== 'if' || !candidate.schemaPath.endsWith('/if')) continue;
+    const branch = `${candidate.schemaPath.slice(0, -2)}${candidate.params.failingKeyword === 'else' ? 'else' : 'then'}/`;
+    if (error.schemaPath.startsWith(branch) && (!best || candidate.schemaPath.length > best.schemaPath.length)) best = candidate;
+  }
+  return best ? describeCondition(best.parentSchema?.if) : undefined;
+}
+
+/**
+ * The rule in words. Ajv's own message is kept where it already says the rule ("must be string", "must be
+ * < 100"); the ones that only name a schema construct ("boolean schema is false", "must NOT be valid",
+ * "must be equal to one of the allowed values") are said as the rule they stand for, with the condition the
+ * rule applies under.
+ */
+function messageOf(error: ValidatorError, errors: readonly ValidatorError[]): string {
+  const { keyword, params, parentSchema } = error;
+  const excluded = isRecord(parentSchema?.not) ? parentSchema.not : undefined;
+  let message: string;
+  if (keyword === 'false schema') message = 'must not be given';
+  else if (keyword === 'not' && Array.isArray(excluded?.required)) message = `must not have ${excluded.required.map(quote).join(' or ')}`;
+  else if (keyword === 'not' && Array.isArray(excluded?.enum)) message = `must not be one of ${listOf(excluded.enum)}`;
+  else if (keyword === 'not') message = 'must not have the form this rule excludes';
+  else if (keyword === 'enum' && Array.isArray(params.allowedValues)) message = `must be one of ${listOf(params.allowedValues)}`;
+  else if (keyword === 'const' && 'allowedValue' in params) message = `must be ${quote(params.allowedValue)}`;
+  else if (keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') message = `must not have the field ${quote(params.additionalProperty)}`;
+  else if (keyword === 'propertyNames' && typeof params.propertyName === 'string') message = `must not have a field named ${quote(params.propertyName)}`;
+  else message = error.message ?? `must pass "${keyword}"`;
+  const condition = conditionOf(error, errors);
+  return condition ? `${message} ${condition}` : message;
+}
+
 /**
  * One issue per error. `if` errors are left out: they only say that the `then` branch failed, and that
- * branch's own error (with its own code) is reported beside them.
+ * branch's own error (with its own code, and the `if`'s condition in its message) is reported beside them.
  */
 export function toIssues(location: IssueLocation, errors: readonly ValidatorError[] | null | undefined): ValidationIssue[] {
-  return (errors ?? [])
+  const all = errors ?? [];
+  return all
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
       const code = ownErrorCode(error);
-      return { location, path: issuePath(error), message: error.message ?? `must pass "${error.keyword}"`, keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
+      return { location, path: issuePath(error), message: messageOf(error, all), keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
     });
 }
 

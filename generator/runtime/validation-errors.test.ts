@@ -14,10 +14,13 @@ const schema = {
     bank_code: { type: 'string', enum: ['BCA', 'BNI'], 'x-error-codes': { enum: 'BANK_NOT_SUPPORTED_ERROR' } },
     expected_amount: { type: 'number', exclusiveMaximum: 1000, 'x-error-codes': { exclusiveMaximum: 'MAXIMUM_EXPECTED_AMOUNT_ERROR' } },
     'a/b': { type: 'string' },
+    account_type: { const: 'CASH' },
   },
   allOf: [
     { if: { properties: { is_closed: { const: true } }, required: ['is_closed'] }, then: { required: ['expected_amount'], 'x-error-codes': { required: 'EXPECTED_AMOUNT_REQUIRED_ERROR' } } },
     { if: { properties: { bank_code: { const: 'BNI' } }, required: ['bank_code'] }, then: { not: { required: ['suggested_amount'] }, 'x-error-codes': { not: 'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR' } } },
+    // Like the customer's type rules: a field one type does not allow at all.
+    { if: { properties: { kind: { const: 'PERSON' } }, required: ['kind'] }, then: { properties: { business_name: false } } },
   ],
 };
 const validate = new Ajv2020({ strict: false, allErrors: true, verbose: true }).compile(schema) as Validator;
@@ -35,8 +38,11 @@ describe('toIssues', () => {
     ['a missing property points at where it belongs', { body: { bank_code: 'BCA' }, want: [{ location: 'body', path: '/external_id', message: "must have required property 'external_id'", keyword: 'required' }] }],
     ['a wrong type', { body: { ...valid, external_id: 5 }, want: [{ location: 'body', path: '/external_id', message: 'must be string', keyword: 'type' }] }],
     ['a keyword with its own code carries the code', { body: { ...valid, expected_amount: 1000 }, want: [{ location: 'body', path: '/expected_amount', message: 'must be < 1000', keyword: 'exclusiveMaximum', error_code: 'MAXIMUM_EXPECTED_AMOUNT_ERROR' }] }],
-    ['a conditional required rule: the `if` wrapper error is left out', { body: { ...valid, is_closed: true }, want: [{ location: 'body', path: '/expected_amount', message: "must have required property 'expected_amount'", keyword: 'required', error_code: 'EXPECTED_AMOUNT_REQUIRED_ERROR' }] }],
-    ['a conditional not+required rule', { body: { ...valid, bank_code: 'BNI', suggested_amount: 5 }, want: [{ location: 'body', path: '', message: 'must NOT be valid', keyword: 'not', error_code: 'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR' }] }],
+    ['a conditional required rule: the `if` wrapper error is left out', { body: { ...valid, is_closed: true }, want: [{ location: 'body', path: '/expected_amount', message: "must have required property 'expected_amount' when is_closed is true", keyword: 'required', error_code: 'EXPECTED_AMOUNT_REQUIRED_ERROR' }] }],
+    ['a conditional not+required rule', { body: { ...valid, bank_code: 'BNI', suggested_amount: 5 }, want: [{ location: 'body', path: '', message: "must not have 'suggested_amount' when bank_code is 'BNI'", keyword: 'not', error_code: 'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR' }] }],
+    ['a field a condition forbids: the rule and its condition in words, not the schema construct (boolean schema is false)', { body: { ...valid, kind: 'PERSON', business_name: 'x' }, want: [{ location: 'body', path: '/business_name', message: "must not be given when kind is 'PERSON'", keyword: 'false schema' }] }],
+    ['an enum lists its values', { body: { ...valid, bank_code: 'XYZ' }, want: [{ location: 'body', path: '/bank_code', message: "must be one of 'BCA', 'BNI'", keyword: 'enum', error_code: 'BANK_NOT_SUPPORTED_ERROR' }] }],
+    ['a const names its value', { body: { ...valid, account_type: 'HOLDING' }, want: [{ location: 'body', path: '/account_type', message: "must be 'CASH'", keyword: 'const' }] }],
     ['JSON Pointer escaping of property names', { body: { ...valid, 'a/b': 1 }, want: [{ location: 'body', path: '/a~1b', message: 'must be string', keyword: 'type' }] }],
   ];
   it.each(cases)('%s', (_name, { body, want }) => {
@@ -85,6 +91,6 @@ describe('validationErrorBody', () => {
     expect(body.error_code).toBe('API_VALIDATION_ERROR');
     expect(body.errors).toEqual(issues);
     expect(body.errors).toHaveLength(2);
-    expect(body.message).toBe('The request breaks 2 rules: body /external_id must be string; body /bank_code must be equal to one of the allowed values.');
+    expect(body.message).toBe("The request breaks 2 rules: body /external_id must be string; body /bank_code must be one of 'BCA', 'BNI'.");
   });
 });
