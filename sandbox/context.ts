@@ -14,13 +14,16 @@ export interface Caller extends Scope {
 /** The scope of the caller's key: its merchant and mode (never the owner id, which is not part of it). */
 export const scopeOf = (caller: Caller): Scope => ({ merchantId: caller.merchantId, mode: caller.mode });
 
-/** Sandbox time: the real clock plus an offset the control API can advance (expiries, retry spacing). */
+/**
+ * Sandbox time: the real clock plus an offset the control API can advance (expiries, retry spacing). Each
+ * merchant and mode has a clock of its own, so every reading names the scope whose time it is.
+ */
 export interface Clock {
-  now(): Date;
-  /** Moves time forward by `ms` and returns the new now; due expiries and callback attempts then run. */
-  advance(ms: number): Promise<Date>;
-  /** Called with the new time whenever the clock moves (timers that follow sandbox time subscribe). */
-  onAdvance(listener: (now: Date) => void | Promise<void>): void;
+  now(scope: Scope): Date;
+  /** Moves the scope's time forward by `ms` and returns its new now; what became due for it then runs. */
+  advance(scope: Scope, ms: number): Promise<Date>;
+  /** Called with the scope and its new time whenever a clock moves (timers that follow sandbox time subscribe). */
+  onAdvance(listener: (scope: Scope, now: Date) => void | Promise<void>): void;
 }
 
 export interface Ids {

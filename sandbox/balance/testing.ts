@@ -1,7 +1,8 @@
 // Test support for the balance, fixed virtual account and fixed payment code modules: a SandboxContext
-// over an in-memory journal store (no file) with a settable clock and settings, a ledger and an outbox in the
-// same store (so they commit or roll back with the change, as the real ones must), and the generated
-// router serving only the operations under test, with response validation on.
+// over an in-memory journal store (no file) with settable clocks (one per merchant and mode) and
+// settings, a ledger and an outbox in the same store (so they commit or roll back with the change, as the
+// real ones must), and the generated router serving only the operations under test, with response
+// validation on.
 import { expect } from 'vitest';
 import { createRouter, type AnyHandler, type RouteTable } from '../../generated/runtime/router.js';
 import { operationTable as controlTable } from '../../generated/sandbox/server.js';
@@ -82,7 +83,8 @@ export interface Harness {
   store: Store;
   /** Changes a merchant's settings (merchant A in test mode unless told otherwise). */
   configure(changes: Partial<MerchantSettings>, key?: string): Promise<void>;
-  advance(ms: number): Promise<void>;
+  /** Moves the clock of a merchant's mode (merchant A in test mode unless told otherwise). */
+  advance(ms: number, key?: string): Promise<void>;
   call(method: string, path: string, options?: RequestOptions): Promise<Answer>;
   /** The callbacks enqueued so far, oldest first, each checked against its webhook's schema when enqueued. */
   outbox(key?: string): Promise<Enqueued[]>;
@@ -111,7 +113,7 @@ type Handler = AnyHandler<Caller>;
  */
 export function createHarness(build: (ctx: SandboxContext) => Record<string, Handler>, collections: CollectionDefinition[]): Harness {
   const store = openJournalStore({ dataDir: ':memory:', collections: [...collections, { name: OUTBOX }, { name: LEDGER }] });
-  let now = START.getTime();
+  const offsets = new Map<string, number>();
   let ids = 0;
   let sequence = 0;
   const settings = new Map<string, MerchantSettings>();
@@ -128,8 +130,11 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
   const ctx: SandboxContext = {
     store,
     clock: {
-      now: () => new Date(now),
-      advance: async (ms) => new Date((now += ms)),
+      now: (scope) => new Date(START.getTime() + (offsets.get(keyOf(scope)) ?? 0)),
+      advance: async (scope, ms) => {
+        offsets.set(keyOf(scope), (offsets.get(keyOf(scope)) ?? 0) + ms);
+        return ctx.clock.now(scope);
+      },
       onAdvance: () => undefined,
     },
     ids: { next: (prefix = '') => `${prefix}${(++ids).toString(16).padStart(24, '0')}` },
@@ -192,7 +197,7 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
     store,
     errors,
     configure: async (changes, key = KEYS.a) => void (await ctx.settings.update(callerOf(key), changes)),
-    advance: async (ms) => void (await ctx.clock.advance(ms)),
+    advance: async (ms, key = KEYS.a) => void (await ctx.clock.advance(callerOf(key), ms)),
     call: async (method, path, options = {}) => {
       const headers = new Headers();
       const key = options.key === undefined ? KEYS.a : options.key;

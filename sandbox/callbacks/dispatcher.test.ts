@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '../../generated/webhooks.js';
+import type { Scope } from '../store/store.js';
 import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
 import { CALLBACK_TOKEN, MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
 
@@ -23,19 +24,19 @@ const receiver = async (status?: Parameters<typeof startReceiver>[0]): Promise<R
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
-async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, timeoutMs = 5000): Promise<DeliveryRecord> {
-  const deadline = performance.now() + timeoutMs;
+async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, scope: Scope = MERCHANT): Promise<DeliveryRecord> {
+  const deadline = performance.now() + 5000;
   for (;;) {
-    const delivery = await t.platform.callbacks.get(MERCHANT, id);
+    const delivery = await t.platform.callbacks.get(scope, id);
     if (delivery && done(delivery)) return delivery;
     if (performance.now() > deadline) throw new Error(`delivery ${id} did not settle: ${JSON.stringify(delivery)}`);
     await sleep(10);
   }
 }
 
-async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null): Promise<string> {
-  await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, kind, webhookExample(kind), url));
-  const [newest] = await t.platform.callbacks.list(MERCHANT);
+async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null, scope: Scope = MERCHANT): Promise<string> {
+  await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, scope, kind, webhookExample(kind), url));
+  const [newest] = await t.platform.callbacks.list(scope);
   if (!newest) throw new Error('nothing was enqueued');
   return newest.id;
 }
@@ -172,14 +173,36 @@ describe('callback delivery', () => {
     await t.platform.dispatcher.start();
     const id = await enqueue(t, 'ewalletPayment', merchant.url);
     await settled(t, id, (d) => d.attempts.length === 1);
-    await t.platform.clock.advance(30_000);
+    await t.platform.clock.advance(MERCHANT, 30_000);
     expect(merchant.received).toHaveLength(1);
-    await t.platform.clock.advance(30_000);
+    await t.platform.clock.advance(MERCHANT, 30_000);
     expect(merchant.received).toHaveLength(2); // advance answers once what became due has run
-    await t.platform.clock.advance(60_000);
+    await t.platform.clock.advance(MERCHANT, 60_000);
     const failed = await settled(t, id, (d) => d.state === 'failed');
     expect(failed.attempts.map((a) => a.status)).toEqual([503, 503, 503]);
     expect(Date.parse(failed.attempts[1]!.at) - Date.parse(failed.attempts[0]!.at)).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it("retries by the clock of the delivery's own merchant and mode: another's advance makes none of its attempts due", async () => {
+    const live: Scope = { ...MERCHANT, mode: 'live' };
+    const otherMerchant: Scope = { merchantId: 'merchant-b', mode: 'test' };
+    const scopes = [MERCHANT, live, otherMerchant];
+    const endpoints = await Promise.all(scopes.map(() => receiver(() => 503)));
+    const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });
+    await t.platform.dispatcher.start();
+    const ids = await Promise.all(scopes.map((scope, index) => enqueue(t, 'ewalletPayment', endpoints[index]!.url, scope)));
+    const firstTries = await Promise.all(scopes.map((scope, index) => settled(t, ids[index]!, (d) => d.attempts.length === 1, scope)));
+
+    await t.platform.clock.advance(MERCHANT, 60_000);
+    expect(endpoints.map((endpoint) => endpoint.received.length)).toEqual([2, 1, 1]);
+    await t.platform.dispatcher.runDue();
+    const after = await Promise.all(scopes.map((scope, index) => t.platform.callbacks.get(scope, ids[index]!)));
+    expect(after.map((d) => d?.attempts.length)).toEqual([2, 1, 1]);
+    // The others' next attempts are still a real minute away, where their own clocks put them.
+    expect(after.slice(1).map((d) => d?.next_attempt_at)).toEqual(firstTries.slice(1).map((d) => d.next_attempt_at));
+
+    await t.platform.clock.advance(otherMerchant, 60_000);
+    expect(endpoints.map((endpoint) => endpoint.received.length)).toEqual([2, 1, 2]);
   });
 
   it('counts an attempt that gets no answer in time, or no connection, as failed', async () => {

@@ -35,8 +35,11 @@ export interface Dispatcher {
   start(): Promise<void>;
   /** Stops sending; waits for the attempts under way and stores their outcome. */
   stop(): Promise<void>;
-  /** Makes every attempt that is due now (and waits for those already under way). */
-  runDue(): Promise<void>;
+  /**
+   * Makes every attempt that is due now, each by the clock of its merchant and mode (and waits for those
+   * already under way); given a scope, only that scope's (what its clock's advance made due).
+   */
+  runDue(scope?: Scope): Promise<void>;
   /** Asks for a look at the outbox once the current transaction is over (the outbox calls it on enqueue). */
   kick(): void;
 }
@@ -90,7 +93,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     store.transaction(async (tx) => {
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
       if (!current || current.state !== 'pending') return undefined;
-      const now = clock.now();
+      const now = clock.now(scope);
       const attempts = attempt ? [...current.attempts, attempt] : current.attempts;
       const acknowledged = attempt?.status != null && isSuccess(attempt.status);
       const spent = attempts.length >= current.max_attempts;
@@ -113,11 +116,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return next;
     });
 
-  const schedule = (delivery: DeliveryRecord): void => {
+  const schedule = (scope: Scope, delivery: DeliveryRecord): void => {
     if (!running || delivery.next_attempt_at === null || timers.has(delivery.id)) return;
     // Sandbox time never runs slower than real time, so the attempt is due by then at the latest; an
-    // advance of the clock makes it due sooner (the advance runs it).
-    const wait = Math.max(0, Date.parse(delivery.next_attempt_at) - clock.now().getTime());
+    // advance of the scope's clock makes it due sooner (the advance runs it).
+    const wait = Math.max(0, Date.parse(delivery.next_attempt_at) - clock.now(scope).getTime());
     const timer = setTimeout(() => {
       timers.delete(delivery.id);
       runInBackground();
@@ -140,7 +143,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await record(scope, delivery.id, null, `the callback could not be built: ${describe(error)}`);
       return;
     }
-    const at = clock.now().toISOString();
+    const at = clock.now(scope).toISOString();
     const started = performance.now();
     let status: number | null = null;
     let error: string | null = null;
@@ -155,7 +158,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const took = performance.now() - started;
     const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
     if (!stored) return;
-    if (stored.state === 'pending') schedule(stored);
+    if (stored.state === 'pending') schedule(scope, stored);
     if (stored.alert) {
       try {
         onAlert(stored);
@@ -183,13 +186,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return run;
   };
 
+  /** Pending deliveries of one scope, or of every scope. */
+  const pendingOf = async (scope: Scope | undefined): Promise<{ scope: Scope; record: DeliveryRecord }[]> =>
+    scope
+      ? (await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', 'pending')).map((record) => ({ scope, record }))
+      : store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending');
+
   /** One look at the outbox; true when it waited for attempts started elsewhere, whose outcome may make more due. */
-  const pass = async (): Promise<boolean> => {
+  const pass = async (only: Scope | undefined): Promise<boolean> => {
     // A store read waits for every transaction asked for before it (the enqueuing one included) to commit or
     // roll back, so it sees committed deliveries only.
-    const pending = await store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending');
+    const pending = await pendingOf(only);
     if (!running) return false;
-    const now = clock.now().getTime();
     const work: Promise<void>[] = [];
     let waitedForOthers = false;
     for (const { scope, record: delivery } of pending) {
@@ -197,27 +205,28 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (underway) {
         work.push(underway);
         waitedForOthers = true;
-      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= now) {
+      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) {
+        // Due by its own scope's clock: another merchant's advance makes nothing of this one due.
         const timer = timers.get(delivery.id);
         if (timer) clearTimeout(timer);
         timers.delete(delivery.id);
         work.push(start(scope, delivery));
-      } else schedule(delivery);
+      } else schedule(scope, delivery);
     }
     await Promise.all(work);
     return waitedForOthers;
   };
 
-  const runDue = async (): Promise<void> => {
+  const runDue = async (scope?: Scope): Promise<void> => {
     // A second look covers an attempt that was under way when the clock moved: once its outcome is stored,
     // its next attempt may already be due, and the caller (an advance) expects it to have run.
-    for (let looks = 0; looks < 2 && running; looks++) if (!(await pass())) return;
+    for (let looks = 0; looks < 2 && running; looks++) if (!(await pass(scope))) return;
   };
 
   /** For timers: nobody awaits them, so a failure is reported here (the next sweep tries again). */
   const runInBackground = (): void => void runDue().catch((error: unknown) => console.error('callback dispatch failed:', error));
 
-  clock.onAdvance(() => runDue());
+  clock.onAdvance((scope) => runDue(scope));
 
   return {
     start: async () => {

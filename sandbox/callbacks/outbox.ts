@@ -68,7 +68,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     if (!isJsonObject(payload)) throw new Error(`${webhookOperationId}: a callback payload is a JSON object`);
     const { urlProblem } = checkDelivery(webhookOperationId, payload, url);
     const metadata = webhookMetadata[webhookOperationId];
-    const now = clock.now().toISOString();
+    const now = clock.now(scope).toISOString();
     const failure = url === null ? NO_CALLBACK_URL : urlProblem;
     const record: DeliveryRecord = {
       id: ids.next(),

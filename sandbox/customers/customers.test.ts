@@ -56,7 +56,7 @@ describe('createCustomer', () => {
 describe('updateCustomer', () => {
   it('changes the fields sent, keeps the others, replaces objects as a whole and moves updated', async () => {
     const id = await createdId(individual);
-    await bench.ctx.clock.advance(60_000);
+    await bench.advance(60_000);
     const answer = await update(id, { email: 'budi.s@example.co.id', address: { country_code: 'ID', city: 'Surabaya' }, unknown_field: 1 });
     expect(answer).toEqual({ status: 200, json: { ...individual, id, email: 'budi.s@example.co.id', address: { country_code: 'ID', city: 'Surabaya' }, created: '2026-11-21T09:30:00.000Z', updated: '2026-11-21T09:31:00.000Z' } });
     expect((await bench.call('GET', `/customers?external_id=${individual.external_id}`)).json).toEqual([answer.json]);
@@ -119,7 +119,7 @@ describe('updateCustomer', () => {
 describe('listCustomers', () => {
   it('finds one customer by external_id, none for an unknown one, and all newest first without a filter', async () => {
     const first = await createdId(individual);
-    await bench.ctx.clock.advance(1000);
+    await bench.advance(1000);
     const second = await createdId(business);
     expect((await bench.call('GET', `/customers?external_id=${business.external_id}`)).json).toMatchObject([{ id: second }]);
     expect(await bench.call('GET', '/customers?external_id=cust-none')).toEqual({ status: 200, json: [] });

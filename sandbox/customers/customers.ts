@@ -121,7 +121,7 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
       // The router validated the body; only its undeclared fields go.
       const checked = checkFields(keepDeclared(componentSchema(REQUEST_SCHEMA), toJson(body)));
       if (!checked.ok) return invalid(operationTable.createCustomer.validationError, 'The customer', checked.issues);
-      const now = ctx.clock.now().toISOString();
+      const now = ctx.clock.now(principal).toISOString();
       const customer: Customer = { id: ctx.ids.next(), ...checked.fields, created: now, updated: now };
       try {
         await ctx.store.insert(COLLECTION, principal, toRecord(customer));
@@ -144,7 +144,7 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
         const changes = keepDeclared(componentSchema(REQUEST_SCHEMA), toJson(body));
         const checked = checkFields({ ...base, ...(isObject(changes) ? changes : {}) });
         if (!checked.ok) return invalid(operationTable.updateCustomer.validationError, 'The customer after the update', checked.issues);
-        const customer: Customer = { id, ...checked.fields, created, updated: ctx.clock.now().toISOString() };
+        const customer: Customer = { id, ...checked.fields, created, updated: ctx.clock.now(principal).toISOString() };
         try {
           await tx.update(COLLECTION, principal, toRecord(customer));
         } catch (error) {

@@ -79,9 +79,9 @@ describe('validateLinkedAccountTokenOtp', () => {
   it('expires the OTP 5 minutes after it was sent, by the sandbox clock', async () => {
     const onTime = await pendingToken(sandbox);
     const late = await pendingToken(sandbox);
-    await sandbox.ctx.clock.advance(OTP_LIFETIME_MS);
+    await sandbox.advance(OTP_LIFETIME_MS);
     expect((await validate(onTime.id, '222000')).status).toBe(200);
-    await sandbox.ctx.clock.advance(1);
+    await sandbox.advance(1);
     const expired = await validate(late.id, '222000');
     expect([expired.status, codeOf(expired)]).toEqual([400, 'EXPIRED_OTP_ERROR']);
   });
@@ -171,7 +171,7 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
 
   it('reads a method as EXPIRED once its card month is over, and then lets the account back a new one', async () => {
     const { customerId, accountId, paymentMethodId } = await linkCard(sandbox, { expiry: '11/26' });
-    await sandbox.ctx.clock.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
+    await sandbox.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
     const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: customerId } });
     expect(listed.ok && listed.data.map((m) => [m.id, m.status, m.updated])).toEqual([[paymentMethodId, 'EXPIRED', '2026-12-01T00:00:00.000Z']]);
     const next = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
@@ -210,7 +210,7 @@ describe('invalidatePaymentMethod (control API)', () => {
     expect(codeOf(again)).toBe('SANDBOX_STATE_CONFLICT');
 
     const { paymentMethodId: expiring } = await linkCard(sandbox, { expiry: '11/26' });
-    await sandbox.ctx.clock.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
+    await sandbox.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
     const expired = await sandbox.control().invalidatePaymentMethod({ path: { id: expiring } });
     expect(expired.status).toBe(409);
     expect(expired.ok ? undefined : expired.error).toMatchObject({ message: expect.stringContaining('is EXPIRED') });

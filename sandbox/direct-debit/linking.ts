@@ -52,7 +52,7 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
         if (!properties?.account_mobile_number || !properties.card_last_four || !properties.card_expiry || !properties.account_email) {
           throw new Error('initializeLinkedAccountTokenization: the router let a DC_BRI request without its card properties through');
         }
-        const now = ctx.clock.now().toISOString();
+        const now = ctx.clock.now(scope).toISOString();
         const token: TokenRecord = {
           id: ctx.ids.next('lat-'),
           customer_id: body.customer_id,
@@ -85,7 +85,7 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
         if (token.status === 'FAILED') {
           return { status: 409, body: { error_code: 'ACCOUNT_LINKING_ALREADY_FAILED', message: 'This account linking has failed. Initialize a new tokenization.' } };
         }
-        const verdict = judgeOtp(contract.tokenOtp, token, body.otp_code, ctx.clock.now());
+        const verdict = judgeOtp(contract.tokenOtp, token, body.otp_code, ctx.clock.now(scope));
         if (verdict.kind === 'wrong') {
           await tx.update(COLLECTIONS.tokens, scope, { ...token, otp_wrong_attempts: verdict.wrongAttempts });
           return { status: 400, body: { error_code: 'INVALID_OTP_ERROR', message: otpMessages.wrong(verdict.remaining) } };
@@ -130,7 +130,7 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
         if (!account || account.customer_id !== body.customer_id) {
           return { status: 400, body: { error_code: 'LIINKED_ACCOUNT_NOT_FOUND_ERROR', message: `Linked account ${body.properties.id} was not found for this customer.` } };
         }
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(scope);
         // A method that expired with its card no longer holds the linked account: write that down before the
         // uniqueness of active_linked_account_id decides whether a new one may be ACTIVE.
         const [holder] = await tx.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scope, 'active_linked_account_id', account.id);
@@ -169,7 +169,7 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
     listPaymentMethodsByCustomer: async ({ query }, { principal }): Promise<ResultOf<'listPaymentMethodsByCustomer'>> => {
       // Decision `payment-methods-unknown-customer`: an unknown customer simply has none.
       const methods = await ctx.store.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scopeOf(principal), 'customer_id', query.customer_id, { order: 'oldest' });
-      const now = ctx.clock.now();
+      const now = ctx.clock.now(principal);
       return { status: 200, body: methods.map((method) => paymentMethodView(method, now)) };
     },
   };
@@ -185,7 +185,7 @@ export function paymentMethodControlHandlers(ctx: SandboxContext): PaymentMethod
       return ctx.store.transaction(async (tx): Promise<Awaited<ReturnType<PaymentMethodControlHandlers['invalidatePaymentMethod']>>> => {
         const stored = await tx.get<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scope, path.id);
         if (!stored) return { status: 404, body: { error_code: 'DATA_NOT_FOUND_ERROR', message: `Payment method ${path.id} was not found.` } };
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(scope);
         const current = currentPaymentMethod(stored, now);
         if (current.status !== 'ACTIVE') {
           return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Payment method ${path.id} is ${current.status}; only an ACTIVE payment method can be revoked.` } };

@@ -80,7 +80,7 @@ describe('createDirectDebitPayment', () => {
 
   it('answers 503 INVALID_PAYMENT_METHOD_ERROR for an EXPIRED method, without storing the key (decision idempotency-key-reuse)', async () => {
     const { paymentMethodId } = await linkCard(sandbox, { expiry: '11/26' });
-    await sandbox.ctx.clock.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
+    await sandbox.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
     const request = { idempotencyKey: newKey(), body: paymentRequest(paymentMethodId) };
     for (let attempt = 0; attempt < 2; attempt++) {
       const result = await sandbox.service().createDirectDebitPayment(request);
@@ -141,12 +141,12 @@ describe('validateDirectDebitPaymentOtp', () => {
   it('accepts 222000: the payment stays PENDING, and validating again answers it as it is', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { enable_otp: true });
-    await sandbox.ctx.clock.advance(60_000);
+    await sandbox.advance(60_000);
     const accepted = await validate(payment.id, '222000');
     if (!accepted.ok) return expect.fail(`expected 200, got ${accepted.status}`);
     expect(accepted.data).toMatchObject({ status: 'PENDING', updated: '2026-11-21T09:31:00.000Z' });
     // After acceptance no code is judged any more, not even after the OTP's lifetime.
-    await sandbox.ctx.clock.advance(OTP_LIFETIME_MS);
+    await sandbox.advance(OTP_LIFETIME_MS);
     const again = await validate(payment.id, '999999');
     expect(again.ok && again.data).toEqual(accepted.data);
     expect(await deliveries(sandbox)).toEqual([]);
@@ -176,7 +176,7 @@ describe('validateDirectDebitPaymentOtp', () => {
   it('expires the OTP 5 minutes after creation, by the sandbox clock, even for the success code', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { enable_otp: true });
-    await sandbox.ctx.clock.advance(OTP_LIFETIME_MS + 1);
+    await sandbox.advance(OTP_LIFETIME_MS + 1);
     expect(codeOf(await validate(payment.id, '222000'))).toBe('EXPIRED_OTP_ERROR');
     expect(await deliveries(sandbox)).toHaveLength(1);
   });
@@ -214,7 +214,7 @@ describe('direct debit lookups', () => {
   it('finds a payment by id, and the newest payment with a reference_id', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const older = await createPayment(paymentMethodId, { reference_id: 'INV-7' });
-    await sandbox.ctx.clock.advance(1000);
+    await sandbox.advance(1000);
     const newer = await createPayment(paymentMethodId, { reference_id: 'INV-7' });
     const byId = await sandbox.service().getDirectDebitPayment({ path: { id: older.id } });
     expect(byId.ok && byId.data).toEqual(older);
@@ -243,7 +243,7 @@ describe('control API: the bank completes or declines', () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { amount: 125000 });
     const before = await cash(sandbox);
-    await sandbox.ctx.clock.advance(5000);
+    await sandbox.advance(5000);
     const result = await sandbox.control().completeDirectDebitPayment({ path: { id: payment.id } });
     if (!result.ok) return expect.fail(`expected 200, got ${result.status}`);
     expect(result.data).toEqual({ ...payment, status: 'COMPLETED', updated: '2026-11-21T09:30:05.000Z' });

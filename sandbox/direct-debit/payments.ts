@@ -65,7 +65,7 @@ function callbackOf(payment: PaymentRecord, timestamp: string): DirectDebitPayme
 
 /** Stores the payment's move out of PENDING and queues its callback to the request's callback_url, in `tx`. */
 async function finish(ctx: SandboxContext, tx: Transaction, scope: Scope, payment: PaymentRecord, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<PaymentRecord> {
-  const now = ctx.clock.now().toISOString();
+  const now = ctx.clock.now(scope).toISOString();
   const finished: PaymentRecord = { ...payment, ...change, updated: now };
   await tx.update(COLLECTIONS.payments, scope, finished);
   // The webhook body is built from the generated type; the outbox validates it against the contract.
@@ -80,7 +80,7 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
     if (!stored) {
       return { status: 400, body: { error_code: 'PAYMENT_METHOD_NOT_FOUND_ERROR', message: `Payment method ${body.payment_method_id} was not found.` } };
     }
-    const now = ctx.clock.now();
+    const now = ctx.clock.now(scope);
     const method = currentPaymentMethod(stored, now);
     if (method.status !== 'ACTIVE') {
       throw new NotStored({ status: 503, body: { error_code: 'INVALID_PAYMENT_METHOD_ERROR', message: `Payment method ${method.id} is ${method.status} and cannot be charged.` } });
@@ -147,7 +147,7 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
         if (!payment.is_otp_required) return { status: 400, body: { error_code: 'INVALID_OTP_ERROR', message: 'This direct debit payment was created without OTP; there is no code to validate.' } };
         // Decision `direct-debit-otp-outcome`: once accepted, validating again answers the payment as it is.
         if (payment.otp_accepted) return { status: 200, body: paymentView(payment) };
-        const verdict = judgeOtp(contract.paymentOtp, payment, body.otp_code, ctx.clock.now());
+        const verdict = judgeOtp(contract.paymentOtp, payment, body.otp_code, ctx.clock.now(scope));
         if (verdict.kind === 'wrong') {
           await tx.update(COLLECTIONS.payments, scope, { ...payment, otp_wrong_attempts: verdict.wrongAttempts });
           return { status: 400, body: { error_code: 'INVALID_OTP_ERROR', message: otpMessages.wrong(verdict.remaining) } };
@@ -157,7 +157,7 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
           await finish(ctx, tx, scope, payment, { status: 'FAILED', failure_code: null });
           return { status: 400, body: { error_code: verdict.errorCode, message: `${otpMessages[verdict.errorCode]('payment')} Create a new payment.` } };
         }
-        const accepted: PaymentRecord = { ...payment, otp_accepted: true, updated: ctx.clock.now().toISOString() };
+        const accepted: PaymentRecord = { ...payment, otp_accepted: true, updated: ctx.clock.now(scope).toISOString() };
         await tx.update(COLLECTIONS.payments, scope, accepted);
         return { status: 200, body: paymentView(accepted) };
       });

@@ -162,7 +162,7 @@ describe('the bank answers (control API)', () => {
     const created = await create(danamon);
     const id = idOf(created.json);
     const cash = await bench.cash();
-    await bench.ctx.clock.advance(60_000);
+    await bench.advance(60_000);
     const answer = await bench.call('POST', `/sandbox/disbursements/${id}/complete`);
     expect(answer).toMatchObject({ status: 200, json: { id, status: 'COMPLETED', updated: '2026-11-21T09:31:00.000Z', created: '2026-11-21T09:30:00.000Z' } });
     expect(await bench.call('GET', `/disbursements/${id}`)).toEqual(answer);

@@ -82,7 +82,7 @@ type Created = { ok: true; record: DisbursementRecord } | { ok: false; reason: '
 async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body: CreateDisbursementRequest, description: string): Promise<Created> {
   if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };
   const id = ctx.ids.next();
-  const now = ctx.clock.now().toISOString();
+  const now = ctx.clock.now(caller).toISOString();
   const record: DisbursementRecord = {
     id,
     disbursement_id: id,
@@ -172,7 +172,7 @@ async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Fi
     const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
     if (!record) return { kind: 'missing' };
     if (record.status !== 'PENDING') return { kind: 'final', record };
-    const finished: DisbursementRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, is_instant: outcome.is_instant, updated: ctx.clock.now().toISOString() };
+    const finished: DisbursementRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, is_instant: outcome.is_instant, updated: ctx.clock.now(scope).toISOString() };
     await tx.update(COLLECTION, scope, finished);
     // No money left the merchant's account when the bank rejected the transfer.
     if (finished.status === 'FAILED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);

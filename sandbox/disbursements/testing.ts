@@ -38,6 +38,8 @@ export interface Bench {
   /** The scope's callback deliveries, oldest first. */
   deliveries(key?: KeyName): Promise<DeliveryRecord[]>;
   cash(key?: KeyName): Promise<number>;
+  /** Moves the clock of a key's merchant and mode (default `aTest`). */
+  advance(ms: number, key?: KeyName): Promise<void>;
   /** Errors the routers reported: a response off the contract shows up here as well as a 500. */
   errors: unknown[];
   close(): Promise<void>;
@@ -59,6 +61,7 @@ export async function openBench(): Promise<Bench> {
     settings: async (changes, key = 'aTest') => void (await ctx.settings.update(scopeOf(key), changes)),
     deliveries: async (key = 'aTest') => (await app.platform.callbacks.list(scopeOf(key))).reverse(),
     cash: (key = 'aTest') => ctx.store.transaction((tx) => ctx.balances.get(tx, scopeOf(key), 'CASH')),
+    advance: (ms, key) => sandbox.advance(ms, key),
     close: () => sandbox.close(),
   };
 }
@@ -95,6 +98,7 @@ export function useBench(): Bench {
     settings: (changes, key) => now().settings(changes, key),
     deliveries: (key) => now().deliveries(key),
     cash: (key) => now().cash(key),
+    advance: (ms, key) => now().advance(ms, key),
     close: () => now().close(),
   };
 }

@@ -112,7 +112,7 @@ describe('approve and decline (control API)', () => {
   it('approves a PENDING payment: COMPLETED whatever the amount, CASH credited, callback sent', async () => {
     await create({ ...payment, amount: 80005 });
     const before = await bench.cash();
-    await bench.ctx.clock.advance(14_000);
+    await bench.advance(14_000);
     const answer = await bench.call('POST', '/sandbox/ewallets/approve', { body: target });
     expect(answer).toMatchObject({ status: 200, json: { status: 'COMPLETED', transaction_date: '2026-11-21T09:30:14.000Z', amount: 80005 } });
     expect(await status(payment.external_id)).toEqual(answer);

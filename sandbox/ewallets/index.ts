@@ -60,7 +60,7 @@ async function findPayment(tx: Transaction, scope: Scope, externalId: string, ty
 
 /** Ends a PENDING payment: its new state, CASH credited when it completed, and its callback, in `tx`. */
 async function conclude(ctx: SandboxContext, tx: Transaction, scope: Scope, record: EwalletPaymentRecord, outcome: EwalletOutcome, settings: MerchantSettings): Promise<EwalletPaymentRecord> {
-  const now = ctx.clock.now().toISOString();
+  const now = ctx.clock.now(scope).toISOString();
   const ended: EwalletPaymentRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, paid: outcome.status === 'COMPLETED' ? now : null, updated: now };
   await tx.update(COLLECTION, scope, ended);
   // The money the end user paid is the merchant's income.
@@ -86,7 +86,7 @@ export function ewalletHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'cr
   return {
     createEwalletPayment: async ({ body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
-      const now = ctx.clock.now().toISOString();
+      const now = ctx.clock.now(principal).toISOString();
       const record: EwalletPaymentRecord = { id: ctx.ids.next(), external_id: body.external_id, ewallet_type: body.ewallet_type, amount: body.amount, phone: body.phone, business_id: principal.ownerId, status: 'PENDING', failure_code: null, created: now, paid: null, updated: now };
       try {
         await ctx.store.insert(COLLECTION, principal, record);

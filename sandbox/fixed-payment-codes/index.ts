@@ -30,7 +30,7 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
     createFixedPaymentCode: async ({ body }, { principal }) => {
       // Settings are read before the transaction: they are stored apart and transactions do not nest.
       const settings = await ctx.settings.get(principal);
-      const now = ctx.clock.now();
+      const now = ctx.clock.now(principal);
       const outlet = body.retail_outlet_name;
       if (body.expiration_date !== undefined && Date.parse(body.expiration_date) < now.getTime()) {
         return fail(400, 'EXPIRATION_DATE_INVALID_ERROR', 'expiration_date must not be earlier than the current time.');
@@ -81,7 +81,7 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
     updateFixedPaymentCode: async ({ path, body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
       return ctx.store.transaction(async (tx): Promise<UpdateFixedPaymentCodeHandlerResult> => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(principal);
         const code = await tx.get<StoredCode>(CODES, principal, path.id);
         if (!code) return notFound(path.id);
         const inactive = inactiveReason(code, now);
@@ -111,7 +111,7 @@ export function fixedPaymentCodeControlHandlers(ctx: SandboxContext): Pick<Contr
     simulateFixedPaymentCodePayment: async ({ path, body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
       return ctx.store.transaction(async (tx): Promise<SimulateFixedPaymentCodePaymentHandlerResult> => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(principal);
         const code = await tx.get<StoredCode>(CODES, principal, path.id);
         if (!code) return notFound(path.id);
         const inactive = inactiveReason(code, now);

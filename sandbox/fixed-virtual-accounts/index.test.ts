@@ -169,6 +169,16 @@ describe('getFixedVirtualAccount', () => {
     await h.advance(2 * HOUR);
     expect((await h.call('GET', `/callback_virtual_accounts/${id}`)).body).toMatchObject({ status: 'INACTIVE', updated: new Date(START.getTime() + HOUR).toISOString() });
   });
+
+  it("expires by the clock of the account's own merchant and mode: another merchant's or mode's advance leaves it ACTIVE", async () => {
+    const h = harness();
+    const keys = [KEYS.a, KEYS.aLive, KEYS.b];
+    const ids = await Promise.all(keys.map(async (key) => idOf(await create(h, { expiration_date: new Date(START.getTime() + HOUR).toISOString() }, key))));
+    await h.advance(2 * HOUR, KEYS.aLive);
+    await h.advance(2 * HOUR, KEYS.b);
+    const statuses = await Promise.all(keys.map(async (key, index) => bodyField(await h.call('GET', `/callback_virtual_accounts/${ids[index]}`, { key }), 'status')));
+    expect(statuses).toEqual(['ACTIVE', 'INACTIVE', 'INACTIVE']);
+  });
 });
 
 describe('updateFixedVirtualAccount', () => {

@@ -67,7 +67,7 @@ async function numberTaken(tx: Transaction, caller: Caller, bank: BankCode, acco
 async function currentAccount(ctx: SandboxContext, tx: Transaction, caller: Caller, id: string): Promise<StoredAccount | undefined> {
   const stored = await tx.get<StoredAccount>(ACCOUNTS, caller, id);
   if (!stored) return undefined;
-  const current = settledAt(stored, ctx.clock.now());
+  const current = settledAt(stored, ctx.clock.now(caller));
   if (current !== stored) await tx.update(ACCOUNTS, caller, current);
   return current;
 }
@@ -77,7 +77,7 @@ export function fixedVirtualAccountHandlers(ctx: SandboxContext): Pick<Handlers<
     createFixedVirtualAccount: async ({ body }, { principal }) => {
       // Settings are read before the transaction: they are stored apart and transactions do not nest.
       const settings = await ctx.settings.get(principal);
-      const now = ctx.clock.now();
+      const now = ctx.clock.now(principal);
       const bank = body.bank_code;
       const range = bankRange(settings, bank);
       if (typeof range === 'string') return fail(400, 'BANK_NOT_SUPPORTED_ERROR', range);
@@ -129,13 +129,13 @@ export function fixedVirtualAccountHandlers(ctx: SandboxContext): Pick<Handlers<
     getFixedVirtualAccount: async ({ path }, { principal }) => {
       const account = await ctx.store.get<StoredAccount>(ACCOUNTS, principal, path.id);
       if (!account) return notFound(path.id);
-      return { status: 200, body: accountView(settledAt(account, ctx.clock.now())) };
+      return { status: 200, body: accountView(settledAt(account, ctx.clock.now(principal))) };
     },
 
     updateFixedVirtualAccount: async ({ path, body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
       return ctx.store.transaction(async (tx): Promise<UpdateFixedVirtualAccountHandlerResult> => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(principal);
         const account = await currentAccount(ctx, tx, principal, path.id);
         if (!account) return notFound(path.id);
         if (account.status === 'INACTIVE') return fail(400, 'INACTIVE_VIRTUAL_ACCOUNT_ERROR', `The fixed virtual account ${account.id} is inactive and cannot be updated.`);
@@ -184,7 +184,7 @@ export function fixedVirtualAccountControlHandlers(ctx: SandboxContext): Pick<Co
     simulateFixedVirtualAccountPayment: async ({ path, body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
       return ctx.store.transaction(async (tx): Promise<SimulateFixedVirtualAccountPaymentHandlerResult> => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.now(principal);
         const account = await currentAccount(ctx, tx, principal, path.id);
         if (!account) return notFound(path.id);
         if (account.status !== 'ACTIVE') return fail(409, 'SANDBOX_STATE_CONFLICT', `Fixed virtual account ${account.id} is ${account.status}; only an ACTIVE account can be paid.`);

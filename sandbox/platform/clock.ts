@@ -1,14 +1,21 @@
-// Sandbox time: real time plus an offset that only moves forward. The offset is stored, so a restart keeps
-// the time where the control API moved it (an account expired by an advance stays expired). This is the one
-// place of the sandbox that reads the real clock; everything else asks `Clock.now()`.
+// Sandbox time, one clock per merchant and mode (decision `sandbox-clock-per-merchant-and-mode`): real time
+// plus an offset that only moves forward and only when that merchant advances it in that mode. Like a
+// provider's test clock, it moves only what is attached to it, so one team's test never expires another
+// team's OTPs or accounts. The offset is a record of its scope, so a restart keeps the time where the
+// control API moved it, and a reset (which clears the scope) puts it back to where every scope starts.
+// This is the one place of the sandbox that reads the real clock; everything else asks `Clock.now(scope)`.
 import type { Clock } from '../context.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store } from '../store/store.js';
 
 export const CLOCK_COLLECTION = 'sandbox_clock';
 export const clockCollections: CollectionDefinition[] = [{ name: CLOCK_COLLECTION }];
 
-/** The clock belongs to the whole sandbox, not to a merchant: its record lives in a scope no key maps to. */
-export const SANDBOX_SCOPE: Scope = { merchantId: '__sandbox__', mode: 'test' };
+/**
+ * Where the one clock of earlier versions, shared by every merchant, kept its offset (a scope no key maps
+ * to). A data directory that has it starts every scope at that offset, so what it expired stays expired
+ * and no scope's time goes back on upgrade; it is read at start-up and never written again.
+ */
+export const LEGACY_SHARED_SCOPE: Scope = { merchantId: '__sandbox__', mode: 'test' };
 const CLOCK_ID = 'clock';
 
 interface ClockRecord extends JsonRecord {
@@ -16,8 +23,10 @@ interface ClockRecord extends JsonRecord {
 }
 
 export interface SandboxClock extends Clock {
-  /** Milliseconds the sandbox is ahead of real time. */
-  offsetMs(): number;
+  /** Milliseconds the scope's time is ahead of real time. */
+  offsetMs(scope: Scope): number;
+  /** Drops the cached offset of a scope whose records were cleared (reset): its time is back at the start. */
+  forget(scope: Scope): void;
 }
 
 export interface ClockOptions {
@@ -28,34 +37,49 @@ export interface ClockOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-export async function createClock(options: ClockOptions): Promise<SandboxClock> {
-  const realTime = options.realTime ?? (() => Date.now());
-  const stored = await options.store.get<ClockRecord>(CLOCK_COLLECTION, SANDBOX_SCOPE, CLOCK_ID);
-  let offset = stored?.offset_ms ?? 0;
-  const listeners: ((now: Date) => void | Promise<void>)[] = [];
-  const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
+// A caller is a scope with more fields; only these two select the clock (and go to the listeners).
+const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
+const onlyScope = (scope: Scope): Scope => ({ merchantId: scope.merchantId, mode: scope.mode });
+const isLegacy = (scope: Scope): boolean => scopeKey(scope) === scopeKey(LEGACY_SHARED_SCOPE);
 
-  const now = (): Date => new Date(realTime() + offset);
+export async function createClock(options: ClockOptions): Promise<SandboxClock> {
+  const { store } = options;
+  const realTime = options.realTime ?? (() => Date.now());
+  const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
+  // `now` is synchronous and asked at every request, so every stored offset is held in memory.
+  let start = 0;
+  const offsets = new Map<string, number>();
+  for (const { scope, record } of await store.findAcrossScopes<ClockRecord>(CLOCK_COLLECTION, 'id', CLOCK_ID)) {
+    if (isLegacy(scope)) start = record.offset_ms;
+    else offsets.set(scopeKey(scope), record.offset_ms);
+  }
+  const listeners: ((scope: Scope, now: Date) => void | Promise<void>)[] = [];
+
+  const offsetMs = (scope: Scope): number => offsets.get(scopeKey(scope)) ?? start;
+  const now = (scope: Scope): Date => new Date(realTime() + offsetMs(scope));
   return {
     now,
-    offsetMs: () => offset,
+    offsetMs,
+    forget: (scope) => void offsets.delete(scopeKey(scope)),
     onAdvance: (listener) => void listeners.push(listener),
-    advance: async (ms) => {
+    advance: async (given, ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`the sandbox clock only moves forward (asked to move ${ms} ms)`);
+      const scope = onlyScope(given);
       // Read-modify-write in one transaction, so concurrent advances add up instead of overwriting each other.
-      offset = await options.store.transaction(async (tx) => {
-        const existing = await tx.get<ClockRecord>(CLOCK_COLLECTION, SANDBOX_SCOPE, CLOCK_ID);
-        const next: ClockRecord = { id: CLOCK_ID, offset_ms: (existing?.offset_ms ?? 0) + ms };
-        if (existing) await tx.update(CLOCK_COLLECTION, SANDBOX_SCOPE, next);
-        else await tx.insert(CLOCK_COLLECTION, SANDBOX_SCOPE, next);
+      const offset = await store.transaction(async (tx) => {
+        const existing = await tx.get<ClockRecord>(CLOCK_COLLECTION, scope, CLOCK_ID);
+        const next: ClockRecord = { id: CLOCK_ID, offset_ms: (existing?.offset_ms ?? start) + ms };
+        if (existing) await tx.update(CLOCK_COLLECTION, scope, next);
+        else await tx.insert(CLOCK_COLLECTION, scope, next);
         return next.offset_ms;
       });
-      const moved = now();
+      offsets.set(scopeKey(scope), offset);
+      const moved = now(scope);
       // Listeners run one after another and are awaited, so when the control API answers, what became due
-      // (callback retries) has run.
+      // for this scope (its callback retries) has run.
       for (const listener of listeners) {
         try {
-          await listener(moved);
+          await listener(scope, moved);
         } catch (error) {
           reportListenerError(error);
         }

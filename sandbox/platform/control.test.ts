@@ -52,14 +52,26 @@ afterEach(async () => {
 });
 
 describe('control API: clock', () => {
-  it('reads and advances the shared clock', async () => {
+  it("reads and advances the clock of the key's merchant and mode, and no other", async () => {
     const before = await call('GET', '/sandbox/clock');
     expect(before).toMatchObject({ status: 200, body: { offset_ms: 0 } });
     const advanced = await call('POST', '/sandbox/clock/advance', { body: { milliseconds: 86_400_000 } });
     expect(advanced).toMatchObject({ status: 200, body: { offset_ms: 86_400_000 } });
     expect(Date.parse(String(advanced.body.now)) - Date.parse(String(before.body.now))).toBeGreaterThanOrEqual(86_400_000);
-    // One clock for the whole sandbox: another merchant sees the same offset.
-    expect((await call('GET', '/sandbox/clock', { key: 'sk_test_b' })).body.offset_ms).toBe(86_400_000);
+    expect((await call('GET', '/sandbox/clock')).body.offset_ms).toBe(86_400_000);
+    // Another merchant, and the same merchant's other mode, keep their own time.
+    for (const key of ['sk_test_b', 'sk_live_a']) {
+      const other = await call('GET', '/sandbox/clock', { key });
+      expect(other.body.offset_ms).toBe(0);
+      expect(Date.parse(String(other.body.now))).toBeLessThan(Date.parse(String(advanced.body.now)) - 86_000_000);
+    }
+  });
+
+  it("tells each key its own merchant's and mode's time in GET /sandbox", async () => {
+    await call('POST', '/sandbox/clock/advance', { key: 'sk_test_b', body: { milliseconds: 86_400_000 } });
+    const [a, b] = await Promise.all([call('GET', '/sandbox'), call('GET', '/sandbox', { key: 'sk_test_b' })]);
+    expect(Date.parse(String(b.body.now)) - Date.parse(String(a.body.now))).toBeGreaterThanOrEqual(86_400_000);
+    expect(Date.parse(String(b.body.now)) - Date.parse(String(a.body.now))).toBeLessThan(86_400_000 + 60_000);
   });
 
   it('answers API_VALIDATION_ERROR for a negative or fractional amount of time and INVALID_JSON_FORMAT for a broken body', async () => {
@@ -118,9 +130,11 @@ describe('control API: balance and reset', () => {
     expect(await call('POST', '/sandbox/balance/top_up', { raw: '{' })).toMatchObject({ status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } });
   });
 
-  it('resets one merchant and mode: settings, balances and deliveries back to nothing, the others untouched', async () => {
+  it('resets one merchant and mode: settings, balances, deliveries and clock back to the start, the others untouched', async () => {
     await call('POST', '/sandbox/balance/top_up', { body: { amount: 5000 } });
     await call('POST', '/sandbox/balance/top_up', { key: 'sk_live_a', body: { amount: 7000 } });
+    await call('POST', '/sandbox/clock/advance', { body: { milliseconds: 3_600_000 } });
+    await call('POST', '/sandbox/clock/advance', { key: 'sk_live_a', body: { milliseconds: 60_000 } });
     await call('PATCH', '/sandbox/settings', { body: { ewallet_auto_resolve: false } });
     await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', webhookExample('ewalletPayment'), null));
 
@@ -130,6 +144,8 @@ describe('control API: balance and reset', () => {
     expect(await call('GET', '/sandbox/callbacks')).toEqual({ status: 200, body: [] });
     expect(await t.store.transaction((tx) => t.platform.balances.get(tx, MERCHANT, 'CASH'))).toBe(INITIAL_CASH);
     expect(await t.store.transaction((tx) => t.platform.balances.get(tx, { ...MERCHANT, mode: 'live' }, 'CASH'))).toBe(INITIAL_CASH + 7000);
+    expect((await call('GET', '/sandbox/clock')).body.offset_ms).toBe(0);
+    expect((await call('GET', '/sandbox/clock', { key: 'sk_live_a' })).body.offset_ms).toBe(60_000);
   });
 });
 
@@ -166,9 +182,13 @@ describe('control API: callback deliveries', () => {
     expect(await call('POST', `/sandbox/callbacks/${pending}/resend`)).toMatchObject({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT' } });
   });
 
-  it('makes the next attempt of a retrying delivery due when the clock is advanced past the retry delay', async () => {
+  it("makes the next attempt of a retrying delivery due when its merchant's clock in its mode is advanced past the retry delay", async () => {
     const id = await enqueue(receiver.url);
     await receiver.waitFor(1);
+    // Other merchants' and modes' clocks are not this delivery's.
+    for (const key of ['sk_test_b', 'sk_live_a']) expect(await call('POST', '/sandbox/clock/advance', { key, body: { milliseconds: 60_000 } })).toMatchObject({ status: 200 });
+    await t.platform.dispatcher.runDue();
+    expect(receiver.received).toHaveLength(1);
     expect(await call('POST', '/sandbox/clock/advance', { body: { milliseconds: 60_000 } })).toMatchObject({ status: 200 });
     expect(receiver.received).toHaveLength(2);
     const delivery = (await call('GET', '/sandbox/callbacks')).body as unknown as { id: string; attempts: unknown[] }[];

@@ -14,17 +14,19 @@ export type PlatformControlHandlers = Pick<
 
 
 export function platformControlHandlers(ctx: SandboxContext, platform: Platform): PlatformControlHandlers {
-  const clockBody = () => ({ now: ctx.clock.now().toISOString(), offset_ms: platform.clock.offsetMs() });
+  /** The clock of the caller's merchant and mode, the only one its key reads and moves. */
+  const clockBody = (scope: Scope) => ({ now: platform.clock.now(scope).toISOString(), offset_ms: platform.clock.offsetMs(scope) });
   /** What getSandbox answers, and resetSandbox after the reset. */
-  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: ctx.clock.now().toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs });
+  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: platform.clock.now(scope).toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs });
   return {
     getSandbox: (_input, { principal }) => ({ status: 200, body: sandboxInfo(scopeOf(principal)) }),
 
-    getClock: () => ({ status: 200, body: clockBody() }),
+    getClock: (_input, { principal }) => ({ status: 200, body: clockBody(scopeOf(principal)) }),
 
-    advanceClock: async ({ body }) => {
-      await ctx.clock.advance(body.milliseconds);
-      return { status: 200, body: clockBody() };
+    advanceClock: async ({ body }, { principal }) => {
+      const scope = scopeOf(principal);
+      await platform.clock.advance(scope, body.milliseconds);
+      return { status: 200, body: clockBody(scope) };
     },
 
     getSettings: async (_input, { principal }) => ({ status: 200, body: await ctx.settings.get(scopeOf(principal)) }),
@@ -54,8 +56,10 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
     resetSandbox: async (_input, { principal }) => {
       const scope = scopeOf(principal);
       await ctx.store.transaction((tx) => tx.clearScope(scope));
-      // The settings overrides were among the cleared records; the cached copy goes too.
+      // The settings overrides and the clock's offset were among the cleared records; their cached copies go
+      // too, so the settings are the defaults again and the scope's time is back where every scope starts.
       platform.settings.forget(scope);
+      platform.clock.forget(scope);
       return { status: 200, body: sandboxInfo(scope) };
     },
 

@@ -81,11 +81,23 @@ describe('idempotency keys', () => {
   it('expire 24 hours of sandbox time after first use', async () => {
     const { clock, create, count } = await setup();
     await create(merchant, 'k', 'body');
-    await clock.advance(IDEMPOTENCY_KEY_LIFETIME_MS - 1);
+    await clock.advance(merchant, IDEMPOTENCY_KEY_LIFETIME_MS - 1);
     expect((await create(merchant, 'k', 'other')).kind).toBe('mismatch');
-    await clock.advance(1);
+    await clock.advance(merchant, 1);
     expect((await create(merchant, 'k', 'other')).kind).toBe('first');
     expect((await create(merchant, 'k', 'other')).kind).toBe('replay');
     expect(count()).toBe(2);
+  });
+
+  it("expire by the clock of their own merchant and mode: another's advance leaves them in force", async () => {
+    const { clock, create } = await setup();
+    const live: Scope = { ...merchant, mode: 'live' };
+    const otherMerchant: Scope = { merchantId: 'm-b', mode: 'test' };
+    for (const scope of [merchant, live, otherMerchant]) await create(scope, 'k', 'body');
+    await clock.advance(live, IDEMPOTENCY_KEY_LIFETIME_MS);
+    await clock.advance(otherMerchant, IDEMPOTENCY_KEY_LIFETIME_MS);
+    expect((await create(merchant, 'k', 'other')).kind).toBe('mismatch');
+    expect((await create(live, 'k', 'other')).kind).toBe('first');
+    expect((await create(otherMerchant, 'k', 'other')).kind).toBe('first');
   });
 });

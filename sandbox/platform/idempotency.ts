@@ -27,7 +27,7 @@ export function createIdempotency(clock: Clock, ids: Ids): Idempotency {
   return {
     run: async (tx, scope, operationId, key, fingerprint, create, idOf) => {
       const claim = `${operationId}\n${key}`;
-      const now = clock.now();
+      const now = clock.now(scope);
       const [existing] = await tx.findBy<KeyRecord>(IDEMPOTENCY_COLLECTION, scope, 'claim', claim, { limit: 1 });
       if (existing && Date.parse(existing.expires_at) > now.getTime()) {
         return existing.fingerprint === fingerprint ? { kind: 'replay', originalId: existing.resource_id } : { kind: 'mismatch' };

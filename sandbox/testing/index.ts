@@ -116,6 +116,8 @@ export interface TestSandbox {
   waitForCallbacks(count: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
   /** Resolves with the first callback (received before or after the call) that `matches` (rejects after `timeoutMs`, default 5 s). */
   waitForCallback(matches: (callback: ReceivedCallback) => boolean, timeoutMs?: number): Promise<ReceivedCallback>;
+  /** Moves the clock of a key's merchant and mode (default `aTest`), as its advanceClock would; no other clock moves. */
+  advance(ms: number, key?: TestKeyName): Promise<void>;
   /** Errors the routers reported (a failing test shows them). */
   routerErrors: unknown[];
   close(): Promise<void>;
@@ -222,6 +224,7 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
       await waitUntil(() => (found = callbacks.find(matches)) !== undefined, timeoutMs, () => `no matching callback within ${timeoutMs} ms among ${callbacks.length} received`);
       return found!;
     },
+    advance: async (ms, key = 'aTest') => void (await app.platform.clock.advance(scopeOf(key), ms)),
     routerErrors,
     close: () => app.close(),
   };
