@@ -35,6 +35,16 @@ describe('CommittedRecords', () => {
     expect(cache.get(key('2'))).toBeUndefined();
   });
 
+  it('forgets a deleted record when the delete commits, not before', () => {
+    const cache = new CommittedRecords(10);
+    cache.remember(key('1'), 'a');
+    cache.deleted(key('1'));
+    cache.workDone();
+    expect(cache.get(key('1'))).toBe('a');
+    cache.committed();
+    expect(cache.get(key('1'))).toBeUndefined();
+  });
+
   it('clears a scope when the clearing commits, leaving other scopes', () => {
     const cache = new CommittedRecords(10);
     cache.remember(key('1'), 'a');

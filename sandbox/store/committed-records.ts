@@ -6,8 +6,8 @@
 /** The cache key of a record: its collection, scope and id. */
 export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string => `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
 
-/** A write as the cache applies it: a record's new text, or every record of a scope gone. */
-type Change = { kind: 'record'; key: string; text: string } | { kind: 'clear-scope'; prefix: string };
+/** A write as the cache applies it: a record's new text (undefined: deleted), or every record of a scope gone. */
+type Change = { kind: 'record'; key: string; text: string | undefined } | { kind: 'clear-scope'; prefix: string };
 
 export class CommittedRecords {
   readonly #texts = new Map<string, string>();
@@ -38,6 +38,11 @@ export class CommittedRecords {
     this.#working.push({ kind: 'record', key, text });
   }
 
+  /** A record deleted by the transaction under way. */
+  deleted(key: string): void {
+    this.#working.push({ kind: 'record', key, text: undefined });
+  }
+
   /** A scope cleared by the transaction under way. */
   scopeCleared(merchantId: string, mode: string): void {
     this.#working.push({ kind: 'clear-scope', prefix: `\u0000${merchantId}\u0000${mode}\u0000` });
@@ -61,7 +66,8 @@ export class CommittedRecords {
   committed(): void {
     for (const change of this.#grouped) {
       if (change.kind === 'record') {
-        if (this.#texts.has(change.key)) this.#texts.set(change.key, change.text);
+        if (change.text === undefined) this.#texts.delete(change.key);
+        else if (this.#texts.has(change.key)) this.#texts.set(change.key, change.text);
       } else {
         for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
       }

@@ -187,6 +187,7 @@ export function storeOver(commits: GroupCommit, tx: Transaction, parts: StorePar
     list: read(tx.list) as Transaction['list'],
     insert: single(tx.insert) as Transaction['insert'],
     update: single(tx.update) as Transaction['update'],
+    delete: single(tx.delete),
     clearScope: single(tx.clearScope),
     findAcrossScopes: read(parts.findAcrossScopes) as Store['findAcrossScopes'],
     close: async () => {

@@ -1,13 +1,15 @@
 // The journal store's file under DATA_DIR: one line of JSON per committed transaction, appended with one
 // write per group of transactions. A line is a transaction's writes in order:
 //   ["put", collection, merchant id, mode, record]   the record as now stored (new or replaced)
+//   ["delete", collection, merchant id, mode, id]   the record gone (version 2 on)
 //   ["clear", merchant id, mode]                    every record of that scope gone
 // The first line names the format and its version (JOURNAL_HEADER). Reading the lines again in order, a
 // chunk of the file at a time (file-lines.ts: a journal may outgrow any string), rebuilds the data. Only the
 // end of the file can be torn (a process killed in the middle of a write, which was then never
 // acknowledged): a last line without its newline is cut off when the file is opened. A damaged line before
 // the end is refused, never skipped. When superseded lines make up most of it, the file is rewritten with
-// one line per live record (beside it, then renamed over it).
+// one line per live record (beside it, then renamed over it). A journal of an earlier version is read as it
+// is, and rewritten before anything is added to it, so that its header never claims less than its lines use.
 import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockDataDir } from './data-dir-lock.js';
@@ -15,17 +17,18 @@ import { forEachLine } from './file-lines.js';
 import type { JsonRecord, Mode } from './store.js';
 
 export const JOURNAL_FILE = 'sandbox.journal';
-/** The version of the line format this sandbox writes and reads. */
-export const JOURNAL_VERSION = 1;
+/** The version of the line format this sandbox writes and reads (2: deletes). */
+export const JOURNAL_VERSION = 2;
 const JOURNAL_FORMAT = 'payments-sandbox journal';
 export const JOURNAL_HEADER = `${JSON.stringify({ format: JOURNAL_FORMAT, version: JOURNAL_VERSION })}\n`;
 
-export type JournalOperation = ['put', string, string, Mode, JsonRecord] | ['clear', string, Mode];
+export type JournalOperation = ['put', string, string, Mode, JsonRecord] | ['delete', string, string, Mode, string] | ['clear', string, Mode];
 
 /** A transaction's line, from its operations already written as JSON (see `putOperation`, `clearOperation`). */
 export const journalLine = (operations: readonly string[]): string => `[${operations.join(',')}]\n`;
 /** A put operation as JSON; `text` is the record as JSON. */
 export const putOperation = (collection: string, merchantId: string, mode: Mode, text: string): string => `["put",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${text}]`;
+export const deleteOperation = (collection: string, merchantId: string, mode: Mode, id: string): string => `["delete",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${JSON.stringify(id)}]`;
 export const clearOperation = (merchantId: string, mode: Mode): string => `["clear",${JSON.stringify(merchantId)},"${mode}"]`;
 
 export interface JournalFileOptions {
@@ -46,6 +49,8 @@ export class JournalFile {
   readonly #unlock: () => void;
   #fd: number;
   #size: number;
+  /** The line format of the file: its header's version (this sandbox's for a new file or once rewritten). */
+  #version = JOURNAL_VERSION;
   /** Set when a failed append could not be cut back off: every later append fails with it. */
   #broken: Error | undefined;
 
@@ -75,6 +80,11 @@ export class JournalFile {
   /** Bytes in the file. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The version of the line format the file's header names. */
+  get version(): number {
+    return this.#version;
   }
 
   /** Appends `text` (whole lines). If the write fails, the file is cut back to what it held and the error thrown. */
@@ -131,6 +141,7 @@ export class JournalFile {
     closeSync(this.#fd);
     this.#fd = openSync(this.path, 'a');
     this.#size = size;
+    this.#version = JOURNAL_VERSION;
   }
 
   close(): void {
@@ -142,6 +153,7 @@ export class JournalFile {
     const { format, version } = (typeof header === 'object' && header !== null ? header : {}) as { format?: unknown; version?: unknown };
     if (format !== JOURNAL_FORMAT || typeof version !== 'number') throw new Error(`${this.path} is not a sandbox journal (its first line names no journal format)`);
     if (version > JOURNAL_VERSION) throw new Error(`${this.path} was written by a newer sandbox (journal version ${version}; this one reads up to ${JOURNAL_VERSION})`);
+    this.#version = version;
   }
 
   /** Replays every complete line, a chunk of the file at a time; cuts off a torn last line. Returns the size of what is kept. */

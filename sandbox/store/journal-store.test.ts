@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
+import { describe, expect, it, vi } from 'vitest';
+import { JournalFile, JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
 import { DataDirInUseError } from './store.js';
 import { openJournalStore } from './journal-store.js';
 import { collections, describeStoreContract, merchantA, merchantB, storeFixtures, thing } from './testing/store-contract.js';
@@ -56,6 +56,30 @@ describe('the journal store, its own file', () => {
     expect((await again.findBy('things', merchantA, 'state', 'closed')).map((r) => r.id)).toEqual(['c']);
     expect(await again.list('things', merchantB)).toEqual([]);
     await expect(again.insert('things', merchantA, thing('d', { external_id: 'ext-a' }))).rejects.toThrow('things.external_id ext-a already exists');
+  });
+
+  it('writes a delete as an operation of its line, and reads it back on opening', async () => {
+    const dir = tempDir();
+    const first = open(dir);
+    for (const id of ['1', '2', '3']) await first.insert('things', merchantA, thing(id));
+    await first.delete('things', merchantA, '2');
+    await close(first);
+    expect(JSON.parse(linesOf(dir).at(-1)!)).toEqual([['delete', 'things', 'm-a', 'test', '2']]);
+
+    const again = open(dir);
+    expect((await again.list('things', merchantA)).map((r) => r.id)).toEqual(['3', '1']);
+    await again.insert('things', merchantA, thing('4', { external_id: 'ext-2' }));
+  });
+
+  it('reads a journal of the first version (no deletes), and rewrites it under its own header before adding to it', async () => {
+    const dir = tempDir();
+    const versionOne = `${JSON.stringify({ format: 'payments-sandbox journal', version: 1 })}\n`;
+    writeFileSync(journalOf(dir), `${versionOne}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]])}\n`);
+    const store = open(dir);
+    expect(linesOf(dir).map((line) => JSON.parse(line) as unknown)).toEqual([[['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]]]);
+    await store.delete('things', merchantA, '1');
+    await close(store);
+    expect(await open(dir).get('things', merchantA, '1')).toBeUndefined();
   });
 
   it('cuts off a last line torn by a kill in the middle of a write (never acknowledged), and goes on from there', async () => {
@@ -121,6 +145,34 @@ describe('the journal store, its own file', () => {
     ]);
     expect((await again.findBy('things', merchantA, 'state', 'state-99')).map((r) => r.id)).toEqual(['busy']);
     expect(await again.list('things', merchantB)).toEqual([]);
+  });
+
+  it('rewrites a journal once deleted records make up most of it', async () => {
+    const dir = tempDir();
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 4096 });
+    await store.insert('things', merchantA, thing('kept'));
+    for (let n = 0; n < 100; n++) {
+      await store.insert('things', merchantA, thing(`gone-${n}`));
+      await store.delete('things', merchantA, `gone-${n}`);
+    }
+    await store.close();
+    expect(linesOf(dir).some((line) => line.includes('gone-0"'))).toBe(false);
+    expect(statSync(journalOf(dir)).size).toBeLessThan(4096 + 200);
+    expect((await open(dir).list('things', merchantA)).map((r) => r.id)).toEqual(['kept']);
+  });
+
+  it('rewrites again only once the journal has doubled since its last rewrite, even where records are small beside their lines', async () => {
+    const dir = tempDir();
+    const rewrite = vi.spyOn(JournalFile.prototype, 'rewrite');
+    const store = openJournalStore({ dataDir: dir, collections: [{ name: 'tiny' }], rewriteAfterBytes: 1024 });
+    // Each record's text is a fraction of its line, so the live data alone would call for a rewrite at every commit.
+    for (let n = 0; n < 100; n++) await store.insert('tiny', merchantA, { id: String(n) });
+    await store.close();
+    // From 1 KiB to about 4 KiB, doubling each time: two or three rewrites, not one per commit past 1 KiB.
+    expect(rewrite.mock.calls.length).toBeGreaterThan(0);
+    expect(rewrite.mock.calls.length).toBeLessThanOrEqual(3);
+    rewrite.mockRestore();
+    expect(await open(dir).list('tiny', merchantA)).toHaveLength(100);
   });
 
   it('keeps the records of a collection it no longer defines, through a rewrite', async () => {

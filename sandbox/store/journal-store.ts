@@ -9,7 +9,7 @@
 // transaction's records once; and lookups are map reads instead of statements. The price is memory: the
 // whole data set is held in it, which suits a sandbox's data.
 import { createGroupCommit, storeOver, type CommitSteps } from './group-commit.js';
-import { clearOperation, JournalFile, journalLine, putOperation, type JournalOperation } from './journal-file.js';
+import { clearOperation, deleteOperation, JournalFile, journalLine, JOURNAL_VERSION, putOperation, type JournalOperation } from './journal-file.js';
 import { MemoryRecords, type StoredRecord, type Undo } from './memory-records.js';
 import type { CollectionDefinition, FindOptions, JsonRecord, Scope, Store, Transaction } from './store.js';
 
@@ -19,7 +19,10 @@ export interface JournalStoreOptions {
   collections: CollectionDefinition[];
   /** NORMAL (default): survives a process crash. FULL: also a machine crash, at an fdatasync per group. */
   synchronous?: 'NORMAL' | 'FULL';
-  /** The journal is rewritten without superseded lines once it is this large and over twice its live data (default 64 MiB). */
+  /**
+   * The journal is rewritten without superseded lines once it is this large (default 64 MiB), over twice its
+   * live data, and twice the size its last rewrite (or failed rewrite) left.
+   */
   rewriteAfterBytes?: number;
 }
 
@@ -35,24 +38,42 @@ export function openJournalStore(options: JournalStoreOptions): Store {
         records.clearScope(operation[1], operation[2]);
         continue;
       }
-      const [, collection, merchantId, mode, record] = operation;
       // A collection this version no longer defines keeps its records (unindexed), so a rewrite keeps them too.
-      if (!records.has(collection)) records.define({ name: collection });
+      if (!records.has(operation[1])) records.define({ name: operation[1] });
+      if (operation[0] === 'delete') {
+        records.delete(operation[1], operation[2], operation[3], operation[4]);
+        continue;
+      }
+      const [, collection, merchantId, mode, record] = operation;
       const change = records.put(collection, merchantId, mode, record, JSON.stringify(record));
       if (change.kind !== 'clear-scope') change.record.committedText = change.record.text;
     }
   };
   const journal = options.dataDir === ':memory:' ? undefined : new JournalFile({ dataDir: options.dataDir, synchronous: options.synchronous ?? 'NORMAL' }, replay);
-  /** The size from which the journal is rewritten; raised after a rewrite fails, so it is not retried at every commit. */
-  let rewriteAfterBytes = options.rewriteAfterBytes ?? DEFAULT_REWRITE_AFTER_BYTES;
+  const smallestRewritten = options.rewriteAfterBytes ?? DEFAULT_REWRITE_AFTER_BYTES;
+  /**
+   * The size from which the journal is rewritten. After each rewrite, tried or done, it waits for the journal
+   * to double: a rewrite then costs at most what was appended since the last, even where the live data's
+   * estimate (its records' text, not their lines) is low, and a failing one is not retried at every commit.
+   */
+  let rewriteAfterBytes = smallestRewritten;
+  const rewrite = (): void => {
+    if (!journal) return;
+    try {
+      journal.rewrite(liveLines());
+    } finally {
+      rewriteAfterBytes = Math.max(smallestRewritten, 2 * journal.size);
+    }
+  };
   function* liveLines(): Generator<string> {
     for (const { collection, record } of records.all()) yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
   }
   const rewriteIfMostlySuperseded = (): void => {
-    if (!journal || journal.size < rewriteAfterBytes || journal.size < 2 * records.liveChars) return;
-    journal.rewrite(liveLines());
+    if (journal && journal.size >= rewriteAfterBytes && journal.size >= 2 * records.liveChars) rewrite();
   };
-  rewriteIfMostlySuperseded();
+  // A journal of an earlier version is brought to this one before a line of this version joins it.
+  if (journal && journal.version < JOURNAL_VERSION) rewrite();
+  else rewriteIfMostlySuperseded();
 
   /** Changes of the transaction under way, and its journal operations. */
   let work: Undo[] = [];
@@ -61,8 +82,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
   let group: Undo[] = [];
   let groupLines = '';
   let groupOpen = false;
-  /** Whether a scope was cleared and not committed yet: reads by id of committed data then take their turn. */
-  let clearing = false;
+  /** Whether records were deleted or a scope cleared, not committed yet: reads by id of committed data then take their turn. */
+  let removing = false;
 
   const undoAll = (changes: Undo[]): void => {
     for (let i = changes.length - 1; i >= 0; i--) records.undo(changes[i]!);
@@ -73,7 +94,7 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     group = [];
     groupLines = '';
     groupOpen = false;
-    clearing = false;
+    removing = false;
   };
 
   const steps: CommitSteps = {
@@ -95,17 +116,16 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       undoAll(work);
       work = [];
       workOperations = [];
-      clearing = group.some((change) => change.kind === 'clear-scope');
+      removing = group.some((change) => change.kind === 'clear-scope' || change.kind === 'delete');
     },
     commit: () => {
       if (journal && groupLines !== '') journal.append(groupLines);
-      for (const change of group) if (change.kind !== 'clear-scope') change.record.committedText = change.record.text;
+      for (const change of group) if (change.kind === 'insert' || change.kind === 'update') change.record.committedText = change.record.text;
       closeGroup();
       // After the commit: a failed rewrite leaves the journal as it was, and fails no transaction.
       try {
         rewriteIfMostlySuperseded();
       } catch (error) {
-        rewriteAfterBytes = 2 * (journal?.size ?? 0);
         process.emitWarning(`the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`);
       }
     },
@@ -135,21 +155,29 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       workOperations.push(putOperation(collection, scope.merchantId, scope.mode, text));
       return record;
     },
+    delete: async (collection: string, scope: Scope, id: string) => {
+      const change = records.delete(collection, scope.merchantId, scope.mode, id);
+      if (!change) return false;
+      work.push(change);
+      workOperations.push(deleteOperation(collection, scope.merchantId, scope.mode, id));
+      removing = true;
+      return true;
+    },
     clearScope: async (scope: Scope) => {
       work.push(records.clearScope(scope.merchantId, scope.mode));
       workOperations.push(clearOperation(scope.merchantId, scope.mode));
-      clearing = true;
+      removing = true;
     },
   };
 
   const commits = createGroupCommit(steps);
   /**
    * A read by id outside a transaction: the record's committed text, without waiting for an open group to
-   * commit (what the group wrote is not committed yet, so such a read must not see it). A cleared scope not
-   * committed yet hides records that are still committed, so then the read takes its turn.
+   * commit (what the group wrote is not committed yet, so such a read must not see it). A delete or cleared
+   * scope not committed yet hides records that are still committed, so then the read takes its turn.
    */
   const getCommitted = async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
-    if (clearing) return commits.run(() => tx.get<T>(collection, scope, id));
+    if (removing) return commits.run(() => tx.get<T>(collection, scope, id));
     const text = records.stored(collection, scope, id)?.committedText;
     return text === undefined ? undefined : (JSON.parse(text) as T);
   };

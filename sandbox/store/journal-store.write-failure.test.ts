@@ -73,8 +73,9 @@ describe('the journal store when writing its journal fails', () => {
   it('keeps the journal as it was when rewriting it fails, fails no transaction, and does not retry at every commit', async () => {
     const dir = tempDir();
     const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    // Rewritten as soon as superseded lines make up most of it.
-    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 0 });
+    // Rewritten once past 150 bytes with superseded lines making up most of it: the header and the insert's
+    // line stay under that, the update's line takes the journal past it.
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 150 });
     await store.insert('things', merchantA, thing('1'));
     // The update's own line is written; the rewrite that follows it finds the disk full.
     vi.mocked(writeSync).mockImplementationOnce(actualWriteSync).mockImplementationOnce(diskFull);

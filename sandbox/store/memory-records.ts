@@ -4,7 +4,7 @@
 // Looked-up values compare as SQLite's json_extract does in the SQLite store: strings with strings, numbers
 // with numbers, true and false as 1 and 0; a null, missing, object or array value is not indexed (and never
 // collides with another under a unique field).
-import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Mode, type Scope } from './store.js';
+import { DuplicateKeyError, pageOf, type CollectionDefinition, type FindOptions, type JsonRecord, type Mode, type Scope } from './store.js';
 
 /** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
 export class StoredRecord {
@@ -25,6 +25,7 @@ export class StoredRecord {
 export type Undo =
   | { kind: 'insert'; collection: Collection; record: StoredRecord }
   | { kind: 'update'; collection: Collection; record: StoredRecord; text: string; keys: (string | undefined)[] }
+  | { kind: 'delete'; collection: Collection; record: StoredRecord }
   | { kind: 'clear-scope'; scopeKey: string; removed: { collection: Collection; records: Map<string, StoredRecord> }[] };
 
 const scopeKeyOf = (merchantId: string, mode: string): string => `${merchantId}\u0000${mode}`;
@@ -38,11 +39,8 @@ const indexKeyOf = (value: unknown): string | undefined => {
 
 const bySeq = (a: StoredRecord, b: StoredRecord): number => a.seq - b.seq;
 
-/** Records in insertion order, oldest or newest first, at most `limit` of them. */
-function ordered(records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] {
-  const inOrder = options?.order === 'oldest' ? records : records.reverse();
-  return options?.limit === undefined || options.limit >= inOrder.length ? inOrder : inOrder.slice(0, options.limit);
-}
+/** Records in insertion order, oldest or newest first, paged as `options` says. */
+const ordered = (records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] => pageOf(options?.order === 'oldest' ? records : records.reverse(), options);
 
 /**
  * The records under one index key: most keys (ids, unique values) have one, held as it is; a Set only once
@@ -225,6 +223,15 @@ export class MemoryRecords {
     return this.#update(c, existing, record, text);
   }
 
+  /** Removes the record with this id; undefined if there is none. */
+  delete(collection: string, merchantId: string, mode: string, id: string): Undo | undefined {
+    const c = this.collection(collection);
+    const record = c.scopes.get(scopeKeyOf(merchantId, mode))?.get(id);
+    if (!record) return undefined;
+    this.#remove(c, record);
+    return { kind: 'delete', collection: c, record };
+  }
+
   clearScope(merchantId: string, mode: string): Undo {
     const scopeKey = scopeKeyOf(merchantId, mode);
     const removed: { collection: Collection; records: Map<string, StoredRecord> }[] = [];
@@ -243,12 +250,11 @@ export class MemoryRecords {
 
   /** Takes `change` back. Changes are undone newest first, so each finds the records as it left them. */
   undo(change: Undo): void {
-    if (change.kind === 'insert') {
-      const { collection: c, record } = change;
-      c.scopes.get(record.scopeKey)?.delete(record.id);
-      if (c.scopes.get(record.scopeKey)?.size === 0) c.scopes.delete(record.scopeKey);
-      c.unindex(record);
-      this.liveChars -= record.text.length;
+    if (change.kind === 'insert') this.#remove(change.collection, change.record);
+    else if (change.kind === 'delete') {
+      const records = this.#add(change.collection, change.record);
+      // Lists follow the order records were added in: one put back among later ones goes to its place.
+      if (records.size > 1) change.collection.scopes.set(change.record.scopeKey, new Map([...records].sort(([, a], [, b]) => bySeq(a, b))));
     } else if (change.kind === 'update') {
       const { collection: c, record } = change;
       c.reindex(record, change.keys);
@@ -277,15 +283,29 @@ export class MemoryRecords {
     const keys = c.keysOf(record);
     this.#refuseTaken(c, scopeKey, keys, record);
     const stored = new StoredRecord(++this.#lastSeq, scopeKey, merchantId, mode, record.id, text, keys, undefined);
-    let records = c.scopes.get(scopeKey);
+    this.#add(c, stored);
+    return { kind: 'insert', collection: c, record: stored };
+  }
+
+  /** Adds `record` at the end of its scope's records, indexed; returns them. */
+  #add(c: Collection, record: StoredRecord): Map<string, StoredRecord> {
+    let records = c.scopes.get(record.scopeKey);
     if (!records) {
       records = new Map();
-      c.scopes.set(scopeKey, records);
+      c.scopes.set(record.scopeKey, records);
     }
-    records.set(record.id, stored);
-    c.index(stored);
-    this.liveChars += text.length;
-    return { kind: 'insert', collection: c, record: stored };
+    records.set(record.id, record);
+    c.index(record);
+    this.liveChars += record.text.length;
+    return records;
+  }
+
+  #remove(c: Collection, record: StoredRecord): void {
+    const records = c.scopes.get(record.scopeKey);
+    records?.delete(record.id);
+    if (records?.size === 0) c.scopes.delete(record.scopeKey);
+    c.unindex(record);
+    this.liveChars -= record.text.length;
   }
 
   #update(c: Collection, stored: StoredRecord, record: JsonRecord, text: string): Undo {

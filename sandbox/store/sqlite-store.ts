@@ -12,7 +12,7 @@ import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit, storeOver } from './group-commit.js';
 import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
-import { DataDirInUseError, DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+import { DataDirInUseError, DuplicateKeyError, pageOf, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
 interface RecordRow {
   data: string;
@@ -73,6 +73,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       listOldest: db.prepare<[string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq ASC`),
       insert: db.prepare<[string, string, string, string]>(`INSERT INTO records (collection, merchant_id, mode, id, data) VALUES ('${collection}', ?, ?, ?, ?)`),
       update: db.prepare<[string, string, string, string]>(`UPDATE records SET data = ? WHERE ${scope} AND id = ?`),
+      delete: db.prepare<[string, string, string]>(`DELETE FROM records WHERE ${scope} AND id = ?`),
       acrossById: db.prepare<[string], RecordRow & { merchant_id: string; mode: string }>(`SELECT data, merchant_id, mode FROM records WHERE collection = '${collection}' AND id = ? ORDER BY seq ASC`),
     };
   };
@@ -116,8 +117,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const index = name ? indexNamed.get(name) : undefined;
     return index ? new DuplicateKeyError(index.collection, index.field, String(record[index.field])) : error;
   };
-  const parse = <T>(rows: RecordRow[]): T[] => rows.map((row) => JSON.parse(row.data) as T);
-  const page = <T>(rows: T[], options?: FindOptions): T[] => (options?.limit === undefined || options.limit >= rows.length ? rows : rows.slice(0, options.limit));
+  /** The rows `options` keeps, parsed (only those: rows left out by an offset are never parsed). */
+  const parsePage = <T>(rows: RecordRow[], options?: FindOptions): T[] => pageOf(rows, options).map((row) => JSON.parse(row.data) as T);
 
   // Every write is one statement, which SQLite applies whole or not at all: a duplicate key undoes that write
   // and nothing else of the transaction.
@@ -129,12 +130,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
       const order = options?.order ?? 'newest';
       const statement = lookup(keyOf(collection, field), options?.limit === 1 ? `${order}1` : order);
-      return page(parse<T>(statement.all(sqlValue(value), scope.merchantId, scope.mode)), options);
+      return parsePage<T>(statement.all(sqlValue(value), scope.merchantId, scope.mode), options);
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const statements = statementsFor(collection);
       const statement = options?.order === 'oldest' ? statements.listOldest : statements.listNewest;
-      return page(parse<T>(statement.all(scope.merchantId, scope.mode)), options);
+      return parsePage<T>(statement.all(scope.merchantId, scope.mode), options);
     },
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
       const text = JSON.stringify(record);
@@ -157,6 +158,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       if (changed === 0) throw new Error(`${collection} ${record.id} does not exist`);
       committedRecords.written(recordKey(collection, scope.merchantId, scope.mode, record.id), text);
       return record;
+    },
+    delete: async (collection: string, scope: Scope, id: string) => {
+      if (statementsFor(collection).delete.run(scope.merchantId, scope.mode, id).changes === 0) return false;
+      committedRecords.deleted(recordKey(collection, scope.merchantId, scope.mode, id));
+      return true;
     },
     clearScope: async (scope: Scope) => {
       clearScope.run(scope.merchantId, scope.mode);

@@ -45,7 +45,16 @@ export class DataDirInUseError extends Error {
 export interface FindOptions {
   /** Newest first (the default) or oldest first, by insertion order. */
   order?: 'newest' | 'oldest';
+  /** Leaves out this many records first, in that order (those kept beyond a bound, say). */
+  offset?: number;
   limit?: number;
+}
+
+/** The part of `items` (in the order asked for) that `options` keeps: after the first `offset`, at most `limit`. */
+export function pageOf<T>(items: T[], options: FindOptions | undefined): T[] {
+  const offset = options?.offset ?? 0;
+  const end = options?.limit === undefined ? items.length : offset + options.limit;
+  return offset === 0 && end >= items.length ? items : items.slice(offset, end);
 }
 
 /** Reads and writes inside one transaction. */
@@ -58,6 +67,8 @@ export interface Transaction {
   insert<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
   /** Replaces the record with the same id; throws if there is none. */
   update<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
+  /** Removes the record with this id; true if there was one. */
+  delete(collection: string, scope: Scope, id: string): Promise<boolean>;
   /** Removes every record of the scope, in every collection (the control API's reset). */
   clearScope(scope: Scope): Promise<void>;
 }

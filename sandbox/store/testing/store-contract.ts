@@ -155,6 +155,43 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
       await store.insert('things', merchantA, thing('1'));
     });
 
+    it('deletes a record of one scope: gone from reads, lookups and lists, its unique values free again', async () => {
+      const store = open();
+      for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
+      await store.insert('things', merchantB, thing('2'));
+      expect(await store.delete('things', merchantA, '2')).toBe(true);
+      expect(await store.delete('things', merchantA, '2')).toBe(false);
+      expect(await store.get('things', merchantA, '2')).toBeUndefined();
+      expect((await store.list('things', merchantA)).map((r) => r.id)).toEqual(['3', '1']);
+      expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['3', '1']);
+      expect((await store.findAcrossScopes('things', 'id', '2')).map((found) => found.scope)).toEqual([merchantB]);
+      await store.insert('things', merchantA, thing('4', { external_id: 'ext-2' }));
+    });
+
+    it('undoes a delete with its transaction, the record back in its place', async () => {
+      const store = open();
+      for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.delete('things', merchantA, '2');
+          await tx.delete('things', merchantA, '3');
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect((await store.list('things', merchantA, { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '2', '3']);
+      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '2', '3']);
+      await expect(store.insert('things', merchantA, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('lists and finds past an offset, in the order asked for', async () => {
+      const store = open();
+      for (const id of ['1', '2', '3', '4']) await store.insert('things', merchantA, thing(id));
+      expect((await store.list('things', merchantA, { offset: 1 })).map((r) => r.id)).toEqual(['3', '2', '1']);
+      expect((await store.list('things', merchantA, { order: 'oldest', offset: 1, limit: 2 })).map((r) => r.id)).toEqual(['2', '3']);
+      expect((await store.findBy('things', merchantA, 'state', 'open', { offset: 3 })).map((r) => r.id)).toEqual(['1']);
+      expect(await store.list('things', merchantA, { offset: 4 })).toEqual([]);
+    });
+
     it('refuses an update that would duplicate a unique value, and keeps the record as it was', async () => {
       const store = open();
       await store.insert('things', merchantA, thing('1'));
@@ -212,6 +249,20 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
         }),
       ).rejects.toThrow('changed my mind');
       expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+    });
+
+    it('never answers a read by id with a delete that is then undone', async () => {
+      const store = open();
+      await store.insert('things', merchantA, thing('1'));
+      let read: Promise<JsonRecord | undefined> | undefined;
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.delete('things', merchantA, '1');
+          read = store.get('things', merchantA, '1');
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await read).toEqual(thing('1'));
     });
 
     it('gives each reader its own copy of a record', async () => {
