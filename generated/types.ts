@@ -2183,7 +2183,8 @@ export interface components {
             /**
              * Format: uri
              * @description HTTPS address that receives the `direct_debit.payment` callback for this payment, at most 255
-             *     characters. The server must present a valid certificate.
+             *     characters. The server must present a valid certificate. It may not carry a user name or password
+             *     (Decision `callback-url-without-credentials`: callbacks are authenticated by `x-callback-token`).
              *
              */
             callback_url: string;

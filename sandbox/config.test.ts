@@ -129,6 +129,16 @@ describe('parseConfig', () => {
     expect(refusal(argv, env)).toMatch(message);
   });
 
+  it.each([
+    ['SANDBOX_CALLBACK_URL', { SANDBOX_CALLBACK_URL: 'https://merchant:hunter2@merchant.example/cb' }],
+    ['a per-setting callback URL', { [`SANDBOX_CALLBACK_URL_${callbackUrlSettings[0]!.toUpperCase()}`]: 'https://merchant:hunter2@merchant.example/cb' }],
+  ])('refuses a callback URL with a user name or password in %s, without printing the password', (_where, env) => {
+    const message = refusal([], env);
+    expect(message).toMatch(/must not carry a user name or password/);
+    expect(message).not.toContain('hunter2');
+    expect(message).not.toContain('merchant:');
+  });
+
   it('never puts a key in a message', () => {
     const message = refusal([], { SANDBOX_MERCHANTS: JSON.stringify([{ id: 'm', keys: { test: DEFAULT_TEST_SECRET_KEY, live: 'sk_live_m' }, callback_tokens: { test: 'a', live: 'b' } }]) });
     expect(message).not.toContain(DEFAULT_TEST_SECRET_KEY);

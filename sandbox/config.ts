@@ -172,6 +172,8 @@ function url(name: string, raw: string): string {
     throw new ConfigError(`${name} must be an absolute http(s) URL, not ${JSON.stringify(raw)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
+  // Decision `callback-url-without-credentials`; the message leaves the credentials out, as every log must.
+  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${parsed.protocol}//***@${parsed.host}${parsed.pathname}`);
   return raw;
 }
 

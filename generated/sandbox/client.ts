@@ -156,9 +156,9 @@ export type InvalidatePaymentMethodResult = OperationResult<operations['invalida
 export interface PaymentsClient {
   /** Describe the sandbox: `GET /sandbox`. */
   getSandbox(): Promise<GetSandboxResult>;
-  /** Read the sandbox's clock: `GET /sandbox/clock`. */
+  /** Read the clock of the key's merchant and mode: `GET /sandbox/clock`. */
   getClock(): Promise<GetClockResult>;
-  /** Move the sandbox's clock forward: `POST /sandbox/clock/advance`. */
+  /** Move the clock of the key's merchant and mode forward: `POST /sandbox/clock/advance`. */
   advanceClock(input: AdvanceClockInput): Promise<AdvanceClockResult>;
   /** Read the merchant's dashboard settings: `GET /sandbox/settings`. */
   getSettings(): Promise<GetSettingsResult>;

@@ -339,7 +339,7 @@ export type GetSandboxHandlerResult =
   | HandlerResponse<401, operations['getSandbox']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getSandbox']['responses'][403]['content']['application/json']>
   | HandlerResponse<500, operations['getSandbox']['responses'][500]['content']['application/json']>;
-/** getClock (`GET /sandbox/clock`): Read the sandbox's clock. The handler's input, validated by the router (the operation takes none). */
+/** getClock (`GET /sandbox/clock`): Read the clock of the key's merchant and mode. The handler's input, validated by the router (the operation takes none). */
 export type GetClockHandlerInput = Record<string, never>;
 /** The documented responses of getClock: a handler answering another status or error_code does not compile. */
 export type GetClockHandlerResult =
@@ -347,7 +347,7 @@ export type GetClockHandlerResult =
   | HandlerResponse<401, operations['getClock']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getClock']['responses'][403]['content']['application/json']>
   | HandlerResponse<500, operations['getClock']['responses'][500]['content']['application/json']>;
-/** advanceClock (`POST /sandbox/clock/advance`): Move the sandbox's clock forward. The handler's input, validated by the router. */
+/** advanceClock (`POST /sandbox/clock/advance`): Move the clock of the key's merchant and mode forward. The handler's input, validated by the router. */
 export type AdvanceClockHandlerInput = {
   body: operations['advanceClock']['requestBody']['content']['application/json'];
 };
@@ -546,9 +546,9 @@ export type InvalidatePaymentMethodHandlerResult =
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */
   getSandbox: (input: GetSandboxHandlerInput, context: RequestContext<Principal>) => Promise<GetSandboxHandlerResult> | GetSandboxHandlerResult;
-  /** getClock (`GET /sandbox/clock`): Read the sandbox's clock. */
+  /** getClock (`GET /sandbox/clock`): Read the clock of the key's merchant and mode. */
   getClock: (input: GetClockHandlerInput, context: RequestContext<Principal>) => Promise<GetClockHandlerResult> | GetClockHandlerResult;
-  /** advanceClock (`POST /sandbox/clock/advance`): Move the sandbox's clock forward. */
+  /** advanceClock (`POST /sandbox/clock/advance`): Move the clock of the key's merchant and mode forward. */
   advanceClock: (input: AdvanceClockHandlerInput, context: RequestContext<Principal>) => Promise<AdvanceClockHandlerResult> | AdvanceClockHandlerResult;
   /** getSettings (`GET /sandbox/settings`): Read the merchant's dashboard settings. */
   getSettings: (input: GetSettingsHandlerInput, context: RequestContext<Principal>) => Promise<GetSettingsHandlerResult> | GetSettingsHandlerResult;

@@ -10,9 +10,9 @@ export interface paths {
         };
         /**
          * Describe the sandbox
-         * @description Tells a client that the target is a sandbox, which merchant and mode the key belongs to, the
-         *     sandbox's current time (which the clock endpoints can move) and the spacing of callback attempts it was
-         *     started with. Conformance runs use it to detect the control API.
+         * @description Tells a client that the target is a sandbox, which merchant and mode the key belongs to, the current
+         *     time of that merchant in that mode (which the clock endpoints can move for this key alone) and the
+         *     spacing of callback attempts it was started with. Conformance runs use it to detect the control API.
          *
          *     Keys: every merchant has a test key (`sk_test_...`) and a live key (`sk_live_...`); the key alone
          *     selects the merchant and the mode, and nothing created with one pair is visible with another. The
@@ -36,11 +36,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read the sandbox's clock
-         * @description Returns the sandbox's current time and how far it is ahead of real time. The clock is the sandbox's,
-         *     shared by every merchant and mode: expiries (`expiration_date` of accounts and codes) and callback
-         *     retries follow it, and `advanceClock` moves it. Sandbox decision: the offset is stored, so a restart
-         *     keeps the time where it was moved to, and time never goes back.
+         * Read the clock of the key's merchant and mode
+         * @description Returns the current time of the key's merchant in the key's mode, and how far it is ahead of real
+         *     time. Every merchant has a clock for test mode and another for live mode: the expiries of that
+         *     merchant's objects in that mode (`expiration_date` of accounts and codes, OTPs, idempotency keys) and
+         *     its callback retries follow it, and `advanceClock` with a key of the same merchant and mode moves it.
+         *     No other merchant, and not the other mode, is affected (Decision `sandbox-clock-per-merchant-and-mode`).
+         *     Sandbox decision: the offset is stored, so a restart keeps the time where it was moved to, and time
+         *     goes back only when `resetSandbox` erases the merchant's data in that mode.
          *
          */
         get: operations["getClock"];
@@ -62,12 +65,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move the sandbox's clock forward
-         * @description Adds `milliseconds` to the sandbox's time, for every merchant and mode, and answers once what became due
-         *     has run: fixed virtual accounts and payment codes whose `expiration_date` has passed read as expired,
-         *     and callback attempts whose retry time has come are made (a retry waits `CALLBACK_RETRY_DELAY_MS`,
-         *     default the contract's 30 seconds, in sandbox time, so advancing by it triggers the next attempt without
-         *     waiting). Sandbox decisions: time only moves forward, and the offset is stored, so it survives a restart.
+         * Move the clock of the key's merchant and mode forward
+         * @description Adds `milliseconds` to the time of the key's merchant in the key's mode, and answers once what became
+         *     due there has run: that merchant's fixed virtual accounts and payment codes in that mode whose
+         *     `expiration_date` has passed read as expired, OTPs and idempotency keys past their lifetime have
+         *     expired, and its callback attempts whose retry time has come are made (a retry waits
+         *     `CALLBACK_RETRY_DELAY_MS`, default the contract's 30 seconds, in sandbox time, so advancing by it
+         *     triggers the next attempt without waiting). Other merchants, and the same merchant in the other mode,
+         *     keep their own time: nothing of theirs expires and none of their callbacks is retried sooner (Decision
+         *     `sandbox-clock-per-merchant-and-mode`). Sandbox decisions: time only moves forward, and the offset is
+         *     stored, so it survives a restart.
          *
          */
         post: operations["advanceClock"];
@@ -156,9 +163,9 @@ export interface paths {
          * Erase the merchant's data in this mode
          * @description Deletes everything the key's merchant has in the key's mode: accounts, codes, payments, disbursements,
          *     customers, direct debit objects, idempotency keys and callback deliveries (pending ones are not sent),
-         *     and puts the settings and the balances back to their defaults. The other mode and other merchants are
-         *     not touched, nor is the sandbox's clock, which is shared. Use it between test runs that need a clean
-         *     merchant.
+         *     and puts the settings, the balances and the merchant's clock in this mode back to where they start (the
+         *     clock to real time, Decision `sandbox-clock-per-merchant-and-mode`). The other mode and other merchants
+         *     are not touched, their clocks included. Use it between test runs that need a clean merchant.
          *
          */
         post: operations["resetSandbox"];
@@ -181,7 +188,7 @@ export interface paths {
          *     first, each with every attempt and its answer, as the dashboard shows them per event. Filter by `state`
          *     or by `webhook`. A delivery is recorded in the same transaction as the change it reports, then sent:
          *     any 2xx acknowledges; otherwise it is attempted again `CALLBACK_RETRY_DELAY_MS` later (default the
-         *     contract's 30 seconds, in sandbox time; `advanceClock` hurries it) until the webhook's
+         *     contract's 30 seconds, in the merchant's time; `advanceClock` with its key hurries it) until the webhook's
          *     `x-delivery.attempts` are spent, and then it is `failed` with `alert` set. Sandbox decision: a callback
          *     whose dashboard URL is not configured is recorded `failed` at once, with no attempt and no alert.
          *
@@ -246,9 +253,9 @@ export interface paths {
          *     A closed account accepts exactly its `expected_amount`, and another amount is refused with
          *     `409 SANDBOX_STATE_CONFLICT`, as the bank refuses it. Only an `ACTIVE` account can be paid: one that is
          *     `PENDING`, or `INACTIVE` (paid while single-use, expired by an update, or past its `expiration_date` on
-         *     the sandbox's clock), is answered with `409 SANDBOX_STATE_CONFLICT` and nothing changes.
+         *     the merchant's clock), is answered with `409 SANDBOX_STATE_CONFLICT` and nothing changes.
          *
-         *     Sandbox decisions: the payment's `transaction_timestamp` is the sandbox's current time; the payer's
+         *     Sandbox decisions: the payment's `transaction_timestamp` is the merchant's current time; the payer's
          *     name (`sender_name`) is reported for SAHABAT_SAMPOERNA accounts only and defaults to the account's
          *     `name`; the callback's `id` is the payment record's `id`.
          *
@@ -283,10 +290,10 @@ export interface paths {
          *     The answer is the payment as the callback reports it. The body is optional: the cashier collects the
          *     code's `expected_amount`, so `amount` may be left out and any other amount is refused with
          *     `409 SANDBOX_STATE_CONFLICT`. Only an active code can be paid: one past its `expiration_date` on the
-         *     sandbox's clock (or expired by an update), or single-use and paid already, is answered with
+         *     merchant's clock (or expired by an update), or single-use and paid already, is answered with
          *     `409 SANDBOX_STATE_CONFLICT` and nothing changes.
          *
-         *     Sandbox decisions: the payment's `transaction_timestamp` is the sandbox's current time; one callback is
+         *     Sandbox decisions: the payment's `transaction_timestamp` is the merchant's current time; one callback is
          *     sent per payment and a `SETTLING` payment is not settled later (decision `fpc-callback-statuses`: the
          *     callback reports the state at the time it is sent), so its amount stays in `HOLDING`.
          *
@@ -502,7 +509,7 @@ export interface paths {
          *     payment methods. The request takes no body.
          *
          *     It applies to an `ACTIVE` payment method. One that is `EXPIRED` (its card's expiry month has passed on
-         *     the sandbox clock) or `INACTIVE` already is answered with `409 SANDBOX_STATE_CONFLICT` and is left as it
+         *     the merchant's clock) or `INACTIVE` already is answered with `409 SANDBOX_STATE_CONFLICT` and is left as it
          *     is. Sandbox decision: the service contract names this transition (`payment_method_invalidated`) but no
          *     operation of the service causes it, so this simulation is the only way to reach `INACTIVE`.
          *
@@ -532,7 +539,7 @@ export interface components {
             mode: "test" | "live";
             /**
              * Format: date-time
-             * @description The sandbox's current time, which expiries and callback retries follow.
+             * @description The current time of the key's merchant and mode, which their expiries and callback retries follow.
              */
             now: string;
             /** @description Milliseconds between two attempts of a callback that was not acknowledged (`CALLBACK_RETRY_DELAY_MS`;
@@ -584,26 +591,27 @@ export interface components {
         };
         /**
          * SandboxClock
-         * @description The sandbox's clock. It runs with real time plus an offset that only `advanceClock` changes; expiries and
-         *     callback retries follow it. The offset is stored, so it survives a restart.
+         * @description The clock of one merchant in one mode. It runs with real time plus an offset that only `advanceClock`
+         *     with a key of that merchant and mode changes; the expiries and callback retries of that merchant's
+         *     objects in that mode follow it. The offset is stored, so it survives a restart.
          *
          */
         SandboxClock: {
             /**
              * Format: date-time
-             * @description The sandbox's current time.
+             * @description The current time of the key's merchant and mode.
              */
             now: string;
-            /** @description How far, in milliseconds, the sandbox's time is ahead of real time (the sum of every advance). */
+            /** @description How far, in milliseconds, this clock is ahead of real time (the sum of its advances since it started or was reset). */
             offset_ms: number;
         };
         /**
          * SandboxClockAdvanceRequest
-         * @description How far to move the sandbox's clock forward. Time never moves back.
+         * @description How far to move the clock of the key's merchant and mode forward. Time never moves back.
          */
         SandboxClockAdvanceRequest: {
-            /** @description Milliseconds to add to the sandbox's time, at most 100 years (3155760000000). `0` moves nothing but
-             *     still runs whatever is due now (callback attempts whose time has come).
+            /** @description Milliseconds to add to the clock's time, at most 100 years (3155760000000). `0` moves nothing but
+             *     still runs whatever is due now for the key's merchant and mode (callback attempts whose time has come).
              *      */
             milliseconds: number;
         };
@@ -1429,7 +1437,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The sandbox's clock. */
+            /** @description The clock of the key's merchant and mode. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1456,7 +1464,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The clock after the move. */
+            /** @description The clock of the key's merchant and mode after the move. */
             200: {
                 headers: {
                     [name: string]: unknown;

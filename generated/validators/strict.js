@@ -47458,7 +47458,8 @@ validate407.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const createDirectDebitPayment_body = validate410;
 const schema477 = {"$ref":"openapi#/components/schemas/CreateDirectDebitPaymentRequest","$id":"createDirectDebitPayment_body"};
-const schema478 = {"type":"object","required":["reference_id","payment_method_id","currency","amount","callback_url"],"properties":{"reference_id":{"type":"string","minLength":1,"maxLength":255},"payment_method_id":{"type":"string","pattern":"^pm-"},"currency":{"type":"string","pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"callback_url":{"type":"string","format":"uri","maxLength":255},"enable_otp":{"type":"boolean"},"description":{"type":["string","null"]},"basket":{"type":["array","null"],"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}},"allOf":[{"if":{"not":{"properties":{"enable_otp":{"const":true}},"required":["enable_otp"]}},"then":{"allOf":[{"properties":{"amount":{"maximum":999999}}}]}}]};
+const schema478 = {"type":"object","required":["reference_id","payment_method_id","currency","amount","callback_url"],"properties":{"reference_id":{"type":"string","minLength":1,"maxLength":255},"payment_method_id":{"type":"string","pattern":"^pm-"},"currency":{"type":"string","pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"callback_url":{"type":"string","format":"uri","maxLength":255,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},"enable_otp":{"type":"boolean"},"description":{"type":["string","null"]},"basket":{"type":["array","null"],"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}},"allOf":[{"if":{"not":{"properties":{"enable_otp":{"const":true}},"required":["enable_otp"]}},"then":{"allOf":[{"properties":{"amount":{"maximum":999999}}}]}}]};
+const pattern195 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$", "u");
 
 function validate411(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47756,8 +47757,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(formats120(data6))){
-const err20 = {instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema478.properties.callback_url,data:data6};
+if(!pattern195.test(data6)){
+const err20 = {instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema478.properties.callback_url,data:data6};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -47766,9 +47767,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema478.properties.callback_url.type,parentSchema:schema478.properties.callback_url,data:data6};
+if(!(formats120(data6))){
+const err21 = {instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema478.properties.callback_url,data:data6};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -47778,10 +47778,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.enable_otp !== undefined){
-let data7 = data.enable_otp;
-if(typeof data7 !== "boolean"){
-const err22 = {instancePath:instancePath+"/enable_otp",schemaPath:"#/properties/enable_otp/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema478.properties.enable_otp.type,parentSchema:schema478.properties.enable_otp,data:data7};
+else {
+const err22 = {instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema478.properties.callback_url.type,parentSchema:schema478.properties.callback_url,data:data6};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -47791,10 +47789,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data8 = data.description;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema478.properties.description.type},message:"must be string,null",schema:schema478.properties.description.type,parentSchema:schema478.properties.description,data:data8};
+if(data.enable_otp !== undefined){
+let data7 = data.enable_otp;
+if(typeof data7 !== "boolean"){
+const err23 = {instancePath:instancePath+"/enable_otp",schemaPath:"#/properties/enable_otp/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema478.properties.enable_otp.type,parentSchema:schema478.properties.enable_otp,data:data7};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -47804,15 +47802,28 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.basket !== undefined){
-let data9 = data.basket;
-if((!(Array.isArray(data9))) && (data9 !== null)){
-const err24 = {instancePath:instancePath+"/basket",schemaPath:"#/properties/basket/type",keyword:"type",params:{type: schema478.properties.basket.type},message:"must be array,null",schema:schema478.properties.basket.type,parentSchema:schema478.properties.basket,data:data9};
+if(data.description !== undefined){
+let data8 = data.description;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err24 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema478.properties.description.type},message:"must be string,null",schema:schema478.properties.description.type,parentSchema:schema478.properties.description,data:data8};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.basket !== undefined){
+let data9 = data.basket;
+if((!(Array.isArray(data9))) && (data9 !== null)){
+const err25 = {instancePath:instancePath+"/basket",schemaPath:"#/properties/basket/type",keyword:"type",params:{type: schema478.properties.basket.type},message:"must be array,null",schema:schema478.properties.basket.type,parentSchema:schema478.properties.basket,data:data9};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -47829,18 +47840,7 @@ errors = vErrors.length;
 if(data.metadata !== undefined){
 let data11 = data.metadata;
 if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-const err25 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema461.type},message:"must be object,null",schema:schema461.type,parentSchema:schema461,data:data11};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(Object.keys(data11).length > 50){
-const err26 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema461,data:data11};
+const err26 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema461.type},message:"must be object,null",schema:schema461.type,parentSchema:schema461,data:data11};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -47849,11 +47849,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-for(const key0 in data11){
-const _errs30 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err27 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema461.propertyNames,data:key0,propertyName:key0};
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(Object.keys(data11).length > 50){
+const err27 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema461,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -47862,9 +47860,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema461.propertyNames.type,parentSchema:schema461.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data11){
+const _errs30 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err28 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema461.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -47873,9 +47873,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid10 = _errs30 === errors;
-if(!valid10){
-const err29 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema461.propertyNames,parentSchema:schema461,data:data11};
+}
+else {
+const err29 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema461.propertyNames.type,parentSchema:schema461.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -47884,11 +47884,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-for(const key1 in data11){
-let data12 = data11[key1];
-if((((typeof data12 !== "string") && (!(typeof data12 == "number"))) && (typeof data12 !== "boolean")) && (data12 !== null)){
-const err30 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema461.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema461.additionalProperties.type,parentSchema:schema461.additionalProperties,data:data12};
+var valid10 = _errs30 === errors;
+if(!valid10){
+const err30 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema461.propertyNames,parentSchema:schema461,data:data11};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -47897,14 +47895,27 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(typeof data12 === "string"){
-if(func1(data12) > 500){
-const err31 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema461.additionalProperties,data:data12};
+}
+for(const key1 in data11){
+let data12 = data11[key1];
+if((((typeof data12 !== "string") && (!(typeof data12 == "number"))) && (typeof data12 !== "boolean")) && (data12 !== null)){
+const err31 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema461.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema461.additionalProperties.type,parentSchema:schema461.additionalProperties,data:data12};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
+}
+errors++;
+}
+if(typeof data12 === "string"){
+if(func1(data12) > 500){
+const err32 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema461.additionalProperties,data:data12};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -47914,12 +47925,12 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema478.type,parentSchema:schema478,data};
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema478.type,parentSchema:schema478,data};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err33];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err33);
 }
 errors++;
 }

@@ -13,11 +13,11 @@ import {
   listOperations,
   listWebhooks,
   loadBundled,
-  resolvePointer,
   type Json,
   type JsonObject,
   type OperationEntry,
 } from './document.js';
+import { describeDecisions } from './decisions.js';
 
 const doc = loadBundled();
 const operations = listOperations(doc);
@@ -248,47 +248,4 @@ describe('state machines', () => {
   });
 });
 
-describe('decisions', () => {
-  const decisions = doc['x-decisions'] as JsonObject[];
-  const referenced = new Map<string, string[]>();
-  const collect = (value: Json | undefined, pointer: string): void => {
-    if (Array.isArray(value)) value.forEach((item, index) => collect(item, `${pointer}/${index}`));
-    else if (isObject(value)) {
-      for (const [key, child] of Object.entries(value)) {
-        if (key === 'x-decisions') continue;
-        if (key === 'description' && typeof child === 'string') {
-          for (const match of child.matchAll(/Decision\s+`([a-z0-9-]+)`/g)) {
-            const id = match[1] as string;
-            referenced.set(id, [...(referenced.get(id) ?? []), pointer]);
-          }
-        } else collect(child, `${pointer}/${key}`);
-      }
-    }
-  };
-  collect(doc, '#');
-
-  it('are listed in one place, each with the seed words it resolves', () => {
-    expect(conforms('decisions', decisions)).toEqual([]);
-    const ids = decisions.map((d) => String(d.id));
-    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
-  });
-
-  it('quote the seed word for word', () => {
-    const seed = readFileSync(fileURLToPath(new URL('../../../shared/seed/000_5f6ee8de3a733c1d.txt', import.meta.url)), 'utf8');
-    const normalise = (text: string): string => text.replace(/\s+/g, ' ').replaceAll('`', '');
-    const normalisedSeed = normalise(seed);
-    const unquoted = decisions.filter((d) => !String(d.seed).split(' … ').every((part) => normalisedSeed.includes(normalise(part))));
-    expect(unquoted.map((d) => d.id)).toEqual([]);
-  });
-
-  it('are written where they apply: every decision is cited in a description, every citation is listed', () => {
-    const ids = new Set(decisions.map((d) => String(d.id)));
-    expect([...referenced.keys()].filter((id) => !ids.has(id))).toEqual([]);
-    expect([...ids].filter((id) => !referenced.has(id))).toEqual([]);
-  });
-
-  it('point at places that exist in the bundled document', () => {
-    const dangling = decisions.flatMap((d) => (d.where as string[]).filter((pointer) => resolvePointer(doc, pointer) === undefined).map((p) => `${String(d.id)}: ${p}`));
-    expect(dangling).toEqual([]);
-  });
-});
+describeDecisions(doc, { conforms });

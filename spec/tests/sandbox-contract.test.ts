@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { decisionIds, describeDecisions } from './decisions.js';
 import { createDocumentAjv, deref, isObject, listOperations, loadBundled, type JsonObject } from './document.js';
 
 const service = loadBundled();
@@ -55,3 +56,6 @@ describe('the sandbox control contract', () => {
     expect(Object.keys(body.properties as JsonObject)).toContain(settings.field);
   });
 });
+
+// The control API's own decisions; it also cites the service contract's through the schemas it shares.
+describeDecisions(control, { conforms, listedElsewhere: decisionIds(service) });

@@ -4614,7 +4614,8 @@ validate64.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const updateSettings_body = validate67;
 const schema83 = {"$ref":"openapi#/components/schemas/SandboxSettingsUpdate","$id":"updateSettings_body"};
-const schema84 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
+const schema84 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
+const pattern37 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$", "u");
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5130,8 +5131,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(!(formats6(data17))){
-const err39 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
+if(!pattern37.test(data17)){
+const err39 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5140,11 +5141,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.properties.callback_urls.type,parentSchema:schema84.properties.callback_urls,data:data16};
+if(!(formats6(data17))){
+const err40 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5155,13 +5153,26 @@ errors++;
 }
 }
 }
+}
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.type,parentSchema:schema84,data};
+const err41 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.properties.callback_urls.type,parentSchema:schema84.properties.callback_urls,data:data16};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.type,parentSchema:schema84,data};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
@@ -9125,7 +9136,7 @@ export const listCallbackDeliveries_response200 = validate109;
 const schema130 = {"type":"array","items":{"$ref":"openapi#/components/schemas/CallbackDelivery"},"$id":"listCallbackDeliveries_response200"};
 const schema131 = {"type":"object","required":["id","webhook","event","url","state","payload","attempts","max_attempts","next_attempt_at","alert","failure_reason","resent_from","created","updated"],"properties":{"id":{"type":"string","pattern":"^[0-9a-f]{24}$"},"webhook":{"type":"string"},"event":{"type":"string"},"url":{"type":["string","null"]},"state":{"type":"string","enum":["pending","delivered","failed"]},"payload":{"type":"object","additionalProperties":true},"attempts":{"type":"array","items":{"$ref":"openapi#/components/schemas/CallbackDeliveryAttempt"}},"max_attempts":{"type":"integer","minimum":1},"next_attempt_at":{"type":["string","null"],"format":"date-time"},"alert":{"type":"boolean"},"failure_reason":{"type":["string","null"]},"resent_from":{"type":["string","null"]},"created":{"type":"string","format":"date-time"},"updated":{"type":"string","format":"date-time"}}};
 const schema132 = {"type":"object","required":["at","status","error","duration_ms"],"properties":{"at":{"type":"string","format":"date-time"},"status":{"type":["integer","null"]},"error":{"type":["string","null"]},"duration_ms":{"type":"number","minimum":0}}};
-const pattern58 = new RegExp("^[0-9a-f]{24}$", "u");
+const pattern59 = new RegExp("^[0-9a-f]{24}$", "u");
 
 function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9281,7 +9292,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern58.test(data0)){
+if(!pattern59.test(data0)){
 const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{24}$"},message:"must match pattern \""+"^[0-9a-f]{24}$"+"\"",schema:"^[0-9a-f]{24}$",parentSchema:schema131.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err14];
@@ -10955,7 +10966,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern58.test(data0)){
+if(!pattern59.test(data0)){
 const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{24}$"},message:"must match pattern \""+"^[0-9a-f]{24}$"+"\"",schema:"^[0-9a-f]{24}$",parentSchema:schema131.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err14];
@@ -21929,7 +21940,7 @@ const schema263 = {"$ref":"openapi#/components/schemas/EwalletApproveRequest","$
 const schema264 = {"type":"object","required":["external_id","ewallet_type"],"properties":{"external_id":{"$ref":"openapi#/components/schemas/external_id"},"ewallet_type":{"$ref":"openapi#/components/schemas/ewallet_type"}}};
 const schema265 = {"type":"string","minLength":1,"maxLength":1000,"pattern":"^[A-Za-z0-9-]+$"};
 const schema266 = {"type":"string","enum":["OVO"]};
-const pattern98 = new RegExp("^[A-Za-z0-9-]+$", "u");
+const pattern99 = new RegExp("^[A-Za-z0-9-]+$", "u");
 
 function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -21985,7 +21996,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern98.test(data0)){
+if(!pattern99.test(data0)){
 const err4 = {instancePath:instancePath+"/external_id",schemaPath:"openapi#/components/schemas/external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9-]+$"},message:"must match pattern \""+"^[A-Za-z0-9-]+$"+"\"",schema:"^[A-Za-z0-9-]+$",parentSchema:schema265,data:data0};
 if(vErrors === null){
 vErrors = [err4];
@@ -23958,7 +23969,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern98.test(data0)){
+if(!pattern99.test(data0)){
 const err5 = {instancePath:instancePath+"/external_id",schemaPath:"openapi#/components/schemas/external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9-]+$"},message:"must match pattern \""+"^[A-Za-z0-9-]+$"+"\"",schema:"^[A-Za-z0-9-]+$",parentSchema:schema265,data:data0};
 if(vErrors === null){
 vErrors = [err5];
@@ -25890,12 +25901,12 @@ const schema313 = {"type":"object","required":["id","reference_id","channel_code
 const schema314 = {"type":"string","enum":["DC_BRI"]};
 const schema317 = {"type":"string","enum":["MAX_AMOUNT_LIMIT_ERROR","INSUFFICIENT_BALANCE","CHANNEL_UNAVAILABLE","ACCOUNT_ACCESS_BLOCKED"]};
 const schema318 = {"type":["object","null"],"maxProperties":50,"propertyNames":{"type":"string","maxLength":40},"additionalProperties":{"type":["string","number","boolean","null"],"maxLength":500}};
-const pattern112 = new RegExp("^ddpy-", "u");
-const pattern113 = new RegExp("^pm-", "u");
-const pattern114 = new RegExp("^[A-Z]{3}$", "u");
+const pattern113 = new RegExp("^ddpy-", "u");
+const pattern114 = new RegExp("^pm-", "u");
+const pattern115 = new RegExp("^[A-Z]{3}$", "u");
 const schema315 = {"type":"object","required":["reference_id","name","market","type"],"properties":{"reference_id":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"market":{"type":"string","pattern":"^[A-Z]{2}$"},"type":{"type":"string","minLength":1},"description":{"type":"string"},"category":{"type":"string"},"sub-category":{"type":"string"},"price":{"type":"string"},"url":{"type":"string"},"quantity":{"type":"string"},"metadata":{"$ref":"openapi#/components/schemas/Metadata"}}};
 const schema316 = {"type":["object","null"],"additionalProperties":true};
-const pattern115 = new RegExp("^[A-Z]{2}$", "u");
+const pattern116 = new RegExp("^[A-Z]{2}$", "u");
 
 function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -26001,7 +26012,7 @@ errors++;
 if(data.market !== undefined){
 let data2 = data.market;
 if(typeof data2 === "string"){
-if(!pattern115.test(data2)){
+if(!pattern116.test(data2)){
 const err8 = {instancePath:instancePath+"/market",schemaPath:"#/properties/market/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\"",schema:"^[A-Z]{2}$",parentSchema:schema315.properties.market,data:data2};
 if(vErrors === null){
 vErrors = [err8];
@@ -26330,7 +26341,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern112.test(data0)){
+if(!pattern113.test(data0)){
 const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema313.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err16];
@@ -26413,7 +26424,7 @@ errors++;
 if(data.payment_method_id !== undefined){
 let data3 = data.payment_method_id;
 if(typeof data3 === "string"){
-if(!pattern113.test(data3)){
+if(!pattern114.test(data3)){
 const err23 = {instancePath:instancePath+"/payment_method_id",schemaPath:"#/properties/payment_method_id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema313.properties.payment_method_id,data:data3};
 if(vErrors === null){
 vErrors = [err23];
@@ -26438,7 +26449,7 @@ errors++;
 if(data.currency !== undefined){
 let data4 = data.currency;
 if(typeof data4 === "string"){
-if(!pattern114.test(data4)){
+if(!pattern115.test(data4)){
 const err25 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\"",schema:"^[A-Z]{3}$",parentSchema:schema313.properties.currency,data:data4};
 if(vErrors === null){
 vErrors = [err25];
@@ -28762,7 +28773,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern112.test(data0)){
+if(!pattern113.test(data0)){
 const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema313.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err16];
@@ -28845,7 +28856,7 @@ errors++;
 if(data.payment_method_id !== undefined){
 let data3 = data.payment_method_id;
 if(typeof data3 === "string"){
-if(!pattern113.test(data3)){
+if(!pattern114.test(data3)){
 const err23 = {instancePath:instancePath+"/payment_method_id",schemaPath:"#/properties/payment_method_id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema313.properties.payment_method_id,data:data3};
 if(vErrors === null){
 vErrors = [err23];
@@ -28870,7 +28881,7 @@ errors++;
 if(data.currency !== undefined){
 let data4 = data.currency;
 if(typeof data4 === "string"){
-if(!pattern114.test(data4)){
+if(!pattern115.test(data4)){
 const err25 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\"",schema:"^[A-Z]{3}$",parentSchema:schema313.properties.currency,data:data4};
 if(vErrors === null){
 vErrors = [err25];
@@ -30935,9 +30946,9 @@ validate320.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 export const invalidatePaymentMethod_response200 = validate323;
 const schema363 = {"$ref":"openapi#/components/schemas/PaymentMethod","$id":"invalidatePaymentMethod_response200"};
 const schema364 = {"type":"object","required":["id","type","properties","customer_id","status","created","updated","metadata"],"properties":{"id":{"type":"string","pattern":"^pm-"},"type":{"type":"string","enum":["DEBIT_CARD"]},"properties":{"type":"object","required":["id","channel_code","currency","card_last_four","card_expiry","description"],"properties":{"id":{"type":"string","pattern":"^la-"},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"currency":{"type":"string","pattern":"^[A-Z]{3}$"},"card_last_four":{"type":"string","pattern":"^[0-9]{4}$"},"card_expiry":{"type":"string","pattern":"^(0[1-9]|1[0-2])/[0-9]{2}$"},"description":{"type":["string","null"]}}},"customer_id":{"type":"string"},"status":{"type":"string","enum":["ACTIVE","EXPIRED","INACTIVE"]},"created":{"type":"string","format":"date-time"},"updated":{"type":"string","format":"date-time"},"metadata":{"$ref":"openapi#/components/schemas/Metadata"}}};
-const pattern132 = new RegExp("^la-", "u");
-const pattern134 = new RegExp("^[0-9]{4}$", "u");
-const pattern135 = new RegExp("^(0[1-9]|1[0-2])/[0-9]{2}$", "u");
+const pattern133 = new RegExp("^la-", "u");
+const pattern135 = new RegExp("^[0-9]{4}$", "u");
+const pattern136 = new RegExp("^(0[1-9]|1[0-2])/[0-9]{2}$", "u");
 
 function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31033,7 +31044,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern113.test(data0)){
+if(!pattern114.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema364.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err8];
@@ -31144,7 +31155,7 @@ errors++;
 if(data2.id !== undefined){
 let data3 = data2.id;
 if(typeof data3 === "string"){
-if(!pattern132.test(data3)){
+if(!pattern133.test(data3)){
 const err18 = {instancePath:instancePath+"/properties/id",schemaPath:"#/properties/properties/properties/id/pattern",keyword:"pattern",params:{pattern: "^la-"},message:"must match pattern \""+"^la-"+"\"",schema:"^la-",parentSchema:schema364.properties.properties.properties.id,data:data3};
 if(vErrors === null){
 vErrors = [err18];
@@ -31192,7 +31203,7 @@ errors++;
 if(data2.currency !== undefined){
 let data5 = data2.currency;
 if(typeof data5 === "string"){
-if(!pattern114.test(data5)){
+if(!pattern115.test(data5)){
 const err22 = {instancePath:instancePath+"/properties/currency",schemaPath:"#/properties/properties/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\"",schema:"^[A-Z]{3}$",parentSchema:schema364.properties.properties.properties.currency,data:data5};
 if(vErrors === null){
 vErrors = [err22];
@@ -31217,7 +31228,7 @@ errors++;
 if(data2.card_last_four !== undefined){
 let data6 = data2.card_last_four;
 if(typeof data6 === "string"){
-if(!pattern134.test(data6)){
+if(!pattern135.test(data6)){
 const err24 = {instancePath:instancePath+"/properties/card_last_four",schemaPath:"#/properties/properties/properties/card_last_four/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}$"},message:"must match pattern \""+"^[0-9]{4}$"+"\"",schema:"^[0-9]{4}$",parentSchema:schema364.properties.properties.properties.card_last_four,data:data6};
 if(vErrors === null){
 vErrors = [err24];
@@ -31242,7 +31253,7 @@ errors++;
 if(data2.card_expiry !== undefined){
 let data7 = data2.card_expiry;
 if(typeof data7 === "string"){
-if(!pattern135.test(data7)){
+if(!pattern136.test(data7)){
 const err26 = {instancePath:instancePath+"/properties/card_expiry",schemaPath:"#/properties/properties/properties/card_expiry/pattern",keyword:"pattern",params:{pattern: "^(0[1-9]|1[0-2])/[0-9]{2}$"},message:"must match pattern \""+"^(0[1-9]|1[0-2])/[0-9]{2}$"+"\"",schema:"^(0[1-9]|1[0-2])/[0-9]{2}$",parentSchema:schema364.properties.properties.properties.card_expiry,data:data7};
 if(vErrors === null){
 vErrors = [err26];
