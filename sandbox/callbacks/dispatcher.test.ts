@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '../../generated/webhooks.js';
 import type { Scope } from '../store/store.js';
+import { maskUrlCredentials } from './dispatcher.js';
 import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
 import { CALLBACK_TOKEN, MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
 
@@ -152,6 +153,21 @@ describe('callback delivery', () => {
     const delivery = await t.platform.callbacks.get(MERCHANT, id);
     expect(delivery).toMatchObject({ state: 'failed', failure_reason: NO_CALLBACK_URL, attempts: [], alert: false, next_attempt_at: null });
     expect(t.alerts).toEqual([]);
+  });
+
+  it('fails a callback that cannot be sent at all (a URL with credentials, stored before such URLs were refused) with an alert, never silently', async () => {
+    const t = await open(tempDataDir());
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'disbursementFinished', 'https://merchant:hunter2@127.0.0.1:9/cb');
+    const failed = await settled(t, id, (d) => d.state === 'failed');
+    expect(failed).toMatchObject({ attempts: [], alert: true, next_attempt_at: null, failure_reason: expect.stringMatching(/could not be built/) });
+    expect(t.alerts.map((a) => a.id)).toEqual([id]);
+    expect(failed.failure_reason).not.toContain('hunter2');
+  });
+
+  it('masks the credentials of URLs in what it shows and logs', () => {
+    expect(maskUrlCredentials('cannot reach https://merchant:hunter2@host.example/cb?a=b@c')).toBe('cannot reach https://***@host.example/cb?a=b@c');
+    expect(maskUrlCredentials('https://host.example/cb')).toBe('https://host.example/cb');
   });
 
   it('refuses a payload that breaks the webhook schema, rolling the whole change back', async () => {

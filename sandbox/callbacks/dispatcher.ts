@@ -46,18 +46,23 @@ export interface Dispatcher {
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
+/** Text with the user name and password of any URL in it masked: failure reasons and alerts are shown and logged. */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(/(\/\/)[^/?#@\s]*@/g, '$1***@');
+}
+
 function describe(error: unknown): string {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError') return 'no answer before the attempt timed out';
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
+    return maskUrlCredentials(`${error.message}${cause}`);
   }
-  return String(error);
+  return maskUrlCredentials(String(error));
 }
 
 export function defaultAlert(delivery: DeliveryRecord): void {
   // The token is never logged; the URL is the merchant's own configuration.
-  console.warn(`ALERT callback ${delivery.event} (delivery ${delivery.id}) to ${delivery.url ?? '-'} failed after ${delivery.attempts.length} attempts: ${delivery.failure_reason ?? ''}`);
+  console.warn(`ALERT callback ${delivery.event} (delivery ${delivery.id}) to ${maskUrlCredentials(delivery.url ?? '-')} failed after ${delivery.attempts.length} attempts: ${delivery.failure_reason ?? ''}`);
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -88,8 +93,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else active--;
   };
 
-  /** Records an attempt's outcome; returns the stored delivery, or undefined if it is gone (reset) or settled. */
-  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number): Promise<DeliveryRecord | undefined> =>
+  /**
+   * Records an attempt's outcome, or a `failure` that ends the delivery without one (`alert`: the merchant
+   * expected this callback and nothing was sent); returns the stored delivery, or undefined if it is gone
+   * (reset) or settled.
+   */
+  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number, alert = false): Promise<DeliveryRecord | undefined> =>
     store.transaction(async (tx) => {
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
       if (!current || current.state !== 'pending') return undefined;
@@ -99,7 +108,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const spent = attempts.length >= current.max_attempts;
       const next: DeliveryRecord = { ...current, attempts, updated: now.toISOString() };
       if (acknowledged) Object.assign(next, { state: 'delivered', next_attempt_at: null });
-      else if (failure !== null) Object.assign(next, { state: 'failed', next_attempt_at: null, failure_reason: failure });
+      else if (failure !== null) Object.assign(next, { state: 'failed', next_attempt_at: null, failure_reason: failure, alert });
       else if (spent) {
         const last = attempt?.status != null ? `HTTP ${attempt.status}` : (attempt?.error ?? 'no answer');
         Object.assign(next, { state: 'failed', next_attempt_at: null, alert: true, failure_reason: `no 2xx answer in ${attempts.length} attempts (last: ${last})` });
@@ -129,6 +138,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     timers.set(delivery.id, timer);
   };
 
+  const raiseAlert = (stored: DeliveryRecord | undefined): void => {
+    if (!stored?.alert) return;
+    try {
+      onAlert(stored);
+    } catch {
+      // The failure is stored; a failing alert hook must not undo that or stop the dispatcher.
+    }
+  };
+
   const attemptOnce = async (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
     const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
     if (kind === null || delivery.url === null) {
@@ -140,7 +158,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
       request = toRequest(buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], { callbackToken: options.callbackToken(scope), url: delivery.url }));
     } catch (error) {
-      await record(scope, delivery.id, null, `the callback could not be built: ${describe(error)}`);
+      // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
+      raiseAlert(await record(scope, delivery.id, null, `the callback could not be built: ${describe(error)}`, undefined, true));
       return;
     }
     const at = clock.now(scope).toISOString();
@@ -159,13 +178,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
     if (!stored) return;
     if (stored.state === 'pending') schedule(scope, stored);
-    if (stored.alert) {
-      try {
-        onAlert(stored);
-      } catch {
-        // The failure is stored; a failing alert hook must not undo that or stop the dispatcher.
-      }
-    }
+    raiseAlert(stored);
   };
 
   const start = (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
