@@ -1,8 +1,7 @@
 // Starts the mock: Prism serving a contract on an internal loopback port, and the generated router in front
 // of it (front.ts) on the address clients use. Stopping it stops both.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeListener } from '../../generated/runtime/node-listener.js';
+import { createNodeServer } from '../../generated/runtime/node-listener.js';
 import { defaultSpecPath } from '../contract.js';
 import { createMockFront, type MockExchange } from './front.js';
 import { startPrism } from './prism.js';
@@ -31,7 +30,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const specPath = options.specPath ?? defaultSpecPath;
   const prism = await startPrism({ specPath });
   const front = createMockFront({ upstream: prism.url, ...(options.onExchange ? { onExchange: options.onExchange } : {}) });
-  const server = createServer(toNodeListener(front, { origin: 'http://mock.local' }));
+  const server = createNodeServer(front, { origin: 'http://mock.local' });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
