@@ -69,8 +69,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const scope = `collection = '${collection}' AND merchant_id = ? AND mode = ?`;
     return {
       get: db.prepare<[string, string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} AND id = ?`),
-      listNewest: db.prepare<[string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq DESC`),
-      listOldest: db.prepare<[string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq ASC`),
+      // Paged in SQL (LIMIT -1: no limit): a page past an offset then reads only its own rows.
+      listNewest: db.prepare<[string, string, number, number], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq DESC LIMIT ? OFFSET ?`),
+      listOldest: db.prepare<[string, string, number, number], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq ASC LIMIT ? OFFSET ?`),
       insert: db.prepare<[string, string, string, string]>(`INSERT INTO records (collection, merchant_id, mode, id, data) VALUES ('${collection}', ?, ?, ?, ?)`),
       update: db.prepare<[string, string, string, string]>(`UPDATE records SET data = ? WHERE ${scope} AND id = ?`),
       delete: db.prepare<[string, string, string]>(`DELETE FROM records WHERE ${scope} AND id = ?`),
@@ -135,7 +136,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const statements = statementsFor(collection);
       const statement = options?.order === 'oldest' ? statements.listOldest : statements.listNewest;
-      return parsePage<T>(statement.all(scope.merchantId, scope.mode), options);
+      return statement.all(scope.merchantId, scope.mode, options?.limit ?? -1, options?.offset ?? 0).map((row) => JSON.parse(row.data) as T);
     },
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
       const text = JSON.stringify(record);
