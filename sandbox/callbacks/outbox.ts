@@ -7,6 +7,7 @@ import type { components } from '../../generated/sandbox/types.js';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
 import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
+import { createRetention, type RetentionOptions } from './retention.js';
 
 export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
 export const outboxCollections: CollectionDefinition[] = [{ name: DELIVERIES_COLLECTION, indexed: ['state', 'webhook'] }];
@@ -41,6 +42,8 @@ export interface OutboxOptions {
   settings: Settings;
   /** Told after every enqueue; the dispatcher then looks for due deliveries once the transaction is over. */
   onEnqueued?: () => void;
+  /** How many finished deliveries are kept (retention.ts). */
+  retention?: RetentionOptions;
 }
 
 function isJsonObject(value: Json): value is { [key: string]: Json } {
@@ -62,6 +65,7 @@ function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { 
 
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, clock, ids, settings } = options;
+  const retention = createRetention(DELIVERIES_COLLECTION, options.retention);
 
   const enqueue = async (tx: Transaction, scope: Scope, webhookOperationId: string, payload: Json, url: string | null, resentFrom: string | null): Promise<DeliveryRecord> => {
     if (!isWebhookKind(webhookOperationId)) throw new Error(`${webhookOperationId} is not a webhook of the contract`);
@@ -87,6 +91,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       updated: now,
     };
     await tx.insert(DELIVERIES_COLLECTION, scope, record);
+    await retention.recorded(tx, scope);
     if (record.state === 'pending') options.onEnqueued?.();
     return record;
   };
