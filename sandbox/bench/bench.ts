@@ -4,7 +4,10 @@
 // non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
 // shares an event loop with the load generator. Figures only: nothing here passes or fails.
 //
-//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3]
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite]
+//
+// --store names the embedded stores to run the sandbox on (default: the sandbox's default, journal); with
+// several, a sandbox runs on each, and every round measures each of them and Prism in turn.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,6 +20,7 @@ import { startPrism } from '../../conformance/mock/prism.js';
 import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { repoRoot } from '../server.js';
+import { isStoreKind, STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured } from './mix.js';
 
 interface SandboxProcess {
@@ -28,8 +32,9 @@ interface SandboxProcess {
  * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
  * development aid that checks the sandbox's own answers) is off; request validation stays on, as in Prism.
  */
-async function startSandboxProcess(dataDir: string, callbackUrl: string): Promise<SandboxProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), '--port', '0', '--data-dir', dataDir, '--callback-url', callbackUrl, '--validate-responses', 'false'], {
+async function startSandboxProcess(dataDir: string, store: StoreKind, callbackUrl: string): Promise<SandboxProcess> {
+  const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false'];
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY },
@@ -128,7 +133,13 @@ async function measure(target: string, round: number, url: string, requests: () 
 export async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { duration: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '3' },
+      store: { type: 'string', default: 'journal' },
+    },
     strict: true,
   });
   const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds) };
@@ -138,6 +149,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
   }
+  const named = [...new Set(values.store.split(','))];
+  const stores = named.filter(isStoreKind);
+  const unknown = named.filter((name) => !isStoreKind(name));
+  if (unknown.length > 0) {
+    console.error(`--store: ${unknown.join(', ')} is not a store (${STORE_KINDS.join(', ')}; several separated by commas)`);
+    return 2;
+  }
   const log = (line: string): void => console.error(line);
   const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
   const bodies = mixBodies();
@@ -145,21 +163,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   const receiver = await startReceiver();
   const stops: (() => Promise<void>)[] = [async () => void (await new Promise((resolve) => receiver.server.close(resolve))), async () => rmSync(dataDir, { recursive: true, force: true })];
   try {
-    log('starting the sandbox and Prism...');
-    const sandbox = await startSandboxProcess(dataDir, receiver.url);
-    stops.unshift(sandbox.stop);
+    log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
+    const runId = Date.now().toString(36);
+    const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
+    const targets: { name: string; url: string; requests: () => CannonRequest[] }[] = [];
+    for (const store of stores) {
+      const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url);
+      stops.unshift(sandbox.stop);
+      await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
+      const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
+      const name = `sandbox ${store}`;
+      targets.push({ name, url: sandbox.url, requests: mix(String(stored.id), name) });
+    }
     const prism = await startPrism({ specPath: bundledContractPath.pathname });
     stops.unshift(prism.stop);
-
-    const runId = Date.now().toString(36);
-    await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
-    const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
-    const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
+    targets.push({ name: 'prism', url: prism.url, requests: mix(bodies.exampleFixedVirtualAccountId, 'prism') });
 
     const rows: Measured[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      rows.push(await measure('sandbox', round, sandbox.url, mix(String(stored.id), 'sandbox'), options, log));
-      rows.push(await measure('prism', round, prism.url, mix(bodies.exampleFixedVirtualAccountId, 'prism'), options, log));
+      for (const target of targets) rows.push(await measure(target.name, round, target.url, target.requests, options, log));
     }
     // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
     // the figure to read.

@@ -47,6 +47,16 @@ describe('the benchmark mix', () => {
     expect(failing).toContain('not comparable: sandbox failed 3401 requests (3401 non-2xx, 0 errors)');
   });
 
+  it('gives the ratio of each target to the last: the sandbox on each store to Prism', () => {
+    const table = formatTable([
+      { target: 'sandbox journal', round: 1, result: result(6000, 1.2, 4.5) },
+      { target: 'sandbox sqlite', round: 1, result: result(4000, 1.5, 6) },
+      { target: 'prism', round: 1, result: result(1000, 9, 30) },
+    ]);
+    expect(table).toContain('sandbox journal/prism throughput ratio: 6.0x');
+    expect(table).toContain('sandbox sqlite/prism throughput ratio: 4.0x');
+  });
+
   it("with rounds in turn, adds each target's median and gives the ratio of the medians and round by round", () => {
     const table = formatTable([
       { target: 'sandbox', round: 1, result: result(6000, 1, 4) },

@@ -91,9 +91,10 @@ export interface Measured {
 
 /**
  * One row per target and round, then each target's median row (when there are several rounds), and the
- * throughput ratio of the first target to the second: of their medians, and round by round. Rounds
- * alternate between the targets, so a spell of load from elsewhere on the machine lowers one round of
- * each rather than every round of one; the median then sets such a round aside.
+ * throughput ratio of each target to the last (the sandbox on each store it ran with, to Prism): of their
+ * medians, and round by round. Rounds alternate between the targets, so a spell of load from elsewhere on
+ * the machine lowers one round of each rather than every round of one; the median then sets such a round
+ * aside.
  */
 export function formatTable(rows: readonly Measured[]): string {
   const targets = [...new Set(rows.map((row) => row.target))];
@@ -129,14 +130,17 @@ export function formatTable(rows: readonly Measured[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((cells) => cells[column]!.length)));
   const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   const table = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)];
-  const [first, second] = summaries;
-  if (first !== undefined && second !== undefined && second.throughput > 0) {
-    const ratio = first.throughput / second.throughput;
+  // Every other target against the last one (Prism), each sandbox store on its own line.
+  const baseline = summaries.at(-1);
+  for (const measured of summaries.slice(0, -1)) {
+    if (baseline === undefined || baseline.throughput <= 0) break;
+    const ratio = measured.throughput / baseline.throughput;
     const byRound = Array.from({ length: rounds }, (_, index) => {
       const of = (target: string) => rows.find((row) => row.target === target && row.round === index + 1)?.result.requests.average ?? 0;
-      return of(second.target) > 0 ? `${(of(first.target) / of(second.target)).toFixed(1)}x` : '-';
+      return of(baseline.target) > 0 ? `${(of(measured.target) / of(baseline.target)).toFixed(1)}x` : '-';
     });
-    table.push('', `${first.target}/${second.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
+    if (measured === summaries[0]) table.push('');
+    table.push(`${measured.target}/${baseline.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
   }
   // An answer that is not a success is cheaper (or dearer) than the work the mix asks for: such a run
   // does not measure the mix.

@@ -11,7 +11,10 @@ import type { CollectionDefinition, Store } from './store.js';
 export const STORE_KINDS = ['journal', 'sqlite'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
-const FILE_OF: Record<StoreKind, string> = { journal: JOURNAL_FILE, sqlite: SQLITE_FILE };
+export const isStoreKind = (name: string): name is StoreKind => (STORE_KINDS as readonly string[]).includes(name);
+
+/** The file each kind keeps in DATA_DIR. */
+export const FILE_OF: Record<StoreKind, string> = { journal: JOURNAL_FILE, sqlite: SQLITE_FILE };
 
 /** DATA_DIR holds another kind of store than the one asked for, and none of the asked kind. */
 export class OtherStoreKindError extends Error {
