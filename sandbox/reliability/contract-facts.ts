@@ -1,0 +1,28 @@
+// What the contract's decisions say about requests no operation lists: the answers given before an
+// operation is reached (decision `router-level-errors`) and the limits of a JSON body (decision
+// `json-body-limits`). Read from the decisions' text, so the suite restates neither.
+import { isObject } from '../../generator/model/read-model.js';
+import type { Contract } from '../../conformance/contract.js';
+
+function decisionText(contract: Contract, id: string): string | undefined {
+  const decisions = contract.doc['x-decisions'];
+  const decision = Array.isArray(decisions) ? decisions.find((d) => isObject(d) && d.id === id) : undefined;
+  return isObject(decision) && typeof decision.decision === 'string' ? decision.decision : undefined;
+}
+
+/** Status → code of every answer the decision `router-level-errors` of any of `contracts` names ("404 `NOT_FOUND`"). */
+export function routerLevelAnswers(contracts: readonly Contract[]): Map<number, string> {
+  const answers = new Map<number, string>();
+  for (const contract of contracts) {
+    for (const match of (decisionText(contract, 'router-level-errors') ?? '').matchAll(/(\d{3}) `([A-Z_]+)`/g)) answers.set(Number(match[1]), match[2]!);
+  }
+  if (answers.size === 0) throw new Error('no contract has a decision router-level-errors naming its statuses and codes');
+  return answers;
+}
+
+/** The deepest nesting a JSON body may have, the body itself being level 1 (decision `json-body-limits` of any of `contracts`). */
+export function maxJsonDepth(contracts: readonly Contract[]): number {
+  const depth = contracts.map((contract) => /at most (\d+) levels deep/.exec(decisionText(contract, 'json-body-limits') ?? '')?.[1]).find((found) => found !== undefined);
+  if (depth === undefined) throw new Error('no contract has a decision json-body-limits naming the deepest nesting');
+  return Number(depth);
+}

@@ -1,0 +1,85 @@
+// Body and header limits, each on both sides of its edge: a body exactly at the cap is read, one byte more
+// (declared, or arriving in chunks with no length) is the documented 413; a header section past the server's
+// limit is the documented 431, one just under it is served. Every answer is JSON, and the sandbox serves the
+// next request after each.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BODY_BYTES } from '../../generated/runtime/router.js';
+import { routerLevelAnswers } from './contract-facts.js';
+import { baseOf, bodyPlus, baseText, VALID_AUTHORIZATION, variantRequest, type Base, type Variant } from './hostile-cases.js';
+import { createJudge } from './judge.js';
+import { controlContract, serviceContract } from './live-conformance.js';
+import { sendRaw, serialize, type RawOutcome } from './raw-http.js';
+import { figures, summaryLine } from './scale.js';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+
+const KiB = 1024;
+const cap = DEFAULT_MAX_BODY_BYTES;
+/** Node's default limit of a request's header section (--max-http-header-size), which the sandbox keeps. */
+const HEADER_LIMIT = 16 * KiB;
+
+/** What an edge case must get: a documented refusal, or anything but it. */
+type Wanted = { refusal: number } | { not: number };
+
+interface Edge {
+  name: string;
+  variant: (base: Base) => Variant;
+  wanted: Wanted;
+}
+
+/** The base body padded with an unknown field to exactly `size` bytes. */
+function padded(base: Base, size: number): string {
+  const empty = bodyPlus(base, '{"reliability_pad":""}');
+  return bodyPlus(base, `{"reliability_pad":"${'p'.repeat(size - Buffer.byteLength(empty))}"}`);
+}
+
+const EDGES: Edge[] = [
+  { name: 'body exactly at the cap', variant: (base) => ({ body: padded(base, cap) }), wanted: { not: 413 } },
+  { name: 'body one byte over the cap', variant: (base) => ({ body: padded(base, cap + 1) }), wanted: { refusal: 413 } },
+  { name: 'chunked body exactly at the cap', variant: (base) => ({ body: padded(base, cap), chunkBytes: 64 * KiB }), wanted: { not: 413 } },
+  { name: 'chunked body one byte over the cap', variant: (base) => ({ body: padded(base, cap + 1), chunkBytes: 64 * KiB }), wanted: { refusal: 413 } },
+  { name: 'chunked body of 8 MiB', variant: (base) => ({ body: padded(base, 8 * cap), chunkBytes: 64 * KiB }), wanted: { refusal: 413 } },
+  { name: 'declared 1 GiB, nothing sent', variant: () => ({ body: '', headers: [['Content-Length', String(1024 * cap)]] }), wanted: { refusal: 413 } },
+  { name: 'valid body in 1-byte chunks', variant: (base) => ({ body: baseText(base), chunkBytes: 1 }), wanted: { not: 413 } },
+  { name: 'headers just under the limit', variant: (base) => ({ body: baseText(base), headers: [['X-Pad', 'h'.repeat(HEADER_LIMIT - 2 * KiB)]] }), wanted: { not: 431 } },
+  { name: 'one header over the limit', variant: (base) => ({ body: baseText(base), headers: [['X-Pad', 'h'.repeat(HEADER_LIMIT + KiB)]] }), wanted: { refusal: 431 } },
+  { name: '400 headers over the limit', variant: (base) => ({ body: baseText(base), headers: Array.from({ length: 400 }, (_, i) => [`X-Pad-${i}`, 'h'.repeat(64)] as const) }), wanted: { refusal: 431 } },
+  { name: 'request target over the limit', variant: (base) => ({ body: baseText(base), target: `${base.path}?pad=${'q'.repeat(HEADER_LIMIT + KiB)}` }), wanted: { refusal: 431 } },
+  { name: 'request target of 8 KiB', variant: (base) => ({ body: baseText(base), target: `${base.path}?pad=${'q'.repeat(8 * KiB)}` }), wanted: { not: 431 } },
+];
+
+describe('body and header limits', () => {
+  let sandbox: SandboxProcess;
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess();
+  });
+  afterAll(async () => {
+    await sandbox?.remove();
+  });
+
+  it('answers each limit on both sides of its edge with a JSON answer, and serves the next request', async () => {
+    const contracts = [serviceContract, controlContract];
+    const judge = createJudge(contracts);
+    const codes = routerLevelAnswers(contracts);
+    // The first operation that requires a JSON body: where every limit applies.
+    const operation = serviceContract.model.operations.find((o) => o.body?.required && o.body.mediaTypes.includes('application/json'));
+    if (!operation) throw new Error('the contract has no operation requiring a JSON body');
+    const base = baseOf(serviceContract, operation, sandbox.url, 'http://127.0.0.1:9/callbacks');
+    const ping = serialize({ method: 'GET', target: '/balance', headers: [['Authorization', VALID_AUTHORIZATION]] });
+    const wrong: string[] = [];
+    const lines: string[] = [];
+    for (const edge of EDGES) {
+      const outcome: RawOutcome = await sendRaw(serialize(variantRequest(base, edge.variant(base), VALID_AUTHORIZATION)), { port: sandbox.port, timeoutMs: figures.requestTimeoutMs });
+      const judged = judge(outcome, { operation, authenticated: true });
+      const code = outcome.kind === 'answer' ? (JSON.parse(outcome.body.toString('utf8') || '{}') as { error_code?: unknown }).error_code : undefined;
+      const status = outcome.kind === 'answer' ? outcome.status : outcome.kind;
+      const asWanted = 'refusal' in edge.wanted ? status === edge.wanted.refusal && code === codes.get(edge.wanted.refusal) : status !== edge.wanted.not && judged.verdict === 'ok';
+      const next = await sendRaw(ping, { port: sandbox.port, timeoutMs: figures.requestTimeoutMs });
+      lines.push(`  ${edge.name}: ${status}${typeof code === 'string' ? ` ${code}` : ''} in ${Math.round(outcome.ms)} ms; next request ${next.kind === 'answer' ? next.status : next.kind}`);
+      if (!asWanted || judged.verdict !== 'ok') wrong.push(`${edge.name}: wanted ${'refusal' in edge.wanted ? `${edge.wanted.refusal} ${codes.get(edge.wanted.refusal)}` : `anything but ${edge.wanted.not}`}, got ${judged.verdict} ${judged.detail}`);
+      if (next.kind !== 'answer' || next.status !== 200) wrong.push(`${edge.name}: the next request got ${next.kind === 'answer' ? next.status : next.kind}`);
+    }
+    console.log(summaryLine('body and header limits', { edges: EDGES.length, operation: operation.operationId, 'body cap': cap, 'header limit': HEADER_LIMIT, wrong: wrong.length }));
+    for (const line of lines) console.log(line);
+    expect(wrong).toEqual([]);
+  });
+});

@@ -1,0 +1,18 @@
+// The reliability suite (`npm run test:reliability`, RELIABILITY_SCALE=ci for the smaller run): its own
+// files (`*.reliability.ts`), so the repository's `vitest run` never runs them a second time. Files run one
+// after another: each starts its own sandboxes and drives them hard, and two at once would measure each
+// other on a shared machine.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['sandbox/reliability/**/*.reliability.ts'],
+    fileParallelism: false,
+    pool: 'forks',
+    // Every test bounds its own loops; these only stop a run that went wrong.
+    testTimeout: 20 * 60_000,
+    hookTimeout: 5 * 60_000,
+  },
+});
