@@ -68,12 +68,25 @@ export function openJournalStore(options: JournalStoreOptions): Store {
   function* liveLines(): Generator<string> {
     for (const { collection, record } of records.all()) yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
   }
+  /** A failed rewrite leaves the journal as it was, and fails neither the opening nor a transaction. */
   const rewriteIfMostlySuperseded = (): void => {
-    if (journal && journal.size >= rewriteAfterBytes && journal.size >= 2 * records.liveChars) rewrite();
+    if (!journal || journal.size < rewriteAfterBytes || journal.size < 2 * records.liveChars) return;
+    try {
+      rewrite();
+    } catch (error) {
+      process.emitWarning(`the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`);
+    }
   };
-  // A journal of an earlier version is brought to this one before a line of this version joins it.
-  if (journal && journal.version < JOURNAL_VERSION) rewrite();
-  else rewriteIfMostlySuperseded();
+  if (journal && journal.version < JOURNAL_VERSION) {
+    // A journal of an earlier version is brought to this one before a line of this version joins it; if it
+    // cannot be, the sandbox does not start on it.
+    try {
+      rewrite();
+    } catch (error) {
+      journal.close();
+      throw error;
+    }
+  } else rewriteIfMostlySuperseded();
 
   /** Changes of the transaction under way, and its journal operations. */
   let work: Undo[] = [];
@@ -122,12 +135,7 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       if (journal && groupLines !== '') journal.append(groupLines);
       for (const change of group) if (change.kind === 'insert' || change.kind === 'update') change.record.committedText = change.record.text;
       closeGroup();
-      // After the commit: a failed rewrite leaves the journal as it was, and fails no transaction.
-      try {
-        rewriteIfMostlySuperseded();
-      } catch (error) {
-        process.emitWarning(`the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`);
-      }
+      rewriteIfMostlySuperseded();
     },
     abandon: () => {
       undoAll(work);

@@ -1,7 +1,7 @@
 // A journal write that fails (a full disk) fails its whole group and leaves nothing of it, in memory or in
 // the file; a write the system takes in parts is completed. The file system's writeSync is replaced here so
 // that those failures can be made on demand.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -95,5 +95,34 @@ describe('the journal store when writing its journal fails', () => {
     const reopened = openJournalStore({ dataDir: dir, collections });
     expect(await reopened.get('things', merchantA, '1')).toEqual(thing('1', { state: 'reopened' }));
     await reopened.close();
+  });
+
+  it('opens a journal whose rewrite on opening fails, as it is, and warns', async () => {
+    const dir = tempDir();
+    const first = openJournalStore({ dataDir: dir, collections });
+    await first.insert('things', merchantA, thing('1'));
+    for (let n = 0; n < 20; n++) await first.update('things', merchantA, thing('1', { state: `state-${n}` }));
+    await first.close();
+    const journalBefore = readFileSync(join(dir, JOURNAL_FILE), 'utf8');
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    vi.mocked(writeSync).mockImplementationOnce(diskFull);
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 0 });
+    expect(warnings.mock.calls[0]?.[0]).toMatch(/journal could not be rewritten/);
+    warnings.mockRestore();
+    expect(readFileSync(join(dir, JOURNAL_FILE), 'utf8')).toBe(journalBefore);
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'state-19' }));
+    await store.close();
+  });
+
+  it('refuses to open a journal of an earlier version it cannot rewrite, and lets go of the directory', async () => {
+    const dir = tempDir();
+    const versionOne = `${JSON.stringify({ format: 'payments-sandbox journal', version: 1 })}\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n`;
+    writeFileSync(join(dir, JOURNAL_FILE), versionOne);
+    vi.mocked(writeSync).mockImplementationOnce(diskFull);
+    expect(() => openJournalStore({ dataDir: dir, collections })).toThrow(/no space left/);
+    expect(readFileSync(join(dir, JOURNAL_FILE), 'utf8')).toBe(versionOne);
+    const store = openJournalStore({ dataDir: dir, collections });
+    expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+    await store.close();
   });
 });
