@@ -14,7 +14,7 @@ export interface Figures {
   /** Slow clients held open at once, and how long the normal client is measured beside them. */
   slowClients: number;
   slowHoldMs: number;
-  /** Wait for the server's own timeout of a slow client (408 or a close); 0 skips waiting for it. */
+  /** Wait for the server's own timeouts of slow clients (a 408 or a close), at most this long; 0 skips waiting. */
   slowTimeoutWaitMs: number;
   /** Requests that race with one idempotency key or one unique value. */
   raceSize: number;
@@ -35,8 +35,8 @@ export const FIGURES: Record<Scale, Figures> = {
     requestTimeoutMs: 15_000,
     slowClients: 100,
     slowHoldMs: 20_000,
-    // Node's own headersTimeout (60 s) checked every connectionsCheckingInterval (30 s), with room.
-    slowTimeoutWaitMs: 100_000,
+    // Node's own requestTimeout (300 s) checked every connectionsCheckingInterval (30 s), with room.
+    slowTimeoutWaitMs: 340_000,
     raceSize: 100,
     kills: 6,
     writersInFlight: 32,
