@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, parseCli, USAGE, type CliIo } from './cli.js';
+import { packageVersion } from '../cli/package-version.js';
+import { main, parseCli, SECRET_VARIABLES, USAGE, type CliIo } from './cli.js';
 import { loadContract } from './contract.js';
 import { freePort } from './mock/prism.js';
 import { startTarget, type Target } from './tests/target.js';
@@ -48,9 +49,9 @@ afterAll(async () => {
 });
 
 describe('usage', () => {
-  it('--help explains every flag, each with an example, and exits 0', async () => {
+  it.each([['--help'], ['-h']])('%s explains every flag, each with an example, and exits 0', async (flag) => {
     const streams = io();
-    expect(await main(['--help'], streams)).toBe(0);
+    expect(await main([flag], streams)).toBe(0);
     const help = streams.out();
     for (const flag of ['--base-url', '--api-key', '--profile', '--spec', '--only', '--skip', '--junit', '--json', '--timeout-ms', '--concurrency', '--callback-listen', '--callback-public-url', '--callback-token', '--strict']) {
       expect(help).toContain(flag);
@@ -59,12 +60,30 @@ describe('usage', () => {
     for (const check of CHECK_NAMES) expect(help).toContain(check);
     // Every flag has an "e.g." line.
     expect(USAGE.match(/e\.g\. /g)?.length).toBeGreaterThanOrEqual(14);
+    for (const variable of Object.values(SECRET_VARIABLES)) expect(help).toContain(`  ${variable} `);
+    expect(help).toContain('--version');
+  });
+
+  it("--version prints the version of the package the CLI ships in and exits 0, even without the run's flags", async () => {
+    const streams = io();
+    expect(await main(['--version'], streams)).toBe(0);
+    expect(streams.out()).toBe(`${packageVersion(new URL('./cli.ts', import.meta.url).href)}\n`);
+  });
+
+  it.each([
+    ['an unknown flag', ['--base-url', 'http://127.0.0.1:1', '--colour'], "Unknown option '--colour'"],
+    ['a positional argument', ['--base-url', 'http://127.0.0.1:1', 'extra'], "Unexpected argument 'extra'"],
+    ['a flag without its value', ['--base-url'], "Option '--base-url <value>' argument missing"],
+  ])('exits 2 with the reason and the usage for %s', async (_name, argv, reason) => {
+    const streams = io();
+    expect(await main(argv, { ...streams, env: { PAYMENTS_API_KEY: KEY } })).toBe(2);
+    expect(streams.err().startsWith(`payments-conformance: ${reason}`)).toBe(true);
+    expect(streams.err().endsWith(`\n\n${USAGE}\n`)).toBe(true);
+    expect(streams.out()).toBe('');
   });
 
   it.each([
     ['no flags', []],
-    ['an unknown flag', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--colour']],
-    ['a positional argument', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', 'extra']],
     ['no key', ['--base-url', 'http://127.0.0.1:1']],
     ['a base URL that is not http', ['--base-url', 'ftp://x', '--api-key', 'k']],
     ['an unknown profile', ['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--profile', 'everything']],
@@ -78,13 +97,37 @@ describe('usage', () => {
   ])('exits 2 with a message for %s', async (_name, argv) => {
     const streams = io();
     expect(await main(argv, streams)).toBe(2);
-    expect(streams.err()).toMatch(/^payments-conformance: .+\nRun payments-conformance --help/);
+    expect(streams.err()).toMatch(/^payments-conformance: .+\nRun with --help for every option\.\n$/);
   });
 
   it('parses repeated and comma-separated patterns, callbacks and defaults', () => {
     const parsed = parseCli(['--base-url', 'http://h:1', '--only', 'auth,positive_data', '--only', 'x:*', '--skip', 'y', '--callback-listen', '[::1]:8787', '--callback-token', 't', '--callback-wait-ms', '60000', '--callback-retry-interval-ms', '500', '--strict'], { PAYMENTS_API_KEY: 'from-env' });
-    if (parsed === 'help') throw new Error('unexpected help');
+    if (parsed.kind !== 'run') throw new Error('unexpected help');
     expect(parsed.options).toMatchObject({ apiKey: 'from-env', profile: 'stateless', only: ['auth', 'positive_data', 'x:*'], skip: ['y'], timeoutMs: 10_000, concurrency: 8, strict: true, callbacks: { listen: { host: '::1', port: 8787 }, token: 't', waitMs: 60_000, retryIntervalMs: 500 } });
+  });
+});
+
+describe('secrets from the environment', () => {
+  const base = ['--base-url', 'http://h:1', '--callback-listen', '127.0.0.1:0'];
+  const run = (argv: string[], env: CliIo['env']) => {
+    const parsed = parseCli(argv, env);
+    if (parsed.kind !== 'run') throw new Error('expected a run');
+    return { apiKey: parsed.options.apiKey, token: parsed.options.callbacks?.token };
+  };
+
+  it('takes the API key and the callback token from PAYMENTS_API_KEY and PAYMENTS_CALLBACK_TOKEN, so neither shows in `ps`', () => {
+    expect(run(base, { PAYMENTS_API_KEY: 'sk_test_env', PAYMENTS_CALLBACK_TOKEN: 'cbt_env' })).toEqual({ apiKey: 'sk_test_env', token: 'cbt_env' });
+  });
+
+  it('lets a flag win over its variable, and counts an empty variable as unset', () => {
+    expect(run([...base, '--api-key', 'sk_test_flag', '--callback-token', 'cbt_flag'], { PAYMENTS_API_KEY: 'sk_test_env', PAYMENTS_CALLBACK_TOKEN: 'cbt_env' })).toEqual({ apiKey: 'sk_test_flag', token: 'cbt_flag' });
+    expect(run(base, { PAYMENTS_API_KEY: 'sk_test_env', PAYMENTS_CALLBACK_TOKEN: '' })).toEqual({ apiKey: 'sk_test_env', token: undefined });
+    expect(() => parseCli(base, { PAYMENTS_API_KEY: '' })).toThrow(/set PAYMENTS_API_KEY \(or give --api-key\)/);
+  });
+
+  it('leaves PAYMENTS_CALLBACK_TOKEN alone in a run without a receiver (a CI environment carries it for every run)', () => {
+    const parsed = parseCli(['--base-url', 'http://h:1'], { PAYMENTS_API_KEY: 'sk_test_env', PAYMENTS_CALLBACK_TOKEN: 'cbt_env' });
+    expect(parsed.kind === 'run' && parsed.options.callbacks).toBe(undefined);
   });
 });
 

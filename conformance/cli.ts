@@ -4,7 +4,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseCommandLine, refuse, STANDARD_USAGE_LINES, UsageError, type Command } from '../cli/command-line.js';
 import { loadContract, type Contract } from './contract.js';
 import { buildRequest } from './data/requests.js';
 import { createHttpClient } from './http.js';
@@ -15,7 +15,10 @@ import { createProgress, type ProgressStream } from './report/terminal.js';
 import { runConformance } from './run.js';
 import { CHECK_NAMES, PROFILES, PROFILE_CHECKS, type Profile, type RunOptions, type RunSummary } from './types.js';
 
-export const USAGE = `Usage: payments-conformance --base-url URL --api-key KEY [options]
+/** Secrets come from these rather than from flags: a command line shows in `ps` to every user of the machine. */
+export const SECRET_VARIABLES = { 'api-key': 'PAYMENTS_API_KEY', 'callback-token': 'PAYMENTS_CALLBACK_TOKEN' } as const;
+
+export const USAGE = `Usage: PAYMENTS_API_KEY=KEY payments-conformance --base-url URL [options]
 
 Checks a running implementation of the payments API against its contract (the bundled
 generated/openapi.json unless --spec names another version) and reports, operation by operation and
@@ -24,10 +27,9 @@ check by check, where it departs from it.
 Required:
   --base-url URL             the target's base URL.
                              e.g. --base-url http://127.0.0.1:4010
-  --api-key KEY              a valid secret API key of the target (test mode). May come from the
-                             PAYMENTS_API_KEY environment variable instead, which keeps it out of
-                             process lists; reports always mask it.
-                             e.g. --api-key "$PAYMENTS_API_KEY"
+  --api-key KEY              a valid secret API key of the target (test mode). Better given as the
+                             PAYMENTS_API_KEY environment variable (below); the flag wins over it.
+                             e.g. --api-key sk_test_local_key
 Options:
   --profile NAME             which checks run (default stateless):
                                stateless  ${PROFILE_CHECKS.stateless.join(', ')}
@@ -59,7 +61,8 @@ Options:
                              e.g. --callback-public-url https://hooks.example.test/conformance
   --callback-token TOKEN     the callback token the target sends with each callback, in the header
                              the contract names for it (checked in constant time, masked in reports).
-                             e.g. --callback-token "$CALLBACK_TOKEN"
+                             Better given as PAYMENTS_CALLBACK_TOKEN (below); the flag wins over it.
+                             e.g. --callback-token cbt_test_local_token
   --callback-wait-ms N       how long to wait for each callback to arrive (default 15000).
                              e.g. --callback-wait-ms 60000
   --callback-retry-interval-ms N
@@ -70,13 +73,19 @@ Options:
   --strict                   also report response fields the contract does not document (values in a
                              form the contract records as a known variant stay warnings).
                              e.g. --strict --only response_conformance
-  --help                     show this help.
+${STANDARD_USAGE_LINES}
+
+Environment (a flag wins over its variable; an empty variable counts as unset):
+  PAYMENTS_API_KEY           the secret API key (--api-key). Secrets belong here rather than on the
+                             command line, which every user of the machine sees in \`ps\`.
+  PAYMENTS_CALLBACK_TOKEN    the callback token (--callback-token), used with --callback-listen.
 
 Checks: ${CHECK_NAMES.join(', ')}.
 Exit status: 0 no check failed; 1 at least one check failed; 2 bad usage or unreachable target.
 
 Example:
-  payments-conformance --base-url https://sandbox.example.test --api-key "$PAYMENTS_API_KEY" \\
+  export PAYMENTS_API_KEY=...   # from your CI's secret store
+  payments-conformance --base-url https://sandbox.example.test \\
     --profile stateful --junit reports/conformance.xml --json reports/conformance.json`;
 
 export interface CliIo {
@@ -86,13 +95,14 @@ export interface CliIo {
 }
 
 export interface ParsedCli {
+  kind: 'run';
   options: Omit<RunOptions, 'onResult'>;
   contract: Contract;
   junit?: string;
   json?: string;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -111,8 +121,9 @@ const OPTIONS = {
   'callback-wait-ms': { type: 'string' },
   'callback-retry-interval-ms': { type: 'string' },
   strict: { type: 'boolean' },
-  help: { type: 'boolean' },
 } as const;
+
+export const COMMAND = { name: 'payments-conformance', usage: USAGE, options: OPTIONS, module: import.meta.url } satisfies Command<typeof OPTIONS>;
 
 function httpUrl(value: string, flag: string): string {
   let url: URL;
@@ -142,21 +153,19 @@ export function parseHostPort(value: string): { host: string; port: number } {
 
 const patterns = (values: string[] | undefined): string[] => (values ?? []).flatMap((value) => value.split(',')).map((p) => p.trim()).filter((p) => p !== '');
 
-function readFlags(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+/** A secret's flag, else its variable (an empty one counts as unset, as a blank `FOO=` line in a .env file). */
+function secret(values: { [K in keyof typeof SECRET_VARIABLES]?: string | undefined }, env: CliIo['env'], flag: keyof typeof SECRET_VARIABLES): string | undefined {
+  return values[flag] ?? (env[SECRET_VARIABLES[flag]] || undefined);
 }
 
-/** Flags to run options; throws UsageError for anything the run could not use. */
-export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | 'help' {
-  const values = readFlags(argv);
-  if (values.help) return 'help';
+/** The command line to run options, or the text to print; throws UsageError for anything the run could not use. */
+export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind: 'print'; text: string } {
+  const line = parseCommandLine(COMMAND, argv);
+  if (line.kind === 'print') return line;
+  const { values } = line;
   if (!values['base-url']) throw new UsageError('--base-url is required');
-  const apiKey = values['api-key'] ?? env.PAYMENTS_API_KEY;
-  if (!apiKey) throw new UsageError('--api-key is required (or set PAYMENTS_API_KEY)');
+  const apiKey = secret(values, env, 'api-key');
+  if (!apiKey) throw new UsageError(`set ${SECRET_VARIABLES['api-key']} (or give --api-key)`);
   const profile = values.profile ?? 'stateless';
   if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, not "${profile}"`);
   let contract: Contract;
@@ -167,15 +176,17 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | 'help' 
     throw new UsageError(`--spec ${values.spec ?? ''}: cannot load the contract: ${error instanceof Error ? error.message : String(error)}`);
   }
   const listen = values['callback-listen'];
+  // The token's variable is not among them: a CI job's environment may carry it for runs that do listen.
   const callbackFlags = ['callback-public-url', 'callback-token', 'callback-wait-ms', 'callback-retry-interval-ms'] as const;
   if (!listen && callbackFlags.some((flag) => values[flag] !== undefined)) {
     throw new UsageError(`${callbackFlags.map((flag) => `--${flag}`).join(', ')} need --callback-listen`);
   }
+  const callbackToken = secret(values, env, 'callback-token');
   const callbacks: RunOptions['callbacks'] = listen
     ? {
         listen: parseHostPort(listen),
         ...(values['callback-public-url'] !== undefined ? { publicUrl: httpUrl(values['callback-public-url'], '--callback-public-url') } : {}),
-        ...(values['callback-token'] !== undefined ? { token: values['callback-token'] } : {}),
+        ...(callbackToken !== undefined ? { token: callbackToken } : {}),
         ...(values['callback-wait-ms'] !== undefined ? { waitMs: positiveInteger(values['callback-wait-ms'], '--callback-wait-ms', 0, 3_600_000) } : {}),
         ...(values['callback-retry-interval-ms'] !== undefined
           ? { retryIntervalMs: positiveInteger(values['callback-retry-interval-ms'], '--callback-retry-interval-ms', 0, 3_600_000) }
@@ -183,6 +194,7 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | 'help' 
       }
     : undefined;
   return {
+    kind: 'run',
     contract,
     options: {
       baseUrl: httpUrl(values['base-url'], '--base-url'),
@@ -218,16 +230,15 @@ function writeReport(file: string, text: string): void {
 }
 
 export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  let parsed: ParsedCli | 'help';
+  let parsed: ParsedCli | { kind: 'print'; text: string };
   try {
     parsed = parseCli(argv, io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`payments-conformance: ${error.message}\nRun payments-conformance --help for every flag.\n`);
-    return 2;
+    return refuse(COMMAND, error, io.stderr);
   }
-  if (parsed === 'help') {
-    io.stdout.write(`${USAGE}\n`);
+  if (parsed.kind === 'print') {
+    io.stdout.write(`${parsed.text}\n`);
     return 0;
   }
   const { options, contract } = parsed;
