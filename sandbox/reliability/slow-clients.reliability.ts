@@ -130,12 +130,14 @@ describe('slow clients', () => {
     const ends = await Promise.all(slow);
     agent.destroy();
 
-    const byKind = new Map<string, Map<string, number>>();
+    /** Per kind: how its connections ended, and when the last of them did. */
+    const byKind = new Map<string, { ends: Map<string, number>; lastMs: number }>();
     for (const { kind, outcome } of ends) {
-      const counts = byKind.get(kind.name) ?? new Map<string, number>();
+      const entry = byKind.get(kind.name) ?? { ends: new Map<string, number>(), lastMs: 0 };
       const end = endOf(outcome);
-      counts.set(end, (counts.get(end) ?? 0) + 1);
-      byKind.set(kind.name, counts);
+      entry.ends.set(end, (entry.ends.get(end) ?? 0) + 1);
+      entry.lastMs = Math.max(entry.lastMs, outcome.ms);
+      byKind.set(kind.name, entry);
     }
     const nonJson = ends.filter(({ outcome }) => endOf(outcome).endsWith('non-JSON')).length;
     const held = ends.filter(({ outcome }) => outcome.kind === 'hang').length;
@@ -157,7 +159,7 @@ describe('slow clients', () => {
         held: waiting ? held : 'not waited for',
       }),
     );
-    for (const [name, counts] of byKind) console.log(`  ${name}: ${[...counts].map(([end, count]) => `${end} x${count}`).join(', ')}`);
+    for (const [name, entry] of byKind) console.log(`  ${name}: ${[...entry.ends].map(([end, count]) => `${end} x${count}`).join(', ')}, the last after ${(entry.lastMs / 1000).toFixed(1)} s`);
 
     for (const [port, client] of Object.entries(clients)) {
       expect(client.failed, `the normal ${port} client's failures`).toEqual([]);
