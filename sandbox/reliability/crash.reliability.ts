@@ -4,99 +4,17 @@
 // key that got no answer, sent again with its key after the restart, must leave exactly one resource. The
 // creations are every one of the contract's that refers to nothing else and can be read back (by id, or by
 // its lookup), with the conformance suite's fresh example bodies.
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Json, OperationModel } from '../../generator/model/types.js';
-import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
-import type { RequestSpec } from '../../conformance/http.js';
+import { isIdempotencyHeader } from '../../conformance/data/requests.js';
 import { UniqueValues } from '../../conformance/workflows/data.js';
-import { bodyReferences, identifierField, resourceOperations, successStatuses } from '../../conformance/workflows/resources.js';
-import { freshBody, lookupRequest } from '../../conformance/workflows/steps.js';
+import { identifierField, resourceOperations, successStatuses } from '../../conformance/workflows/resources.js';
 import { STORE_KINDS, type StoreKind } from '../store/open-store.js';
-import { liveContext, liveScenario, serviceContract } from './live-conformance.js';
+import { liveContext, serviceContract } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';
 import { startSandboxProcess, tempDir, type SandboxProcess } from './sandbox-process.js';
 import { printedSecrets } from './secrets.js';
-
-/** The creations the load is made of: no references to other resources, and a way to read each back. */
-function writableOperations(): OperationModel[] {
-  return serviceContract.model.operations.filter((operation) => {
-    if (operation.method !== 'post' || operation.parameters.some((p) => p.in === 'path') || !operation.body) return false;
-    const { read, lookup } = resourceOperations(serviceContract, operation);
-    return bodyReferences(serviceContract, operation).length === 0 && (read !== undefined || lookup !== undefined);
-  });
-}
-
-/** One creation as sent: its request (kept, so one without an answer can be sent again) and, once acknowledged, its id. */
-interface Write {
-  operation: OperationModel;
-  body: Json;
-  request: RequestSpec;
-  id?: string;
-  /** It got no answer: the process died with it. */
-  cutOff?: boolean;
-  /** Sent again (with its idempotency key) after a restart. */
-  retried?: boolean;
-}
-
-/** Whether the acknowledged write is there: read by its id, or found by its lookup. */
-async function isPresent(url: string, write: Write): Promise<boolean> {
-  const context = liveContext({ baseUrl: url, key: 'aTest' });
-  const { read } = resourceOperations(serviceContract, write.operation);
-  if (read) {
-    const parameter = read.parameters.find((p) => p.in === 'path')!;
-    const exchange = await context.http.send(buildRequest(serviceContract, read, { parameters: { [parameter.name]: write.id! } }));
-    return successStatuses(read).includes(exchange.status) && (exchange.json as Record<string, unknown> | undefined)?.[identifierField(serviceContract, write.operation, read)] === write.id;
-  }
-  return (await found(url, write)).includes(write.id!);
-}
-
-/** The ids the operation's lookup finds for a write's identifiers. */
-async function found(url: string, write: Write): Promise<string[]> {
-  const context = liveContext({ baseUrl: url, key: 'aTest' });
-  const { scenario } = liveScenario(context, 'lookup');
-  const lookup = resourceOperations(serviceContract, write.operation).lookup!;
-  const exchange = await context.http.send(lookupRequest(scenario, lookup, write.body).request);
-  if (!successStatuses(lookup).includes(exchange.status)) return [];
-  const items = Array.isArray(exchange.json) ? exchange.json : [exchange.json];
-  const field = identifierField(serviceContract, write.operation);
-  return items.map((item) => String((item as Record<string, unknown>)[field]));
-}
-
-/** Many clients creating until `stop()`: each write is recorded with its outcome. */
-function load(url: string, operations: OperationModel[], unique: UniqueValues, writes: Write[]): { stop: () => Promise<void> } {
-  const context = liveContext({ baseUrl: url, key: 'aTest', timeoutMs: 10_000 });
-  const { scenario, env } = liveScenario(context, 'load', unique);
-  let stopped = false;
-  let next = 0;
-  const client = async (): Promise<void> => {
-    while (!stopped) {
-      const operation = operations[next++ % operations.length]!;
-      const body = freshBody(scenario, env, operation);
-      // A key on every creation that takes one (optional or not), so one cut off can be sent again safely.
-      const key = operation.parameters.find(isIdempotencyHeader);
-      const write: Write = { operation, body, request: buildRequest(serviceContract, operation, { body, ...(key ? { parameters: { [key.name]: randomUUID() } } : {}) }) };
-      const exchange = await context.http.send(write.request);
-      if (exchange.status === 0) {
-        writes.push({ ...write, cutOff: true });
-        // The process is gone: this client has nothing left to do until it is told to stop.
-        while (!stopped) await new Promise((resolve) => setTimeout(resolve, 20));
-        return;
-      }
-      if (successStatuses(operation).includes(exchange.status)) {
-        const id = (exchange.json as Record<string, unknown> | undefined)?.[identifierField(serviceContract, operation, resourceOperations(serviceContract, operation).read)];
-        if (typeof id === 'string') writes.push({ ...write, id });
-      }
-    }
-  };
-  const clients = Array.from({ length: figures.writersInFlight }, client);
-  return {
-    stop: async () => {
-      stopped = true;
-      await Promise.all(clients);
-    },
-  };
-}
+import { found, isPresent, load, writableOperations, type Write } from './writes.js';
 
 interface StoreFigures {
   kills: number;
@@ -161,7 +79,7 @@ describe.each(STORE_KINDS)('SIGKILL under write load, %s store', (store: StoreKi
     for (let round = 0; round < figures.kills; round++) {
       await restart();
       const acknowledgedBefore = writes.filter((w) => w.id !== undefined).length;
-      const running = load(sandbox!.url, operations, unique, writes);
+      const running = load(sandbox!.url, operations, unique, writes, figures.writersInFlight);
       // A random moment, once the load is well under way.
       await new Promise((resolve) => setTimeout(resolve, randomInt(300, 2_000)));
       await sandbox!.kill();
