@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { webhookMetadata } from '../generated/webhooks.js';
-import { callbackUrlSettings, ConfigError, contractRetryDelayMs, DEFAULT_LIVE_SECRET_KEY, DEFAULT_MERCHANT_ID, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import { UsageError } from '../cli/command-line.js';
+import { packageVersion } from '../cli/package-version.js';
+import { callbackUrlSettings, contractRetryDelayMs, DEFAULT_LIVE_SECRET_KEY, DEFAULT_MERCHANT_ID, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
 
 const config = (argv: string[] = [], env: Record<string, string> = {}, cwd = '/srv/app'): SandboxConfig => {
   const parsed = parseConfig({ argv, env, cwd });
@@ -14,10 +16,10 @@ const refusal = (argv: string[], env: Record<string, string> = {}): string => {
   try {
     parseConfig({ argv, env, cwd: '/srv/app' });
   } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(UsageError);
     return (error as Error).message;
   }
-  throw new Error('expected a ConfigError');
+  throw new Error('expected a UsageError');
 };
 
 describe('parseConfig', () => {
@@ -84,18 +86,24 @@ describe('parseConfig', () => {
     expect(parsed.tls?.key).toContain('BEGIN PRIVATE KEY');
   });
 
-  it('answers --help with the usage, naming every variable', () => {
-    const parsed = parseConfig({ argv: ['--help'], env: {} });
-    expect(parsed.kind).toBe('help');
-    if (parsed.kind !== 'help') return;
+  it.each([['--help'], ['-h']])('answers %s with the usage, naming every variable', (flag) => {
+    const parsed = parseConfig({ argv: [flag], env: {} });
+    expect(parsed.kind).toBe('print');
+    if (parsed.kind !== 'print') return;
+    expect(parsed.text).toContain('--version');
     for (const variable of ['PORT', 'HOST', 'SANDBOX_SECRET_KEY', 'SANDBOX_CALLBACK_TOKEN', 'SANDBOX_CALLBACK_URL', 'DATA_DIR', 'TLS_CERT', 'TLS_KEY', 'CALLBACK_RETRY_DELAY_MS', 'SANDBOX_MERCHANTS']) expect(parsed.text).toContain(variable);
   });
 
+  it('answers --version with the version of the package it ships in, before reading any other value', () => {
+    expect(parseConfig({ argv: ['--version'], env: { PORT: 'not a port' } })).toEqual({ kind: 'print', text: packageVersion(new URL('./config.ts', import.meta.url).href) });
+  });
+
   it.each<[string, string[], Record<string, string>, RegExp]>([
-    ['an unknown flag', ['--prot', '1'], {}, /unknown option --prot/],
-    ['a flag from the prototype', ['--constructor', '1'], {}, /unknown option/],
-    ['a flag without its value', ['--port'], {}, /--port needs a value/],
-    ['a stray argument', ['3000'], {}, /unexpected argument/],
+    ['an unknown flag', ['--prot', '1'], {}, /Unknown option '--prot'/],
+    ['a flag from the prototype', ['--constructor', '1'], {}, /Unknown option '--constructor'/],
+    ['a flag without its value', ['--port'], {}, /Option '--port <value>' argument missing/],
+    ['a flag whose value is the next flag', ['--port', '--host', '0.0.0.0'], {}, /Option '--port' argument is ambiguous/],
+    ['a stray argument', ['3000'], {}, /Unexpected argument '3000'/],
     ['a port out of range', [], { PORT: '70000' }, /PORT must be a whole number from 0 to 65535/],
     ['a port that is not a number', ['--port', '3e3'], {}, /--port must be a whole number/],
     ['a test key without its prefix', [], { SANDBOX_SECRET_KEY: 'sk_live_x' }, /SANDBOX_SECRET_KEY must start with sk_test_/],

@@ -5,6 +5,7 @@
 // failure halfway through start-up.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '../cli/command-line.js';
 import { webhookMetadata } from '../generated/webhooks.js';
 import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
@@ -111,7 +112,7 @@ export const OPTIONS = {
 /** A flag name without its dashes (the per-kind callback URL flags are made from the contract, hence string). */
 export type OptionName = string;
 
-export class ConfigError extends Error {
+export class ConfigError extends UsageError {
   override name = 'ConfigError';
 }
 
@@ -127,36 +128,18 @@ Every option is also an environment variable; a flag wins over its variable.
 
   ${'flag'.padEnd(width + 2)}${'variable'.padEnd(envWidth)}meaning
 ${lines.join('\n')}
-  --help
+${STANDARD_USAGE_LINES}
 
 Example: PORT=3001 SANDBOX_CALLBACK_URL=http://127.0.0.1:8787/callbacks npm start -- --data-dir :memory:`;
 }
 
-/** Reads `--name value` and `--name=value` (no other forms: every option has a value). */
-function parseFlags(argv: readonly string[]): { values: Map<string, string>; help: boolean } {
-  const values = new Map<string, string>();
-  let help = false;
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index]!;
-    if (argument === '--help' || argument === '-h') {
-      help = true;
-      continue;
-    }
-    if (!argument.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(argument)}`);
-    const equals = argument.indexOf('=');
-    const name = argument.slice(2, equals < 0 ? undefined : equals);
-    if (!Object.hasOwn(OPTIONS, name)) throw new ConfigError(`unknown option --${name}`);
-    let value: string | undefined;
-    if (equals >= 0) value = argument.slice(equals + 1);
-    else {
-      value = argv[index + 1];
-      if (value === undefined || value.startsWith('--')) throw new ConfigError(`--${name} needs a value`);
-      index++;
-    }
-    values.set(name, value);
-  }
-  return { values, help };
-}
+/** The command line: every option takes a value (`--name value` or `--name=value`). */
+export const COMMAND = {
+  name: 'payments-sandbox',
+  usage: usage(),
+  options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' }])) as Record<OptionName, { type: 'string' }>,
+  module: import.meta.url,
+} satisfies Command<Record<OptionName, { type: 'string' }>>;
 
 function integer(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
@@ -258,21 +241,26 @@ export interface ConfigSource {
   cwd?: string;
 }
 
-export type ParsedConfig = { kind: 'config'; config: SandboxConfig } | { kind: 'help'; text: string };
+/** The configuration, or the text --help or --version asks to print. */
+export type ParsedConfig = { kind: 'config'; config: SandboxConfig } | { kind: 'print'; text: string };
 
-/** The configuration from flags and environment; throws ConfigError with a message for the operator. */
+/**
+ * The configuration from flags and environment; throws a UsageError with a message for the operator (a
+ * ConfigError for a value it cannot use).
+ */
 export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const env = source.env ?? process.env;
   const cwd = source.cwd ?? process.cwd();
-  const { values: flags, help } = parseFlags(source.argv ?? []);
-  if (help) return { kind: 'help', text: usage() };
+  const line = parseCommandLine(COMMAND, source.argv ?? []);
+  if (line.kind === 'print') return line;
+  const flags = line.values;
 
   const given = new Set<OptionName>();
   // A flag wins over its variable; an empty variable counts as unset (a blank `FOO=` in a .env file).
   const read = (name: OptionName): { label: string; value: string } | undefined => {
     const spec: OptionSpec = (OPTIONS as Record<string, OptionSpec>)[name]!;
-    const flag = flags.get(name);
-    if (flag !== undefined) {
+    const flag = flags[name];
+    if (typeof flag === 'string') {
       given.add(name);
       return { label: `--${name}`, value: flag };
     }
@@ -332,6 +320,6 @@ function checkDistinct(merchants: readonly MerchantConfig[]): void {
 /** Defaults for everything, for tests and tools that build a config in code. */
 export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
   const parsed = parseConfig({ argv: [], env: {} });
-  if (parsed.kind !== 'config') throw new Error('unreachable: no --help given');
+  if (parsed.kind !== 'config') throw new Error('unreachable: no --help or --version given');
   return { ...parsed.config, ...overrides };
 }

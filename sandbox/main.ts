@@ -1,9 +1,12 @@
 // `npm start` / `payments-sandbox`: the sandbox on 127.0.0.1:3000 (or as configured), with its docs. Prints
-// where it is and the keys to use; SIGINT or SIGTERM stop it cleanly (no new requests, callback dispatcher
-// stopped, store closed), so an acknowledged write or a pending callback is never cut off halfway.
+// where it is and the keys to use; SIGINT, SIGTERM or SIGHUP stop it cleanly (no new requests, callback
+// dispatcher stopped, store closed, data directory unlocked), so an acknowledged write or a pending callback
+// is never cut off halfway and the next sandbox can open the same directory.
 import { fileURLToPath } from 'node:url';
+import { refuse, UsageError } from '../cli/command-line.js';
+import { onStopSignal } from '../cli/stop-signals.js';
 import { createSandboxApp, type SandboxApp } from './app.js';
-import { ConfigError, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import { COMMAND, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
 import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
 import { OtherStoreKindError } from './store/open-store.js';
 import { DataDirInUseError } from './store/store.js';
@@ -93,15 +96,14 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   let config: SandboxConfig;
   try {
     const parsed = parseConfig({ argv, env });
-    if (parsed.kind === 'help') {
+    if (parsed.kind === 'print') {
       console.log(parsed.text);
       return 0;
     }
     config = parsed.config;
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`payments-sandbox: ${error.message}\nRun with --help for every option.`);
-    return 2;
+    if (!(error instanceof UsageError)) throw error;
+    return refuse(COMMAND, error);
   }
   let sandbox: RunningSandbox;
   try {
@@ -124,7 +126,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   }
   console.log(describeSandbox(sandbox.url, config));
   return new Promise<number>((resolve) => {
-    const shutdown = (signal: string): void => {
+    onStopSignal((signal) => {
       console.log(`${signal}: stopping the sandbox...`);
       sandbox.stop().then(
         () => resolve(0),
@@ -133,9 +135,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
           resolve(1);
         },
       );
-    };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    });
   });
 }
 
