@@ -62,11 +62,19 @@ function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void>
   return exited.then(() => clearTimeout(timer));
 }
 
+/**
+ * Loaded into Prism's process before Prism: it ends when its stdin reaches its end. This process holds the
+ * only writing end of that pipe, and the kernel closes it however this process ends (SIGKILL, a crash, a
+ * signal no handler saw), so Prism never outlives its parent to hold its port. Inline, because Prism's
+ * process runs plain JavaScript, without this repository's TypeScript loader.
+ */
+const EXIT_WITH_PARENT = 'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).resume()';
+
 export async function startPrism(options: PrismOptions): Promise<PrismProcess> {
   const host = '127.0.0.1';
   const port = await freePort(host);
-  const child = spawn(process.execPath, [prismEntry(), 'mock', '--host', host, '--port', String(port), '--verboseLevel', 'warn', options.specPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, prismEntry(), 'mock', '--host', host, '--port', String(port), '--verboseLevel', 'warn', options.specPath], {
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer): void => {

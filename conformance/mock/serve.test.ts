@@ -1,15 +1,17 @@
 // The real thing: Prism behind the generated router, started as the library does (startMock) and as `npm run mock`
-// does (main.ts, stopped by a signal). Prism must be gone afterwards in both cases.
+// does (main.ts, stopped by a signal, or killed outright). Prism must be gone afterwards in every case.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRunning, killRunning, processTree } from '../../cli/testing/processes.js';
 import { loadContract } from '../contract.js';
 import { freePort } from './prism.js';
 import { startMock, type RunningMock } from './serve.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+// As `npm run mock` runs it: one node process, no tsx wrapper between the signal and the mock.
+const mockMain = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', 'conformance/mock/main.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
 const contract = loadContract();
 const basic = `Basic ${Buffer.from('sk_test_mock:').toString('base64')}`;
 const formOperation = contract.model.operations.find((o) => o.malformedBodyError && o.body?.mediaTypes.includes('application/x-www-form-urlencoded'));
@@ -76,11 +78,10 @@ describe('startMock', () => {
 });
 
 describe('npm run mock (main.ts)', () => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     it(`listens on --host/--port and stops Prism on ${signal}`, async () => {
       const port = await freePort();
-      const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-      const child = spawn(process.execPath, [tsx, 'conformance/mock/main.ts', '--host', '127.0.0.1', '--port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = mockMain(['--host', '127.0.0.1', '--port', String(port)]);
       let output = '';
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
@@ -108,9 +109,42 @@ describe('npm run mock (main.ts)', () => {
     }, 60_000);
   }
 
+  it('takes Prism with it when it is killed outright (SIGKILL), with no chance to stop it', async () => {
+    const child = mockMain(['--port', '0']);
+    let output = '';
+    try {
+      const prismUrl = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not ready:\n${output}`)), 45_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          const ready = /\(Prism on (\S+) /.exec(output);
+          if (ready?.[1]) {
+            clearTimeout(timer);
+            resolve(ready[1]);
+          }
+        });
+      });
+      const prism = processTree(child.pid!).filter((process) => process.command.includes('prism-cli'));
+      expect(prism).toHaveLength(1);
+      try {
+        child.kill('SIGKILL');
+        const deadline = Date.now() + 10_000;
+        while (prism.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(prism.filter(isRunning)).toEqual([]);
+        expect(await listening(prismUrl)).toBe(false);
+      } finally {
+        killRunning(prism);
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it('refuses a bad --port with exit 2', async () => {
-    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-    const child = spawn(process.execPath, [tsx, 'conformance/mock/main.ts', '--port', 'many'], { cwd: repoRoot, stdio: 'ignore' });
+    const child = mockMain(['--port', 'many']);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+    expect(stderr).toBe('mock: --port must be a port number from 0 to 65535, not "many"\nRun with --help for every option.\n');
   }, 30_000);
 });
