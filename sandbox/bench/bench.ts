@@ -14,8 +14,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
+import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../../cli/command-line.js';
 import { startPrism } from '../../conformance/mock/prism.js';
 import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
@@ -130,32 +130,41 @@ async function measure(target: string, round: number, url: string, requests: () 
   return { target, round, result: await run(url, requests(), options.duration, options.connections, target) };
 }
 
+const COMMAND = {
+  name: 'bench',
+  usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite]
+
+The sandbox and the Prism mock of the same contract side by side on loopback, each driven with the same
+request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the sandbox/Prism ratio.
+
+  --duration S               seconds each target is measured per round (default 10)
+  --warmup S                 seconds of warm-up per target (default 3)
+  --connections N            connections autocannon keeps open (default 10)
+  --rounds N                 rounds; each measures every target in turn (default 3)
+  --store KINDS              the sandbox's stores, separated by commas: ${STORE_KINDS.join(', ')} (default journal)
+${STANDARD_USAGE_LINES}`,
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    store: { type: 'string', default: 'journal' },
+  },
+  module: import.meta.url,
+} as const;
+
 export async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '10' },
-      rounds: { type: 'string', default: '3' },
-      store: { type: 'string', default: 'journal' },
-    },
-    strict: true,
-  });
+  const line = readCommandLine(COMMAND, argv);
+  if (typeof line === 'number') return line;
+  const { values } = line;
   const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds) };
   for (const [name, value] of Object.entries(options)) {
-    if (!Number.isInteger(value) || value < 1) {
-      console.error(`--${name} must be a whole number of at least 1`);
-      return 2;
-    }
+    if (!Number.isInteger(value) || value < 1) return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
   }
   const named = [...new Set(values.store.split(','))];
   const stores = named.filter(isStoreKind);
   const unknown = named.filter((name) => !isStoreKind(name));
-  if (unknown.length > 0) {
-    console.error(`--store: ${unknown.join(', ')} is not a store (${STORE_KINDS.join(', ')}; several separated by commas)`);
-    return 2;
-  }
+  if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--store: ${unknown.join(', ')} is not a store (${STORE_KINDS.join(', ')}; several separated by commas)`));
   const log = (line: string): void => console.error(line);
   const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
   const bodies = mixBodies();

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../../cli/command-line.js';
 import { FILE_OF, isStoreKind, openStore, STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { largeJournalCollections, largeJournalScope, LARGE_JOURNAL_COLLECTION, liveHeapBytes, writeHistory, writeLargeJournal } from '../store/testing/large-journal.js';
 
@@ -63,13 +63,25 @@ function formatRows(rows: { store: StoreKind; sizeBefore: number; sizeAfter: num
   return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)].join('\n');
 }
 
+const COMMAND = {
+  name: 'bench:reopen',
+  usage: `Usage: npm run bench:reopen -- [--bytes ${1088 * MiB}] [--store ${STORE_KINDS.join(',')}]
+
+How long each store takes to open again over a large data directory, and the memory that takes.
+
+  --bytes N                  size of the journal to write (default ${1088 * MiB}, about 1 GiB)
+  --store KINDS              the stores to open, separated by commas (default ${STORE_KINDS.join(',')})
+${STANDARD_USAGE_LINES}`,
+  // --child <store> <data dir> is how the benchmark runs each opening in a process of its own.
+  options: { bytes: { type: 'string', default: String(1088 * MiB) }, store: { type: 'string', default: STORE_KINDS.join(',') }, child: { type: 'string' } },
+  allowPositionals: true,
+  module: import.meta.url,
+} as const;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    options: { bytes: { type: 'string', default: String(1088 * MiB) }, store: { type: 'string', default: STORE_KINDS.join(',') }, child: { type: 'string' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const line = readCommandLine(COMMAND, argv);
+  if (typeof line === 'number') return line;
+  const { values, positionals } = line;
   if (values.child !== undefined) {
     if (!isStoreKind(values.child) || positionals[0] === undefined) throw new Error('--child <store> <data dir>');
     console.log(JSON.stringify(await measureOpening(values.child, positionals[0])));
@@ -78,8 +90,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const bytes = Number(values.bytes);
   const stores = values.store.split(',').filter(isStoreKind);
   if (!Number.isSafeInteger(bytes) || bytes < 1 || stores.length === 0) {
-    console.error(`--bytes is a whole number of bytes; --store is one or more of ${STORE_KINDS.join(', ')}, separated by commas`);
-    return 2;
+    return refuse(COMMAND, new UsageError(`--bytes is a whole number of bytes; --store is one or more of ${STORE_KINDS.join(', ')}, separated by commas`));
   }
   const root = mkdtempSync(join(tmpdir(), 'sandbox-bench-reopen-'));
   try {
