@@ -3,7 +3,7 @@
 // such as external_id), requests sharing that value. Exactly one succeeds, every other gets the code the
 // contract documents (the replay or the duplicate code), and the resource's lookup finds one. What the
 // requests refer to (a customer, a payment method...) is provided first by the conformance suite's planning.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Json, OperationModel } from '../../generator/model/types.js';
 import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
 import type { Exchange, RequestSpec } from '../../conformance/http.js';
@@ -14,11 +14,10 @@ import { planReferences, withReferences, type Provided } from '../../conformance
 import { resourceOperations, successStatuses, triggersOf } from '../../conformance/workflows/resources.js';
 import { refusal, refusalWhat, runScenario, type Scenario } from '../../conformance/workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, freshBody, lookupRequest, type WorkflowEnv } from '../../conformance/workflows/steps.js';
-import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
-import { findingLines, liveContext, serviceContract } from './live-conformance.js';
+import { findingLines, liveContext } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';
 import { STORE_KINDS } from '../store/open-store.js';
-import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+import { useSandbox } from './fixtures.js';
 
 interface RaceFigures {
   subject: string;
@@ -77,18 +76,10 @@ async function withUniqueFields(s: Scenario, env: WorkflowEnv, operation: Operat
 }
 
 describe.each(STORE_KINDS)('races on the %s store', (store) => {
-  let sandbox: SandboxProcess;
-  let receiver: CallbackReceiver;
-  beforeAll(async () => {
-    receiver = await startReceiver({ contract: serviceContract, host: '127.0.0.1', port: 0 });
-    sandbox = await startSandboxProcess({ store, env: { SANDBOX_CALLBACK_URL: receiver.publicUrl } });
-  });
-  afterAll(async () => {
-    await sandbox?.remove();
-    await receiver?.close();
-  });
+  const started = useSandbox({ store });
 
   it(`creates one resource from ${figures.raceSize} concurrent requests with one idempotency key, or one unique value`, async () => {
+    const { sandbox, receiver } = started;
     const context = liveContext({ baseUrl: sandbox.url, key: 'aTest', callbackUrl: receiver.publicUrl });
     const contract = context.contract;
     const env: WorkflowEnv = { unique: new UniqueValues(contract), settings: DEFAULT_WORKFLOW_SETTINGS };

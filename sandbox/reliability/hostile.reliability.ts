@@ -2,41 +2,30 @@
 // raw sockets to a sandbox process through the generated Node listener, with and without a valid key. Each
 // answer must be a JSON answer with a documented status: never a 5xx, an empty or non-JSON body, a dropped
 // connection or a hang.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
+import { describe, expect, it } from 'vitest';
 import { mapPool } from '../../conformance/pool.js';
 import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
+import { useSandbox } from './fixtures.js';
 import { hostileCases, sample } from './hostile-cases.js';
 import { createJudge, Tally } from './judge.js';
 import { controlContract, serviceContract } from './live-conformance.js';
 import { sendRaw } from './raw-http.js';
 import { figures, summaryLine } from './scale.js';
-import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { printedSecrets } from './secrets.js';
 
 describe('hostile requests', () => {
-  let sandbox: SandboxProcess;
-  let receiver: CallbackReceiver;
-
-  beforeAll(async () => {
-    receiver = await startReceiver({ contract: serviceContract, host: '127.0.0.1', port: 0 });
-    sandbox = await startSandboxProcess({ env: { SANDBOX_CALLBACK_URL: receiver.publicUrl } });
-  });
-
-  afterAll(async () => {
-    await sandbox?.remove();
-    await receiver?.close();
-  });
+  const started = useSandbox();
 
   it(`answers at least ${figures.hostileRequests} hostile requests over every operation with documented JSON answers`, async () => {
+    const { sandbox, receiver } = started;
     const contracts = [serviceContract, controlContract];
     const all = hostileCases({ contracts, baseUrl: sandbox.url, callbackUrl: receiver.publicUrl });
     const cases = sample(all, figures.hostileRequests);
     const judge = createJudge(contracts);
     const tally = new Tally();
     const byGroup = new Map<string, Tally>();
-    const started = performance.now();
+    const startedAt = performance.now();
     await mapPool(cases, figures.hostileConcurrency, async (item) => {
       const outcome = await sendRaw(item.build(), { port: sandbox.port, timeoutMs: figures.requestTimeoutMs, ...(item.expectation.head ? { head: true } : {}) });
       const judged = judge(outcome, item.expectation);
@@ -45,7 +34,7 @@ describe('hostile requests', () => {
       group.add(item.name, judged);
       byGroup.set(item.group, group);
     });
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (performance.now() - startedAt) / 1000;
 
     // Still alive and serving once it is over.
     const after = await fetch(`${sandbox.url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });

@@ -5,11 +5,10 @@
 // succeed, and no answer may show another scope's resource; the owners' own reads (which must succeed), the
 // clocks, settings and balances of every scope are the same afterwards. Last, scope-wide writes (the clock,
 // settings, a top-up, a reset) in one scope must leave the other three as they were.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isObject } from '../../generator/model/read-model.js';
 import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
 import type { Contract } from '../../conformance/contract.js';
-import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
 import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
 import type { Exchange, RequestSpec } from '../../conformance/http.js';
 import type { CheckContext } from '../../conformance/types.js';
@@ -21,7 +20,8 @@ import { DEFAULT_WORKFLOW_SETTINGS, freshBody, type WorkflowEnv } from '../../co
 import type { TestKeyName } from '../testing/index.js';
 import { controlContract, findingLines, liveContext, liveScenario, serviceContract } from './live-conformance.js';
 import { summaryLine } from './scale.js';
-import { SCOPES, startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+import { useSandbox } from './fixtures.js';
+import { SCOPES } from './sandbox-process.js';
 
 const CONTRACTS: readonly Contract[] = [serviceContract, controlContract];
 const succeeded = (operation: OperationModel, exchange: Exchange): boolean => successStatuses(operation).includes(exchange.status);
@@ -134,18 +134,10 @@ function attacks(owner: Scope, attacker: Scope, env: WorkflowEnv): Attack[] {
 }
 
 describe('isolation across merchants and modes', () => {
-  let sandbox: SandboxProcess;
-  let receiver: CallbackReceiver;
-  beforeAll(async () => {
-    receiver = await startReceiver({ contract: serviceContract, host: '127.0.0.1', port: 0 });
-    sandbox = await startSandboxProcess({ env: { SANDBOX_CALLBACK_URL: receiver.publicUrl } });
-  });
-  afterAll(async () => {
-    await sandbox?.remove();
-    await receiver?.close();
-  });
+  const started = useSandbox();
 
   it('lets no scope read, find, change or refer to another scope\'s resources, clock, settings or balance', async () => {
+    const { sandbox, receiver } = started;
     const env: WorkflowEnv = { unique: new UniqueValues(serviceContract), settings: DEFAULT_WORKFLOW_SETTINGS };
     const counts: Counts = { requests: 0, crossReads: [], crossWrites: [], ownerMisses: [], changed: [] };
     const scopes: Scope[] = SCOPES.map((key) => ({

@@ -1,0 +1,25 @@
+// The set-up most reliability tests share: a sandbox process whose callbacks go to a local receiver (so no
+// callback leaves the machine), started before the file's tests and removed after them.
+import { afterAll, beforeAll } from 'vitest';
+import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
+import { serviceContract } from './live-conformance.js';
+import { startSandboxProcess, type SandboxProcessOptions, type SandboxProcess } from './sandbox-process.js';
+
+export interface Started {
+  sandbox: SandboxProcess;
+  receiver: CallbackReceiver;
+}
+
+/** Registers the hooks; the returned object is filled once they have run. */
+export function useSandbox(options: SandboxProcessOptions = {}): Started {
+  const started = {} as Started;
+  beforeAll(async () => {
+    started.receiver = await startReceiver({ contract: serviceContract, host: '127.0.0.1', port: 0 });
+    started.sandbox = await startSandboxProcess({ ...options, env: { SANDBOX_CALLBACK_URL: started.receiver.publicUrl, ...options.env } });
+  });
+  afterAll(async () => {
+    await started.sandbox?.remove();
+    await started.receiver?.close();
+  });
+  return started;
+}
