@@ -124,7 +124,8 @@ export function usage(): string {
   return `Usage: npm start -- [options]   (or: payments-sandbox [options])
 
 Serves the Payments API in test mode, its docs at /docs and the control API at /sandbox.
-Every option is also an environment variable; a flag wins over its variable.
+Every option is also an environment variable; a flag wins over its variable. Give keys, tokens and
+SANDBOX_MERCHANTS as variables: a command line shows in \`ps\` to every user of the machine.
 
   ${'flag'.padEnd(width + 2)}${'variable'.padEnd(envWidth)}meaning
 ${lines.join('\n')}
