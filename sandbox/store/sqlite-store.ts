@@ -6,8 +6,9 @@
 // an fsync per commit.
 // Tables, indexes and migration: sqlite-schema.ts.
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit, storeOver } from './group-commit.js';
 import { sqliteCommitSteps } from './sqlite-commit-steps.js';
@@ -34,11 +35,32 @@ const sqlValue = (value: string | number | boolean): string | number => (typeof 
 
 export const SQLITE_FILE = 'sandbox.sqlite3';
 
+/** STORE=sqlite needs better-sqlite3, an optional dependency of the sandbox package. */
+export class SqliteUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('STORE=sqlite needs better-sqlite3, which is not installed (an optional dependency that compiles natively): install it with `npm install better-sqlite3`, or use the default store', { cause });
+    this.name = 'SqliteUnavailableError';
+  }
+}
+
+/**
+ * better-sqlite3, loaded when a SQLite store is opened and not before: the default store must run where the
+ * native module was never built (it is an optional dependency). It is CommonJS, so require() loads it at once.
+ */
+function loadSqlite(): typeof Database {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  } catch (error) {
+    throw new SqliteUnavailableError(error);
+  }
+}
+
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   const file = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, SQLITE_FILE);
   if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
   // No waiting on a lock: with exclusive locking, a held lock means another process owns the file for good.
-  const db = new Database(file, { timeout: 0 });
+  const Sqlite = loadSqlite();
+  const db = new Sqlite(file, { timeout: 0 });
   // One process owns the file: exclusive locking takes the file lock once instead of per statement, and WAL
   // then keeps its index in process memory (no shared-memory file). A second sandbox on the same DATA_DIR is
   // refused at its first statement rather than interleaving writes with this one.
@@ -47,7 +69,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma('journal_mode = WAL');
   } catch (error) {
     db.close();
-    if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') throw new DataDirInUseError(file);
+    if (error instanceof Sqlite.SqliteError && error.code === 'SQLITE_BUSY') throw new DataDirInUseError(file);
     throw error;
   }
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
