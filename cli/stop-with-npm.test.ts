@@ -5,11 +5,11 @@
 // cleanly. These tests start the real npm scripts and signal npm's own process id only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { answers } from './testing/answers.js';
 import { isRunning, killRunning, processTree, type ProcessInfo } from './testing/processes.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -65,18 +65,6 @@ async function npmRun(args: string[], env: Record<string, string> = {}): Promise
   const tree = processTree(npm.pid!);
   started.push(...tree.filter((process) => !started.some((known) => known.pid === process.pid)));
   return { npm, url, output: () => output, tree };
-}
-
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** SIGTERM to npm's process only, as `kill $!` sends it; then every process of the script must end in time. */

@@ -1,9 +1,9 @@
 // The real thing: Prism behind the generated router, started as the library does (startMock) and as `npm run mock`
 // does (main.ts, stopped by a signal, or killed outright). Prism must be gone afterwards in every case.
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answers } from '../../cli/testing/answers.js';
 import { isRunning, killRunning, processTree } from '../../cli/testing/processes.js';
 import { loadContract } from '../contract.js';
 import { freePort } from './prism.js';
@@ -15,16 +15,6 @@ const mockMain = (args: string[]) => spawn(process.execPath, ['--import', 'tsx',
 const contract = loadContract();
 const basic = `Basic ${Buffer.from('sk_test_mock:').toString('base64')}`;
 const formOperation = contract.model.operations.find((o) => o.malformedBodyError && o.body?.mediaTypes.includes('application/x-www-form-urlencoded'));
-const listening = (url: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const { hostname, port } = new URL(url);
-    const socket = connect({ host: hostname, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 let mock: RunningMock;
 
@@ -69,11 +59,11 @@ describe('startMock', () => {
 
   it('stops Prism with itself', async () => {
     const own = await startMock();
-    expect(await listening(own.prismUrl)).toBe(true);
+    expect(await answers(own.prismUrl)).toBe(true);
     await own.stop();
     await own.exited;
-    expect(await listening(own.prismUrl)).toBe(false);
-    expect(await listening(own.url)).toBe(false);
+    expect(await answers(own.prismUrl)).toBe(false);
+    expect(await answers(own.url)).toBe(false);
   }, 60_000);
 });
 
@@ -101,7 +91,7 @@ describe('npm run mock (main.ts)', () => {
         expect((await fetch(`http://127.0.0.1:${port}/balance`, { headers: { authorization: basic } })).status).toBe(200);
         child.kill(signal);
         expect(await exited).toBe(0);
-        expect(await listening(prismUrl)).toBe(false);
+        expect(await answers(prismUrl)).toBe(false);
         expect(output).toMatch(/GET \/balance -> 200/);
       } finally {
         child.kill('SIGKILL');
@@ -131,7 +121,7 @@ describe('npm run mock (main.ts)', () => {
         const deadline = Date.now() + 10_000;
         while (prism.some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
         expect(prism.filter(isRunning)).toEqual([]);
-        expect(await listening(prismUrl)).toBe(false);
+        expect(await answers(prismUrl)).toBe(false);
       } finally {
         killRunning(prism);
       }
