@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageVersion } from '../cli/package-version.js';
+import { packageVersion } from '@payments-contract/server/runtime/package-version';
 import { main, parseCli, SECRET_VARIABLES, USAGE, type CliIo } from './cli.js';
 import { loadContract } from './contract.js';
 import { freePort } from './mock/prism.js';
@@ -189,7 +189,7 @@ describe('runs', () => {
 
   it('runs as the payments-conformance bin', async () => {
     // Asynchronously: the target answers from this very process.
-    const child = spawn(process.execPath, [join(repoRoot, 'conformance/bin.js'), '--base-url', good.url, ...only], { env: { ...process.env, PAYMENTS_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'conformance/dist/bin.js'), '--base-url', good.url, ...only], { env: { ...process.env, PAYMENTS_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -4,7 +4,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, refuse, STANDARD_USAGE_LINES, UsageError, type Command } from '../cli/command-line.js';
+import { parseCommandLine, refuse, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
 import { loadContract, type Contract } from './contract.js';
 import { buildRequest } from './data/requests.js';
 import { createHttpClient } from './http.js';

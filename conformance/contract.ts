@@ -2,13 +2,13 @@
 // compiles its schemas with ajv at run time: the suite must work for any version of the document, not
 // only the one the generator last saw.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { dereference, isObject, readModel } from '../generator/model/read-model.js';
-import type { ApiModel, Json, JsonObject, OperationModel, ResponseModel, WebhookModel } from '../generator/model/types.js';
+import { dereference, isObject, readModel } from '@payments-contract/contract/model';
+import type { ApiModel, Json, JsonObject, OperationModel, ResponseModel, WebhookModel } from '@payments-contract/contract/model/types';
+import { openapiPath } from '@payments-contract/contract';
 
-export const defaultSpecPath = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
+export const defaultSpecPath = openapiPath;
 const DOCUMENT_ID = 'https://payments-conformance.local/contract.json';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 

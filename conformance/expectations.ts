@@ -2,7 +2,7 @@
 // body is JSON and valid against that status's schema, an error's code is documented for that status.
 // Values that match only a known variant recorded in the contract (`x-known-variants`) are warnings.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { OperationModel } from '../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from './contract.js';
 import type { Exchange, HttpClient } from './http.js';
 import type { Finding } from './types.js';

@@ -1,6 +1,6 @@
 // Talks to the target. Every request is bounded (timeout, response size) so a broken target yields
 // findings, never a hang or a crash, and every exchange can be replayed with a printed curl command.
-import { readBodyText, type BodyText } from '../generator/runtime/request-body.js';
+import { readBodyText, type BodyText } from '@payments-contract/server/runtime/request-body';
 
 export type AuthMode = 'valid' | 'none' | { authorization: string };
 

@@ -8,16 +8,22 @@ import { readModel } from './model/read-model.js';
 import type { JsonObject } from './model/types.js';
 import { SERVICE_TARGET, type EmitTarget, type GeneratedFile } from './emit/generated-file.js';
 import { emitClient } from './emit/client.js';
-import { emitRuntime } from './emit/runtime.js';
 import { emitServer } from './emit/server.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
 import { emitWebhooks } from './emit/webhooks.js';
+import { placeInPackages } from './emit/packages.js';
+import { parse as parseYaml } from 'yaml';
 
 export const generatedDir = fileURLToPath(new URL('../generated/', import.meta.url));
+/** Where `npm run bundle` writes the two bundled contracts: in the contract package. */
+export const contractDir = join(generatedDir, 'contract/');
 const BUNDLE = 'openapi.json';
 /** The sandbox's control API: its own contract, generated beside the service's (no webhooks, same runtime). */
 export const SANDBOX_TARGET: EmitTarget = { folder: 'sandbox/' };
+/** What building or installing adds inside generated/, never written or checked by the generator. */
+const NOT_GENERATED = [/(^|\/)openapi\.json$/, /^[a-z]+\/dist\//, /^[a-z]+\/node_modules\//, /^contract\/docs\//, /\.tsbuildinfo$/];
+const extensionsSchemaPath = fileURLToPath(new URL('../spec/x-extensions.yaml', import.meta.url));
 
 /** The artifacts of one contract, written under its target's folder. */
 export async function generateContract(doc: JsonObject, target: EmitTarget): Promise<GeneratedFile[]> {
@@ -32,10 +38,11 @@ export async function generateContract(doc: JsonObject, target: EmitTarget): Pro
   return files.map((file) => ({ ...file, path: `${target.folder}${file.path}` }));
 }
 
-/** Everything under generated/ but the bundles: the service's artifacts, the sandbox's, and the runtime. */
-export async function generateAll(service: JsonObject = readBundle(), sandbox: JsonObject = readBundle(join(generatedDir, SANDBOX_TARGET.folder))): Promise<GeneratedFile[]> {
-  const files = [...(await generateContract(service, SERVICE_TARGET)), ...(await generateContract(sandbox, SANDBOX_TARGET)), ...emitRuntime()];
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+/** Everything under generated/ but the bundles: the packages of the service's and the sandbox's artifacts. */
+export async function generateAll(service: JsonObject = readBundle(), sandbox: JsonObject = readBundle(join(contractDir, SANDBOX_TARGET.folder))): Promise<GeneratedFile[]> {
+  const emitted = [...(await generateContract(service, SERVICE_TARGET)), ...(await generateContract(sandbox, SANDBOX_TARGET))];
+  const extensionsSchema = parseYaml(readFileSync(extensionsSchemaPath, 'utf8')) as JsonObject;
+  return placeInPackages(emitted, service, extensionsSchema).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 function listFiles(dir: string): string[] {
@@ -43,7 +50,7 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .filter((path) => !path.endsWith(BUNDLE))
+    .filter((path) => !NOT_GENERATED.some((pattern) => pattern.test(path)))
     .sort();
 }
 
@@ -65,7 +72,7 @@ function write(files: GeneratedFile[], dir: string = generatedDir): void {
   }
 }
 
-export function readBundle(dir: string = generatedDir): JsonObject {
+export function readBundle(dir: string = contractDir): JsonObject {
   return JSON.parse(readFileSync(join(dir, BUNDLE), 'utf8')) as JsonObject;
 }
 

@@ -4,15 +4,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { operationTable as controlTable } from '../generated/sandbox/server.js';
-import { operationTable } from '../generated/server.js';
-import { webhookMetadata } from '../generated/webhooks.js';
+import { operationTable as controlTable } from '@payments-contract/server/sandbox/server';
+import { operationTable } from '@payments-contract/server';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { combineHandlers } from './app.js';
 import { createTestSandbox, TEST_CALLBACK_URL, TEST_MERCHANTS, type TestSandbox } from './testing/index.js';
+import { openapiPath } from '@payments-contract/contract';
 
 type Trigger = { when: string; parameter?: { in: string; name: string } };
 type Operation = { operationId: string; 'x-error-triggers'?: Record<string, Trigger> };
-const contract = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+const contract = JSON.parse(readFileSync(openapiPath, 'utf8')) as { paths: Record<string, Record<string, Operation>> };
 
 /** The code an operation documents for a trigger kind (`not_found`, `other_merchant`), from the contract. */
 function codeFor(operationId: string, when: string): string {

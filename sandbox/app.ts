@@ -2,9 +2,9 @@
 // behind SandboxContext, and the two generated routers (the service contract and the control API) with the
 // domain modules' handlers, both authenticating through the merchants' keys. Nothing here knows a rule of
 // the service: the modules implement operations, the routers enforce the contracts.
-import { createRouter, type Handlers } from '../generated/server.js';
-import { createRouter as createControlRouter, type Handlers as ControlHandlerSet } from '../generated/sandbox/server.js';
-import type { FetchHandler } from '../generated/runtime/node-listener.js';
+import { createRouter, type Handlers } from '@payments-contract/server';
+import { createRouter as createControlRouter, type Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
+import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import * as balance from './balance/index.js';
 import type { DeliveryRecord } from './callbacks/outbox.js';
 import type { SandboxConfig } from './config.js';

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { webhookMetadata } from '../generated/webhooks.js';
-import { UsageError } from '../cli/command-line.js';
-import { packageVersion } from '../cli/package-version.js';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
+import { UsageError } from '@payments-contract/server/runtime/command-line';
+import { packageVersion } from '@payments-contract/server/runtime/package-version';
 import { callbackUrlSettings, contractRetryDelayMs, DEFAULT_LIVE_SECRET_KEY, DEFAULT_MERCHANT_ID, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
 
 const config = (argv: string[] = [], env: Record<string, string> = {}, cwd = '/srv/app'): SandboxConfig => {

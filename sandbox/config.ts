@@ -5,8 +5,8 @@
 // failure halfway through start-up.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '../cli/command-line.js';
-import { webhookMetadata } from '../generated/webhooks.js';
+import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
 export type Mode = 'test' | 'live';

@@ -4,10 +4,11 @@
 // at start-up; a contract that no longer holds a fact the sandbox relies on fails loudly here, not later
 // in a request.
 import { readFileSync } from 'node:fs';
-import { dereference, isObject, readModel, responseExampleValues } from '../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../generator/model/types.js';
+import { dereference, isObject, readModel, responseExampleValues } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { openapiPath } from '@payments-contract/contract';
 
-const document = JSON.parse(readFileSync(new URL('../generated/openapi.json', import.meta.url), 'utf8')) as JsonObject;
+const document = JSON.parse(readFileSync(openapiPath, 'utf8')) as JsonObject;
 const model = readModel(document);
 
 export function contractOperation(operationId: string): OperationModel {

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuthorization } from '../generated/runtime/basic-auth.js';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, defaultConfig } from './config.js';
 import { describeSandbox } from './main.js';
-import { repoRoot } from './server.js';
+import { repoRoot } from './testing/repo-root.js';
 
 const entry = join(repoRoot, 'sandbox/main.ts');
 // One process (node with tsx's loader), not the tsx wrapper: killing a wrapper would orphan the sandbox.

@@ -3,11 +3,11 @@
 // dispatcher stopped, store closed, data directory unlocked), so an acknowledged write or a pending callback
 // is never cut off halfway and the next sandbox can open the same directory.
 import { fileURLToPath } from 'node:url';
-import { refuse, UsageError } from '../cli/command-line.js';
-import { onStopSignal } from '../cli/stop-signals.js';
+import { refuse, UsageError } from '@payments-contract/server/runtime/command-line';
+import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { createSandboxApp, type SandboxApp } from './app.js';
 import { COMMAND, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
-import { buildDocs, createSite, DOCS, listen, type Listening } from './server.js';
+import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
 import { OtherStoreKindError } from './store/open-store.js';
 import { DataDirInUseError } from './store/store.js';
 
@@ -27,15 +27,13 @@ export interface StartOptions {
 /** Starts the sandbox described by `config` and serves it. */
 export async function startSandbox(config: SandboxConfig, options: StartOptions = {}): Promise<RunningSandbox> {
   const log = options.log ?? ((line: string) => console.log(line));
-  // Docs first: a build failure (a read-only checkout) must not keep the API from serving.
+  // The pages come built with the contract package; without them the API still serves.
   const docs: { service?: string; control?: string } = {};
   if (options.docs !== false) {
     for (const which of ['service', 'control'] as const) {
-      try {
-        docs[which] = await buildDocs(DOCS[which]);
-      } catch (error) {
-        log(`warning: no docs at ${which === 'service' ? '/docs' : '/sandbox/docs'}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const page = readDocs(DOCS[which]);
+      if (page === undefined) log(`warning: no docs at ${which === 'service' ? '/docs' : '/sandbox/docs'}: ${DOCS[which].page} is missing (npm run docs builds it)`);
+      else docs[which] = page;
     }
   }
   const app = await createSandboxApp(config, { onError: (error) => console.error('sandbox:', error) });

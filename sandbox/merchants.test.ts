@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import * as constantTime from '../generated/runtime/constant-time.js';
+import * as constantTime from '@payments-contract/server/runtime/constant-time';
 import type { MerchantConfig } from './config.js';
 import { createMerchants } from './merchants.js';
 

@@ -1,7 +1,7 @@
 // Merchants and their keys: a key names one merchant in one mode, and that pair scopes everything the
 // request sees (test objects never exist in live mode, one merchant's objects never exist for another).
-import type { BasicCredentials } from '../generated/runtime/basic-auth.js';
-import { digestsEqual, secretDigest } from '../generated/runtime/constant-time.js';
+import type { BasicCredentials } from '@payments-contract/server/runtime/basic-auth';
+import { digestsEqual, secretDigest } from '@payments-contract/server/runtime/constant-time';
 import type { MerchantConfig, Mode } from './config.js';
 import type { Caller, Scope } from './context.js';
 

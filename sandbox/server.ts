@@ -2,70 +2,34 @@
 // every other request to the control router (/sandbox...) or the service router, and the Node listener for
 // it, over HTTP or HTTPS. With TLS on, one port takes both kinds of connection and answers plain HTTP with a
 // JSON error instead of a dropped connection, so a client that forgot the `s` is told why.
-import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createRequire } from 'node:module';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '../generated/runtime/native-request.js';
-import { answerProtocolErrors, toNodeListener, type FetchHandler } from '../generated/runtime/node-listener.js';
+import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
+import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
+import { answerProtocolErrors, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
 
-export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/** A page of documentation built from one contract. */
+/** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
-  /** The bundled contract it is built from. */
+  /** The bundled contract. */
   spec: string;
-  /** Where the built page is kept (the same file `npm run docs` writes, for the service). */
-  output: string;
-  title: string;
+  /** Its Redoc page, built with the contract package. */
+  page: string;
 }
 
 export const DOCS: Record<'service' | 'control', DocsSource> = {
-  service: { spec: join(repoRoot, 'generated/openapi.json'), output: join(repoRoot, 'build/docs/index.html'), title: 'Payments API' },
-  control: { spec: join(repoRoot, 'generated/sandbox/openapi.json'), output: join(repoRoot, 'build/docs/sandbox/index.html'), title: 'Payments sandbox control API' },
+  service: { spec: openapiPath, page: docsPaths.service },
+  control: { spec: sandboxOpenapiPath, page: docsPaths.control },
 };
 
-function modifiedMs(path: string): number | undefined {
+/** A contract's Redoc page, or undefined when the contract package was installed without its pages. */
+export function readDocs(source: DocsSource): string | undefined {
   try {
-    return statSync(path).mtimeMs;
+    return readFileSync(source.page, 'utf8');
   } catch {
     return undefined;
   }
-}
-
-function redoclyEntry(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('@redocly/cli/package.json');
-  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
-  return join(dirname(manifest), bin.redocly ?? 'bin/cli.js');
-}
-
-/**
- * The Redoc page of a contract: built by `redocly build-docs --inlineBundle` (everything inline, so it works
- * offline) when it is missing or older than the contract, otherwise the page built before.
- */
-export async function buildDocs(source: DocsSource): Promise<string> {
-  const built = modifiedMs(source.output);
-  const spec = modifiedMs(source.spec);
-  if (built === undefined || spec === undefined || built < spec) {
-    mkdirSync(dirname(source.output), { recursive: true });
-    // Built beside and renamed into place, so a reader (another sandbox, `npm run docs`) never sees half a page.
-    const partial = `${source.output}.${process.pid}.partial.html`;
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        [redoclyEntry(), 'build-docs', source.spec, '--inlineBundle', '--title', source.title, '--output', partial],
-        { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 },
-        (error, _stdout, stderr) => (error ? reject(new Error(`redocly build-docs ${source.spec} failed: ${stderr || error.message}`)) : resolve()),
-      );
-    });
-    renameSync(partial, source.output);
-  }
-  return readFileSync(source.output, 'utf8');
 }
 
 export interface SiteOptions {

@@ -1,8 +1,8 @@
 // The vocabulary every trigger source shares (test mode, state machines, sandbox simulations): a callback
 // event the suite can cause, where the target sends it, and the request body that causes it, with the
 // values that tell its deliveries apart from every other request's.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, WebhookModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, WebhookModel } from '@payments-contract/contract/model/types';
 import type { CheckContext } from '../types.js';
 import { bodyReferences, type Reference } from '../workflows/resources.js';
 import { duplicateFields, echoedIdentifiers, schemaAt, setAt, uniquify } from './fields.js';

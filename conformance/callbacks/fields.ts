@@ -1,8 +1,8 @@
 // Request fields by dotted path (`properties.id`), their schemas, and values unique to one event: a
 // callback is matched to the request that caused it by a value no other request of any run carries.
 import { randomInt } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export function getAt(value: unknown, path: string): unknown {

@@ -3,7 +3,7 @@
 // URL names its webhook and its event; a delivery to a URL the suite did not choose (a dashboard setting)
 // is known by its `event` field, or by being valid against exactly one webhook's body schema.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { secretsEqual } from '../../generator/runtime/constant-time.js';
+import { secretsEqual } from '@payments-contract/client/runtime/constant-time';
 import type { Contract } from '../contract.js';
 
 const PREFIX = 'callbacks';

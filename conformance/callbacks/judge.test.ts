@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../generator/model/types.js';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
 import { belongsTo, judgeDelivery, judgeRetryEvent } from './judge.js';
 import type { Delivery } from './receiver.js';

@@ -1,6 +1,6 @@
 // Retry behaviour measured against a webhook's `x-delivery`: when every attempt fails, the target makes
 // exactly `attempts` attempts, `retry_interval_seconds` apart within a tolerance, and then stops.
-import type { JsonObject } from '../../generator/model/types.js';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 
 export interface RetryExpectation {
   attempts: number;

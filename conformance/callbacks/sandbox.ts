@@ -1,23 +1,23 @@
 // The sandbox control API, when the target offers one: it makes happen what the service contract cannot
 // cause through its own operations (a payer's transfer, the bank's answer, an end user's approval) and
 // lets the suite point the dashboard callback settings at its receiver. Its own contract (the target's
-// /sandbox/openapi.json, else the bundled generated/sandbox/openapi.json) says which operation simulates
+// /sandbox/openapi.json, else the bundled control contract (@payments-contract/contract)) says which operation simulates
 // which event (`x-simulates` on an operation) and which setting holds the callback URLs
 // (`x-callback-settings` at the root); the suite names neither an operation nor a setting of it.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { createContract, type Contract } from '../contract.js';
 import { expectationFindings, responseFindings } from '../expectations.js';
 import type { HttpClient } from '../http.js';
 import { buildRequest } from '../data/requests.js';
 import type { StepResult } from './steps.js';
+import { sandboxOpenapiPath } from '@payments-contract/contract';
 
 export const SANDBOX_PROBE_PATH = '/sandbox';
 /** Where a sandbox serves its control contract. */
 export const CONTROL_CONTRACT_PATH = '/sandbox/openapi.json';
-export const defaultControlSpecPath = fileURLToPath(new URL('../../generated/sandbox/openapi.json', import.meta.url));
+export const defaultControlSpecPath = sandboxOpenapiPath;
 
 /** A control operation and the service state machine transition it makes happen (`x-simulates`). */
 export interface Simulation {
@@ -63,7 +63,7 @@ async function controlDocument(http: HttpClient): Promise<{ doc: JsonObject; sou
     return { doc: served.json as JsonObject, source: `the target's ${CONTROL_CONTRACT_PATH}` };
   }
   try {
-    return { doc: JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject, source: 'the bundled generated/sandbox/openapi.json' };
+    return { doc: JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject, source: 'the bundled control contract (@payments-contract/contract)' };
   } catch (error) {
     return { reason: `no control contract: the target does not serve ${CONTROL_CONTRACT_PATH} and the bundled copy cannot be read (${error instanceof Error ? error.message : String(error)})` };
   }

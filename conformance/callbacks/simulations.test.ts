@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isObject } from '../../generator/model/read-model.js';
-import type { JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import { createContract, loadContract } from '../contract.js';
 import { createHttpClient } from '../http.js';
 import { controlDocument, SIMULATES } from '../tests/fakes/control-api.js';

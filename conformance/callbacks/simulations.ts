@@ -5,8 +5,8 @@
 // its examples, identifiers unique), takes it through the test-mode confirmation the machine requires
 // before the event (a direct debit's OTP), calls the simulation on it and expects the callback to carry
 // the state `x-simulates` leads to and the values the simulation was given.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel, WebhookModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel, WebhookModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { succeedingTestValue } from '../workflows/provision.js';
 import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';

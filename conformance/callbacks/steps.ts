@@ -1,7 +1,7 @@
 // One request on the way to a callback: built from the operation's examples, observed for check 1, and
 // judged against the answer the contract prescribes. A step that goes otherwise stops the trigger with
 // the reason, so that the callback is reported as not triggered rather than as missing.
-import type { JsonObject } from '../../generator/model/types.js';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { expectationFindings, type Expected } from '../expectations.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isObject } from '../../generator/model/read-model.js';
-import type { JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import { createContract, loadContract, type Contract } from '../contract.js';
 import { createHttpClient } from '../http.js';
 import type { CheckContext } from '../types.js';

@@ -9,8 +9,8 @@
 // Where the callback goes comes from `x-delivery.destination`: a request field the suite fills with its
 // receiver's URL, or a dashboard setting (usable when the suite could point it at the receiver through the
 // sandbox control API, or when told the target sends there).
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import type { Expected } from '../expectations.js';
 import { testModeOutcomes, testModeValue } from '../workflows/data.js';

@@ -2,7 +2,7 @@
 // cannot tell keys apart (a fault only where keys can be judged: stateful and full), one whose 401 carries
 // another code. The expected status and code are the contract's, read here the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../generator/model/types.js';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import { createContract, loadContract } from '../contract.js';
 import { startTarget, type Target } from '../tests/target.js';
 import { failed, resultOf, runSelected, VALID_KEY, validatingOverride } from '../tests/validating-target.js';

@@ -2,8 +2,8 @@
 // Authorization headers) gets the 401 the operation documents, with a code documented for it; nothing
 // answers 2xx. Which operations need a key, under which scheme, and the 401's codes come from the contract.
 import { randomBytes } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import type { JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { buildRequest } from '../data/requests.js';
 import { expectationFindings, finding } from '../expectations.js';

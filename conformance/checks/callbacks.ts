@@ -7,8 +7,8 @@
 // cause here is skipped with the reason, never passed.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isObject } from '../../generator/model/read-model.js';
-import type { WebhookModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { WebhookModel } from '@payments-contract/contract/model/types';
 import { belongsTo, byBody, judgeDelivery, judgeRetryEvent } from '../callbacks/judge.js';
 import { createSupply } from '../callbacks/prerequisites.js';
 import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';

@@ -2,8 +2,8 @@
 // must reach every rule that carries its own code (x-error-codes), send a body that does not parse where
 // the contract documents an answer to one, and leave out only rules no request can break alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
 import { negativeRequests } from '../data/negative-requests.js';
 import { startTarget, type Target } from '../tests/target.js';

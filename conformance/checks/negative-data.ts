@@ -4,7 +4,7 @@
 // contract (data/negative-requests.ts). In the stateless profile the code is relaxed to any code the
 // operation documents at the expected status: a stateless mock answers every invalid request with the
 // first example of that status.
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import { negativeRequests, type NegativeRequest } from '../data/negative-requests.js';
 import { expectationFindings, finding } from '../expectations.js';
 import type { Exchange } from '../http.js';

@@ -1,7 +1,7 @@
 // Runs checks made of independent requests (auth, negative data): every case of every selected
 // operation goes into one pool, so a slow operation does not hold the others back, and the findings are
 // gathered back per operation. Every response also goes through check 1 (`observe`).
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Exchange, RequestSpec } from '../http.js';
 import { mapPool } from '../pool.js';
 import { outcomeOf } from '../results.js';

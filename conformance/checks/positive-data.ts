@@ -2,7 +2,7 @@
 // documented 2xx. Where the answer depends on the target's state (an id that does not exist there, a
 // duplicate of an earlier run, the balance...), the codes the contract documents for that state are
 // accepted too: the request was valid, the state was not.
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import { bodyExamples, buildRequest, stateDependentCodes } from '../data/requests.js';
 import { expectationFindings } from '../expectations.js';
 import { outcomeOf } from '../results.js';

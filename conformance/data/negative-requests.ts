@@ -1,8 +1,8 @@
 // The invalid requests of one operation: one per rule of its body schema and of each parameter's schema,
 // a request without each required parameter, and a body that is not JSON. Each carries the answer the
 // contract prescribes for it (`expectedAnswer`, `x-malformed-body-error`), and what could not be built.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import type { RequestSpec } from '../http.js';
 import { bodyExamples, buildRequest, parameterValue } from './requests.js';

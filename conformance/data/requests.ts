@@ -1,8 +1,8 @@
 // Valid requests for an operation, built from the contract's own examples (and, where a parameter has
 // none, from its schema), so that the suite restates nothing.
 import { randomUUID } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel, ParameterModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { fillPath, type RequestSpec } from '../http.js';
 

@@ -3,8 +3,8 @@
 // value. Every value offered is checked against the schema with the contract's own ajv; the guesses
 // below are only where the search starts, never a statement of what the contract allows.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 
 /** What the derivation needs from the contract (a `Contract` is one). */
 export interface SchemaTools {

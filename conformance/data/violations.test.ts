@@ -2,7 +2,7 @@
 // through a reference, as request bodies are), valid bases, and the rule whose violation it wants; the
 // derived value must break that rule alone and yield the code the schema's x-error-codes give it.
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { createContract } from '../contract.js';
 import { collectHints, samplePattern } from './synthesize.js';
 import { deriveViolations, expectedAnswer, ruleCode } from './violations.js';

@@ -5,8 +5,8 @@
 // reports for the kept value are what the expected answer is computed from (`expectedAnswer`), so the
 // suite never states a code, a status or a limit itself.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { escapePointerToken, isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { escapePointerToken, isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { synthesize, typesOf, type Hints, type SchemaTools } from './synthesize.js';
 
 export interface Rule {

@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { basicAuthorization } from '../http.js';

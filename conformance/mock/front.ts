@@ -7,8 +7,8 @@
 // Why not Prism alone: Prism answers malformed JSON and unknown routes in its own formats, crashes on a
 // broken form body, skips validating some bodies (PUT /customers/{id} in Prism 5.9) and treats empty
 // values as absent. The mock should be a faithful stand-in for the contract, so validation is the router's.
-import { createRouter, operationTable, type Handlers } from '../../generated/server.js';
-import type { AnyHandler, RequestContext } from '../../generated/runtime/router.js';
+import { createRouter, operationTable, type Handlers } from '@payments-contract/server';
+import type { AnyHandler, RequestContext } from '@payments-contract/server/runtime/router';
 import { fillPath } from '../http.js';
 
 export interface MockExchange {

@@ -1,8 +1,8 @@
 // `npm run mock`: the bundled contract served by Prism behind the generated router, on 127.0.0.1:4010 unless
 // --host/--port say otherwise. SIGINT, SIGTERM and SIGHUP stop both; if Prism dies, so does the mock, and if
 // the mock dies, even by SIGKILL, so does Prism (prism.ts).
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../../cli/command-line.js';
-import { onStopSignal } from '../../cli/stop-signals.js';
+import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
+import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { startMock } from './serve.js';
 
 const USAGE = `Usage: npm run mock -- [--host HOST] [--port PORT]

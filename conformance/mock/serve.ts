@@ -1,7 +1,7 @@
 // Starts the mock: Prism serving a contract on an internal loopback port, and the generated router in front
 // of it (front.ts) on the address clients use. Stopping it stops both.
 import type { AddressInfo } from 'node:net';
-import { createNodeServer } from '../../generated/runtime/node-listener.js';
+import { createNodeServer } from '@payments-contract/server/runtime/node-listener';
 import { defaultSpecPath } from '../contract.js';
 import { createMockFront, type MockExchange } from './front.js';
 import { startPrism } from './prism.js';

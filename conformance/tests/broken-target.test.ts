@@ -1,7 +1,7 @@
 // A broken target yields failures against the operations that broke, never a crash or a hang: an answer
 // that never comes, a body that is not JSON, a huge body, a dropped connection, a refused connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import { main } from '../cli.js';
 import { loadContract } from '../contract.js';
 import { freePort } from '../mock/prism.js';

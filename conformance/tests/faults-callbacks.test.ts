@@ -4,7 +4,7 @@
 // what cannot be triggered is skipped with a reason.
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../generator/model/types.js';
+import type { JsonObject } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
 import { runConformance } from '../run.js';
 import type { CheckResult, RunOptions, RunSummary } from '../types.js';

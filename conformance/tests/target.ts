@@ -3,8 +3,8 @@
 // per-operation overrides to break it on purpose. Listens on 127.0.0.1, port chosen by the OS.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OperationModel } from '../../generator/model/types.js';
-import { createPathMatcher } from '../../generator/runtime/path-matcher.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
+import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../contract.js';
 import { responseExamples } from '../mock/examples.js';
 

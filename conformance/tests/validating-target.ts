@@ -4,9 +4,9 @@
 // checks raise nothing against a conforming implementation; the faults show what they catch.
 import type { IncomingMessage } from 'node:http';
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { isObject } from '../../generator/model/read-model.js';
-import type { OperationModel } from '../../generator/model/types.js';
-import { createPathMatcher } from '../../generator/runtime/path-matcher.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { OperationModel } from '@payments-contract/contract/model/types';
+import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../contract.js';
 import { fromWire } from '../data/negative-requests.js';
 import { expectedAnswer } from '../data/violations.js';

@@ -2,8 +2,8 @@
 // accounts -> payment method): the chain is planned from the contract (provision.ts), the referenced
 // resource's duplicate is refused as its machine says, then the resource is created, confirmed with the
 // test-mode value its machine accepts (the OTP), and read back by id and by the identifier it was created with.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { setPath } from './data.js';

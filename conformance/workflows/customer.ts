@@ -1,7 +1,7 @@
 // Resources without a state machine whose identifier must be unique (customers): create -> the same
 // create again is refused with the operation's `duplicate` code -> update -> the lookup finds the
 // resource with the update applied.
-import { isObject } from '../../generator/model/read-model.js';
+import { isObject } from '@payments-contract/contract/model';
 import { buildRequest } from '../data/requests.js';
 import { getPath } from './data.js';
 import { creatorOf, identifierField, triggersOf } from './resources.js';

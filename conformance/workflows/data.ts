@@ -3,8 +3,8 @@
 // schema; times that decide a resource's life are moved relative to now; unknown identifiers still satisfy
 // the parameter's schema, so the answer is "not found", not "invalid".
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { propertySchema, resourceOperations, schemaProperties, triggersOf } from './resources.js';
 

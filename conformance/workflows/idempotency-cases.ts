@@ -3,8 +3,8 @@
 // something is asked of the resource's lookup operation (a GET whose query parameters are fields of the
 // create body), never assumed from the answer.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel, ParameterModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
 import { buildRequest } from '../data/requests.js';
 import type { Expected } from '../expectations.js';
 import type { RequestSpec } from '../http.js';

@@ -1,8 +1,8 @@
 // The contract's state machines (`x-state-machines`) read into types, and the questions the workflows ask
 // of them: which operation creates a resource, which transitions an operation can take from a state, which
 // error a forbidden transition answers, which field's time ends a resource's life.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export interface Trigger {

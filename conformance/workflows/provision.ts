@@ -4,8 +4,8 @@
 // the operation that creates it, or, when nothing creates it, by the list operation that yields it under
 // an owner whose state machine is first driven to its successful final state with the test-mode value
 // that succeeds (an OTP code). Planning sends nothing, so a workflow knows all its steps before it starts.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { setPath, testModeOutcomes, testModeValue } from './data.js';

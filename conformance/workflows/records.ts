@@ -1,7 +1,7 @@
 // Resources that are created once and then only read (disbursements, e-wallet payments): create -> get by
 // id (when the contract has an item read) -> find by the identifiers the create request carried.
 import { buildRequest } from '../data/requests.js';
-import { isObject } from '../../generator/model/read-model.js';
+import { isObject } from '@payments-contract/contract/model';
 import { machineWithCreation, statesAfter } from './machines.js';
 import { identifierField, resourceOperations } from './resources.js';
 import { createdId, freshBody, itemRequest, lookupRequest, creationOrSkip, requireMatchesQuery, requireState, resourceOrSkip, type Workflow } from './steps.js';

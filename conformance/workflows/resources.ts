@@ -2,8 +2,8 @@
 // triggers: the read/update/lookup operations of a created resource, which status answers a code, which
 // body fields refer to other resources. The workflows and the idempotency check ask these questions
 // instead of naming operations or codes.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel, ParameterModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export const normalizePath = (path: string): string => path.replace(/\/+$/, '');

@@ -2,8 +2,8 @@
 // workflow, or the set-up and cases of an idempotency check). Every exchange is judged by check 1
 // (context.observe); a step whose answer is not what the contract prescribes stops the scenario, and the
 // steps it did not reach are named, so a report shows where a workflow broke.
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
-import { isObject } from '../../generator/model/read-model.js';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { isObject } from '@payments-contract/contract/model';
 import { expectationFindings, finding, type Expected } from '../expectations.js';
 import type { Exchange, RequestSpec } from '../http.js';
 import { outcomeOf } from '../results.js';

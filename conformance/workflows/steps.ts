@@ -1,7 +1,7 @@
 // Building blocks the workflows share: the contract pieces a workflow needs (skipping when a version of
 // the contract lacks one), fresh request bodies, lookups by identifier, and checks on answers.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import type { Contract } from '../contract.js';
 import type { RequestSpec } from '../http.js';

@@ -4,8 +4,8 @@
 // A target that shows the outcome only by callback leaves the state where it was: that is reported as
 // skipped (with the reason), never as passed.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { buildRequest } from '../data/requests.js';
 import { getPath, setPath, testModeOutcomes, testModeValue } from './data.js';

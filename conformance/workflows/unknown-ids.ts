@@ -1,7 +1,7 @@
 // Unknown identifiers: for every operation with a `not_found` trigger on a path or query parameter, a
 // request whose otherwise valid identifier names nothing is answered with that trigger's code at the
 // status the operation documents for it.
-import type { OperationModel } from '../../generator/model/types.js';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { buildRequest, parameterValue } from '../data/requests.js';
 import { unknownIdentifier } from './data.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createPaymentsClient, type PaymentsClient } from '../../generated/client.js';
+import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
 import { readBundle } from '../generate.js';
 import { readModel } from '../model/read-model.js';
 import type { ApiModel, JsonObject, OperationModel } from '../model/types.js';

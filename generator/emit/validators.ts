@@ -4,7 +4,10 @@
 //   coercing.js  path, query and header parameters and form bodies, whose values arrive as text and are
 //                converted to the schema's types while validated (decision `form-encoding-coercion`)
 //   index.ts     the typed table: operationId -> its validators
+//   webhook-schemas.js, webhooks.ts   the webhook bodies alone, for receivers (the client package): bundled
+//                with the few helpers of ajv they call, so a client needs neither ajv nor ajv-formats
 import { _ } from 'ajv';
+import { buildSync } from 'esbuild';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
@@ -98,15 +101,42 @@ export function validatorNames(model: ApiModel): Map<string, OperationValidatorN
 
 export const webhookValidatorName = (operationId: string): string => `webhook_${operationId}`;
 
-function compileModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
+/** ajv's standalone code for `schemas`: ESM that calls require() for ajv's runtime helpers and formats. */
+function standaloneModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
   const exports: Record<string, string> = {};
   for (const [name, schema] of schemas) {
     ajv.addSchema({ ...(isObject(schema) ? schema : { allOf: [schema] }), $id: name } as JsonObject, name);
     exports[name] = name;
   }
-  // ajv's standalone output uses require() for its runtime helpers and formats; give ESM a require.
+  return standaloneCode(ajv, exports).replace(/^"use strict";\n/, '');
+}
+
+function compileModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
+  // Give ESM a require() for ajv's helpers: the package that ships this module depends on ajv and ajv-formats.
   const preamble = 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n';
-  return preamble + standaloneCode(ajv, exports).replace(/^"use strict";\n/, '');
+  return preamble + standaloneModule(ajv, schemas);
+}
+
+const repoRoot = new URL('../..', import.meta.url).pathname;
+
+/**
+ * The same code with ajv's helpers and formats bundled in (esbuild, from this repository's ajv): a few
+ * kilobytes that spare every client installing ajv and ajv-formats to check callbacks.
+ */
+function compileSelfContainedModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
+  const result = buildSync({
+    stdin: { contents: standaloneModule(ajv, schemas), resolveDir: repoRoot, loader: 'js', sourcefile: 'webhook-schemas.js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    legalComments: 'inline',
+    logLevel: 'silent',
+  });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error('esbuild produced no webhook validator module');
+  return output.text;
 }
 
 function declarations(names: string[]): string {
@@ -130,21 +160,29 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
       if (name && response.schema !== undefined) strictSchemas.set(name, forCompilation(response.schema));
     }
   }
-  for (const webhook of model.webhooks) strictSchemas.set(webhookValidatorName(webhook.operationId), forCompilation(webhook.bodySchema));
+  const webhookSchemas = new Map<string, Json>(model.webhooks.map((webhook) => [webhookValidatorName(webhook.operationId), forCompilation(webhook.bodySchema)]));
 
   const schemas = Object.fromEntries(Object.entries(model.componentSchemas).map(([name, schema]) => [name, forCompilation(schema)]));
   const document = { components: { schemas } };
   const strict = createAjv(false);
   const coercing = createAjv(true);
-  for (const ajv of [strict, coercing]) ajv.addSchema(document, DOCUMENT_ID);
+  const webhookAjv = createAjv(false);
+  for (const ajv of [strict, coercing, webhookAjv]) ajv.addSchema(document, DOCUMENT_ID);
 
   const validatorType = `import type { Validator } from '${runtimeImport(target, 'validator.js', 1)}';\n\n`;
-  return [
+  const files: GeneratedFile[] = [
     { path: 'validators/strict.js', contents: withHeader(SOURCE, compileModule(strict, strictSchemas)) },
     { path: 'validators/coercing.js', contents: withHeader(SOURCE, compileModule(coercing, coercingSchemas)) },
     { path: 'validators/strict.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...strictSchemas.keys()])) },
     { path: 'validators/coercing.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...coercingSchemas.keys()])) },
     emitValidatorTable(model, names, target),
+  ];
+  if (webhookSchemas.size === 0) return files;
+  return [
+    ...files,
+    { path: 'validators/webhook-schemas.js', contents: withHeader(SOURCE, compileSelfContainedModule(webhookAjv, webhookSchemas)) },
+    { path: 'validators/webhook-schemas.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...webhookSchemas.keys()])) },
+    emitWebhookValidatorTable(model, target),
   ];
 }
 
@@ -154,7 +192,7 @@ function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidat
   const file = project.createSourceFile('index.ts');
   file.addImportDeclaration({ moduleSpecifier: './strict.js', namespaceImport: 'strict' });
   file.addImportDeclaration({ moduleSpecifier: './coercing.js', namespaceImport: 'coercing' });
-  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['OperationValidators', 'Validator'] });
+  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['OperationValidators'] });
   file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedExports: ['OperationValidators', 'Validator', 'ValidatorError'] });
 
   const operationsWriter: WriterFunction = (writer) => {
@@ -181,6 +219,15 @@ function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidat
     docs: ['The compiled validators of every operation, by operationId.'],
     declarations: [{ name: 'operationValidators', initializer: (writer) => { operationsWriter(writer); writer.write(' satisfies Record<string, OperationValidators>'); } }],
   });
+  return toGeneratedFile('validators/index.ts', SOURCE, file);
+}
+
+/** validators/webhooks.ts: the compiled body validator of every webhook, by operationId. */
+function emitWebhookValidatorTable(model: ApiModel, target: EmitTarget): GeneratedFile {
+  const project = createEmitProject();
+  const file = project.createSourceFile('webhooks.ts');
+  file.addImportDeclaration({ moduleSpecifier: './webhook-schemas.js', namespaceImport: 'schemas' });
+  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['Validator'] });
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -190,12 +237,12 @@ function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidat
         name: 'webhookValidators',
         initializer: (writer) => {
           writer.write('{').indent(() => {
-            for (const webhook of model.webhooks) writer.writeLine(`${webhook.operationId}: strict.${webhookValidatorName(webhook.operationId)},`);
+            for (const webhook of model.webhooks) writer.writeLine(`${webhook.operationId}: schemas.${webhookValidatorName(webhook.operationId)},`);
           });
           writer.write('} satisfies Record<string, Validator>');
         },
       },
     ],
   });
-  return toGeneratedFile('validators/index.ts', SOURCE, file);
+  return toGeneratedFile('validators/webhooks.ts', SOURCE, file);
 }

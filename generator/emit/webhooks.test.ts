@@ -88,8 +88,8 @@ describe('emitWebhooks', () => {
     await expect(emitWebhooks(fixture)[0]?.contents).toMatchFileSnapshot('__snapshots__/webhooks.fixture.ts.snap');
   });
 
-  it('emits the contract’s webhooks as committed in generated/webhooks.ts', () => {
-    const committed = readFileSync(new URL('../../generated/webhooks.ts', import.meta.url), 'utf8');
+  it('emits the contract’s webhooks as committed in generated/client/src/webhooks.ts', () => {
+    const committed = readFileSync(new URL('../../generated/client/src/webhooks.ts', import.meta.url), 'utf8');
     expect(emitWebhooks(readModel(readBundle()))[0]?.contents).toBe(committed);
   });
 });

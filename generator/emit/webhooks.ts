@@ -53,7 +53,7 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
   const project = createEmitProject();
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['webhooks'] });
-  file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['webhookValidators'] });
+  file.addImportDeclaration({ moduleSpecifier: './validators/webhooks.js', namedImports: ['webhookValidators'] });
   file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-definition.js'), isTypeOnly: true, namedImports: ['WebhookDefinition', 'WebhookMetadata'] });
   file.addImportDeclaration({
     moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),

@@ -9,8 +9,8 @@ import {
   type CreateEwalletPaymentResult,
   type GetBalanceInput,
   type PaymentsClient,
-} from '../../generated/client.js';
-import type { components } from '../../generated/types.js';
+} from '@payments-contract/client';
+import type { components } from '@payments-contract/server/types';
 
 const client: PaymentsClient = createPaymentsClient({ baseUrl: 'https://payments.test', secretKey: 'sk_test_types', fetch: async () => Response.json({}) });
 

@@ -1,7 +1,7 @@
 // The client team's first ten lines, as the README shows them (compiled by tsc, run by
 // generator/emit/client.test.ts): create a client, send money with an idempotency key, and handle the
 // contract's refusals with a switch the compiler checks against the codes the contract documents.
-import { createPaymentsClient, type PaymentsClientOptions } from '../../generated/client.js';
+import { createPaymentsClient, type PaymentsClientOptions } from '@payments-contract/client';
 
 export async function payOut(config: PaymentsClientOptions, orderId: string): Promise<string> {
   const payments = createPaymentsClient(config); // { baseUrl, secretKey, fetch? }

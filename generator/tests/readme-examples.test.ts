@@ -1,6 +1,6 @@
 // The README's code is the code the tests compile: each block tagged `<!-- from FILE -->` (or
-// `FILE#region` for a `// --- README (region) ---` part of a test) equals that file's code, with the
-// import paths written as a project that holds generated/ would write them.
+// `FILE#region` for a `// --- README (region) ---` part of a test) equals that file's code, imports of the
+// packages included.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ function sourceCode(file: string, region: string | undefined): string {
     return dedent(match[1] as string);
   }
   const lines = text.split('\n');
-  return lines.slice(lines.findIndex((line) => line.startsWith('import'))).join('\n').trimEnd().replaceAll("'../../generated/", "'./generated/");
+  return lines.slice(lines.findIndex((line) => line.startsWith('import'))).join('\n').trimEnd();
 }
 
 describe('README examples', () => {

@@ -1,9 +1,9 @@
 // The server team's first ten lines, as the README shows them (compiled by tsc, run by
 // generator/tests/round-trip.test.ts): implement a handler with the types the contract gives it, and serve
 // every operation through the generated router, authenticated with the merchants' secret keys.
-import { secretsEqual } from '../../generated/runtime/constant-time.js';
-import { createRouter, type CreateEwalletPaymentHandlerInput, type Handlers } from '../../generated/server.js';
-import type { components } from '../../generated/types.js';
+import { secretsEqual } from '@payments-contract/server/runtime/constant-time';
+import { createRouter, type CreateEwalletPaymentHandlerInput, type Handlers } from '@payments-contract/server';
+import type { components } from '@payments-contract/server/types';
 
 export type Merchant = { id: string; secretKey: string };
 export interface EwalletPayments {

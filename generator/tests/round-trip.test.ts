@@ -10,9 +10,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadContract } from '../../conformance/contract.js';
 import { bodyExamples, parameterValue } from '../../conformance/data/requests.js';
-import { createPaymentsClient, type PaymentsClient } from '../../generated/client.js';
-import { createRouter, type Handlers } from '../../generated/server.js';
-import { operationValidators } from '../../generated/validators/index.js';
+import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
+import { createRouter, type Handlers } from '@payments-contract/server';
+import { operationValidators } from '@payments-contract/server/validators';
 import { planOperation } from '../emit/client.js';
 import { isObject } from '../model/read-model.js';
 import type { ErrorAnswer, Json, JsonObject, OperationModel, ParameterModel } from '../model/types.js';

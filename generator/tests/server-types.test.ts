@@ -12,8 +12,8 @@ import {
   type Handlers,
   type ListVirtualAccountBanksHandlerInput,
   type RequestContext,
-} from '../../generated/server.js';
-import type { components } from '../../generated/types.js';
+} from '@payments-contract/server';
+import type { components } from '@payments-contract/server/types';
 
 type Merchant = { merchantId: string };
 const payment: components['schemas']['EwalletPayment'] = {

@@ -13,7 +13,7 @@ import {
   type WebhookContext,
   type WebhookDelivery,
   type WebhookHandlers,
-} from '../../generated/webhooks.js';
+} from '@payments-contract/client/webhooks';
 
 const TOKEN = 'cbtok_test_5f6ee8de3a733c1d';
 const options = { callbackToken: TOKEN, url: 'https://merchant.example/callbacks/ewallet' };

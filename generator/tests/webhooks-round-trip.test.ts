@@ -10,7 +10,7 @@ import {
   type WebhookEvents,
   type WebhookHandlers,
   type WebhookKind,
-} from '../../generated/webhooks.js';
+} from '@payments-contract/client/webhooks';
 import { readBundle } from '../generate.js';
 import { dereference, isObject, readModel } from '../model/read-model.js';
 import type { Json, JsonObject, WebhookModel } from '../model/types.js';

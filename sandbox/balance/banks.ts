@@ -1,9 +1,9 @@
 // The bank catalogs, as data taken from the contract. Decision `disbursement-bank-catalog` makes the
 // `listDisbursementBanks` example the authority on disbursement destinations, and the
 // `listVirtualAccountBanks` examples name the banks fixed virtual accounts can be opened in.
-import type { components } from '../../generated/types.js';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json } from '../../generator/model/types.js';
+import type { components } from '@payments-contract/server/types';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json } from '@payments-contract/contract/model/types';
 import { responseExamples } from '../contract.js';
 
 export type DisbursementBank = components['schemas']['DisbursementBank'];

@@ -1,7 +1,7 @@
 // Typed access to the outbox for the money-in modules: the payload is checked against the webhook's
 // generated type at compile time (the outbox checks it against the schema at run time), and the URL is
 // the dashboard setting the webhook's `x-delivery.destination` names, not a literal.
-import { webhookMetadata, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
+import { webhookMetadata, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { Json, MerchantSettings, SandboxContext, Scope, Transaction } from '../context.js';
 
 /** A generated payload type as the outbox stores it: JSON, optional fields that are absent left out. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { operationTable } from '../../generated/server.js';
+import { operationTable } from '@payments-contract/server';
 import { responseExamples } from '../contract.js';
 import { balanceAndBankHandlers, collections, disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog } from './index.js';
 import { createHarness, KEYS, type Harness } from './testing.js';

@@ -1,11 +1,11 @@
 // Balance and bank lists: getBalance reads the ledger (ctx.balances, which money-in credits and money-out
 // debits); the bank lists are the contract's catalogs, the virtual account one narrowed to the banks the
 // merchant has activated.
-import type { Handlers } from '../../generated/server.js';
+import type { Handlers } from '@payments-contract/server';
 import type { CollectionDefinition } from '../store/store.js';
 import type { AccountType, Caller, SandboxContext } from '../context.js';
 import { disbursementBankCatalog, virtualAccountBankCatalog } from './banks.js';
-import { isObject } from '../../generator/model/read-model.js';
+import { isObject } from '@payments-contract/contract/model';
 import { contractOperation } from '../contract.js';
 
 export { disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog, type DisbursementBank, type VirtualAccountBank } from './banks.js';

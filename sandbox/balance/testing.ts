@@ -4,10 +4,10 @@
 // real ones must), and the generated router serving only the operations under test, with response
 // validation on.
 import { expect } from 'vitest';
-import { createRouter, type AnyHandler, type RouteTable } from '../../generated/runtime/router.js';
-import { operationTable as controlTable } from '../../generated/sandbox/server.js';
-import { operationTable as serviceTable } from '../../generated/server.js';
-import { buildWebhookDelivery, webhookMetadata, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
+import { createRouter, type AnyHandler, type RouteTable } from '@payments-contract/server/runtime/router';
+import { operationTable as controlTable } from '@payments-contract/server/sandbox/server';
+import { operationTable as serviceTable } from '@payments-contract/server';
+import { buildWebhookDelivery, webhookMetadata, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { AccountType, Caller, Json, JsonRecord, MerchantSettings, SandboxContext, Scope } from '../context.js';
 import { openJournalStore } from '../store/journal-store.js';
 import type { CollectionDefinition, Store } from '../store/store.js';

@@ -15,11 +15,11 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../../cli/command-line.js';
+import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
 import { startPrism } from '../../conformance/mock/prism.js';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
-import { repoRoot } from '../server.js';
+import { repoRoot } from '../testing/repo-root.js';
 import { isStoreKind, STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured } from './mix.js';
 

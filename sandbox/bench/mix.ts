@@ -4,8 +4,10 @@
 import type { Request as CannonRequest, Result } from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { median } from '../../generator/median.js';
+import { openapiPath } from '@payments-contract/contract';
+import { pathToFileURL } from 'node:url';
 
-export const bundledContractPath = new URL('../../generated/openapi.json', import.meta.url);
+export const bundledContractPath = new URL(pathToFileURL(openapiPath));
 
 interface ExampleSet {
   [name: string]: { value: unknown };

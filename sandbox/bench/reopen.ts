@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../../cli/command-line.js';
+import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
 import { FILE_OF, isStoreKind, openStore, STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { largeJournalCollections, largeJournalScope, LARGE_JOURNAL_COLLECTION, liveHeapBytes, writeHistory, writeLargeJournal } from '../store/testing/large-journal.js';
 

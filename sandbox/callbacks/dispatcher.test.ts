@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '../../generated/webhooks.js';
+import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@payments-contract/client/webhooks';
 import type { Scope } from '../store/store.js';
 import { maskUrlCredentials } from './dispatcher.js';
 import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';

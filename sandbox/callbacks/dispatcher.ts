@@ -6,7 +6,7 @@
 // `retryDelayMs` later in sandbox time, up to `max_attempts`, and then the delivery is failed with an alert.
 // Each outcome is written before anything else happens, so after a restart the dispatcher resumes the
 // pending deliveries from the store and never repeats an acknowledged one.
-import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
+import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
 import { isWebhookKind } from '../platform/contract-facts.js';

@@ -2,8 +2,8 @@
 // reports, so it exists if and only if the change does; the dispatcher (dispatcher.ts) sends it after the
 // commit and records every attempt. Payloads are checked against the webhook's schema here, at enqueue, so
 // a change whose callback would break the contract fails (and rolls back) instead of being stored.
-import { buildWebhookDelivery, webhookMetadata, WebhookPayloadError, type WebhookEvents, type WebhookKind } from '../../generated/webhooks.js';
-import type { components } from '../../generated/sandbox/types.js';
+import { buildWebhookDelivery, webhookMetadata, WebhookPayloadError, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
+import type { components } from '@payments-contract/server/sandbox/types';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
 import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';

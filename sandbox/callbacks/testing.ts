@@ -6,11 +6,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { webhookMetadata, type WebhookKind } from '../../generated/webhooks.js';
+import { webhookMetadata, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
 import { openJournalStore } from '../store/journal-store.js';
 import { collections, createPlatform, type Platform, type PlatformOptions } from '../platform/index.js';
 import type { DeliveryRecord } from './outbox.js';
+import { openapiPath } from '@payments-contract/contract';
 
 export const MERCHANT: Scope = { merchantId: '5ed75086a883856178afc12e', mode: 'test' };
 export const CALLBACK_TOKEN = 'cb_test_5f6ee8de3a733c1d2e1a1b2c';
@@ -19,7 +20,7 @@ type JsonObject = { [key: string]: Json };
 
 /** The first example the contract gives for a webhook's body: valid against its schema by the contract's own tests. */
 export function webhookExample(kind: WebhookKind): JsonObject {
-  const doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
+  const doc = JSON.parse(readFileSync(openapiPath, 'utf8')) as {
     webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: JsonObject }> } } } } }>;
   };
   const examples = doc.webhooks[webhookMetadata[kind].name]?.post.requestBody.content['application/json'].examples ?? {};

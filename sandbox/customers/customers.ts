@@ -3,11 +3,11 @@
 // external_id. The type rules (which fields INDIVIDUAL and BUSINESS customers may have) are the contract's
 // own: the update is judged by the creation schema's compiled validator, and the fields a change of type
 // drops are read from that schema's conditional rules.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
-import { toIssues, type ValidationIssue } from '../../generated/runtime/validation-errors.js';
-import { operationTable, type Handlers } from '../../generated/server.js';
-import type { components } from '../../generated/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
+import { toIssues, type ValidationIssue } from '@payments-contract/server/runtime/validation-errors';
+import { operationTable, type Handlers } from '@payments-contract/server';
+import type { components } from '@payments-contract/server/types';
 import { toJson } from '../balance/callbacks.js';
 import { componentSchema } from '../contract.js';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';

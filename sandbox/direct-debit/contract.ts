@@ -3,10 +3,10 @@
 // `test_mode` of initializeLinkedAccountTokenization's CHANNEL_UNAVAILABLE trigger) and the webhook the
 // outcomes are sent by. Read once from the bundled document when the module loads, so a contract that
 // no longer has the shape this code relies on fails at start-up, not on the first request.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { contractOperation } from '../contract.js';
-import { webhookMetadata } from '../../generated/webhooks.js';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 
 /** The OTP errors the state machines give a meaning to (they are the codes the OTP operations document). */
 export type OtpErrorCode = 'INVALID_OTP_ERROR' | 'EXPIRED_OTP_ERROR' | 'MAX_OTP_ATTEMPTS_ERROR';

@@ -1,7 +1,7 @@
 // The direct debit module as app.ts wires it: its service operations, its control-API simulations and the
 // collections it stores.
-import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
-import type { Handlers } from '../../generated/server.js';
+import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
+import type { Handlers } from '@payments-contract/server';
 import type { Caller, SandboxContext } from '../context.js';
 import { linkingHandlers, paymentMethodControlHandlers } from './linking.js';
 import { paymentControlHandlers, paymentHandlers } from './payments.js';

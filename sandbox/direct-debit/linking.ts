@@ -1,8 +1,8 @@
 // Linking a customer's debit card and making it chargeable: linked account tokens (PENDING -> SUCCESS or
 // FAILED by OTP), the linked account a successful token gives access to, and payment methods (one ACTIVE
 // per linked account).
-import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
-import type { Handlers, HandlerResponse } from '../../generated/server.js';
+import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
+import type { Handlers, HandlerResponse } from '@payments-contract/server';
 import { findCustomer } from '../customers/customers.js';
 import { scopeOf, type Caller, type SandboxContext } from '../context.js';
 import { DuplicateKeyError } from '../store/store.js';

@@ -5,6 +5,7 @@ import { OTP_LIFETIME_MS } from './otp.js';
 import { maskMobileNumber, requestFingerprint } from './payments.js';
 import { COLLECTIONS } from './records.js';
 import { CALLBACK_URL, cash, closeSandbox, codeOf, deliveries, linkCard, openSandbox, paymentRequest, START } from './testing.js';
+import { openapiPath } from '@payments-contract/contract';
 
 let sandbox: TestSandbox;
 beforeEach(async () => void (sandbox = await openSandbox()));
@@ -24,7 +25,7 @@ const payments = () => sandbox.ctx.store.list(COLLECTIONS.payments, scopeOf('aTe
 
 /** The contract's direct debit failure codes, read from the bundled document. */
 function failureCodes(): string[] {
-  const doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as { components: { schemas: { DirectDebitFailureCode: { enum: string[] } } } };
+  const doc = JSON.parse(readFileSync(openapiPath, 'utf8')) as { components: { schemas: { DirectDebitFailureCode: { enum: string[] } } } };
   return doc.components.schemas.DirectDebitFailureCode.enum;
 }
 

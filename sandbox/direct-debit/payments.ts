@@ -2,9 +2,9 @@
 // outcome, which in the sandbox comes from the control API (decision `direct-debit-outcome`). Every move
 // out of PENDING is written together with its `direct_debit.payment` callback, in one transaction.
 import { createHash } from 'node:crypto';
-import type { Handlers as ControlHandlers } from '../../generated/sandbox/server.js';
-import type { Handlers, HandlerResponse } from '../../generated/server.js';
-import type { DirectDebitPaymentCallback } from '../../generated/webhooks.js';
+import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
+import type { Handlers, HandlerResponse } from '@payments-contract/server';
+import type { DirectDebitPaymentCallback } from '@payments-contract/client/webhooks';
 import { scopeOf, type Caller, type SandboxContext, type Scope, type Transaction } from '../context.js';
 import { canonicalJson } from '../json.js';
 import { contract } from './contract.js';

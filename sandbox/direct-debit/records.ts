@@ -1,7 +1,7 @@
 // The stored shapes of the direct debit objects and the views the contract answers with. Records keep a
 // little bookkeeping the responses do not show (OTP attempts, the callback URL, the uniqueness key of an
 // ACTIVE payment method); the views drop it, and compute what depends on time at read time.
-import type { components } from '../../generated/types.js';
+import type { components } from '@payments-contract/server/types';
 import type { Json } from '../context.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { OtpState } from './otp.js';

@@ -1,6 +1,6 @@
 // Direct debit steps for tests, on the shared in-process sandbox (sandbox/testing): the real app with every
 // module and response validation on, its clock held at START (tests move it with advance).
-import type { components } from '../../generated/types.js';
+import type { components } from '@payments-contract/server/types';
 import type { DeliveryRecord } from '../callbacks/outbox.js';
 import { createTestSandbox, scopeOf, type TestKeyName, type TestSandbox } from '../testing/index.js';
 

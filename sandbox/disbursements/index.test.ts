@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webhookValidators } from '../../generated/validators/index.js';
+import { webhookValidators } from '@payments-contract/client/validators/webhooks';
 import { createTestSandbox, TEST_MERCHANTS } from '../testing/index.js';
 import { asObject, CALLBACK_URL, callerOf, useBench, type KeyName } from './testing.js';
 

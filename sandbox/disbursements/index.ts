@@ -3,10 +3,10 @@
 // external_id, and the bank's answer through the control API: COMPLETED, or FAILED with a failure code and
 // the amount returned to CASH, each announced by the `disbursement.finished` callback in the same
 // transaction.
-import type { Handlers as ControlHandlerSet } from '../../generated/sandbox/server.js';
-import type { Handlers } from '../../generated/server.js';
-import type { components } from '../../generated/types.js';
-import type { DisbursementFinishedCallback } from '../../generated/webhooks.js';
+import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
+import type { Handlers } from '@payments-contract/server';
+import type { components } from '@payments-contract/server/types';
+import type { DisbursementFinishedCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';

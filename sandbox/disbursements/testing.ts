@@ -2,7 +2,7 @@
 // (sandbox/testing): the whole app with response validation on, its clock held at a fixed real time and
 // its callback dispatcher stopped, so every callback a test causes stays in the outbox to be inspected.
 import { afterEach, beforeEach, expect } from 'vitest';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { DeliveryRecord } from '../callbacks/outbox.js';
 import type { MerchantSettings, SandboxContext } from '../context.js';
 import { createTestSandbox, scopeOf, TEST_CALLBACK_URL, TEST_KEYS, type TestKeyName } from '../testing/index.js';

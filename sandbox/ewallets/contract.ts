@@ -2,9 +2,9 @@
 // createEwalletPayment (`x-test-mode`: which amount ends how, and the outcome of every other amount) and
 // the failure codes (`EwalletFailureCode`). Read once from the bundled document when the module loads, so a
 // contract that no longer has the shape this code relies on fails at start-up, not on a request.
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json } from '../../generator/model/types.js';
-import type { EwalletPaymentCallback } from '../../generated/webhooks.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json } from '@payments-contract/contract/model/types';
+import type { EwalletPaymentCallback } from '@payments-contract/client/webhooks';
 import { componentSchema, contractOperation } from '../contract.js';
 
 export type EwalletFailureCode = NonNullable<EwalletPaymentCallback['failure_code']>;

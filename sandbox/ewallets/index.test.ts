@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { webhookValidators } from '../../generated/validators/index.js';
+import { webhookValidators } from '@payments-contract/client/validators/webhooks';
 import { CALLBACK_URL, callerOf, useBench, type KeyName } from '../disbursements/testing.js';
+import { openapiPath } from '@payments-contract/contract';
 
 const payment = { external_id: 'order-2026-11-21-7781', amount: 125000, phone: '081234567890', ewallet_type: 'OVO' };
 
 // The test-mode table as the contract states it, read here independently of the module under test.
-const contract = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
+const contract = JSON.parse(readFileSync(openapiPath, 'utf8')) as {
   paths: { '/ewallets': { post: { 'x-test-mode': { outcomes: { amount: number; status: string; failure_code: string }[] } } } };
 };
 const testAmounts = contract.paths['/ewallets'].post['x-test-mode'].outcomes;

@@ -3,10 +3,10 @@
 // the `ewallet.payment` callback. With the merchant setting `ewallet_auto_resolve` on, a payment ends right
 // after creation as the contract's test-mode table says for its amount; with it off, it waits for the
 // control API's approve or decline.
-import type { Handlers as ControlHandlerSet } from '../../generated/sandbox/server.js';
-import type { Handlers } from '../../generated/server.js';
-import type { components } from '../../generated/types.js';
-import { webhookMetadata, type EwalletPaymentCallback } from '../../generated/webhooks.js';
+import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
+import type { Handlers } from '@payments-contract/server';
+import type { components } from '@payments-contract/server/types';
+import { webhookMetadata, type EwalletPaymentCallback } from '@payments-contract/client/webhooks';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
 import type { Caller, MerchantSettings, SandboxContext, Scope, Transaction } from '../context.js';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webhookMetadata } from '../../generated/webhooks.js';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { bodyField, createHarness, errorCoverage, KEYS, START, type Answer, type Harness } from '../balance/testing.js';
 import { collections, fixedPaymentCodeControlHandlers, fixedPaymentCodeHandlers } from './index.js';
 

@@ -2,9 +2,9 @@
 // router has enforced the schema's rules (outlets, amount limits, code digits); what is left depends on the
 // merchant's code ranges, the stored codes and the clock. No callback reports creation or update; a
 // payment's callback is written in the transaction that records it.
-import type { Handlers as ControlHandlerSet, SimulateFixedPaymentCodePaymentHandlerResult } from '../../generated/sandbox/server.js';
-import type { CreateFixedPaymentCodeHandlerResult, Handlers, UpdateFixedPaymentCodeHandlerResult } from '../../generated/server.js';
-import type { FixedPaymentCodePaidCallback } from '../../generated/webhooks.js';
+import type { Handlers as ControlHandlerSet, SimulateFixedPaymentCodePaymentHandlerResult } from '@payments-contract/server/sandbox/server';
+import type { CreateFixedPaymentCodeHandlerResult, Handlers, UpdateFixedPaymentCodeHandlerResult } from '@payments-contract/server';
+import type { FixedPaymentCodePaidCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import type { Caller, SandboxContext, Transaction } from '../context.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from '../fixed-virtual-accounts/number-range.js';

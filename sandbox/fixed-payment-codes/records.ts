@@ -1,8 +1,8 @@
 // How fixed payment codes and their payments are stored, and how a stored code is shown. A code has no
 // status field: it is inactive once its expiry has passed on the sandbox clock or, single-use, once paid
 // (state machine `fixedPaymentCode`), which is computed at read time.
-import type { components } from '../../generated/types.js';
-import type { FixedPaymentCodePaidCallback } from '../../generated/webhooks.js';
+import type { components } from '@payments-contract/server/types';
+import type { FixedPaymentCodePaidCallback } from '@payments-contract/client/webhooks';
 import type { JsonRecord } from '../context.js';
 import type { CollectionDefinition } from '../store/store.js';
 

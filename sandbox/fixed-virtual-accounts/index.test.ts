@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webhookMetadata } from '../../generated/webhooks.js';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { createHarness, bodyField, errorCoverage, KEYS, START, type Answer, type Harness } from '../balance/testing.js';
 import { collections, fixedVirtualAccountControlHandlers, fixedVirtualAccountHandlers } from './index.js';
 

@@ -3,9 +3,9 @@
 // suggested-amount conditions, name characters); what is left here is what depends on the merchant's
 // settings, the stored accounts and the clock, each answered with the code the contract's x-error-triggers
 // give it. Every change and its callback are written in one transaction.
-import type { Handlers as ControlHandlerSet, SimulateFixedVirtualAccountPaymentHandlerResult } from '../../generated/sandbox/server.js';
-import type { CreateFixedVirtualAccountHandlerResult, Handlers, UpdateFixedVirtualAccountHandlerResult } from '../../generated/server.js';
-import type { FixedVirtualAccountPaidCallback } from '../../generated/webhooks.js';
+import type { Handlers as ControlHandlerSet, SimulateFixedVirtualAccountPaymentHandlerResult } from '@payments-contract/server/sandbox/server';
+import type { CreateFixedVirtualAccountHandlerResult, Handlers, UpdateFixedVirtualAccountHandlerResult } from '@payments-contract/server';
+import type { FixedVirtualAccountPaidCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import { triggerStrings, valuesRequiring } from '../contract.js';
 import type { Caller, MerchantSettings, SandboxContext, Transaction } from '../context.js';

@@ -1,7 +1,7 @@
 // How fixed virtual accounts and their payments are stored, and how a stored record is shown. The status
 // is computed at read time from `expiration_date` and the sandbox clock, so advancing the clock expires
 // accounts without timers; the transition is stored the next time the account is written.
-import type { components } from '../../generated/types.js';
+import type { components } from '@payments-contract/server/types';
 import type { JsonRecord } from '../context.js';
 import type { CollectionDefinition } from '../store/store.js';
 

@@ -1,8 +1,8 @@
 // Facts the platform services take from the service's contract rather than restating them: the banks of
 // fixed virtual accounts, the retail outlets of payment codes and the dashboard settings that hold callback
 // URLs. Taken from the sandbox's one reading of the contract (../contract.ts) and the webhook metadata.
-import { isObject } from '../../generator/model/read-model.js';
-import { webhookMetadata, type WebhookKind } from '../../generated/webhooks.js';
+import { isObject } from '@payments-contract/contract/model';
+import { webhookMetadata, type WebhookKind } from '@payments-contract/client/webhooks';
 import { componentSchema } from '../contract.js';
 
 /** The string `enum` of a property of a component schema; the sandbox cannot run without it. */

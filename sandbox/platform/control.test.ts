@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRouter, operationTable, type Handlers } from '../../generated/sandbox/server.js';
-import { webhookMetadata } from '../../generated/webhooks.js';
+import { createRouter, operationTable, type Handlers } from '@payments-contract/server/sandbox/server';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import type { Caller } from '../context.js';
 import { MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from '../callbacks/testing.js';
 import { platformControlHandlers } from './index.js';

@@ -1,7 +1,7 @@
 // The control API's platform endpoints (spec/sandbox/paths/sandbox{,_clock,_settings,_balance_top_up,_reset,
 // _callbacks}*.yaml): the sandbox itself, the clock, the dashboard settings, balance top-ups, reset, and
 // callback deliveries.
-import type { Handlers } from '../../generated/sandbox/server.js';
+import type { Handlers } from '@payments-contract/server/sandbox/server';
 import { scopeOf, type Caller, type SandboxContext, type Scope } from '../context.js';
 import type { Platform } from './index.js';
 import { SettingsValidationError } from './settings.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { webhookMetadata } from '../../generated/webhooks.js';
+import { webhookMetadata } from '@payments-contract/client/webhooks';
 import type { Scope, Store } from '../store/store.js';
 import { tempDataDir, testStores } from '../callbacks/testing.js';
 import { contractFacts } from './contract-facts.js';

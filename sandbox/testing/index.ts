@@ -8,10 +8,10 @@
 //   await sandbox.control().simulateFixedVirtualAccountPayment({ path: { id }, body: { amount: 50000 } });
 //   const [paid] = await sandbox.waitForCallbacks(2);
 //   await sandbox.close();
-import { createPaymentsClient, type PaymentsClient } from '../../generated/client.js';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
-import type { FetchHandler } from '../../generated/runtime/node-listener.js';
-import { createPaymentsClient as createControlClient, type PaymentsClient as ControlClient } from '../../generated/sandbox/client.js';
+import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
+import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
+import { createPaymentsClient as createControlClient, type PaymentsClient as ControlClient } from '@payments-contract/client/sandbox/client';
 import { createSandboxApp, type SandboxApp } from '../app.js';
 import { defaultConfig, type MerchantConfig, type SandboxConfig } from '../config.js';
 import { scopeOf as scopeOfCaller, type Caller, type Json, type Scope } from '../context.js';

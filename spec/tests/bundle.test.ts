@@ -12,8 +12,8 @@ const workDir = mkdtempSync(join(tmpdir(), 'bundle-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 describe.each([
-  ['spec/openapi.yaml', 'generated/openapi.json'],
-  ['spec/sandbox.yaml', 'generated/sandbox/openapi.json'],
+  ['spec/openapi.yaml', 'generated/contract/openapi.json'],
+  ['spec/sandbox.yaml', 'generated/contract/sandbox/openapi.json'],
 ])('%s bundled', (source, committed) => {
   it(`is identical to the committed ${committed} (run \`npm run bundle\` and commit when this fails)`, () => {
     const fresh = join(workDir, committed.replaceAll('/', '_'));

@@ -11,7 +11,7 @@ import { listOperations, listWebhooks, loadBundled } from './document.js';
 import { serveDirectory } from './processes.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const docsDir = join(repoRoot, 'build/docs');
+const docsDir = join(repoRoot, 'generated/contract/docs');
 const artifactsDir = join(repoRoot, 'test-artifacts');
 const doc = loadBundled();
 

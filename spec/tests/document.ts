@@ -1,11 +1,11 @@
 // Reads the bundled contract (generated/openapi.json) for the spec's own tests: the operations, the
 // webhooks, and an ajv instance that resolves `$ref`s into the document.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { dereference, errorCodesOf, escapePointerToken, isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject } from '../../generator/model/types.js';
+import { dereference, errorCodesOf, escapePointerToken, isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject } from '@payments-contract/contract/model/types';
+import { openapiPath } from '@payments-contract/contract';
 
 export type { Json, JsonObject };
 export { isObject };
@@ -25,7 +25,7 @@ export interface OperationEntry {
   pointer: string;
 }
 
-export const bundledPath = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+export const bundledPath = openapiPath;
 
 export function loadBundled(path: string = bundledPath): JsonObject {
   return asObject(JSON.parse(readFileSync(path, 'utf8')) as Json, 'the bundled document');

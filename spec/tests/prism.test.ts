@@ -14,7 +14,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   prism = await startProcess(
     `${repoRoot}/node_modules/.bin/prism`,
-    ['mock', '--host', '127.0.0.1', '--port', String(port), 'generated/openapi.json'],
+    ['mock', '--host', '127.0.0.1', '--port', String(port), 'generated/contract/openapi.json'],
     /Prism is listening/,
     { cwd: repoRoot, timeoutMs: 60_000 },
   );

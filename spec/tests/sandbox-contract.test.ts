@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { decisionIds, describeDecisions } from './decisions.js';
 import { createDocumentAjv, deref, isObject, listOperations, loadBundled, type JsonObject } from './document.js';
+import { sandboxOpenapiPath } from '@payments-contract/contract';
 
 const service = loadBundled();
-const control = loadBundled(fileURLToPath(new URL('../../generated/sandbox/openapi.json', import.meta.url)));
+const control = loadBundled(sandboxOpenapiPath);
 const controlOperations = listOperations(control);
 const machines = service['x-state-machines'] as JsonObject;
 const extensionSchema = parse(readFileSync(fileURLToPath(new URL('../x-extensions.yaml', import.meta.url)), 'utf8')) as JsonObject;

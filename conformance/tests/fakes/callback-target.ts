@@ -5,9 +5,9 @@
 // retry on any non-2xx answer. Each fault option breaks one thing, so a test can show the suite notices.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isObject } from '../../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../../generator/model/types.js';
-import { createPathMatcher } from '../../../generator/runtime/path-matcher.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../../contract.js';
 import { responseExamples } from '../../mock/examples.js';
 import { startTarget, type Target, type TargetRequest } from '../target.js';

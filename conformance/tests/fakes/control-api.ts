@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isObject } from '../../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../../generator/model/types.js';
-import { createPathMatcher } from '../../../generator/runtime/path-matcher.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import { createContract, type Contract } from '../../contract.js';
 import { defaultControlSpecPath } from '../../callbacks/sandbox.js';
 import { responseExamples } from '../../mock/examples.js';

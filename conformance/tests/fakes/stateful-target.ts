@@ -4,9 +4,9 @@
 // `x-error-triggers` by kind. Each fault option breaks one behaviour, so a test can show the suite
 // notices it and reports it against the right subject.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isObject } from '../../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../../generator/model/types.js';
-import { createPathMatcher } from '../../../generator/runtime/path-matcher.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../../contract.js';
 import { isIdempotencyHeader } from '../../data/requests.js';
 import { responseExamples } from '../../mock/examples.js';

@@ -1,0 +1,226 @@
+// generated/ as the packages people install. What a user installs decides where each artifact goes:
+//   contract/  the bundled contracts, the vendor-extension schema and a reader of the contract's semantics
+//   client/    types, the typed client, webhook types, receiver and sender (the control API's client too)
+//   server/    types, handler types and router, compiled validators, the Node listener (the control API's too)
+// Each gets the runtime modules its files import and no others, so a client never carries the router.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { JsonObject } from '../model/types.js';
+import { withHeader, type GeneratedFile } from './generated-file.js';
+
+export type PackageFolder = 'contract' | 'client' | 'server';
+
+export interface PackagePlan {
+  folder: PackageFolder;
+  /** What the package is for, in its package.json. */
+  description: string;
+  /** Emitted files (paths as emitted, relative to one contract's folder) this package ships. */
+  artifacts: (path: string) => boolean;
+  /** Runtime modules its own code calls directly; the modules those import come along. */
+  runtimeEntries: readonly string[];
+  dependencies: Readonly<Record<string, string>>;
+  /** Subpath exports besides the runtime's: subpath -> module path inside src/, without extension. */
+  exports: Readonly<Record<string, string>>;
+}
+
+const WEBHOOK_VALIDATORS = new Set(['validators/webhooks.ts', 'validators/webhook-schemas.js', 'validators/webhook-schemas.d.ts']);
+/** The folder of the control API's artifacts among the emitted files. */
+const CONTROL = 'sandbox/';
+const withoutControl = (path: string): string => (path.startsWith(CONTROL) ? path.slice(CONTROL.length) : path);
+
+export const PACKAGE_PLANS: readonly PackagePlan[] = [
+  {
+    folder: 'client',
+    description: 'Types, typed client (openapi-fetch), webhook payload types, receiver and sender for the Payments API and its sandbox control API.',
+    artifacts: (path) => ['types.ts', 'client.ts', 'webhooks.ts'].includes(withoutControl(path)) || WEBHOOK_VALIDATORS.has(path),
+    runtimeEntries: ['client.ts', 'webhook-receiver.ts', 'webhook-sender.ts', 'webhook-definition.ts', 'constant-time.ts', 'basic-auth.ts'],
+    dependencies: { 'openapi-fetch': '0.17.0' },
+    exports: { '.': 'client', './client': 'client', './types': 'types', './webhooks': 'webhooks', './validators/webhooks': 'validators/webhooks', './sandbox/client': 'sandbox/client', './sandbox/types': 'sandbox/types' },
+  },
+  {
+    folder: 'server',
+    description: 'Handler types, router, compiled validators and Node listener for implementing the Payments API and its sandbox control API.',
+    artifacts: (path) => ['types.ts', 'server.ts'].includes(withoutControl(path)) || (withoutControl(path).startsWith('validators/') && !WEBHOOK_VALIDATORS.has(path)),
+    // The command-line and stop-signal helpers come along: every bin of this project serves or runs on this package.
+    runtimeEntries: ['router.ts', 'node-listener.ts', 'constant-time.ts', 'basic-auth.ts', 'path-matcher.ts', 'request-body.ts', 'validation-errors.ts', 'command-line.ts', 'package-version.ts', 'stop-signals.ts'],
+    dependencies: { ajv: '8.20.0', 'ajv-formats': '3.0.1' },
+    exports: { '.': 'server', './server': 'server', './types': 'types', './validators': 'validators/index', './sandbox/server': 'sandbox/server', './sandbox/types': 'sandbox/types', './sandbox/validators': 'sandbox/validators/index' },
+  },
+];
+
+const runtimeDir = fileURLToPath(new URL('../runtime/', import.meta.url));
+const modelDir = fileURLToPath(new URL('../model/', import.meta.url));
+
+const localImports = (source: string): string[] => [...source.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((match) => `${match[1]}.ts`);
+
+/** The runtime modules `entries` need, theirs included, in name order. */
+export function runtimeClosure(entries: readonly string[], read: (name: string) => string = (name) => readFileSync(`${runtimeDir}${name}`, 'utf8')): string[] {
+  const needed = new Set<string>();
+  const pending = [...entries];
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (needed.has(name)) continue;
+    needed.add(name);
+    pending.push(...localImports(read(name)));
+  }
+  return [...needed].sort();
+}
+
+function runtimeFiles(entries: readonly string[]): GeneratedFile[] {
+  return runtimeClosure(entries).map((name) => ({ path: `src/runtime/${name}`, contents: withHeader(`generator/runtime/${name}`, readFileSync(`${runtimeDir}${name}`, 'utf8')) }));
+}
+
+/** The contract's reader (generator/model), shipped in the contract package for tools that read its semantics. */
+function modelFiles(): GeneratedFile[] {
+  return readdirSync(modelDir)
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+    .sort()
+    .map((name) => ({ path: `src/model/${name}`, contents: withHeader(`generator/model/${name}`, readFileSync(`${modelDir}${name}`, 'utf8')) }));
+}
+
+export const PACKAGE_SCOPE = '@payments-contract';
+export const packageName = (folder: string): string => `${PACKAGE_SCOPE}/${folder}`;
+/** Node versions every package supports (the engines field). */
+export const NODE_ENGINES = '>=20.19';
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** A module's export entry: its declarations and its JavaScript in dist/. */
+const moduleExport = (module: string) => ({ types: `./dist/${module}.d.ts`, default: `./dist/${module}.js` });
+
+interface ManifestPlan {
+  folder: string;
+  description: string;
+  dependencies: Readonly<Record<string, string>>;
+  exports: Record<string, unknown>;
+  /** Files shipped besides dist/, README.md and LICENSE. */
+  files?: readonly string[];
+}
+
+function manifest(plan: ManifestPlan, contract: JsonObject): string {
+  const info = contract.info as JsonObject;
+  const license = (info.license as JsonObject | undefined)?.name;
+  return json({
+    '//': HEADER_NOTE,
+    name: packageName(plan.folder),
+    // Decision written in the README ("Versions"): the generated packages carry the contract's own version.
+    version: String(info.version),
+    description: plan.description,
+    license: license === 'Apache 2.0' ? 'Apache-2.0' : String(license),
+    type: 'module',
+    engines: { node: NODE_ENGINES },
+    exports: { ...plan.exports, './package.json': './package.json' },
+    files: ['dist', ...(plan.files ?? []), 'README.md', 'LICENSE'],
+    sideEffects: false,
+    dependencies: plan.dependencies,
+  });
+}
+
+const SOURCE = 'generator/emit/packages.ts';
+const HEADER_NOTE = `Generated by ${SOURCE} from spec/ — do not edit.`;
+
+/** tsconfig.json of a package: src/ compiled to dist/ with declarations (tsconfig allows comments). */
+const BUILD_CONFIG = `// ${HEADER_NOTE}\n${json({
+  extends: '../tsconfig.package.json',
+  compilerOptions: { rootDir: 'src', outDir: 'dist' },
+  include: ['src'],
+})}`;
+
+/** generated/tsconfig.package.json: what every package's build shares (strict ESM for Node, declarations). */
+const SHARED_BUILD_CONFIG = `// ${HEADER_NOTE}\n${json({
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    declaration: true,
+    skipLibCheck: true,
+    verbatimModuleSyntax: true,
+    resolveJsonModule: true,
+    removeComments: false,
+  },
+})}`;
+
+const packagesDir = fileURLToPath(new URL('../packages/', import.meta.url));
+
+/** The package's README (generator/packages/<folder>/README.md) and the licence every package ships. */
+function documents(folder: string): GeneratedFile[] {
+  const readme = readFileSync(`${packagesDir}${folder}/README.md`, 'utf8');
+  return [
+    { path: 'README.md', contents: `<!-- Generated from generator/packages/${folder}/README.md by ${SOURCE} — do not edit. -->\n${readme}` },
+    { path: 'LICENSE', contents: readFileSync(`${packagesDir}LICENSE`, 'utf8') },
+  ];
+}
+
+/**
+ * Every file of the three generated packages, paths relative to generated/. `emitted`: both contracts'
+ * artifacts as the emitters write them (the control API's under sandbox/); `contract`: the service's bundle.
+ */
+export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, extensionsSchema: JsonObject): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  for (const plan of PACKAGE_PLANS) {
+    const runtime = runtimeFiles(plan.runtimeEntries);
+    const runtimeExports = Object.fromEntries(runtime.map((file) => file.path.slice('src/'.length, -'.ts'.length)).map((module) => [`./${module}`, moduleExport(module)]));
+    const exports = { ...Object.fromEntries(Object.entries(plan.exports).map(([subpath, module]) => [subpath, moduleExport(module)])), ...runtimeExports };
+    const own = [
+      ...emitted.filter((file) => plan.artifacts(file.path)).map((file) => ({ ...file, path: `src/${file.path}` })),
+      ...runtime,
+      { path: 'package.json', contents: manifest({ ...plan, exports }, contract) },
+      { path: 'tsconfig.json', contents: BUILD_CONFIG },
+      ...documents(plan.folder),
+    ];
+    files.push(...inFolder(plan.folder, own));
+  }
+  const model = modelFiles();
+  const contractExports = {
+    '.': moduleExport('index'),
+    './model': moduleExport('model/read-model'),
+    './model/types': moduleExport('model/types'),
+    './openapi.json': './openapi.json',
+    './sandbox/openapi.json': './sandbox/openapi.json',
+    './x-extensions.schema.json': './x-extensions.schema.json',
+    './docs/index.html': './docs/index.html',
+    './docs/sandbox/index.html': './docs/sandbox/index.html',
+  };
+  const contractManifest = manifest(
+    {
+      folder: 'contract',
+      description: 'The Payments API contract: bundled OpenAPI 3.1 documents (service and sandbox control API), their Redoc pages, the vendor-extension schema and a reader of its semantics.',
+      dependencies: {},
+      exports: contractExports,
+      files: ['openapi.json', 'sandbox/openapi.json', 'x-extensions.schema.json', 'docs'],
+    },
+    contract,
+  );
+  files.push(
+    ...inFolder('contract', [
+      ...model,
+      { path: 'src/index.ts', contents: withHeader(SOURCE, CONTRACT_INDEX) },
+      { path: 'package.json', contents: contractManifest },
+      { path: 'tsconfig.json', contents: BUILD_CONFIG },
+      { path: 'x-extensions.schema.json', contents: json({ $comment: HEADER_NOTE, ...extensionsSchema }) },
+      ...documents('contract'),
+    ]),
+  );
+  files.push({ path: 'tsconfig.package.json', contents: SHARED_BUILD_CONFIG });
+  return files;
+}
+
+const inFolder = (folder: string, files: GeneratedFile[]): GeneratedFile[] => files.map((file) => ({ ...file, path: `${folder}/${file.path}` }));
+
+/** contract/src/index.ts: where the package's documents are, for tools that read or serve them. */
+const CONTRACT_INDEX = `import { fileURLToPath } from 'node:url';
+
+const here = (path: string): string => fileURLToPath(new URL(\`../\${path}\`, import.meta.url));
+
+/** The bundled service contract (OpenAPI 3.1, webhooks included). */
+export const openapiPath = here('openapi.json');
+/** The bundled contract of the sandbox's control API. */
+export const sandboxOpenapiPath = here('sandbox/openapi.json');
+/** JSON Schema of the contract's vendor extensions. */
+export const extensionsSchemaPath = here('x-extensions.schema.json');
+/** The Redoc pages of the two contracts, self-contained HTML. */
+export const docsPaths = { service: here('docs/index.html'), control: here('docs/sandbox/index.html') } as const;
+`;
