@@ -4,7 +4,7 @@
 // contract documents (the replay or the duplicate code), and the resource's lookup finds one. What the
 // requests refer to (a customer, a payment method...) is provided first by the conformance suite's planning.
 import { describe, expect, it } from 'vitest';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
 import type { Exchange, RequestSpec } from '../../conformance/http.js';
 import type { CheckResult } from '../../conformance/types.js';

@@ -1,7 +1,7 @@
 // What the contract's decisions say about requests no operation lists: the answers given before an
 // operation is reached (decision `router-level-errors`) and the limits of a JSON body (decision
 // `json-body-limits`). Read from the decisions' text, so the suite restates neither.
-import { isObject } from '../../generator/model/read-model.js';
+import { isObject } from '@payments-contract/contract/model';
 import type { Contract } from '../../conformance/contract.js';
 
 function decisionText(contract: Contract, id: string): string | undefined {

@@ -3,10 +3,10 @@
 // each with and without a valid key. A case is built lazily (some are a mebibyte), and carries what its
 // answer is judged against (judge.ts): the operation it reaches, or none when its path or method is bent.
 import { randomUUID } from 'node:crypto';
-import { isObject } from '../../generator/model/read-model.js';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
-import { DEFAULT_MAX_BODY_BYTES } from '../../generated/runtime/router.js';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
+import { DEFAULT_MAX_BODY_BYTES } from '@payments-contract/server/runtime/router';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../../conformance/contract.js';
 import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
 import { ScenarioSkipped } from '../../conformance/workflows/scenario.js';

@@ -4,7 +4,7 @@
 // connection or a hang.
 import { describe, expect, it } from 'vitest';
 import { mapPool } from '../../conformance/pool.js';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { useSandbox } from './fixtures.js';
 import { hostileCases, sample } from './hostile-cases.js';

@@ -6,8 +6,8 @@
 // clocks, settings and balances of every scope are the same afterwards. Last, scope-wide writes (the clock,
 // settings, a top-up, a reset) in one scope must leave the other three as they were.
 import { describe, expect, it } from 'vitest';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json, JsonObject, OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../../conformance/contract.js';
 import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
 import type { Exchange, RequestSpec } from '../../conformance/http.js';

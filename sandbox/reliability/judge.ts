@@ -2,8 +2,8 @@
 // message }`), a status the operation documents or one answered before any operation is reached, a code
 // documented for that status, no success without a valid key. Counts every verdict, so each test prints its
 // figures and asserts the zero counts.
-import { isObject } from '../../generator/model/read-model.js';
-import type { OperationModel } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../../conformance/contract.js';
 import { routerLevelAnswers } from './contract-facts.js';
 import type { RawOutcome } from './raw-http.js';

@@ -3,7 +3,7 @@
 // limit is the documented 431, one just under it is served. Every answer is JSON, and the sandbox serves the
 // next request after each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_BODY_BYTES } from '../../generated/runtime/router.js';
+import { DEFAULT_MAX_BODY_BYTES } from '@payments-contract/server/runtime/router';
 import { routerLevelAnswers } from './contract-facts.js';
 import { baseOf, bodyPlus, baseText, VALID_AUTHORIZATION, variantRequest, type Base, type Variant } from './hostile-cases.js';
 import { createJudge } from './judge.js';
@@ -38,6 +38,7 @@ const EDGES: Edge[] = [
   { name: 'chunked body exactly at the cap', variant: (base) => ({ body: padded(base, cap), chunkBytes: 64 * KiB }), wanted: { not: 413 } },
   { name: 'chunked body one byte over the cap', variant: (base) => ({ body: padded(base, cap + 1), chunkBytes: 64 * KiB }), wanted: { refusal: 413 } },
   { name: 'chunked body of 8 MiB', variant: (base) => ({ body: padded(base, 8 * cap), chunkBytes: 64 * KiB }), wanted: { refusal: 413 } },
+  { name: 'body of 8 MiB with a length', variant: (base) => ({ body: padded(base, 8 * cap) }), wanted: { refusal: 413 } },
   { name: 'declared 1 GiB, nothing sent', variant: () => ({ body: '', headers: [['Content-Length', String(1024 * cap)]] }), wanted: { refusal: 413 } },
   { name: 'valid body in 1-byte chunks', variant: (base) => ({ body: baseText(base), chunkBytes: 1 }), wanted: { not: 413 } },
   { name: 'headers just under the limit', variant: (base) => ({ body: baseText(base), headers: [['X-Pad', 'h'.repeat(HEADER_LIMIT - 2 * KiB)]] }), wanted: { not: 431 } },

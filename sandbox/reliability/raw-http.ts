@@ -122,13 +122,42 @@ function dechunk(data: Buffer): Buffer | undefined {
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * A request longer than the body limit (and some) is written in three parts: its first 64 KiB (the head),
+ * then up to EARLY_ANSWER_BYTES, then the rest, waiting before each part for an early answer (as curl's
+ * `Expect: 100-continue` does for large bodies) and sending no more once one has begun. A shorter request is
+ * written at once, which the socket's buffers take whole. The reason: a server that answers before reading
+ * a whole body (a 413, or a 401) and closes leaves the body unread, so the close is a reset; a write that
+ * meets it fails, upon which Node discards the answer still unread in the socket (curl, reading after a
+ * failed write, gets it). Nothing is then written while the answer may be on its way.
+ */
+const EARLY_ANSWER_BYTES = 1024 * 1024 + 128 * 1024;
+const SPLITS: ReadonlyArray<{ at: number; waitMs: number }> = [
+  { at: 64 * 1024, waitMs: 500 },
+  { at: EARLY_ANSWER_BYTES, waitMs: 2_000 },
+];
+
+/** A part of a request: its bytes, a pause before it (a slow client), and how long to wait for an early answer before it. */
+interface Part {
+  bytes: Buffer;
+  pauseMs: number;
+  waitMs: number;
+}
+
+/** The whole request as the parts written one after another. */
+function partsOf(request: Buffer): Part[] {
+  if (request.length <= EARLY_ANSWER_BYTES) return [{ bytes: request, pauseMs: 0, waitMs: 0 }];
+  const cuts = [0, ...SPLITS.map((split) => split.at), request.length];
+  return cuts.slice(0, -1).map((from, i) => ({ bytes: request.subarray(from, cuts[i + 1]), pauseMs: 0, waitMs: i === 0 ? 0 : SPLITS[i - 1]!.waitMs }));
+}
+
+/**
  * Sends `request` (bytes, or pieces written `pauseMs` apart) on a new connection and waits for the answer.
  * The answer is taken as soon as it is complete, even while the request is still being written.
  */
 export function sendRaw(request: Buffer | readonly Buffer[], options: SendOptions): Promise<RawOutcome> {
   const started = performance.now();
   const host = options.host ?? '127.0.0.1';
-  const pieces = Buffer.isBuffer(request) ? [request] : request;
+  const parts: Part[] = Buffer.isBuffer(request) ? partsOf(request) : request.map((bytes, i) => ({ bytes, waitMs: 0, pauseMs: i === 0 ? 0 : (options.pauseMs ?? 0) }));
   return new Promise((resolve) => {
     const socket = connect(options.port, host);
     const chunks: Buffer[] = [];
@@ -161,10 +190,15 @@ export function sendRaw(request: Buffer | readonly Buffer[], options: SendOption
     socket.on('error', (error: NodeJS.ErrnoException) => settle(true, error.code ?? error.message));
     socket.once('connect', () => {
       void (async () => {
-        for (let i = 0; i < pieces.length && !settled && !socket.destroyed; i++) {
-          if (i > 0 && options.pauseMs) await delay(options.pauseMs);
+        for (const part of parts) {
+          if (part.pauseMs > 0) await delay(part.pauseMs);
+          if (part.waitMs > 0) {
+            for (const until = performance.now() + part.waitMs; chunks.length === 0 && !settled && performance.now() < until; ) await delay(5);
+            // An answer has begun: the rest of the request is not sent, as HTTP clients do.
+            if (chunks.length > 0) return;
+          }
           if (settled || socket.destroyed || !socket.writable) return;
-          socket.write(pieces[i]!);
+          socket.write(part.bytes);
         }
       })();
     });

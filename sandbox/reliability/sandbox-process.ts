@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_MERCHANTS, type TestKeyName } from '../testing/index.js';
-import { repoRoot } from '../server.js';
+import { repoRoot } from '../testing/repo-root.js';
 import type { StoreKind } from '../store/open-store.js';
 
 const entry = join(repoRoot, 'sandbox/main.ts');

@@ -4,8 +4,8 @@
 // from both contracts' examples). A sandbox started with the operator's own keys and token prints none of
 // them, at start-up or while it answers requests that carry them.
 import { describe, expect, it } from 'vitest';
-import { isObject } from '../../generator/model/read-model.js';
-import type { Json } from '../../generator/model/types.js';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json } from '@payments-contract/contract/model/types';
 import type { Contract } from '../../conformance/contract.js';
 import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
 import { createHttpClient } from '../../conformance/http.js';

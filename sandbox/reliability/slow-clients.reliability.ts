@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuthorization } from '../../generated/runtime/basic-auth.js';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { sendRaw, type RawOutcome } from './raw-http.js';
 import { figures, summaryLine } from './scale.js';

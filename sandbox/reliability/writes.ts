@@ -2,7 +2,7 @@
 // back (by id, or by its lookup), with the conformance suite's fresh example bodies and a fresh idempotency
 // key where the operation takes one, sent by many clients at once; and the checks that a write is there.
 import { randomUUID } from 'node:crypto';
-import type { Json, OperationModel } from '../../generator/model/types.js';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
 import type { RequestSpec } from '../../conformance/http.js';
 import type { UniqueValues } from '../../conformance/workflows/data.js';
