@@ -7,5 +7,4 @@ export { formatSummary, summaryTable, totalsLine, formatFinding } from './report
 export { createProgress, resultLine, type Progress, type ProgressStream } from './report/terminal.js';
 export { toJUnit } from './report/junit.js';
 export { toJsonReport, JSON_REPORT_FORMAT } from './report/json.js';
-export { startMock, type MockOptions, type RunningMock } from './mock/serve.js';
 export { main as runCli } from './cli.js';
