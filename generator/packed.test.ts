@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../conformance/mock/serve.js';
-import { installedPackages, installProject, nodeBinary, packPackages, repoRoot, runCommand, tarballsFor, userEnvironment, type PackedPackage, type Ran } from './packed.js';
+import { installedPackages, installProject, nodeBinary, packPackages, repoRoot, runCommand, tarballsFor, undeclaredImports, userEnvironment, type PackedPackage, type Ran } from './packed.js';
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
@@ -150,9 +150,21 @@ describe('the packed packages, installed from their tarballs outside the reposit
     expect(installed.filter((name) => DEVELOPMENT_TOOLS.includes(name))).toEqual([]);
   });
 
+  it.each([
+    ['contract', 'conformance'],
+    ['client', 'client'],
+    ['server', 'server'],
+    ['conformance', 'conformance'],
+    ['sandbox', 'sandbox'],
+  ] as const)('%s: its JavaScript imports only what the package declares and Node.js provides', (name, project) => {
+    // A devDependency imported at run time works in the repository and fails for users (the conformance
+    // package once exported the mock, which needs Prism); so does a module of another package not declared.
+    expect(undeclaredImports(projects[project], `@payments-contract/${name}`)).toEqual([]);
+  });
+
   it.each(MODULE_RESOLUTIONS)("a TypeScript consumer of the client type-checks under moduleResolution %s, the README's switch narrowing error_code", (moduleResolution) => {
-    // packed-client-consumer.ts holds a `case` for a code createDisbursement does not document for 400 under
-    // @ts-expect-error: were error_code not narrowed, the unused directive would be the error here.
+    // packed-client-consumer.ts expects an error on a `case` for a code createDisbursement does not document
+    // for 400: were error_code not narrowed, that directive would go unused and fail the check here.
     const checked = typeChecks.get(moduleResolution);
     expect(checked?.stdout).toBe('');
     expect(checked?.code).toBe(0);

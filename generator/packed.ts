@@ -4,8 +4,10 @@
 // Packs what `npm run build` (run by `npm install`) last built: rebuild after changing a package's sources.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { PACKAGE_BUILDS } from './build-packages.js';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -183,4 +185,43 @@ export function installedBytes(folder: string): number {
 export async function nodeBinary(major: number): Promise<string> {
   const ran = await mustRun('bash', [join(repoRoot, '.ci/fetch-node.sh'), String(major)], { cwd: repoRoot, timeoutMs: 300_000 });
   return ran.stdout.trim().split('\n').at(-1) ?? '';
+}
+
+/** The modules a file names: static imports and exports, import(), require() and require.resolve() of a literal. */
+function moduleSpecifiers(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+    if (ts.isCallExpression(node) && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+      const callee = node.expression;
+      const isRequire = (expression: ts.Expression): boolean => ts.isIdentifier(expression) && expression.text === 'require';
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || isRequire(callee) || (ts.isPropertyAccessExpression(callee) && isRequire(callee.expression) && callee.name.text === 'resolve')) found.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The modules an installed package's JavaScript names that it does not declare (dependencies, optional or
+ * peer) and Node.js does not provide, as `file: specifier`. Such an import works in this repository, where
+ * every devDependency is installed, and fails for a user, perhaps only on the path that reaches it.
+ */
+export function undeclaredImports(folder: string, name: string): string[] {
+  const root = join(folder, 'node_modules', name);
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest & { optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  const declared = new Set([name, ...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies })]);
+  const found: string[] = [];
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js') || relative(root, entry.parentPath).split(sep).includes('node_modules')) continue;
+    const file = join(entry.parentPath, entry.name);
+    for (const specifier of moduleSpecifiers(file, readFileSync(file, 'utf8'))) {
+      if (specifier.startsWith('.') || isBuiltin(specifier)) continue;
+      const packageName = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      if (!declared.has(packageName)) found.push(`${relative(root, file)}: ${specifier}`);
+    }
+  }
+  return [...new Set(found)].sort();
 }
