@@ -122,19 +122,17 @@ function dechunk(data: Buffer): Buffer | undefined {
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A request longer than the body limit (and some) is written in three parts: its first 64 KiB (the head),
- * then up to EARLY_ANSWER_BYTES, then the rest, waiting before each part for an early answer (as curl's
- * `Expect: 100-continue` does for large bodies) and sending no more once one has begun. A shorter request is
- * written at once, which the socket's buffers take whole. The reason: a server that answers before reading
- * a whole body (a 413, or a 401) and closes leaves the body unread, so the close is a reset; a write that
- * meets it fails, upon which Node discards the answer still unread in the socket (curl, reading after a
- * failed write, gets it). Nothing is then written while the answer may be on its way.
+ * Why requests are written in parts: a server that answers before reading a whole body (a 413, a 401, an
+ * operation that takes no body) and closes leaves the body unread, so its close is a reset; a client write
+ * that meets the reset fails, and Node then discards the answer still unread in the socket, where curl,
+ * reading after a failed write, gets it. So a request past the body limit is written in parts with a wait
+ * for an early answer before each (as curl's `Expect: 100-continue` does for large bodies), sending no more
+ * once one has begun; a shorter one at once. One whose write still met a reset before any answer is sent
+ * again, carefully: in parts from its first 64 KiB, nothing written while an answer may be on its way.
  */
 const EARLY_ANSWER_BYTES = 1024 * 1024 + 128 * 1024;
-const SPLITS: ReadonlyArray<{ at: number; waitMs: number }> = [
-  { at: 64 * 1024, waitMs: 500 },
-  { at: EARLY_ANSWER_BYTES, waitMs: 2_000 },
-];
+const HEAD_BYTES = 64 * 1024;
+const EARLY_ANSWER_WAIT_MS = 2_000;
 
 /** A part of a request: its bytes, a pause before it (a slow client), and how long to wait for an early answer before it. */
 interface Part {
@@ -143,21 +141,29 @@ interface Part {
   waitMs: number;
 }
 
-/** The whole request as the parts written one after another. */
-function partsOf(request: Buffer): Part[] {
-  if (request.length <= EARLY_ANSWER_BYTES) return [{ bytes: request, pauseMs: 0, waitMs: 0 }];
-  const cuts = [0, ...SPLITS.map((split) => split.at), request.length];
-  return cuts.slice(0, -1).map((from, i) => ({ bytes: request.subarray(from, cuts[i + 1]), pauseMs: 0, waitMs: i === 0 ? 0 : SPLITS[i - 1]!.waitMs }));
+/** The whole request as the parts written one after another: cut at the head and at the body limit, or (careful) always. */
+function partsOf(request: Buffer, careful: boolean): Part[] {
+  if (request.length <= (careful ? HEAD_BYTES : EARLY_ANSWER_BYTES)) return [{ bytes: request, pauseMs: 0, waitMs: 0 }];
+  const cuts = [0, ...[HEAD_BYTES, EARLY_ANSWER_BYTES].filter((at) => at < request.length), request.length];
+  return cuts.slice(0, -1).map((from, i) => ({ bytes: request.subarray(from, cuts[i + 1]), pauseMs: 0, waitMs: i === 0 ? 0 : EARLY_ANSWER_WAIT_MS }));
 }
+
+/** A write met the server's reset before any answer arrived. */
+const resetWhileSending = (outcome: RawOutcome): boolean => outcome.kind === 'dropped' && /^(EPIPE|ECONNRESET)/.test(outcome.detail) && outcome.detail.endsWith('nothing received');
 
 /**
  * Sends `request` (bytes, or pieces written `pauseMs` apart) on a new connection and waits for the answer.
  * The answer is taken as soon as it is complete, even while the request is still being written.
  */
-export function sendRaw(request: Buffer | readonly Buffer[], options: SendOptions): Promise<RawOutcome> {
+export async function sendRaw(request: Buffer | readonly Buffer[], options: SendOptions): Promise<RawOutcome> {
+  if (!Buffer.isBuffer(request)) return sendParts(request.map((bytes, i) => ({ bytes, waitMs: 0, pauseMs: i === 0 ? 0 : (options.pauseMs ?? 0) })), options);
+  const outcome = await sendParts(partsOf(request, false), options);
+  return resetWhileSending(outcome) && request.length > HEAD_BYTES ? sendParts(partsOf(request, true), options) : outcome;
+}
+
+function sendParts(parts: readonly Part[], options: SendOptions): Promise<RawOutcome> {
   const started = performance.now();
   const host = options.host ?? '127.0.0.1';
-  const parts: Part[] = Buffer.isBuffer(request) ? partsOf(request) : request.map((bytes, i) => ({ bytes, waitMs: 0, pauseMs: i === 0 ? 0 : (options.pauseMs ?? 0) }));
   return new Promise((resolve) => {
     const socket = connect(options.port, host);
     const chunks: Buffer[] = [];

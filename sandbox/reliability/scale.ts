@@ -36,7 +36,7 @@ export const FIGURES: Record<Scale, Figures> = {
     slowClients: 100,
     slowHoldMs: 20_000,
     // Node's own requestTimeout (300 s) checked every connectionsCheckingInterval (30 s), with room.
-    slowTimeoutWaitMs: 340_000,
+    slowTimeoutWaitMs: 345_000,
     raceSize: 100,
     kills: 6,
     writersInFlight: 32,

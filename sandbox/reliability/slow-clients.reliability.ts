@@ -19,8 +19,9 @@ const PAUSE_MS = 1_000;
  * whole request within requestTimeout (300 s), both checked every connectionsCheckingInterval (30 s). The
  * HTTPS port's sniffer answers plain HTTP after 30 s without its head.
  */
-const HEAD_DEADLINE_MS = 60_000 + 30_000;
-const REQUEST_DEADLINE_MS = 300_000 + 30_000;
+const MARGIN_MS = 10_000;
+const HEAD_DEADLINE_MS = 60_000 + 30_000 + MARGIN_MS;
+const REQUEST_DEADLINE_MS = 300_000 + 30_000 + MARGIN_MS;
 
 interface SlowKind {
   name: string;
