@@ -12,7 +12,8 @@ import { identifierField, resourceOperations, successStatuses } from '../../conf
 import { STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { liveContext, serviceContract } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';
-import { startSandboxProcess, tempDir, type SandboxProcess } from './sandbox-process.js';
+import { useTempDir } from './fixtures.js';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { printedSecrets } from './secrets.js';
 import { found, isPresent, load, writableOperations, type Write } from './writes.js';
 
@@ -47,11 +48,10 @@ async function retryUnanswered(url: string, writes: Write[], examples: string[])
 }
 
 describe.each(STORE_KINDS)('SIGKILL under write load, %s store', (store: StoreKind) => {
-  const dir = tempDir(`crash-${store}`);
+  const dir = useTempDir(`crash-${store}`);
   let sandbox: SandboxProcess | undefined;
   afterAll(async () => {
     await sandbox?.remove();
-    dir.remove();
   });
 
   it(`loses no acknowledged write and duplicates none across ${figures.kills} kills`, async () => {

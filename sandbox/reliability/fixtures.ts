@@ -1,5 +1,8 @@
 // The set-up most reliability tests share: a sandbox process whose callbacks go to a local receiver (so no
 // callback leaves the machine), started before the file's tests and removed after them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
 import { serviceContract } from './live-conformance.js';
@@ -22,4 +25,19 @@ export function useSandbox(options: SandboxProcessOptions = {}): Started {
     await started.receiver?.close();
   });
   return started;
+}
+
+/**
+ * A temporary directory made before the file's tests and removed after them (after the hooks registered
+ * later, such as a sandbox's on it); not made at all when a filter leaves the file's tests out.
+ */
+export function useTempDir(prefix: string): { readonly path: string } {
+  const dir = { path: '' };
+  beforeAll(() => {
+    dir.path = mkdtempSync(join(tmpdir(), `sandbox-reliability-${prefix}-`));
+  });
+  afterAll(() => {
+    if (dir.path !== '') rmSync(dir.path, { recursive: true, force: true });
+  });
+  return dir;
 }

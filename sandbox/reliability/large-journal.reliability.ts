@@ -12,7 +12,8 @@ import { JOURNAL_FILE } from '../store/journal-file.js';
 import { writeLargeJournal } from '../store/testing/large-journal.js';
 import { serviceContract } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';
-import { startSandboxProcess, tempDir, type SandboxProcess } from './sandbox-process.js';
+import { useTempDir } from './fixtures.js';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { isPresent, load, writableOperations, type Write } from './writes.js';
 
 const MiB = 1024 * 1024;
@@ -28,13 +29,11 @@ function linesAfterHeader(path: string): Buffer {
 }
 
 describe('restart of a large journal', () => {
-  const made = tempDir('journal-made');
-  const large = tempDir('journal-large');
+  const made = useTempDir('journal-made');
+  const large = useTempDir('journal-large');
   const running: SandboxProcess[] = [];
   afterAll(async () => {
     await Promise.all(running.map((sandbox) => sandbox.remove()));
-    made.remove();
-    large.remove();
   });
   const start = async (dataDir: string): Promise<SandboxProcess> => {
     const sandbox = await startSandboxProcess({ dataDir });

@@ -109,6 +109,11 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
       clearTimeout(timer);
       reject(new StartFailed(`the sandbox exited with ${String(code)} before it listened`, output, code));
     });
+  }).catch(async (error: unknown) => {
+    // A start that failed leaves nothing behind: no process, no directory the suite made.
+    await exited;
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
   });
   const startMs = performance.now() - started;
   const pid = child.pid!;
@@ -154,10 +159,4 @@ export function selfSignedCertificate(dir: string): { cert: string; key: string 
   const key = join(dir, 'key.pem');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
   return { cert, key };
-}
-
-/** A temporary directory for one test file, removed by the returned function. */
-export function tempDir(prefix: string): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(tmpdir(), `sandbox-reliability-${prefix}-`));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

@@ -10,7 +10,8 @@ import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { sendRaw, type RawOutcome } from './raw-http.js';
 import { figures, summaryLine } from './scale.js';
-import { selfSignedCertificate, startSandboxProcess, tempDir, type SandboxProcess } from './sandbox-process.js';
+import { useTempDir } from './fixtures.js';
+import { selfSignedCertificate, startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 
 const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
 const PAUSE_MS = 1_000;
@@ -86,7 +87,7 @@ const quantile = (values: number[], q: number): number => [...values].sort((a, b
 describe('slow clients', () => {
   let plain: SandboxProcess;
   let tls: SandboxProcess;
-  const dir = tempDir('tls');
+  const dir = useTempDir('tls');
   let ca: Buffer;
 
   beforeAll(async () => {
@@ -96,7 +97,6 @@ describe('slow clients', () => {
   });
   afterAll(async () => {
     await Promise.all([plain?.remove(), tls?.remove()]);
-    dir.remove();
   });
 
   it(`keeps serving normal clients beside ${figures.slowClients} slow ones${figures.slowTimeoutWaitMs > 0 ? ', and ends each slow one by its own timeouts' : ''}`, async () => {
