@@ -80,10 +80,10 @@ function describeCondition(condition: unknown): string | undefined {
  * keyword. Ajv reports it as an `if` error beside the branch's own errors, with the `if` beside it in its
  * parent schema.
  */
-function conditionOf(error: ValidatorError, errors: readonly ValidatorError[]): string | undefined {
+function conditionOf(error: ValidatorError, conditions: readonly ValidatorError[]): string | undefined {
   let best: ValidatorError | undefined;
-  for (const candidate of errors) {
-    if (candidate.keyword !== 'if' || !candidate.schemaPath.endsWith('/if')) continue;
+  for (const candidate of conditions) {
+    if (!candidate.schemaPath.endsWith('/if')) continue;
     const branch = `${candidate.schemaPath.slice(0, -2)}${candidate.params.failingKeyword === 'else' ? 'else' : 'then'}/`;
     if (error.schemaPath.startsWith(branch) && (!best || candidate.schemaPath.length > best.schemaPath.length)) best = candidate;
   }
@@ -96,7 +96,7 @@ function conditionOf(error: ValidatorError, errors: readonly ValidatorError[]): 
  * "must be equal to one of the allowed values") are said as the rule they stand for, with the condition the
  * rule applies under.
  */
-function messageOf(error: ValidatorError, errors: readonly ValidatorError[]): string {
+function messageOf(error: ValidatorError, conditions: readonly ValidatorError[]): string {
   const { keyword, params, parentSchema } = error;
   const excluded = isRecord(parentSchema?.not) ? parentSchema.not : undefined;
   let message: string;
@@ -109,7 +109,7 @@ function messageOf(error: ValidatorError, errors: readonly ValidatorError[]): st
   else if (keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') message = `must not have the field ${quote(params.additionalProperty)}`;
   else if (keyword === 'propertyNames' && typeof params.propertyName === 'string') message = `must not have a field named ${quote(params.propertyName)}`;
   else message = error.message ?? `must pass "${keyword}"`;
-  const condition = conditionOf(error, errors);
+  const condition = conditionOf(error, conditions);
   return condition ? `${message} ${condition}` : message;
 }
 
@@ -119,13 +119,18 @@ function messageOf(error: ValidatorError, errors: readonly ValidatorError[]): st
  */
 export function toIssues(location: IssueLocation, errors: readonly ValidatorError[] | null | undefined): ValidationIssue[] {
   const all = errors ?? [];
+  // Looked up per error, so gathered once: a body with 100,000 bad items has as many errors and few `if`s.
+  const conditions = all.filter((error) => error.keyword === 'if');
   return all
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
       const code = ownErrorCode(error);
-      return { location, path: issuePath(error), message: messageOf(error, all), keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
+      return { location, path: issuePath(error), message: messageOf(error, conditions), keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
     });
 }
+
+/** At most this many violations are listed in an answer's `errors` and message; the count says how many there were. */
+export const LISTED_ISSUES = 100;
 
 /**
  * Decision `validation-code-precedence`: when every violation carries the same own code, that code, at the
@@ -143,6 +148,9 @@ export function validationAnswer(issues: readonly ValidationIssue[], contract: V
 
 /** The body of a validation failure: `{ error_code, message, errors }`. */
 export function validationErrorBody(answer: ErrorAnswer, issues: readonly ValidationIssue[]): { error_code: string; message: string; errors: ValidationIssue[] } {
-  const described = issues.map((issue) => `${issue.location} ${issue.path || '(whole body)'} ${issue.message}`).join('; ');
-  return { error_code: answer.error_code, message: `The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}.`, errors: [...issues] };
+  // A body of 100,000 bad items would otherwise get an answer of 100,000 entries (megabytes) for one mistake.
+  const listed = issues.slice(0, LISTED_ISSUES);
+  const described = listed.map((issue) => `${issue.location} ${issue.path || '(whole body)'} ${issue.message}`).join('; ');
+  const more = issues.length > listed.length ? `; and ${issues.length - listed.length} more like them` : '';
+  return { error_code: answer.error_code, message: `The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}${more}.`, errors: listed };
 }
