@@ -142,6 +142,43 @@ describe('routeByFirstByte', () => {
   });
 });
 
+describe('routeByFirstByte, a head trickled a byte at a time', () => {
+  it('is answered once the deadline from its first byte passes, however often bytes arrive', async () => {
+    const refusal = httpsRequiredResponse('https://127.0.0.1/');
+    const sockets: Socket[] = [];
+    const front = createNetServer((socket) => {
+      sockets.push(socket);
+      routeByFirstByte(socket, () => socket.destroy(), refusal, 300);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const started = Date.now();
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect((front.address() as AddressInfo).port, '127.0.0.1');
+      // One byte every 50 ms: the connection is never idle for the 300 ms an idle timeout would wait for.
+      const head = 'GET /balance HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(200);
+      let sent = 0;
+      const trickle = setInterval(() => {
+        if (sent < head.length && !socket.destroyed) socket.write(head[sent++]!);
+      }, 50);
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => {
+        clearInterval(trickle);
+        resolve(text);
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        clearInterval(trickle);
+        socket.destroy();
+      }, 4_000);
+    });
+    expect(raw).toBe(refusal);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+  });
+});
+
 describe('listen over HTTP', () => {
   it('serves the site and closes with keep-alive connections open', async () => {
     const server = await listen(site, { host: '127.0.0.1', port: 0 });

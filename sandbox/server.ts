@@ -139,13 +139,15 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
     const answer = (): void => {
       if (answered) return;
       answered = true;
-      socket.setTimeout(0);
+      clearTimeout(deadline);
       socket.removeAllListeners('data');
       socket.end(refusal);
       // A client that never reads its answer or closes must not hold the socket either.
       setTimeout(() => socket.destroy(), timeoutMs).unref();
     };
-    socket.setTimeout(timeoutMs, answer);
+    // A deadline from the first byte, not an idle timeout: a head trickled a byte at a time never goes idle.
+    const deadline = setTimeout(answer, timeoutMs);
+    socket.once('close', () => clearTimeout(deadline));
     const complete = (): boolean => head.includes('\r\n\r\n') || head.length >= PLAIN_HEAD_LIMIT;
     if (complete()) return answer();
     socket.on('data', (more: Buffer) => {
