@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
-import { answerProtocolErrors, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
+import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -111,8 +111,7 @@ const SNIFF_TIMEOUT_MS = 30_000;
 
 /** The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body. */
 export function httpsRequiredResponse(httpsUrl: string): string {
-  const body = JSON.stringify({ error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
-  return `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  return rawErrorResponse({ status: 400, error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
 }
 
 /**

@@ -232,9 +232,10 @@ class NodeNativeRequest implements NativeRequest {
 
   // For error reports and the rare reader of the Request: the body, if read, has been consumed.
   toRequest(): Request {
+    if (this.#request) return this.#request;
     const { message } = this;
     const url = targetUrl(message.url ?? '/', this.origin) ?? new URL(`${this.origin}/`);
-    return (this.#request ??= this.#bodyText ? new Request(url, { method: this.method, headers: toHeaders(message) }) : toRequest(message, url));
+    return (this.#request = this.#bodyText ? new Request(url, { method: this.method, headers: toHeaders(message) }) : toRequest(message, url));
   }
 }
 
@@ -331,7 +332,7 @@ export function toNodeListener(handler: FetchHandler, options: { origin: string;
 }
 
 /** A refusal made before any handler runs, in the contract's error format (decision `router-level-errors`). */
-interface ProtocolError {
+export interface ProtocolError {
   status: number;
   error_code: string;
   message: string;
@@ -357,9 +358,12 @@ function protocolErrorAnswer(error: ProtocolError): NativeAnswer {
   return { status: error.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error_code: error.error_code, message: error.message }) };
 }
 
-/** A whole HTTP/1.1 response, for a socket on which Node's HTTP parser has given up. */
-function rawResponse(error: ProtocolError): string {
-  const body = JSON.stringify({ error_code: error.error_code, message: error.message });
+/**
+ * A whole HTTP/1.1 response that closes the connection, for a socket no HTTP parser is answering: one Node's
+ * parser has given up on, or one that is not HTTP to this server at all (the sandbox's TLS port).
+ */
+export function rawErrorResponse(error: ProtocolError): string {
+  const { body = '' } = protocolErrorAnswer(error);
   return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
@@ -379,7 +383,7 @@ function refuse(socket: Duplex, error: ProtocolError): void {
     socket.destroy();
     return;
   }
-  socket.end(rawResponse(error));
+  socket.end(rawErrorResponse(error));
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
