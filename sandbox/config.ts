@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
+import { maskUrlCredentials } from './callbacks/mask-credentials.js';
 import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
 export type Mode = 'test' | 'live';
@@ -157,7 +158,7 @@ function url(name: string, raw: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
   // Decision `callback-url-without-credentials`; the message leaves the credentials out, as every log must.
-  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${parsed.protocol}//***@${parsed.host}${parsed.pathname}`);
+  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${maskUrlCredentials(raw)}`);
   return raw;
 }
 

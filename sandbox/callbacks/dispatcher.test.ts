@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@payments-contract/client/webhooks';
 import type { Scope } from '../store/store.js';
-import { maskUrlCredentials } from './dispatcher.js';
+import { maskUrlCredentials } from './mask-credentials.js';
 import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
 import { CALLBACK_TOKEN, MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
 

@@ -10,6 +10,7 @@ import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind }
 import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
+import { maskUrlCredentials } from './mask-credentials.js';
 import { DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
 
 export interface DispatcherOptions {
@@ -45,11 +46,6 @@ export interface Dispatcher {
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-/** Text with the user name and password of any URL in it masked: failure reasons and alerts are shown and logged. */
-export function maskUrlCredentials(text: string): string {
-  return text.replace(/(\/\/)[^/?#@\s]*@/g, '$1***@');
-}
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
