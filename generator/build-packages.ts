@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { CONTRACT_DOCUMENTS } from './emit/packages.js';
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -33,11 +34,6 @@ export const PACKAGE_BUILDS: readonly PackageBuild[] = [
   { name: 'sandbox', folder: 'sandbox', tsconfig: 'tsconfig.build.json' },
 ];
 
-/** The Redoc pages of the contract package: service and control API, self-contained HTML. */
-const DOCS = [
-  { spec: 'openapi.json', output: 'docs/index.html', title: 'Payments API' },
-  { spec: 'sandbox/openapi.json', output: 'docs/sandbox/index.html', title: 'Payments sandbox control API' },
-];
 
 function binOf(pkg: string, name: string): string {
   const manifestPath = require.resolve(`${pkg}/package.json`);
@@ -64,9 +60,9 @@ function copyShippedSources(folder: string): number {
 async function buildDocs(folder: string): Promise<void> {
   const redocly = binOf('@redocly/cli', 'redocly');
   await Promise.all(
-    DOCS.map(async ({ spec, output, title }) => {
-      mkdirSync(dirname(join(folder, output)), { recursive: true });
-      await run(process.execPath, [redocly, 'build-docs', join(folder, spec), '--inlineBundle', '--title', title, '--output', join(folder, output)], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 });
+    CONTRACT_DOCUMENTS.map(async ({ spec, page, title }) => {
+      mkdirSync(dirname(join(folder, page)), { recursive: true });
+      await run(process.execPath, [redocly, 'build-docs', join(folder, spec), '--inlineBundle', '--title', title, '--output', join(folder, page)], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 });
     }),
   );
 }

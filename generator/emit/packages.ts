@@ -8,17 +8,16 @@ import { fileURLToPath } from 'node:url';
 import type { JsonObject } from '../model/types.js';
 import { withHeader, type GeneratedFile } from './generated-file.js';
 
-export type PackageFolder = 'contract' | 'client' | 'server';
-
-export interface PackagePlan {
-  folder: PackageFolder;
+interface PackagePlan {
+  folder: 'client' | 'server';
   /** What the package is for, in its package.json. */
   description: string;
   /** Emitted files (paths as emitted, relative to one contract's folder) this package ships. */
   artifacts: (path: string) => boolean;
   /** Runtime modules its own code calls directly; the modules those import come along. */
   runtimeEntries: readonly string[];
-  dependencies: Readonly<Record<string, string>>;
+  /** Its runtime dependencies, at the versions this repository develops and tests with (its package.json). */
+  dependencies: readonly string[];
   /** Subpath exports besides the runtime's: subpath -> module path inside src/, without extension. */
   exports: Readonly<Record<string, string>>;
 }
@@ -28,13 +27,13 @@ const WEBHOOK_VALIDATORS = new Set(['validators/webhooks.ts', 'validators/webhoo
 const CONTROL = 'sandbox/';
 const withoutControl = (path: string): string => (path.startsWith(CONTROL) ? path.slice(CONTROL.length) : path);
 
-export const PACKAGE_PLANS: readonly PackagePlan[] = [
+const PACKAGE_PLANS: readonly PackagePlan[] = [
   {
     folder: 'client',
     description: 'Types, typed client (openapi-fetch), webhook payload types, receiver and sender for the Payments API and its sandbox control API.',
     artifacts: (path) => ['types.ts', 'client.ts', 'webhooks.ts'].includes(withoutControl(path)) || WEBHOOK_VALIDATORS.has(path),
     runtimeEntries: ['client.ts', 'webhook-receiver.ts', 'webhook-sender.ts', 'webhook-definition.ts', 'constant-time.ts', 'basic-auth.ts'],
-    dependencies: { 'openapi-fetch': '0.17.0' },
+    dependencies: ['openapi-fetch'],
     exports: { '.': 'client', './client': 'client', './types': 'types', './webhooks': 'webhooks', './validators/webhooks': 'validators/webhooks', './sandbox/client': 'sandbox/client', './sandbox/types': 'sandbox/types' },
   },
   {
@@ -43,44 +42,61 @@ export const PACKAGE_PLANS: readonly PackagePlan[] = [
     artifacts: (path) => ['types.ts', 'server.ts'].includes(withoutControl(path)) || (withoutControl(path).startsWith('validators/') && !WEBHOOK_VALIDATORS.has(path)),
     // The command-line and stop-signal helpers come along: every bin of this project serves or runs on this package.
     runtimeEntries: ['router.ts', 'node-listener.ts', 'constant-time.ts', 'basic-auth.ts', 'path-matcher.ts', 'request-body.ts', 'validation-errors.ts', 'command-line.ts', 'package-version.ts', 'stop-signals.ts'],
-    dependencies: { ajv: '8.20.0', 'ajv-formats': '3.0.1' },
+    dependencies: ['ajv', 'ajv-formats'],
     exports: { '.': 'server', './server': 'server', './types': 'types', './validators': 'validators/index', './sandbox/server': 'sandbox/server', './sandbox/types': 'sandbox/types', './sandbox/validators': 'sandbox/validators/index' },
   },
 ];
 
-const runtimeDir = fileURLToPath(new URL('../runtime/', import.meta.url));
-const modelDir = fileURLToPath(new URL('../model/', import.meta.url));
+/** Where the hand-written modules the packages ship are kept (generator/runtime, generator/model). */
+const sourceDir = (folder: 'runtime' | 'model'): string => fileURLToPath(new URL(`../${folder}/`, import.meta.url));
+
+/** Hand-written modules shipped as they are, under the header that names where they come from. */
+function copiedSources(folder: 'runtime' | 'model', names: readonly string[]): GeneratedFile[] {
+  return names.map((name) => ({ path: `src/${folder}/${name}`, contents: withHeader(`generator/${folder}/${name}`, readFileSync(`${sourceDir(folder)}${name}`, 'utf8')) }));
+}
 
 const localImports = (source: string): string[] => [...source.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((match) => `${match[1]}.ts`);
 
 /** The runtime modules `entries` need, theirs included, in name order. */
-export function runtimeClosure(entries: readonly string[], read: (name: string) => string = (name) => readFileSync(`${runtimeDir}${name}`, 'utf8')): string[] {
+function runtimeClosure(entries: readonly string[]): string[] {
   const needed = new Set<string>();
   const pending = [...entries];
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (needed.has(name)) continue;
     needed.add(name);
-    pending.push(...localImports(read(name)));
+    pending.push(...localImports(readFileSync(`${sourceDir('runtime')}${name}`, 'utf8')));
   }
   return [...needed].sort();
 }
 
-function runtimeFiles(entries: readonly string[]): GeneratedFile[] {
-  return runtimeClosure(entries).map((name) => ({ path: `src/runtime/${name}`, contents: withHeader(`generator/runtime/${name}`, readFileSync(`${runtimeDir}${name}`, 'utf8')) }));
-}
-
 /** The contract's reader (generator/model), shipped in the contract package for tools that read its semantics. */
-function modelFiles(): GeneratedFile[] {
-  return readdirSync(modelDir)
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-    .sort()
-    .map((name) => ({ path: `src/model/${name}`, contents: withHeader(`generator/model/${name}`, readFileSync(`${modelDir}${name}`, 'utf8')) }));
+const modelNames = (): string[] => readdirSync(sourceDir('model')).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).sort();
+
+const packageName = (folder: string): string => `@payments-contract/${folder}`;
+/** Node versions every package supports (the engines field). */
+const NODE_ENGINES = '>=20.19';
+
+/** The versions of the dependencies this repository develops and tests with, which the packages then pin. */
+const developedWith = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+
+function pinned(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const version = developedWith[name];
+      if (version === undefined) throw new Error(`${name} is not a dependency of this repository's package.json, so no version can be pinned`);
+      return [name, version];
+    }),
+  );
 }
 
-export const PACKAGE_SCOPE = '@payments-contract';
-export const packageName = (folder: string): string => `${PACKAGE_SCOPE}/${folder}`;
-/** Node versions every package supports (the engines field). */
-export const NODE_ENGINES = '>=20.19';
+/**
+ * The contract package's two documents and their Redoc pages: listed once for its exports, its index and the
+ * build that makes the pages (generator/build-packages.ts).
+ */
+export const CONTRACT_DOCUMENTS = [
+  { spec: 'openapi.json', page: 'docs/index.html', title: 'Payments API' },
+  { spec: 'sandbox/openapi.json', page: 'docs/sandbox/index.html', title: 'Payments sandbox control API' },
+] as const;
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -90,7 +106,7 @@ const moduleExport = (module: string) => ({ types: `./dist/${module}.d.ts`, defa
 interface ManifestPlan {
   folder: string;
   description: string;
-  dependencies: Readonly<Record<string, string>>;
+  dependencies: readonly string[];
   exports: Record<string, unknown>;
   /** Files shipped besides dist/, README.md and LICENSE. */
   files?: readonly string[];
@@ -111,7 +127,7 @@ function manifest(plan: ManifestPlan, contract: JsonObject): string {
     exports: { ...plan.exports, './package.json': './package.json' },
     files: ['dist', ...(plan.files ?? []), 'README.md', 'LICENSE'],
     sideEffects: false,
-    dependencies: plan.dependencies,
+    dependencies: pinned(plan.dependencies),
   });
 }
 
@@ -161,7 +177,7 @@ function documents(folder: string): GeneratedFile[] {
 export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, extensionsSchema: JsonObject): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   for (const plan of PACKAGE_PLANS) {
-    const runtime = runtimeFiles(plan.runtimeEntries);
+    const runtime = copiedSources('runtime', runtimeClosure(plan.runtimeEntries));
     const runtimeExports = Object.fromEntries(runtime.map((file) => file.path.slice('src/'.length, -'.ts'.length)).map((module) => [`./${module}`, moduleExport(module)]));
     const exports = { ...Object.fromEntries(Object.entries(plan.exports).map(([subpath, module]) => [subpath, moduleExport(module)])), ...runtimeExports };
     const own = [
@@ -173,22 +189,19 @@ export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, 
     ];
     files.push(...inFolder(plan.folder, own));
   }
-  const model = modelFiles();
+  const model = copiedSources('model', modelNames());
+  const asIs = [...CONTRACT_DOCUMENTS.map(({ spec }) => spec), 'x-extensions.schema.json', ...CONTRACT_DOCUMENTS.map(({ page }) => page)];
   const contractExports = {
     '.': moduleExport('index'),
     './model': moduleExport('model/read-model'),
     './model/types': moduleExport('model/types'),
-    './openapi.json': './openapi.json',
-    './sandbox/openapi.json': './sandbox/openapi.json',
-    './x-extensions.schema.json': './x-extensions.schema.json',
-    './docs/index.html': './docs/index.html',
-    './docs/sandbox/index.html': './docs/sandbox/index.html',
+    ...Object.fromEntries(asIs.map((path) => [`./${path}`, `./${path}`])),
   };
   const contractManifest = manifest(
     {
       folder: 'contract',
       description: 'The Payments API contract: bundled OpenAPI 3.1 documents (service and sandbox control API), their Redoc pages, the vendor-extension schema and a reader of its semantics.',
-      dependencies: {},
+      dependencies: [],
       exports: contractExports,
       files: ['openapi.json', 'sandbox/openapi.json', 'x-extensions.schema.json', 'docs'],
     },

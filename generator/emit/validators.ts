@@ -8,6 +8,7 @@
 //                with the few helpers of ajv they call, so a client needs neither ajv nor ajv-formats
 import { _ } from 'ajv';
 import { buildSync } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
@@ -117,7 +118,7 @@ function compileModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
   return preamble + standaloneModule(ajv, schemas);
 }
 
-const repoRoot = new URL('../..', import.meta.url).pathname;
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The same code with ajv's helpers and formats bundled in (esbuild, from this repository's ajv): a few
