@@ -11,6 +11,11 @@ export const CHECK_NAMES = [
   'negative_data',
   'positive_data',
   'stateful_workflows',
+  'transitions',
+  'uniqueness',
+  'boundaries',
+  'money',
+  'isolation',
   'idempotency',
   'callbacks',
 ] as const;
@@ -19,7 +24,7 @@ export type CheckName = (typeof CHECK_NAMES)[number];
 /** Which checks each profile runs. */
 export const PROFILE_CHECKS: Record<Profile, CheckName[]> = {
   stateless: ['response_conformance', 'auth', 'negative_data', 'positive_data'],
-  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'idempotency'],
+  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'transitions', 'uniqueness', 'boundaries', 'money', 'isolation', 'idempotency'],
   full: [...CHECK_NAMES],
 };
 
@@ -71,9 +76,22 @@ export interface RunOptions {
     /** How long to wait for the first delivery of a triggered callback; default 15 s. */
     waitMs?: number;
   };
+  /**
+   * Other credentials for the isolation check: a key of another merchant, and a key of the same merchant
+   * in the other mode (live when apiKey is a test key). Without them the cases that need them are skipped.
+   */
+  isolation?: { otherMerchantKey?: string; otherModeKey?: string };
   /** Called as results arrive (live progress). */
   onResult?: (result: CheckResult) => void;
+  /** Called while a check works or waits (which check, which callback, how long it will wait). */
+  onProgress?: (event: ProgressEvent) => void;
 }
+
+/** What a check is doing now, for live progress on a terminal and one line per finished wait in CI logs. */
+export type ProgressEvent =
+  | { kind: 'working'; check: CheckName; what: string }
+  | { kind: 'waiting'; check: CheckName; what: string; untilMs: number }
+  | { kind: 'waited'; check: CheckName; what: string; tookMs: number };
 
 export interface RunSummary {
   baseUrl: string;
