@@ -1,0 +1,64 @@
+// The mutant runner starts a copy of the sandbox with the mutant's edits and never the repository's own
+// files; a mutant whose text is gone is reported as stale instead of running an unmutated sandbox.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyEdit, judgeMutant, prepareCopy, StaleMutantError, startMutant } from './runner.js';
+import type { Mutant } from './types.js';
+
+/** getBalance answers a string: a response-shape mistake check 1 sees on the first request. */
+const balanceAsText: Mutant = {
+  name: 'balance-as-text',
+  family: 'response_conformance',
+  mistake: 'the balance is sent as a string',
+  edits: [{ file: 'balance/index.ts', find: "return { status: 200, body: { balance } };", replace: "return { status: 200, body: { balance: String(balance) } } as never;" }],
+};
+
+describe('applyEdit', () => {
+  it('replaces the one occurrence of the text', () => {
+    expect(applyEdit('a b c', { file: 'x.ts', find: 'b', replace: 'B' }, 'm')).toBe('a B c');
+  });
+
+  it('calls a mutant stale when its text is gone or ambiguous', () => {
+    expect(() => applyEdit('a b c', { file: 'x.ts', find: 'z', replace: 'Z' }, 'm')).toThrow(StaleMutantError);
+    expect(() => applyEdit('b b', { file: 'x.ts', find: 'b', replace: 'B' }, 'm')).toThrow(/more than once/);
+  });
+});
+
+describe('startMutant', () => {
+  it('edits a copy and leaves the sandbox itself alone', () => {
+    const root = prepareCopy(balanceAsText);
+    const copied = readFileSync(join(root, 'sandbox', 'balance', 'index.ts'), 'utf8');
+    rmSync(root, { recursive: true, force: true });
+    expect(copied).toContain('String(balance)');
+    expect(readFileSync(join(import.meta.dirname, '..', '..', 'sandbox', 'balance', 'index.ts'), 'utf8')).not.toContain('String(balance)');
+  });
+
+  it('serves the mutated behaviour, and the unmutated sandbox the real one', async () => {
+    for (const [mutant, expected] of [[balanceAsText, 'string'], [undefined, 'number']] as const) {
+      const target = await startMutant(mutant);
+      try {
+        const response = await fetch(`${target.url}/balance`, { headers: { authorization: `Basic ${Buffer.from(`${target.keys.test}:`).toString('base64')}` } });
+        expect(typeof ((await response.json()) as { balance: unknown }).balance).toBe(expected);
+      } finally {
+        await target.close();
+      }
+    }
+  }, 60_000);
+
+  it('judges a mutant caught by the check that sees its mistake', async () => {
+    const verdict = await judgeMutant(balanceAsText, { fast: true });
+    expect(verdict.error).toBeUndefined();
+    expect(verdict.caught).toBe(true);
+    expect(verdict.failedResults).toContain('response_conformance:getBalance');
+  }, 60_000);
+
+  it('reports a stale mutant as an error, not as a pass', async () => {
+    const stale: Mutant = { ...balanceAsText, name: 'stale', edits: [{ file: 'balance/index.ts', find: 'text that is not there', replace: '' }] };
+    const verdict = await judgeMutant(stale, { fast: true });
+    expect(verdict.caught).toBe(false);
+    expect(verdict.error).toMatch(/no longer contains/);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payments-mutant-stale-'))).toEqual([]);
+  });
+});

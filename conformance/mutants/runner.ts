@@ -1,0 +1,163 @@
+// Starts the sandbox with a mutant's mistakes in it and runs the suite against it. The sandbox's sources are
+// copied to a temporary folder, the mutant's edits applied to the copy, and the copy started in this process
+// on 127.0.0.1 — the repository's own files are never touched, so mutants can run side by side with each
+// other and with work in progress. The copy reaches the repository's packages through a `node_modules` link.
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runConformance } from '../run.js';
+import type { CheckName, Profile, RunSummary } from '../types.js';
+import type { Mutant, SourceEdit } from './types.js';
+
+const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const sandboxSource = join(repository, 'sandbox');
+
+/** Parts of the sandbox folder that are not the service: tests, their helpers, builds. */
+const NOT_SERVICE = [/\.test\.ts$/, /^dist(\/|$)/, /^node_modules(\/|$)/, /^reliability(\/|$)/, /^bench(\/|$)/, /^testing(\/|$)/, /(^|\/)testing\.ts$/];
+
+/** A mutant whose text is no longer in the sandbox: it proves nothing until it is written again. */
+export class StaleMutantError extends Error {}
+
+export function applyEdit(source: string, edit: SourceEdit, mutant: string): string {
+  const at = source.indexOf(edit.find);
+  if (at === -1) throw new StaleMutantError(`${mutant}: sandbox/${edit.file} no longer contains ${JSON.stringify(edit.find.slice(0, 80))}`);
+  if (source.indexOf(edit.find, at + 1) !== -1) throw new StaleMutantError(`${mutant}: the text to replace occurs more than once in sandbox/${edit.file}`);
+  return source.slice(0, at) + edit.replace + source.slice(at + edit.find.length);
+}
+
+/** The second merchant of every mutant target, for the isolation check. */
+const OTHER_MERCHANT = {
+  id: 'merchant_mutant_other',
+  ownerId: 'merchant_mutant_other',
+  keys: { test: 'sk_test_mutant_other_7d0c2f5e9a41', live: 'sk_live_mutant_other_7d0c2f5e9a41' },
+  callbackTokens: { test: 'cbt_test_mutant_other_7d0c2f5e9a41', live: 'cbt_live_mutant_other_7d0c2f5e9a41' },
+};
+
+export interface MutantTarget {
+  url: string;
+  keys: { test: string; live: string; otherMerchantTest: string; otherMerchantLive: string };
+  callbackToken: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Spacing of callback attempts; default the sandbox's own (the contract's). */
+  callbackRetryDelayMs?: number;
+}
+
+type AppModule = typeof import('../../sandbox/app.js');
+type ConfigModule = typeof import('../../sandbox/config.js');
+type ServerModule = typeof import('../../sandbox/server.js');
+
+/** Copies the sandbox's service sources to a new folder and applies the mutant's edits there. */
+export function prepareCopy(mutant: Mutant | undefined): string {
+  const root = mkdtempSync(join(tmpdir(), `payments-mutant-${mutant?.name ?? 'none'}-`));
+  cpSync(sandboxSource, join(root, 'sandbox'), {
+    recursive: true,
+    filter: (path) => {
+      const inside = relative(sandboxSource, path).split(sep).join('/');
+      return inside === '' || !NOT_SERVICE.some((pattern) => pattern.test(inside));
+    },
+  });
+  symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'), 'dir');
+  try {
+    for (const edit of mutant?.edits ?? []) {
+      const file = join(root, 'sandbox', edit.file);
+      writeFileSync(file, applyEdit(readFileSync(file, 'utf8'), edit, mutant?.name ?? ''));
+    }
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  return root;
+}
+
+/** The sandbox with the mutant's mistakes (none: the sandbox as it is), serving on 127.0.0.1. */
+export async function startMutant(mutant?: Mutant, options: StartOptions = {}): Promise<MutantTarget> {
+  const root = prepareCopy(mutant);
+  try {
+    const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, 'sandbox', file)).href) as Promise<T>;
+    const [{ createSandboxApp }, { defaultConfig }, { createSite, listen }] = await Promise.all([load<AppModule>('app.ts'), load<ConfigModule>('config.ts'), load<ServerModule>('server.ts')]);
+    const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: false, ...(options.callbackRetryDelayMs === undefined ? {} : { callbackRetryDelayMs: options.callbackRetryDelayMs }) });
+    const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
+    // A deployed implementation logs its own errors; here they would only bury the suite's report.
+    const app = await createSandboxApp(config, { onError: () => undefined, onAlert: () => undefined });
+    await app.start();
+    const server = await listen(createSite({ service: app.service, control: app.control }), { host: config.host, port: config.port });
+    const merchant = config.merchants[0];
+    if (!merchant) throw new Error('the sandbox configuration has no merchant');
+    return {
+      url: server.url,
+      keys: { test: merchant.keys.test, live: merchant.keys.live, otherMerchantTest: OTHER_MERCHANT.keys.test, otherMerchantLive: OTHER_MERCHANT.keys.live },
+      callbackToken: merchant.callbackTokens.test,
+      close: async () => {
+        await server.close();
+        await app.close();
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface RunAgainstOptions {
+  profile?: Profile;
+  only?: string[];
+  concurrency?: number;
+}
+
+/** The suite against a mutant target, with a callback receiver and every key the isolation check uses. */
+export function runAgainst(target: MutantTarget, options: RunAgainstOptions = {}): Promise<RunSummary> {
+  return runConformance({
+    baseUrl: target.url,
+    apiKey: target.keys.test,
+    profile: options.profile ?? 'full',
+    timeoutMs: 5_000,
+    concurrency: options.concurrency ?? 8,
+    strict: false,
+    callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: target.callbackToken, waitMs: 5_000 },
+    isolation: { otherMerchantKey: target.keys.otherMerchantTest, otherModeKey: target.keys.live },
+    ...(options.only ? { only: options.only } : {}),
+  });
+}
+
+/** Where a run failed: `check:subject` for every failed result. */
+export function failedResults(summary: RunSummary): string[] {
+  return summary.results.filter((r) => r.outcome === 'failed').map((r) => `${r.check}:${r.subject}`);
+}
+
+export interface Verdict {
+  mutant: Mutant;
+  caught: boolean;
+  /** `check:subject` of every failed result; empty when the mutant went unnoticed. */
+  failedResults: string[];
+  /** Whether the mutant's own family was among the checks that failed. */
+  byFamily: boolean;
+  wallMs: number;
+  /** Set when the mutant could not be run (stale text, a copy that does not start). */
+  error?: string;
+}
+
+/** Runs the suite against one mutant: the full profile, or only the mutant's family with `fast`. */
+export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & StartOptions = {}): Promise<Verdict> {
+  const started = performance.now();
+  let target: MutantTarget | undefined;
+  try {
+    target = await startMutant(mutant, options);
+    const summary = await runAgainst(target, options.fast ? { only: familyPatterns(mutant.family) } : {});
+    const failed = failedResults(summary);
+    return { mutant, caught: failed.length > 0, failedResults: failed, byFamily: failed.some((f) => f.startsWith(`${mutant.family}:`)), wallMs: performance.now() - started };
+  } catch (error) {
+    return { mutant, caught: false, failedResults: [], byFamily: false, wallMs: performance.now() - started, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await target?.close();
+  }
+}
+
+/** Check 1 judges only what the other checks send, so alone it sends nothing: its mutants run with the checks that feed it. */
+export function familyPatterns(family: CheckName): string[] {
+  return family === 'response_conformance' ? ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'] : [family];
+}
