@@ -21,6 +21,8 @@ export interface Transition {
   to: string;
   trigger: Trigger;
   condition: string;
+  /** Structured conditions (`when`): dotted fields (`resource.is_single_use`) and the values they must have. */
+  when?: JsonObject;
   effects: Effect[];
 }
 
@@ -49,6 +51,7 @@ function readTransition(raw: JsonObject): Transition {
     to: text(raw.to) ?? '',
     trigger: { ...(operation ? { operation } : {}), ...(event ? { event } : {}), ...(time ? { time } : {}) },
     condition: text(raw.condition) ?? '',
+    ...(isObject(raw.when) ? { when: raw.when } : {}),
     effects: effects.map((effect) => {
       const error = text(effect.error);
       const callback = text(effect.callback);

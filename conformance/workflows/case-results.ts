@@ -1,0 +1,48 @@
+// Checks that run many independent cases per operation (transitions, uniqueness) report one result per
+// operation: each case runs as its own scenario (a failed or skipped case does not stop the others), and the
+// results are folded per subject, every finding and note naming the case it came from.
+import { mapPool } from '../pool.js';
+import type { CheckContext, CheckName, CheckResult } from '../types.js';
+import { runScenario, type Scenario } from './scenario.js';
+
+export interface SubjectCase {
+  /** The operationId whose behaviour the case judges. */
+  subject: string;
+  /** What the case does, in a few words; prefixes its findings. */
+  label: string;
+  steps: readonly string[];
+  script: (scenario: Scenario) => Promise<void>;
+}
+
+/** A case the suite cannot run here, and why (reported as a note, or as the skip reason of a subject without others). */
+export interface UnavailableCase {
+  subject: string;
+  label: string;
+  reason: string;
+}
+
+/** Runs every selected case and folds the results per subject. */
+export async function runCases(context: CheckContext, check: CheckName, cases: SubjectCase[], unavailable: UnavailableCase[]): Promise<CheckResult[]> {
+  const selected = cases.filter((c) => context.selected(check, c.subject));
+  const ran = await mapPool(selected, context.options.concurrency, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
+  const subjects = [...new Set([...selected.map((c) => c.subject), ...unavailable.filter((u) => context.selected(check, u.subject)).map((u) => u.subject)])];
+  return subjects.map((subject) => {
+    const mine = ran.filter((r) => r.result.subject === subject);
+    const notRun = unavailable.filter((u) => u.subject === subject);
+    const findings = mine.flatMap(({ label, result }) => result.findings.map((f) => ({ ...f, message: `${label}: ${f.message}` })));
+    const notes = [
+      ...mine.flatMap(({ label, result }) => [...(result.notes ?? []).map((n) => `${label}: ${n}`), ...(result.outcome === 'skipped' ? [`${label}: not run: ${result.skippedReason ?? 'skipped'}`] : [])]),
+      ...notRun.map((u) => `${u.label}: not run: ${u.reason}`),
+    ];
+    const outcome = mine.some((r) => r.result.outcome === 'failed') ? 'failed' : mine.some((r) => r.result.outcome === 'passed') ? 'passed' : 'skipped';
+    return {
+      check,
+      subject,
+      outcome,
+      cases: mine.reduce((sum, r) => sum + r.result.cases, 0),
+      findings,
+      ...(notes.length > 0 ? { notes } : {}),
+      ...(outcome === 'skipped' ? { skippedReason: notes.join('; ') || 'no case could run' } : {}),
+    };
+  });
+}
