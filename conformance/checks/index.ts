@@ -6,6 +6,8 @@ import { idempotency } from './idempotency.js';
 import { negativeData } from './negative-data.js';
 import { positiveData } from './positive-data.js';
 import { statefulWorkflows } from './stateful-workflows.js';
+import { transitions } from './transitions.js';
+import { uniqueness } from './uniqueness.js';
 
 /** Check 1 (response_conformance) has no entry: it judges every response the others receive. */
-export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, idempotency, callbacks];
+export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, uniqueness, idempotency, callbacks];
