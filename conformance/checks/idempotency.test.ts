@@ -29,10 +29,10 @@ describe('idempotency against a target that implements it', () => {
   it('provides what the request refers to before the cases, and counts every request', () => {
     const debit = summary.results.find((r) => r.subject === 'createDirectDebitPayment');
     const disbursement = summary.results.find((r) => r.subject === 'createDisbursement');
-    // first, replay + lookup, mismatch + lookup, the race + lookup, then the key's limits.
-    expect(disbursement?.cases).toBe(1 + 2 + 2 + CONCURRENT_REQUESTS + 1 + 1);
+    // first, replay + lookup, mismatch + lookup, another amount + lookup, the race + lookup, then the key's limits.
+    expect(disbursement?.cases).toBe(1 + 2 + 2 + 2 + CONCURRENT_REQUESTS + 1 + 1);
     // The same, after customer, link, OTP, accounts and payment method, with no key, too long and at the longest.
-    expect(debit?.cases).toBe(5 + 1 + 2 + 2 + CONCURRENT_REQUESTS + 1 + 4);
+    expect(debit?.cases).toBe(5 + 1 + 2 + 2 + 2 + CONCURRENT_REQUESTS + 1 + 4);
   });
 
   it('notes the cases the contract gives no limit for', () => {

@@ -1,11 +1,12 @@
 // Check 6, idempotency: for every operation with an idempotency header, the behaviour its error triggers
 // document (kinds `idempotency_replay` and `idempotency_mismatch`): a first request succeeds; the same key
 // and body get the replay code and create nothing new; the same key with another body gets the mismatch
-// code and creates nothing; concurrent requests with one key create exactly one resource; the header's
-// own schema (required, length limits) is enforced. What a request refers to is provided first.
+// code and creates nothing, and so does the same key with the same identifiers and another amount;
+// concurrent requests with one key create exactly one resource; the header's own schema (required, length
+// limits) is enforced. What a request refers to is provided first.
 import { mapPool } from '../pool.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
-import { concurrentRequests, firstRequest, keyLimits, otherBody, sameKeyAndBody, type Case, type Subject } from '../workflows/idempotency-cases.js';
+import { concurrentRequests, firstRequest, keyLimits, otherBody, otherValuesBody, sameKeyAndBody, type Case, type Subject } from '../workflows/idempotency-cases.js';
 import { isIdempotencyHeader } from '../data/requests.js';
 import { UniqueValues } from '../workflows/data.js';
 import { CannotProvide, planReferences, type Action, type Provided } from '../workflows/provision.js';
@@ -13,8 +14,8 @@ import { triggersOf } from '../workflows/resources.js';
 import { runScenario } from '../workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/steps.js';
 
-const CASES = ['first request', 'same key and body', 'same key, other body', 'concurrent requests', 'no key', 'key too long', 'key at the longest', 'key too short'];
-const CASES_IN_ORDER: Case[] = [sameKeyAndBody, otherBody, concurrentRequests, keyLimits];
+const CASES = ['first request', 'same key and body', 'same key, other body', 'same key, other values', 'concurrent requests', 'no key', 'key too long', 'key at the longest', 'key too short'];
+const CASES_IN_ORDER: Case[] = [sameKeyAndBody, otherBody, otherValuesBody, concurrentRequests, keyLimits];
 
 function subjects(context: CheckContext): Subject[] {
   return context.contract.model.operations.flatMap((operation) => {

@@ -13,7 +13,8 @@ export interface NegativeRequest {
   /** "body /amount: below the minimum 1", "query account_type: not one of the allowed values". */
   what: string;
   spec: RequestSpec;
-  expected: ExpectedAnswer;
+  /** The answer, and where the contract says so (a request-data rule's answer is its x-error-triggers code). */
+  expected: Omit<ExpectedAnswer, 'source'> & { source: ExpectedAnswer['source'] | 'x-error-triggers' };
   /** JSON Pointer into the contract of the keyword the request breaks, when there is one. */
   schemaPath?: string;
 }

@@ -5,10 +5,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { isObject } from '@payments-contract/contract/model';
-import type { OperationModel } from '@payments-contract/contract/model/types';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../contract.js';
 import { fromWire } from '../data/negative-requests.js';
+import { brokenTrigger } from '../data/trigger-requests.js';
 import { expectedAnswer } from '../data/violations.js';
 import { responseExamples } from '../mock/examples.js';
 import { runConformance } from '../run.js';
@@ -37,7 +38,7 @@ function wellFormedBasic(header: string | undefined): boolean {
   return match !== null && Buffer.from(match[1] as string, 'base64').toString('utf8').includes(':');
 }
 
-type Verdict = { kind: 'valid' } | { kind: 'malformed' } | { kind: 'invalid'; errors: ErrorObject[] };
+type Verdict = { kind: 'valid' } | { kind: 'malformed' } | { kind: 'invalid'; errors: ErrorObject[] } | { kind: 'triggered'; status: number; code: string };
 
 function judgeRequest(contract: Contract, operation: OperationModel, request: IncomingMessage, body: string, pathParams: Record<string, string>): Verdict {
   const url = new URL(request.url ?? '/', 'http://target.local');
@@ -57,6 +58,9 @@ function judgeRequest(contract: Contract, operation: OperationModel, request: In
       return { kind: 'malformed' };
     }
     errors.push(...contract.validate(operation.body.schema, parsed));
+    // A body valid by its schema may still break a request-data rule of x-error-triggers (a past timestamp...).
+    const triggered = !missing && errors.length === 0 ? brokenTrigger(contract, operation, parsed as Json) : undefined;
+    if (triggered) return { kind: 'triggered', ...triggered };
   }
   // A missing required parameter breaks no schema keyword: invalid with no errors to map to a code.
   return missing || errors.length > 0 ? { kind: 'invalid', errors } : { kind: 'valid' };
@@ -72,7 +76,7 @@ function invalidAnswer(contract: Contract, operation: OperationModel, verdict: V
   const id = operation.operationId;
   if (faults.serverErrorOnInvalid === id) return { status: 500, body: JSON.stringify(responseExamples(contract, operation, 500)[0] ?? { error_code: 'SERVER_ERROR', message: 'boom' }) };
   const malformed = operation.malformedBodyError;
-  const expected = verdict.kind === 'invalid' ? expectedAnswer(operation, verdict.errors) : malformed && { status: malformed.status, errorCode: malformed.error_code };
+  const expected = verdict.kind === 'invalid' ? expectedAnswer(operation, verdict.errors) : verdict.kind === 'triggered' ? { status: verdict.status, errorCode: verdict.code } : malformed && { status: malformed.status, errorCode: malformed.error_code };
   const status = expected?.status ?? 400;
   const code = expected?.errorCode ?? 'UNDOCUMENTED_INVALID_REQUEST';
   if (faults.undocumentedCode === id) return { status, body: JSON.stringify({ error_code: 'CONFORMANCE_UNDOCUMENTED_CODE', message: 'A code the contract does not document.' }) };

@@ -8,7 +8,8 @@ import type { Json, OperationModel, ParameterModel } from '@payments-contract/co
 import { buildRequest } from '../data/requests.js';
 import type { Expected } from '../expectations.js';
 import type { RequestSpec } from '../http.js';
-import { uniquify } from './data.js';
+import type { Contract } from '../contract.js';
+import { setPath, uniquify } from './data.js';
 import { withReferences, type Provided } from './provision.js';
 import { identifierField, resourceOperations, statusesOf, successStatuses, triggersOf } from './resources.js';
 import { refusal, refusalWhat, StepFailed, type Scenario } from './scenario.js';
@@ -110,6 +111,41 @@ export const otherBody: Case = (g) =>
     g.s.verify(step, operation, answer, refusal(operation, mismatch), refusalWhat(step, operation, mismatch));
     const found = await g.created(step, other);
     if (found) g.s.require(found.length === 0, step, answer, `a reused key with another body created a resource: the lookup answers ${listed(g, found)}`);
+  });
+
+/** Body fields the contract attaches a rule to by name (triggers' field, fields, parameter) or selects test outcomes by. */
+function ruledFields(operation: OperationModel): Set<string> {
+  const names = Object.values(operation.errorTriggers).flatMap((trigger) => [trigger.field, ...(Array.isArray(trigger.fields) ? trigger.fields : []), isObject(trigger.parameter) ? trigger.parameter.name : undefined]);
+  return new Set([...names, operation.testMode?.field].filter((name): name is string => typeof name === 'string'));
+}
+
+/**
+ * The body with its free numbers changed (an amount), identifiers kept: what a fingerprint must cover
+ * besides the identifiers. Fields a rule of the contract names are left alone, so the change breaks nothing.
+ */
+export function otherValues(contract: Contract, operation: OperationModel, body: Json): Json | undefined {
+  if (!isObject(body)) return undefined;
+  const ruled = ruledFields(operation);
+  const changed = Object.entries(body).reduce<Json>((current, [name, value]) => {
+    if (typeof value !== 'number' || ruled.has(name)) return current;
+    const candidate = setPath(current, name, value + 1);
+    return contract.validate(operation.body?.schema ?? {}, candidate).length === 0 ? candidate : current;
+  }, body);
+  return JSON.stringify(changed) === JSON.stringify(body) ? undefined : changed;
+}
+
+/** Same key, same identifiers, another amount: the mismatch code, and still only the first resource. */
+export const otherValuesBody: Case = (g) =>
+  guarded(async () => {
+    const step = 'same key, other values';
+    const { operation, mismatch } = g.subject;
+    if (!mismatch) return;
+    const other = otherValues(g.s.contract, operation, g.first);
+    if (other === undefined) return void g.s.notes.push('the body has no free number to vary: a reused key with the same identifiers and other values is not checked');
+    const answer = await g.s.send(step, operation, g.request(g.key, other));
+    g.s.verify(step, operation, answer, refusal(operation, mismatch), refusalWhat(step, operation, mismatch));
+    const found = await g.created(step, other);
+    if (found) g.s.require(found.length === 1 && g.idOf(found[0]) === g.id, step, answer, `a reused key with other values changed what exists: the lookup answers ${listed(g, found)}, expected only ${String(g.id)}`);
   });
 
 /** Requests racing with one fresh key: exactly one executes, the others get the replay answer. */

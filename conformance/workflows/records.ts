@@ -1,5 +1,7 @@
 // Resources that are created once and then only read (disbursements, e-wallet payments): create -> get by
-// id (when the contract has an item read) -> find by the identifiers the create request carried.
+// id (when the contract has an item read) -> create another with other identifiers -> find by the
+// identifiers the first create request carried: the first is found, and nothing the lookup did not ask for
+// (the other) is answered.
 import { buildRequest } from '../data/requests.js';
 import { isObject } from '@payments-contract/contract/model';
 import { machineWithCreation, statesAfter } from './machines.js';
@@ -12,7 +14,7 @@ export function recordWorkflow(subject: string, machineKey: string): Workflow {
     // Without an item read (e-wallet payments), the lookup is the only way back to the resource.
     steps: (contract) => {
       const found = machineWithCreation(contract, machineKey);
-      return ['create', ...(found && resourceOperations(contract, found.create).read ? ['get by id'] : []), 'find by identifier'];
+      return ['create', ...(found && resourceOperations(contract, found.create).read ? ['get by id'] : []), 'create another', 'find by identifier'];
     },
     script: async (s, env) => {
       const { machine, create } = creationOrSkip(s, machineKey);
@@ -27,6 +29,9 @@ export function recordWorkflow(subject: string, machineKey: string): Workflow {
         const got = await s.succeed('get by id', read, itemRequest(s, read, id));
         s.require(createdId(s, 'get by id', got, create, read) === id, 'get by id', got.exchange, `answered another resource than ${id}`);
       }
+
+      // A lookup that ignores its query would still find a lone resource; with another one stored it answers both.
+      await s.succeed('create another', create, buildRequest(s.contract, create, { body: freshBody(s, env, create) }));
 
       const { request, query } = lookupRequest(s, lookup, body);
       const found = await s.succeed('find by identifier', lookup, request);
