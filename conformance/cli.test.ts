@@ -125,6 +125,17 @@ describe('secrets from the environment', () => {
     expect(() => parseCli(base, { PAYMENTS_API_KEY: '' })).toThrow(/set PAYMENTS_API_KEY \(or give --api-key\)/);
   });
 
+  it('takes the isolation keys from their variables or flags, and refuses one that is the run\'s own key', () => {
+    const isolation = (argv: string[], env: CliIo['env']) => {
+      const parsed = parseCli(['--base-url', 'http://h:1', ...argv], env);
+      return parsed.kind === 'run' ? parsed.options.isolation : undefined;
+    };
+    expect(isolation([], { PAYMENTS_API_KEY: 'sk_test_a', PAYMENTS_OTHER_MERCHANT_API_KEY: 'sk_test_b', PAYMENTS_OTHER_MODE_API_KEY: 'sk_live_a' })).toEqual({ otherMerchantKey: 'sk_test_b', otherModeKey: 'sk_live_a' });
+    expect(isolation(['--other-mode-api-key', 'sk_live_flag'], { PAYMENTS_API_KEY: 'sk_test_a', PAYMENTS_OTHER_MODE_API_KEY: 'sk_live_a' })).toEqual({ otherModeKey: 'sk_live_flag' });
+    expect(isolation([], { PAYMENTS_API_KEY: 'sk_test_a', PAYMENTS_OTHER_MERCHANT_API_KEY: '' })).toBe(undefined);
+    expect(() => parseCli(['--base-url', 'http://h:1'], { PAYMENTS_API_KEY: 'sk_test_a', PAYMENTS_OTHER_MERCHANT_API_KEY: 'sk_test_a' })).toThrow(/PAYMENTS_OTHER_MERCHANT_API_KEY \(--other-merchant-api-key\) is the same key as PAYMENTS_API_KEY/);
+  });
+
   it('leaves PAYMENTS_CALLBACK_TOKEN alone in a run without a receiver (a CI environment carries it for every run)', () => {
     const parsed = parseCli(['--base-url', 'http://h:1'], { PAYMENTS_API_KEY: 'sk_test_env', PAYMENTS_CALLBACK_TOKEN: 'cbt_env' });
     expect(parsed.kind === 'run' && parsed.options.callbacks).toBe(undefined);

@@ -102,6 +102,16 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
           : {}),
       }
     : undefined;
+  const otherMerchantKey = secret(values, env, 'other-merchant-api-key');
+  const otherModeKey = secret(values, env, 'other-mode-api-key');
+  const isolation: RunOptions['isolation'] = {
+    ...(otherMerchantKey !== undefined ? { otherMerchantKey } : {}),
+    ...(otherModeKey !== undefined ? { otherModeKey } : {}),
+  };
+  for (const [flag, other] of [['other-merchant-api-key', otherMerchantKey], ['other-mode-api-key', otherModeKey]] as const) {
+    // The same key twice would make every isolation case a read by the owner; the message never shows a key.
+    if (other === apiKey) throw new UsageError(`${SECRET_VARIABLES[flag]} (--${flag}) is the same key as ${SECRET_VARIABLES['api-key']}: give a key of another merchant or mode`);
+  }
   return {
     kind: 'run',
     contract,
@@ -116,6 +126,7 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
       concurrency: positiveInteger(values.concurrency, '--concurrency', 8, 256),
       strict: values.strict === true,
       ...(callbacks ? { callbacks } : {}),
+      ...(Object.keys(isolation).length > 0 ? { isolation } : {}),
     },
     ...(values.junit !== undefined ? { junit: values.junit } : {}),
     ...(values.json !== undefined ? { json: values.json } : {}),

@@ -5,7 +5,12 @@ import { STANDARD_USAGE_LINES, type Command } from '@payments-contract/server/ru
 import { CHECK_NAMES, PROFILE_CHECKS } from './types.js';
 
 /** Secrets come from these rather than from flags: a command line shows in `ps` to every user of the machine. */
-export const SECRET_VARIABLES = { 'api-key': 'PAYMENTS_API_KEY', 'callback-token': 'PAYMENTS_CALLBACK_TOKEN' } as const;
+export const SECRET_VARIABLES = {
+  'api-key': 'PAYMENTS_API_KEY',
+  'callback-token': 'PAYMENTS_CALLBACK_TOKEN',
+  'other-merchant-api-key': 'PAYMENTS_OTHER_MERCHANT_API_KEY',
+  'other-mode-api-key': 'PAYMENTS_OTHER_MODE_API_KEY',
+} as const;
 
 export const USAGE = `Usage: PAYMENTS_API_KEY=KEY payments-conformance --base-url URL [options]
 
@@ -59,6 +64,18 @@ Options:
                              shorter delay than the contract's x-delivery (reported in a note). A
                              sandbox target reports its own (x-callback-retry-delay); this flag wins.
                              e.g. --callback-retry-interval-ms 500
+  --other-merchant-api-key KEY
+                             a key of a second merchant of the target, in the same mode as --api-key:
+                             the isolation check reads, changes and looks up the first merchant's
+                             objects with it (skipped without it). Better given as
+                             PAYMENTS_OTHER_MERCHANT_API_KEY (below); the flag wins over it.
+                             e.g. --other-merchant-api-key sk_test_other_merchant_key
+  --other-mode-api-key KEY   the same merchant's key of the other mode (its live key when --api-key is
+                             a test key): the isolation check tries the test objects with it, and the
+                             auth check requires it to be accepted as a key. Never sends money: every
+                             request with it addresses a test object or is answered before any effect.
+                             Better given as PAYMENTS_OTHER_MODE_API_KEY (below); the flag wins over it.
+                             e.g. --other-mode-api-key sk_live_sandbox_key
   --strict                   also report response fields the contract does not document (values in a
                              form the contract records as a known variant stay warnings).
                              e.g. --strict --only response_conformance
@@ -68,6 +85,9 @@ Environment (a flag wins over its variable; an empty variable counts as unset):
   PAYMENTS_API_KEY           the secret API key (--api-key). Secrets belong here rather than on the
                              command line, which every user of the machine sees in \`ps\`.
   PAYMENTS_CALLBACK_TOKEN    the callback token (--callback-token), used with --callback-listen.
+  PAYMENTS_OTHER_MERCHANT_API_KEY a second merchant's key (--other-merchant-api-key), for isolation.
+  PAYMENTS_OTHER_MODE_API_KEY the same merchant's other-mode key (--other-mode-api-key), for auth
+                             and isolation.
 
 Checks: ${CHECK_NAMES.join(', ')}.
 Exit status: 0 no check failed; 1 at least one check failed; 2 bad usage or unreachable target.
@@ -93,6 +113,8 @@ const OPTIONS = {
   'callback-token': { type: 'string' },
   'callback-wait-ms': { type: 'string' },
   'callback-retry-interval-ms': { type: 'string' },
+  'other-merchant-api-key': { type: 'string' },
+  'other-mode-api-key': { type: 'string' },
   strict: { type: 'boolean' },
 } as const;
 

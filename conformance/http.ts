@@ -32,6 +32,14 @@ export interface HttpClientOptions {
   apiKey: string;
   timeoutMs: number;
   maxResponseBytes?: number;
+  /** The environment variable a replayed curl line reads the key from; default PAYMENTS_API_KEY. */
+  keyVariable?: string;
+}
+
+/** A key the client knows, masked in every curl line as the variable that holds it. */
+interface KnownKey {
+  key: string;
+  variable: string;
 }
 
 export interface HttpClient {
@@ -39,6 +47,11 @@ export interface HttpClient {
   requestCount: () => number;
   curl: (exchange: Exchange) => string;
   basicAuthorization: (key: string) => string;
+  /**
+   * A client that sends `key` as its valid key (another merchant's, the other mode's), counted with this one;
+   * its curl lines read that key from `variable`, and every key either client knows stays masked.
+   */
+  withKey: (key: string, variable: string) => HttpClient;
 }
 
 export function basicAuthorization(key: string): string {
@@ -56,15 +69,38 @@ export function fillPath(template: string, values: Record<string, string>): stri
 
 const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
 
+const DEFAULT_KEY_VARIABLE = 'PAYMENTS_API_KEY';
+const BASIC_HEADER = /^(\S+) +([A-Za-z0-9+/]+=*) *$/;
+
+/**
+ * An Authorization header whose Basic credentials hold a known key (the key with a password, with a space,
+ * under a lower-case scheme...) as a shell word that rebuilds it from the key's variable, so the key never
+ * shows; undefined when the header holds no known key.
+ */
+function maskedAuthorization(value: string, keys: readonly KnownKey[]): string | undefined {
+  const [, scheme, token] = BASIC_HEADER.exec(value) ?? [];
+  if (scheme === undefined || token === undefined) return undefined;
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const held = keys.filter(({ key }) => key !== '' && decoded.includes(key));
+  if (held.length === 0) return undefined;
+  // Inside double quotes only $, `, \ and " are special; the credentials are quoted with them escaped.
+  const credentials = held.reduce((text, { key, variable }) => text.replaceAll(key, `\u0000${variable}\u0000`), decoded).replace(/[$`\\"]/g, '\\$&').replace(/\u0000(\w+)\u0000/g, '${$1}');
+  return `"authorization: ${scheme} $(printf '%s' "${credentials}" | base64 | tr -d '\\n')"`;
+}
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
+  return clientFor(options, [{ key: options.apiKey, variable: options.keyVariable ?? DEFAULT_KEY_VARIABLE }], { requests: 0 });
+}
+
+function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counter: { requests: number }): HttpClient {
   const limit = options.maxResponseBytes ?? 1024 * 1024;
   const base = options.baseUrl.replace(/\/+$/, '');
-  let count = 0;
-  const encodedKey = options.apiKey ? Buffer.from(`${options.apiKey}:`).toString('base64') : '';
-  const mask = (text: string): string => (options.apiKey ? text.replaceAll(options.apiKey, '<API_KEY>').replaceAll(encodedKey, '<API_KEY_BASIC>') : text);
+  const keyVariable = options.keyVariable ?? DEFAULT_KEY_VARIABLE;
+  const mask = (text: string): string =>
+    keys.reduce((masked, { key, variable }) => (key ? masked.replaceAll(key, `<${variable}>`).replaceAll(Buffer.from(`${key}:`).toString('base64'), `<${variable}_BASIC>`) : masked), text);
 
   const send = async (spec: RequestSpec): Promise<Exchange> => {
-    count++;
+    counter.requests++;
     const url = new URL(base + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);
     const headers: Record<string, string> = { accept: 'application/json', ...(spec.headers ?? {}) };
@@ -107,17 +143,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   const curl = (exchange: Exchange): string => {
     const parts = ['curl', '-sS', '-i', '-X', exchange.request.method, shellQuote(mask(exchange.request.url))];
-    // The key never appears: a valid key is read from $PAYMENTS_API_KEY when the command is replayed.
-    if (exchange.request.auth === 'valid') parts.push('-u', '"$PAYMENTS_API_KEY:"');
+    // The key never appears: a valid key is read from its variable when the command is replayed.
+    if (exchange.request.auth === 'valid') parts.push('-u', `"$${keyVariable}:"`);
     for (const [name, value] of Object.entries(exchange.request.headers)) {
       if (name === 'authorization' && exchange.request.auth === 'valid') continue;
-      parts.push('-H', shellQuote(`${name}: ${mask(value)}`));
+      const rebuilt = name === 'authorization' ? maskedAuthorization(value, keys) : undefined;
+      parts.push('-H', rebuilt ?? shellQuote(`${name}: ${mask(value)}`));
     }
     if (exchange.request.body !== undefined) parts.push('--data-raw', shellQuote(mask(exchange.request.body)));
     return parts.join(' ');
   };
 
-  return { send, requestCount: () => count, curl, basicAuthorization };
+  const withKey = (key: string, variable: string): HttpClient =>
+    clientFor({ ...options, apiKey: key, keyVariable: variable }, [{ key, variable }, ...keys.filter((known) => known.key !== key)], counter);
+
+  return { send, requestCount: () => counter.requests, curl, basicAuthorization, withKey };
 }
 
 function describe(error: unknown): string {

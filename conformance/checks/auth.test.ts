@@ -37,14 +37,17 @@ describe('auth against a target that checks keys', () => {
     expect(results.map((r) => r.subject)).toEqual(operations.map((o) => o.operationId));
     for (const result of results) {
       expect(result.cases).toBe(4);
-      expect(result.notes?.join(' ')).toMatch(/wrong well-formed key: not applicable in the stateless profile/);
+      expect(result.notes?.join(' ')).toMatch(/wrong well-formed key, the valid key's wrong forms, the scheme name's letter case and the other mode's key: not applicable in the stateless profile/);
     }
   });
 
-  it('sends the wrong key too in the stateful profile', async () => {
+  it('sends the wrong key, the valid key\'s six wrong forms and its two other scheme cases too in the stateful profile', async () => {
     const summary = await runSelected(url, ['auth'], 'stateful');
     expect(failed(summary)).toEqual([]);
-    expect(summary.results.filter((r) => r.check === 'auth').every((r) => r.cases === 5 && r.notes === undefined)).toBe(true);
+    for (const result of summary.results.filter((r) => r.check === 'auth')) {
+      expect(result.cases).toBe(13);
+      expect(result.notes).toEqual([`the other mode's key: not sent, give it with --other-mode-api-key (PAYMENTS_OTHER_MODE_API_KEY)`]);
+    }
   });
 });
 
@@ -62,9 +65,13 @@ describe('auth against a target that accepts any well-formed key', () => {
     const summary = await runSelected(url, ['auth'], 'stateful');
     expect(failed(summary)).toEqual(operations.map((o) => `auth:${o.operationId}`));
     const findings = resultOf(summary, 'auth', first.operationId).findings;
-    expect(findings.map((f) => f.message)).toEqual(['2xx without a valid key (a wrong key)']);
+    expect(findings.map((f) => f.message)).toContain('2xx without a valid key (a wrong key)');
+    expect(findings.map((f) => f.message)).toContain('2xx without a valid key (the valid key with a trailing space)');
     expect(findings[0]?.curl).toMatch(/^curl .*-H 'authorization: Basic /);
-    expect(findings[0]?.curl).not.toContain(VALID_KEY);
+    // The valid key's wrong forms are replayed from $PAYMENTS_API_KEY; the key itself never shows.
+    const spaced = findings.find((f) => f.message.includes('trailing space'));
+    expect(spaced?.curl).toContain(`-H "authorization: Basic $(printf '%s' "\${PAYMENTS_API_KEY} :" | base64 | tr -d '\\n')"`);
+    for (const f of findings) expect(f.curl).not.toContain(VALID_KEY);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Check } from '../types.js';
 import { auth } from './auth.js';
 import { callbacks } from './callbacks.js';
 import { idempotency } from './idempotency.js';
+import { isolation } from './isolation.js';
 import { negativeData } from './negative-data.js';
 import { positiveData } from './positive-data.js';
 import { statefulWorkflows } from './stateful-workflows.js';
@@ -10,4 +11,4 @@ import { transitions } from './transitions.js';
 import { uniqueness } from './uniqueness.js';
 
 /** Check 1 (response_conformance) has no entry: it judges every response the others receive. */
-export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, uniqueness, idempotency, callbacks];
+export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, uniqueness, isolation, idempotency, callbacks];

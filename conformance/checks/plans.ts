@@ -2,7 +2,7 @@
 // operation goes into one pool, so a slow operation does not hold the others back, and the findings are
 // gathered back per operation. Every response also goes through check 1 (`observe`).
 import type { OperationModel } from '@payments-contract/contract/model/types';
-import type { Exchange, RequestSpec } from '../http.js';
+import type { Exchange, HttpClient, RequestSpec } from '../http.js';
 import { mapPool } from '../pool.js';
 import { outcomeOf } from '../results.js';
 import type { CheckContext, CheckName, CheckResult, Finding } from '../types.js';
@@ -11,6 +11,8 @@ export interface RequestCase {
   /** What the case sends, for findings ("no key", "body /amount: below the minimum 1"). */
   what: string;
   spec: RequestSpec;
+  /** The client that sends it, when not the run's own (another key's: see HttpClient.withKey). */
+  client?: HttpClient;
   /** Findings when the answer is not what the contract prescribes for this request. */
   judge: (exchange: Exchange) => Finding[];
 }
@@ -27,7 +29,7 @@ export interface OperationPlan {
 export async function runPlans(context: CheckContext, check: CheckName, plans: OperationPlan[]): Promise<CheckResult[]> {
   const work = plans.flatMap((plan, index) => plan.cases.map((item) => ({ index, item })));
   const found = await mapPool(work, context.options.concurrency, async ({ index, item }) => {
-    const exchange = await context.http.send(item.spec);
+    const exchange = await (item.client ?? context.http).send(item.spec);
     const operationId = plans[index]?.operation.operationId as string;
     return { index, findings: [...context.observe(operationId, exchange), ...item.judge(exchange)] };
   });

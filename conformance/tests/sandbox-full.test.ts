@@ -15,6 +15,14 @@ import type { CheckResult, RunSummary } from '../types.js';
 // Short, so that the retry measurement takes about a second; long enough for scheduling jitter.
 const RETRY_DELAY_MS = 300;
 
+/** A second merchant, whose key (with the first merchant's live key) lets the isolation check try every case. */
+const OTHER_MERCHANT = {
+  id: 'merchant_full_profile_other',
+  ownerId: 'merchant_full_profile_other',
+  keys: { test: 'sk_test_full_profile_other_3b9e1c', live: 'sk_live_full_profile_other_3b9e1c' },
+  callbackTokens: { test: 'cbt_test_full_profile_other_3b9e1c', live: 'cbt_live_full_profile_other_3b9e1c' },
+};
+
 /**
  * Skips that say the check has nothing to try on that subject (an operation without a request rule to
  * break), not that the suite could not do what it should: the only skips a full run may show.
@@ -27,7 +35,8 @@ const routerErrors: string[] = [];
 let summary: RunSummary;
 
 beforeAll(async () => {
-  const config = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, callbackRetryDelayMs: RETRY_DELAY_MS, validateResponses: true });
+  const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, callbackRetryDelayMs: RETRY_DELAY_MS, validateResponses: true });
+  const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
   app = await createSandboxApp(config, {
     // An answer off the contract is a 500 to the suite, which reports it; the cause is kept for the message.
     onError: (error) => void routerErrors.push(error instanceof Error ? error.message : String(error)),
@@ -46,6 +55,7 @@ beforeAll(async () => {
     concurrency: 8,
     strict: false,
     callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: merchant.callbackTokens.test, waitMs: 5_000 },
+    isolation: { otherMerchantKey: OTHER_MERCHANT.keys.test, otherModeKey: merchant.keys.live },
   });
 }, 120_000);
 

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OperationModel } from '@payments-contract/contract/model/types';
+import { parseBasicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../contract.js';
 import { responseExamples } from '../mock/examples.js';
@@ -27,7 +28,6 @@ export interface Target {
 
 export async function startTarget(contract: Contract, validKey: string, override: Override = () => undefined): Promise<Target> {
   const match = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
-  const expected = `Basic ${Buffer.from(`${validKey}:`).toString('base64')}`;
   const calls = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -40,7 +40,9 @@ export async function startTarget(contract: Contract, validKey: string, override
       }
       const operation = found.value;
       calls.set(operation.operationId, (calls.get(operation.operationId) ?? 0) + 1);
-      const authorized = request.headers.authorization === expected;
+      // As the contract's scheme (Decision `basic-scheme-case-insensitive`): any letter case of the scheme name, the key exactly, no password.
+      const credentials = parseBasicAuthorization(request.headers.authorization);
+      const authorized = credentials !== null && credentials.username === validKey && credentials.password === '';
       const answer = override({ operation, authorized, body: Buffer.concat(chunks).toString('utf8'), request }, response);
       if (answer === 'hang' || answer === 'handled') return;
       if (answer) {

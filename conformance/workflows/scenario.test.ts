@@ -10,7 +10,7 @@ const operation = contract.operation('getFixedVirtualAccount');
 /** A context whose target answers every request with the given status and body. */
 function context(status: number, body: unknown): CheckContext {
   const exchange: Exchange = { request: { method: 'GET', url: 'http://target/x', headers: {}, auth: 'valid' }, status, headers: { 'content-type': 'application/json' }, bodyText: JSON.stringify(body), json: body, durationMs: 1 };
-  const http: HttpClient = { send: async () => exchange, requestCount: () => 0, curl: () => 'curl -X GET http://target/x', basicAuthorization: () => '' };
+  const http: HttpClient = { send: async () => exchange, requestCount: () => 0, curl: () => 'curl -X GET http://target/x', basicAuthorization: () => '', withKey: () => http };
   return { contract, http, options: { baseUrl: 'http://target', apiKey: 'k', profile: 'stateful', timeoutMs: 1000, concurrency: 1, strict: false }, observe: () => [], selected: () => true };
 }
 
