@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { withNativeHandler } from '@payments-contract/server/runtime/native-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSite, DOCS, httpsRequiredResponse, listen, readDocs, routeByFirstByte, type Listening } from './server.js';
 
@@ -186,5 +189,44 @@ describe('listen over HTTP', () => {
     const started = Date.now();
     await server.close();
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('the docs pages over the network', () => {
+  const page = readDocs(DOCS.service);
+  // Routers with a native entry too, so the Node listener takes the native path as it does for the sandbox.
+  const nativeAnswer = (who: string) => withNativeHandler(answer(who), async (request) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ who, path: request.pathname }) }));
+  const sites = {
+    fetch: createSite({ service: answer('service'), control: answer('control'), docs: { service: page } }),
+    native: createSite({ service: nativeAnswer('service'), control: nativeAnswer('control'), docs: { service: page } }),
+  };
+  const decode: Record<string, (bytes: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, none: (bytes) => bytes };
+
+  /** GET /docs with this Accept-Encoding, as raw bytes (fetch would decode them itself). */
+  const getDocs = (url: string, acceptEncoding: string | undefined) =>
+    new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+      httpGet(`${url}/docs`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+
+  it.each(['fetch', 'native'] as const)('answers the built page compressed as the client accepts it (%s path)', async (which) => {
+    expect(page, 'the docs are built (npm run docs)').toBeDefined();
+    const server = await listen(sites[which], { host: '127.0.0.1', port: 0 });
+    try {
+      for (const [acceptEncoding, coding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], [undefined, 'none']] as const) {
+        const { headers, body } = await getDocs(server.url, acceptEncoding);
+        expect(headers['content-encoding'] ?? 'none', String(acceptEncoding)).toBe(coding);
+        expect(headers.vary).toBe('accept-encoding');
+        expect(Number(headers['content-length'])).toBe(body.length);
+        expect(decode[coding]!(body).toString('utf8')).toBe(page);
+        // The page is megabytes of HTML; compressed it is a third of that or less.
+        if (coding !== 'none') expect(body.length).toBeLessThan(Buffer.byteLength(page!) / 3);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

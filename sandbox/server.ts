@@ -9,6 +9,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
 import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
+import { compressedPage, type CompressedPage } from './compressed-page.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -50,40 +51,47 @@ export function createSite(options: SiteOptions): FetchHandler {
     service: readFileSync(DOCS.service.spec, 'utf8'),
     control: readFileSync(DOCS.control.spec, 'utf8'),
   };
-  // Each page as a plain answer; the fetch entry turns it into a Response.
-  const pages = new Map<string, () => NativeAnswer>([
+  // The docs pages are megabytes of HTML: answered compressed when the client accepts it.
+  const compressedDocs = (page: string | undefined): CompressedPage | undefined => (page === undefined ? undefined : compressedPage(page));
+  const compressed = { service: compressedDocs(options.docs?.service), control: compressedDocs(options.docs?.control) };
+  // Each page as a plain answer, given the request's Accept-Encoding; the fetch entry turns it into a Response.
+  const pages = new Map<string, (acceptEncoding: string | null) => NativeAnswer | Promise<NativeAnswer>>([
     ['/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.service })],
     ['/sandbox/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control })],
-    ['/docs', () => html(options.docs?.service)],
-    ['/sandbox/docs', () => html(options.docs?.control)],
+    ['/docs', (acceptEncoding) => html(compressed.service, acceptEncoding)],
+    ['/sandbox/docs', (acceptEncoding) => html(compressed.control, acceptEncoding)],
   ]);
-  function html(page: string | undefined): NativeAnswer {
+  async function html(page: CompressedPage | undefined, acceptEncoding: string | null): Promise<NativeAnswer> {
     if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
-    return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
+    const { coding, body } = await page.encode(acceptEncoding);
+    const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.byteLength), vary: 'accept-encoding' };
+    if (coding !== 'identity') headers['content-encoding'] = coding;
+    return { status: 200, headers, body };
   }
   /** Where a request goes: a page's answer, or the control or the service router. */
-  function route(method: string, pathname: string): NativeAnswer | 'control' | 'service' {
+  function route(method: string, pathname: string, acceptEncoding: string | null): NativeAnswer | Promise<NativeAnswer> | 'control' | 'service' {
     // A trailing slash names the same resource (the contract's convention, kept for these pages too).
     const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
     const page = pages.get(path);
     if (page) {
       if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
-      return page();
+      return page(acceptEncoding);
     }
     // Everything under /sandbox is the control API's; `/sandboxes` would still be the service's.
     return path === '/sandbox' || path.startsWith('/sandbox/') ? 'control' : 'service';
   }
   const site: FetchHandler = async (request) => {
-    const target = route(request.method, new URL(request.url).pathname);
-    if (typeof target !== 'string') return new Response(target.body ?? null, { status: target.status, headers: target.headers });
-    return options[target](request);
+    const target = route(request.method, new URL(request.url).pathname, request.headers.get('accept-encoding'));
+    if (typeof target === 'string') return options[target](request);
+    const answer = await target;
+    return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
   };
   // The Node listener's entry, when both routers have one (the generated routers do).
   const natives = { service: nativeHandlerOf(options.service), control: nativeHandlerOf(options.control) };
   if (!natives.service || !natives.control) return site;
   const nativeRouters = natives as Record<'service' | 'control', NativeHandler>;
   return withNativeHandler(site, async (request) => {
-    const target = route(request.method, request.pathname);
+    const target = route(request.method, request.pathname, request.header('accept-encoding'));
     return typeof target === 'string' ? nativeRouters[target](request) : target;
   });
 }

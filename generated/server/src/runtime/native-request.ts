@@ -23,11 +23,14 @@ export interface NativeRequest {
   toRequest(): Request;
 }
 
-/** An answer: status, headers (lower-case names) and a body already serialized, or none. Made for one request: the writer may add to its headers. */
+/**
+ * An answer: status, headers (lower-case names) and a body already serialized, or none: text, or bytes for
+ * a body that is not (a compressed page). Made for one request: the writer may add to its headers.
+ */
 export interface NativeAnswer {
   status: number;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array<ArrayBuffer>;
 }
 
 export type NativeHandler = (request: NativeRequest) => Promise<NativeAnswer>;
