@@ -31,7 +31,7 @@ interface Confirmation {
   body: JsonObject | undefined;
 }
 
-function confirmation(contract: Contract, machine: StateMachine, creation: string, from: string): Confirmation | undefined {
+export function confirmation(contract: Contract, machine: StateMachine, creation: string, from: string): Confirmation | undefined {
   for (const transition of machine.transitions) {
     const operationId = transition.trigger.operation;
     if (operationId === undefined || operationId === creation || transition.from !== from || transition.to !== from || hasError(transition)) continue;
@@ -62,7 +62,7 @@ export function simulationBody(control: Contract, operation: OperationModel, cre
 }
 
 /** Whether the settings operation's body declares the hold setting as a boolean. */
-function holdPhase(control: ControlApi): Phase | undefined {
+export function holdPhase(control: ControlApi): Phase | undefined {
   const settings = control.callbackSettings;
   if (!settings) return undefined;
   const declared = control.contract.deref(schemaAt(control.contract, settings.operation.body?.schema, HOLD_SETTING));

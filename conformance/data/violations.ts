@@ -51,6 +51,12 @@ interface WalkContext {
   /** The reference the current schema was reached through (ajv's paths may be relative to it). */
   resource?: string;
   rules: Map<string, { rule: Rule; candidates: Json[] }>;
+  /** Per bound rule (same ids as `rules`), values exactly at the bound on its allowed side. */
+  edges: Map<string, { rule: Rule; candidates: Json[] }>;
+  /** Per rule under a condition (same ids), the rule's breaking values with the condition made not to hold. */
+  otherBranch: Map<string, { rule: Rule; candidates: Json[] }>;
+  /** The `if`s whose `then` is being walked, innermost last: where each applies and what it tests. */
+  conditions: { path: string[]; schema: JsonObject; declared: JsonObject }[];
 }
 
 const pointer = (path: readonly string[]): string => path.map((token) => `/${escapePointerToken(token)}`).join('');
@@ -82,11 +88,23 @@ export function setAt(root: Json, path: readonly string[], value: Json | undefin
   return copy;
 }
 
-function emit(context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: Json[], detail = ''): void {
+function collect(into: Map<string, { rule: Rule; candidates: Json[] }>, context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: Json[], detail: string): void {
   const id = `${context.resource ?? ''}${rule.schemaPath}|${rule.keyword}|${rule.instancePath}|${detail}`;
-  const entry = context.rules.get(id) ?? { rule: { ...rule, id, ...(context.resource === undefined ? {} : { resource: context.resource }) }, candidates: [] };
+  const entry = into.get(id) ?? { rule: { ...rule, id, ...(context.resource === undefined ? {} : { resource: context.resource }) }, candidates: [] };
   entry.candidates.push(...roots);
-  context.rules.set(id, entry);
+  into.set(id, entry);
+}
+
+function emit(context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: Json[], detail = ''): void {
+  collect(context.rules, context, rule, roots, detail);
+  // A rule under a condition must not hold where the condition does not: its breaking values, on the other branch.
+  const innermost = context.conditions.at(-1);
+  if (innermost) collect(context.otherBranch, context, rule, roots.flatMap((root) => conditionBroken(context, innermost, root)), detail);
+}
+
+/** Values exactly at a bound, on its allowed side, for the rule `emit` records with the same arguments. */
+function emitEdge(context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: Json[]): void {
+  collect(context.edges, context, rule, roots, '');
 }
 
 /** Property declarations of an object schema, through references and allOf (not through conditions). */
@@ -134,12 +152,23 @@ function patternBreakers(pattern: string, current: string): string[] {
   return [...new Set(tries)].filter((candidate) => !regex.test(candidate));
 }
 
-/** Emits a rule on the value at `path`, its candidates being replacements for that value. */
-function replacer(context: WalkContext, path: string[], schemaPath: string, condition: string): (keyword: string, description: string, values: Json[]) => void {
+/**
+ * Emits a rule on the value at `path`, its candidates being replacements for that value; for a bound, `inside`
+ * holds the replacements exactly at the bound on its allowed side (the boundaries check sends them).
+ */
+function replacer(context: WalkContext, path: string[], schemaPath: string, condition: string): (keyword: string, description: string, values: Json[], inside?: Json[]) => void {
   const at = pointer(path);
-  return (keyword, description, values) =>
-    emit(context, { keyword, instancePath: at, schemaPath: `${schemaPath}/${keyword}`, description: `${at || '(root)'}: ${description}${condition}` }, values.map((v) => setAt(context.root, path, v)));
+  return (keyword, description, values, inside) => {
+    const rule = { keyword, instancePath: at, schemaPath: `${schemaPath}/${keyword}`, description: `${at || '(root)'}: ${description}${condition}` };
+    emit(context, rule, values.map((v) => setAt(context.root, path, v)));
+    if (inside) emitEdge(context, rule, inside.map((v) => setAt(context.root, path, v)));
+  };
 }
+
+/** A string of exactly `length` characters built from `value` (cut, or padded with its last character). */
+const toLength = (value: string, length: number): string => (value.length >= length ? value.slice(0, length) : value + (value.at(-1) ?? 'a').repeat(length - value.length));
+/** The step between adjacent allowed numbers next to an exclusive bound. */
+const stepOf = (schema: JsonObject): number => (typeof schema.multipleOf === 'number' ? schema.multipleOf : 1);
 
 function scalarRules(context: WalkContext, schema: JsonObject, path: string[], schemaPath: string, value: Json, condition: string): void {
   const put = replacer(context, path, schemaPath, condition);
@@ -150,10 +179,14 @@ function scalarRules(context: WalkContext, schema: JsonObject, path: string[], s
   if (typeof value === 'string') {
     const first = value[0] ?? 'a';
     const last = value.at(-1) ?? 'a';
-    if (typeof schema.minLength === 'number' && schema.minLength > 0) put('minLength', `shorter than ${schema.minLength}`, [value.slice(0, schema.minLength - 1), first.repeat(schema.minLength - 1)]);
+    if (typeof schema.minLength === 'number' && schema.minLength > 0) {
+      const min = schema.minLength;
+      put('minLength', `shorter than ${min}`, [value.slice(0, min - 1), first.repeat(min - 1)], [toLength(value, min), first.repeat(min), 'a'.repeat(min), '0'.repeat(min)]);
+    }
     if (typeof schema.maxLength === 'number') {
-      const over = schema.maxLength + 1;
-      put('maxLength', `longer than ${schema.maxLength}`, [value.length < over ? value + last.repeat(over - value.length) : value, 'a'.repeat(over), '0'.repeat(over)]);
+      const max = schema.maxLength;
+      const over = max + 1;
+      put('maxLength', `longer than ${max}`, [value.length < over ? value + last.repeat(over - value.length) : value, 'a'.repeat(over), '0'.repeat(over)], [toLength(value, max), 'a'.repeat(max), '0'.repeat(max)]);
     }
     if (typeof schema.pattern === 'string') put('pattern', `does not match ${schema.pattern}`, patternBreakers(schema.pattern, value));
     if (typeof schema.format === 'string') {
@@ -162,10 +195,11 @@ function scalarRules(context: WalkContext, schema: JsonObject, path: string[], s
     }
   }
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number') put('minimum', `below the minimum ${schema.minimum}`, [schema.minimum - 1]);
-    if (typeof schema.exclusiveMinimum === 'number') put('exclusiveMinimum', `at or below the exclusive minimum ${schema.exclusiveMinimum}`, [schema.exclusiveMinimum, schema.exclusiveMinimum - 1]);
-    if (typeof schema.maximum === 'number') put('maximum', `above the maximum ${schema.maximum}`, [schema.maximum + 1]);
-    if (typeof schema.exclusiveMaximum === 'number') put('exclusiveMaximum', `at or above the exclusive maximum ${schema.exclusiveMaximum}`, [schema.exclusiveMaximum, schema.exclusiveMaximum + 1]);
+    const step = stepOf(schema);
+    if (typeof schema.minimum === 'number') put('minimum', `below the minimum ${schema.minimum}`, [schema.minimum - 1], [schema.minimum]);
+    if (typeof schema.exclusiveMinimum === 'number') put('exclusiveMinimum', `at or below the exclusive minimum ${schema.exclusiveMinimum}`, [schema.exclusiveMinimum, schema.exclusiveMinimum - 1], [schema.exclusiveMinimum + step]);
+    if (typeof schema.maximum === 'number') put('maximum', `above the maximum ${schema.maximum}`, [schema.maximum + 1], [schema.maximum]);
+    if (typeof schema.exclusiveMaximum === 'number') put('exclusiveMaximum', `at or above the exclusive maximum ${schema.exclusiveMaximum}`, [schema.exclusiveMaximum, schema.exclusiveMaximum + 1], [schema.exclusiveMaximum - step]);
     if (typeof schema.multipleOf === 'number') put('multipleOf', `not a multiple of ${schema.multipleOf}`, [value + schema.multipleOf / 2]);
   }
 }
@@ -286,8 +320,9 @@ function stringsIn(schema: Json): string[] {
 function arrayRules(context: WalkContext, schema: JsonObject, path: string[], schemaPath: string, value: Json[], condition: string): void {
   const put = replacer(context, path, schemaPath, condition);
   const item = value[0] ?? synthesize(context.tools, schema.items ?? {}, []);
-  if (typeof schema.maxItems === 'number' && item !== undefined) put('maxItems', `more than ${schema.maxItems} items`, [Array.from({ length: schema.maxItems + 1 }, () => item)]);
-  if (typeof schema.minItems === 'number' && schema.minItems > 0) put('minItems', `fewer than ${schema.minItems} items`, [value.slice(0, schema.minItems - 1)]);
+  const items = (count: number): Json[] => (item === undefined ? [] : [Array.from({ length: count }, (_, index) => value[index] ?? item)]);
+  if (typeof schema.maxItems === 'number' && item !== undefined) put('maxItems', `more than ${schema.maxItems} items`, [Array.from({ length: schema.maxItems + 1 }, () => item)], items(schema.maxItems));
+  if (typeof schema.minItems === 'number' && schema.minItems > 0) put('minItems', `fewer than ${schema.minItems} items`, [value.slice(0, schema.minItems - 1)], items(schema.minItems));
   if (isObject(schema.items) && item !== undefined) {
     const root = value.length > 0 ? context.root : setAt(context.root, path, [item]);
     walk({ ...context, root }, schema.items, [...path, '0'], `${schemaPath}/items`, declaredOf(context.tools, schema.items), condition);
@@ -317,6 +352,35 @@ function makeConditionHold(context: WalkContext, condition: JsonObject, value: J
   return tools.validate(condition, without).length === 0 ? without : undefined;
 }
 
+/**
+ * Copies of `root` in which the condition no longer holds at its object: one field it tests changed to a
+ * value (from the condition's own constants, the examples' values, the field's enum) that fails it, or left
+ * out when the condition requires it.
+ */
+function conditionBroken(context: WalkContext, condition: WalkContext['conditions'][number], root: Json): Json[] {
+  const { tools } = context;
+  const object = getAt(root, condition.path);
+  if (!isObject(object)) return [];
+  const tested = condition.schema;
+  const properties = isObject(tested.properties) ? tested.properties : {};
+  const required = Array.isArray(tested.required) ? tested.required.map(String) : [];
+  const results: Json[] = [];
+  for (const name of new Set([...Object.keys(properties), ...required])) {
+    const own = tools.deref(condition.declared[name]);
+    const pool = [...stringsIn(properties[name] ?? {}), ...(context.hints.get(name) ?? []), ...(isObject(own) && Array.isArray(own.enum) ? own.enum : [])];
+    const changes: (Json | undefined)[] = [...new Map(pool.map((candidate) => [JSON.stringify(candidate), candidate])).values()];
+    if (required.includes(name)) changes.push(undefined);
+    for (const change of changes) {
+      const copy = clone(object);
+      if (change === undefined) delete copy[name];
+      else if (tools.validate(condition.declared[name] ?? {}, change).length > 0) continue;
+      else copy[name] = change;
+      if (tools.validate(tested, copy).length > 0) results.push(setAt(root, condition.path, copy));
+    }
+  }
+  return results;
+}
+
 function conditionText(condition: JsonObject): string {
   return ` (when ${JSON.stringify(condition.properties ?? condition)})`;
 }
@@ -342,7 +406,8 @@ function walk(context: WalkContext, schema: Json, path: string[], schemaPath: st
   if (isObject(schema.if) && isObject(value) && schema.then !== undefined) {
     const adjusted = makeConditionHold(context, schema.if, value, here);
     const root = adjusted === undefined ? context.root : setAt(context.root, path, adjusted);
-    walk({ ...context, root }, schema.then, path, `${schemaPath}/then`, here, `${condition}${conditionText(schema.if)}`);
+    const conditions = [...context.conditions, { path, schema: schema.if, declared: here }];
+    walk({ ...context, root, conditions }, schema.then, path, `${schemaPath}/then`, here, `${condition}${conditionText(schema.if)}`);
   }
   if (schema.not !== undefined) notRule(context, tools.deref(schema.not), path, schemaPath, value, here, condition);
 }
@@ -404,7 +469,7 @@ function whyNot(candidates: Json[], accept: DeriveOptions['accept']): string {
 export function deriveViolations(tools: SchemaTools, schema: Json, bases: readonly Json[], options: DeriveOptions = {}): { violations: Violation[]; unconstructed: Unconstructed[] } {
   const rules = new Map<string, { rule: Rule; candidates: Json[] }>();
   const hints = options.hints ?? new Map<string, Json[]>();
-  for (const base of bases) walk({ tools, hints, root: base, schema, rules }, schema, [], '#', {}, '');
+  for (const base of bases) walk({ tools, hints, root: base, schema, rules, edges: new Map(), otherBranch: new Map(), conditions: [] }, schema, [], '#', {}, '');
   const violations: Violation[] = [];
   const unconstructed: Unconstructed[] = [];
   const sent = new Set<string>();
@@ -417,6 +482,44 @@ export function deriveViolations(tools: SchemaTools, schema: Json, bases: readon
     else unconstructed.push({ rule, reason: whyNot(candidates, options.accept) });
   }
   return { violations, unconstructed };
+}
+
+/** A valid value that sits where a rule draws its line: exactly at a bound, or breaking a conditional rule where its condition does not hold. */
+export interface Admissible {
+  rule: Rule;
+  /** `edge`: at the bound on its allowed side; `other branch`: the rule broken with its condition not holding. */
+  kind: 'edge' | 'other branch';
+  value: Json;
+}
+
+/** The first candidate valid against the whole schema, from a walk's collected candidates per rule. */
+function admissible(tools: SchemaTools, schema: Json, collected: Map<string, { rule: Rule; candidates: Json[] }>, kind: Admissible['kind'], accept: (value: Json) => boolean): { found: Admissible[]; missing: Unconstructed[] } {
+  const found: Admissible[] = [];
+  const missing: Unconstructed[] = [];
+  for (const { rule, candidates } of collected.values()) {
+    const value = candidates.find((candidate) => accept(candidate) && relevant(tools.validate(schema, candidate)).length === 0);
+    if (value !== undefined) found.push({ rule, kind, value });
+    else missing.push({ rule, reason: candidates.length === 0 ? `no ${kind} value could be built` : `every ${kind} value tried breaks another rule` });
+  }
+  return { found, missing };
+}
+
+/**
+ * The valid values on the line each rule draws (the boundaries check's requests): for every bound
+ * (minimum, maximum, exclusive ones, minLength, maxLength, minItems, maxItems), the value exactly at it on
+ * its allowed side; for every rule under an `if`, a value that breaks it where the condition does not hold.
+ * The same walk as `deriveViolations`, so each bound's outside value (negative_data) and inside value pair.
+ */
+export function deriveAdmissible(tools: SchemaTools, schema: Json, bases: readonly Json[], options: DeriveOptions = {}): { values: Admissible[]; unconstructed: Unconstructed[] } {
+  const hints = options.hints ?? new Map<string, Json[]>();
+  const edges = new Map<string, { rule: Rule; candidates: Json[] }>();
+  const otherBranch = new Map<string, { rule: Rule; candidates: Json[] }>();
+  for (const base of bases) walk({ tools, hints, root: base, schema, rules: new Map(), edges, otherBranch, conditions: [] }, schema, [], '#', {}, '');
+  const accept = options.accept ?? (() => true);
+  const atEdges = admissible(tools, schema, edges, 'edge', accept);
+  // A rule that cannot be broken on the other branch (a `type` the whole schema repeats) says nothing there.
+  const onOtherBranch = admissible(tools, schema, new Map([...otherBranch].filter(([, entry]) => entry.rule.keyword !== 'type')), 'other branch', accept);
+  return { values: [...atEdges.found, ...onOtherBranch.found], unconstructed: [...atEdges.missing, ...onOtherBranch.missing] };
 }
 
 export interface ExpectedAnswer {

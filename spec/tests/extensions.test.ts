@@ -243,9 +243,54 @@ describe('state machines', () => {
           const source = operations.find((o) => o.operationId === trigger.operation) as OperationEntry;
           expect(Object.values(documentedCodes(doc, source)).flat()).toContain(effect.error);
         }
+        if (effect.balance !== undefined) expectBalanceEffectResolves(machine, transition, effect.balance as JsonObject);
       }
     }
   });
 });
+
+/** The properties of a schema, through references and allOf. */
+function propertiesOf(schema: Json | undefined): JsonObject {
+  const node = deref(doc, schema);
+  if (!isObject(node)) return {};
+  const members = Array.isArray(node.allOf) ? node.allOf.map(propertiesOf) : [];
+  return Object.assign({}, ...members, isObject(node.properties) ? node.properties : {}) as JsonObject;
+}
+
+const jsonBodySchema = (holder: Json | undefined): Json | undefined => {
+  const content = deref(doc, (deref(doc, holder) as JsonObject | undefined)?.content);
+  return isObject(content) && isObject(content['application/json']) ? content['application/json'].schema : undefined;
+};
+
+/**
+ * A balance effect names the operation that reads the balance, query values that operation accepts, the
+ * field of its answer that holds the amount, and fields of the machine's resource (`resource.x`) or of the
+ * payload of the callback the transition sends (`payload.x`).
+ */
+function expectBalanceEffectResolves(machine: JsonObject, transition: JsonObject, balance: JsonObject): void {
+  const reader = operations.find((o) => o.operationId === balance.operation);
+  expect(reader, `balance operation ${String(balance.operation)}`).toBeDefined();
+  const parameters = (Array.isArray(reader?.operation.parameters) ? reader.operation.parameters : []).map((p) => deref(doc, p) as JsonObject);
+  for (const [name, value] of Object.entries(balance.query as JsonObject)) {
+    const parameter = parameters.find((p) => p.name === name && p.in === 'query');
+    expect(parameter, `query parameter ${name} of ${String(balance.operation)}`).toBeDefined();
+    const { ajv: valueAjv } = createDocumentAjv(doc);
+    expect(valueAjv.validate(deref(doc, parameter?.schema) as JsonObject, value), `${name}=${String(value)}`).toBe(true);
+  }
+  const responses = (reader?.operation.responses ?? {}) as JsonObject;
+  const success = Object.entries(responses).find(([status]) => status.startsWith('2'))?.[1];
+  const answer = propertiesOf(jsonBodySchema(success));
+  expect(deref(doc, answer[String(balance.field)]), `${String(balance.operation)} answers ${String(balance.field)}`).toMatchObject({ type: 'number' });
+
+  const schemas = (doc.components as JsonObject).schemas as JsonObject;
+  const resource = propertiesOf(schemas[String(machine.resource)]);
+  const callbacks = ((transition.effects ?? []) as JsonObject[]).flatMap((e) => (typeof e.callback === 'string' ? [e.callback] : []));
+  const payloads = callbacks.map((id) => propertiesOf(jsonBodySchema(webhooks.find((w) => w.operationId === id)?.operation.requestBody)));
+  for (const path of [String(balance.amount), ...Object.keys((balance.when ?? {}) as JsonObject)]) {
+    const [source, field] = path.split('.') as [string, string];
+    if (source === 'resource') expect(Object.keys(resource), `${path} in ${String(machine.resource)}`).toContain(field);
+    else expect(payloads.length > 0 && payloads.every((payload) => field in payload), `${path}: a field of the payload of the transition's callback`).toBe(true);
+  }
+}
 
 describeDecisions(doc, { conforms });
