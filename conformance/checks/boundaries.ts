@@ -90,7 +90,9 @@ function uniqueAtLength(contract: Contract, schema: Json | undefined, body: Json
 function freshCaseBody(contract: Contract, operation: OperationModel, c: BoundaryCase, unique: UniqueValues): Json | undefined {
   if (c.body === undefined) return undefined;
   const at = tokens(c.at);
-  const uniquified = setAt(uniquify(contract, operation, c.body, unique), at, getAt(c.body, at) ?? null);
+  // The value at the line is kept as derived; a rule on the whole body (a conditional `required`) keeps nothing.
+  const made = uniquify(contract, operation, c.body, unique);
+  const uniquified = at.length === 0 ? made : setAt(made, at, getAt(c.body, at) ?? null);
   const edgeIsIdentifier = identifierFields(contract, operation).some((field) => `/${field.split('.').join('/')}` === c.at);
   return edgeIsIdentifier ? uniqueAtLength(contract, operation.body?.schema, uniquified, at, unique) : uniquified;
 }
