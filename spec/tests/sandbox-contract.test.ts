@@ -48,13 +48,39 @@ describe('the sandbox control contract', () => {
     if (simulates.to !== undefined) expect(transitions.map((t) => t.to)).toContain(simulates.to);
   });
 
-  it('names the operation and body field that set the dashboard callback URLs', () => {
-    const settings = control['x-callback-settings'] as JsonObject;
-    expect(conforms('callbackSettings', settings)).toEqual([]);
-    const operation = controlOperations.find((o) => o.operationId === settings.operation);
-    expect(operation, String(settings.operation)).toBeDefined();
+  /** The properties of the JSON request body of the control operation a root extension names, checked against its definition. */
+  const namedBodyProperties = (extension: string, definition: string): { named: JsonObject; properties: JsonObject } => {
+    const named = control[extension] as JsonObject;
+    expect(conforms(definition, named)).toEqual([]);
+    const operation = controlOperations.find((o) => o.operationId === named.operation);
+    expect(operation, String(named.operation)).toBeDefined();
     const body = deref(control, ((((operation?.operation.requestBody as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema)) as JsonObject;
-    expect(Object.keys(body.properties as JsonObject)).toContain(settings.field);
+    return { named, properties: body.properties as JsonObject };
+  };
+
+  it('names the operation and body field that set the dashboard callback URLs', () => {
+    const { named, properties } = namedBodyProperties('x-callback-settings', 'callbackSettings');
+    expect(Object.keys(properties)).toContain(named.field);
+  });
+
+  it('names the operation and body field that move the clock', () => {
+    const { named, properties } = namedBodyProperties('x-clock-advance', 'clockAdvance');
+    expect(properties[String(named.field)]).toMatchObject({ type: 'integer' });
+  });
+
+  it('names the callback deliveries list and the fields of its records the suite times retries from', () => {
+    const deliveries = control['x-callback-deliveries'] as JsonObject;
+    expect(conforms('callbackDeliveries', deliveries)).toEqual([]);
+    const operation = controlOperations.find((o) => o.operationId === deliveries.operation);
+    expect(operation?.method, String(deliveries.operation)).toBe('get');
+    const list = deref(control, ((((operation?.operation.responses as JsonObject)['200'] as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema) as JsonObject;
+    expect(list.type).toBe('array');
+    const record = deref(control, list.items) as JsonObject;
+    const properties = record.properties as JsonObject;
+    expect(properties[String(deliveries.payload)]).toMatchObject({ type: 'object' });
+    expect((properties[String(deliveries.attempts)] as JsonObject).type).toBe('array');
+    const attempt = deref(control, (properties[String(deliveries.attempts)] as JsonObject).items) as JsonObject;
+    expect((attempt.properties as JsonObject)[String(deliveries.attempt_time)]).toMatchObject({ type: 'string', format: 'date-time' });
   });
 });
 
