@@ -10,7 +10,38 @@ import { referenceFields, type Supplied } from './prerequisites.js';
 import type { SandboxStatus } from './sandbox.js';
 import type { StepResult } from './steps.js';
 
-export type Fired = { fired: true; curl: string } | { fired: false; reason: string };
+/** A body field a callback must carry, the values the contract allows there, and why. */
+export interface Expectation {
+  field: string;
+  allowed: Json[];
+  source: string;
+  /** The field is a date-time: the same instant in another spelling (`Z` or `.000Z`) is the same value. */
+  instant?: boolean;
+}
+
+/**
+ * What the callback of an event's last step (an update after a creation) must carry, learnt from the answers
+ * while firing: the values the step changed and the state its transition leads to.
+ */
+export interface Change {
+  /** The step, for reports (`updateFixedVirtualAccount`). */
+  step: string;
+  /**
+   * Values the step set that differ from the object's before it: a delivery carrying one of them is the
+   * step's callback; one carrying none is an earlier callback of the object (its creation's), or a stale one.
+   */
+  marks: Expectation[];
+  /** What the step's callback must carry besides: the state its transition leads to. */
+  expect: Expectation[];
+  /** Whether the object's earlier transitions (its creation) send this webhook too, with the same identifiers. */
+  earlier: boolean;
+}
+
+/**
+ * Whether the event was caused. Not caused with `serverError` set (the curl of the request): the target
+ * answered a step the contract says causes the callback with a 5xx, which is its fault, not a missing trigger.
+ */
+export type Fired = { fired: true; curl: string; change?: Change } | { fired: false; reason: string; serverError?: string };
 
 /**
  * A state of the target some events need while they are fired (a sandbox setting that keeps payments
@@ -28,7 +59,7 @@ export interface CallbackEvent {
   webhook: string;
   label: string;
   /** Body fields the callback must carry, each with the values the contract allows, and why. */
-  expect: { field: string; allowed: Json[]; source: string }[];
+  expect: Expectation[];
   /** Body fields whose values only this event's requests carry: a delivery with one of them is this event's. */
   correlation: Record<string, string>;
   fire: () => Promise<Fired>;
@@ -81,7 +112,9 @@ export function prepareBody(env: TriggerEnv, webhook: WebhookModel, operationId:
 }
 
 export const fired = (env: TriggerEnv, result: StepResult): Fired =>
-  result.ok ? { fired: true, curl: env.context.http.curl(result.exchange) } : { fired: false, reason: result.reason };
+  result.ok
+    ? { fired: true, curl: env.context.http.curl(result.exchange) }
+    : { fired: false, reason: result.reason, ...(result.exchange && result.exchange.status >= 500 ? { serverError: env.context.http.curl(result.exchange) } : {}) };
 
 /** Fills the creation body's references to other objects (a direct debit's payment method) with objects the suite makes. */
 export async function withReferences(env: TriggerEnv, creation: string, body: JsonObject): Promise<{ body: JsonObject } | { reason: string }> {

@@ -1,6 +1,7 @@
 // Request fields by dotted path (`properties.id`), their schemas, and values unique to one event: a
 // callback is matched to the request that caused it by a value no other request of any run carries.
 import { randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
@@ -10,6 +11,15 @@ export function getAt(value: unknown, path: string): unknown {
     if (Array.isArray(node)) return node[Number(key)];
     return typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   }, value);
+}
+
+/** Equal values; with `instant`, two date-times naming the same instant count as equal however they are spelt. */
+export function sameValue(a: unknown, b: unknown, instant = false): boolean {
+  if (instant && typeof a === 'string' && typeof b === 'string') {
+    const [left, right] = [Date.parse(a), Date.parse(b)];
+    if (!Number.isNaN(left) && !Number.isNaN(right)) return left === right;
+  }
+  return isDeepStrictEqual(a, b);
 }
 
 /** A copy of `body` with `path` set (intermediate objects created as needed). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
-import { belongsTo, judgeDelivery, judgeRetryEvent } from './judge.js';
+import { belongsTo, isStepDelivery, judgeDelivery, judgeEvent, judgeRecordedRetries, judgeRetryEvent } from './judge.js';
 import type { Delivery } from './receiver.js';
-import type { CallbackEvent } from './events.js';
+import type { CallbackEvent, Change } from './events.js';
 
 const contract = loadContract();
 const [first, second] = contract.model.webhooks;
@@ -68,3 +68,54 @@ describe('judgeRetryEvent', () => {
     expect(findings.map((f) => f.message)).toEqual([`${webhook.operationId} retries for the test event: 2 attempt(s) while every attempt failed; x-delivery.attempts is 3`]);
   });
 });
+
+describe('judgeEvent: the callback of a step after the creation carries the change', () => {
+  // A field of the webhook's body that the step set to a value the created object did not have.
+  const change: Change = { step: 'theUpdate', marks: [{ field: firstField, allowed: ['updated value'], source: 'the theUpdate request' }], expect: [], earlier: true };
+  const creationCallback = delivery({ seq: 0 });
+  const updateCallback = delivery({ seq: 1, json: { ...valid, [firstField]: 'updated value' }, bodyText: 'update' });
+  const plain: CallbackEvent = { ...event, expect: [] };
+
+  it("tells the step's callback from the creation's by the values only the step set", () => {
+    expect(isStepDelivery(change, creationCallback)).toBe(false);
+    expect(isStepDelivery(change, updateCallback)).toBe(true);
+    expect(isStepDelivery({ ...change, earlier: false }, creationCallback)).toBe(true);
+    expect(isStepDelivery(undefined, creationCallback)).toBe(true);
+  });
+
+  it("holds only the step's callback to the step's values; the creation's callback is judged for token and schema", () => {
+    const findings = judgeEvent(contract, plain, { curl: 'curl …', change }, [creationCallback, updateCallback], 1_000);
+    // The update's callback may fail its own schema with the made-up value; nothing says the creation's lacks the update.
+    expect(findings.map((f) => f.message).filter((m) => m.includes('delivery 1 '))).toEqual([]);
+    expect(findings.map((f) => f.message).filter((m) => m.includes('carried the change'))).toEqual([]);
+  });
+
+  it('reports an update whose every callback carries the object as it was before', () => {
+    const findings = judgeEvent(contract, plain, { curl: 'curl …', change }, [creationCallback, delivery({ seq: 1 })], 1_000);
+    expect(findings.map((f) => f.message)).toEqual([
+      `no ${webhook.operationId} delivery for the test event carried the change theUpdate made (${firstField} "updated value") within 1000 ms; 2 delivery(ies) carried the object as it was before (the earlier transition's callback, or a stale one)`,
+    ]);
+  });
+});
+
+describe('judgeRecordedRetries: retries timed in the target time, from its delivery records', () => {
+  const expected = { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 };
+  const arrivals = [0, 1, 2].map((seq) => delivery({ seq, receivedAt: seq * 10 }));
+  const record = (attemptTimes: number[]): { payload: unknown; attemptTimes: number[] } => ({ payload: valid, attemptTimes });
+  const judge = (deliveries: Delivery[], records: { payload: unknown; attemptTimes: number[] }[]): string[] =>
+    judgeRecordedRetries(event, deliveries, records, expected, 'curl …', 'listDeliveries').map((f) => f.message.replace(`${webhook.operationId} retries for the test event: `, ''));
+
+  it('passes three attempts a retry interval apart in the target time, however close they came in real time', () => {
+    expect(judge(arrivals, [record([0, 30_020, 60_050])])).toEqual([]);
+  });
+
+  it.each([
+    ['attempts without spacing', arrivals, [record([0, 3, 6])], /attempt 2 came 3 ms after attempt 1; expected 30000 ms .*, in the target's time \(listDeliveries\)/],
+    ['an attempt after the last', [...arrivals, delivery({ seq: 3 })], [record([0, 30_000, 60_000, 90_000])], /the receiver got 4 attempt\(s\) while it failed every one; x-delivery.attempts is 3/],
+    ['records that do not match what arrived', arrivals, [record([0, 30_000])], /listDeliveries records 2 attempt\(s\) of it; the receiver got 3/],
+    ['no record of the callback', arrivals, [], /listDeliveries lists no delivery with this body/],
+  ] as [string, Delivery[], { payload: unknown; attemptTimes: number[] }[], RegExp][])('reports %s', (_name, deliveries, records, pattern) => {
+    expect(judge(deliveries, records).join('\n')).toMatch(pattern);
+  });
+});
+

@@ -2,8 +2,10 @@
 // cause through its own operations (a payer's transfer, the bank's answer, an end user's approval) and
 // lets the suite point the dashboard callback settings at its receiver. Its own contract (the target's
 // /sandbox/openapi.json, else the bundled control contract (@payments-contract/contract)) says which operation simulates
-// which event (`x-simulates` on an operation) and which setting holds the callback URLs
-// (`x-callback-settings` at the root); the suite names neither an operation nor a setting of it.
+// which event (`x-simulates` on an operation), which setting holds the callback URLs
+// (`x-callback-settings` at the root), which operation moves the clock (`x-clock-advance`) and which lists
+// the callbacks sent with their attempts (`x-callback-deliveries`); the suite names neither an operation
+// nor a setting of it.
 import { readFileSync } from 'node:fs';
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
@@ -30,6 +32,24 @@ export interface Simulation {
 
 export type SettingsChange = { ok: true; undo: () => Promise<void> } | { ok: false; reason: string };
 
+/** One callback as the target's delivery records list it: the body sent and when each attempt started, in the target's time (ms). */
+export interface RecordedDelivery {
+  payload: unknown;
+  attemptTimes: number[];
+}
+
+/** Moves the clock of the key's merchant and mode (`x-clock-advance`). */
+export interface ControlClock {
+  operation: OperationModel;
+  advance: (milliseconds: number) => Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+
+/** Lists the callbacks the target sent, with their attempts (`x-callback-deliveries`). */
+export interface ControlDeliveries {
+  operation: OperationModel;
+  list: () => Promise<{ records: RecordedDelivery[] } | { reason: string }>;
+}
+
 export interface ControlApi {
   contract: Contract;
   /** Where the control contract was read from, for reports. */
@@ -45,6 +65,10 @@ export interface ControlApi {
   configureCallbackUrls: (settings: readonly string[], urlFor: (setting: string) => string) => Promise<SettingsChange>;
   /** The spacing of callback attempts the target reports where `x-callback-retry-delay` says, or why there is none. */
   callbackRetryDelayMs: () => Promise<{ ms: number } | { reason: string }>;
+  /** Present when the control contract names its clock's advance. */
+  clock?: ControlClock;
+  /** Present when the control contract names its delivery records and their fields. */
+  deliveries?: ControlDeliveries;
 }
 
 export interface SandboxStatus {
@@ -87,11 +111,34 @@ export function readSimulations(contract: Contract): Simulation[] {
  * `x-callback-settings` (the body field holding the callback URLs) or `x-callback-retry-delay` (the response
  * field holding the spacing of callback attempts, in ms).
  */
-function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay'): { operation: OperationModel; field: string } | undefined {
+function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay' | 'x-clock-advance'): { operation: OperationModel; field: string } | undefined {
   const raw = contract.doc[extension];
   if (!isObject(raw) || typeof raw.operation !== 'string' || typeof raw.field !== 'string') return undefined;
   const operation = contract.model.operations.find((o) => o.operationId === raw.operation);
   return operation ? { operation, field: raw.field } : undefined;
+}
+
+/** The delivery records' operation and the fields of a record `x-callback-deliveries` names. */
+function deliveriesOf(contract: Contract): { operation: OperationModel; payload: string; attempts: string; attemptTime: string } | undefined {
+  const raw = contract.doc['x-callback-deliveries'];
+  if (!isObject(raw)) return undefined;
+  const [operationId, payload, attempts, attemptTime] = [raw.operation, raw.payload, raw.attempts, raw.attempt_time].map(text);
+  const operation = contract.model.operations.find((o) => o.operationId === operationId);
+  return operation && payload && attempts && attemptTime ? { operation, payload, attempts, attemptTime } : undefined;
+}
+
+/** The records of a delivery list answer, or why they cannot be read (an attempt without a time, a record that is no object). */
+export function readRecords(answer: Json | undefined, fields: { payload: string; attempts: string; attemptTime: string }): { records: RecordedDelivery[] } | { reason: string } {
+  if (!Array.isArray(answer)) return { reason: 'the answer is not a list of deliveries' };
+  const records: RecordedDelivery[] = [];
+  for (const record of answer) {
+    const attempts = isObject(record) ? record[fields.attempts] : undefined;
+    if (!isObject(record) || !Array.isArray(attempts)) return { reason: `a delivery has no ${fields.attempts} list` };
+    const attemptTimes = attempts.map((attempt) => (isObject(attempt) && typeof attempt[fields.attemptTime] === 'string' ? Date.parse(attempt[fields.attemptTime] as string) : Number.NaN));
+    if (attemptTimes.some(Number.isNaN)) return { reason: `an attempt has no date-time ${fields.attemptTime}` };
+    records.push({ payload: record[fields.payload], attemptTimes });
+  }
+  return { records };
 }
 
 /** For each changed key, the value it has now; a map is restored key by key (the settings operation merges maps). */
@@ -141,10 +188,31 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 ? { ms } : { reason: `${retryDelay.operation.operationId} answered no whole number of milliseconds in ${retryDelay.field}` };
   };
 
+  const advance = operationFieldOf(contract, 'x-clock-advance');
+  const clock: ControlClock | undefined = advance && {
+    operation: advance.operation,
+    advance: async (milliseconds) => {
+      const answer = await call(advance.operation.operationId, { body: { [advance.field]: milliseconds } });
+      return answer.ok ? { ok: true } : { ok: false, reason: answer.reason };
+    },
+  };
+  const recorded = deliveriesOf(contract);
+  const deliveries: ControlDeliveries | undefined = recorded && {
+    operation: recorded.operation,
+    list: async () => {
+      const answer = await call(recorded.operation.operationId);
+      if (!answer.ok) return { reason: answer.reason };
+      const read = readRecords(answer.exchange.json as Json | undefined, recorded);
+      return 'reason' in read ? { reason: `${recorded.operation.operationId} (sandbox control API): ${read.reason}` } : read;
+    },
+  };
+
   return {
     contract,
     source,
     simulations: readSimulations(contract),
+    ...(clock ? { clock } : {}),
+    ...(deliveries ? { deliveries } : {}),
     callbackRetryDelayMs,
     call,
     ...(callbackSettings ? { callbackSettings } : {}),

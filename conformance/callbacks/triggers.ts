@@ -10,17 +10,17 @@
 // receiver's URL, or a dashboard setting (usable when the suite could point it at the receiver through the
 // sandbox control API, or when told the target sends there).
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject } from '@payments-contract/contract/model/types';
+import type { Json, JsonObject, WebhookModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import type { Expected } from '../expectations.js';
 import { testModeOutcomes, testModeValue } from '../workflows/data.js';
 import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
-import { destination, fired, prepareBody, withReferences, type CallbackEvent, type Fired, type TriggerEnv, type TriggerSource } from './events.js';
-import { getAt, schemaAt, setAt } from './fields.js';
+import { destination, fired, prepareBody, withReferences, type CallbackEvent, type Change, type Expectation, type Fired, type TriggerEnv, type TriggerSource } from './events.js';
+import { getAt, sameValue, schemaAt, setAt } from './fields.js';
 import { simulationTriggers } from './simulations.js';
 import { createdId, firstExample, onlyPathParameter, runStep, type StepSpec } from './steps.js';
 
-export type { CallbackEvent, Fired, Phase, TriggerEnv, TriggerSource } from './events.js';
+export type { CallbackEvent, Change, Expectation, Fired, Phase, TriggerEnv, TriggerSource } from './events.js';
 
 export const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
 const errorsOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.error === undefined ? [] : [e.error]));
@@ -105,7 +105,7 @@ function transitionTriggers(env: TriggerEnv): TriggerSource[] {
           const key = env.newKey();
           const { body, correlation } = prepareBody(env, webhook, creation, firstExample(contract, creation), key, target.field);
           const expect = machine.field === null || schemaAt(contract, webhook.bodySchema, machine.field) === undefined ? [] : [{ field: machine.field, allowed: choice.to, source: `x-state-machines ${machine.key}` }];
-          return { key, webhook: webhook.operationId, label: `${creation}, then ${choice.label}`, expect, correlation, fire: () => fireTransition(env, creation, body, operationId, choice) };
+          return { key, webhook: webhook.operationId, label: `${creation}, then ${choice.label}`, expect, correlation, fire: () => fireTransition(env, { machine, webhook, creation, operationId, choice }, body) };
         });
         return [{ webhook: webhook.operationId, via, events }];
       }),
@@ -113,7 +113,17 @@ function transitionTriggers(env: TriggerEnv): TriggerSource[] {
   });
 }
 
-async function fireTransition(env: TriggerEnv, creation: string, creationBody: JsonObject, operationId: string, choice: Selection): Promise<Fired> {
+/** One way to take an object through a callback-sending transition: create it, then act on it. */
+interface Route {
+  machine: StateMachine;
+  webhook: WebhookModel;
+  creation: string;
+  operationId: string;
+  choice: Selection;
+}
+
+async function fireTransition(env: TriggerEnv, route: Route, creationBody: JsonObject): Promise<Fired> {
+  const { creation, operationId, choice } = route;
   const filled = await withReferences(env, creation, creationBody);
   if ('reason' in filled) return { fired: false, reason: filled.reason };
   const created = await runStep(env.context, { operationId: creation, body: filled.body });
@@ -122,7 +132,35 @@ async function fireTransition(env: TriggerEnv, creation: string, creationBody: J
   const parameter = onlyPathParameter(env.context.contract, operationId);
   if (id === undefined || parameter === undefined) return { fired: false, reason: `${creation}'s answer has no id to give ${operationId}` };
   const step: StepSpec = { operationId, parameters: { [parameter]: id }, ...(choice.body ? { body: choice.body } : {}), ...(choice.expectAnswer ? { expect: choice.expectAnswer } : {}) };
-  return fired(env, await runStep(env.context, step));
+  const acted = await runStep(env.context, step);
+  const result = fired(env, acted);
+  return result.fired && acted.ok ? { ...result, change: stepChange(env.context.contract, route, created.exchange.json, acted.exchange.json) } : result;
+}
+
+/**
+ * What the acting step's callback must carry: each value the step sent that the webhook's body declares and
+ * the created object held otherwise (so that its callback, not the creation's, is the one carrying it), and
+ * the state of the transition the step takes from the state the creation answered with, narrowed to the one
+ * the step's own answer reports when the machine allows it.
+ */
+function stepChange(contract: Contract, route: Route, createdJson: unknown, answeredJson: unknown): Change {
+  const { machine, webhook, operationId, choice } = route;
+  const marks = Object.entries(choice.body ?? {}).flatMap(([field, value]): Expectation[] => {
+    const schema = contract.deref(schemaAt(contract, webhook.bodySchema, field));
+    if (field === machine.field || schema === undefined) return [];
+    const instant = isObject(schema) && schema.format === 'date-time';
+    return sameValue(getAt(createdJson, field), value, instant) ? [] : [{ field, allowed: [value], source: `the ${operationId} request`, ...(instant ? { instant } : {}) }];
+  });
+  const earlier = machine.transitions.some((t) => t.from === null && callbacksOf(t).includes(webhook.operationId));
+  const field = machine.field;
+  if (field === null || schemaAt(contract, webhook.bodySchema, field) === undefined) return { step: operationId, marks, expect: [], earlier };
+  const from = getAt(createdJson, field);
+  const taken = [...new Set(machine.transitions.filter((t) => t.trigger.operation === operationId && t.from === from && choice.to.includes(t.to)).map((t) => t.to))];
+  const allowed = taken.length > 0 ? taken : choice.to;
+  const reported = getAt(answeredJson, field);
+  const narrowed = typeof reported === 'string' && allowed.includes(reported) ? [reported] : allowed;
+  const why = `x-state-machines ${machine.key}: ${operationId} from ${typeof from === 'string' ? from : choice.label}${narrowed.length < allowed.length ? `, whose answer reports ${String(reported)}` : ''}`;
+  return { step: operationId, marks, expect: [{ field, allowed: narrowed, source: why }], earlier };
 }
 
 export function deriveTriggers(env: TriggerEnv): TriggerSource[] {

@@ -2,22 +2,26 @@
 // offers (test mode, state-machine transitions, the sandbox control API's simulations; with that API the
 // suite also points the dashboard callback settings at its receiver, and puts them back after the run)
 // and judges what arrives: it arrives within a bounded wait, with the right token, valid against the
-// webhook's schema and carrying the outcome the contract says; redeliveries are accepted; and when the receiver fails every attempt of
-// one event per webhook, the attempts and their spacing follow `x-delivery`. A webhook the suite cannot
-// cause here is skipped with the reason, never passed.
+// webhook's schema and carrying the outcome the contract says (after an update, the update's values and the
+// state its transition leads to); redeliveries are accepted; and when the receiver fails every attempt of
+// one event per webhook, the attempts and their spacing follow `x-delivery`. Against a target whose control
+// contract can move its clock and lists its deliveries, the retries are brought on by moving the clock and
+// timed in the target's own time from its records (callbacks/clock.ts); against any other, the suite waits
+// for them in real time. A webhook the suite cannot cause here is skipped with the reason, never passed.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isObject } from '@payments-contract/contract/model';
 import type { WebhookModel } from '@payments-contract/contract/model/types';
-import { belongsTo, byBody, judgeDelivery, judgeRetryEvent } from '../callbacks/judge.js';
+import { driveRetries, type TimedRetry } from '../callbacks/clock.js';
+import { belongsTo, byBody, isStepDelivery, judgeEvent, judgeRecordedRetries, judgeRetryEvent } from '../callbacks/judge.js';
 import { createSupply } from '../callbacks/prerequisites.js';
 import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';
 import { retryExpectation, retryWindowMs, type RetryExpectation } from '../callbacks/retry.js';
-import { probeSandbox, type SandboxStatus, type SettingsChange } from '../callbacks/sandbox.js';
+import { probeSandbox, type ControlClock, type ControlDeliveries, type RecordedDelivery, type SandboxStatus, type SettingsChange } from '../callbacks/sandbox.js';
 import { deriveTriggers, type CallbackEvent, type Fired, type Phase, type TriggerSource } from '../callbacks/triggers.js';
 import { mapPool } from '../pool.js';
 import { outcomeOf } from '../results.js';
-import type { Check, CheckContext, CheckResult, Finding } from '../types.js';
+import type { Check, CheckContext, CheckResult, Finding, ProgressEvent } from '../types.js';
 
 const DEFAULT_WAIT_MS = 15_000;
 
@@ -41,17 +45,40 @@ interface Watched {
   fired: Fired;
 }
 
-/** Waits for the event's first delivery; for the retry event, then for as long as attempts may still come. */
-async function watch(receiver: CallbackReceiver, plan: Plan | undefined, event: CallbackEvent, waitMs: number): Promise<void> {
-  const first = await receiver.waitFor((d) => belongsTo(event, d), waitMs);
-  if (!first || plan?.retry?.event !== event) return;
-  const window = retryWindowMs(plan.retry.expected);
+type FiredWatch = { event: CallbackEvent; fired: Extract<Fired, { fired: true }> };
+
+/** How the retries of the timed events were brought on, and what the target recorded of them. */
+type RetryDrive =
+  | { by: 'real time' }
+  | { by: 'clock'; clock: ControlClock; deliveries: ControlDeliveries; records: RecordedDelivery[] }
+  | { by: 'clock'; clock: ControlClock; deliveries: ControlDeliveries; failed: string };
+
+const describeEvent = (event: CallbackEvent): string => `${event.webhook} for ${event.label}`;
+
+/** Waits for the event's first delivery (of its last step, when the event has several), telling progress. */
+async function awaitFirst(receiver: CallbackReceiver, { event, fired }: FiredWatch, waitMs: number, tell: (event: ProgressEvent) => void): Promise<boolean> {
+  const what = describeEvent(event);
+  const started = performance.now();
+  tell({ kind: 'waiting', check: 'callbacks', what, untilMs: started + waitMs });
+  const first = await receiver.waitFor((d) => belongsTo(event, d) && isStepDelivery(fired.change, d), waitMs);
+  tell({ kind: 'waited', check: 'callbacks', what, tookMs: performance.now() - started });
+  return first !== undefined;
+}
+
+/** For the retry event in real time: waits for as long as attempts may still come after the latest first attempt. */
+async function awaitRetries(receiver: CallbackReceiver, event: CallbackEvent, expected: RetryExpectation, tell: (event: ProgressEvent) => void): Promise<void> {
+  const window = retryWindowMs(expected);
+  const what = `retries of ${describeEvent(event)}`;
+  const started = performance.now();
   for (;;) {
     const firsts = byBody(receiver.deliveries().filter((d) => belongsTo(event, d))).map((group) => (group[0] as Delivery).receivedAt);
-    const remaining = Math.max(...firsts) + window - performance.now();
-    if (remaining <= 0) return;
+    const until = Math.max(...firsts) + window;
+    const remaining = until - performance.now();
+    if (remaining <= 0) break;
+    tell({ kind: 'waiting', check: 'callbacks', what, untilMs: until });
     await sleep(remaining);
   }
+  tell({ kind: 'waited', check: 'callbacks', what, tookMs: performance.now() - started });
 }
 
 /** A missing callback that goes to a dashboard setting may only mean the setting does not point at the receiver. */
@@ -61,17 +88,27 @@ function dashboardHint(webhook: WebhookModel, receiver: CallbackReceiver): strin
   return typeof setting === 'string' ? ` (the target sends it to its dashboard setting ${setting}: check that it is ${receiver.publicUrl})` : '';
 }
 
-function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: Plan, watched: Watched[], waitMs: number): CheckResult {
+function retryFindings(plan: Plan, event: CallbackEvent, deliveries: readonly Delivery[], curl: string, drive: RetryDrive): Finding[] {
+  const retry = plan.retry;
+  if (!retry) return [];
+  if (drive.by === 'real time') return judgeRetryEvent(event, deliveries, retry.expected, curl);
+  if ('failed' in drive) return [{ severity: 'failure', message: `${event.webhook} retries for ${event.label} could not be brought on or read through the sandbox control API: ${drive.failed}`, curl }];
+  return judgeRecordedRetries(event, deliveries, drive.records, retry.expected, curl, drive.deliveries.operation.operationId);
+}
+
+function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: Plan, watched: Watched[], waitMs: number, drive: RetryDrive): CheckResult {
   const { contract, options } = context;
   const id = plan.webhook.operationId;
   const notes = plan.sources.filter((s) => s.unavailable !== undefined).map((s) => `not triggered by ${s.via}: ${s.unavailable}`);
   const fired = watched.filter((w) => w.event.webhook === id);
   const notFired = fired.flatMap(({ event, fired: f }) => (f.fired ? [] : [`${event.label}: ${f.reason}`]));
-  const triggered = fired.filter((w): w is { event: CallbackEvent; fired: { fired: true; curl: string } } => w.fired.fired);
-  if (triggered.length === 0) {
+  const triggered = fired.filter((w): w is FiredWatch => w.fired.fired);
+  if (triggered.length === 0 && !fired.some((w) => !w.fired.fired && w.fired.serverError !== undefined)) {
     return skipped(id, notFired.length > 0 ? `could not be triggered: ${[...new Set(notFired)].join('; ')}` : notes.join('; ') || 'nothing in the contract triggers it', notFired.length > 0 ? notes : []);
   }
-  const findings: Finding[] = [];
+  // A step answered with a 5xx is the target failing to do what causes the callback: a failure, not a gap.
+  const findings: Finding[] = fired.flatMap(({ event, fired: f }) => (!f.fired && f.serverError !== undefined ? [{ severity: 'failure' as const, message: `${id} could not be caused by ${event.label}: ${f.reason}`, curl: f.serverError }] : []));
+  const broken = findings.length;
   let redeliveries = 0;
   for (const { event, fired: f } of triggered) {
     const deliveries = receiver.deliveries().filter((d) => belongsTo(event, d));
@@ -79,8 +116,9 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
       findings.push({ severity: 'failure', message: `no ${id} delivery for ${event.label} within ${waitMs} ms${dashboardHint(plan.webhook, receiver)}`, curl: f.curl });
       continue;
     }
-    for (const delivery of deliveries) findings.push(...judgeDelivery(contract, event, delivery, f.curl));
-    if (plan.retry?.event === event) findings.push(...judgeRetryEvent(event, deliveries, plan.retry.expected, f.curl));
+    findings.push(...judgeEvent(contract, event, f, deliveries, waitMs));
+    if (f.change?.earlier && f.change.marks.length === 0) notes.push(`${event.label}: ${f.change.step}'s callback is not told from the earlier one (${f.change.step} changed no value its callback carries)`);
+    if (plan.retry?.event === event) findings.push(...retryFindings(plan, event, deliveries, f.curl, drive));
     else redeliveries += deliveries.length - byBody(deliveries).length;
   }
   if (options.callbacks?.token === undefined) notes.push(`the ${plan.webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
@@ -89,9 +127,12 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
   if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (${retry.source}), not the contract's ${retry.expected.overriddenFromMs} ms`);
   const retryMeasured = retry !== undefined && triggered.some((w) => w.event === retry.event);
   if (retry && !retryMeasured) notes.push('retries not measured: the event chosen for it could not be triggered');
+  if (retryMeasured && drive.by === 'clock') {
+    notes.push(`retries brought on by moving the target's clock (${drive.clock.operation.operationId}) and timed in its own time from its delivery records (${drive.deliveries.operation.operationId})`);
+  }
   notes.push(...notFired.map((reason) => `not triggered: ${reason}`));
   const unique = dedupe(findings);
-  return { check: 'callbacks', subject: id, outcome: outcomeOf(unique), cases: triggered.length + (retryMeasured ? 1 : 0), findings: unique, ...(notes.length > 0 ? { notes } : {}) };
+  return { check: 'callbacks', subject: id, outcome: outcomeOf(unique), cases: triggered.length + broken + (retryMeasured ? 1 : 0), findings: unique, ...(notes.length > 0 ? { notes } : {}) };
 }
 
 function dedupe(findings: Finding[]): Finding[] {
@@ -215,8 +256,12 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const waitMs = settings.waitMs ?? DEFAULT_WAIT_MS;
     const timed = new Set(plans.flatMap((p) => (p.retry ? [p.retry.event] : [])));
     const watched = await fireAll(context, events, timed);
-    await Promise.all(watched.filter((w) => w.fired.fired).map((w) => watch(receiver, plans.find((p) => p.webhook.operationId === w.event.webhook), w.event, waitMs)));
-    const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs)));
+    const tell = (event: ProgressEvent): void => context.options.onProgress?.(event);
+    const firedWatches = watched.filter((w): w is FiredWatch => w.fired.fired);
+    const arrived = await Promise.all(firedWatches.map(async (w) => ((await awaitFirst(receiver, w, waitMs, tell)) ? [w.event] : [])));
+    const retries = plans.flatMap((p): TimedRetry[] => (p.retry && arrived.flat().includes(p.retry.event) ? [{ event: p.retry.event, expected: p.retry.expected }] : []));
+    const drive = await bringRetries(sandbox, receiver, retries, tell);
+    const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs, drive)));
     for (const [webhook, count] of strays(receiver, events)) {
       const result = results.find((r) => r.subject === webhook);
       if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this run and were not judged`];
@@ -229,6 +274,24 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     if (dashboard?.ok) await dashboard.undo();
     await receiver.close();
   }
+}
+
+/**
+ * Brings on the attempts of the timed callbacks: by moving the target's clock when its control contract says
+ * how (and lists the deliveries, to time them in the target's time), else by waiting for them in real time.
+ */
+async function bringRetries(sandbox: SandboxStatus, receiver: CallbackReceiver, retries: TimedRetry[], tell: (event: ProgressEvent) => void): Promise<RetryDrive> {
+  const clock = sandbox.control?.clock;
+  const deliveries = sandbox.control?.deliveries;
+  if (!clock || !deliveries) {
+    await Promise.all(retries.map((r) => awaitRetries(receiver, r.event, r.expected, tell)));
+    return { by: 'real time' };
+  }
+  if (retries.length === 0) return { by: 'clock', clock, deliveries, records: [] };
+  const driven = await driveRetries(clock, receiver, retries, tell);
+  if (!driven.ok) return { by: 'clock', clock, deliveries, failed: driven.reason };
+  const listed = await deliveries.list();
+  return 'reason' in listed ? { by: 'clock', clock, deliveries, failed: listed.reason } : { by: 'clock', clock, deliveries, records: listed.records };
 }
 
 /** What the suite did to, or could not do to, the target's dashboard settings. */

@@ -1,6 +1,7 @@
 // Test support: a small target with a sandbox control API, enough to drive the suite's simulation triggers.
 // It serves GET /sandbox, its control contract at /sandbox/openapi.json (the bundled one, with
-// `x-simulates` and `x-callback-settings` added where it lacks them), the settings, disbursement creation
+// `x-simulates` and `x-callback-settings` added where it lacks them, and without the clock and the delivery
+// records, which it does not offer), the settings, disbursement creation
 // with the bank's two simulated answers, and e-wallet payments that resolve by their test amount unless
 // `ewallet_auto_resolve` is off, with approve and decline. Callbacks go to the configured callback URLs
 // and are retried like a real target's. Each fault option breaks one thing.
@@ -42,6 +43,10 @@ export function controlDocument(options: { simulates?: boolean; callbackSettings
   }
   if (options.callbackSettings === false) delete doc['x-callback-settings'];
   else doc['x-callback-settings'] ??= { operation: 'updateSettings', field: 'callback_urls' };
+  // This target has no clock to move and keeps no delivery records: the suite waits for its retries in real
+  // time, as for any target whose control contract does not say how to bring them on.
+  delete doc['x-clock-advance'];
+  delete doc['x-callback-deliveries'];
   return doc;
 }
 
