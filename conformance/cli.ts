@@ -170,7 +170,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
   const progress = createProgress(io.stderr);
   let summary: RunSummary;
   try {
-    summary = await runConformance({ ...options, onResult: progress.onResult });
+    summary = await runConformance({ ...options, onResult: progress.onResult, onProgress: progress.onProgress });
   } catch (error) {
     progress.finish();
     io.stderr.write(`payments-conformance: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -41,6 +41,8 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   const enabled = new Set(PROFILE_CHECKS[options.profile]);
   for (const check of ALL_CHECKS) {
     if (!enabled.has(check.name) || check.name === 'response_conformance') continue;
+    // Every check says when it begins, so live progress names the check at work even before its first result.
+    options.onProgress?.({ kind: 'working', check: check.name, what: 'running' });
     for (const result of await check.run(context)) {
       results.push(result);
       options.onResult?.(result);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_RESULTS } from './fixture.js';
-import { createProgress, resultLine } from './terminal.js';
+import { createProgress, resultLine, waitedLine } from './terminal.js';
 
 function capture(isTTY: boolean): { stream: { write: (text: string) => void; isTTY: boolean; columns: number }; text: () => string } {
   let text = '';
@@ -30,6 +30,36 @@ describe('live progress', () => {
     expect(frames).toHaveLength(FIXTURE_RESULTS.length);
     expect(frames.at(-1)).toMatch(/^5 checks done on 2 operations, 2 failed so far, 2\.5 s/);
     expect(frames.every((frame) => frame.length <= 59 && !frame.includes('\n'))).toBe(true);
+    progress.finish();
+    expect(text().endsWith('\r\u001b[2K')).toBe(true);
+  });
+
+  it('writes one line per finished wait in CI, and nothing for work or waits under way', () => {
+    const { stream, text } = capture(false);
+    const progress = createProgress(stream);
+    progress.onProgress({ kind: 'working', check: 'callbacks', what: 'running' });
+    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', untilMs: 15_000 });
+    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1_234 });
+    progress.finish();
+    expect(text()).toBe('WAIT callbacks ewalletPayment for createEwalletPayment: 1.2 s\n');
+    expect(waitedLine({ kind: 'waited', check: 'callbacks', what: 'x', tookMs: 50 })).toBe('WAIT callbacks x: 0.1 s');
+  });
+
+  it('names the check at work and the callback awaited on a terminal, with how long the wait may still last', () => {
+    const { stream, text } = capture(true);
+    let clock = 0;
+    const progress = createProgress({ ...stream, columns: 200 }, () => clock);
+    progress.onProgress({ kind: 'working', check: 'callbacks', what: 'running' });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 0.0 s; callbacks: running');
+    clock = 1_000;
+    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'disbursementFinished for failDisbursement', untilMs: 16_000 });
+    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', untilMs: 6_000 });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 1.0 s; callbacks: waiting for disbursementFinished for failDisbursement (+1 more), at most 15.0 s left');
+    clock = 2_000;
+    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'disbursementFinished for failDisbursement', tookMs: 1_000 });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: waiting for ewalletPayment for createEwalletPayment, at most 4.0 s left');
+    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1_000 });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: running');
     progress.finish();
     expect(text().endsWith('\r\u001b[2K')).toBe(true);
   });
