@@ -23,13 +23,16 @@ interface Rule {
   operation: OperationModel;
   code: string;
   fields: string[];
+  /** Where the answer shows a field the target assigns when the request leaves it out (`answered_as`). */
+  answeredAs: Record<string, string>;
 }
 
 function rules(contract: Contract): Rule[] {
   return contract.model.operations.flatMap((operation) =>
     triggersOf(operation, 'duplicate').flatMap(([code, trigger]) => {
       const fields = Array.isArray(trigger.fields) ? trigger.fields.map(String) : [];
-      return fields.length > 0 ? [{ operation, code, fields }] : [];
+      const answeredAs = isObject(trigger.answered_as) ? Object.fromEntries(Object.entries(trigger.answered_as).map(([field, shown]) => [field, String(shown)])) : {};
+      return fields.length > 0 ? [{ operation, code, fields, answeredAs }] : [];
     }),
   );
 }
@@ -73,7 +76,7 @@ async function otherValue(s: Scenario, env: WorkflowEnv, rule: Rule, field: stri
 function triggerValues(s: Scenario, rule: Rule, body: Json, answer: Json): Record<string, Json> {
   return Object.fromEntries(
     rule.fields.map((field) => {
-      const value = getPath(body, field) ?? getPath(answer, field);
+      const value = getPath(body, field) ?? getPath(answer, rule.answeredAs[field] ?? field);
       return [field, value ?? s.skip(`neither the request nor the ${rule.operation.operationId} answer carries ${field}, so there is no value to repeat`)];
     }),
   );

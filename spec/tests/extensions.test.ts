@@ -150,6 +150,14 @@ describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, en
       }
       if (t.when === 'not_in_catalog') expect(operationIds.has(String(t.catalog))).toBe(true);
       if (t.when === 'test_mode') expect(entry.operation['x-test-mode']).toBeDefined();
+      if (t.when === 'duplicate' && isObject(t.answered_as)) {
+        const sent = propertiesOf(jsonBodySchema(entry.operation.requestBody));
+        const answered = propertiesOf(jsonBodySchema(Object.entries((entry.operation.responses ?? {}) as JsonObject).find(([status]) => status.startsWith('2'))?.[1]));
+        for (const [field, shown] of Object.entries(t.answered_as)) {
+          expect((t.fields as string[]).includes(field) && field in sent, `answered_as names ${field}, a field of the duplicate rule and of the request`).toBe(true);
+          expect(Object.keys(answered), `the answer shows ${field} as ${String(shown)}`).toContain(String(shown));
+        }
+      }
     }
     const accounted = new Set([
       ...COMMON_CODES,
@@ -245,6 +253,7 @@ describe('state machines', () => {
         }
         if (effect.balance !== undefined) expectBalanceEffectResolves(machine, transition, effect.balance as JsonObject);
       }
+      if (transition.when !== undefined) expectFieldPathsResolve(machine, transition, Object.keys(transition.when as JsonObject));
     }
   });
 });
@@ -281,12 +290,16 @@ function expectBalanceEffectResolves(machine: JsonObject, transition: JsonObject
   const success = Object.entries(responses).find(([status]) => status.startsWith('2'))?.[1];
   const answer = propertiesOf(jsonBodySchema(success));
   expect(deref(doc, answer[String(balance.field)]), `${String(balance.operation)} answers ${String(balance.field)}`).toMatchObject({ type: 'number' });
+  expectFieldPathsResolve(machine, transition, [String(balance.amount), ...Object.keys((balance.when ?? {}) as JsonObject)]);
+}
 
+/** `resource.x` is a field of the machine's resource, `payload.x` a field of the payload of every callback the transition sends. */
+function expectFieldPathsResolve(machine: JsonObject, transition: JsonObject, paths: string[]): void {
   const schemas = (doc.components as JsonObject).schemas as JsonObject;
   const resource = propertiesOf(schemas[String(machine.resource)]);
   const callbacks = ((transition.effects ?? []) as JsonObject[]).flatMap((e) => (typeof e.callback === 'string' ? [e.callback] : []));
   const payloads = callbacks.map((id) => propertiesOf(jsonBodySchema(webhooks.find((w) => w.operationId === id)?.operation.requestBody)));
-  for (const path of [String(balance.amount), ...Object.keys((balance.when ?? {}) as JsonObject)]) {
+  for (const path of paths) {
     const [source, field] = path.split('.') as [string, string];
     if (source === 'resource') expect(Object.keys(resource), `${path} in ${String(machine.resource)}`).toContain(field);
     else expect(payloads.length > 0 && payloads.every((payload) => field in payload), `${path}: a field of the payload of the transition's callback`).toBe(true);
