@@ -1,0 +1,121 @@
+// `npm run bench:conformance`: the full profile against the sandbox as `npm start` runs it with its defaults
+// (a fresh data directory, a free port on 127.0.0.1, the contract's 30 s between callback attempts), with a
+// callback receiver and the keys the isolation check uses. Prints the wall time of the whole run (the
+// suite's own, and the bench's including the sandbox's start), the requests, each check's time and the
+// pass/fail counts. Figures, and the exit status of the run: 0 when no check failed.
+//
+//   npm run bench:conformance [-- --rounds N]
+//
+// The sandbox runs as its own process (as `npm start` would), so it does not share an event loop with the
+// suite; only SANDBOX_MERCHANTS adds a second merchant, which changes no timing and lets the isolation
+// check run instead of skipping.
+import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, contractRetryDelayMs } from '../../sandbox/config.js';
+import { startSandboxProcess } from '../../sandbox/reliability/sandbox-process.js';
+import { TEST_MERCHANTS } from '../../sandbox/testing/index.js';
+import { formatSummary } from '../report/summary.js';
+import { createProgress } from '../report/terminal.js';
+import { runConformance } from '../run.js';
+import { CHECK_NAMES, type CheckName, type RunSummary } from '../types.js';
+
+interface Round {
+  summary: RunSummary;
+  /** From spawning the sandbox to the end of the run. */
+  benchWallMs: number;
+  startMs: number;
+  /** Milliseconds per check, from its start to the next check's (check 1 has none: it judges the others' responses). */
+  perCheck: Map<CheckName, number>;
+}
+
+/** Per-check time from the moment each check begins (the run's first progress event of it) to the next one's. */
+function checkTimer(): { mark: (check: CheckName) => void; finish: () => Map<CheckName, number> } {
+  const starts: { check: CheckName; at: number }[] = [];
+  return {
+    mark: (check) => {
+      if (!starts.some((s) => s.check === check)) starts.push({ check, at: performance.now() });
+    },
+    finish: () => {
+      const end = performance.now();
+      return new Map(starts.map((s, index) => [s.check, (starts[index + 1]?.at ?? end) - s.at]));
+    },
+  };
+}
+
+async function round(live: boolean): Promise<Round> {
+  const began = performance.now();
+  // An empty CALLBACK_RETRY_DELAY_MS counts as unset: the sandbox keeps the contract's spacing.
+  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: '' } });
+  try {
+    const timer = checkTimer();
+    const progress = createProgress(live ? process.stderr : { write: () => true, isTTY: false });
+    const summary = await runConformance({
+      baseUrl: sandbox.url,
+      apiKey: DEFAULT_TEST_SECRET_KEY,
+      profile: 'full',
+      timeoutMs: 10_000,
+      concurrency: 8,
+      strict: false,
+      callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: DEFAULT_TEST_CALLBACK_TOKEN },
+      isolation: { otherMerchantKey: TEST_MERCHANTS.b.keys.test, otherModeKey: DEFAULT_LIVE_SECRET_KEY },
+      onResult: progress.onResult,
+      onProgress: (event) => {
+        timer.mark(event.check);
+        progress.onProgress(event);
+      },
+    });
+    progress.finish();
+    return { summary, benchWallMs: performance.now() - began, startMs: sandbox.startMs, perCheck: timer.finish() };
+  } finally {
+    await sandbox.remove();
+  }
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+function report(result: Round, index: number): string {
+  const { summary } = result;
+  const checks = CHECK_NAMES.filter((check) => summary.results.some((r) => r.check === check));
+  const width = Math.max(...checks.map((check) => check.length));
+  const perCheck = checks.map((check) => {
+    const own = summary.results.filter((r) => r.check === check);
+    const passed = own.filter((r) => r.outcome === 'passed').length;
+    const failed = own.filter((r) => r.outcome === 'failed').length;
+    const skipped = own.filter((r) => r.outcome === 'skipped').length;
+    const took = result.perCheck.get(check);
+    return `  ${check.padEnd(width)}  ${(took === undefined ? 'in others' : seconds(took)).padStart(9)}   ${passed} passed, ${failed} failed, ${skipped} skipped`;
+  });
+  return [
+    `round ${index + 1}: full profile against the sandbox at its defaults (callback retries ${contractRetryDelayMs()} ms apart)`,
+    `  suite wall time:   ${seconds(summary.wallMs)}   (bench, with the sandbox's start of ${seconds(result.startMs)}: ${seconds(result.benchWallMs)})`,
+    `  requests:          ${summary.requests} (${Math.round(summary.requestsPerSecond)}/s)`,
+    `  results:           ${summary.counts.passed} passed, ${summary.counts.failed} failed, ${summary.counts.skipped} skipped, ${summary.counts.warnings} warning(s)`,
+    '  per check:',
+    ...perCheck,
+  ].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const at = argv.indexOf('--rounds');
+  const rounds = at === -1 ? 1 : Number(argv[at + 1]);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    process.stderr.write('usage: npm run bench:conformance [-- --rounds N]\n');
+    return 2;
+  }
+  let failed = false;
+  for (let index = 0; index < rounds; index++) {
+    const result = await round(process.stderr.isTTY === true);
+    if (result.summary.counts.failed > 0) {
+      failed = true;
+      process.stdout.write(formatSummary(result.summary));
+    }
+    process.stdout.write(`${report(result, index)}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench:conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);
