@@ -62,6 +62,9 @@ export function simulationBody(control: Contract, operation: OperationModel, cre
 }
 
 /** Whether the settings operation's body declares the hold setting as a boolean. */
+/** A creation the target resolves by itself in test mode (an e-wallet payment): a simulation can decide it only while held. */
+export const resolvesItselfInTestMode = (operation: OperationModel): boolean => typeof operation.testMode?.callback === 'string';
+
 export function holdPhase(control: ControlApi): Phase | undefined {
   const settings = control.callbackSettings;
   if (!settings) return undefined;
@@ -177,7 +180,7 @@ export function simulationTriggers(env: TriggerEnv): TriggerSource[] {
     const key = env.newKey();
     const { body, correlation } = prepareBody(env, plan.webhook, plan.creation, firstExample(contract, plan.creation), key, target.field);
     // An object whose creation resolves it by itself in test mode must be held for the simulation to decide it.
-    const phase = typeof contract.operation(plan.creation).testMode?.callback === 'string' ? hold : undefined;
+    const phase = resolvesItselfInTestMode(contract.operation(plan.creation)) ? hold : undefined;
     const expect = stateExpectation(env, plan);
     const event: CallbackEvent = {
       key,

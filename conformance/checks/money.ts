@@ -8,7 +8,7 @@
 // after another: two at once would move the same balance.
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
-import { confirmation, holdPhase, simulationBody } from '../callbacks/simulations.js';
+import { confirmation, holdPhase, resolvesItselfInTestMode, simulationBody } from '../callbacks/simulations.js';
 import { probeSandbox, type ControlApi, type Simulation } from '../callbacks/sandbox.js';
 import { onlyPathParameter } from '../callbacks/steps.js';
 import { accountKey, accountLabel, accountsOf, expectedChanges, moneyMachines, type Account, type BalanceEffect, type TransitionValues } from '../data/balance-effects.js';
@@ -194,7 +194,7 @@ export const money: Check = {
     // One case at a time: each compares balances that every other case moves too.
     for (const c of selected) {
       // A creation the target resolves by itself in test mode (an e-wallet payment) is held for the event to decide.
-      const held = hold && typeof c.create.testMode?.callback === 'string' ? hold : undefined;
+      const held = hold && resolvesItselfInTestMode(c.create) ? hold : undefined;
       const entered = held ? await held.enter() : { ok: true as const };
       try {
         const result = await runScenario(context, 'money', c.subject, [...new Set([c.create.operationId, ...STEPS])], async (s) => {

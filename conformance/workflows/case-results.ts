@@ -1,6 +1,7 @@
 // Checks that run many independent cases per operation (transitions, uniqueness) report one result per
 // operation: each case runs as its own scenario (a failed or skipped case does not stop the others), and the
 // results are folded per subject, every finding and note naming the case it came from.
+import type { Phase } from '../callbacks/events.js';
 import { mapPool } from '../pool.js';
 import type { CheckContext, CheckName, CheckResult } from '../types.js';
 import { runScenario, type Scenario } from './scenario.js';
@@ -12,6 +13,8 @@ export interface SubjectCase {
   label: string;
   steps: readonly string[];
   script: (scenario: Scenario) => Promise<void>;
+  /** A change of the target's settings the case needs (holding what test mode would resolve by itself). */
+  phase?: Phase;
 }
 
 /** A case the suite cannot run here, and why (reported as a note, or as the skip reason of a subject without others). */
@@ -24,7 +27,24 @@ export interface UnavailableCase {
 /** Runs every selected case and folds the results per subject. */
 export async function runCases(context: CheckContext, check: CheckName, cases: SubjectCase[], unavailable: UnavailableCase[]): Promise<CheckResult[]> {
   const selected = cases.filter((c) => context.selected(check, c.subject));
-  const ran = await mapPool(selected, context.options.concurrency, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
+  const run = (list: SubjectCase[]): Promise<{ label: string; result: CheckResult }[]> =>
+    mapPool(list, context.options.concurrency, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
+  const ran = await run(selected.filter((c) => c.phase === undefined));
+  // A phase changes settings of the whole merchant: its cases run together inside it, after the others.
+  for (const phase of new Set(selected.flatMap((c) => (c.phase ? [c.phase] : [])))) {
+    const inside = selected.filter((c) => c.phase === phase);
+    const entered = await phase.enter();
+    if (!entered.ok) {
+      const reason = `${phase.label}: ${entered.reason}`;
+      ran.push(...inside.map((c) => ({ label: c.label, result: { check, subject: c.subject, outcome: 'skipped' as const, cases: 0, findings: [], skippedReason: reason } })));
+      continue;
+    }
+    try {
+      ran.push(...(await run(inside)));
+    } finally {
+      await phase.leave();
+    }
+  }
   const subjects = [...new Set([...selected.map((c) => c.subject), ...unavailable.filter((u) => context.selected(check, u.subject)).map((u) => u.subject)])];
   return subjects.map((subject) => {
     const mine = ran.filter((r) => r.result.subject === subject);

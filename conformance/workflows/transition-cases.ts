@@ -15,7 +15,7 @@ import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import type { Exchange } from '../http.js';
 import type { ControlApi, Simulation } from '../callbacks/sandbox.js';
-import { simulationBody } from '../callbacks/simulations.js';
+import { holdPhase, resolvesItselfInTestMode, simulationBody } from '../callbacks/simulations.js';
 import { onlyPathParameter } from '../callbacks/steps.js';
 import { futureTimestamp, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from './machines.js';
@@ -290,6 +290,8 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
       continue;
     }
     const plan: Planned = { machine, create, setup };
+    // What test mode resolves by itself right after creation must be held for a simulation to decide it.
+    const hold = control && resolvesItselfInTestMode(create) ? holdPhase(control) : undefined;
     const expiry = expiryField(machine);
     const causeFor = new Map(machine.transitions.map((t) => [t, causeOf(contract, machine, control, t)]));
     const causable = (t: Transition): boolean => typeof causeFor.get(t) !== 'string' && ambiguity(contract, machine, t, causeFor.get(t) as Cause, expiry) === undefined;
@@ -317,6 +319,7 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
           subject,
           label: `${label}${via}`,
           steps,
+          ...(hold ? { phase: hold } : {}),
           script: async (s) => {
             const runner = new TransitionRunner(s, env, plan, control);
             const instance = await runner.create([...path, t], path[0]?.from ?? t.from ?? '');
