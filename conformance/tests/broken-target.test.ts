@@ -11,7 +11,8 @@ import { startTarget, type Override, type Target } from './target.js';
 
 const contract = loadContract();
 const KEY = 'sk_test_broken';
-const TIMEOUT_MS = 400;
+// Long enough that a conforming answer is never late on a loaded 2-core machine (400 ms was, now and then).
+const TIMEOUT_MS = 1_500;
 const options = (baseUrl: string): RunOptions => ({ baseUrl, apiKey: KEY, profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: TIMEOUT_MS, concurrency: 8, strict: false });
 const [hanging, html, huge, dropped, textError] = contract.model.operations;
 const HUGE = Buffer.alloc(2 * 1024 * 1024, 'a');
@@ -71,7 +72,7 @@ describe('a broken target', () => {
     const broken = new Set([hanging, html, huge, dropped, textError].map((o) => o?.operationId));
     const blamed = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome === 'failed').map((r) => r.subject);
     expect(blamed.sort()).toEqual([...broken].sort());
-    expect(elapsed).toBeLessThan(10_000);
+    expect(elapsed).toBeLessThan(15_000);
   });
 
   it('a refused connection fails every check, without crashing', async () => {
