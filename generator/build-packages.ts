@@ -3,11 +3,13 @@
 // server from generated/, then the conformance suite and the sandbox. Nothing a package runs is TypeScript.
 //   --only contract,client   build just these
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { callbackWording, decisionsOf, offlinePage, PAGE_TEMPLATE, withDecisionsSection } from './docs/page.js';
 import { CONTRACT_DOCUMENTS } from './emit/packages.js';
 
 const run = promisify(execFile);
@@ -57,14 +59,30 @@ function copyShippedSources(folder: string): number {
   return copied;
 }
 
+/**
+ * Builds each contract's Redoc page from the document as the page shows it (its decisions as a section of
+ * their own, those of the other contract it links to included), then makes the page work offline.
+ */
 async function buildDocs(folder: string): Promise<void> {
   const redocly = binOf('@redocly/cli', 'redocly');
-  await Promise.all(
-    CONTRACT_DOCUMENTS.map(async ({ spec, page, title }) => {
-      mkdirSync(dirname(join(folder, page)), { recursive: true });
-      await run(process.execPath, [redocly, 'build-docs', join(folder, spec), '--inlineBundle', '--title', title, '--output', join(folder, page)], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 });
-    }),
-  );
+  const documents = CONTRACT_DOCUMENTS.map((entry) => ({ ...entry, doc: JSON.parse(readFileSync(join(folder, entry.spec), 'utf8')) as Record<string, unknown> }));
+  const allDecisions = documents.flatMap(({ doc }) => decisionsOf(doc));
+  const scratch = mkdtempSync(join(tmpdir(), 'contract-docs-'));
+  try {
+    await Promise.all(
+      documents.map(async ({ doc, page, title }, index) => {
+        const shown = join(scratch, `${index}.json`);
+        const others = allDecisions.filter((decision) => !decisionsOf(doc).includes(decision));
+        writeFileSync(shown, JSON.stringify(withDecisionsSection(doc, others)));
+        const output = join(folder, page);
+        mkdirSync(dirname(output), { recursive: true });
+        await run(process.execPath, [redocly, 'build-docs', shown, '--inlineBundle', '--template', PAGE_TEMPLATE, '--title', title, '--output', output], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 });
+        writeFileSync(output, callbackWording(offlinePage(readFileSync(output, 'utf8'))));
+      }),
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 export async function buildPackage(build: PackageBuild): Promise<void> {

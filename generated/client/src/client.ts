@@ -111,7 +111,7 @@ export interface CreateDisbursementInput {
    * test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
    * the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
    * different body returns `400 IDEMPOTENCY_KEY_MISMATCH_ERROR`. A request that ended in a 5xx does not use
-   * up its key. Decision `idempotency-key-reuse`: a key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR.
+   * up its key. A key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR ([decision](#/decisions/idempotency-key-reuse)).
    */
   idempotencyKey?: NonNullable<operations['createDisbursement']['parameters']['header']>['X-IDEMPOTENCY-KEY'];
   /** The request body. */
@@ -146,7 +146,7 @@ export interface CreateEwalletPaymentInput {
    *
    * Version of the e-wallet payment interface to use, as a date `YYYY-MM-DD`. The version this document
    * describes is `2020-02-01`; send it to pin that behaviour. Without the header the version configured as
-   * the account's default is used. Decision `ewallet-api-version`: the header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent.
+   * the account's default is used. The header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent ([decision](#/decisions/ewallet-api-version)).
    */
   apiVersion?: NonNullable<operations['createEwalletPayment']['parameters']['header']>['x-api-version'];
   /** The request body. */
@@ -252,8 +252,8 @@ export interface CreateDirectDebitPaymentInput {
    * The first request with a key is executed. Repeating it with the same body is not executed again and is
    * answered with `409 DUPLICATE_ERROR`; reusing it with a different body is answered with
    * `409 IDEMPOTENCY_KEY_MISMATCH_ERROR`. Use a new key for every new payment, and keep the key when retrying
-   * after a network failure or a 5xx. Decision `idempotency-key-reuse`: keys are scoped to the merchant and
-   * mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried.
+   * after a network failure or a 5xx. Keys are scoped to the merchant and
+   * mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried ([decision](#/decisions/idempotency-key-reuse)).
    */
   idempotencyKey: operations['createDirectDebitPayment']['parameters']['header']['Idempotency-key'];
   /** The request body. */

@@ -14,8 +14,8 @@ export interface paths {
          *     balance is what disbursements and fees are paid from; read it before sending money out. Payments
          *     received on fixed virtual accounts and payment codes, and deposits, add to it. Nothing else about the
          *     accounts can be changed through the API. A value of `account_type` other than `CASH` or `HOLDING` gives
-         *     `400 API_VALIDATION_ERROR`. Decision `balance-account-types`: only the `CASH` and `HOLDING` accounts can
-         *     be read; held (escrowed) funds are part of `HOLDING`.
+         *     `400 API_VALIDATION_ERROR`. Only the `CASH` and `HOLDING` accounts can
+         *     be read; held (escrowed) funds are part of `HOLDING` ([decision](#/decisions/balance-account-types)).
          *
          */
         get: operations["getBalance"];
@@ -38,8 +38,8 @@ export interface paths {
          * List banks for fixed virtual accounts
          * @description Returns the banks in which the merchant can open fixed virtual accounts, with the `code` to send as
          *     `bank_code` when creating one. Read it to build a bank picker for your customers or to check a bank
-         *     before creating an account. The request takes no parameters. Decision `va-banks-is-array`: the
-         *     response is always a JSON array of bank objects, even when only one bank is available.
+         *     before creating an account. The request takes no parameters. The
+         *     response is always a JSON array of bank objects, even when only one bank is available ([decision](#/decisions/va-banks-is-array)).
          *
          */
         get: operations["listVirtualAccountBanks"];
@@ -64,8 +64,8 @@ export interface paths {
          *     accounts and the major e-wallets), with the exact `code` to use as `bank_code` in `createDisbursement`
          *     and whether each one can currently receive money (`can_disburse`) and have its account holder's name
          *     checked (`can_name_validate`). Cache it and refresh it from time to time rather than hard-coding codes.
-         *     The request takes no parameters. Decision `disbursement-bank-catalog`: this list is the authority for
-         *     the disbursement `bank_code`; a code not in it is not supported.
+         *     The request takes no parameters. This list is the authority for
+         *     the disbursement `bank_code`; a code not in it is not supported ([decision](#/decisions/disbursement-bank-catalog)).
          *
          */
         get: operations["listDisbursementBanks"];
@@ -108,8 +108,8 @@ export interface paths {
          *     `DUPLICATE_CALLBACK_VIRTUAL_ACCOUNT_ERROR` instead of creating another account. Accounts created with a
          *     test key exist only in test mode. The success status is `200`.
          *
-         *     The body is JSON or form-encoded. Decision `form-encoding-coercion`: form values are decoded and
-         *     coerced to the schema's types before validation.
+         *     The body is JSON or form-encoded. Form values are decoded and
+         *     coerced to the schema's types before validation ([decision](#/decisions/form-encoding-coercion)).
          *
          */
         post: operations["createFixedVirtualAccount"];
@@ -147,16 +147,16 @@ export interface paths {
          *     change, and the `fixed_virtual_account.changed` callback reports it.
          *
          *     - An `expiration_date` in the past is not an error: it expires the account immediately (status
-         *       `INACTIVE`). This is how to cancel an account. Decision `fva-expire-by-update-callback`: the
-         *       changed callback is sent for this update too.
+         *       `INACTIVE`). This is how to cancel an account. The
+         *       changed callback is sent for this update too ([decision](#/decisions/fva-expire-by-update-callback)).
          *     - An `INACTIVE` account cannot be updated (`INACTIVE_VIRTUAL_ACCOUNT_ERROR`); create a new one.
          *     - `suggested_amount` works only on MANDIRI and BRI accounts.
          *     - Setting `is_closed: true` needs `expected_amount` in the same request.
          *     - The account is re-checked against your current dashboard configuration: if the bank was deactivated
          *       or your number range changed since the account was created, the update is refused.
          *
-         *     Decision `update-unknown-id-404`: an unknown `id` gives `404 CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR`,
-         *     as for the get operation.
+         *     An unknown `id` gives `404 CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR`,
+         *     as for the get operation ([decision](#/decisions/update-unknown-id-404)).
          *
          */
         patch: operations["updateFixedVirtualAccount"];
@@ -214,8 +214,8 @@ export interface paths {
          *     Codes created with a test key exist only in test mode; reuse the same `external_id` to recreate them
          *     in live mode. The success status is `200`.
          *
-         *     The body is JSON or form-encoded. Decision `form-encoding-coercion`: form values are decoded and
-         *     coerced to the schema's types before validation.
+         *     The body is JSON or form-encoded. Form values are decoded and
+         *     coerced to the schema's types before validation ([decision](#/decisions/form-encoding-coercion)).
          *
          */
         post: operations["createFixedPaymentCode"];
@@ -258,8 +258,8 @@ export interface paths {
          *     - The code is re-checked against your current code range; if the range changed since the code was
          *       created, the update is refused with `PAYMENT_CODE_OUTSIDE_RANGE`.
          *
-         *     Decision `update-unknown-id-404`: an unknown `id` gives `404 FIXED_PAYMENT_CODE_NOT_FOUND_ERROR`, as for
-         *     the get operation.
+         *     An unknown `id` gives `404 FIXED_PAYMENT_CODE_NOT_FOUND_ERROR`, as for
+         *     the get operation ([decision](#/decisions/update-unknown-id-404)).
          *
          */
         patch: operations["updateFixedPaymentCode"];
@@ -319,7 +319,7 @@ export interface paths {
          * @description Returns one disbursement by the `id` the creation answer gave, with its current `status` (and
          *     `failure_code` when it failed). Poll this when a `disbursement.finished` callback is late, or use it to
          *     confirm a callback before acting on it. The request has no body; a GET that nonetheless carries a body
-         *     which is not valid JSON is answered with `400 INVALID_JSON_FORMAT`. Decision `get-disbursement-invalid-json`: the documented INVALID_JSON_FORMAT applies to a body wrongly sent with this GET that is not valid JSON.
+         *     which is not valid JSON is answered with `400 INVALID_JSON_FORMAT`. The documented INVALID_JSON_FORMAT applies to a body wrongly sent with this GET that is not valid JSON ([decision](#/decisions/get-disbursement-invalid-json)).
          *
          */
         get: operations["getDisbursement"];
@@ -343,7 +343,7 @@ export interface paths {
          * @description Looks an e-wallet payment up by the `external_id` you gave it and its `ewallet_type`, and returns its
          *     current `status`. Use it when the `ewallet.payment` callback is late, or to confirm a callback. The
          *     `failure_code` of a failed payment is only in the callback. A schema violation here is answered with
-         *     `400 API_VALIDATION_ERROR` (only creation uses 422). Decision `ewallet-status-validation-400`: this lookup follows the service-wide 400 for invalid parameters; 422 is reserved for creation.
+         *     `400 API_VALIDATION_ERROR` (only creation uses 422). This lookup follows the service-wide 400 for invalid parameters; 422 is reserved for creation ([decision](#/decisions/ewallet-status-validation-400)).
          *
          */
         get: operations["getEwalletPaymentStatus"];
@@ -362,7 +362,7 @@ export interface paths {
          *     and any well-formed Indonesian mobile number work.
          *
          *     A body that cannot be parsed (broken JSON or form encoding) gets `400 INVALID_JSON_FORMAT`, as on every
-         *     other creation. Decision `ewallet-malformed-body`: an unparseable body is answered with 400 INVALID_JSON_FORMAT; 422 is only for parsed bodies that break the schema.
+         *     other creation. An unparseable body is answered with 400 INVALID_JSON_FORMAT; 422 is only for parsed bodies that break the schema ([decision](#/decisions/ewallet-malformed-body)).
          *
          */
         post: operations["createEwalletPayment"];
@@ -383,7 +383,7 @@ export interface paths {
          * List customers, optionally by external id
          * @description With `external_id`, returns the customer that has exactly that `external_id` as a one-element array,
          *     or an empty array when none has it (never a 404). Without it, returns all of the merchant's customers
-         *     in the key's mode, newest first, in one unpaginated array. Decision `customers-list-without-filter`: without external_id the answer is every customer of the merchant in this mode, newest first, without pagination.
+         *     in the key's mode, newest first, in one unpaginated array. Without external_id the answer is every customer of the merchant in this mode, newest first, without pagination ([decision](#/decisions/customers-list-without-filter)).
          *
          */
         get: operations["listCustomers"];
@@ -420,7 +420,7 @@ export interface paths {
          *     `400 API_VALIDATION_ERROR`, also when only the stored type forbids it (for example `business_name` on
          *     a stored `INDIVIDUAL`). Changing `customer_type` needs the new type's name field in the same body and
          *     drops the fields only the old type allows. An unknown id is answered with
-         *     `400 CUSTOMER_NOT_FOUND_ERROR` (not 404). Decision `customer-update-rules`: the update is partial, and the creation rules are checked against the customer as it would be after the update.
+         *     `400 CUSTOMER_NOT_FOUND_ERROR` (not 404). The update is partial, and the creation rules are checked against the customer as it would be after the update ([decision](#/decisions/customer-update-rules)).
          *
          */
         put: operations["updateCustomer"];
@@ -453,8 +453,8 @@ export interface paths {
          *
          *     `503 CHANNEL_UNAVAILABLE` means the bank's direct debit service is down; nothing was created, so retry
          *     later. In test mode no SMS is sent; see `x-test-mode` for the card value that simulates the outage.
-         *     Decision `direct-debit-validation-codes`: a body breaking its schema gets `400 API_VALIDATION_ERROR`
-         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation.
+         *     A body breaking its schema gets `400 API_VALIDATION_ERROR`
+         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation ([decision](#/decisions/direct-debit-validation-codes)).
          *
          */
         post: operations["initializeLinkedAccountTokenization"];
@@ -482,8 +482,8 @@ export interface paths {
          *     retried; the third wrong code answers `MAX_OTP_ATTEMPTS_ERROR` and a code sent after expiry answers
          *     `EXPIRED_OTP_ERROR`, and both leave the token `FAILED`: start again with
          *     `initializeLinkedAccountTokenization`. A token that already succeeded or failed answers `409`.
-         *     Decision `linked-account-token-failed-status`: a token whose OTP expired or whose attempts ran out has
-         *     status `FAILED` and cannot be validated again.
+         *     A token whose OTP expired or whose attempts ran out has
+         *     status `FAILED` and cannot be validated again ([decision](#/decisions/linked-account-token-failed-status)).
          *
          */
         post: operations["validateLinkedAccountTokenOtp"];
@@ -506,8 +506,8 @@ export interface paths {
          *     access to. Pass the chosen account's `id` as `properties.id` to `createPaymentMethod`.
          *
          *     A token that has not reached `SUCCESS` gives access to nothing, so its list is empty rather than an
-         *     error. Decision `accounts-before-linking`: while the token is `PENDING` or after it `FAILED` the answer
-         *     is `200` with an empty array. Decision `no-pagination`: list responses return every item at once.
+         *     error. While the token is `PENDING` or after it `FAILED` the answer
+         *     is `200` with an empty array ([decision](#/decisions/accounts-before-linking)). List responses return every item at once ([decision](#/decisions/no-pagination)).
          *
          */
         get: operations["listLinkedAccountTokenAccounts"];
@@ -529,10 +529,8 @@ export interface paths {
         /**
          * List a customer's payment methods
          * @description Returns every payment method of one customer, whatever its status, so check `status` before charging:
-         *     only `ACTIVE` ones can be used. An empty array means the customer has none. Decision
-         *     `no-pagination`: list responses return every item at once. Decision `payment-methods-unknown-customer`:
-         *     a customer id that does not exist is not an error; it simply has no payment methods, so the answer is
-         *     an empty array.
+         *     only `ACTIVE` ones can be used. An empty array means the customer has none. List responses return every item at once ([decision](#/decisions/no-pagination)). A customer id that does not exist is not an error; it simply has no payment methods, so the answer is
+         *     an empty array ([decision](#/decisions/payment-methods-unknown-customer)).
          *
          */
         get: operations["listPaymentMethodsByCustomer"];
@@ -543,8 +541,8 @@ export interface paths {
          *     (from `listLinkedAccountTokenAccounts`). Its `id` (`pm-` prefix) is what `createDirectDebitPayment`
          *     charges. A linked account can back only one `ACTIVE` payment method at a time; a second one is
          *     answered with `409 DUPLICATE_ERROR`, so look the existing one up with `listPaymentMethodsByCustomer`.
-         *     Decision `direct-debit-validation-codes`: a body breaking its schema gets `400 API_VALIDATION_ERROR`
-         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation.
+         *     A body breaking its schema gets `400 API_VALIDATION_ERROR`
+         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation ([decision](#/decisions/direct-debit-validation-codes)).
          *
          */
         post: operations["createPaymentMethod"];
@@ -565,10 +563,10 @@ export interface paths {
          * Find a direct debit payment by your reference id
          * @description Looks a payment up by the `reference_id` you gave on creation, for example to check the outcome after
          *     a lost callback or a `500` on creation. Matching is exact. When several payments share the reference
-         *     id, the most recently created one is returned. Decision `direct-debit-get-method`: this lookup is a
-         *     GET, as the seed's sample shows. Decision `direct-debit-by-reference-single`: the answer is a single
-         *     payment object, the newest with this `reference_id`. Decision `direct-debit-lookup-not-found`: no
-         *     match is answered with `404 DATA_NOT_FOUND_ERROR`, like the other direct debit lookups.
+         *     id, the most recently created one is returned. This lookup is a
+         *     GET ([decision](#/decisions/direct-debit-get-method)). The answer is a single
+         *     payment object, the newest with this `reference_id` ([decision](#/decisions/direct-debit-by-reference-single)). No
+         *     match is answered with `404 DATA_NOT_FOUND_ERROR`, like the other direct debit lookups ([decision](#/decisions/direct-debit-lookup-not-found)).
          *
          */
         get: operations["getDirectDebitPaymentByReferenceId"];
@@ -587,10 +585,10 @@ export interface paths {
          *     is answered with `409 DUPLICATE_ERROR` instead of a second debit, and reusing the key for a different
          *     body with `409 IDEMPOTENCY_KEY_MISMATCH_ERROR`. A payment method that is `EXPIRED` or `INACTIVE` is
          *     answered with `503 INVALID_PAYMENT_METHOD_ERROR`: link the card again and create a new payment method.
-         *     Decision `direct-debit-validation-codes`: a request breaking its schema gets `400 API_VALIDATION_ERROR`
-         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation.
-         *     Decision `invalid-payment-method-503`: a non-active payment method is answered with status 503, as the
-         *     seed gives it, although retrying does not help.
+         *     A request breaking its schema gets `400 API_VALIDATION_ERROR`
+         *     and a body that is not JSON gets `400 INVALID_JSON_FORMAT`, as on every other operation ([decision](#/decisions/direct-debit-validation-codes)).
+         *     A non-active payment method is answered with status 503, although
+         *     retrying does not help ([decision](#/decisions/invalid-payment-method-503)).
          *
          */
         post: operations["createDirectDebitPayment"];
@@ -622,9 +620,9 @@ export interface paths {
          *     create a new payment with a new `Idempotency-key`. A payment created without OTP has no code to
          *     validate, so every code answers `INVALID_OTP_ERROR`. A payment that already completed or failed
          *     answers `409`. Test mode uses the same OTP codes as `validateLinkedAccountTokenOtp` (see `x-test-mode`).
-         *     Decision `direct-debit-otp-not-required`: validating a payment whose `is_otp_required` is `false`
-         *     answers `400 INVALID_OTP_ERROR` without counting an attempt. Decision `direct-debit-otp-outcome`: after
-         *     a correct OTP the payment stays `PENDING` and its outcome follows by callback.
+         *     Validating a payment whose `is_otp_required` is `false`
+         *     answers `400 INVALID_OTP_ERROR` without counting an attempt ([decision](#/decisions/direct-debit-otp-not-required)). After
+         *     a correct OTP the payment stays `PENDING` and its outcome follows by callback ([decision](#/decisions/direct-debit-otp-outcome)).
          *
          */
         post: operations["validateDirectDebitPaymentOtp"];
@@ -644,8 +642,8 @@ export interface paths {
         /**
          * Get a direct debit payment
          * @description Returns the current state of one direct debit payment. Use it to check the outcome when a callback is
-         *     late or missing, or to verify a callback before acting on it. Decision `direct-debit-get-method`: this
-         *     lookup is a GET, as the seed's sample shows.
+         *     late or missing, or to verify a callback before acting on it. This
+         *     lookup is a GET ([decision](#/decisions/direct-debit-get-method)).
          *
          */
         get: operations["getDirectDebitPayment"];
@@ -695,7 +693,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: every callback kind, this one included, gets 3 attempts 30 seconds apart.
+         *     Every callback kind, this one included, gets 3 attempts 30 seconds apart ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["fixedVirtualAccountPaid"];
@@ -745,7 +743,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: every callback kind, this one included, gets 3 attempts 30 seconds apart.
+         *     Every callback kind, this one included, gets 3 attempts 30 seconds apart ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["fixedVirtualAccountChanged"];
@@ -790,7 +788,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: every callback kind, this one included, gets 3 attempts 30 seconds apart.
+         *     Every callback kind, this one included, gets 3 attempts 30 seconds apart ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["fixedPaymentCodePaid"];
@@ -838,7 +836,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: every callback kind, this one included, gets 3 attempts 30 seconds apart.
+         *     Every callback kind, this one included, gets 3 attempts 30 seconds apart ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["disbursementFinished"];
@@ -885,7 +883,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: e-wallet callbacks get the same 3 attempts 30 seconds apart as the kinds for which the seed states it.
+         *     E-wallet callbacks get the same 3 attempts 30 seconds apart as the other callbacks ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["ewalletPayment"];
@@ -931,7 +929,7 @@ export interface webhooks {
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
          *
-         *     Decision `callback-retry-all-kinds`: direct debit callbacks get the same 3 attempts 30 seconds apart as the kinds for which the seed states it.
+         *     Direct debit callbacks get the same 3 attempts 30 seconds apart as the other callbacks ([decision](#/decisions/callback-retry-all-kinds)).
          *
          */
         post: operations["directDebitPayment"];
@@ -992,8 +990,8 @@ export interface components {
             /** @description Human-readable explanation. Do not parse it. */
             message: string;
             /** @description Present on validation failures only: one entry per violated rule, so a client can show every
-             *     problem at once. Decision `validation-errors-list`: the seed does not show its contents; each entry
-             *     names where the value sits, the JSON Pointer of the value, and what is wrong with it.
+             *     problem at once. Each entry
+             *     names where the value sits, the JSON Pointer of the value, and what is wrong with it ([decision](#/decisions/validation-errors-list)).
              *      */
             errors?: components["schemas"]["ValidationIssue"][];
         };
@@ -1018,9 +1016,9 @@ export interface components {
             /** @description Full name of the bank or e-wallet, for display. */
             name: string;
             /** @description The exact value to send as `bank_code` when creating a disbursement (upper case, digits and
-             *     underscores, e.g. `BNI_SYR`, `CIMB_UUS`, `OVO`). Decision `disbursement-bank-catalog`: the codes this
+             *     underscores, e.g. `BNI_SYR`, `CIMB_UUS`, `OVO`). The codes this
              *     operation returns are the complete set of accepted disbursement `bank_code` values; anything else is
-             *     refused with `BANK_CODE_NOT_SUPPORTED_ERROR`.
+             *     refused with `BANK_CODE_NOT_SUPPORTED_ERROR` ([decision](#/decisions/disbursement-bank-catalog)).
              *      */
             code: string;
             /** @description Whether money can currently be sent to this bank or e-wallet. Do not create disbursements to it while this is false. */
@@ -1042,9 +1040,8 @@ export interface components {
             external_id: string;
             /**
              * @description The bank to open the account in; `listVirtualAccountBanks` returns the banks available to you. A
-             *     value outside this list is refused with `BANK_NOT_SUPPORTED_ERROR`. Decision `fva-bank-activation`:
-             *     a listed bank that has not been activated for your account in the dashboard (Settings,
-             *     Configurations, Fixed Virtual Account) is refused with the same code.
+             *     value outside this list is refused with `BANK_NOT_SUPPORTED_ERROR`. A listed bank that has not been activated for your account in the dashboard (Settings,
+             *     Configurations, Fixed Virtual Account) is refused with the same code ([decision](#/decisions/fva-bank-activation)).
              *
              * @enum {string}
              */
@@ -1053,21 +1050,19 @@ export interface components {
              *     letters A-Z and a-z and spaces, with at least one letter; there is no maximum length, but banks cut
              *     long names when displaying them. Other characters give `API_VALIDATION_ERROR`. A name containing a
              *     bank or financial-institution word (see the operation's `x-error-triggers`) gives
-             *     `CALLBACK_VIRTUAL_ACCOUNT_NAME_NOT_ALLOWED_ERROR`. Decision `fva-name-letters`: "letters" means the
-             *     unaccented Latin letters, and a name must contain at least one.
+             *     `CALLBACK_VIRTUAL_ACCOUNT_NAME_NOT_ALLOWED_ERROR`. "letters" means the
+             *     unaccented Latin letters, and a name must contain at least one ([decision](#/decisions/fva-name-letters)).
              *      */
             name: string;
             /** @description The complete account number you want, `merchant_code` prefix included, taken from the number range
              *     the bank gave you when you activated it. Omit it to have a free number from your range picked at
              *     random. A number outside your range gives `VIRTUAL_ACCOUNT_NUMBER_OUTSIDE_RANGE`; one already used
-             *     in this bank gives `DUPLICATE_CALLBACK_VIRTUAL_ACCOUNT_ERROR`. Decision `fva-account-number-format`:
-             *     the number is a digit string that includes the merchant prefix, i.e. the future `account_number`.
+             *     in this bank gives `DUPLICATE_CALLBACK_VIRTUAL_ACCOUNT_ERROR`. The number is a digit string that includes the merchant prefix, i.e. the future `account_number` ([decision](#/decisions/fva-account-number-format)).
              *      */
             virtual_account_number?: string;
             /** @description An amount (IDR) the bank proposes to the payer, who may still change it. Only MANDIRI and BRI accounts
-             *     support it; sending it for any other bank gives `SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR`. Decision
-             *     `fva-suggested-amount-range`: it must be above 0 and below 1000000000, like `expected_amount`;
-             *     otherwise `API_VALIDATION_ERROR`.
+             *     support it; sending it for any other bank gives `SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR`. It must be above 0 and below 1000000000, like `expected_amount`;
+             *     otherwise `API_VALIDATION_ERROR` ([decision](#/decisions/fva-suggested-amount-range)).
              *      */
             suggested_amount?: number;
             /**
@@ -1087,8 +1082,8 @@ export interface components {
              * @description When the account should stop accepting payments, as an ISO 8601 timestamp. It must not be in the
              *     past (`EXPIRATION_DATE_INVALID_ERROR`), and a custom expiry must be enabled for your account at this
              *     bank (`EXPIRATION_DATE_NOT_SUPPORTED_ERROR`). Omit it for the default of 31 years after creation
-             *     (decision `fva-default-expiration`). Decision `iso-date-means-timestamp`: a full timestamp with time
-             *     and offset, not a bare date.
+             *     ([decision](#/decisions/fva-default-expiration)). A full timestamp with time
+             *     and offset, not a bare date ([decision](#/decisions/iso-date-means-timestamp)).
              *
              */
             expiration_date?: string;
@@ -1117,20 +1112,19 @@ export interface components {
              */
             bank_code: "BCA" | "BNI" | "MANDIRI" | "SAHABAT_SAMPOERNA" | "BRI" | "PERMATA";
             /** @description The merchant's digit prefix at this bank; every `account_number` of the merchant at this bank starts
-             *     with it. Decision `fva-merchant-code-digits`: the prefix has 5 digits; a 4-digit value, which the get
-             *     operation has been seen to return, is tolerated as a known variant.
+             *     with it. The prefix has 5 digits; a 4-digit value, which the get
+             *     operation has been seen to return, is tolerated as a known variant ([decision](#/decisions/fva-merchant-code-digits)).
              *      */
             merchant_code: string;
             /** @description The name the bank shows to the payer on ATM and banking screens when they enter the number. Banks
              *     cut long names to their own display length.
              *      */
             name: string;
-            /** @description The complete number, `merchant_code` included, that the payer enters in the transfer. Decision
-             *     `fva-account-number-format`: account numbers are digit strings and always include the merchant prefix.
+            /** @description The complete number, `merchant_code` included, that the payer enters in the transfer. Account numbers are digit strings and always include the merchant prefix ([decision](#/decisions/fva-account-number-format)).
              *      */
             account_number: string;
             /** @description Amount (IDR) the bank proposes to the payer, present only when one was set (MANDIRI and BRI accounts).
-             *     Decision `fva-suggested-amount-range`: the same bounds as `expected_amount`, above 0 and below 1000000000.
+             *     The same bounds as `expected_amount`, above 0 and below 1000000000 ([decision](#/decisions/fva-suggested-amount-range)).
              *      */
             suggested_amount?: number;
             /** @description When true, the bank accepts only transfers of exactly `expected_amount`; when false, any amount. */
@@ -1145,22 +1139,21 @@ export interface components {
              * @description `PENDING`: the bank is still registering the number; transfers to it are not yet possible.
              *     `ACTIVE`: the number accepts payments. `INACTIVE`: final; the account was paid (single use), reached
              *     its `expiration_date`, or was expired by an update, and it can no longer be paid or updated.
-             *     Decision `fva-status-values`: the status is one of PENDING, ACTIVE and INACTIVE, with these meanings.
+             *     The status is one of PENDING, ACTIVE and INACTIVE, with these meanings ([decision](#/decisions/fva-status-values)).
              *
              * @enum {string}
              */
             status: "PENDING" | "ACTIVE" | "INACTIVE";
             /**
              * Format: date-time
-             * @description When the account stops accepting payments and becomes `INACTIVE`. Decision `fva-default-expiration`:
-             *     when none was given at creation, the account expires 31 years after it was created.
+             * @description When the account stops accepting payments and becomes `INACTIVE`. When none was given at creation, the account expires 31 years after it was created ([decision](#/decisions/fva-default-expiration)).
              *
              */
             expiration_date: string;
             /**
              * Format: date-time
-             * @description When the account was created. Decision `fva-timestamps-always`: `created` and `updated` are in every
-             *     response, not only in callbacks.
+             * @description When the account was created. `created` and `updated` are in every
+             *     response, not only in callbacks ([decision](#/decisions/fva-timestamps-always)).
              *
              */
             created: string;
@@ -1179,8 +1172,8 @@ export interface components {
          */
         UpdateFixedVirtualAccountRequest: {
             /** @description New amount (IDR) proposed to the payer. Only accounts in MANDIRI or BRI support it; for any other
-             *     bank it gives `SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR`. Decision `fva-suggested-amount-range`: above 0
-             *     and below 1000000000, otherwise `API_VALIDATION_ERROR`.
+             *     bank it gives `SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR`. Above 0
+             *     and below 1000000000, otherwise `API_VALIDATION_ERROR` ([decision](#/decisions/fva-suggested-amount-range)).
              *      */
             suggested_amount?: number;
             /** @description New exact amount (IDR) for a closed account: above 0 (`MINIMUM_EXPECTED_AMOUNT_ERROR`) and below
@@ -1198,8 +1191,7 @@ export interface components {
             is_single_use?: boolean;
             /** @description Switch between a closed account (true: only `expected_amount` is accepted) and an open one (false).
              *     Setting true requires `expected_amount` in the same request (`EXPECTED_AMOUNT_REQUIRED_ERROR`) and
-             *     closed accounts enabled for your account (`CLOSED_VA_NOT_SUPPORTED_ERROR`). Decision
-             *     `fva-update-is-closed`: the update accepts `is_closed` with the same rule as creation.
+             *     closed accounts enabled for your account (`CLOSED_VA_NOT_SUPPORTED_ERROR`). The update accepts `is_closed` with the same rule as creation ([decision](#/decisions/fva-update-is-closed)).
              *      */
             is_closed?: boolean;
         } & unknown;
@@ -1220,8 +1212,8 @@ export interface components {
             external_id: string;
             /** @description The merchant's 5-digit prefix at the bank. */
             merchant_code: string;
-            /** @description The paid account's number. Decision `fva-payment-account-number`: this is the account's complete
-             *     `account_number`, `merchant_code` prefix included.
+            /** @description The paid account's number. This is the account's complete
+             *     `account_number`, `merchant_code` prefix included ([decision](#/decisions/fva-payment-account-number)).
              *      */
             account_number: string;
             /**
@@ -1248,8 +1240,8 @@ export interface components {
             external_id: string;
             /**
              * @description The retail chain where the customer will pay. Any other value gives
-             *     `RETAIL_OUTLET_NOT_SUPPORTED_ERROR`. Decision `fpc-retail-outlets`: ALFAMART and INDOMARET are
-             *     the supported outlets.
+             *     `RETAIL_OUTLET_NOT_SUPPORTED_ERROR`. ALFAMART and INDOMARET are
+             *     the supported outlets ([decision](#/decisions/fpc-retail-outlets)).
              *
              * @enum {string}
              */
@@ -1263,14 +1255,13 @@ export interface components {
             /** @description The complete code you want, prefix included, from the code range assigned to you. Omit it to have a
              *     free code from your range picked at random. A code outside your range gives
              *     `PAYMENT_CODE_OUTSIDE_RANGE`; a code already used at this outlet gives `DUPLICATE_PAYMENT_CODE_ERROR`.
-             *     Decision `fpc-payment-code-format`: a digit string that starts with your prefix.
+             *     A digit string that starts with your prefix ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             payment_code?: string;
             /**
              * Format: date-time
              * @description When the code should stop being payable (ISO 8601 timestamp). It must not be in the past
-             *     (`EXPIRATION_DATE_INVALID_ERROR`). Omit it for the default of 31 years after creation. Decision
-             *     `fpc-default-expiration`: without an expiry the code lasts 31 years.
+             *     (`EXPIRATION_DATE_INVALID_ERROR`). Omit it for the default of 31 years after creation. Without an expiry the code lasts 31 years ([decision](#/decisions/fpc-default-expiration)).
              *
              */
             expiration_date?: string;
@@ -1296,26 +1287,25 @@ export interface components {
             /** @description Your own reference, as sent at creation. */
             external_id: string;
             /**
-             * @description The retail chain where the code can be paid. Decision `fpc-retail-outlets`: the supported outlets
-             *     are ALFAMART and INDOMARET.
+             * @description The retail chain where the code can be paid. The supported outlets
+             *     are ALFAMART and INDOMARET ([decision](#/decisions/fpc-retail-outlets)).
              *
              * @enum {string}
              */
             retail_outlet_name: "ALFAMART" | "INDOMARET";
             /** @description The merchant's prefix, 3 to 6 digits, that starts every code of the merchant at this outlet and tells
-             *     the outlet which merchant is paid. Decision `fpc-payment-code-format`: prefixes and codes are digit
-             *     strings and the code includes the prefix.
+             *     the outlet which merchant is paid. Prefixes and codes are digit
+             *     strings and the code includes the prefix ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             prefix: string;
             /** @description The payer's name; the cashier may check it with the customer before taking the money. */
             name: string;
-            /** @description The complete code, `prefix` included, that the customer gives the cashier. Decision
-             *     `fpc-payment-code-format`: a digit string that starts with `prefix`.
+            /** @description The complete code, `prefix` included, that the customer gives the cashier. A digit string that starts with `prefix` ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             payment_code: string;
             /**
-             * @description How the code was issued. Decision `fpc-type-values`: the only value is `USER`, a code issued for one
-             *     payer of the merchant (whether you chose the number or the service picked it).
+             * @description How the code was issued. The only value is `USER`, a code issued for one
+             *     payer of the merchant (whether you chose the number or the service picked it) ([decision](#/decisions/fpc-type-values)).
              *
              * @enum {string}
              */
@@ -1326,8 +1316,8 @@ export interface components {
             is_single_use: boolean;
             /**
              * Format: date-time
-             * @description When the code stops being payable. Decision `fpc-default-expiration`: a code created without an
-             *     expiry expires 31 years after creation, as a fixed virtual account does.
+             * @description When the code stops being payable. A code created without an
+             *     expiry expires 31 years after creation, as a fixed virtual account does ([decision](#/decisions/fpc-default-expiration)).
              *
              */
             expiration_date: string;
@@ -1380,7 +1370,7 @@ export interface components {
          * @description A transfer from the merchant's balance to a bank account or e-wallet. It starts `PENDING` and ends
          *     `COMPLETED` or `FAILED`; the end is announced by the `disbursement.finished` callback. A failed
          *     disbursement is never retried by the service. Whether the transfer went out instantly (`is_instant`) is
-         *     reported only in the callback. Decision `disbursement-is-instant-callback-only`: is_instant belongs to the callback body, not to the resource.
+         *     reported only in the callback. `is_instant` belongs to the callback body, not to the resource ([decision](#/decisions/disbursement-is-instant-callback-only)).
          *
          */
         Disbursement: {
@@ -1406,7 +1396,7 @@ export interface components {
              */
             status: "PENDING" | "COMPLETED" | "FAILED";
             /** @description Why the disbursement failed; present only when `status` is `FAILED`, with the same value the
-             *     `disbursement.finished` callback carried. Decision `disbursement-failure-code-on-resource`: the resource carries the callback's optional failure_code so that a lookup also tells why a disbursement failed.
+             *     `disbursement.finished` callback carried. The resource carries the callback's optional failure_code so that a lookup also tells why a disbursement failed ([decision](#/decisions/disbursement-failure-code-on-resource)).
              *      */
             failure_code?: components["schemas"]["DisbursementFailureCode"];
             /** @description Notification recipients; present only when given at creation. */
@@ -1417,13 +1407,13 @@ export interface components {
             email_bcc?: components["schemas"]["DisbursementEmailList"];
             /**
              * Format: date-time
-             * @description When the disbursement was created (UTC). Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             * @description When the disbursement was created (UTC). `created` and `updated`, which the callback carries, are always present on the resource as well ([decision](#/decisions/disbursement-timestamps)).
              *
              */
             created: string;
             /**
              * Format: date-time
-             * @description When the disbursement last changed (UTC), for example when it became `COMPLETED`. Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             * @description When the disbursement last changed (UTC), for example when it became `COMPLETED`. `created` and `updated`, which the callback carries, are always present on the resource as well ([decision](#/decisions/disbursement-timestamps)).
              *
              */
             updated: string;
@@ -1452,12 +1442,12 @@ export interface components {
             /** @description Destination account number, digits and hyphens only (hyphens are ignored by the bank). For BCA it is
              *     exactly 10 digits, otherwise `400 RECIPIENT_ACCOUNT_NUMBER_ERROR`; other banks have no length limit
              *     beyond one character. For an e-wallet destination send the phone number registered with the
-             *     e-wallet, in local form (`0812...`). Decision `bca-account-number-digits`: a BCA account number is exactly 10 digits, without hyphens.
+             *     e-wallet, in local form (`0812...`). A BCA account number is exactly 10 digits, without hyphens ([decision](#/decisions/bca-account-number-digits)).
              *      */
             account_number: string;
             /** @description Text stored with the disbursement and returned as `disbursement_description`; at least one character.
              *     May be omitted: the default description configured in the dashboard is then used, and if none is
-             *     configured the request fails with `400 DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR`. Decision `disbursement-description-default`: the field is optional; when it is absent the dashboard's default description applies, and without a default the request fails with DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR.
+             *     configured the request fails with `400 DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR`. The field is optional; when it is absent the dashboard's default description applies, and without a default the request fails with DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR ([decision](#/decisions/disbursement-description-default)).
              *      */
             description?: string;
             /** @description Amount to send in IDR, a whole number greater than 0 (no decimals). The eight banks BCA, MANDIRI,
@@ -1488,7 +1478,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Timestamp of the transaction in UTC: when the end user paid for a `COMPLETED` payment, otherwise when
-             *     the payment was requested. Decision `ewallet-status-transaction-date`: the field is always present and holds the request time until the payment completes.
+             *     the payment was requested. The field is always present and holds the request time until the payment completes ([decision](#/decisions/ewallet-status-transaction-date)).
              *
              */
             transaction_date: string;
@@ -1518,13 +1508,13 @@ export interface components {
             /** @description Your reference for this payment, 1 to 1000 characters of letters, digits and `-` (no other
              *     punctuation, no spaces). It must not have been used for an earlier e-wallet payment of yours in the
              *     same mode, otherwise `400 DUPLICATE_PAYMENT_REQUEST_ERROR`. Use it with `ewallet_type` to query the
-             *     status. Decision `ewallet-duplicate-scope`: external_id is unique per merchant and mode across all e-wallet payments.
+             *     status. `external_id` is unique per merchant and mode across all e-wallet payments ([decision](#/decisions/ewallet-duplicate-scope)).
              *      */
             external_id: string;
             /** @description Amount to charge in IDR, from 1 to 10000000 inclusive. */
             amount: number;
             /** @description Indonesian mobile number of the end user's active e-wallet account, in local form starting with `08`
-             *     (never `+62` or `62`), 10 to 13 digits in all. Decision `ewallet-phone-format`: local form means `08` followed by 8 to 11 digits, so the number has 10 to 13 digits.
+             *     (never `+62` or `62`), 10 to 13 digits in all. Local form means `08` followed by 8 to 11 digits, so the number has 10 to 13 digits ([decision](#/decisions/ewallet-phone-format)).
              *      */
             phone: string;
             /**
@@ -1601,13 +1591,13 @@ export interface components {
          *
          */
         CustomerIdentification: {
-            /** @description Indonesian identity card (KTP) number, exactly 16 characters. Individuals only. Decision `customer-identification-lengths`: the stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths.
+            /** @description Indonesian identity card (KTP) number, exactly 16 characters. Individuals only. The stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths ([decision](#/decisions/customer-identification-lengths)).
              *      */
             ktp_number?: string;
-            /** @description Indonesian tax registration (NPWP) number, exactly 15 characters. Individuals only. Decision `customer-identification-lengths`: the stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths.
+            /** @description Indonesian tax registration (NPWP) number, exactly 15 characters. Individuals only. The stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths ([decision](#/decisions/customer-identification-lengths)).
              *      */
             npwp_number?: string;
-            /** @description Driver's licence (SIM) number, exactly 14 characters. Individuals only. Decision `customer-identification-lengths`: the stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths.
+            /** @description Driver's licence (SIM) number, exactly 14 characters. Individuals only. The stated character counts of the KTP, NPWP and driver's licence numbers are exact lengths ([decision](#/decisions/customer-identification-lengths)).
              *      */
             drivers_license?: string;
             /** @description Passport number. Individuals only; when given, `country` must be given too. */
@@ -1632,7 +1622,7 @@ export interface components {
         /**
          * CustomerPhoneNumber
          * @description Telephone number in international form: `+`, the country code and the subscriber number, digits only,
-         *     7 to 15 digits after the `+` (`+6281234567890`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+         *     7 to 15 digits after the `+` (`+6281234567890`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
          *
          */
         CustomerPhoneNumber: string;
@@ -1654,7 +1644,7 @@ export interface components {
             customer_type: "INDIVIDUAL" | "BUSINESS";
             /** @description Given (first) name; always present for `INDIVIDUAL`, never for `BUSINESS`. */
             given_name?: string;
-            /** @description Family name of an `INDIVIDUAL` customer; present when known. Never present for `BUSINESS` customers. Decision `customer-surname-individual`: surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only.
+            /** @description Family name of an `INDIVIDUAL` customer; present when known. Never present for `BUSINESS` customers. Surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only ([decision](#/decisions/customer-surname-individual)).
              *      */
             surname?: string;
             /** @description Registered business name; always present for `BUSINESS`, never for `INDIVIDUAL`. */
@@ -1678,10 +1668,10 @@ export interface components {
             identification?: components["schemas"]["CustomerIdentification"];
             /** @description E-mail address, including a top-level domain (`budi@example.co.id`). */
             email?: components["schemas"]["CustomerEmail"];
-            /** @description Mobile number in international form with `+` (`+6281234567890`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Mobile number in international form with `+` (`+6281234567890`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             mobile_number?: components["schemas"]["CustomerPhoneNumber"];
-            /** @description Land line or alternative number in international form with `+` (`+622150881234`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Land line or alternative number in international form with `+` (`+622150881234`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             phone_number?: components["schemas"]["CustomerPhoneNumber"];
             /**
@@ -1715,7 +1705,7 @@ export interface components {
             customer_type: "INDIVIDUAL" | "BUSINESS";
             /** @description Given (first) name of an `INDIVIDUAL` customer. Required for `INDIVIDUAL`, not accepted for `BUSINESS`. */
             given_name?: string;
-            /** @description Family name of an `INDIVIDUAL` customer; optional. Not accepted for `BUSINESS` customers. Decision `customer-surname-individual`: surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only.
+            /** @description Family name of an `INDIVIDUAL` customer; optional. Not accepted for `BUSINESS` customers. Surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only ([decision](#/decisions/customer-surname-individual)).
              *      */
             surname?: string;
             /** @description Registered name of a `BUSINESS` customer. Required for `BUSINESS`, not accepted for `INDIVIDUAL`. */
@@ -1739,10 +1729,10 @@ export interface components {
             identification?: components["schemas"]["CustomerIdentification"];
             /** @description E-mail address, including a top-level domain (`budi@example.co.id`). */
             email?: components["schemas"]["CustomerEmail"];
-            /** @description Mobile number in international form with `+` (`+6281234567890`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Mobile number in international form with `+` (`+6281234567890`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             mobile_number?: components["schemas"]["CustomerPhoneNumber"];
-            /** @description Land line or alternative number in international form with `+` (`+622150881234`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Land line or alternative number in international form with `+` (`+622150881234`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             phone_number?: components["schemas"]["CustomerPhoneNumber"];
         } & (unknown & unknown & unknown & unknown & unknown & unknown);
@@ -1754,7 +1744,7 @@ export interface components {
          *     `customer_type` in the body when you send one, otherwise the stored type. So a name or date field the
          *     type does not allow gives `400 API_VALIDATION_ERROR`, and changing the type needs the new type's name
          *     field (`given_name` or `business_name`) in the same body; fields only the old type allows are removed.
-         *     Decision `customer-update-rules`: the update is partial, and the creation rules are checked against the customer as it would be after the update.
+         *     The update is partial, and the creation rules are checked against the customer as it would be after the update ([decision](#/decisions/customer-update-rules)).
          *
          */
         UpdateCustomerRequest: {
@@ -1764,14 +1754,14 @@ export interface components {
             external_id?: string;
             /**
              * @description New type of the customer. Changing it requires the new type's name field in the same body
-             *     (`given_name` for `INDIVIDUAL`, `business_name` for `BUSINESS`). Decision `customer-update-rules`: the update is partial, and the creation rules are checked against the customer as it would be after the update.
+             *     (`given_name` for `INDIVIDUAL`, `business_name` for `BUSINESS`). The update is partial, and the creation rules are checked against the customer as it would be after the update ([decision](#/decisions/customer-update-rules)).
              *
              * @enum {string}
              */
             customer_type?: "INDIVIDUAL" | "BUSINESS";
             /** @description New given (first) name. Accepted only when the customer is, or becomes, `INDIVIDUAL`. */
             given_name?: string;
-            /** @description Family name of an `INDIVIDUAL` customer; optional. Not accepted for `BUSINESS` customers. Decision `customer-surname-individual`: surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only.
+            /** @description Family name of an `INDIVIDUAL` customer; optional. Not accepted for `BUSINESS` customers. Surname belongs to a person's name, so it is accepted for INDIVIDUAL customers only ([decision](#/decisions/customer-surname-individual)).
              *      */
             surname?: string;
             /** @description New registered business name. Accepted only when the customer is, or becomes, `BUSINESS`. */
@@ -1795,10 +1785,10 @@ export interface components {
             identification?: components["schemas"]["CustomerIdentification"];
             /** @description E-mail address, including a top-level domain (`budi@example.co.id`). */
             email?: components["schemas"]["CustomerEmail"];
-            /** @description Mobile number in international form with `+` (`+6281234567890`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Mobile number in international form with `+` (`+6281234567890`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             mobile_number?: components["schemas"]["CustomerPhoneNumber"];
-            /** @description Land line or alternative number in international form with `+` (`+622150881234`). Decision `customer-phone-international-format`: "with international prefix" means E.164 with a leading `+`, no spaces or punctuation.
+            /** @description Land line or alternative number in international form with `+` (`+622150881234`). That is E.164: a leading `+`, no spaces or punctuation ([decision](#/decisions/customer-phone-international-format)).
              *      */
             phone_number?: components["schemas"]["CustomerPhoneNumber"];
         } & (unknown & unknown & unknown & unknown);
@@ -1886,8 +1876,8 @@ export interface components {
             authorizer_url: string | null;
             /**
              * @description `PENDING` after initialization, `SUCCESS` once the OTP has been validated, `FAILED` when linking can
-             *     no longer succeed; start a new tokenization then. Decision `linked-account-token-failed-status`: a
-             *     failed link has status `FAILED`, reached when the OTP expires or the wrong-code attempts run out.
+             *     no longer succeed; start a new tokenization then. A
+             *     failed link has status `FAILED`, reached when the OTP expires or the wrong-code attempts run out ([decision](#/decisions/linked-account-token-failed-status)).
              *
              * @enum {string}
              */
@@ -1898,15 +1888,15 @@ export interface components {
          * ValidateOtpRequest
          * @description The one-time password the bank sent by SMS to the customer's registered mobile number. An OTP stays
          *     valid for 5 minutes after it is sent, and 3 wrong codes are allowed in total: the third wrong code, or
-         *     any code after the OTP expired, fails the token or payment for good. Decision `otp-rules`: the OTP lives
+         *     any code after the OTP expired, fails the token or payment for good. The OTP lives
          *     5 minutes and the third wrong code (`MAX_OTP_ATTEMPTS_ERROR`) or an expired OTP (`EXPIRED_OTP_ERROR`)
-         *     moves the object to `FAILED`.
+         *     moves the object to `FAILED` ([decision](#/decisions/otp-rules)).
          *
          */
         ValidateOtpRequest: {
             /** @description The code exactly as the customer received it, 6 digits, sent as a string so leading zeros survive.
-             *     Decision `otp-code-format`: an OTP is 6 decimal digits; anything else is rejected with
-             *     `API_VALIDATION_ERROR` and does not count as a wrong attempt.
+             *     An OTP is 6 decimal digits; anything else is rejected with
+             *     `API_VALIDATION_ERROR` and does not count as a wrong attempt ([decision](#/decisions/otp-code-format)).
              *      */
             otp_code: string;
         };
@@ -1997,8 +1987,8 @@ export interface components {
              *     month has passed; `INACTIVE` once the link was invalidated (for example the customer or the bank
              *     revoked it). Neither comes back to `ACTIVE`: link the card again and create a new payment method.
              *     Charging a non-active method is answered with `503 INVALID_PAYMENT_METHOD_ERROR`.
-             *     Decision `payment-method-statuses`: the statuses are `ACTIVE`, `EXPIRED` and `INACTIVE`, and both
-             *     non-active statuses are final.
+             *     The statuses are `ACTIVE`, `EXPIRED` and `INACTIVE`, and both
+             *     non-active statuses are final ([decision](#/decisions/payment-method-statuses)).
              *
              * @enum {string}
              */
@@ -2034,8 +2024,8 @@ export interface components {
             properties: {
                 /** @description Id of a linked account (`la-` prefix) from `listLinkedAccountTokenAccounts`. It must belong to a
                  *     `SUCCESS` token of the same customer, otherwise the request is answered with
-                 *     `400 LIINKED_ACCOUNT_NOT_FOUND_ERROR`. Decision `payment-method-account-ownership`: a linked
-                 *     account of another customer is treated as not found.
+                 *     `400 LIINKED_ACCOUNT_NOT_FOUND_ERROR`. A linked
+                 *     account of another customer is treated as not found ([decision](#/decisions/payment-method-account-ownership)).
                  *      */
                 id: string;
             };
@@ -2075,9 +2065,9 @@ export interface components {
          *     less than the amount; ask the customer to top up. `CHANNEL_UNAVAILABLE`: the bank's direct debit service
          *     is down; retry later with a new `Idempotency-key`. `ACCOUNT_ACCESS_BLOCKED`: the bank has blocked the
          *     account; the customer has to contact the bank, and retrying will not help.
-         *     Decision `direct-debit-failure-codes`: these four codes are the complete set for this API version; a
+         *     These four codes are the complete set for this API version; a
          *     new code would only come with a new API version, and clients should still handle a value they do not
-         *     recognise as a generic failure.
+         *     recognise as a generic failure ([decision](#/decisions/direct-debit-failure-codes)).
          *
          * @enum {string}
          */
@@ -2087,8 +2077,8 @@ export interface components {
          * @description Merchant data attached to a direct debit payment, returned unchanged in responses and in the
          *     `direct_debit.payment` callback. At most 50 keys; each key at most 40 characters; each value a string
          *     of at most 500 characters, a number, a boolean or `null`. `null` or an absent field means no metadata.
-         *     Decision `direct-debit-metadata-values`: values are flat scalars; the 500-character limit applies to
-         *     string values, and nested objects or arrays are rejected with `API_VALIDATION_ERROR`.
+         *     Values are flat scalars; the 500-character limit applies to
+         *     string values, and nested objects or arrays are rejected with `API_VALIDATION_ERROR` ([decision](#/decisions/direct-debit-metadata-values)).
          *
          */
         DirectDebitMetadata: {
@@ -2117,8 +2107,8 @@ export interface components {
             description: string | null;
             /**
              * @description `PENDING` until the bank reports the outcome, then `COMPLETED` (money debited) or `FAILED` (see
-             *     `failure_code`). Both are final. Decision `direct-debit-outcome`: the bank's answer decides between
-             *     them; in test mode the sandbox control API decides.
+             *     `failure_code`). Both are final. The bank's answer decides between
+             *     them; in test mode the sandbox control API decides ([decision](#/decisions/direct-debit-outcome)).
              *
              * @enum {string}
              */
@@ -2127,8 +2117,7 @@ export interface components {
             basket: components["schemas"]["BasketItem"][] | null;
             /** @description Why the bank declined the debit, set only when `status` is `FAILED`; `null` otherwise. It is also
              *     `null` when the payment failed because its OTP expired or was entered wrongly too often, since that
-             *     reason was already returned by `validateDirectDebitPaymentOtp`. Decision
-             *     `direct-debit-otp-failure-code`: an OTP failure leaves `failure_code` `null`.
+             *     reason was already returned by `validateDirectDebitPaymentOtp`. An OTP failure leaves `failure_code` `null` ([decision](#/decisions/direct-debit-otp-failure-code)).
              *      */
             failure_code: ((string | components["schemas"]["DirectDebitFailureCode"] | null) | null) | components["schemas"]["DirectDebitFailureCode"] | null;
             /** @description `true` when the payment was created with `enable_otp: true`: the debit waits for
@@ -2136,13 +2125,13 @@ export interface components {
              *      */
             is_otp_required: boolean;
             /** @description The masked mobile number the bank sent the OTP to (`+62812*****890`), or an empty string when OTP is
-             *     not enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null`
-             *     is accepted as a known variant.
+             *     not enabled. Without OTP the field is an empty string; `null`
+             *     is accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
             otp_mobile_number: string;
             /** @description When the OTP stops being valid (UTC, 5 minutes after it was sent), or an empty string when OTP is not
-             *     enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null` is
-             *     accepted as a known variant.
+             *     enabled. Without OTP the field is an empty string; `null` is
+             *     accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
             otp_expiration_timestamp: string | unknown | unknown;
             /**
@@ -2184,7 +2173,7 @@ export interface components {
              * Format: uri
              * @description HTTPS address that receives the `direct_debit.payment` callback for this payment, at most 255
              *     characters. The server must present a valid certificate. It may not carry a user name or password
-             *     (Decision `callback-url-without-credentials`: callbacks are authenticated by `x-callback-token`).
+             *     (callbacks are authenticated by `x-callback-token`; [decision](#/decisions/callback-url-without-credentials)).
              *
              */
             callback_url: string;
@@ -2222,8 +2211,8 @@ export interface components {
             external_id: string;
             /** @description The paid account number without the merchant's prefix: `merchant_code` followed by this value is
              *     the complete number the payer entered (the `account_number` of the fixed virtual account resource).
-             *     Decision `fva-callback-account-number`: this callback carries the number without the `merchant_code`
-             *     prefix, as the seed states for this callback, while the resource carries it with the prefix.
+             *     This callback carries the number without the `merchant_code`
+             *     prefix, while the resource carries it with the prefix ([decision](#/decisions/fva-callback-account-number)).
              *      */
             account_number: string;
             /**
@@ -2251,8 +2240,8 @@ export interface components {
              */
             created: string;
             /** @description Name of the payer as given by the bank. Sent for `SAHABAT_SAMPOERNA` accounts only; absent for every
-             *     other bank. Decision `fva-callback-sender-name`: always present when `bank_code` is
-             *     `SAHABAT_SAMPOERNA` and never present otherwise.
+             *     other bank. Always present when `bank_code` is
+             *     `SAHABAT_SAMPOERNA` and never present otherwise ([decision](#/decisions/fva-callback-sender-name)).
              *      */
             sender_name?: string;
         } & (unknown & unknown);
@@ -2261,8 +2250,8 @@ export interface components {
          * @description Body of the callback sent after a fixed virtual account is created (`createFixedVirtualAccount`),
          *     becomes `ACTIVE` after registration at the bank, or is updated (`updateFixedVirtualAccount`): the
          *     account as it stands after the change. The body has no `event` field and the same shape in every case.
-         *     Decision `fva-changed-creation-vs-update`: tell them apart by the timestamps, `created` equals
-         *     `updated` on the creation callback and `updated` is later on every other one.
+         *     Tell them apart by the timestamps, `created` equals
+         *     `updated` on the creation callback and `updated` is later on every other one ([decision](#/decisions/fva-changed-creation-vs-update)).
          *
          */
         FixedVirtualAccountChangedCallback: {
@@ -2291,7 +2280,7 @@ export interface components {
              * @description State of the account after the change. `PENDING`: still being registered with the bank, not yet
              *     payable. `ACTIVE`: payable. `INACTIVE`: no longer payable (a single-use account that was paid, or an
              *     expired one, including one expired on purpose by an update with a past `expiration_date`).
-             *     Decision `fva-status-values`: the status is one of PENDING, ACTIVE and INACTIVE.
+             *     The status is one of PENDING, ACTIVE and INACTIVE ([decision](#/decisions/fva-status-values)).
              *
              * @enum {string}
              */
@@ -2328,17 +2317,15 @@ export interface components {
             id: string;
             /** @description The `external_id` you gave the payment code at creation; use it to find the order in your system. */
             external_id: string;
-            /** @description The merchant's prefix (3 to 6 characters) that starts every payment code of the merchant. Decision
-             *     `fpc-payment-code-format`: prefixes are 3 to 6 digits.
+            /** @description The merchant's prefix (3 to 6 characters) that starts every payment code of the merchant. Prefixes are 3 to 6 digits ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             prefix: string;
-            /** @description The complete payment code the customer paid, prefix included. Decision `fpc-payment-code-format`:
-             *     a digit string that starts with `prefix`.
+            /** @description The complete payment code the customer paid, prefix included. A digit string that starts with `prefix` ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             payment_code: string;
             /**
-             * @description The retail outlet chain where the customer paid. Decision `fpc-retail-outlets`: the outlets are
-             *     ALFAMART and INDOMARET.
+             * @description The retail outlet chain where the customer paid. The outlets are
+             *     ALFAMART and INDOMARET ([decision](#/decisions/fpc-retail-outlets)).
              *
              * @enum {string}
              */
@@ -2350,8 +2337,7 @@ export interface components {
             /**
              * @description Where the money stands. `SETTLING`: the customer has paid at the outlet but the outlet has not yet
              *     settled the funds, so they are not in your balance yet. `COMPLETED`: the funds are settled and
-             *     credited. In both cases the customer has paid and the order can be fulfilled. Decision
-             *     `fpc-callback-statuses`: one callback per payment, whose status is the settlement state when it is sent.
+             *     credited. In both cases the customer has paid and the order can be fulfilled. One callback per payment, whose status is the settlement state when it is sent ([decision](#/decisions/fpc-callback-statuses)).
              *
              * @enum {string}
              */
@@ -2404,8 +2390,8 @@ export interface components {
              */
             status: "COMPLETED" | "FAILED";
             /** @description Why the disbursement failed, with advice on whether to try again. Present when `status` is `FAILED`,
-             *     absent when it is `COMPLETED`. Decision `callback-failure-code-presence`: present exactly when the
-             *     status is `FAILED`.
+             *     absent when it is `COMPLETED`. Present exactly when the
+             *     status is `FAILED` ([decision](#/decisions/callback-failure-code-presence)).
              *      */
             failure_code?: components["schemas"]["DisbursementFailureCode"];
             /**
@@ -2425,20 +2411,20 @@ export interface components {
             /** @description Addresses blind-copied on the notification (up to 3). Present only when given at creation, which requires `email_to`. */
             email_bcc?: components["schemas"]["DisbursementEmailList"];
             /** @description Identifier of the transfer transaction behind the disbursement. Optional; do not rely on it.
-             *     Decision `disbursement-callback-sample-fields`: documented as optional because only a sample shows it.
+             *     Documented as optional because only a sample shows it ([decision](#/decisions/disbursement-callback-sample-fields)).
              *      */
             transaction_id?: string;
             /** @description Sequence number of the transfer in the service's ledger, as a string. Optional; do not rely on it.
-             *     Decision `disbursement-callback-sample-fields`: documented as optional because only a sample shows it.
+             *     Documented as optional because only a sample shows it ([decision](#/decisions/disbursement-callback-sample-fields)).
              *      */
             transaction_sequence?: string;
             /** @description The disbursement's identifier repeated (same value as `id` when present). Optional; use `id`.
-             *     Decision `disbursement-callback-sample-fields`: documented as optional because only a sample shows it.
+             *     Documented as optional because only a sample shows it ([decision](#/decisions/disbursement-callback-sample-fields)).
              *      */
             disbursement_id?: string;
             /** @description Fee charged to the merchant for this disbursement, in IDR. Optional; the fee is debited from the
-             *     balance either way. Decision `disbursement-callback-sample-fields`: documented as optional because
-             *     only a sample shows it.
+             *     balance either way. Documented as optional because
+             *     only a sample shows it ([decision](#/decisions/disbursement-callback-sample-fields)).
              *      */
             service_fee_amount?: number;
         } & (unknown & unknown);
@@ -2475,8 +2461,8 @@ export interface components {
              */
             event: "ewallet.payment";
             /** @description The service's identifier of the payment; deduplicate on it. The create response does not return it,
-             *     so match the callback to your order by `external_id`. Decision `ewallet-callback-id`: the id first
-             *     appears in this callback; `external_id` (with `ewallet_type`) is the key for `getEwalletPaymentStatus`.
+             *     so match the callback to your order by `external_id`. The id first
+             *     appears in this callback; `external_id` (with `ewallet_type`) is the key for `getEwalletPaymentStatus` ([decision](#/decisions/ewallet-callback-id)).
              *      */
             id: string;
             /** @description The `external_id` you gave the payment request. */
@@ -2484,7 +2470,7 @@ export interface components {
             /** @description The merchant's business id. */
             business_id: string;
             /** @description The end user's phone number in local format (starting with 08, without +62), as sent at creation.
-             *     Decision `ewallet-phone-format`: a local Indonesian mobile number, 08 followed by 8 to 11 digits.
+             *     A local Indonesian mobile number, 08 followed by 8 to 11 digits ([decision](#/decisions/ewallet-phone-format)).
              *      */
             phone: string;
             /**
@@ -2501,8 +2487,7 @@ export interface components {
              * @enum {string}
              */
             status: "FAILED" | "COMPLETED";
-            /** @description Why the payment failed. Present when `status` is `FAILED`, absent when it is `COMPLETED`. Decision
-             *     `callback-failure-code-presence`: present exactly when the status is `FAILED`.
+            /** @description Why the payment failed. Present when `status` is `FAILED`, absent when it is `COMPLETED`. Present exactly when the status is `FAILED` ([decision](#/decisions/callback-failure-code-presence)).
              *      */
             failure_code?: components["schemas"]["EwalletFailureCode"];
             /**
@@ -2547,17 +2532,17 @@ export interface components {
              * @description State of the payment. `COMPLETED`: the account was debited. `FAILED`: nothing was debited;
              *     `failure_code` says why when the bank declined, and is null when the OTP expired or its attempts
              *     ran out. `PENDING`: still waiting for the bank; a callback with this value changes nothing, keep
-             *     waiting for the outcome. Decision `direct-debit-callback-statuses`: the callback is sent
-             *     when the payment becomes COMPLETED or FAILED; PENDING stays a valid value because the seed lists it.
+             *     waiting for the outcome. The callback is sent
+             *     when the payment becomes COMPLETED or FAILED; PENDING stays a valid value of the field ([decision](#/decisions/direct-debit-callback-statuses)).
              *
              * @enum {string}
              */
             status: "PENDING" | "COMPLETED" | "FAILED";
             /** @description Why the bank declined the debit. A code only when `status` is `FAILED`; null on `PENDING` and
              *     `COMPLETED`. A payment that failed because its OTP expired or was entered wrongly too often also
-             *     has null here (the reason was returned by `validateDirectDebitPaymentOtp`, decision
-             *     `direct-debit-otp-failure-code`). Decision `callback-failure-code-presence`: in this callback the
-             *     field is always present, null unless the status is `FAILED`.
+             *     has null here (the reason was returned by `validateDirectDebitPaymentOtp`;
+             *     [decision](#/decisions/direct-debit-otp-failure-code)). In this callback the
+             *     field is always present, null unless the status is `FAILED` ([decision](#/decisions/callback-failure-code-presence)).
              *      */
             failure_code: ((string | components["schemas"]["DirectDebitFailureCode"] | null) | null) | components["schemas"]["DirectDebitFailureCode"] | null;
             /** @description The metadata given at creation, unchanged; null when none was given. */
@@ -2609,13 +2594,13 @@ export interface components {
     parameters: {
         /** @description Which balance to read. `CASH` (the default) is the money available for disbursements and fees;
          *     `HOLDING` is money the service holds on the merchant's behalf and that cannot be paid out yet. Any other
-         *     value is rejected with `400 API_VALIDATION_ERROR`. Decision `balance-account-types`: only `CASH` and
+         *     value is rejected with `400 API_VALIDATION_ERROR`. Only `CASH` and
          *     `HOLDING` are accepted; escrowed funds are reported under `HOLDING` and there is no separate escrow or
-         *     tax value.
+         *     tax value ([decision](#/decisions/balance-account-types)).
          *      */
         AccountTypeQuery: "CASH" | "HOLDING";
         /** @description The `id` the service returned when the fixed virtual account was created (not your `external_id`).
-         *     Decision `fva-path-parameter-name`: the update and get operations name this parameter `id`.
+         *     The update and get operations name this parameter `id` ([decision](#/decisions/fva-path-parameter-name)).
          *      */
         FvaIdPath: string;
         /** @description The `payment_id` of a payment into a fixed virtual account, as carried by the payment callback. It is
@@ -2629,13 +2614,13 @@ export interface components {
          *     test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
          *     the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
          *     different body returns `400 IDEMPOTENCY_KEY_MISMATCH_ERROR`. A request that ended in a 5xx does not use
-         *     up its key. Decision `idempotency-key-reuse`: a key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR.
+         *     up its key. A key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR ([decision](#/decisions/idempotency-key-reuse)).
          *      */
         IdempotencyKeyDisbursementHeader: string;
         /**
          * @description Version of the e-wallet payment interface to use, as a date `YYYY-MM-DD`. The version this document
          *     describes is `2020-02-01`; send it to pin that behaviour. Without the header the version configured as
-         *     the account's default is used. Decision `ewallet-api-version`: the header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent.
+         *     the account's default is used. The header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent ([decision](#/decisions/ewallet-api-version)).
          *
          * @example 2020-02-01
          */
@@ -2649,8 +2634,8 @@ export interface components {
          *     The first request with a key is executed. Repeating it with the same body is not executed again and is
          *     answered with `409 DUPLICATE_ERROR`; reusing it with a different body is answered with
          *     `409 IDEMPOTENCY_KEY_MISMATCH_ERROR`. Use a new key for every new payment, and keep the key when retrying
-         *     after a network failure or a 5xx. Decision `idempotency-key-reuse`: keys are scoped to the merchant and
-         *     mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried.
+         *     after a network failure or a 5xx. Keys are scoped to the merchant and
+         *     mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried ([decision](#/decisions/idempotency-key-reuse)).
          *      */
         IdempotencyKeyDirectDebitHeader: string;
         /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
@@ -2671,9 +2656,9 @@ export interface operations {
             query?: {
                 /** @description Which balance to read. `CASH` (the default) is the money available for disbursements and fees;
                  *     `HOLDING` is money the service holds on the merchant's behalf and that cannot be paid out yet. Any other
-                 *     value is rejected with `400 API_VALIDATION_ERROR`. Decision `balance-account-types`: only `CASH` and
+                 *     value is rejected with `400 API_VALIDATION_ERROR`. Only `CASH` and
                  *     `HOLDING` are accepted; escrowed funds are reported under `HOLDING` and there is no separate escrow or
-                 *     tax value.
+                 *     tax value ([decision](#/decisions/balance-account-types)).
                  *      */
                 account_type?: components["parameters"]["AccountTypeQuery"];
             };
@@ -2763,7 +2748,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description The account to open. Send `application/json`, or `application/x-www-form-urlencoded` with the same
-         *     fields. Decision `form-encoding-coercion`: form values are decoded and coerced to the schema's types.
+         *     fields. Form values are decoded and coerced to the schema's types ([decision](#/decisions/form-encoding-coercion)).
          *      */
         requestBody: {
             content: {
@@ -2804,7 +2789,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The `id` the service returned when the fixed virtual account was created (not your `external_id`).
-                 *     Decision `fva-path-parameter-name`: the update and get operations name this parameter `id`.
+                 *     The update and get operations name this parameter `id` ([decision](#/decisions/fva-path-parameter-name)).
                  *      */
                 id: components["parameters"]["FvaIdPath"];
             };
@@ -2844,7 +2829,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The `id` the service returned when the fixed virtual account was created (not your `external_id`).
-                 *     Decision `fva-path-parameter-name`: the update and get operations name this parameter `id`.
+                 *     The update and get operations name this parameter `id` ([decision](#/decisions/fva-path-parameter-name)).
                  *      */
                 id: components["parameters"]["FvaIdPath"];
             };
@@ -2943,7 +2928,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description The code to create. Send `application/json`, or `application/x-www-form-urlencoded` with the same
-         *     fields. Decision `form-encoding-coercion`: form values are decoded and coerced to the schema's types.
+         *     fields. Form values are decoded and coerced to the schema's types ([decision](#/decisions/form-encoding-coercion)).
          *      */
         requestBody: {
             content: {
@@ -3130,7 +3115,7 @@ export interface operations {
                  *     test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
                  *     the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
                  *     different body returns `400 IDEMPOTENCY_KEY_MISMATCH_ERROR`. A request that ended in a 5xx does not use
-                 *     up its key. Decision `idempotency-key-reuse`: a key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR.
+                 *     up its key. A key is scoped to the merchant and mode and kept for 24 hours; same key and body replays as DUPLICATE_TRANSACTION_ERROR, same key with another body fails with IDEMPOTENCY_KEY_MISMATCH_ERROR ([decision](#/decisions/idempotency-key-reuse)).
                  *      */
                 "X-IDEMPOTENCY-KEY"?: components["parameters"]["IdempotencyKeyDisbursementHeader"];
             };
@@ -3297,7 +3282,7 @@ export interface operations {
                 /**
                  * @description Version of the e-wallet payment interface to use, as a date `YYYY-MM-DD`. The version this document
                  *     describes is `2020-02-01`; send it to pin that behaviour. Without the header the version configured as
-                 *     the account's default is used. Decision `ewallet-api-version`: the header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent.
+                 *     the account's default is used. The header is optional, `2020-02-01` is the documented version, and the account's default version applies when it is absent ([decision](#/decisions/ewallet-api-version)).
                  *
                  * @example 2020-02-01
                  */
@@ -3307,7 +3292,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description The payment to request, as JSON or as a form (`application/x-www-form-urlencoded`) with the same
-         *     fields. Decision `form-encoding-coercion`: form values are decoded and coerced to the schema's types before validation.
+         *     fields. Form values are decoded and coerced to the schema's types before validation ([decision](#/decisions/form-encoding-coercion)).
          *      */
         requestBody: {
             content: {
@@ -3802,8 +3787,8 @@ export interface operations {
                  *     The first request with a key is executed. Repeating it with the same body is not executed again and is
                  *     answered with `409 DUPLICATE_ERROR`; reusing it with a different body is answered with
                  *     `409 IDEMPOTENCY_KEY_MISMATCH_ERROR`. Use a new key for every new payment, and keep the key when retrying
-                 *     after a network failure or a 5xx. Decision `idempotency-key-reuse`: keys are scoped to the merchant and
-                 *     mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried.
+                 *     after a network failure or a 5xx. Keys are scoped to the merchant and
+                 *     mode and kept 24 hours, and a 5xx result is not stored, so the same key may be retried ([decision](#/decisions/idempotency-key-reuse)).
                  *      */
                 "Idempotency-key": components["parameters"]["IdempotencyKeyDirectDebitHeader"];
             };
@@ -4135,8 +4120,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Acknowledged. Any 2xx status counts the same; the response body is ignored. Decision
-             *     `ewallet-callback-ack-2xx`: like every other callback, any 2xx acknowledges an e-wallet callback; 200 is the recommended answer.
+            /** @description Acknowledged. Any 2xx status counts the same; the response body is ignored. Like every other callback, any 2xx acknowledges an e-wallet callback; 200 is the recommended answer ([decision](#/decisions/ewallet-callback-ack-2xx)).
              *      */
             200: {
                 headers: {

@@ -41,7 +41,7 @@ export interface paths {
          *     time. Every merchant has a clock for test mode and another for live mode: the expiries of that
          *     merchant's objects in that mode (`expiration_date` of accounts and codes, OTPs, idempotency keys) and
          *     its callback retries follow it, and `advanceClock` with a key of the same merchant and mode moves it.
-         *     No other merchant, and not the other mode, is affected (Decision `sandbox-clock-per-merchant-and-mode`).
+         *     No other merchant, and not the other mode, is affected ([decision](#/decisions/sandbox-clock-per-merchant-and-mode)).
          *     Sandbox decision: the offset is stored, so a restart keeps the time where it was moved to, and time
          *     goes back only when `resetSandbox` erases the merchant's data in that mode.
          *
@@ -72,8 +72,8 @@ export interface paths {
          *     expired, and its callback attempts whose retry time has come are made (a retry waits
          *     `CALLBACK_RETRY_DELAY_MS`, default the contract's 30 seconds, in sandbox time, so advancing by it
          *     triggers the next attempt without waiting). Other merchants, and the same merchant in the other mode,
-         *     keep their own time: nothing of theirs expires and none of their callbacks is retried sooner (Decision
-         *     `sandbox-clock-per-merchant-and-mode`). Sandbox decisions: time only moves forward, and the offset is
+         *     keep their own time: nothing of theirs expires and none of their callbacks is retried sooner
+         *     ([decision](#/decisions/sandbox-clock-per-merchant-and-mode)). Sandbox decisions: time only moves forward, and the offset is
          *     stored, so it survives a restart.
          *
          */
@@ -113,7 +113,7 @@ export interface paths {
          *     dashboard, and returns all of them. Send only what changes: the maps (`virtual_account_number_range`,
          *     `payment_code_range`, `callback_urls`) are merged key by key, every other field is replaced. Objects
          *     created earlier keep what they were created with, but updates re-check them against the new settings
-         *     (decision `fva-update-setting-errors`).
+         *     ([decision](#/decisions/fva-update-setting-errors)).
          *
          *     Besides the schema, the values must make sense, or the answer is `API_VALIDATION_ERROR` with one
          *     `errors` entry per problem and nothing changes: bank codes are those of `createFixedVirtualAccount`'s
@@ -164,7 +164,7 @@ export interface paths {
          * @description Deletes everything the key's merchant has in the key's mode: accounts, codes, payments, disbursements,
          *     customers, direct debit objects, idempotency keys and callback deliveries (pending ones are not sent),
          *     and puts the settings, the balances and the merchant's clock in this mode back to where they start (the
-         *     clock to real time, Decision `sandbox-clock-per-merchant-and-mode`). The other mode and other merchants
+         *     clock to real time; [decision](#/decisions/sandbox-clock-per-merchant-and-mode)). The other mode and other merchants
          *     are not touched, their clocks included. Use it between test runs that need a clean merchant.
          *
          */
@@ -245,7 +245,7 @@ export interface paths {
          *     - the payment is recorded, and `getFixedVirtualAccountPayment` finds it by its `payment_id`;
          *     - the amount is credited to the merchant's `CASH` balance;
          *     - a `fixed_virtual_account.paid` callback is sent to the merchant's `fva_paid_callback_url`, carrying
-         *       the account number without the `merchant_code` prefix (decision `fva-callback-account-number`);
+         *       the account number without the `merchant_code` prefix ([decision](#/decisions/fva-callback-account-number));
          *     - a single-use account becomes `INACTIVE`; any other account stays `ACTIVE` and can be paid again.
          *
          *     The body is optional. Without `amount` the account's `expected_amount` is paid, else its
@@ -294,8 +294,8 @@ export interface paths {
          *     `409 SANDBOX_STATE_CONFLICT` and nothing changes.
          *
          *     Sandbox decisions: the payment's `transaction_timestamp` is the merchant's current time; one callback is
-         *     sent per payment and a `SETTLING` payment is not settled later (decision `fpc-callback-statuses`: the
-         *     callback reports the state at the time it is sent), so its amount stays in `HOLDING`.
+         *     sent per payment and a `SETTLING` payment is not settled later (the
+         *     callback reports the state at the time it is sent; [decision](#/decisions/fpc-callback-statuses)), so its amount stays in `HOLDING`.
          *
          */
         post: operations["simulateFixedPaymentCodePayment"];
@@ -584,8 +584,8 @@ export interface components {
             /** @description Human-readable explanation. Do not parse it. */
             message: string;
             /** @description Present on validation failures only: one entry per violated rule, so a client can show every
-             *     problem at once. Decision `validation-errors-list`: the seed does not show its contents; each entry
-             *     names where the value sits, the JSON Pointer of the value, and what is wrong with it.
+             *     problem at once. Each entry
+             *     names where the value sits, the JSON Pointer of the value, and what is wrong with it ([decision](#/decisions/validation-errors-list)).
              *      */
             errors?: components["schemas"]["ValidationIssue"][];
         };
@@ -622,7 +622,7 @@ export interface components {
          *
          */
         SandboxVirtualAccountNumberRange: {
-            /** @description The merchant's prefix at this bank, 5 digits (decision `fva-merchant-code-digits`). */
+            /** @description The merchant's prefix at this bank, 5 digits ([decision](#/decisions/fva-merchant-code-digits)). */
             merchant_code: string;
             /** @description The first number of the range, `merchant_code` included. */
             from: string;
@@ -636,7 +636,7 @@ export interface components {
          *
          */
         SandboxPaymentCodeRange: {
-            /** @description The merchant's prefix at this outlet, 3 to 6 digits (decision `fpc-payment-code-format`). */
+            /** @description The merchant's prefix at this outlet, 3 to 6 digits ([decision](#/decisions/fpc-payment-code-format)). */
             prefix: string;
             /** @description The first code of the range, `prefix` included. */
             from: string;
@@ -660,13 +660,13 @@ export interface components {
                 [key: string]: components["schemas"]["SandboxVirtualAccountNumberRange"];
             };
             /** @description The banks activated for fixed virtual accounts. Creating an account at another bank gives
-             *     `BANK_NOT_SUPPORTED_ERROR` (decision `fva-bank-activation`). Default: every bank of the contract.
+             *     `BANK_NOT_SUPPORTED_ERROR` ([decision](#/decisions/fva-bank-activation)). Default: every bank of the contract.
              *      */
             virtual_account_bank_activation: string[];
             /** @description Whether closed fixed virtual accounts may be created; if not, `CLOSED_VA_NOT_SUPPORTED_ERROR`. Default true. */
             closed_virtual_accounts_enabled: boolean;
             /** @description Whether a fixed virtual account may be created with its own `expiration_date`; if not,
-             *     `EXPIRATION_DATE_NOT_SUPPORTED_ERROR` (decision `fva-expiration-not-supported`). Default true.
+             *     `EXPIRATION_DATE_NOT_SUPPORTED_ERROR` ([decision](#/decisions/fva-expiration-not-supported)). Default true.
              *      */
             expiration_date_enabled: boolean;
             /** @description Per retail outlet, the merchant's prefix and range of fixed payment codes. A requested code outside it
@@ -677,8 +677,8 @@ export interface components {
                 [key: string]: components["schemas"]["SandboxPaymentCodeRange"];
             };
             /** @description The description a disbursement created without one gets; null means none is configured, and such a
-             *     disbursement is refused with `DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR` (decision
-             *     `disbursement-description-default`). Default null.
+             *     disbursement is refused with `DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR`
+             *     ([decision](#/decisions/disbursement-description-default)). Default null.
              *      */
             default_disbursement_description: string | null;
             /** @description true: an e-wallet payment reaches the outcome its test amount selects right after creation. false: it
@@ -736,7 +736,7 @@ export interface components {
             /** @description The amount in IDR to add, above 0 and at most 1000000000000. */
             amount: number;
             /**
-             * @description The balance to add to, as `getBalance` names them (decision `balance-account-types`). Default `CASH`,
+             * @description The balance to add to, as `getBalance` names them ([decision](#/decisions/balance-account-types)). Default `CASH`,
              *     the balance disbursements are paid from.
              *
              * @default CASH
@@ -846,8 +846,8 @@ export interface components {
              *     `expected_amount` is paid, else its `suggested_amount`; an account with neither needs the field.
              *      */
             amount?: number;
-            /** @description The payer's name as the bank reports it. Only SAHABAT_SAMPOERNA reports one (decision
-             *     `fva-callback-sender-name`), so the field is used for SAHABAT_SAMPOERNA accounts only and ignored for
+            /** @description The payer's name as the bank reports it. Only SAHABAT_SAMPOERNA reports one
+             *     ([decision](#/decisions/fva-callback-sender-name)), so the field is used for SAHABAT_SAMPOERNA accounts only and ignored for
              *     every other bank. When left out, the account's `name` is reported.
              *      */
             sender_name?: string;
@@ -869,8 +869,8 @@ export interface components {
             external_id: string;
             /** @description The merchant's 5-digit prefix at the bank. */
             merchant_code: string;
-            /** @description The paid account's number. Decision `fva-payment-account-number`: this is the account's complete
-             *     `account_number`, `merchant_code` prefix included.
+            /** @description The paid account's number. This is the account's complete
+             *     `account_number`, `merchant_code` prefix included ([decision](#/decisions/fva-payment-account-number)).
              *      */
             account_number: string;
             /**
@@ -898,8 +898,8 @@ export interface components {
              *      */
             amount?: number;
             /**
-             * @description The settlement state the `fixed_payment_code.paid` callback reports (decision
-             *     `fpc-callback-statuses`). `COMPLETED` (default): the outlet has settled, and the amount is credited to
+             * @description The settlement state the `fixed_payment_code.paid` callback reports
+             *     ([decision](#/decisions/fpc-callback-statuses)). `COMPLETED` (default): the outlet has settled, and the amount is credited to
              *     the `CASH` balance. `SETTLING`: the customer has paid but the outlet has not settled yet, so the amount
              *     is credited to the `HOLDING` balance instead, where it stays.
              *
@@ -920,17 +920,15 @@ export interface components {
             id: string;
             /** @description The `external_id` you gave the payment code at creation; use it to find the order in your system. */
             external_id: string;
-            /** @description The merchant's prefix (3 to 6 characters) that starts every payment code of the merchant. Decision
-             *     `fpc-payment-code-format`: prefixes are 3 to 6 digits.
+            /** @description The merchant's prefix (3 to 6 characters) that starts every payment code of the merchant. Prefixes are 3 to 6 digits ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             prefix: string;
-            /** @description The complete payment code the customer paid, prefix included. Decision `fpc-payment-code-format`:
-             *     a digit string that starts with `prefix`.
+            /** @description The complete payment code the customer paid, prefix included. A digit string that starts with `prefix` ([decision](#/decisions/fpc-payment-code-format)).
              *      */
             payment_code: string;
             /**
-             * @description The retail outlet chain where the customer paid. Decision `fpc-retail-outlets`: the outlets are
-             *     ALFAMART and INDOMARET.
+             * @description The retail outlet chain where the customer paid. The outlets are
+             *     ALFAMART and INDOMARET ([decision](#/decisions/fpc-retail-outlets)).
              *
              * @enum {string}
              */
@@ -942,8 +940,7 @@ export interface components {
             /**
              * @description Where the money stands. `SETTLING`: the customer has paid at the outlet but the outlet has not yet
              *     settled the funds, so they are not in your balance yet. `COMPLETED`: the funds are settled and
-             *     credited. In both cases the customer has paid and the order can be fulfilled. Decision
-             *     `fpc-callback-statuses`: one callback per payment, whose status is the settlement state when it is sent.
+             *     credited. In both cases the customer has paid and the order can be fulfilled. One callback per payment, whose status is the settlement state when it is sent ([decision](#/decisions/fpc-callback-statuses)).
              *
              * @enum {string}
              */
@@ -999,7 +996,7 @@ export interface components {
          * @description A transfer from the merchant's balance to a bank account or e-wallet. It starts `PENDING` and ends
          *     `COMPLETED` or `FAILED`; the end is announced by the `disbursement.finished` callback. A failed
          *     disbursement is never retried by the service. Whether the transfer went out instantly (`is_instant`) is
-         *     reported only in the callback. Decision `disbursement-is-instant-callback-only`: is_instant belongs to the callback body, not to the resource.
+         *     reported only in the callback. `is_instant` belongs to the callback body, not to the resource ([decision](#/decisions/disbursement-is-instant-callback-only)).
          *
          */
         Disbursement: {
@@ -1025,7 +1022,7 @@ export interface components {
              */
             status: "PENDING" | "COMPLETED" | "FAILED";
             /** @description Why the disbursement failed; present only when `status` is `FAILED`, with the same value the
-             *     `disbursement.finished` callback carried. Decision `disbursement-failure-code-on-resource`: the resource carries the callback's optional failure_code so that a lookup also tells why a disbursement failed.
+             *     `disbursement.finished` callback carried. The resource carries the callback's optional failure_code so that a lookup also tells why a disbursement failed ([decision](#/decisions/disbursement-failure-code-on-resource)).
              *      */
             failure_code?: components["schemas"]["DisbursementFailureCode"];
             /** @description Notification recipients; present only when given at creation. */
@@ -1036,13 +1033,13 @@ export interface components {
             email_bcc?: components["schemas"]["DisbursementEmailList"];
             /**
              * Format: date-time
-             * @description When the disbursement was created (UTC). Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             * @description When the disbursement was created (UTC). `created` and `updated`, which the callback carries, are always present on the resource as well ([decision](#/decisions/disbursement-timestamps)).
              *
              */
             created: string;
             /**
              * Format: date-time
-             * @description When the disbursement last changed (UTC), for example when it became `COMPLETED`. Decision `disbursement-timestamps`: `created` and `updated`, which the callback carries, are always present on the resource as well.
+             * @description When the disbursement last changed (UTC), for example when it became `COMPLETED`. `created` and `updated`, which the callback carries, are always present on the resource as well ([decision](#/decisions/disbursement-timestamps)).
              *
              */
             updated: string;
@@ -1064,7 +1061,7 @@ export interface components {
         /** @description Your reference for this payment, 1 to 1000 characters of letters, digits and `-` (no other
          *     punctuation, no spaces). It must not have been used for an earlier e-wallet payment of yours in the
          *     same mode, otherwise `400 DUPLICATE_PAYMENT_REQUEST_ERROR`. Use it with `ewallet_type` to query the
-         *     status. Decision `ewallet-duplicate-scope`: external_id is unique per merchant and mode across all e-wallet payments.
+         *     status. `external_id` is unique per merchant and mode across all e-wallet payments ([decision](#/decisions/ewallet-duplicate-scope)).
          *      */
         external_id: string;
         /**
@@ -1094,7 +1091,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Timestamp of the transaction in UTC: when the end user paid for a `COMPLETED` payment, otherwise when
-             *     the payment was requested. Decision `ewallet-status-transaction-date`: the field is always present and holds the request time until the payment completes.
+             *     the payment was requested. The field is always present and holds the request time until the payment completes ([decision](#/decisions/ewallet-status-transaction-date)).
              *
              */
             transaction_date: string;
@@ -1201,9 +1198,9 @@ export interface components {
          *     less than the amount; ask the customer to top up. `CHANNEL_UNAVAILABLE`: the bank's direct debit service
          *     is down; retry later with a new `Idempotency-key`. `ACCOUNT_ACCESS_BLOCKED`: the bank has blocked the
          *     account; the customer has to contact the bank, and retrying will not help.
-         *     Decision `direct-debit-failure-codes`: these four codes are the complete set for this API version; a
+         *     These four codes are the complete set for this API version; a
          *     new code would only come with a new API version, and clients should still handle a value they do not
-         *     recognise as a generic failure.
+         *     recognise as a generic failure ([decision](#/decisions/direct-debit-failure-codes)).
          *
          * @enum {string}
          */
@@ -1213,8 +1210,8 @@ export interface components {
          * @description Merchant data attached to a direct debit payment, returned unchanged in responses and in the
          *     `direct_debit.payment` callback. At most 50 keys; each key at most 40 characters; each value a string
          *     of at most 500 characters, a number, a boolean or `null`. `null` or an absent field means no metadata.
-         *     Decision `direct-debit-metadata-values`: values are flat scalars; the 500-character limit applies to
-         *     string values, and nested objects or arrays are rejected with `API_VALIDATION_ERROR`.
+         *     Values are flat scalars; the 500-character limit applies to
+         *     string values, and nested objects or arrays are rejected with `API_VALIDATION_ERROR` ([decision](#/decisions/direct-debit-metadata-values)).
          *
          */
         DirectDebitMetadata: {
@@ -1243,8 +1240,8 @@ export interface components {
             description: string | null;
             /**
              * @description `PENDING` until the bank reports the outcome, then `COMPLETED` (money debited) or `FAILED` (see
-             *     `failure_code`). Both are final. Decision `direct-debit-outcome`: the bank's answer decides between
-             *     them; in test mode the sandbox control API decides.
+             *     `failure_code`). Both are final. The bank's answer decides between
+             *     them; in test mode the sandbox control API decides ([decision](#/decisions/direct-debit-outcome)).
              *
              * @enum {string}
              */
@@ -1253,8 +1250,7 @@ export interface components {
             basket: components["schemas"]["BasketItem"][] | null;
             /** @description Why the bank declined the debit, set only when `status` is `FAILED`; `null` otherwise. It is also
              *     `null` when the payment failed because its OTP expired or was entered wrongly too often, since that
-             *     reason was already returned by `validateDirectDebitPaymentOtp`. Decision
-             *     `direct-debit-otp-failure-code`: an OTP failure leaves `failure_code` `null`.
+             *     reason was already returned by `validateDirectDebitPaymentOtp`. An OTP failure leaves `failure_code` `null` ([decision](#/decisions/direct-debit-otp-failure-code)).
              *      */
             failure_code: ((string | components["schemas"]["DirectDebitFailureCode"] | null) | null) | components["schemas"]["DirectDebitFailureCode"] | null;
             /** @description `true` when the payment was created with `enable_otp: true`: the debit waits for
@@ -1262,13 +1258,13 @@ export interface components {
              *      */
             is_otp_required: boolean;
             /** @description The masked mobile number the bank sent the OTP to (`+62812*****890`), or an empty string when OTP is
-             *     not enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null`
-             *     is accepted as a known variant.
+             *     not enabled. Without OTP the field is an empty string; `null`
+             *     is accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
             otp_mobile_number: string;
             /** @description When the OTP stops being valid (UTC, 5 minutes after it was sent), or an empty string when OTP is not
-             *     enabled. Decision `otp-fields-when-disabled`: without OTP the field is an empty string; `null` is
-             *     accepted as a known variant.
+             *     enabled. Without OTP the field is an empty string; `null` is
+             *     accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
             otp_expiration_timestamp: string | unknown | unknown;
             /**
@@ -1328,8 +1324,8 @@ export interface components {
              *     month has passed; `INACTIVE` once the link was invalidated (for example the customer or the bank
              *     revoked it). Neither comes back to `ACTIVE`: link the card again and create a new payment method.
              *     Charging a non-active method is answered with `503 INVALID_PAYMENT_METHOD_ERROR`.
-             *     Decision `payment-method-statuses`: the statuses are `ACTIVE`, `EXPIRED` and `INACTIVE`, and both
-             *     non-active statuses are final.
+             *     The statuses are `ACTIVE`, `EXPIRED` and `INACTIVE`, and both
+             *     non-active statuses are final ([decision](#/decisions/payment-method-statuses)).
              *
              * @enum {string}
              */

@@ -1,0 +1,129 @@
+// What the Redoc pages show besides the contract as it is, and what makes them work offline. The contract
+// keeps its decisions as data (`x-decisions`); the page shows them as a section of their own, one heading per
+// decision id, which is where the descriptions' `#/decisions/<id>` links land. Redoc's sidebar badge loads a
+// logo from Redocly's CDN and the browser asks for /favicon.ico; both are answered in the page itself. Redoc
+// labels callbacks "Webhooks"; the page calls them callbacks, as the contract does.
+import { fileURLToPath } from 'node:url';
+
+/** One entry of a contract's `x-decisions` (spec/x-extensions.yaml, `decisions`). */
+export interface Decision {
+  id: string;
+  topic: string;
+  /** The interface specification's words the decision resolves. */
+  quote: string;
+  decision: string;
+  where: string[];
+}
+
+type Document = Record<string, unknown>;
+
+/** The section's tag: Redoc routes it as `#/decisions`, and each decision heading as `#/decisions/<id>`. */
+export const DECISIONS_TAG = 'Decisions';
+
+/** A link to a decision's heading on the page, as descriptions write it: `[text](#/decisions/<id>)`. */
+export const DECISION_LINK = /\]\(#\/decisions\/([a-z0-9-]+)\)/g;
+
+/** The handlebars template of the pages: Redoc's own, plus an icon so the browser does not ask the server for one. */
+export const PAGE_TEMPLATE = fileURLToPath(new URL('./template.hbs', import.meta.url));
+
+export const decisionsOf = (doc: Document): Decision[] => (Array.isArray(doc['x-decisions']) ? (doc['x-decisions'] as Decision[]) : []);
+
+/** Every decision id the document's descriptions link to, in order of first appearance. */
+export function linkedDecisionIds(doc: Document): string[] {
+  const ids = new Set<string>();
+  const visit = (value: unknown, key: string): void => {
+    if (key === 'x-decisions') return;
+    if (typeof value === 'string') {
+      if (key === 'description') for (const match of value.matchAll(DECISION_LINK)) ids.add(match[1] as string);
+    } else if (Array.isArray(value)) value.forEach((item) => visit(item, ''));
+    else if (value !== null && typeof value === 'object') for (const [name, child] of Object.entries(value)) visit(child, name);
+  };
+  visit(doc, '');
+  return [...ids];
+}
+
+/** A quote as a Markdown block quote, every line of it. */
+const blockQuote = (text: string): string =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => `> ${line}`.trimEnd())
+    .join('\n');
+
+function decisionSection(decision: Decision): string {
+  // The heading is the id: Redoc makes a heading's route from its text, and an id's text is its own route.
+  return [`### ${decision.id}`, `**${decision.topic.trim()}**`, `The interface specification:`, blockQuote(decision.quote), `Decided: ${decision.decision.trim()}`].join('\n\n');
+}
+
+const INTRODUCTION = [
+  'Where the interface specification this API implements is silent or contradicts itself, this contract decided how the service behaves.',
+  'Each decision quotes the specification and states what was decided; descriptions elsewhere on this page link to the decision behind them.',
+  'The same list is in the contract as data, under `x-decisions`.',
+].join(' ');
+
+/**
+ * The document as the page shows it: its own decisions, and those of `elsewhere` (another contract's list)
+ * that its descriptions link to, under a tag of their own. A link to a decision listed nowhere is an error:
+ * the page would have nowhere to take the reader.
+ */
+export function withDecisionsSection(doc: Document, elsewhere: readonly Decision[] = []): Document {
+  const own = decisionsOf(doc);
+  const known = new Map([...elsewhere, ...own].map((decision) => [decision.id, decision]));
+  const linked = linkedDecisionIds(doc);
+  const unknown = linked.filter((id) => !known.has(id));
+  if (unknown.length > 0) throw new Error(`descriptions link to decisions no contract lists: ${unknown.join(', ')}`);
+  const ownIds = new Set(own.map((decision) => decision.id));
+  const shown = [...own, ...linked.filter((id) => !ownIds.has(id)).map((id) => known.get(id) as Decision)];
+  if (shown.length === 0) return doc;
+  const tags = Array.isArray(doc.tags) ? (doc.tags as unknown[]) : [];
+  const section = { name: DECISIONS_TAG, 'x-traitTag': true, description: [INTRODUCTION, ...shown.map(decisionSection)].join('\n\n') };
+  return { ...doc, tags: [...tags, section] };
+}
+
+/**
+ * Redoc's own labels for callbacks: the list heading of a tag's callbacks and each callback's badge. The
+ * contract calls them callbacks everywhere (the tag, the introduction), so the page does too. Each label
+ * must be found exactly once: a Redoc release that renames them fails the build here.
+ */
+const CALLBACK_LABELS: [string, string][] = [
+  ['=`Webhooks`,', '=`Callbacks`,'],
+  ['`badges.webhook`,`Webhook`)', '`badges.webhook`,`Callback`)'],
+];
+
+export function callbackWording(html: string): string {
+  let page = html;
+  for (const [label, wording] of CALLBACK_LABELS) {
+    const found = page.split(label).length - 1;
+    if (found !== 1) throw new Error(`the Redoc page holds ${found} copies of ${label}, expected 1: check how it labels callbacks now`);
+    page = page.replace(label, wording);
+  }
+  return page;
+}
+
+/** Redoc's sidebar badge images, loaded from Redocly's CDN by the page's script. */
+const CDN_LOGOS: Record<string, string> = {
+  'https://cdn.redoc.ly/redoc/logo-mini-full.svg': 'Redocly',
+  'https://cdn.redoc.ly/redoc/logo-mini.svg': 'R',
+};
+
+/** A small SVG word mark as a data URL (no request), keeping the badge's credit to Redocly. */
+function wordMark(text: string): string {
+  const width = 10 + text.length * 9;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" viewBox="0 0 ${width} 20"><text x="2" y="15" font-family="sans-serif" font-size="14" font-weight="600" fill="#5c6b7a">${text}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/**
+ * The built page with the badge's CDN images replaced by inline ones. A Redoc release that no longer loads
+ * them (or loads them from elsewhere) fails the build here rather than putting a request back in the page.
+ */
+export function offlinePage(html: string): string {
+  let page = html;
+  for (const [url, text] of Object.entries(CDN_LOGOS)) {
+    if (!page.includes(url)) throw new Error(`the Redoc page no longer references ${url}: check what its badge loads now`);
+    page = page.replaceAll(url, wordMark(text));
+  }
+  const outside = page.match(/https:\/\/cdn\.redoc\.ly\/[^`"')\s]*/g);
+  if (outside) throw new Error(`the Redoc page still loads from Redocly's CDN: ${[...new Set(outside)].join(', ')}`);
+  return page;
+}
