@@ -42,6 +42,8 @@ export interface RecordedDelivery {
 export interface ControlClock {
   operation: OperationModel;
   advance: (milliseconds: number) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** The clock's time (a move by 0), in epoch milliseconds, where the marker names the answer's field for it. */
+  now: () => Promise<{ ms: number } | { reason: string }>;
 }
 
 /** Lists the callbacks the target sent, with their attempts (`x-callback-deliveries`). */
@@ -189,11 +191,21 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
   };
 
   const advance = operationFieldOf(contract, 'x-clock-advance');
+  const marker = contract.doc['x-clock-advance'];
+  const nowField = isObject(marker) ? text(marker.now) : undefined;
   const clock: ControlClock | undefined = advance && {
     operation: advance.operation,
     advance: async (milliseconds) => {
       const answer = await call(advance.operation.operationId, { body: { [advance.field]: milliseconds } });
       return answer.ok ? { ok: true } : { ok: false, reason: answer.reason };
+    },
+    now: async () => {
+      if (nowField === undefined) return { reason: 'x-clock-advance names no answer field with the time (now)' };
+      const answer = await call(advance.operation.operationId, { body: { [advance.field]: 0 } });
+      if (!answer.ok) return { reason: answer.reason };
+      const value = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[nowField] : undefined;
+      const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      return Number.isNaN(ms) ? { reason: `${advance.operation.operationId} answered no time in ${nowField}` } : { ms };
     },
   };
   const recorded = deliveriesOf(contract);

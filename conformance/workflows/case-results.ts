@@ -15,6 +15,8 @@ export interface SubjectCase {
   script: (scenario: Scenario) => Promise<void>;
   /** A change of the target's settings the case needs (holding what test mode would resolve by itself). */
   phase?: Phase;
+  /** The case changes what every case of the merchant shares (it moves the clock): it runs last, by itself. */
+  alone?: boolean;
 }
 
 /** A case the suite cannot run here, and why (reported as a note, or as the skip reason of a subject without others). */
@@ -29,10 +31,10 @@ export async function runCases(context: CheckContext, check: CheckName, cases: S
   const selected = cases.filter((c) => context.selected(check, c.subject));
   const run = (list: SubjectCase[]): Promise<{ label: string; result: CheckResult }[]> =>
     mapPool(list, context.options.concurrency, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
-  const ran = await run(selected.filter((c) => c.phase === undefined));
+  const ran = await run(selected.filter((c) => c.phase === undefined && !c.alone));
   // A phase changes settings of the whole merchant: its cases run together inside it, after the others.
   for (const phase of new Set(selected.flatMap((c) => (c.phase ? [c.phase] : [])))) {
-    const inside = selected.filter((c) => c.phase === phase);
+    const inside = selected.filter((c) => c.phase === phase && !c.alone);
     const entered = await phase.enter();
     if (!entered.ok) {
       const reason = `${phase.label}: ${entered.reason}`;
@@ -43,6 +45,14 @@ export async function runCases(context: CheckContext, check: CheckName, cases: S
       ran.push(...(await run(inside)));
     } finally {
       await phase.leave();
+    }
+  }
+  for (const c of selected.filter((item) => item.alone)) {
+    const entered = c.phase ? await c.phase.enter() : ({ ok: true } as const);
+    try {
+      ran.push({ label: c.label, result: entered.ok ? await runScenario(context, check, c.subject, c.steps, c.script) : { check, subject: c.subject, outcome: 'skipped', cases: 0, findings: [], skippedReason: entered.reason } });
+    } finally {
+      if (entered.ok) await c.phase?.leave();
     }
   }
   const subjects = [...new Set([...selected.map((c) => c.subject), ...unavailable.filter((u) => context.selected(check, u.subject)).map((u) => u.subject)])];

@@ -17,7 +17,7 @@ import type { Exchange } from '../http.js';
 import type { ControlApi, Simulation } from '../callbacks/sandbox.js';
 import { holdPhase, resolvesItselfInTestMode, simulationBody } from '../callbacks/simulations.js';
 import { onlyPathParameter } from '../callbacks/steps.js';
-import { futureTimestamp, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
+import { futureTimestamp, getPath, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from './machines.js';
 import { CannotProvide, planReferences, succeedingTestValue, withReferences, type Action, type Provided } from './provision.js';
 import { bodyReferences, identifierField, propertySchema, referencedKind, resourceOperations, statusesOf } from './resources.js';
@@ -32,7 +32,13 @@ type Cause =
   | { kind: 'again'; operation: OperationModel }
   /** The creation of another resource that names this one. */
   | { kind: 'referencing'; operation: OperationModel }
-  | { kind: 'simulation'; simulation: Simulation };
+  | { kind: 'simulation'; simulation: Simulation }
+  /** The target's clock moved past the time the resource's field holds (the sandbox control API's clock). */
+  | { kind: 'time'; field: string };
+
+/** How far ahead of the target's time a resource a time case ends is set to expire, and how far past it the clock is moved. */
+const EXPIRY_LEAD_MS = 10 * 60_000;
+const PAST_EXPIRY_MS = 60_000;
 
 interface Planned {
   machine: StateMachine;
@@ -69,7 +75,12 @@ function causeOf(contract: Contract, machine: StateMachine, control: ControlApi 
     const simulation = control.simulations.find((s) => s.machine === machine.key && s.event === event && (s.to.length === 0 || s.to.includes(t.to)));
     return simulation ? { kind: 'simulation', simulation } : `the control contract (${control.source}) simulates no ${machine.key} ${event} leading to ${t.to} (x-simulates)`;
   }
-  return `the suite does not move the target's clock to reach ${t.trigger.time ?? 'a time'}`;
+  const time = t.trigger.time ?? 'a time';
+  if (!control?.clock) return `the target offers no clock the suite can move (x-clock-advance in a sandbox control contract) to reach ${time}`;
+  const create = contract.model.operations.find((o) => o.operationId === creationOperation(machine));
+  const schema = contract.deref(propertySchema(contract, create?.body?.schema, time));
+  if (!isObject(schema) || schema.format !== 'date-time') return `the suite moves the clock past a date-time its creation sets; ${time} is not one`;
+  return { kind: 'time', field: time };
 }
 
 /** Why the data cannot single the transition out among those with the same state and trigger, if it cannot. */
@@ -147,6 +158,11 @@ class TransitionRunner {
     const provided: Provided = new Map();
     for (const action of setup) await action.run(this.s, this.env, provided);
     let body = withReferences(this.contract, create, freshBody(this.s, this.env, create, expiryField(machine)), provided);
+    // A case that lets the resource expire sets its expiry a little ahead of the target's time, which may run ahead of real time.
+    for (const field of new Set(conditions.flatMap((t) => (t.trigger.time === undefined ? [] : [t.trigger.time])))) {
+      const now = await this.clockNow();
+      body = setPath(body, field, new Date(now + EXPIRY_LEAD_MS).toISOString());
+    }
     for (const [field, value] of conditions.flatMap(resourceWhen)) {
       if (propertySchema(this.contract, create.body?.schema, field) === undefined) this.s.skip(`${create.operationId} cannot set ${field}, which the transition's when names`);
       body = setPath(body, field, value);
@@ -177,6 +193,7 @@ class TransitionRunner {
       await this.confirm(instance, t.from ?? machine.initial, step);
       return this.simulate(instance, cause.simulation, step);
     }
+    if (cause.kind === 'time') return this.passTime(instance, cause.field, step);
     const { operation } = cause;
     const body =
       cause.kind === 'item'
@@ -189,6 +206,23 @@ class TransitionRunner {
       return;
     }
     requireCode(this.s, step, operation, await this.s.send(step, operation, request), code);
+  }
+
+  private async clockNow(): Promise<number> {
+    const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
+    const now = await clock.now();
+    return 'ms' in now ? now.ms : this.s.skip(`the target's time cannot be read: ${now.reason}`);
+  }
+
+  /** Moves the target's clock just past the time the resource's field holds. */
+  private async passTime(instance: Instance, field: string, step: string): Promise<void> {
+    const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
+    const at = Date.parse(String(getPath(instance.body, field)));
+    if (Number.isNaN(at)) this.s.skip(`${step}: the ${this.plan.machine.resource} was created without a time in ${field}`);
+    const now = await this.clockNow();
+    this.s.cases++;
+    const moved = await clock.advance(Math.max(0, at - now + PAST_EXPIRY_MS));
+    if (!moved.ok) this.s.skip(`${step}: the clock could not be moved: ${moved.reason}`);
   }
 
   /** Before an event, the test-mode confirmation the state accepts (a direct debit's OTP), as the bank waits for it. */
@@ -320,6 +354,8 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
           label: `${label}${via}`,
           steps,
           ...(hold ? { phase: hold } : {}),
+          // Moving the clock expires what every other case of the merchant holds (OTPs, expiries): alone.
+          ...([...path, t].some((p) => causeFor.get(p) !== undefined && (causeFor.get(p) as Cause).kind === 'time') ? { alone: true } : {}),
           script: async (s) => {
             const runner = new TransitionRunner(s, env, plan, control);
             const instance = await runner.create([...path, t], path[0]?.from ?? t.from ?? '');

@@ -63,9 +63,12 @@ describe('the sandbox control contract', () => {
     expect(Object.keys(properties)).toContain(named.field);
   });
 
-  it('names the operation and body field that move the clock', () => {
+  it('names the operation and body field that move the clock, and the answer field that tells its time', () => {
     const { named, properties } = namedBodyProperties('x-clock-advance', 'clockAdvance');
     expect(properties[String(named.field)]).toMatchObject({ type: 'integer' });
+    const operation = controlOperations.find((o) => o.operationId === named.operation);
+    const answer = deref(control, ((((operation?.operation.responses as JsonObject)['200'] as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema) as JsonObject;
+    expect((answer.properties as JsonObject)[String(named.now)]).toMatchObject({ type: 'string', format: 'date-time' });
   });
 
   it('names the callback deliveries list and the fields of its records the suite times retries from', () => {

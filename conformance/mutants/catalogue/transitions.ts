@@ -51,4 +51,16 @@ export const mutants: Mutant[] = [
     mistake: 'the third wrong OTP answers MAX_OTP_ATTEMPTS_ERROR but only an expired OTP fails the direct debit; after too many attempts it stays PENDING',
     edits: [{ file: 'direct-debit/payments.ts', find: "await finish(ctx, tx, scope, payment, { status: 'FAILED', failure_code: null });", replace: "if (verdict.errorCode === 'EXPIRED_OTP_ERROR') await finish(ctx, tx, scope, payment, { status: 'FAILED', failure_code: null });" }],
   },
+  {
+    name: 'payment-code-expiry-on-real-time',
+    family: 'transitions',
+    mistake: "a fixed payment code's expiry is compared with the machine's real time instead of the sandbox clock, so moving the clock past it leaves the code ACTIVE",
+    edits: [{ file: 'fixed-payment-codes/records.ts', find: 'if (Date.parse(code.expiration_date) <= now.getTime()) return', replace: 'if (Date.parse(code.expiration_date) <= Date.now()) return' }],
+  },
+  {
+    name: 'virtual-account-expiry-not-applied-on-read',
+    family: 'transitions',
+    mistake: 'the stored account is answered as stored: an account whose expiration_date has passed still reads ACTIVE and can be updated',
+    edits: [{ file: 'fixed-virtual-accounts/index.ts', find: 'const current = settledAt(stored, ctx.clock.now(caller));', replace: 'const current = stored;' }],
+  },
 ];
