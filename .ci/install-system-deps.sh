@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Installs what the tests need from Debian: headless Chromium for the docs browser test.
-# Idempotent: does nothing when Chromium is already there. Never downloads a browser build.
+# Installs what the tests need from Debian: headless Chromium for the docs browser test, and PostgreSQL 15's
+# server programs for the PostgreSQL store's tests (each test starts a throwaway server of its own with them;
+# nothing is started here). Idempotent: does nothing when both are already there. Never downloads a browser build.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/lib/postgresql/15/bin/pg_ctl ] || missing+=(postgresql)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
-  echo "Chromium is missing and this user cannot install it: run 'sudo apt-get install -y chromium'." >&2
+  echo "Missing ${missing[*]} and this user cannot install it: run 'sudo apt-get install -y ${missing[*]}'." >&2
   exit 1
 fi
-echo "Installing Debian's chromium for the browser tests..."
+echo "Installing Debian's ${missing[*]} for the tests..."
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
