@@ -18,7 +18,9 @@ import * as fixedVirtualAccounts from './fixed-virtual-accounts/index.js';
 import { createMerchants, type Merchants } from './merchants.js';
 import * as platformModule from './platform/index.js';
 import type { Platform } from './platform/index.js';
+import { resourceListHandlers } from './platform/resources.js';
 import type { SandboxSettings } from './platform/settings.js';
+import { RESOURCE_KINDS } from './resource-kinds.js';
 import { openStore } from './store/open-store.js';
 import type { CollectionDefinition } from './store/store.js';
 
@@ -140,6 +142,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     disbursements.disbursementControlHandlers(ctx),
     ewallets.ewalletControlHandlers(ctx),
     directDebit.directDebitControlHandlers(ctx),
+    resourceListHandlers(store, (caller) => platform.clock.now(caller), RESOURCE_KINDS),
   );
 
   const routerOptions = {

@@ -7,6 +7,7 @@ import { refuse, UsageError } from '@payments-contract/server/runtime/command-li
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { createSandboxApp, type SandboxApp } from './app.js';
 import { COMMAND, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import { DASHBOARD_PATH } from './dashboard/pages.js';
 import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
 import { OtherStoreKindError } from './store/open-store.js';
 import { DataDirInUseError } from './store/store.js';
@@ -77,6 +78,7 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
   return [
     `Payments sandbox listening on ${url}`,
     `  base URL:             ${url}`,
+    `  dashboard:            ${url}${DASHBOARD_PATH}   (open it in a browser, with a secret key below)`,
     `  test secret key:      ${shown(merchant.keys.test, defaultTest)}`,
     `  live secret key:      ${shown(merchant.keys.live, defaultLive)}`,
     `  callback token:       ${shown(merchant.callbackTokens.test, tokenIsDefault)} (test mode, sent as x-callback-token)`,

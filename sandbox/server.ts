@@ -10,6 +10,7 @@ import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/c
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
 import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import { compressedPage, type CompressedPage } from './compressed-page.js';
+import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -60,6 +61,7 @@ export function createSite(options: SiteOptions): FetchHandler {
     ['/sandbox/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control })],
     ['/docs', (acceptEncoding) => html(compressed.service, acceptEncoding)],
     ['/sandbox/docs', (acceptEncoding) => html(compressed.control, acceptEncoding)],
+    ...[...dashboardPages()].map(([path, answer]) => [path, () => answer] as const),
   ]);
   async function html(page: CompressedPage | undefined, acceptEncoding: string | null): Promise<NativeAnswer> {
     if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
@@ -69,9 +71,11 @@ export function createSite(options: SiteOptions): FetchHandler {
     return { status: 200, headers, body };
   }
   /** Where a request goes: a page's answer, or the control or the service router. */
-  function route(method: string, pathname: string, acceptEncoding: string | null): NativeAnswer | Promise<NativeAnswer> | 'control' | 'service' {
+  function route(method: string, pathname: string, acceptEncoding: string | null, accept: string | null): NativeAnswer | Promise<NativeAnswer> | 'control' | 'service' {
     // A trailing slash names the same resource (the contract's convention, kept for these pages too).
     const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+    // The root is the dashboard for a browser; an API client asking for JSON gets the service's answer.
+    if (path === '/' && (method === 'GET' || method === 'HEAD') && prefersHtml(accept)) return { status: 302, headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' }, body: `See ${DASHBOARD_PATH}` };
     const page = pages.get(path);
     if (page) {
       if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
@@ -81,7 +85,7 @@ export function createSite(options: SiteOptions): FetchHandler {
     return path === '/sandbox' || path.startsWith('/sandbox/') ? 'control' : 'service';
   }
   const site: FetchHandler = async (request) => {
-    const target = route(request.method, new URL(request.url).pathname, request.headers.get('accept-encoding'));
+    const target = route(request.method, new URL(request.url).pathname, request.headers.get('accept-encoding'), request.headers.get('accept'));
     if (typeof target === 'string') return options[target](request);
     const answer = await target;
     return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
@@ -91,7 +95,7 @@ export function createSite(options: SiteOptions): FetchHandler {
   if (!natives.service || !natives.control) return site;
   const nativeRouters = natives as Record<'service' | 'control', NativeHandler>;
   return withNativeHandler(site, async (request) => {
-    const target = route(request.method, request.pathname, request.header('accept-encoding'));
+    const target = route(request.method, request.pathname, request.header('accept-encoding'), request.header('accept'));
     return typeof target === 'string' ? nativeRouters[target](request) : target;
   });
 }

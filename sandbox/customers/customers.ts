@@ -19,7 +19,7 @@ type CustomerFields = components['schemas']['CreateCustomerRequest'];
 type CustomerType = Customer['customer_type'];
 type CustomerRecord = Customer & JsonRecord;
 
-const COLLECTION = 'customers';
+export const COLLECTION = 'customers';
 const REQUEST_SCHEMA = 'CreateCustomerRequest';
 
 export const collections: CollectionDefinition[] = [{ name: COLLECTION, unique: ['external_id'] }];

@@ -18,7 +18,7 @@ type Disbursement = components['schemas']['Disbursement'];
 type EmailList = components['schemas']['DisbursementEmailList'];
 type CreateDisbursementRequest = components['schemas']['CreateDisbursementRequest'];
 
-const COLLECTION = 'disbursements';
+export const COLLECTION = 'disbursements';
 const OPERATION = 'createDisbursement';
 
 /** A disbursement as stored: the resource's fields (absent ones as null) and what only the callback carries. */
@@ -49,7 +49,7 @@ export const collections: CollectionDefinition[] = [
   { name: COLLECTION, indexed: ['external_id'] },
 ];
 
-function resourceOf(record: DisbursementRecord): Disbursement {
+export function resourceOf(record: DisbursementRecord): Disbursement {
   const { id, user_id, external_id, amount, bank_code, account_holder_name, disbursement_description, status, created, updated } = record;
   return {
     id,

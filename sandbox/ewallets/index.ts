@@ -16,7 +16,7 @@ type ControlHandlers = ControlHandlerSet<Caller>;
 type EwalletType = components['schemas']['EwalletPaymentStatus']['ewallet_type'];
 type EwalletStatus = components['schemas']['EwalletPaymentStatus']['status'];
 
-const COLLECTION = 'ewallet_payments';
+export const COLLECTION = 'ewallet_payments';
 
 /** A payment as stored: the create answer's fields, its state, and what the callback and the lookup need. */
 export type EwalletPaymentRecord = {

@@ -43,6 +43,17 @@ export type TopUpBalanceResult = OperationResult<operations['topUpBalance']>;
 /** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
 export type ResetSandboxResult = OperationResult<operations['resetSandbox']>;
 
+/** Input of {@link PaymentsClient.listResources}. */
+export interface ListResourcesInput {
+  /** Path parameters: `kind`. */
+  path: operations['listResources']['parameters']['path'];
+  /** Query parameters: `limit`. */
+  query?: operations['listResources']['parameters']['query'];
+}
+
+/** What {@link PaymentsClient.listResources} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type ListResourcesResult = OperationResult<operations['listResources']>;
+
 /** Input of {@link PaymentsClient.listCallbackDeliveries}. */
 export interface ListCallbackDeliveriesInput {
   /** Query parameters: `state`, `webhook`. */
@@ -168,6 +179,8 @@ export interface PaymentsClient {
   topUpBalance(input: TopUpBalanceInput): Promise<TopUpBalanceResult>;
   /** Erase the merchant's data in this mode: `POST /sandbox/reset`. */
   resetSandbox(): Promise<ResetSandboxResult>;
+  /** List the merchant's resources of a kind: `GET /sandbox/resources/{kind}`. */
+  listResources(input: ListResourcesInput): Promise<ListResourcesResult>;
   /** List callback deliveries: `GET /sandbox/callbacks`. */
   listCallbackDeliveries(input?: ListCallbackDeliveriesInput): Promise<ListCallbackDeliveriesResult>;
   /** Send a callback again: `POST /sandbox/callbacks/{id}/resend`. */
@@ -247,6 +260,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+      ),
+    listResources: (input) =>
+      settle<operations['listResources']>(
+        client.GET('/sandbox/resources/{kind}', {
+          params: { path: input.path, query: input.query },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
       ),
     listCallbackDeliveries: (input) =>
       settle<operations['listCallbackDeliveries']>(

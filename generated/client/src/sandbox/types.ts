@@ -175,6 +175,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/resources/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's resources of a kind
+         * @description Returns the newest resources of one kind that the key's merchant has in the key's mode, newest first,
+         *     each as the service shows it (the answer of its lookup operation), with its state in the service
+         *     contract's state machine for that kind. The dashboard lists resources with it; the service itself
+         *     finds most resources only by id or by `external_id`.
+         *
+         *     A simulation of this API applies to a resource whose state is not among the states its
+         *     `SANDBOX_STATE_CONFLICT` trigger names, so `machine` and `state` tell which simulations (`x-simulates`
+         *     of the same machine) a listed resource allows. Sandbox decisions: an e-wallet payment is shown as its
+         *     `ewallet.payment` callback shows it (the service has no lookup by id), with `status` `PENDING` until it
+         *     ends; a kind without a state machine (customers) has `machine` and every `state` null; at most `limit`
+         *     resources are returned, and the rest are left out.
+         *
+         */
+        get: operations["listResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/callbacks": {
         parameters: {
             query?: never;
@@ -755,6 +786,40 @@ export interface components {
              *     Check it before a large disbursement: a disbursement the cash balance cannot cover is refused.
              *      */
             balance: number;
+        };
+        /**
+         * SandboxResource
+         * @description One resource as the service shows it, with its state.
+         */
+        SandboxResource: {
+            /** @description The resource's id. */
+            id: string;
+            /** @description Its state in the kind's state machine now, on the merchant's clock (an expired account is
+             *     `INACTIVE`, a paid single-use payment code too, though the code itself has no status field); null
+             *     for a kind without a state machine.
+             *      */
+            state: string | null;
+            /** @description The resource as the service's lookup answers it: `FixedVirtualAccount`, `FixedPaymentCode`,
+             *     `Disbursement`, `Customer`, `PaymentMethod` or `DirectDebitPayment`; for an e-wallet payment, the
+             *     fields of its `ewallet.payment` callback.
+             *      */
+            resource: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * SandboxResourceList
+         * @description The newest resources of one kind of the key's merchant and mode, newest first.
+         */
+        SandboxResourceList: {
+            /** @description The kind asked for. */
+            kind: string;
+            /** @description The service contract's state machine (`x-state-machines`) for this kind, as the simulations'
+             *     `x-simulates` and `SANDBOX_STATE_CONFLICT` triggers name it; null for a kind without one.
+             *      */
+            machine: string | null;
+            /** @description The resources, newest first. */
+            data: components["schemas"]["SandboxResource"][];
         };
         /**
          * CallbackDeliveryAttempt
@@ -1603,6 +1668,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listResources: {
+        parameters: {
+            query?: {
+                /** @description How many resources at most, newest first. Default 50. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which resources. */
+                kind: "fixed_virtual_accounts" | "fixed_payment_codes" | "disbursements" | "ewallet_payments" | "customers" | "payment_methods" | "direct_debits";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest resources of the kind, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxResourceList"];
+                };
+            };
+            /** @description The kind is not one of those listed, or `limit` is not a whole number from 1 to 200. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

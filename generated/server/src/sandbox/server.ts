@@ -119,6 +119,22 @@ export const operationTable = {
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
     validators: operationValidators.resetSandbox,
   },
+  listResources: {
+    method: 'GET',
+    path: '/sandbox/resources/{kind}',
+    parameters: { path: ['kind'], query: ['limit'], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.listResources,
+  },
   listCallbackDeliveries: {
     method: 'GET',
     path: '/sandbox/callbacks',
@@ -396,6 +412,18 @@ export type ResetSandboxHandlerResult =
   | HandlerResponse<401, operations['resetSandbox']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['resetSandbox']['responses'][403]['content']['application/json']>
   | HandlerResponse<500, operations['resetSandbox']['responses'][500]['content']['application/json']>;
+/** listResources (`GET /sandbox/resources/{kind}`): List the merchant's resources of a kind. The handler's input, validated by the router. */
+export type ListResourcesHandlerInput = {
+  path: operations['listResources']['parameters']['path'];
+  query: NonNullable<operations['listResources']['parameters']['query']>;
+};
+/** The documented responses of listResources: a handler answering another status or error_code does not compile. */
+export type ListResourcesHandlerResult =
+  | HandlerResponse<200, operations['listResources']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listResources']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['listResources']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['listResources']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['listResources']['responses'][500]['content']['application/json']>;
 /** listCallbackDeliveries (`GET /sandbox/callbacks`): List callback deliveries. The handler's input, validated by the router. */
 export type ListCallbackDeliveriesHandlerInput = {
   query: NonNullable<operations['listCallbackDeliveries']['parameters']['query']>;
@@ -558,6 +586,8 @@ export type Handlers<Principal = unknown> = {
   topUpBalance: (input: TopUpBalanceHandlerInput, context: RequestContext<Principal>) => Promise<TopUpBalanceHandlerResult> | TopUpBalanceHandlerResult;
   /** resetSandbox (`POST /sandbox/reset`): Erase the merchant's data in this mode. */
   resetSandbox: (input: ResetSandboxHandlerInput, context: RequestContext<Principal>) => Promise<ResetSandboxHandlerResult> | ResetSandboxHandlerResult;
+  /** listResources (`GET /sandbox/resources/{kind}`): List the merchant's resources of a kind. */
+  listResources: (input: ListResourcesHandlerInput, context: RequestContext<Principal>) => Promise<ListResourcesHandlerResult> | ListResourcesHandlerResult;
   /** listCallbackDeliveries (`GET /sandbox/callbacks`): List callback deliveries. */
   listCallbackDeliveries: (input: ListCallbackDeliveriesHandlerInput, context: RequestContext<Principal>) => Promise<ListCallbackDeliveriesHandlerResult> | ListCallbackDeliveriesHandlerResult;
   /** resendCallbackDelivery (`POST /sandbox/callbacks/{id}/resend`): Send a callback again. */

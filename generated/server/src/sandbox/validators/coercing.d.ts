@@ -2,6 +2,8 @@
 
 import type { Validator } from '../../runtime/validator.js';
 
+export declare const listResources_path: Validator;
+export declare const listResources_query: Validator;
 export declare const listCallbackDeliveries_query: Validator;
 export declare const resendCallbackDelivery_path: Validator;
 export declare const simulateFixedVirtualAccountPayment_path: Validator;

@@ -2,12 +2,11 @@
 
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const listCallbackDeliveries_query = validate20;
-const schema31 = {"type":"object","properties":{"state":{"type":"string","enum":["pending","delivered","failed"]},"webhook":{"type":"string","minLength":1}},"required":[],"$id":"listCallbackDeliveries_query"};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const listResources_path = validate20;
+const schema31 = {"type":"object","properties":{"kind":{"type":"string","enum":["fixed_virtual_accounts","fixed_payment_codes","disbursements","ewallet_payments","customers","payment_methods","direct_debits"]}},"required":["kind"],"$id":"listResources_path"};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listCallbackDeliveries_query" */;
+/*# sourceURL="listResources_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate20.evaluated;
@@ -18,8 +17,18 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.state !== undefined){
-let data0 = data.state;
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema31.required,parentSchema:schema31,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind !== undefined){
+let data0 = data.kind;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -31,25 +40,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema31.properties.state.type,parentSchema:schema31.properties.state,data:data0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["state"] = coerced0;
-}
-}
-}
-if(!(((data0 === "pending") || (data0 === "delivered")) || (data0 === "failed"))){
-const err1 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema31.properties.state.enum},message:"must be equal to one of the allowed values",schema:schema31.properties.state.enum,parentSchema:schema31.properties.state,data:data0};
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema31.properties.kind.type,parentSchema:schema31.properties.kind,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -59,20 +50,15 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.webhook !== undefined){
-let data1 = data.webhook;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["kind"] = coerced0;
 }
-else if(data1 === null){
-coerced1 = "";
 }
-else {
-const err2 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema31.properties.webhook.type,parentSchema:schema31.properties.webhook,data:data1};
+}
+if(!(((((((data0 === "fixed_virtual_accounts") || (data0 === "fixed_payment_codes")) || (data0 === "disbursements")) || (data0 === "ewallet_payments")) || (data0 === "customers")) || (data0 === "payment_methods")) || (data0 === "direct_debits"))){
+const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema31.properties.kind.enum,parentSchema:schema31.properties.kind,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -82,16 +68,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["webhook"] = coerced1;
 }
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err3 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema31.properties.webhook,data:data1};
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema31.type,parentSchema:schema31,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -100,29 +79,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema31.type,parentSchema:schema31,data};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"state":true,"webhook":true},"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":{"kind":true},"dynamicProps":false,"dynamicItems":false};
 
-export const resendCallbackDelivery_path = validate21;
-const schema32 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"resendCallbackDelivery_path"};
+export const listResources_query = validate21;
+const schema32 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listResources_query"};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="resendCallbackDelivery_path" */;
+/*# sourceURL="listResources_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate21.evaluated;
@@ -133,8 +99,18 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema32.required,parentSchema:schema32,data};
+if(data.limit !== undefined){
+let data0 = data.limit;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err0 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema32.properties.limit.type,parentSchema:schema32.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -143,20 +119,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
 }
-else if(data0 === null){
-coerced0 = "";
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
 }
-else {
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema32.properties.id.type,parentSchema:schema32.properties.id,data:data0};
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 200 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200",schema:200,parentSchema:schema32.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -165,17 +138,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema32.properties.id,data:data0};
+if(data0 < 1 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema32.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -200,13 +164,14 @@ errors++;
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const simulateFixedVirtualAccountPayment_path = validate22;
-const schema33 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
+export const listCallbackDeliveries_query = validate22;
+const schema33 = {"type":"object","properties":{"state":{"type":"string","enum":["pending","delivered","failed"]},"webhook":{"type":"string","minLength":1}},"required":[],"$id":"listCallbackDeliveries_query"};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="simulateFixedVirtualAccountPayment_path" */;
+/*# sourceURL="listCallbackDeliveries_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate22.evaluated;
@@ -217,18 +182,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema33.required,parentSchema:schema33,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.id !== undefined){
-let data0 = data.id;
+if(data.state !== undefined){
+let data0 = data.state;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -240,7 +195,25 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema33.properties.id.type,parentSchema:schema33.properties.id,data:data0};
+const err0 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema33.properties.state.type,parentSchema:schema33.properties.state,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["state"] = coerced0;
+}
+}
+}
+if(!(((data0 === "pending") || (data0 === "delivered")) || (data0 === "failed"))){
+const err1 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema33.properties.state.enum},message:"must be equal to one of the allowed values",schema:schema33.properties.state.enum,parentSchema:schema33.properties.state,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -250,16 +223,20 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
+if(data.webhook !== undefined){
+let data1 = data.webhook;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
 }
+else if(data1 === null){
+coerced1 = "";
 }
-}
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema33.properties.id,data:data0};
+else {
+const err2 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema33.properties.webhook.type,parentSchema:schema33.properties.webhook,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -269,10 +246,16 @@ vErrors.push(err2);
 errors++;
 }
 }
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["webhook"] = coerced1;
 }
 }
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+}
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err3 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema33.properties.webhook,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -281,16 +264,29 @@ vErrors.push(err3);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"state":true,"webhook":true},"dynamicProps":false,"dynamicItems":false};
 
-export const simulateFixedPaymentCodePayment_path = validate23;
-const schema34 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
+export const resendCallbackDelivery_path = validate23;
+const schema34 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"resendCallbackDelivery_path"};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="simulateFixedPaymentCodePayment_path" */;
+/*# sourceURL="resendCallbackDelivery_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate23.evaluated;
@@ -370,11 +366,11 @@ return errors === 0;
 }
 validate23.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const completeDisbursement_path = validate24;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
+export const simulateFixedVirtualAccountPayment_path = validate24;
+const schema35 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="completeDisbursement_path" */;
+/*# sourceURL="simulateFixedVirtualAccountPayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate24.evaluated;
@@ -454,11 +450,11 @@ return errors === 0;
 }
 validate24.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const failDisbursement_path = validate25;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
+export const simulateFixedPaymentCodePayment_path = validate25;
+const schema36 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="failDisbursement_path" */;
+/*# sourceURL="simulateFixedPaymentCodePayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate25.evaluated;
@@ -538,12 +534,11 @@ return errors === 0;
 }
 validate25.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const completeDirectDebitPayment_path = validate26;
-const schema37 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
-const pattern4 = new RegExp("^ddpy-", "u");
+export const completeDisbursement_path = validate26;
+const schema37 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="completeDirectDebitPayment_path" */;
+/*# sourceURL="completeDisbursement_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate26.evaluated;
@@ -595,8 +590,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema37.properties.id,data:data0};
+if(func1(data0) < 1){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -623,11 +618,11 @@ return errors === 0;
 }
 validate26.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const failDirectDebitPayment_path = validate27;
-const schema38 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
+export const failDisbursement_path = validate27;
+const schema38 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="failDirectDebitPayment_path" */;
+/*# sourceURL="failDisbursement_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate27.evaluated;
@@ -679,8 +674,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema38.properties.id,data:data0};
+if(func1(data0) < 1){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -707,12 +702,12 @@ return errors === 0;
 }
 validate27.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const invalidatePaymentMethod_path = validate28;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pm-"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
-const pattern6 = new RegExp("^pm-", "u");
+export const completeDirectDebitPayment_path = validate28;
+const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
+const pattern4 = new RegExp("^ddpy-", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="invalidatePaymentMethod_path" */;
+/*# sourceURL="completeDirectDebitPayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate28.evaluated;
@@ -764,8 +759,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema39.properties.id,data:data0};
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema39.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -791,3 +786,172 @@ validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const failDirectDebitPayment_path = validate29;
+const schema40 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="failDirectDebitPayment_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema40.required,parentSchema:schema40,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema40.properties.id.type,parentSchema:schema40.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema40.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+validate29.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const invalidatePaymentMethod_path = validate30;
+const schema41 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pm-"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
+const pattern6 = new RegExp("^pm-", "u");
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="invalidatePaymentMethod_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema41.required,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema41.properties.id.type,parentSchema:schema41.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema41.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};

@@ -70,6 +70,17 @@ export const operationValidators = {
       500: strict.resetSandbox_response500,
     },
   },
+  listResources: {
+    path: coercing.listResources_path,
+    query: coercing.listResources_query,
+    responses: {
+      200: strict.listResources_response200,
+      400: strict.listResources_response400,
+      401: strict.listResources_response401,
+      403: strict.listResources_response403,
+      500: strict.listResources_response500,
+    },
+  },
   listCallbackDeliveries: {
     query: coercing.listCallbackDeliveries_query,
     responses: {

@@ -1,0 +1,40 @@
+// The control API's resource lists (spec/sandbox/paths/sandbox_resources_{kind}.yaml): the newest resources
+// of one kind of the key's merchant and mode, as the service shows them, with their state. The platform
+// knows no domain: each kind's collection, state machine and view come from the module that stores it
+// (wired in resource-kinds.ts).
+import type { Handlers } from '@payments-contract/server/sandbox/server';
+import type { operations } from '@payments-contract/server/sandbox/types';
+import { scopeOf, type Caller, type Json, type JsonRecord, type Store } from '../context.js';
+
+export type ResourceKindName = operations['listResources']['parameters']['path']['kind'];
+
+/** A resource as the service shows it, and its state in the kind's machine (null without one). */
+export interface ShownResource {
+  resource: { [field: string]: Json };
+  state: string | null;
+}
+
+export interface ResourceKind {
+  /** The store collection holding the kind's records. */
+  collection: string;
+  /** The service contract's state machine for the kind (`x-state-machines`), or null. */
+  machine: string | null;
+  /** The record as the service shows it at `now` (what depends on time, such as expiry, computed then). */
+  show(record: JsonRecord, now: Date): ShownResource;
+}
+
+/** How many resources a list holds when the request names no limit (the contract's default). */
+const DEFAULT_LIMIT = 50;
+
+export function resourceListHandlers(store: Store, now: (caller: Caller) => Date, kinds: Readonly<Record<ResourceKindName, ResourceKind>>): Pick<Handlers<Caller>, 'listResources'> {
+  return {
+    listResources: async ({ path, query }, { principal }) => {
+      const kind = kinds[path.kind];
+      const scope = scopeOf(principal);
+      const records = await store.list<JsonRecord>(kind.collection, scope, { order: 'newest', limit: query.limit ?? DEFAULT_LIMIT });
+      const at = now(principal);
+      const data = records.map((record) => ({ id: record.id, ...kind.show(record, at) }));
+      return { status: 200, body: { kind: path.kind, machine: kind.machine, data } };
+    },
+  };
+}
