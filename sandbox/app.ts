@@ -16,6 +16,7 @@ import * as ewallets from './ewallets/index.js';
 import * as fixedPaymentCodes from './fixed-payment-codes/index.js';
 import * as fixedVirtualAccounts from './fixed-virtual-accounts/index.js';
 import { createMerchants, type Merchants } from './merchants.js';
+import { createObservability, silentLogger, type HealthAnswer, type RequestLog, type RequestObserver, type SandboxLogger } from './observability/index.js';
 import * as platformModule from './platform/index.js';
 import type { Platform } from './platform/index.js';
 import { resourceListHandlers } from './platform/resources.js';
@@ -69,6 +70,8 @@ export interface SandboxAppOptions {
   onAlert?: (delivery: DeliveryRecord) => void;
   /** The real clock in ms (tests fix it). */
   realTime?: () => number;
+  /** Where the lines per request and per callback attempt go. Default: nowhere (main.ts gives the configured one). */
+  logger?: SandboxLogger;
 }
 
 export interface SandboxApp {
@@ -80,6 +83,12 @@ export interface SandboxApp {
   service: FetchHandler;
   /** The control API's router (/sandbox...). */
   control: FetchHandler;
+  /** The recent service requests of each merchant and mode (the control API's listRequests). */
+  requests: RequestLog;
+  /** What the site wraps every request in: request id, log line, request record. */
+  observer: RequestObserver;
+  /** GET /health's answer. */
+  health(): Promise<HealthAnswer>;
   /** Starts delivering callbacks (pending ones from an earlier run first). */
   start(): Promise<void>;
   /** Stops the dispatcher (waiting for attempts under way) and closes the store. */
@@ -109,6 +118,8 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   const merchants = createMerchants(config.merchants);
   const store = openStore({ kind: config.store, dataDir: config.dataDir, collections });
   let platform: Platform;
+  let closing: Promise<void> | undefined;
+  const observability = createObservability({ merchants, store, logger: options.logger ?? silentLogger, now: (scope) => platform.clock.now(scope), isStopping: () => closing !== undefined });
   try {
     platform = await platformModule.createPlatform({
       store,
@@ -117,6 +128,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       defaultCallbackUrl: config.callbackUrl,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.onAlert ? { onAlert: options.onAlert } : {}),
+      onCallbackAttempt: observability.onCallbackAttempt,
       ...(options.realTime ? { realTime: options.realTime } : {}),
     });
   } catch (error) {
@@ -142,6 +154,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     disbursements.disbursementControlHandlers(ctx),
     ewallets.ewalletControlHandlers(ctx),
     directDebit.directDebitControlHandlers(ctx),
+    observability.controlHandlers,
     resourceListHandlers(store, (caller) => platform.clock.now(caller), RESOURCE_KINDS),
   );
 
@@ -150,7 +163,6 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     validateResponses: config.validateResponses,
     ...(options.onError ? { onError: options.onError } : {}),
   };
-  let closing: Promise<void> | undefined;
   return {
     config,
     merchants,
@@ -158,6 +170,9 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     platform,
     service: createRouter(serviceHandlers, routerOptions),
     control: createControlRouter(controlHandlers, routerOptions),
+    requests: observability.requests,
+    observer: observability.observer,
+    health: observability.health,
     start: () => platform.dispatcher.start(),
     close: () =>
       (closing ??= (async () => {

@@ -64,6 +64,14 @@ describe('parseConfig', () => {
     expect(refusal(['--store', 'postgres'])).toMatch(/--store must be one of journal, sqlite, not "postgres"/);
   });
 
+  it('logs human lines at info unless LOG_FORMAT and LOG_LEVEL (or their flags) say otherwise', () => {
+    expect(config([])).toMatchObject({ logFormat: 'pretty', logLevel: 'info' });
+    expect(config([], { LOG_FORMAT: 'JSON', LOG_LEVEL: 'warn' })).toMatchObject({ logFormat: 'json', logLevel: 'warn' });
+    expect(config(['--log-format', 'pretty', '--log-level', 'silent'], { LOG_FORMAT: 'json', LOG_LEVEL: 'debug' })).toMatchObject({ logFormat: 'pretty', logLevel: 'silent' });
+    expect(refusal([], { LOG_FORMAT: 'xml' })).toMatch(/LOG_FORMAT must be one of pretty, json, not "xml"/);
+    expect(refusal(['--log-level', 'loud'])).toMatch(/--log-level must be one of trace, debug, info, warn, error, fatal, silent, not "loud"/);
+  });
+
   it('takes a callback URL per dashboard setting named by the contract', () => {
     expect(callbackUrlSettings.length).toBeGreaterThan(0);
     const [first, second] = callbackUrlSettings;

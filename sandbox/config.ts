@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
 import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
 export type Mode = 'test' | 'live';
@@ -46,6 +47,10 @@ export interface SandboxConfig {
   callbackRetryDelayMs: number;
   /** Check every answer against the contract (an answer off the contract becomes a logged 500). */
   validateResponses: boolean;
+  /** The log on stdout: short human lines, or JSON lines. */
+  logFormat: LogFormat;
+  /** The least severe level logged (`warn` leaves out the line per request). */
+  logLevel: LogLevel;
   /** Which values the operator gave (so start-up prints only the defaults' secrets in full). */
   given: ReadonlySet<OptionName>;
 }
@@ -108,6 +113,8 @@ export const OPTIONS = {
   'tls-key': { env: 'TLS_KEY', description: 'PEM private key file for --tls-cert' },
   'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
   'validate-responses': { env: 'SANDBOX_VALIDATE_RESPONSES', description: 'true|false: check every answer against the contract (default true)' },
+  'log-format': { env: 'LOG_FORMAT', description: `${LOG_FORMATS.join('|')}: a line per request and per callback attempt on stdout, for people (default pretty) or as JSON lines` },
+  'log-level': { env: 'LOG_LEVEL', description: `${LOG_LEVELS.join('|')}: the least severe line logged (default info; warn leaves out the line per request)` },
 } as const satisfies Record<string, OptionSpec>;
 
 /** A flag name without its dashes (the per-kind callback URL flags are made from the contract, hence string). */
@@ -176,10 +183,13 @@ function token(name: string, raw: string): string {
   return raw;
 }
 
-function storeKind(name: string, raw: string): StoreKind {
-  const kind = STORE_KINDS.find((known) => known === raw.trim().toLowerCase());
-  if (!kind) throw new ConfigError(`${name} must be one of ${STORE_KINDS.join(', ')}, not ${JSON.stringify(raw)}`);
-  return kind;
+/** One of `allowed`, as written or in any case. */
+function oneOf<T extends string>(allowed: readonly T[]): (name: string, raw: string) => T {
+  return (name, raw) => {
+    const found = allowed.find((value) => value === raw.trim().toLowerCase());
+    if (!found) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw)}`);
+    return found;
+  };
 }
 
 function boolean(name: string, raw: string): boolean {
@@ -291,17 +301,19 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const more = get('merchants', parseMerchants, []);
   const dataDirRaw = get('data-dir', (_label, value) => value, DEFAULT_DATA_DIR);
   const dataDir = dataDirRaw === ':memory:' ? dataDirRaw : resolve(cwd, dataDirRaw);
-  const store = get('store', storeKind, 'journal');
+  const store = get<StoreKind>('store', oneOf(STORE_KINDS), 'journal');
   const certPath = read('tls-cert');
   const keyPath = read('tls-key');
   if ((certPath === undefined) !== (keyPath === undefined)) throw new ConfigError('TLS_CERT and TLS_KEY (--tls-cert, --tls-key) go together: give both or neither');
   const tls = certPath && keyPath ? { cert: readPem(certPath.label, certPath.value, cwd), key: readPem(keyPath.label, keyPath.value, cwd), certPath: certPath.value, keyPath: keyPath.value } : null;
   const callbackRetryDelayMs = get('callback-retry-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), contractRetryDelayMs());
   const validateResponses = get('validate-responses', boolean, true);
+  const logFormat = get('log-format', oneOf(LOG_FORMATS), 'pretty');
+  const logLevel = get('log-level', oneOf(LOG_LEVELS), 'info');
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, validateResponses, given } };
+  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, validateResponses, logFormat, logLevel, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

@@ -97,6 +97,15 @@ describe('npm start', () => {
     expect(second.stderr).toContain('--data-dir');
   });
 
+  it('logs a line per request on stdout, with the request id it answered in x-request-id, and answers /health without a key', async () => {
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const id = health.headers.get('x-request-id');
+    expect(id).toMatch(/^req_/);
+    await expect.poll(() => output).toMatch(new RegExp(`GET /health  200  [\\d.]+ ms  ${id}`));
+  });
+
   it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', () => {
     const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
     expect(other.status).toBe(2);
@@ -109,6 +118,31 @@ describe('npm start', () => {
     expect(await exited).toBe(0);
     expect(output).toContain('SIGTERM: stopping the sandbox');
   });
+});
+
+describe('LOG_FORMAT=json', () => {
+  it('writes only JSON lines on stdout (the banner goes to stderr), one per request', async () => {
+    const child = spawn(...node(['--port', '0', '--data-dir', ':memory:']), { cwd: repoRoot, env: cleanEnv({ LOG_FORMAT: 'json' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await expect.poll(() => /listening on (\S+) /.exec(stdout)?.[1], { timeout: 60_000, interval: 100 }).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const url = /listening on (\S+) /.exec(stdout)![1]!;
+      const answer = await fetch(`${url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });
+      expect(answer.status).toBe(200);
+      await expect.poll(() => stdout).toContain('"path":"/balance"');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.find((line) => line.kind === 'request')).toMatchObject({ level: 'info', method: 'GET', path: '/balance', status: 200, error_code: null });
+    expect(stderr).toContain('test secret key:');
+  }, 90_000);
 });
 
 describe('bad configuration', () => {

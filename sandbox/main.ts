@@ -7,6 +7,7 @@ import { refuse, UsageError } from '@payments-contract/server/runtime/command-li
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { createSandboxApp, type SandboxApp } from './app.js';
 import { COMMAND, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import { createLogger, type SandboxLogger } from './observability/index.js';
 import { DASHBOARD_PATH } from './dashboard/pages.js';
 import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
 import { OtherStoreKindError } from './store/open-store.js';
@@ -16,6 +17,7 @@ export interface RunningSandbox {
   url: string;
   app: SandboxApp;
   listening: Listening;
+  logger: SandboxLogger;
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,8 @@ export interface StartOptions {
   /** Build (if stale) and serve the Redoc pages. Default true. */
   docs?: boolean;
   log?: (line: string) => void;
+  /** The lines per request and per callback attempt; default: on stdout as LOG_FORMAT and LOG_LEVEL say. */
+  logger?: SandboxLogger;
 }
 
 /** Starts the sandbox described by `config` and serves it. */
@@ -37,10 +41,11 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
       else docs[which] = page;
     }
   }
-  const app = await createSandboxApp(config, { onError: (error) => console.error('sandbox:', error) });
+  const logger = options.logger ?? createLogger({ format: config.logFormat, level: config.logLevel });
+  const app = await createSandboxApp(config, { onError: (error) => console.error('sandbox:', error), logger });
   let listening: Listening;
   try {
-    listening = await listen(createSite({ service: app.service, control: app.control, docs }), {
+    listening = await listen(createSite({ service: app.service, control: app.control, docs, health: () => app.health(), observer: app.observer }), {
       host: config.host,
       port: config.port,
       tls: config.tls,
@@ -56,10 +61,12 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
     url: listening.url,
     app,
     listening,
+    logger,
     stop: () =>
       (stopping ??= (async () => {
         await listening.close();
         await app.close();
+        logger.flush();
       })()),
   };
 }
@@ -86,6 +93,8 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
     `  docs:                 ${url}/docs   (control API: ${url}/sandbox/docs)`,
     `  contract:             ${url}/openapi.json   (control API: ${url}/sandbox/openapi.json)`,
     `  data:                 ${config.dataDir === ':memory:' ? 'in memory (lost at exit)' : `${config.dataDir} (${config.store} store)`}`,
+    `  log:                  a line per request and per callback attempt on stdout (${config.logFormat}, level ${config.logLevel}); recent requests: ${url}/sandbox/requests`,
+    `  health:               ${url}/health`,
     `  merchants:            ${config.merchants.length}`,
     `Try: curl -s -u ${defaultTest ? merchant.keys.test : '<test secret key>'}: ${url}/balance`,
     'Ctrl-C stops it.',
@@ -124,10 +133,18 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     }
     throw error;
   }
-  console.log(describeSandbox(sandbox.url, config));
+  // With JSON lines on stdout, the banner is for the person at the terminal (stderr), and stdout says where
+  // the sandbox listens in a line of its own kind.
+  if (config.logFormat === 'json') {
+    console.error(describeSandbox(sandbox.url, config));
+    // The URL is followed by a space, so tools reading `listening on <url>` find it in this line too.
+    sandbox.logger.info(`Payments sandbox listening on ${sandbox.url} (Ctrl-C stops it)`, { url: sandbox.url });
+  } else console.log(describeSandbox(sandbox.url, config));
   return new Promise<number>((resolve) => {
     onStopSignal((signal) => {
-      console.log(`${signal}: stopping the sandbox...`);
+      // A JSON-lines stdout stays JSON lines to the end.
+      if (config.logFormat === 'json') sandbox.logger.info(`${signal}: stopping the sandbox...`, { signal });
+      else console.log(`${signal}: stopping the sandbox...`);
       sandbox.stop().then(
         () => resolve(0),
         (error: unknown) => {

@@ -11,6 +11,7 @@ import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandl
 import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import { compressedPage, type CompressedPage } from './compressed-page.js';
 import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.js';
+import type { HealthAnswer, RequestObserver, SiteTarget } from './observability/index.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -41,6 +42,10 @@ export interface SiteOptions {
   control: FetchHandler;
   /** The Redoc pages; a missing one answers 404 (tests run without building docs). */
   docs?: { service?: string; control?: string };
+  /** GET /health, answered without a key; without it the path is the service's (a 404). */
+  health?: () => Promise<HealthAnswer>;
+  /** Wraps every request (request id, log line, request record); without it requests go straight through. */
+  observer?: RequestObserver;
 }
 
 const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -62,7 +67,14 @@ export function createSite(options: SiteOptions): FetchHandler {
     ['/docs', (acceptEncoding) => html(compressed.service, acceptEncoding)],
     ['/sandbox/docs', (acceptEncoding) => html(compressed.control, acceptEncoding)],
     ...[...dashboardPages()].map(([path, answer]) => [path, () => answer] as const),
+    // Reached only by a browser (see targetOf): it is shown the dashboard.
+    ['/', () => ({ status: 302, headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' }, body: `See ${DASHBOARD_PATH}` })],
   ]);
+  const { health, observer } = options;
+  if (health) pages.set('/health', async () => {
+    const answer = await health();
+    return jsonAnswer(answer.status, answer.body, { 'cache-control': 'no-store' });
+  });
   async function html(page: CompressedPage | undefined, acceptEncoding: string | null): Promise<NativeAnswer> {
     if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
     const { coding, body } = await page.encode(acceptEncoding);
@@ -70,33 +82,40 @@ export function createSite(options: SiteOptions): FetchHandler {
     if (coding !== 'identity') headers['content-encoding'] = coding;
     return { status: 200, headers, body };
   }
-  /** Where a request goes: a page's answer, or the control or the service router. */
-  function route(method: string, pathname: string, acceptEncoding: string | null, accept: string | null): NativeAnswer | Promise<NativeAnswer> | 'control' | 'service' {
-    // A trailing slash names the same resource (the contract's convention, kept for these pages too).
-    const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  // A trailing slash names the same resource (the contract's convention, kept for these pages too).
+  const withoutTrailingSlash = (pathname: string): string => (pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname);
+  /** Which of the site's parts a path belongs to. */
+  function targetOf(pathname: string, method: string, accept: string | null): SiteTarget {
+    const path = withoutTrailingSlash(pathname);
     // The root is the dashboard for a browser; an API client asking for JSON gets the service's answer.
-    if (path === '/' && (method === 'GET' || method === 'HEAD') && prefersHtml(accept)) return { status: 302, headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' }, body: `See ${DASHBOARD_PATH}` };
-    const page = pages.get(path);
-    if (page) {
-      if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
-      return page(acceptEncoding);
-    }
+    if (path === '/') return (method === 'GET' || method === 'HEAD') && prefersHtml(accept) ? 'page' : 'service';
+    if (pages.has(path)) return 'page';
     // Everything under /sandbox is the control API's; `/sandboxes` would still be the service's.
     return path === '/sandbox' || path.startsWith('/sandbox/') ? 'control' : 'service';
   }
+  /** A page's answer (or 405 for another method than GET and HEAD). */
+  function pageAnswer(method: string, pathname: string, acceptEncoding: string | null): NativeAnswer | Promise<NativeAnswer> {
+    const page = pages.get(withoutTrailingSlash(pathname))!;
+    if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
+    return page(acceptEncoding);
+  }
   const site: FetchHandler = async (request) => {
-    const target = route(request.method, new URL(request.url).pathname, request.headers.get('accept-encoding'), request.headers.get('accept'));
-    if (typeof target === 'string') return options[target](request);
-    const answer = await target;
-    return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
+    const target = targetOf(new URL(request.url).pathname, request.method, request.headers.get('accept'));
+    const handle: FetchHandler = async (seen) => {
+      if (target !== 'page') return options[target](seen);
+      const answer = await pageAnswer(seen.method, new URL(seen.url).pathname, seen.headers.get('accept-encoding'));
+      return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
+    };
+    return observer ? observer.fetch(request, target, handle) : handle(request);
   };
   // The Node listener's entry, when both routers have one (the generated routers do).
   const natives = { service: nativeHandlerOf(options.service), control: nativeHandlerOf(options.control) };
   if (!natives.service || !natives.control) return site;
   const nativeRouters = natives as Record<'service' | 'control', NativeHandler>;
   return withNativeHandler(site, async (request) => {
-    const target = route(request.method, request.pathname, request.header('accept-encoding'), request.header('accept'));
-    return typeof target === 'string' ? nativeRouters[target](request) : target;
+    const target = targetOf(request.pathname, request.method, request.header('accept'));
+    const handle: NativeHandler = async (seen) => (target === 'page' ? pageAnswer(seen.method, seen.pathname, seen.header('accept-encoding')) : nativeRouters[target](seen));
+    return observer ? observer.native(request, target, handle) : handle(request);
   });
 }
 

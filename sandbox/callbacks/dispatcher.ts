@@ -23,6 +23,8 @@ export interface DispatcherOptions {
   fetch?: typeof fetch;
   /** Told once a delivery has failed its last attempt (after the failure is stored). */
   onAlert?: (delivery: DeliveryRecord) => void;
+  /** Told after each attempt, with its number (1 for the first) and outcome: the log's line per attempt. */
+  onAttempt?: (delivery: DeliveryRecord, attempt: DeliveryAttempt, number: number) => void;
   /** An attempt without an answer within this time counts as failed. Default 10 s. */
   attemptTimeoutMs?: number;
   /** Safety net: how often to look for due deliveries even when nothing announced one. Default 1 s. */
@@ -172,6 +174,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const took = performance.now() - started;
     const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
+    try {
+      options.onAttempt?.(delivery, { at, status, error, duration_ms: took }, delivery.attempts.length + 1);
+    } catch {
+      // The outcome is stored; a failing log line must not stop the next attempt from being scheduled.
+    }
     if (!stored) return;
     if (stored.state === 'pending') schedule(scope, stored);
     raiseAlert(stored);

@@ -4,7 +4,7 @@
 // dispatcher once the server listens.
 import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
 import type { CollectionDefinition, Scope, Store } from '../store/store.js';
-import { createDispatcher, type Dispatcher } from '../callbacks/dispatcher.js';
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
@@ -33,6 +33,8 @@ export interface PlatformOptions {
   fetch?: typeof fetch;
   /** Told when a callback has failed its last attempt; default: a warning line on stderr. */
   onAlert?: (delivery: DeliveryRecord) => void;
+  /** Told after each callback attempt (the log's line per attempt). */
+  onCallbackAttempt?: DispatcherOptions['onAttempt'];
   /** The real clock (ms); tests replace it. */
   realTime?: () => number;
   /** A callback attempt without an answer within this time fails. Default 10 s. */
@@ -70,6 +72,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     retryDelayMs: options.callbackRetryDelayMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onAlert ? { onAlert: options.onAlert } : {}),
+    ...(options.onCallbackAttempt ? { onAttempt: options.onCallbackAttempt } : {}),
     ...(options.callbackTimeoutMs !== undefined ? { attemptTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });

@@ -15,6 +15,7 @@ import { createPaymentsClient as createControlClient, type PaymentsClient as Con
 import { createSandboxApp, type SandboxApp } from '../app.js';
 import { defaultConfig, type MerchantConfig, type SandboxConfig } from '../config.js';
 import { scopeOf as scopeOfCaller, type Caller, type Json, type Scope } from '../context.js';
+import type { SandboxLogger } from '../observability/index.js';
 import { createSite } from '../server.js';
 
 /** Where the clients pretend the sandbox is; nothing listens there. */
@@ -79,6 +80,8 @@ export interface TestSandboxOptions {
   startDispatcher?: boolean;
   /** Fail the test on errors the router reports (a thrown handler, an answer off the contract). Default true. */
   failOnRouterErrors?: boolean;
+  /** Where the lines per request and per callback attempt go (default: nowhere). */
+  logger?: SandboxLogger;
 }
 
 export interface RawAnswer {
@@ -177,12 +180,13 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
       if (options.failOnRouterErrors !== false) console.error('sandbox router error:', error);
     },
     ...(options.realTime ? { realTime: options.realTime } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     onAlert: () => {
       // Failed deliveries are the subject of the tests that cause them; no warning line for each.
     },
   });
   if (options.startDispatcher !== false) await app.start();
-  const site = createSite({ service: app.service, control: app.control });
+  const site = createSite({ service: app.service, control: app.control, health: () => app.health(), observer: app.observer });
   const fetchHandler: FetchHandler = async (request) => {
     const response = await site(request);
     if (options.failOnRouterErrors !== false && routerErrors.length > 0) {

@@ -163,6 +163,15 @@ export interface InvalidatePaymentMethodInput {
 /** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
 export type InvalidatePaymentMethodResult = OperationResult<operations['invalidatePaymentMethod']>;
 
+/** Input of {@link PaymentsClient.listRequests}. */
+export interface ListRequestsInput {
+  /** Query parameters: `limit`. */
+  query?: operations['listRequests']['parameters']['query'];
+}
+
+/** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+export type ListRequestsResult = OperationResult<operations['listRequests']>;
+
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
 export interface PaymentsClient {
   /** Describe the sandbox: `GET /sandbox`. */
@@ -203,6 +212,8 @@ export interface PaymentsClient {
   failDirectDebitPayment(input: FailDirectDebitPaymentInput): Promise<FailDirectDebitPaymentResult>;
   /** Make the bank or the customer revoke a payment method: `POST /sandbox/payment_methods/{id}/invalidate`. */
   invalidatePaymentMethod(input: InvalidatePaymentMethodInput): Promise<InvalidatePaymentMethodResult>;
+  /** List recent requests: `GET /sandbox/requests`. */
+  listRequests(input?: ListRequestsInput): Promise<ListRequestsResult>;
 }
 
 /** A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name). */
@@ -361,6 +372,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+      ),
+    listRequests: (input) =>
+      settle<operations['listRequests']>(
+        client.GET('/sandbox/requests', {
+          params: { query: input?.query },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 500],
       ),
   };
 }

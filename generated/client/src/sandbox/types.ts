@@ -552,6 +552,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recent requests
+         * @description Returns the newest requests the key's merchant sent to the service in the key's mode, newest first,
+         *     each with its method, path, status, `error_code`, idempotency key, duration and both bodies, as the
+         *     dashboard shows them. Each carries the request id the sandbox sent back in the `x-request-id` header
+         *     and wrote in its log line, so an answer seen in a client can be found here and in the log. Only
+         *     requests with a valid key are recorded (a 401 belongs to no merchant), and only those to the service:
+         *     requests to this control API, the docs and `/health` are logged but not recorded.
+         *
+         *     Sandbox decision: the record is kept in memory, the newest 200 requests of each merchant and mode, each
+         *     body cut at 8192 characters; a restart of the sandbox empties it, and `resetSandbox` does not. Keys,
+         *     callback tokens, anything shaped like a secret key and URL credentials are masked in every field.
+         *
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1406,6 +1436,56 @@ export interface components {
              */
             updated: string;
             metadata: components["schemas"]["Metadata"];
+        };
+        /**
+         * SandboxRequest
+         * @description One request to the service as the sandbox answered it, for the key's merchant and mode. Keys, callback
+         *     tokens, anything shaped like a secret key and the credentials of URLs are masked (`sk_test_***`, `***`)
+         *     wherever they appear in the path, the idempotency key or the bodies.
+         *
+         */
+        SandboxRequest: {
+            /**
+             * @description The request id, as the sandbox sent it back in the `x-request-id` response header and logged it.
+             * @example req_5f2c9b1e0d8a4c7b9e3f1a2d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the request arrived, in the merchant's sandbox time (the clock `advanceClock` moves).
+             */
+            at: string;
+            /**
+             * @description The HTTP method as sent.
+             * @example POST
+             */
+            method: string;
+            /**
+             * @description The path and query string as sent.
+             * @example /disbursements
+             */
+            path: string;
+            /** @description The HTTP status the sandbox answered. */
+            status: number;
+            /** @description The `error_code` of an error answer; null for a success. */
+            error_code: string | null;
+            /** @description The request's idempotency key header (`X-IDEMPOTENCY-KEY` or `Idempotency-key`, as the operation names it); null without one. */
+            idempotency_key: string | null;
+            /** @description How long the sandbox took to answer, in real milliseconds. */
+            duration_ms: number;
+            /** @description The request body as sent, as text; null when there was none or the operation reads none. A body
+             *     longer than 8192 characters is cut there, with a note of how much was left out.
+             *      */
+            request_body: string | null;
+            /** @description The body of the answer, as text, cut like `request_body`; null when the answer had none. */
+            response_body: string | null;
+        };
+        /**
+         * SandboxRequestList
+         * @description Recent requests to the service, newest first.
+         */
+        SandboxRequestList: {
+            data: components["schemas"]["SandboxRequest"][];
         };
     };
     responses: {
@@ -2411,6 +2491,44 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description At most this many requests, newest first (default 50; at most 200 are kept). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorded requests, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxRequestList"];
+                };
+            };
+            /** @description The limit is not a whole number from 1 to 200. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
         };
     };

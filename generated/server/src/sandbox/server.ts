@@ -345,6 +345,22 @@ export const operationTable = {
     validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.invalidatePaymentMethod,
   },
+  listRequests: {
+    method: 'GET',
+    path: '/sandbox/requests',
+    parameters: { path: [], query: ['limit'], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.listRequests,
+  },
 } as const satisfies RouteTable;
 
 /** getSandbox (`GET /sandbox`): Describe the sandbox. The handler's input, validated by the router (the operation takes none). */
@@ -570,6 +586,17 @@ export type InvalidatePaymentMethodHandlerResult =
   | HandlerResponse<404, operations['invalidatePaymentMethod']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['invalidatePaymentMethod']['responses'][409]['content']['application/json']>
   | HandlerResponse<500, operations['invalidatePaymentMethod']['responses'][500]['content']['application/json']>;
+/** listRequests (`GET /sandbox/requests`): List recent requests. The handler's input, validated by the router. */
+export type ListRequestsHandlerInput = {
+  query: NonNullable<operations['listRequests']['parameters']['query']>;
+};
+/** The documented responses of listRequests: a handler answering another status or error_code does not compile. */
+export type ListRequestsHandlerResult =
+  | HandlerResponse<200, operations['listRequests']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listRequests']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['listRequests']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['listRequests']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['listRequests']['responses'][500]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */
@@ -610,6 +637,8 @@ export type Handlers<Principal = unknown> = {
   failDirectDebitPayment: (input: FailDirectDebitPaymentHandlerInput, context: RequestContext<Principal>) => Promise<FailDirectDebitPaymentHandlerResult> | FailDirectDebitPaymentHandlerResult;
   /** invalidatePaymentMethod (`POST /sandbox/payment_methods/{id}/invalidate`): Make the bank or the customer revoke a payment method. */
   invalidatePaymentMethod: (input: InvalidatePaymentMethodHandlerInput, context: RequestContext<Principal>) => Promise<InvalidatePaymentMethodHandlerResult> | InvalidatePaymentMethodHandlerResult;
+  /** listRequests (`GET /sandbox/requests`): List recent requests. */
+  listRequests: (input: ListRequestsHandlerInput, context: RequestContext<Principal>) => Promise<ListRequestsHandlerResult> | ListRequestsHandlerResult;
 };
 
 /** A fetch-standard handler serving every operation of the contract with `handlers`. */

@@ -13,3 +13,4 @@ export declare const failDisbursement_path: Validator;
 export declare const completeDirectDebitPayment_path: Validator;
 export declare const failDirectDebitPayment_path: Validator;
 export declare const invalidatePaymentMethod_path: Validator;
+export declare const listRequests_query: Validator;

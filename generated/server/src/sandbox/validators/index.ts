@@ -216,4 +216,14 @@ export const operationValidators = {
       500: strict.invalidatePaymentMethod_response500,
     },
   },
+  listRequests: {
+    query: coercing.listRequests_query,
+    responses: {
+      200: strict.listRequests_response200,
+      400: strict.listRequests_response400,
+      401: strict.listRequests_response401,
+      403: strict.listRequests_response403,
+      500: strict.listRequests_response500,
+    },
+  },
 } satisfies Record<string, OperationValidators>;

@@ -123,3 +123,8 @@ export declare const invalidatePaymentMethod_response403: Validator;
 export declare const invalidatePaymentMethod_response404: Validator;
 export declare const invalidatePaymentMethod_response409: Validator;
 export declare const invalidatePaymentMethod_response500: Validator;
+export declare const listRequests_response200: Validator;
+export declare const listRequests_response400: Validator;
+export declare const listRequests_response401: Validator;
+export declare const listRequests_response403: Validator;
+export declare const listRequests_response500: Validator;

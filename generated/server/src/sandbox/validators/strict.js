@@ -34358,3 +34358,1431 @@ validate356.errors = vErrors;
 return errors === 0;
 }
 validate356.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listRequests_response200 = validate359;
+const schema400 = {"$ref":"openapi#/components/schemas/SandboxRequestList","$id":"listRequests_response200"};
+const schema401 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","items":{"$ref":"openapi#/components/schemas/SandboxRequest"}}}};
+const schema402 = {"type":"object","required":["id","at","method","path","status","error_code","idempotency_key","duration_ms","request_body","response_body"],"properties":{"id":{"type":"string"},"at":{"type":"string","format":"date-time"},"method":{"type":"string"},"path":{"type":"string"},"status":{"type":"integer"},"error_code":{"type":["string","null"]},"idempotency_key":{"type":["string","null"]},"duration_ms":{"type":"number","minimum":0},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate360.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.data === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'",schema:schema401.required,parentSchema:schema401,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.id === undefined){
+const err1 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data1.at === undefined){
+const err2 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1.method === undefined){
+const err3 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1.path === undefined){
+const err4 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.status === undefined){
+const err5 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.error_code === undefined){
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.idempotency_key === undefined){
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "idempotency_key"},message:"must have required property '"+"idempotency_key"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.duration_ms === undefined){
+const err8 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "duration_ms"},message:"must have required property '"+"duration_ms"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1.request_body === undefined){
+const err9 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "request_body"},message:"must have required property '"+"request_body"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.response_body === undefined){
+const err10 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/required",keyword:"required",params:{missingProperty: "response_body"},message:"must have required property '"+"response_body"+"'",schema:schema402.required,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data1.id !== undefined){
+let data2 = data1.id;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema402.properties.id.type,parentSchema:schema402.properties.id,data:data2};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data1.at !== undefined){
+let data3 = data1.at;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err12 = {instancePath:instancePath+"/data/" + i0+"/at",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema402.properties.at,data:data3};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/data/" + i0+"/at",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema402.properties.at.type,parentSchema:schema402.properties.at,data:data3};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data1.method !== undefined){
+let data4 = data1.method;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/data/" + i0+"/method",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema402.properties.method.type,parentSchema:schema402.properties.method,data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data1.path !== undefined){
+let data5 = data1.path;
+if(typeof data5 !== "string"){
+const err15 = {instancePath:instancePath+"/data/" + i0+"/path",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema402.properties.path.type,parentSchema:schema402.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data1.status !== undefined){
+let data6 = data1.status;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err16 = {instancePath:instancePath+"/data/" + i0+"/status",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema402.properties.status.type,parentSchema:schema402.properties.status,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data1.error_code !== undefined){
+let data7 = data1.error_code;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err17 = {instancePath:instancePath+"/data/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/error_code/type",keyword:"type",params:{type: schema402.properties.error_code.type},message:"must be string,null",schema:schema402.properties.error_code.type,parentSchema:schema402.properties.error_code,data:data7};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data1.idempotency_key !== undefined){
+let data8 = data1.idempotency_key;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err18 = {instancePath:instancePath+"/data/" + i0+"/idempotency_key",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/idempotency_key/type",keyword:"type",params:{type: schema402.properties.idempotency_key.type},message:"must be string,null",schema:schema402.properties.idempotency_key.type,parentSchema:schema402.properties.idempotency_key,data:data8};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data1.duration_ms !== undefined){
+let data9 = data1.duration_ms;
+if(typeof data9 == "number"){
+if(data9 < 0 || isNaN(data9)){
+const err19 = {instancePath:instancePath+"/data/" + i0+"/duration_ms",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/duration_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema402.properties.duration_ms,data:data9};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/data/" + i0+"/duration_ms",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/duration_ms/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema402.properties.duration_ms.type,parentSchema:schema402.properties.duration_ms,data:data9};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data1.request_body !== undefined){
+let data10 = data1.request_body;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err21 = {instancePath:instancePath+"/data/" + i0+"/request_body",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/request_body/type",keyword:"type",params:{type: schema402.properties.request_body.type},message:"must be string,null",schema:schema402.properties.request_body.type,parentSchema:schema402.properties.request_body,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data1.response_body !== undefined){
+let data11 = data1.response_body;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err22 = {instancePath:instancePath+"/data/" + i0+"/response_body",schemaPath:"openapi#/components/schemas/SandboxRequest/properties/response_body/type",keyword:"type",params:{type: schema402.properties.response_body.type},message:"must be string,null",schema:schema402.properties.response_body.type,parentSchema:schema402.properties.response_body,data:data11};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema402.type,parentSchema:schema402,data:data1};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema401.properties.data.type,parentSchema:schema401.properties.data,data:data0};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema401.type,parentSchema:schema401,data};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate360.errors = vErrors;
+return errors === 0;
+}
+validate360.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listRequests_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate359.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate360(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate360.errors : vErrors.concat(validate360.errors);
+errors = vErrors.length;
+}
+validate359.errors = vErrors;
+return errors === 0;
+}
+validate359.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listRequests_response400 = validate362;
+const schema403 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR"]}}}],"$id":"listRequests_response400"};
+
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate363.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate363.errors = vErrors;
+return errors === 0;
+}
+validate363.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listRequests_response400" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate362.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate363(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "API_VALIDATION_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema403.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema403.allOf[1].properties.error_code.enum,parentSchema:schema403.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema403.allOf[1].type,parentSchema:schema403.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate362.errors = vErrors;
+return errors === 0;
+}
+validate362.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listRequests_response401 = validate365;
+const schema406 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"listRequests_response401"};
+
+function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate366.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate366.errors = vErrors;
+return errors === 0;
+}
+validate366.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listRequests_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate365.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate366(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate366.errors : vErrors.concat(validate366.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema406.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema406.allOf[1].properties.error_code.enum,parentSchema:schema406.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema406.allOf[1].type,parentSchema:schema406.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate365.errors = vErrors;
+return errors === 0;
+}
+validate365.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listRequests_response403 = validate368;
+const schema409 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"listRequests_response403"};
+
+function validate369(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate369.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate369.errors = vErrors;
+return errors === 0;
+}
+validate369.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listRequests_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate368.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate369(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate369.errors : vErrors.concat(validate369.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema409.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema409.allOf[1].properties.error_code.enum,parentSchema:schema409.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema409.allOf[1].type,parentSchema:schema409.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate368.errors = vErrors;
+return errors === 0;
+}
+validate368.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listRequests_response500 = validate371;
+const schema412 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"listRequests_response500"};
+
+function validate372(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate372.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate372.errors = vErrors;
+return errors === 0;
+}
+validate372.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listRequests_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate371.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate372(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate372.errors : vErrors.concat(validate372.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema412.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema412.allOf[1].properties.error_code.enum,parentSchema:schema412.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema412.allOf[1].type,parentSchema:schema412.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate371.errors = vErrors;
+return errors === 0;
+}
+validate371.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};

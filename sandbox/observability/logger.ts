@@ -1,0 +1,105 @@
+// The sandbox's log on stdout: one line per request and one per callback attempt, as JSON lines
+// (LOG_FORMAT=json, for log shippers) or as short human lines (the default, coloured on a terminal).
+// One pino logger decides what is written (LOG_LEVEL means the same in either format) and writes the JSON
+// lines. Human lines are made by a small formatter of our own rather than pino-pretty: it knows the two
+// kinds of line ("attempt 2 of 3"), runs in the same thread with no transport worker, keeps the sandbox's
+// dependencies to pino alone, and formats the per-request and per-callback lines straight from their fields
+// (no JSON written and parsed again on the hot path). Nothing logged carries a header; the fields a line takes are listed below, and
+// paths and URLs are masked by the caller before they get here.
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { formatPrettyFields, formatPrettyLine } from './pretty.js';
+
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+/** pino's levels; `silent` writes nothing. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One answered request. */
+export interface RequestLine {
+  request_id: string;
+  method: string;
+  /** The path and query as sent, secrets masked. */
+  path: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+}
+
+/** One attempt to deliver a callback. */
+export interface CallbackAttemptLine {
+  delivery_id: string;
+  /** The webhook's operationId in the service contract. */
+  webhook: string;
+  /** The merchant's URL, credentials masked. */
+  url: string;
+  /** The merchant's answer, or null when none came (then `error` says why). */
+  status: number | null;
+  error: string | null;
+  attempt: number;
+  max_attempts: number;
+  duration_ms: number;
+}
+
+export interface SandboxLogger {
+  request(line: RequestLine): void;
+  callbackAttempt(line: CallbackAttemptLine): void;
+  /** A notice about the sandbox itself (start-up in JSON format, say). */
+  info(message: string, fields?: Record<string, string | number | boolean | null>): void;
+  /** Writes out what is buffered (before the process exits). */
+  flush(): void;
+}
+
+export interface LoggerOptions {
+  format: LogFormat;
+  level: LogLevel;
+  /** Where lines go; default stdout, written asynchronously in batches. */
+  destination?: DestinationStream;
+  /** Colour the human lines; default: when stdout is a terminal and NO_COLOR is unset. */
+  color?: boolean;
+}
+
+/** A 2xx answer acknowledges; a 5xx is the sandbox's own failure and is worth seeing at any level above info. */
+const requestLevel = (status: number): 'info' | 'error' => (status >= 500 ? 'error' : 'info');
+
+export function createLogger(options: LoggerOptions): SandboxLogger {
+  // Asynchronous: a line is copied into a buffer written out as soon as the previous write is done (lines
+  // arriving meanwhile go out together), so the request that logs it never waits on the terminal or the
+  // pipe, and a quiet sandbox's line still shows at once. pino flushes the buffer when the process exits.
+  const stdout = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const color = options.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const destination: DestinationStream = options.format === 'json' ? stdout : { write: (line: string) => void stdout.write(formatPrettyLine(line, color)) };
+  const logger: Logger = pino(
+    {
+      level: options.level,
+      // No pid or hostname: a local tool's lines are read by people and by tests.
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  /** Writes one line of a kind at a level: human lines straight from the fields, JSON lines through pino. */
+  const write = (level: 'info' | 'warn' | 'error', fields: { kind: string } & (RequestLine | CallbackAttemptLine), message: string): void => {
+    // Checked first so a quieted logger costs the hot path one comparison.
+    if (!logger.isLevelEnabled(level)) return;
+    if (options.format === 'json') logger[level](fields, message);
+    else stdout.write(formatPrettyFields({ time: new Date().toISOString(), level, ...fields }, color));
+  };
+  return {
+    request: (line) => write(requestLevel(line.status), { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`),
+    // A refused or unanswered callback is something to fix on the merchant's side: shown at warn too.
+    callbackAttempt: (line) => write(line.status !== null && line.status >= 200 && line.status < 300 ? 'info' : 'warn', { kind: 'callback', ...line }, `callback ${line.webhook} attempt ${line.attempt} of ${line.max_attempts}`),
+    info: (message, fields = {}) => logger.info(fields, message),
+    flush: () => {
+      try {
+        if ('flushSync' in stdout && typeof stdout.flushSync === 'function') stdout.flushSync();
+      } catch {
+        // Not open yet (nothing written) or already closed: nothing to flush.
+      }
+    },
+  };
+}
+
+/** A logger that writes nothing (tests and tools that build an app without a log). */
+export const silentLogger: SandboxLogger = { request: () => undefined, callbackAttempt: () => undefined, info: () => undefined, flush: () => undefined };

@@ -1,0 +1,56 @@
+// The human form of a log line: pino's JSON line turned into one short line for a terminal,
+//   09:30:01.123  POST /disbursements  400 API_VALIDATION_ERROR  2.1 ms  req_5f2c…
+//   09:30:01.456  callback disbursement → https://merchant.example/cb  200  attempt 1 of 3  12 ms
+// Only the fields the logger writes are read; anything else (a line of another shape) is shown as its
+// message with its fields, so nothing logged is ever dropped by the formatter.
+
+const ANSI = { dim: '\u001b[2m', red: '\u001b[31m', green: '\u001b[32m', yellow: '\u001b[33m', cyan: '\u001b[36m', reset: '\u001b[0m' } as const;
+type Colour = Exclude<keyof typeof ANSI, 'reset'>;
+
+type Fields = Record<string, unknown>;
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Milliseconds as people read them: one decimal below 10 ms, whole above. */
+function duration(value: unknown): string {
+  const ms = typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isFinite(ms)) return '';
+  return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+}
+
+function statusColour(status: unknown): Colour {
+  if (typeof status !== 'number') return 'red';
+  if (status >= 500) return 'red';
+  if (status >= 400) return 'yellow';
+  return 'green';
+}
+
+/** A line pino wrote (JSON) in human form. */
+export function formatPrettyLine(jsonLine: string, color: boolean): string {
+  let fields: Fields;
+  try {
+    fields = JSON.parse(jsonLine) as Fields;
+  } catch {
+    return jsonLine.endsWith('\n') ? jsonLine : `${jsonLine}\n`;
+  }
+  return formatPrettyFields(fields, color);
+}
+
+/** A line's fields (time, level, kind, msg and the kind's own) in human form. */
+export function formatPrettyFields(fields: Fields, color: boolean): string {
+  const paint = (colour: Colour, value: string): string => (color ? `${ANSI[colour]}${value}${ANSI.reset}` : value);
+  const { time, level, kind, msg, ...rest } = fields;
+  // ISO time in UTC, as the sandbox's clocks and records show it: the time of day is enough on a terminal.
+  const clock = paint('dim', typeof time === 'string' ? time.slice(11, 23) : '');
+  if (kind === 'request') {
+    const status = paint(statusColour(rest.status), [rest.status, rest.error_code].filter((part) => part !== null && part !== undefined).map(text).join(' '));
+    return `${clock}  ${text(rest.method)} ${text(rest.path)}  ${status}  ${duration(rest.duration_ms)}  ${paint('dim', text(rest.request_id))}\n`;
+  }
+  if (kind === 'callback') {
+    const answer = rest.status === null ? `no answer (${text(rest.error)})` : text(rest.status);
+    return `${clock}  ${paint('cyan', 'callback')} ${text(rest.webhook)} → ${text(rest.url)}  ${paint(statusColour(rest.status), answer)}  attempt ${text(rest.attempt)} of ${text(rest.max_attempts)}  ${duration(rest.duration_ms)}\n`;
+  }
+  const extra = Object.entries(rest).map(([name, value]) => `${name}=${text(value)}`);
+  const label = typeof level === 'string' && level !== 'info' ? `${paint(level === 'warn' ? 'yellow' : 'red', level.toUpperCase())} ` : '';
+  return `${clock}  ${label}${text(msg ?? '')}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}\n`;
+}

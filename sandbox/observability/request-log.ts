@@ -1,0 +1,84 @@
+// The sandbox's record of recent service requests, per merchant and mode, for the control API's
+// listRequests (spec/sandbox/paths/sandbox_requests.yaml) and the dashboard built on it. Kept in memory,
+// not in the store: it is a development aid, a restart may lose it, and writing it to the journal would put
+// a write on every request, reads included. Bounded twice: the newest `capacity` requests of each scope,
+// each body cut at `bodyLimit` characters; scopes come only from valid keys, so their number is bounded by
+// the configured merchants. Secrets are masked when the record is read, off the request's path.
+import type { Scope } from '../context.js';
+import type { MaskSecrets } from './mask-secrets.js';
+
+/** One request as listRequests shows it (the field names are the control contract's). */
+export interface RequestRecord {
+  /** The request id, also sent back in the `x-request-id` header and logged. */
+  id: string;
+  /** When it arrived, in the merchant's sandbox time. */
+  at: string;
+  method: string;
+  /** Path and query as sent. */
+  path: string;
+  status: number;
+  error_code: string | null;
+  idempotency_key: string | null;
+  duration_ms: number;
+  /** The body as sent (text), cut at the limit; null without one. */
+  request_body: string | null;
+  /** The answer's body (text), cut at the limit; null without one. */
+  response_body: string | null;
+}
+
+export interface RequestLog {
+  add(scope: Scope, record: RequestRecord): void;
+  /** The scope's newest `limit` requests, newest first, secrets masked. */
+  list(scope: Scope, limit: number): RequestRecord[];
+}
+
+export const REQUEST_LOG_CAPACITY = 200;
+export const REQUEST_LOG_BODY_LIMIT = 8 * 1024;
+
+export interface RequestLogOptions {
+  mask: MaskSecrets;
+  capacity?: number;
+  bodyLimit?: number;
+}
+
+/** A fixed-size ring of one scope's records: adding the next overwrites the oldest, with no copying. */
+interface Ring {
+  records: RequestRecord[];
+  /** Where the next record goes. */
+  next: number;
+}
+
+export function createRequestLog(options: RequestLogOptions): RequestLog {
+  const capacity = options.capacity ?? REQUEST_LOG_CAPACITY;
+  const bodyLimit = options.bodyLimit ?? REQUEST_LOG_BODY_LIMIT;
+  const rings = new Map<string, Ring>();
+  const keyOf = (scope: Scope): string => `${scope.mode}:${scope.merchantId}`;
+  /** A long body cut, copied so the kept part does not hold the whole original string in memory. */
+  const bounded = (body: string | null): string | null => {
+    if (body === null || body.length <= bodyLimit) return body;
+    return Buffer.from(body.slice(0, bodyLimit), 'utf8').toString('utf8') + `… (${body.length - bodyLimit} more characters not kept)`;
+  };
+  const masked = (body: string | null): string | null => (body === null ? null : options.mask(body));
+  return {
+    add(scope, record) {
+      const key = keyOf(scope);
+      let ring = rings.get(key);
+      if (!ring) rings.set(key, (ring = { records: [], next: 0 }));
+      const kept = { ...record, request_body: bounded(record.request_body), response_body: bounded(record.response_body) };
+      if (ring.records.length < capacity) ring.records.push(kept);
+      else ring.records[ring.next] = kept;
+      ring.next = (ring.next + 1) % capacity;
+    },
+    list(scope, limit) {
+      const ring = rings.get(keyOf(scope));
+      if (!ring) return [];
+      const { records } = ring;
+      const newestFirst: RequestRecord[] = [];
+      for (let i = 1; i <= Math.min(limit, records.length); i++) {
+        const record = records[(ring.next - i + records.length) % records.length]!;
+        newestFirst.push({ ...record, path: options.mask(record.path), idempotency_key: masked(record.idempotency_key), request_body: masked(record.request_body), response_body: masked(record.response_body) });
+      }
+      return newestFirst;
+    },
+  };
+}
