@@ -42,6 +42,23 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * The store cannot reach its data now (its database is down, or did not answer in time). Nothing of the
+ * operation is known to be stored unless it was acknowledged; the sandbox answers 503 and the client may retry.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** `error`, or an error it was caused by, is a StoreUnavailableError. */
+export function isStoreUnavailable(error: unknown): boolean {
+  for (let seen: unknown = error, depth = 0; seen instanceof Error && depth < 5; seen = seen.cause, depth++) if (seen instanceof StoreUnavailableError) return true;
+  return false;
+}
+
 export interface FindOptions {
   /** Newest first (the default) or oldest first, by insertion order. */
   order?: 'newest' | 'oldest';
@@ -84,4 +101,16 @@ export interface Store extends Transaction {
   /** Records of a collection, across all scopes, whose indexed field (or `id`) has a value (e.g. due callbacks). */
   findAcrossScopes<T extends JsonRecord>(collection: string, field: string, value: string | number | boolean): Promise<{ scope: Scope; record: T }[]>;
   close(): Promise<void>;
+  /**
+   * True when other processes read and write the same data at the same time (several sandboxes on one
+   * PostgreSQL database): what a process keeps in memory (clock offsets, settings) must be read again, and
+   * background work (a callback attempt, a progression) must be claimed before it is done.
+   */
+  readonly shared?: boolean;
+  /**
+   * Resolves once every transaction under way when it was called has ended. A store whose reads outside a
+   * transaction already wait for those (the embedded ones) leaves it out; the others let code that was told
+   * about a write inside a transaction look for it once it is committed.
+   */
+  settled?(): Promise<void>;
 }

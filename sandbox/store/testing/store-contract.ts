@@ -16,18 +16,22 @@ export const merchantB: Scope = { merchantId: 'm-b', mode: 'test' };
 export const thing = (id: string, extra: Partial<JsonRecord> = {}): JsonRecord => ({ id, external_id: `ext-${id}`, state: 'open', ...extra });
 
 /** Opens stores and temporary directories for one test file, and closes and removes them after each test. */
-export function storeFixtures(openKind: (dataDir: string) => Store) {
+export function storeFixtures<Opened extends Store | Promise<Store>>(openKind: (dataDir: string) => Opened) {
   const dirs: string[] = [];
   const stores: Store[] = [];
+  const opening: Promise<unknown>[] = [];
   afterEach(async () => {
+    await Promise.allSettled(opening.splice(0));
     await Promise.all(stores.splice(0).map((s) => s.close()));
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   return {
-    open: (dataDir = ':memory:'): Store => {
-      const store = openKind(dataDir);
-      stores.push(store);
-      return store;
+    /** A store of the kind, or the promise of one for a kind that opens asynchronously (PostgreSQL). */
+    open: (dataDir = ':memory:'): Opened => {
+      const opened = openKind(dataDir);
+      if (opened instanceof Promise) opening.push(opened.then((store: Store) => void stores.push(store)));
+      else stores.push(opened);
+      return opened;
     },
     /** Closes `store` now (it is not closed again after the test). */
     close: async (store: Store): Promise<void> => {
@@ -42,12 +46,31 @@ export function storeFixtures(openKind: (dataDir: string) => Store) {
   };
 }
 
-export function describeStoreContract(kind: StoreKind, openKind: (dataDir: string) => Store): void {
+/** An update whose transaction fails is never seen by a read by id (record 1 stays `closed`). */
+async function expectUndoneUpdateUnread(store: Store): Promise<void> {
+  await expect(
+    store.transaction(async (tx) => {
+      await tx.update('things', merchantA, thing('1', { state: 'reopened' }));
+      throw new Error('changed my mind');
+    }),
+  ).rejects.toThrow('changed my mind');
+  expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+}
+
+export interface ContractOptions {
+  /**
+   * The "data directory" names data that several stores (several processes) use at once (a PostgreSQL
+   * schema): a second store on it shares the data instead of being refused.
+   */
+  sharedData?: boolean;
+}
+
+export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (dataDir: string) => Store | Promise<Store>, options: ContractOptions = {}): void {
   const { open, close, tempDir } = storeFixtures(openKind);
 
   describe(`the ${kind} store`, () => {
     it('keeps merchants and modes apart', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
       expect(await store.get('things', merchantALive, '1')).toBeUndefined();
@@ -58,14 +81,14 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('refuses a duplicate unique value in a scope and stores nothing of that insert', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await expect(store.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
       expect(await store.get('things', merchantA, '2')).toBeUndefined();
     });
 
     it('finds by indexed fields, newest first unless told otherwise, and follows updates', async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
       expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['3', '2', '1']);
       expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 2 })).map((r) => r.id)).toEqual(['1', '2']);
@@ -75,7 +98,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('rolls a failed transaction back entirely', async () => {
-      const store = open();
+      const store = await open();
       await expect(
         store.transaction(async (tx) => {
           await tx.insert('things', merchantA, thing('1'));
@@ -86,7 +109,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it("undoes a failed transaction's updates and cleared scopes, lookups and unique values included", async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantB, thing('2'));
       await expect(
@@ -107,7 +130,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it("keeps lookups in insertion order when a record's value changes and changes back", async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
       await store.update('things', merchantA, thing('1', { state: 'closed' }));
       await store.update('things', merchantA, thing('1', { state: 'open' }));
@@ -116,7 +139,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('finds values as JSON types compare: a number is not its string, a boolean is 1 or 0', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('n', { state: 1 }));
       await store.insert('things', merchantA, thing('s', { state: '1' }));
       await store.insert('things', merchantA, thing('b', { state: true }));
@@ -126,7 +149,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('finds a record by id across scopes', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantB, thing('1'));
       await store.insert('things', merchantB, thing('2'));
@@ -134,7 +157,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('runs concurrent transactions one after another: ten claims of one key, one winner', async () => {
-      const store = open();
+      const store = await open();
       const claim = (id: string) =>
         store.transaction(async (tx) => {
           if ((await tx.findBy('things', merchantA, 'external_id', 'once')).length > 0) return false;
@@ -146,7 +169,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('clears one scope without touching another', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantB, thing('1'));
       await store.clearScope(merchantA);
@@ -156,7 +179,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('deletes a record of one scope: gone from reads, lookups and lists, its unique values free again', async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
       await store.insert('things', merchantB, thing('2'));
       expect(await store.delete('things', merchantA, '2')).toBe(true);
@@ -169,7 +192,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('undoes a delete with its transaction, the record back in its place', async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
       await expect(
         store.transaction(async (tx) => {
@@ -184,7 +207,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('lists and finds past an offset, in the order asked for', async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['1', '2', '3', '4']) await store.insert('things', merchantA, thing(id));
       expect((await store.list('things', merchantA, { offset: 1 })).map((r) => r.id)).toEqual(['3', '2', '1']);
       expect((await store.list('things', merchantA, { order: 'oldest', offset: 1, limit: 2 })).map((r) => r.id)).toEqual(['2', '3']);
@@ -193,7 +216,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('refuses an update that would duplicate a unique value, and keeps the record as it was', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantA, thing('2'));
       await expect(store.update('things', merchantA, thing('2', { external_id: 'ext-1', state: 'closed' }))).rejects.toEqual(new DuplicateKeyError('things', 'external_id', 'ext-1'));
@@ -201,7 +224,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('lets a record leave a unique field out or null, any number of times', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, { id: '1', state: 'open' });
       await store.insert('things', merchantA, { id: '2', state: 'open', external_id: null });
       await store.insert('things', merchantA, { id: '3', state: 'open', external_id: null });
@@ -209,7 +232,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('lists a scope in insertion order, either way, with a limit', async () => {
-      const store = open();
+      const store = await open();
       for (const id of ['b', 'c', 'a']) await store.insert('things', merchantA, thing(id));
       await store.insert('things', merchantB, thing('z'));
       expect((await store.list('things', merchantA)).map((r) => r.id)).toEqual(['a', 'c', 'b']);
@@ -217,42 +240,73 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('says so when asked to look up a field its collection does not index, or an unknown collection', async () => {
-      const store = open();
+      const store = await open();
       await expect(store.findBy('things', merchantA, 'name', 'x')).rejects.toThrow('things.name is not an indexed field');
       await expect(store.get('nothings', merchantA, '1')).rejects.toThrow('unknown collection nothings');
     });
 
-    it('refuses a second store on the same data directory while the first has it open', async () => {
-      const dir = tempDir();
-      const first = open(dir);
-      await first.insert('things', merchantA, thing('1'));
-      expect(() => open(dir)).toThrow(DataDirInUseError);
-      await close(first);
-      expect(await open(dir).get('things', merchantA, '1')).toEqual(thing('1'));
-    });
+    if (options.sharedData) {
+      it('shares the data with a second store opened on it, each seeing what the other committed', async () => {
+        const dir = tempDir();
+        const first = await open(dir);
+        const second = await open(dir);
+        await first.insert('things', merchantA, thing('1'));
+        expect(await second.get('things', merchantA, '1')).toEqual(thing('1'));
+        await expect(second.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+        await close(first);
+        expect(await (await open(dir)).get('things', merchantA, '1')).toEqual(thing('1'));
+      });
+    } else {
+      it('refuses a second store on the same data directory while the first has it open', async () => {
+        const dir = tempDir();
+        const first = await open(dir);
+        await first.insert('things', merchantA, thing('1'));
+        expect(() => open(dir)).toThrow(DataDirInUseError);
+        await close(first);
+        expect(await (await open(dir)).get('things', merchantA, '1')).toEqual(thing('1'));
+      });
+    }
 
-    it('answers a read by id with committed data only: not what an open group wrote, and not what was undone', async () => {
-      const store = open();
-      await store.insert('things', merchantA, thing('1'));
-      expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
-      const update = store.update('things', merchantA, thing('1', { state: 'closed' }));
-      // The update is done but not committed yet (the group commits at the end of this turn of the event loop).
-      await Promise.resolve();
-      expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
-      await update;
-      expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+    if (options.sharedData) {
+      it('answers a read by id with committed data only: not what an open transaction wrote, and not what was undone', async () => {
+        const store = await open();
+        await store.insert('things', merchantA, thing('1'));
+        let wrote!: () => void;
+        let finish!: () => void;
+        const written = new Promise<void>((resolve) => (wrote = resolve));
+        const finished = new Promise<void>((resolve) => (finish = resolve));
+        // Reads do not wait for a transaction of another process, so this one stays open while the store is read.
+        const update = store.transaction(async (tx) => {
+          await tx.update('things', merchantA, thing('1', { state: 'closed' }));
+          wrote();
+          await finished;
+        });
+        await written;
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+        finish();
+        await update;
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
 
-      await expect(
-        store.transaction(async (tx) => {
-          await tx.update('things', merchantA, thing('1', { state: 'reopened' }));
-          throw new Error('changed my mind');
-        }),
-      ).rejects.toThrow('changed my mind');
-      expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
-    });
+        await expectUndoneUpdateUnread(store);
+      });
+    } else {
+      it('answers a read by id with committed data only: not what an open group wrote, and not what was undone', async () => {
+        const store = await open();
+        await store.insert('things', merchantA, thing('1'));
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+        const update = store.update('things', merchantA, thing('1', { state: 'closed' }));
+        // The update is done but not committed yet (the group commits at the end of this turn of the event loop).
+        await Promise.resolve();
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+        await update;
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+
+        await expectUndoneUpdateUnread(store);
+      });
+    }
 
     it('never answers a read by id with a delete that is then undone', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       let read: Promise<JsonRecord | undefined> | undefined;
       await expect(
@@ -266,7 +320,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('gives each reader its own copy of a record', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       const first = await store.get('things', merchantA, '1');
       if (first) first.state = 'scribbled on';
@@ -274,7 +328,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
     });
 
     it('forgets a cleared scope in reads by id, and only that scope', async () => {
-      const store = open();
+      const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantB, thing('1'));
       expect(await store.get('things', merchantA, '1')).toBeDefined();
@@ -300,7 +354,7 @@ export function describeStoreContract(kind: StoreKind, openKind: (dataDir: strin
         });
       });
       await new Promise((resolve) => child.once('exit', resolve));
-      const store = open(dir);
+      const store = await open(dir);
       const stored = await store.list('things', merchantA);
       expect(stored.length).toBeGreaterThanOrEqual(acknowledged);
     }, 60_000);

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DuplicateKeyError, isStoreUnavailable, StoreUnavailableError, type JsonRecord } from '../store.js';
+import { collections, describeStoreContract, merchantA, thing } from '../testing/store-contract.js';
+import { DatabaseUnreachableError } from './errors.js';
+import { openPostgresStore } from './postgres-store.js';
+import { useThrowawayPostgres } from './testing/test-database.js';
+import { openTestStore, schemaFor } from './testing/test-schemas.js';
+
+const { server } = useThrowawayPostgres();
+
+describeStoreContract('postgres', (dataDir) => openTestStore(server().url, dataDir, collections), { sharedData: true });
+
+/** Runs the race worker in `processes` processes at once on one schema; what each won. */
+async function race(processes: number, rounds: number, schema: string): Promise<{ increments: number; claimed: number }[]> {
+  const worker = fileURLToPath(new URL('./testing/race-worker.ts', import.meta.url));
+  return Promise.all(
+    Array.from(
+      { length: processes },
+      () =>
+        new Promise<{ increments: number; claimed: number }>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', worker, schema, String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { increments: number; claimed: number }) : reject(new Error(`race worker exited with ${String(code)}`))));
+        }),
+    ),
+  );
+}
+
+describe('the postgres store across processes', () => {
+  it('loses no update and claims each key once when four processes race on one scope', async () => {
+    const dir = 'race';
+    // The schema exists before the racers start, as it does for sandboxes started one after another.
+    await (await openTestStore(server().url, dir, collections)).close();
+    const results = await race(4, 100, dir);
+    const store = await openTestStore(server().url, dir, collections);
+    try {
+      const counter = await store.get<JsonRecord & { count: number }>('things', merchantA, 'counter');
+      expect(counter?.count).toBe(4 * 100);
+      expect(results.reduce((sum, result) => sum + result.claimed, 0)).toBe(100);
+      expect(await store.findBy('things', merchantA, 'state', 'claimed')).toHaveLength(100);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  it('prepares one schema once when several stores start together (migrations under the start-up lock)', async () => {
+    const stores = await Promise.all(Array.from({ length: 4 }, () => openTestStore(server().url, 'together', collections)));
+    await stores[0]!.insert('things', merchantA, thing('1'));
+    await expect(stores[3]!.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+    await Promise.all(stores.map((store) => store.close()));
+  }, 60_000);
+});
+
+describe('the postgres store when the database is away', () => {
+  it('refuses to open, saying where it tried, when nothing listens there', async () => {
+    const url = `postgres://sandbox:secret@127.0.0.1:${server().port + 1}/nowhere`;
+    const opening = openPostgresStore({ connectionString: url, collections, connectTimeoutMs: 2000 });
+    await expect(opening).rejects.toBeInstanceOf(DatabaseUnreachableError);
+    await expect(opening).rejects.toThrow(/127\.0\.0\.1:\d+\/nowhere/);
+    await expect(opening).rejects.not.toThrow(/secret/);
+  });
+
+  it('fails reads and writes quickly with StoreUnavailableError while the server is down, and works again once it is back, without being reopened', async () => {
+    const store = await openTestStore(server().url, 'away', collections, { connectTimeoutMs: 1000, statementTimeoutMs: 2000 });
+    try {
+      await store.insert('things', merchantA, thing('before'));
+      await server().stopServer('immediate');
+      const started = Date.now();
+      const failures = await Promise.allSettled([store.get('things', merchantA, 'before'), store.insert('things', merchantA, thing('during')), store.findAcrossScopes('things', 'state', 'open')]);
+      expect(Date.now() - started).toBeLessThan(5000);
+      for (const failure of failures) {
+        expect(failure.status).toBe('rejected');
+        expect(isStoreUnavailable((failure as PromiseRejectedResult).reason)).toBe(true);
+      }
+      expect((failures[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      await server().startServer();
+      await store.insert('things', merchantA, thing('after'));
+      expect((await store.list('things', merchantA, { order: 'oldest' })).map((record) => record.id)).toEqual(['before', 'after']);
+    } finally {
+      await server()
+        .startServer()
+        .catch(() => undefined);
+      await store.close();
+    }
+  }, 60_000);
+
+  it('names each test data directory by a schema of its own', () => {
+    expect(schemaFor('/tmp/sandbox-store-AbC')).toBe('t_sandbox_store_abc');
+    expect(schemaFor(':memory:')).not.toBe(schemaFor(':memory:'));
+  });
+});

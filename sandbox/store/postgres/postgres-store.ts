@@ -1,0 +1,337 @@
+// The PostgreSQL store (STORE=postgres): several sandbox processes over one database. Tables and migrations:
+// schema.ts. Records are jsonb, one table per collection, read and written with the `pg` client's pool.
+//
+// Transactions keep the interface's promise ("transactions do not interleave") across processes: a
+// transaction takes an advisory lock on each scope (merchant and mode) before its first read or write of
+// that scope, held until it ends, and runs in READ COMMITTED, so each statement after the lock sees
+// everything committed before it. Two transactions of one scope therefore run one after the other, whatever
+// process runs them: no lost update, and a check-then-insert (an idempotency key, a unique number) cannot
+// be raced. Unique indexes stay as the last word. A deadlock between two transactions that lock two scopes in
+// opposite orders is broken by PostgreSQL; the store runs the loser again. Transactions of different scopes
+// run side by side. Reads outside a transaction are single statements and see committed data only.
+//
+// A write that would duplicate a unique value writes nothing and fails with DuplicateKeyError, leaving the
+// rest of its transaction usable (the domain code catches it and goes on): the write checks the unique
+// values in the same statement, which under the scope's lock no other transaction can change meanwhile.
+//
+// Durability: a transaction's promise resolves after COMMIT has returned, so an acknowledged write is in the
+// database, whatever happens to the sandbox process after it.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from '../store.js';
+import { DatabaseUnreachableError, isRetryable, isUnavailable, maskConnectionString, unavailable, uniqueViolation } from './errors.js';
+import { keyOf, keyValue, prepareSchema, tablesOf, type CollectionTable, type KeyIndex } from './schema.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database; without it, the PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE) say. */
+  connectionString?: string;
+  /** The schema holding the tables (created if missing). Default `public`. */
+  schema?: string;
+  collections: CollectionDefinition[];
+  /** Connections of this process at most (DATABASE_POOL_SIZE). Default 10. */
+  poolSize?: number;
+  /** A statement running longer is cancelled and its request answered 503 (DATABASE_STATEMENT_TIMEOUT_MS). Default 5000. */
+  statementTimeoutMs?: number;
+  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request with 503. Default 3000. */
+  connectTimeoutMs?: number;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+/** Runs of a transaction that lost a deadlock, at most. */
+const TRANSACTION_TRIES = 5;
+
+/** Where the store connects, for messages: the URL without its password, or what the PG* variables say. */
+export function describeTarget(connectionString: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (connectionString) return maskConnectionString(connectionString);
+  return `${env.PGHOST ?? 'localhost'}:${env.PGPORT ?? '5432'}/${env.PGDATABASE ?? env.PGUSER ?? '(PGDATABASE)'} (from the PG* variables)`;
+}
+
+interface TableStatements {
+  get: string;
+  listNewest: string;
+  listOldest: string;
+  insert: string;
+  update: string;
+  delete: string;
+  clear: string;
+  acrossById: string;
+  /** Whether a record's unique value is taken by another record of the scope ($1 mode, $2 merchant, $3 id, $4 value as jsonb). */
+  taken: Map<string, string>;
+  /** By field: records of the scope with that key ($1, $2, $3 the key), newest or oldest first ($4 limit, $5 offset). */
+  findNewest: Map<string, string>;
+  findOldest: Map<string, string>;
+  across: Map<string, string>;
+}
+
+function statementsOf(schema: string, { table, keys }: CollectionTable): TableStatements {
+  const unique = keys.filter((key) => key.unique);
+  // Another record of the scope holding one of the new record's unique values ($4 the new record).
+  const conflict = unique.map((key) => `${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')}`).join(' OR ');
+  const scope = 'merchant_id = $1 AND mode = $2';
+  const byKey = (key: KeyIndex, order: 'DESC' | 'ASC') => `SELECT data FROM ${table} WHERE ${keyOf(schema, key.field)} = $3::jsonb AND ${scope} ORDER BY seq ${order} LIMIT $4 OFFSET $5`;
+  return {
+    get: `SELECT data FROM ${table} WHERE ${scope} AND id = $3`,
+    listNewest: `SELECT data FROM ${table} WHERE ${scope} ORDER BY seq DESC LIMIT $3 OFFSET $4`,
+    listOldest: `SELECT data FROM ${table} WHERE ${scope} ORDER BY seq ASC LIMIT $3 OFFSET $4`,
+    insert:
+      unique.length === 0
+        ? `INSERT INTO ${table} (merchant_id, mode, id, data) VALUES ($1, $2, $3, $4::jsonb)`
+        : `INSERT INTO ${table} (merchant_id, mode, id, data) SELECT $1, $2, $3, $4::jsonb WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND (${conflict}))`,
+    update:
+      unique.length === 0
+        ? `UPDATE ${table} SET data = $4::jsonb WHERE ${scope} AND id = $3`
+        : `UPDATE ${table} SET data = $4::jsonb WHERE ${scope} AND id = $3 AND NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.id <> $3 AND (${conflict}))`,
+    delete: `DELETE FROM ${table} WHERE ${scope} AND id = $3`,
+    clear: `DELETE FROM ${table} WHERE ${scope}`,
+    acrossById: `SELECT merchant_id, mode, data FROM ${table} WHERE id = $1 ORDER BY seq ASC`,
+    taken: new Map(unique.map((key) => [key.field, `SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.id <> $3 AND ${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')} LIMIT 1`])),
+    findNewest: new Map(keys.map((key) => [key.field, byKey(key, 'DESC')])),
+    findOldest: new Map(keys.map((key) => [key.field, byKey(key, 'ASC')])),
+    across: new Map(keys.map((key) => [key.field, `SELECT merchant_id, mode, data FROM ${table} WHERE ${keyOf(schema, key.field)} = $1::jsonb ORDER BY seq ASC`])),
+  };
+}
+
+/** A statement prepared once per connection, under a short name made from its text. */
+const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({ name: `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values });
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const schema = options.schema ?? 'public';
+  const tables = tablesOf(schema, options.collections);
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const target = describeTarget(options.connectionString);
+  const connection = { ...(options.connectionString ? { connectionString: options.connectionString } : {}), application_name: 'payments-sandbox', connectionTimeoutMillis: connectTimeoutMs };
+
+  // Start-up on a connection of its own, without the statement timeout: waiting for another instance's
+  // start-up to finish its migrations is not a statement running too long.
+  const setup = new pg.Client(connection);
+  setup.on('error', () => undefined);
+  try {
+    await setup.connect();
+  } catch (error) {
+    await setup.end().catch(() => undefined);
+    throw new DatabaseUnreachableError(target, error);
+  }
+  try {
+    await prepareSchema(setup, schema, tables);
+  } finally {
+    await setup.end().catch(() => undefined);
+  }
+
+  const pool = new pg.Pool({
+    ...connection,
+    // The pool counts waiting for a free connection in this timeout too: a busy scope's queue may take as
+    // long as a statement may, while a database that is down refuses a new connection at once.
+    connectionTimeoutMillis: Math.max(connectTimeoutMs, statementTimeoutMs),
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    statement_timeout: statementTimeoutMs,
+    // The server cancels a statement at statement_timeout; this also ends the wait when the server itself
+    // does not answer at all (stopped, or the network dropped the connection without a word).
+    query_timeout: statementTimeoutMs + 2000,
+    // A transaction left open by a process that stopped answering is ended by the server, its locks freed.
+    idle_in_transaction_session_timeout: Math.max(30_000, statementTimeoutMs * 2),
+  });
+  // An idle connection the server closed (a restart): the pool drops it and opens another when asked.
+  pool.on('error', () => undefined);
+
+  const byCollection = new Map(tables.map((t) => [t.collection, { table: t, sql: statementsOf(schema, t) }]));
+  const tableOf = (collection: string) => {
+    const found = byCollection.get(collection);
+    if (!found) throw new Error(`unknown collection ${collection}`);
+    return found;
+  };
+  const lookupOf = (statements: Map<string, string>, collection: string, field: string): string => {
+    const found = statements.get(field);
+    if (!found) throw new Error(`${collection}.${field} is not an indexed field`);
+    return found;
+  };
+  const indexNamed = new Map(tables.flatMap((t) => t.keys).map((key) => [key.name, key]));
+
+  const query = async <R extends pg.QueryResultRow>(on: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
+    try {
+      return await on.query<R>(prepared(text, values));
+    } catch (error) {
+      throw isUnavailable(error) ? unavailable(error, 'a statement failed') : error;
+    }
+  };
+  const page = (options?: FindOptions): [number | null, number] => [options?.limit ?? null, options?.offset ?? 0];
+  const data = <T>(rows: { data: unknown }[]): T[] => rows.map((row) => row.data as T);
+
+  /** The unique field of `record` another record of the scope already holds, if any. */
+  const takenField = async (on: Queryable, collection: string, scope: Scope, record: JsonRecord): Promise<DuplicateKeyError | undefined> => {
+    const { sql } = tableOf(collection);
+    for (const [field, text] of sql.taken) {
+      const value = record[field];
+      if (value === undefined || value === null) continue;
+      const { rowCount } = await query(on, text, [scope.merchantId, scope.mode, record.id, JSON.stringify(record)]);
+      if (rowCount) return new DuplicateKeyError(collection, field, String(value));
+    }
+    return undefined;
+  };
+  /** A unique violation the index caught (a write outside the scope's lock) as DuplicateKeyError. */
+  const duplicateOf = (error: unknown, record: JsonRecord): unknown => {
+    const name = uniqueViolation(error);
+    const index = name ? indexNamed.get(name) : undefined;
+    return index ? new DuplicateKeyError(index.collection, index.field, String(record[index.field])) : error;
+  };
+
+  // Reads: inside a transaction on its connection, outside on any connection of the pool.
+  const reads = (on: () => Queryable) => ({
+    get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => data<T>((await query<{ data: unknown }>(on(), tableOf(collection).sql.get, [scope.merchantId, scope.mode, id])).rows)[0],
+    findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+      const { sql } = tableOf(collection);
+      const text = lookupOf(options?.order === 'oldest' ? sql.findOldest : sql.findNewest, collection, field);
+      return data<T>((await query<{ data: unknown }>(on(), text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)])).rows);
+    },
+    list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
+      const { sql } = tableOf(collection);
+      return data<T>((await query<{ data: unknown }>(on(), options?.order === 'oldest' ? sql.listOldest : sql.listNewest, [scope.merchantId, scope.mode, ...page(options)])).rows);
+    },
+  });
+
+  const lockKey = (scope: Scope): string => createHash('sha256').update(`${schema}\n${scope.merchantId}\n${scope.mode}`).digest().readBigInt64BE(0).toString();
+
+  /** One transaction on one connection: BEGIN with the first scope's lock, a lock per further scope. */
+  const transactionOn = (client: pg.PoolClient) => {
+    let begun = false;
+    const locked = new Set<string>();
+    const enter = async (scope: Scope): Promise<void> => {
+      const key = lockKey(scope);
+      if (locked.has(key)) return;
+      const lock = `SELECT pg_advisory_xact_lock(${key})`;
+      try {
+        // One round trip for BEGIN and the first lock (the simple protocol runs both).
+        await client.query(begun ? lock : `BEGIN; ${lock}`);
+      } catch (error) {
+        throw isUnavailable(error) ? unavailable(error, 'waiting for the scope') : error;
+      }
+      begun = true;
+      locked.add(key);
+    };
+    const read = reads(() => client);
+    /** Whether the statement wrote the record (it writes nothing when a unique value is taken, or, updating, when there is no such record). */
+    const write = async (statement: 'insert' | 'update', collection: string, scope: Scope, record: JsonRecord): Promise<boolean> => {
+      await enter(scope);
+      try {
+        return ((await query(client, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, JSON.stringify(record)])).rowCount ?? 0) > 0;
+      } catch (error) {
+        throw duplicateOf(error, record);
+      }
+    };
+    const tx: Transaction = {
+      get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
+        await enter(scope);
+        return read.get<T>(collection, scope, id);
+      },
+      findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+        await enter(scope);
+        return read.findBy<T>(collection, scope, field, value, options);
+      },
+      list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
+        await enter(scope);
+        return read.list<T>(collection, scope, options);
+      },
+      insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+        if (!(await write('insert', collection, scope, record))) throw (await takenField(client, collection, scope, record)) ?? new Error(`${collection} ${record.id}: the insert wrote nothing`);
+        return record;
+      },
+      update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
+        if (!(await write('update', collection, scope, record))) throw (await takenField(client, collection, scope, record)) ?? new Error(`${collection} ${record.id} does not exist`);
+        return record;
+      },
+      delete: async (collection, scope, id) => {
+        await enter(scope);
+        return ((await query(client, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0;
+      },
+      clearScope: async (scope) => {
+        await enter(scope);
+        for (const { sql } of byCollection.values()) await query(client, sql.clear, [scope.merchantId, scope.mode]);
+      },
+    };
+    return { tx, begun: () => begun };
+  };
+
+  const open = new Set<Promise<unknown>>();
+  let closed = false;
+
+  const runTransaction = async <T>(work: (tx: Transaction) => Promise<T>): Promise<T> => {
+    for (let run = 1; ; run++) {
+      if (closed) throw new Error('the store is closed');
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw unavailable(error, 'no connection');
+      }
+      // A connection lost while checked out reports here rather than crashing the process; the statement under
+      // way fails on its own.
+      const ignore = () => undefined;
+      client.on('error', ignore);
+      const { tx, begun } = transactionOn(client);
+      let broken = false;
+      try {
+        const result = await work(tx);
+        if (begun()) {
+          try {
+            await client.query('COMMIT');
+          } catch (error) {
+            broken = true;
+            // Whether a COMMIT the connection lost on the way was applied is unknown: never run it again.
+            throw isUnavailable(error) ? unavailable(error, 'the commit was not confirmed') : error;
+          }
+        }
+        return result;
+      } catch (error) {
+        if (begun() && !broken) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
+        }
+        if (!broken && isRetryable(error) && run < TRANSACTION_TRIES) continue;
+        throw isUnavailable(error) ? unavailable(error, 'a transaction failed') : error;
+      } finally {
+        client.removeListener('error', ignore);
+        client.release(broken ? true : undefined);
+      }
+    }
+  };
+
+  const transaction = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> => {
+    const running = runTransaction(work);
+    open.add(running);
+    const forget = () => void open.delete(running);
+    running.then(forget, forget);
+    return running;
+  };
+
+  const read = reads(() => pool);
+  return {
+    shared: true,
+    transaction,
+    get: read.get,
+    findBy: read.findBy,
+    list: read.list,
+    insert: (collection, scope, record) => transaction((tx) => tx.insert(collection, scope, record)),
+    update: (collection, scope, record) => transaction((tx) => tx.update(collection, scope, record)),
+    delete: (collection, scope, id) => transaction((tx) => tx.delete(collection, scope, id)),
+    clearScope: (scope) => transaction((tx) => tx.clearScope(scope)),
+    findAcrossScopes: async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) => {
+      const { sql } = tableOf(collection);
+      const { rows } = field === 'id' ? await query<{ merchant_id: string; mode: string; data: unknown }>(pool, sql.acrossById, [String(value)]) : await query<{ merchant_id: string; mode: string; data: unknown }>(pool, lookupOf(sql.across, collection, field), [keyValue(value)]);
+      return rows.map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: row.data as T }));
+    },
+    settled: async () => void (await Promise.allSettled([...open])),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...open]);
+      await pool.end();
+    },
+  };
+}
