@@ -1,0 +1,108 @@
+// `npm run changelog`: writes the changelog table of the contract's info description
+// (spec/info-description.md, between the markers) from the change check: one row per release, each
+// change as the check's sentence with its verdict per party, diffed against the release before it. A
+// working contract whose info.version is above the last release gets an "unreleased" row of its own, so
+// announcing a change is: raise the version, run this. The releases before the first one kept in
+// spec/releases/ stay as written below the markers (the interface specification's release list).
+//   --check          write nothing; exit 1 when the file differs from what this would write (drift check)
+//   --release DATE   first record the working contract as a release made on DATE (YYYY-MM-DD)
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readCommandLine, STANDARD_USAGE_LINES } from '../runtime/command-line.js';
+import type { JsonObject } from '../model/types.js';
+import { diffContracts } from '../diff/diff.js';
+import { groupByChange, verdictSummary } from '../diff/format.js';
+import { compareVersions, readReleaseEntries, readReleases, releasesDir, type Release } from './releases.js';
+
+export const descriptionPath = fileURLToPath(new URL('../../spec/info-description.md', import.meta.url));
+export const workingContractPath = fileURLToPath(new URL('../../generated/contract/openapi.json', import.meta.url));
+
+export const CHANGELOG_START = '<!-- changelog: written by `npm run changelog` from spec/releases/ and the change check; do not edit by hand -->';
+export const CHANGELOG_END = '<!-- end of changelog -->';
+
+const versionOf = (doc: JsonObject): string => String((doc.info as JsonObject | undefined)?.version ?? '');
+const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function changesCell(before: JsonObject, after: JsonObject): string {
+  const groups = groupByChange(diffContracts(before, after).findings);
+  if (groups.length === 0) return 'No change to what the contract states (descriptions only).';
+  return groups.map((group) => cell(`${group.change.replace(/\.$/, '')} (${verdictSummary(group)}).`)).join('<br>');
+}
+
+/** The table between the markers: newest first, the working version first when it is above the last release. */
+export function changelogTable(releases: readonly Release[], working: JsonObject): string {
+  const rows: string[] = [];
+  const last = releases.at(-1);
+  if (last && compareVersions(versionOf(working), last.version) > 0) rows.push(`| ${versionOf(working)} | unreleased | ${changesCell(last.doc, working)} |`);
+  for (let index = releases.length - 1; index > 0; index--) {
+    const release = releases[index] as Release;
+    rows.push(`| ${release.version} | ${release.date} | ${changesCell((releases[index - 1] as Release).doc, release.doc)} |`);
+  }
+  return ['| Release | Date | Changes |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The description with its changelog table rewritten. */
+export function withChangelog(description: string, table: string): string {
+  const start = description.indexOf(CHANGELOG_START);
+  const end = description.indexOf(CHANGELOG_END);
+  if (start < 0 || end < start) throw new Error(`${descriptionPath} has no changelog markers (${CHANGELOG_START} ... ${CHANGELOG_END})`);
+  return `${description.slice(0, start + CHANGELOG_START.length)}\n${table}\n${description.slice(end)}`;
+}
+
+export const readWorkingContract = (): JsonObject => JSON.parse(readFileSync(workingContractPath, 'utf8')) as JsonObject;
+
+/** What spec/info-description.md should hold now. */
+export function expectedDescription(working: JsonObject = readWorkingContract()): string {
+  return withChangelog(readFileSync(descriptionPath, 'utf8'), changelogTable(readReleases(), working));
+}
+
+function recordRelease(date: string, working: JsonObject): void {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`--release needs a date as YYYY-MM-DD, not ${date}`);
+  const version = versionOf(working);
+  const entries = readReleaseEntries();
+  const last = entries.at(-1);
+  if (last && compareVersions(version, last.version) <= 0) throw new Error(`the working contract's version ${version} is not above the last release ${last.version}: raise info.version in spec/openapi.yaml first`);
+  const file = `openapi-${version}.json`;
+  copyFileSync(workingContractPath, join(releasesDir, file));
+  const manifestPath = join(releasesDir, 'releases.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { releases: unknown[] };
+  manifest.releases.push({ version, date, contract: file });
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+const COMMAND = {
+  name: 'changelog',
+  usage: `Usage: npm run changelog [-- --check | --release DATE]
+
+Writes the changelog table of spec/info-description.md from the released contracts in spec/releases/
+and the change check (one sentence and verdict per change), plus an "unreleased" row when the working
+contract's info.version (generated/contract/openapi.json: run npm run bundle first) is above the last
+release.
+
+Options:
+  --check                    write nothing; exit 1 when the file is out of date.
+  --release DATE             first record the working contract as released on DATE (YYYY-MM-DD).
+                             e.g. --release 2026-12-01
+${STANDARD_USAGE_LINES}`,
+  options: { check: { type: 'boolean' }, release: { type: 'string' } },
+  module: import.meta.url,
+} as const;
+
+function main(): number {
+  const line = readCommandLine(COMMAND, process.argv.slice(2));
+  if (typeof line === 'number') return line;
+  const working = readWorkingContract();
+  if (line.values.release !== undefined) recordRelease(line.values.release, working);
+  const expected = expectedDescription(working);
+  if (line.values.check === true) {
+    if (expected === readFileSync(descriptionPath, 'utf8')) return 0;
+    process.stderr.write('spec/info-description.md: the changelog is out of date (run npm run changelog, then npm run bundle).\n');
+    return 1;
+  }
+  writeFileSync(descriptionPath, expected);
+  process.stdout.write('Wrote the changelog of spec/info-description.md; run npm run bundle to put it in the bundled contract.\n');
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main();
