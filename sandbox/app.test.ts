@@ -67,7 +67,7 @@ describe('the assembled sandbox', () => {
       ['bLive', TEST_MERCHANTS.b.id, 'live'],
     ] as const) {
       const result = await sandbox.control(key).getSandbox();
-      expect(result.ok && result.data).toEqual({ merchant_id: merchant, mode, now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), callback_retry_delay_ms: 100 });
+      expect(result.ok && result.data).toEqual({ merchant_id: merchant, mode, now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), callback_retry_delay_ms: 100, auto_progress_delay_ms: 3000 });
     }
   });
 

@@ -89,7 +89,7 @@ export interface SandboxApp {
   observer: RequestObserver;
   /** GET /health's answer. */
   health(): Promise<HealthAnswer>;
-  /** Starts delivering callbacks (pending ones from an earlier run first). */
+  /** Starts delivering callbacks and finishing what finishes by itself (pending ones from an earlier run first). */
   start(): Promise<void>;
   /** Stops the dispatcher (waiting for attempts under way) and closes the store. */
   close(): Promise<void>;
@@ -125,6 +125,8 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       store,
       callbackToken: (scope) => merchants.callbackToken(scope),
       callbackRetryDelayMs: config.callbackRetryDelayMs,
+      autoProgressDelayMs: config.autoProgressDelayMs,
+      autoProgress: config.autoProgress,
       defaultCallbackUrl: config.callbackUrl,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.onAlert ? { onAlert: options.onAlert } : {}),
@@ -136,7 +138,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     throw error;
   }
   const settings = withPerKindCallbackUrls(platform.settings, config.callbackUrl, config.callbackUrls);
-  const ctx: SandboxContext = { store, clock: platform.clock, ids: platform.ids, settings, callbacks: platform.callbacks, balances: platform.balances, idempotency: platform.idempotency };
+  const ctx: SandboxContext = { store, clock: platform.clock, ids: platform.ids, settings, callbacks: platform.callbacks, balances: platform.balances, idempotency: platform.idempotency, progressions: platform.progressions };
 
   const serviceHandlers: Handlers<Caller> = combineHandlers(
     balance.balanceAndBankHandlers(ctx),
@@ -158,6 +160,9 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     resourceListHandlers(store, (caller) => platform.clock.now(caller), RESOURCE_KINDS),
   );
 
+  // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
+  for (const [kind, handler] of Object.entries({ ...disbursements.automaticOutcomes(ctx), ...directDebit.automaticOutcomes(ctx) })) platform.progressions.handle(kind, handler);
+
   const routerOptions = {
     authenticate: merchants.authenticate,
     validateResponses: config.validateResponses,
@@ -173,9 +178,13 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     requests: observability.requests,
     observer: observability.observer,
     health: observability.health,
-    start: () => platform.dispatcher.start(),
+    start: async () => {
+      await platform.progressions.start();
+      await platform.dispatcher.start();
+    },
     close: () =>
       (closing ??= (async () => {
+        await platform.progressions.stop();
         await platform.dispatcher.stop();
         await store.close();
       })()),

@@ -9,6 +9,7 @@ import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
+import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/progressions.js';
 import { STORE_KINDS, type StoreKind } from './store/open-store.js';
 
 export type Mode = 'test' | 'live';
@@ -45,6 +46,10 @@ export interface SandboxConfig {
   store: StoreKind;
   tls: TlsConfig | null;
   callbackRetryDelayMs: number;
+  /** Sandbox milliseconds after which disbursements and direct debit payments finish by themselves. */
+  autoProgressDelayMs: number;
+  /** The default of the settings that let disbursements and direct debits finish by themselves. */
+  autoProgress: boolean;
   /** Check every answer against the contract (an answer off the contract becomes a logged 500). */
   validateResponses: boolean;
   /** The log on stdout: short human lines, or JSON lines. */
@@ -112,6 +117,8 @@ export const OPTIONS = {
   'tls-cert': { env: 'TLS_CERT', description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused' },
   'tls-key': { env: 'TLS_KEY', description: 'PEM private key file for --tls-cert' },
   'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
+  'auto-progress': { env: 'SANDBOX_AUTO_PROGRESS', description: 'true|false: whether disbursements and direct debits finish by themselves after the delay (default true; each merchant can change it)' },
+  'auto-progress-delay-ms': { env: 'SANDBOX_AUTO_PROGRESS_DELAY_MS', description: 'sandbox milliseconds after which disbursements and direct debits finish by themselves (default 3000)' },
   'validate-responses': { env: 'SANDBOX_VALIDATE_RESPONSES', description: 'true|false: check every answer against the contract (default true)' },
   'log-format': { env: 'LOG_FORMAT', description: `${LOG_FORMATS.join('|')}: a line per request and per callback attempt on stdout, for people (default pretty) or as JSON lines` },
   'log-level': { env: 'LOG_LEVEL', description: `${LOG_LEVELS.join('|')}: the least severe line logged (default info; warn leaves out the line per request)` },
@@ -308,12 +315,14 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const tls = certPath && keyPath ? { cert: readPem(certPath.label, certPath.value, cwd), key: readPem(keyPath.label, keyPath.value, cwd), certPath: certPath.value, keyPath: keyPath.value } : null;
   const callbackRetryDelayMs = get('callback-retry-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), contractRetryDelayMs());
   const validateResponses = get('validate-responses', boolean, true);
+  const autoProgress = get('auto-progress', boolean, true);
+  const autoProgressDelayMs = get('auto-progress-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), DEFAULT_AUTO_PROGRESS_DELAY_MS);
   const logFormat = get('log-format', oneOf(LOG_FORMATS), 'pretty');
   const logLevel = get('log-level', oneOf(LOG_LEVELS), 'info');
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, validateResponses, logFormat, logLevel, given } };
+  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, validateResponses, logFormat, logLevel, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

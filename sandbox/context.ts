@@ -46,6 +46,10 @@ export interface MerchantSettings {
   /** When true, an e-wallet payment reaches the outcome its test amount selects right after creation; when
    * false it stays PENDING until the control API approves or declines it. */
   ewallet_auto_resolve: boolean;
+  /** When true, a disbursement created then finishes by itself after the automatic delay (see Progressions). */
+  disbursement_auto_resolve: boolean;
+  /** When true, a direct debit payment whose OTP is accepted then (or created then without OTP) gets the bank's outcome by itself after the delay. */
+  direct_debit_auto_resolve: boolean;
   /** Callback URLs by dashboard setting name (`x-delivery.destination.dashboard_setting`); null: not configured. */
   callback_urls: Record<string, string | null>;
 }
@@ -62,6 +66,17 @@ export interface Settings {
  */
 export interface Callbacks {
   enqueue(tx: Transaction, scope: Scope, webhookOperationId: string, payload: Json, url: string | null): Promise<void>;
+}
+
+/**
+ * Objects that finish by themselves: `schedule`, called inside the transaction that starts the countdown,
+ * has the module's handler for `kind` run on the object once `delayMs` of its scope's sandbox time have
+ * passed (the handler checks that it still applies). Stored, so a restart keeps it.
+ */
+export interface Progressions {
+  schedule(tx: Transaction, scope: Scope, kind: string, resourceId: string): Promise<void>;
+  /** Sandbox milliseconds from `schedule` to the handler. */
+  readonly delayMs: number;
 }
 
 export type AccountType = 'CASH' | 'HOLDING';
@@ -94,4 +109,5 @@ export interface SandboxContext {
   callbacks: Callbacks;
   balances: Balances;
   idempotency: Idempotency;
+  progressions: Progressions;
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dereference, isObject, readModel, responseExampleValues } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
-import { openapiPath } from '@payments-contract/contract';
+import { openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
 
 const document = JSON.parse(readFileSync(openapiPath, 'utf8')) as JsonObject;
 const model = readModel(document);
@@ -57,4 +57,62 @@ export function valuesRequiring(schemaName: string, field: string, required: str
     const condition = isObject(member.if.properties) ? member.if.properties[field] : undefined;
     return requires && isObject(condition) && typeof condition.const === 'string' ? [condition.const] : [];
   });
+}
+
+/** The control contract (the sandbox's own API), for what it says about the sandbox's behaviour. */
+const controlDocument = JSON.parse(readFileSync(sandboxOpenapiPath, 'utf8')) as JsonObject;
+
+/** One automatic outcome of the sandbox's test mode: the request value selecting it, and what it ends in. */
+export interface SandboxTestOutcome {
+  value: Json;
+  status: string;
+  failureCode: string | null;
+}
+
+/** `x-test-modes.<operationId>` of the control contract: the request field, its listed outcomes and the default. */
+export interface SandboxTestMode {
+  field: string;
+  outcomes: SandboxTestOutcome[];
+  defaultOutcome: SandboxTestOutcome;
+  /** The listed outcome `body`'s field selects, else the default. */
+  outcomeOf(body: Readonly<Record<string, unknown>>): SandboxTestOutcome;
+}
+
+export function sandboxTestMode(operationId: string): SandboxTestMode {
+  const where = `x-test-modes.${operationId} of the control contract`;
+  const modes = controlDocument['x-test-modes'];
+  const raw = isObject(modes) ? modes[operationId] : undefined;
+  if (!isObject(raw) || typeof raw.field !== 'string' || !Array.isArray(raw.outcomes) || !isObject(raw.default_outcome)) throw new Error(`${where}: expected field, outcomes and default_outcome`);
+  const field = raw.field;
+  const outcome = (entry: Json, value: Json, at: string): SandboxTestOutcome => {
+    if (!isObject(entry) || typeof entry.status !== 'string') throw new Error(`${where}${at}: expected a status`);
+    return { value, status: entry.status, failureCode: typeof entry.failure_code === 'string' ? entry.failure_code : null };
+  };
+  const outcomes = raw.outcomes.map((entry, index) => outcome(entry, isObject(entry) ? (entry[field] ?? null) : null, `.outcomes[${index}]`));
+  const defaultOutcome = outcome(raw.default_outcome, null, '.default_outcome');
+  return { field, outcomes, defaultOutcome, outcomeOf: (body) => outcomes.find((listed) => listed.value === body[field]) ?? defaultOutcome };
+}
+
+/** An automatic outcome of the sandbox's test mode, its failure code one of the contract's. */
+export type AutomaticOutcome<Code extends string> = { status: 'COMPLETED' } | { status: 'FAILED'; failureCode: Code };
+
+/**
+ * The outcome an object created by `operationId` reaches by itself: in test mode the one its request's
+ * value selects (`x-test-modes`), in live mode the default. Every outcome is checked once, here, against the
+ * component schema `failureCodes` (the enum `Code` is generated from), so a contract that lists another code
+ * fails at start-up.
+ */
+export function automaticOutcomes<Code extends string>(operationId: string, failureCodes: string): (mode: 'test' | 'live', request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
+  const codes = componentSchema(failureCodes).enum;
+  if (!Array.isArray(codes)) throw new Error(`the contract has no ${failureCodes} enum`);
+  const isCode = (code: string | null): code is Code => code !== null && codes.includes(code);
+  const typed = (outcome: SandboxTestOutcome): AutomaticOutcome<Code> => {
+    if (outcome.status === 'COMPLETED' && outcome.failureCode === null) return { status: 'COMPLETED' };
+    if (outcome.status === 'FAILED' && isCode(outcome.failureCode)) return { status: 'FAILED', failureCode: outcome.failureCode };
+    throw new Error(`x-test-modes.${operationId}: ${JSON.stringify(outcome)} is neither COMPLETED nor FAILED with a code of ${failureCodes}`);
+  };
+  const testMode = sandboxTestMode(operationId);
+  const listed = testMode.outcomes.map((outcome) => ({ value: outcome.value, outcome: typed(outcome) }));
+  const fallback = typed(testMode.defaultOutcome);
+  return (mode, request) => (mode === 'test' ? (listed.find((entry) => entry.value === request[testMode.field])?.outcome ?? fallback) : fallback);
 }

@@ -51,6 +51,12 @@ export interface Phase {
   label: string;
   enter: () => Promise<{ ok: true } | { ok: false; reason: string }>;
   leave: () => Promise<void>;
+  /**
+   * Present when the phase lets the target finish its events' objects by itself: once they are fired,
+   * `bringOn` hastens that where the target allows (moving its clock past the delay), and the phase lasts
+   * until their callbacks arrived, since leaving it would stop what has not finished yet.
+   */
+  finishing?: { bringOn: () => Promise<void> };
 }
 
 export interface CallbackEvent {

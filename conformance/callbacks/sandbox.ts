@@ -4,8 +4,9 @@
 // /sandbox/openapi.json, else the bundled control contract (@payments-contract/contract)) says which operation simulates
 // which event (`x-simulates` on an operation), which setting holds the callback URLs
 // (`x-callback-settings` at the root), which operation moves the clock (`x-clock-advance`) and which lists
-// the callbacks sent with their attempts (`x-callback-deliveries`); the suite names neither an operation
-// nor a setting of it.
+// the callbacks sent with their attempts (`x-callback-deliveries`), which settings let objects finish by
+// themselves (`x-resolves`), the request values selecting how (`x-test-modes`) and after how long
+// (`x-auto-progress-delay`); the suite names neither an operation nor a setting of it.
 import { readFileSync } from 'node:fs';
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
@@ -67,6 +68,10 @@ export interface ControlApi {
   configureCallbackUrls: (settings: readonly string[], urlFor: (setting: string) => string) => Promise<SettingsChange>;
   /** The spacing of callback attempts the target reports where `x-callback-retry-delay` says, or why there is none. */
   callbackRetryDelayMs: () => Promise<{ ms: number } | { reason: string }>;
+  /** How long after their start the target finishes objects by itself, where `x-auto-progress-delay` says, or why it does not say. */
+  autoProgressDelayMs: () => Promise<{ ms: number } | { reason: string }>;
+  /** The target's own test mode of service operations (`x-test-modes`), per operationId, in the shape of `x-test-mode`. */
+  testModes: Record<string, JsonObject>;
   /** Present when the control contract names its clock's advance. */
   clock?: ControlClock;
   /** Present when the control contract names its delivery records and their fields. */
@@ -113,7 +118,7 @@ export function readSimulations(contract: Contract): Simulation[] {
  * `x-callback-settings` (the body field holding the callback URLs) or `x-callback-retry-delay` (the response
  * field holding the spacing of callback attempts, in ms).
  */
-function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay' | 'x-clock-advance'): { operation: OperationModel; field: string } | undefined {
+function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay' | 'x-auto-progress-delay' | 'x-clock-advance'): { operation: OperationModel; field: string } | undefined {
   const raw = contract.doc[extension];
   if (!isObject(raw) || typeof raw.operation !== 'string' || typeof raw.field !== 'string') return undefined;
   const operation = contract.model.operations.find((o) => o.operationId === raw.operation);
@@ -181,14 +186,21 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     return { ok: true, undo: async () => void (before ? await call(callbackSettings.operation.operationId, { body: restore }) : undefined) };
   };
 
-  const retryDelay = operationFieldOf(contract, 'x-callback-retry-delay');
-  const callbackRetryDelayMs: ControlApi['callbackRetryDelayMs'] = async () => {
-    if (!retryDelay) return { reason: 'the control contract names no retry delay (x-callback-retry-delay)' };
-    const answer = await call(retryDelay.operation.operationId);
-    if (!answer.ok) return { reason: answer.reason };
-    const ms = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[retryDelay.field] : undefined;
-    return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 ? { ms } : { reason: `${retryDelay.operation.operationId} answered no whole number of milliseconds in ${retryDelay.field}` };
+  /** The milliseconds the operation and field a root extension names answer. */
+  const millisecondsAt = (extension: 'x-callback-retry-delay' | 'x-auto-progress-delay', what: string) => {
+    const named = operationFieldOf(contract, extension);
+    return async (): Promise<{ ms: number } | { reason: string }> => {
+      if (!named) return { reason: `the control contract names no ${what} (${extension})` };
+      const answer = await call(named.operation.operationId);
+      if (!answer.ok) return { reason: answer.reason };
+      const ms = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[named.field] : undefined;
+      return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 ? { ms } : { reason: `${named.operation.operationId} answered no whole number of milliseconds in ${named.field}` };
+    };
   };
+  const callbackRetryDelayMs = millisecondsAt('x-callback-retry-delay', 'retry delay');
+  const autoProgressDelayMs = millisecondsAt('x-auto-progress-delay', 'delay of automatic outcomes');
+  const declaredTestModes = contract.doc['x-test-modes'];
+  const testModes = Object.fromEntries(Object.entries(isObject(declaredTestModes) ? declaredTestModes : {}).flatMap(([operationId, mode]) => (isObject(mode) ? [[operationId, mode]] : [])));
 
   const advance = operationFieldOf(contract, 'x-clock-advance');
   const marker = contract.doc['x-clock-advance'];
@@ -226,6 +238,8 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     ...(clock ? { clock } : {}),
     ...(deliveries ? { deliveries } : {}),
     callbackRetryDelayMs,
+    autoProgressDelayMs,
+    testModes,
     call,
     ...(callbackSettings ? { callbackSettings } : {}),
     changeSettings,

@@ -13,6 +13,15 @@ import { deriveTriggers, type TriggerSource } from './triggers.js';
 const service = loadContract();
 const http = createHttpClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 10 });
 
+/** The machines a boolean setting of the control contract's settings body resolves (`x-resolves`), read here without the suite's code. */
+function resolvedMachines(control: ReturnType<typeof createContract>): string[] {
+  const body = control.deref(control.operation('updateSettings').body?.schema) as JsonObject;
+  return Object.values(body.properties as JsonObject).flatMap((raw) => {
+    const resolves = (control.deref(raw) as JsonObject)['x-resolves'];
+    return isObject(resolves) ? [String(resolves.machine)] : [];
+  });
+}
+
 function sandboxWith(doc: JsonObject): SandboxStatus {
   return { offered: true, control: createControlApi(http, createContract(doc), 'the test control contract') };
 }
@@ -69,13 +78,24 @@ describe('simulation triggers derived from x-simulates', () => {
     }
   });
 
-  it('holds e-wallet payments (created to resolve by themselves in test mode) for their simulations, and nothing else', () => {
+  it('holds the objects of every machine a setting resolves (x-resolves) for their simulations, one phase per machine, and nothing else', () => {
+    const control = createContract(controlDocument());
+    const resolved = resolvedMachines(control);
+    expect(resolved.sort()).toEqual(['directDebitPayment', 'disbursement', 'ewalletPayment']);
     for (const source of simulated(sources)) {
-      const creation = source.events[0]?.label.split(',')[0] ?? '';
-      const resolvesItself = typeof service.operation(creation).testMode?.callback === 'string';
-      expect(source.events.every((e) => (e.phase !== undefined) === resolvesItself), source.via).toBe(true);
+      const machine = /\((\w+) /.exec(source.via)?.[1] ?? '';
+      expect(source.events.every((e) => (e.phase !== undefined) === resolved.includes(machine)), source.via).toBe(true);
+      for (const event of source.events) if (event.phase) expect(event.phase.label, source.via).toMatch(/^sandbox setting \w+_auto_resolve off \(updateSettings\)$/);
     }
-    expect(simulated(sources).some((s) => s.events.some((e) => e.phase))).toBe(true);
+    const phases = new Set(simulated(sources).flatMap((s) => s.events.flatMap((e) => (e.phase ? [e.phase] : []))));
+    expect(phases.size).toBe(resolved.length);
+  });
+
+  it('holds nothing when no setting says it resolves a machine', () => {
+    const doc = controlDocument();
+    const body = ((doc.components as JsonObject).schemas as JsonObject).SandboxSettingsUpdate as JsonObject;
+    for (const property of Object.values(body.properties as JsonObject)) if (isObject(property)) delete property['x-resolves'];
+    expect(simulated(derive(sandboxWith(doc))).every((s) => s.events.every((e) => e.phase === undefined))).toBe(true);
   });
 
   it('follows the control contract: an operation without x-simulates triggers nothing', () => {

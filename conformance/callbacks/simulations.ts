@@ -15,13 +15,6 @@ import { schemaAt, setAt } from './fields.js';
 import type { ControlApi, Simulation } from './sandbox.js';
 import { createdId, firstExample, onlyPathParameter, runStep } from './steps.js';
 
-/**
- * The one sandbox setting the suite names. The control contract says in prose, not as data, that an
- * e-wallet payment (whose creation resolves it by its test amount) stays PENDING for a simulation to
- * decide only while this setting is off; it is changed only when the settings schema declares it.
- */
-const HOLD_SETTING = 'ewallet_auto_resolve';
-
 const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
 const hasError = (t: Transition): boolean => t.effects.some((e) => e.error !== undefined);
 
@@ -61,30 +54,60 @@ export function simulationBody(control: Contract, operation: OperationModel, cre
   return Object.keys(body).length === 0 && !operation.body.required ? undefined : body;
 }
 
-/** Whether the settings operation's body declares the hold setting as a boolean. */
-/** A creation the target resolves by itself in test mode (an e-wallet payment): a simulation can decide it only while held. */
-export const resolvesItselfInTestMode = (operation: OperationModel): boolean => typeof operation.testMode?.callback === 'string';
-
-export function holdPhase(control: ControlApi): Phase | undefined {
+/**
+ * The settings of the control contract's settings operation that let objects of the machines finish by
+ * themselves in the sandbox: each boolean body property whose `x-resolves` names one of them.
+ */
+export function resolvingSettings(control: ControlApi, machines: readonly string[]): string[] {
   const settings = control.callbackSettings;
-  if (!settings) return undefined;
-  const declared = control.contract.deref(schemaAt(control.contract, settings.operation.body?.schema, HOLD_SETTING));
-  if (!isObject(declared) || declared.type !== 'boolean') return undefined;
-  let undo: (() => Promise<void>) | undefined;
-  return {
-    label: `sandbox setting ${HOLD_SETTING} off (${settings.operation.operationId})`,
-    enter: async () => {
-      const change = await control.changeSettings({ [HOLD_SETTING]: false });
-      if (!change.ok) return { ok: false, reason: `cannot turn ${HOLD_SETTING} off: ${change.reason}` };
-      undo = change.undo;
-      return { ok: true };
-    },
-    leave: async () => {
-      await undo?.();
-      undo = undefined;
-    },
-  };
+  if (!settings) return [];
+  const body = control.contract.deref(settings.operation.body?.schema);
+  const properties = isObject(body) ? control.contract.deref(body.properties) : undefined;
+  return Object.entries(isObject(properties) ? properties : {}).flatMap(([name, raw]) => {
+    const property = control.contract.deref(raw);
+    const resolves = isObject(property) ? property['x-resolves'] : undefined;
+    return isObject(property) && property.type === 'boolean' && isObject(resolves) && typeof resolves.machine === 'string' && machines.includes(resolves.machine) ? [name] : [];
+  });
 }
+
+/** One phase per control API, machines and value, so that every event or case needing it runs inside the same one. */
+const phases = new WeakMap<ControlApi, Map<string, Phase | undefined>>();
+
+/**
+ * The settings that let objects of the machines finish by themselves, all set to `on` for the phase and put
+ * back after: off holds a new object for a simulation to decide it (and keeps one whose time comes meanwhile
+ * from finishing), on lets it finish by itself. Undefined when no setting resolves those machines.
+ */
+export function settingsPhase(control: ControlApi, machines: readonly string[], on: boolean): Phase | undefined {
+  const key = `${[...machines].sort().join(',')}:${String(on)}`;
+  const known = phases.get(control) ?? new Map<string, Phase | undefined>();
+  phases.set(control, known);
+  if (known.has(key)) return known.get(key);
+  const names = resolvingSettings(control, machines);
+  let phase: Phase | undefined;
+  if (names.length > 0) {
+    const changes = Object.fromEntries(names.map((name) => [name, on]));
+    let undo: (() => Promise<void>) | undefined;
+    phase = {
+      label: `sandbox setting ${names.join(', ')} ${on ? 'on' : 'off'} (${control.callbackSettings?.operation.operationId ?? ''})`,
+      enter: async () => {
+        const change = await control.changeSettings(changes);
+        if (!change.ok) return { ok: false, reason: `cannot turn ${names.join(', ')} ${on ? 'on' : 'off'}: ${change.reason}` };
+        undo = change.undo;
+        return { ok: true };
+      },
+      leave: async () => {
+        await undo?.();
+        undo = undefined;
+      },
+    };
+  }
+  known.set(key, phase);
+  return phase;
+}
+
+/** Holds what the target would finish by itself for these machines (an e-wallet payment, a disbursement...), for a simulation to decide it. */
+export const holdPhase = (control: ControlApi, machines: readonly string[]): Phase | undefined => settingsPhase(control, machines, false);
 
 interface Plan {
   machine: StateMachine;
@@ -117,22 +140,33 @@ function plans(contract: Contract, control: ControlApi): Plan[] {
   });
 }
 
-/** Creates the object, confirms it where the machine says, and simulates the event on it; `expect` learns the values the simulation was given. */
-async function fireSimulation(env: TriggerEnv, control: ControlApi, plan: Plan, creationBody: JsonObject, expect: CallbackEvent['expect']): Promise<Fired> {
+type Confirmed = { ok: true; object: JsonObject; id: string | undefined; fired: Fired } | { ok: false; fired: Fired };
+
+/**
+ * Creates the object (its references provided) and takes it through the test-mode confirmation its machine
+ * needs while in `from` (a direct debit's OTP), so that what comes next (the bank's answer) can happen.
+ */
+export async function createConfirmed(env: TriggerEnv, machine: StateMachine, creation: string, from: string, creationBody: JsonObject): Promise<Confirmed> {
   const { contract } = env.context;
-  const filled = await withReferences(env, plan.creation, creationBody);
-  if ('reason' in filled) return { fired: false, reason: filled.reason };
-  const created = await runStep(env.context, { operationId: plan.creation, body: filled.body });
-  if (!created.ok) return fired(env, created);
+  const filled = await withReferences(env, creation, creationBody);
+  if ('reason' in filled) return { ok: false, fired: { fired: false, reason: filled.reason } };
+  const created = await runStep(env.context, { operationId: creation, body: filled.body });
+  if (!created.ok) return { ok: false, fired: fired(env, created) };
   const object = isObject(created.exchange.json as Json) ? (created.exchange.json as JsonObject) : {};
   const id = createdId(created.exchange);
-  const confirm = confirmation(contract, plan.machine, plan.creation, plan.from);
-  if (confirm) {
-    const parameter = onlyPathParameter(contract, confirm.operationId);
-    if (id === undefined || parameter === undefined) return { fired: false, reason: `${plan.creation}'s answer has no id to give ${confirm.operationId}` };
-    const confirmed = await runStep(env.context, { operationId: confirm.operationId, parameters: { [parameter]: id }, ...(confirm.body ? { body: confirm.body } : {}) });
-    if (!confirmed.ok) return fired(env, confirmed);
-  }
+  const confirm = confirmation(contract, machine, creation, from);
+  if (!confirm) return { ok: true, object, id, fired: fired(env, created) };
+  const parameter = onlyPathParameter(contract, confirm.operationId);
+  if (id === undefined || parameter === undefined) return { ok: false, fired: { fired: false, reason: `${creation}'s answer has no id to give ${confirm.operationId}` } };
+  const confirmed = await runStep(env.context, { operationId: confirm.operationId, parameters: { [parameter]: id }, ...(confirm.body ? { body: confirm.body } : {}) });
+  return confirmed.ok ? { ok: true, object, id, fired: fired(env, confirmed) } : { ok: false, fired: fired(env, confirmed) };
+}
+
+/** Creates the object, confirms it where the machine says, and simulates the event on it; `expect` learns the values the simulation was given. */
+async function fireSimulation(env: TriggerEnv, control: ControlApi, plan: Plan, creationBody: JsonObject, expect: CallbackEvent['expect']): Promise<Fired> {
+  const confirmed = await createConfirmed(env, plan.machine, plan.creation, plan.from, creationBody);
+  if (!confirmed.ok) return confirmed.fired;
+  const { object, id } = confirmed;
   const operationId = plan.simulation.operation.operationId;
   const parameter = onlyPathParameter(control.contract, operationId);
   if (parameter !== undefined && id === undefined) return { fired: false, reason: `${plan.creation}'s answer has no id to give ${operationId}` };
@@ -170,7 +204,6 @@ export function simulationTriggers(env: TriggerEnv): TriggerSource[] {
     });
   }
   const all = plans(contract, control);
-  const hold = holdPhase(control);
   const simulated = all.map((plan) => `${plan.machine.key} ${plan.simulation.event}`);
   const covered: TriggerSource[] = all.map((plan): TriggerSource => {
     const operationId = plan.simulation.operation.operationId;
@@ -179,8 +212,8 @@ export function simulationTriggers(env: TriggerEnv): TriggerSource[] {
     if ('unavailable' in target) return { webhook: plan.webhook.operationId, via, unavailable: target.unavailable, events: [] };
     const key = env.newKey();
     const { body, correlation } = prepareBody(env, plan.webhook, plan.creation, firstExample(contract, plan.creation), key, target.field);
-    // An object whose creation resolves it by itself in test mode must be held for the simulation to decide it.
-    const phase = resolvesItselfInTestMode(contract.operation(plan.creation)) ? hold : undefined;
+    // An object the target would finish by itself must be held for the simulation to decide it.
+    const phase = holdPhase(control, [plan.machine.key]);
     const expect = stateExpectation(env, plan);
     const event: CallbackEvent = {
       key,

@@ -5,7 +5,7 @@
 //   reaches, either always taken (every transition the operation makes from there sends the callback) or
 //   selected by a test-mode value whose error the transition answers (a direct debit's OTP test codes);
 // - the sandbox control API's simulations, for transitions triggered by events outside the API
-//   (simulations.ts).
+//   (simulations.ts), and the target's own test mode of what a bank finishes (sandbox-test-modes.ts).
 // Where the callback goes comes from `x-delivery.destination`: a request field the suite fills with its
 // receiver's URL, or a dashboard setting (usable when the suite could point it at the receiver through the
 // sandbox control API, or when told the target sends there).
@@ -17,6 +17,7 @@ import { testModeOutcomes, testModeValue } from '../workflows/data.js';
 import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
 import { destination, fired, prepareBody, withReferences, type CallbackEvent, type Change, type Expectation, type Fired, type TriggerEnv, type TriggerSource } from './events.js';
 import { getAt, sameValue, schemaAt, setAt } from './fields.js';
+import { finishingPhase, sandboxTestModeTriggers } from './sandbox-test-modes.js';
 import { simulationTriggers } from './simulations.js';
 import { createdId, firstExample, onlyPathParameter, runStep, type StepSpec } from './steps.js';
 
@@ -37,6 +38,9 @@ function testModeTriggers(env: TriggerEnv): TriggerSource[] {
     const target = destination(env, webhook, operation.operationId);
     if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
     const base = firstExample(contract, operation.operationId);
+    // A target that can turn its test mode's automatic outcome off has it on while these are fired.
+    const machine = [...stateMachines(contract).values()].find((m) => creationOperation(m) === operation.operationId);
+    const phase = env.sandbox.control && machine ? finishingPhase(env.sandbox.control, machine.key) : undefined;
     const listed = testModeOutcomes(operation);
     const fallback = getAt(base, field) as Json | undefined;
     const outcomes = listed.map((outcome) => ({ outcome, value: testModeValue(testMode, outcome) }));
@@ -50,7 +54,7 @@ function testModeTriggers(env: TriggerEnv): TriggerSource[] {
       const carried: [string, Json][] = [[field, value], ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field)];
       const source = `x-test-mode of ${operation.operationId} for ${field} ${JSON.stringify(value)}`;
       const expect = carried.filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined).map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
-      return [{ key, webhook: webhook.operationId, label: `${operation.operationId} with ${field} ${JSON.stringify(value)}`, expect, correlation, fire: async () => fired(env, await runStep(env.context, { operationId: operation.operationId, body })) }];
+      return [{ key, webhook: webhook.operationId, label: `${operation.operationId} with ${field} ${JSON.stringify(value)}`, expect, correlation, ...(phase ? { phase } : {}), fire: async () => fired(env, await runStep(env.context, { operationId: operation.operationId, body })) }];
     });
     return [{ webhook: webhook.operationId, via, events }];
   });
@@ -164,5 +168,5 @@ function stepChange(contract: Contract, route: Route, createdJson: unknown, answ
 }
 
 export function deriveTriggers(env: TriggerEnv): TriggerSource[] {
-  return [...testModeTriggers(env), ...transitionTriggers(env), ...simulationTriggers(env)];
+  return [...testModeTriggers(env), ...sandboxTestModeTriggers(env), ...transitionTriggers(env), ...simulationTriggers(env)];
 }

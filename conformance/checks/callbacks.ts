@@ -196,8 +196,11 @@ async function pointDashboardAtReceiver(context: CheckContext, sandbox: SandboxS
   });
 }
 
-/** Fires the events phase by phase (each phase's events inside its enter/leave), the timed ones last within each. */
-async function fireAll(context: CheckContext, events: CallbackEvent[], timed: Set<CallbackEvent>): Promise<Watched[]> {
+/**
+ * Fires the events phase by phase (each phase's events inside its enter/leave), the timed ones last within
+ * each; a phase in which the target finishes the objects by itself lasts until `arrived` has their callbacks.
+ */
+async function fireAll(context: CheckContext, events: CallbackEvent[], timed: Set<CallbackEvent>, arrived: (watched: Watched[]) => Promise<void>): Promise<Watched[]> {
   const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, context.options.concurrency, async (event) => ({ event, fired: await event.fire() }));
   const phases = [...new Set(events.flatMap((e) => (e.phase ? [e.phase] : [])))];
   const watched: Watched[] = [];
@@ -213,7 +216,12 @@ async function fireAll(context: CheckContext, events: CallbackEvent[], timed: Se
       continue;
     }
     try {
-      watched.push(...(await fire(own.filter((e) => !timed.has(e)))), ...(await fire(own.filter((e) => timed.has(e)))));
+      const inPhase = [...(await fire(own.filter((e) => !timed.has(e)))), ...(await fire(own.filter((e) => timed.has(e))))];
+      watched.push(...inPhase);
+      if (phase?.finishing) {
+        await phase.finishing.bringOn();
+        await arrived(inPhase);
+      }
     } finally {
       await phase?.leave();
     }
@@ -255,10 +263,10 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const events = plans.flatMap((p) => p.events);
     const waitMs = settings.waitMs ?? DEFAULT_WAIT_MS;
     const timed = new Set(plans.flatMap((p) => (p.retry ? [p.retry.event] : [])));
-    const watched = await fireAll(context, events, timed);
     const tell = (event: ProgressEvent): void => context.options.onProgress?.(event);
-    const firedWatches = watched.filter((w): w is FiredWatch => w.fired.fired);
-    const arrived = await Promise.all(firedWatches.map(async (w) => ((await awaitFirst(receiver, w, waitMs, tell)) ? [w.event] : [])));
+    const firstArrivals = (watched: Watched[]) => Promise.all(watched.filter((w): w is FiredWatch => w.fired.fired).map(async (w) => ((await awaitFirst(receiver, w, waitMs, tell)) ? [w.event] : [])));
+    const watched = await fireAll(context, events, timed, async (inPhase) => void (await firstArrivals(inPhase)));
+    const arrived = await firstArrivals(watched);
     const retries = plans.flatMap((p): TimedRetry[] => (p.retry && arrived.flat().includes(p.retry.event) ? [{ event: p.retry.event, expected: p.retry.expected }] : []));
     const drive = await bringRetries(sandbox, receiver, retries, tell);
     const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs, drive)));

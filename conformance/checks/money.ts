@@ -8,7 +8,7 @@
 // after another: two at once would move the same balance.
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
-import { confirmation, holdPhase, resolvesItselfInTestMode, simulationBody } from '../callbacks/simulations.js';
+import { confirmation, holdPhase, simulationBody } from '../callbacks/simulations.js';
 import { probeSandbox, type ControlApi, type Simulation } from '../callbacks/sandbox.js';
 import { onlyPathParameter } from '../callbacks/steps.js';
 import { accountKey, accountLabel, accountsOf, expectedChanges, moneyMachines, type Account, type BalanceEffect, type TransitionValues } from '../data/balance-effects.js';
@@ -17,7 +17,7 @@ import type { Exchange } from '../http.js';
 import { mergeBySubject } from '../results.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
 import { UniqueValues } from '../workflows/data.js';
-import { acceptedTransitions, creationOperation, expiryField, type StateMachine, type Transition } from '../workflows/machines.js';
+import { acceptedTransitions, creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
 import { planReferences, withReferences, type Provided } from '../workflows/provision.js';
 import { runScenario, type Scenario } from '../workflows/scenario.js';
 import { createdId, DEFAULT_WORKFLOW_SETTINGS, freshBody, stateOf, type WorkflowEnv } from '../workflows/steps.js';
@@ -188,24 +188,25 @@ export const money: Check = {
     const control = sandbox.control && sandbox.control.simulations.length > 0 ? sandbox.control : undefined;
     const { cases, unavailable } = casesOf(context, control);
     const env: WorkflowEnv = { unique: new UniqueValues(context.contract), settings: DEFAULT_WORKFLOW_SETTINGS };
-    const hold = control ? holdPhase(control) : undefined;
     const results: CheckResult[] = [];
     const selected = cases.filter((c) => context.selected('money', c.subject));
-    // One case at a time: each compares balances that every other case moves too.
-    for (const c of selected) {
-      // A creation the target resolves by itself in test mode (an e-wallet payment) is held for the event to decide.
-      const held = hold && resolvesItselfInTestMode(c.create) ? hold : undefined;
-      const entered = held ? await held.enter() : { ok: true as const };
-      try {
+    // Whatever the target would finish by itself is held for the whole check: a case's event must be the
+    // simulation's, and an object of an earlier check finishing mid-case (a direct debit crediting CASH)
+    // would move the balances every case compares.
+    const held = control ? holdPhase(control, [...stateMachines(context.contract).keys()]) : undefined;
+    const entered = held ? await held.enter() : { ok: true as const };
+    try {
+      // One case at a time: each compares balances that every other case moves too.
+      for (const c of selected) {
         const result = await runScenario(context, 'money', c.subject, [...new Set([c.create.operationId, ...STEPS])], async (s) => {
           if (!entered.ok) s.skip(entered.reason);
           s.notes.push(c.what);
           await runCase(s, c, control, env, accounts);
         });
         results.push(result);
-      } finally {
-        if (held && entered.ok) await held.leave();
       }
+    } finally {
+      if (held && entered.ok) await held.leave();
     }
     // Several cases share a subject (a simulation run once per variant): one result per subject.
     const merged = mergeBySubject(results);

@@ -15,7 +15,7 @@ import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import type { Exchange } from '../http.js';
 import type { ControlApi, Simulation } from '../callbacks/sandbox.js';
-import { holdPhase, resolvesItselfInTestMode, simulationBody } from '../callbacks/simulations.js';
+import { holdPhase, simulationBody } from '../callbacks/simulations.js';
 import { onlyPathParameter } from '../callbacks/steps.js';
 import { futureTimestamp, getPath, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from './machines.js';
@@ -324,8 +324,9 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
       continue;
     }
     const plan: Planned = { machine, create, setup };
-    // What test mode resolves by itself right after creation must be held for a simulation to decide it.
-    const hold = control && resolvesItselfInTestMode(create) ? holdPhase(control) : undefined;
+    // What the target would finish by itself (the control contract's `x-resolves`) is held, so that each
+    // transition the case causes is the one it judges and the state it reads back stays where it left it.
+    const hold = control ? holdPhase(control, [machine.key]) : undefined;
     const expiry = expiryField(machine);
     const causeFor = new Map(machine.transitions.map((t) => [t, causeOf(contract, machine, control, t)]));
     const causable = (t: Transition): boolean => typeof causeFor.get(t) !== 'string' && ambiguity(contract, machine, t, causeFor.get(t) as Cause, expiry) === undefined;

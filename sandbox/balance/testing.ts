@@ -47,6 +47,8 @@ export function defaultSettings(): MerchantSettings {
     },
     default_disbursement_description: null,
     ewallet_auto_resolve: true,
+    disbursement_auto_resolve: true,
+    direct_debit_auto_resolve: true,
     callback_urls: Object.fromEntries(settingNames.map((name) => [name, `https://merchant.example/callbacks/${name}`])),
   };
 }
@@ -173,6 +175,12 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
     idempotency: {
       run: async () => {
         throw new Error('these modules take no idempotency keys');
+      },
+    },
+    progressions: {
+      delayMs: 0,
+      schedule: async () => {
+        throw new Error('nothing of these modules finishes by itself');
       },
     },
   };

@@ -7,6 +7,7 @@ import { linkingHandlers, paymentMethodControlHandlers } from './linking.js';
 import { paymentControlHandlers, paymentHandlers } from './payments.js';
 
 export { collections } from './records.js';
+export { automaticOutcomes } from './payments.js';
 
 export type DirectDebitHandlers = Pick<
   Handlers<Caller>,

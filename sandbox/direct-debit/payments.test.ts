@@ -22,6 +22,8 @@ async function createPayment(paymentMethodId: string, overrides: Parameters<type
 
 const validate = (id: string, otp_code: string, key: TestKeyName = 'aTest') => sandbox.service(key).validateDirectDebitPaymentOtp({ path: { id }, body: { otp_code } });
 const payments = () => sandbox.ctx.store.list(COLLECTIONS.payments, scopeOf('aTest'));
+/** Leaves the bank's outcome to the control API, as tests of what happens in between need (automatic-outcomes.test.ts tests the other way). */
+const manualOutcomes = () => sandbox.ctx.settings.update(scopeOf('aTest'), { direct_debit_auto_resolve: false });
 
 /** The contract's direct debit failure codes, read from the bundled document. */
 function failureCodes(): string[] {
@@ -140,6 +142,7 @@ describe('createDirectDebitPayment', () => {
 
 describe('validateDirectDebitPaymentOtp', () => {
   it('accepts 222000: the payment stays PENDING, and validating again answers it as it is', async () => {
+    await manualOutcomes();
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { enable_otp: true });
     await sandbox.advance(60_000);
@@ -241,6 +244,7 @@ describe('direct debit lookups', () => {
 
 describe('control API: the bank completes or declines', () => {
   it("completes a payment without OTP: COMPLETED, CASH credited with the amount, callback to the payment's callback_url", async () => {
+    await manualOutcomes();
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { amount: 125000 });
     const before = await cash(sandbox);

@@ -1,12 +1,16 @@
 // Direct debit payments: creation under an Idempotency-key, OTP confirmation, lookups, and the bank's
-// outcome, which in the sandbox comes from the control API (decision `direct-debit-outcome`). Every move
-// out of PENDING is written together with its `direct_debit.payment` callback, in one transaction.
+// outcome, which in the sandbox comes from the control API (decision `direct-debit-outcome`) or, while the
+// merchant's `direct_debit_auto_resolve` is on, by itself once the automatic delay has passed after the OTP
+// was accepted (or after creation without OTP): COMPLETED, or in test mode FAILED with the code the control
+// contract's `x-test-modes` gives the amount. Every move out of PENDING is written together with its
+// `direct_debit.payment` callback, in one transaction.
 import { createHash } from 'node:crypto';
 import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
 import type { Handlers, HandlerResponse } from '@payments-contract/server';
 import type { DirectDebitPaymentCallback } from '@payments-contract/client/webhooks';
 import { scopeOf, type Caller, type SandboxContext, type Scope, type Transaction } from '../context.js';
 import { canonicalJson } from '../json.js';
+import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpExpiresAt, otpMessages } from './otp.js';
 import { COLLECTIONS, currentPaymentMethod, paymentView, storedJson, type LinkedAccountRecord, type PaymentMethodRecord, type PaymentRecord } from './records.js';
@@ -75,7 +79,7 @@ async function finish(ctx: SandboxContext, tx: Transaction, scope: Scope, paymen
 
 export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
   /** The payment as creation makes it, or the error creation answers; runs inside the idempotency record. */
-  async function create(tx: Transaction, scope: Scope, body: Parameters<PaymentHandlers['createDirectDebitPayment']>[0]['body']): Promise<CreateResult> {
+  async function create(tx: Transaction, scope: Scope, body: Parameters<PaymentHandlers['createDirectDebitPayment']>[0]['body'], autoResolve: boolean): Promise<CreateResult> {
     const stored = await tx.get<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scope, body.payment_method_id);
     if (!stored) {
       return { status: 400, body: { error_code: 'PAYMENT_METHOD_NOT_FOUND_ERROR', message: `Payment method ${body.payment_method_id} was not found.` } };
@@ -113,6 +117,8 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
       metadata: storedJson(body.metadata ?? null),
     };
     await tx.insert(COLLECTIONS.payments, scope, payment);
+    // Without OTP nothing stands between the payment and the bank's answer: its countdown starts now.
+    if (!withOtp && autoResolve) await ctx.progressions.schedule(tx, scope, AUTOMATIC_OUTCOME, payment.id);
     return { status: 200, body: paymentView(payment) };
   }
 
@@ -120,9 +126,11 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
     createDirectDebitPayment: async ({ header, body }, { principal }): Promise<CreateResult> => {
       const scope = scopeOf(principal);
       const key = header['idempotency-key'];
+      // Settings are read before the transaction: they are not part of it.
+      const auto = (await ctx.settings.get(scope)).direct_debit_auto_resolve;
       try {
         const outcome = await ctx.store.transaction((tx) =>
-          ctx.idempotency.run(tx, scope, CREATE_OPERATION, key, requestFingerprint(body), () => create(tx, scope, body), (result) => (result.status === 200 ? result.body.id : null)),
+          ctx.idempotency.run(tx, scope, CREATE_OPERATION, key, requestFingerprint(body), () => create(tx, scope, body, auto), (result) => (result.status === 200 ? result.body.id : null)),
         );
         if (outcome.kind === 'first') return outcome.result;
         if (outcome.kind === 'replay') {
@@ -136,8 +144,9 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
       }
     },
 
-    validateDirectDebitPaymentOtp: ({ path, body }, { principal }) => {
+    validateDirectDebitPaymentOtp: async ({ path, body }, { principal }) => {
       const scope = scopeOf(principal);
+      const auto = (await ctx.settings.get(scope)).direct_debit_auto_resolve;
       return ctx.store.transaction(async (tx): Promise<ResultOf<'validateDirectDebitPaymentOtp'>> => {
         const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, path.id);
         if (!payment) return paymentNotFound(path.id);
@@ -159,6 +168,8 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
         }
         const accepted: PaymentRecord = { ...payment, otp_accepted: true, updated: ctx.clock.now(scope).toISOString() };
         await tx.update(COLLECTIONS.payments, scope, accepted);
+        // The OTP was the last step before the bank's answer: its countdown starts now.
+        if (auto) await ctx.progressions.schedule(tx, scope, AUTOMATIC_OUTCOME, accepted.id);
         return { status: 200, body: paymentView(accepted) };
       });
     },
@@ -184,6 +195,14 @@ function outcomeConflict(payment: PaymentRecord): string | null {
   return null;
 }
 
+/** The bank's outcome applied to a payment `outcomeConflict` allows it for: its callback, and the money credited when it completed. */
+async function applyBankOutcome(ctx: SandboxContext, tx: Transaction, scope: Scope, payment: PaymentRecord, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<PaymentRecord> {
+  const finished = await finish(ctx, tx, scope, payment, change);
+  // The debited money is the merchant's income, in the same transaction as the status change.
+  if (finished.status === 'COMPLETED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);
+  return finished;
+}
+
 export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandlers {
   /** Applies the bank's outcome to a payment the state machine lets it apply to (`bank_outcome`). */
   const settle = (caller: Caller, id: string, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<ControlResultOf<'completeDirectDebitPayment'>> => {
@@ -193,14 +212,37 @@ export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandl
       if (!payment) return paymentNotFound(id);
       const conflict = outcomeConflict(payment);
       if (conflict !== null) return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: conflict } };
-      const finished = await finish(ctx, tx, scope, payment, change);
-      // The debited money is the merchant's income, in the same transaction as the status change.
-      if (finished.status === 'COMPLETED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);
-      return { status: 200, body: paymentView(finished) };
+      return { status: 200, body: paymentView(await applyBankOutcome(ctx, tx, scope, payment, change)) };
     });
   };
   return {
     completeDirectDebitPayment: ({ path }, { principal }) => settle(principal, path.id, { status: 'COMPLETED', failure_code: null }),
     failDirectDebitPayment: ({ path, body }, { principal }) => settle(principal, path.id, { status: 'FAILED', failure_code: body.failure_code }),
+  };
+}
+
+/** The progression kind of a direct debit payment's automatic outcome from the bank. */
+const AUTOMATIC_OUTCOME = 'direct_debit_payment';
+
+/** In test mode as the amount selects (the control contract's `x-test-modes`); live payments complete. */
+const automaticOutcome = automaticOutcomeTable<NonNullable<PaymentRecord['failure_code']>>(CREATE_OPERATION, 'DirectDebitFailureCode');
+
+/** What the bank answers by itself. */
+function automaticChange(scope: Scope, payment: PaymentRecord): Pick<PaymentRecord, 'status' | 'failure_code'> {
+  const outcome = automaticOutcome(scope.mode, payment);
+  return outcome.status === 'FAILED' ? { status: 'FAILED', failure_code: outcome.failureCode } : { status: 'COMPLETED', failure_code: null };
+}
+
+/** The payment's automatic outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
+export function automaticOutcomes(ctx: SandboxContext): Record<string, (scope: Scope, id: string) => Promise<void>> {
+  return {
+    [AUTOMATIC_OUTCOME]: async (scope, id) => {
+      if (!(await ctx.settings.get(scope)).direct_debit_auto_resolve) return;
+      await ctx.store.transaction(async (tx) => {
+        const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, id);
+        // A simulation may have ended it since its countdown started.
+        if (payment && outcomeConflict(payment) === null) await applyBankOutcome(ctx, tx, scope, payment, automaticChange(scope, payment));
+      });
+    },
   };
 }

@@ -2,7 +2,9 @@
 // stores the PENDING disbursement (X-IDEMPOTENCY-KEY makes a retry safe), the lookups by id and by
 // external_id, and the bank's answer through the control API: COMPLETED, or FAILED with a failure code and
 // the amount returned to CASH, each announced by the `disbursement.finished` callback in the same
-// transaction.
+// transaction. While the merchant's `disbursement_auto_resolve` is on, the bank answers by itself once the
+// automatic delay has passed: COMPLETED, or in test mode FAILED with the code the control contract's
+// `x-test-modes` gives the destination account number.
 import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
 import type { Handlers } from '@payments-contract/server';
 import type { components } from '@payments-contract/server/types';
@@ -12,6 +14,7 @@ import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
 import { canonicalJson } from '../json.js';
+import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 type Disbursement = components['schemas']['Disbursement'];
@@ -78,8 +81,8 @@ function callbackOf(record: DisbursementRecord): DisbursementFinishedCallback {
 
 type Created = { ok: true; record: DisbursementRecord } | { ok: false; reason: 'insufficient_balance' };
 
-/** Stores the PENDING disbursement and takes its amount from CASH, or changes nothing when CASH is short. */
-async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body: CreateDisbursementRequest, description: string): Promise<Created> {
+/** Stores the PENDING disbursement and takes its amount from CASH, or changes nothing when CASH is short; `autoResolve` starts its countdown. */
+async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body: CreateDisbursementRequest, description: string, autoResolve: boolean): Promise<Created> {
   if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };
   const id = ctx.ids.next();
   const now = ctx.clock.now(caller).toISOString();
@@ -102,7 +105,9 @@ async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body
     created: now,
     updated: now,
   };
-  return { ok: true, record: await tx.insert(COLLECTION, caller, record) };
+  const stored = await tx.insert(COLLECTION, caller, record);
+  if (autoResolve) await ctx.progressions.schedule(tx, caller, AUTOMATIC_OUTCOME, id);
+  return { ok: true, record: stored };
 }
 
 const notFound = (id: string) => ({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `Disbursement ${id} was not found.` } }) as const;
@@ -116,14 +121,16 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
         return { status: 400, body: { error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR', message: `Bank code ${body.bank_code} is not supported for disbursements.` } };
       }
       // Decision `disbursement-description-default`.
-      const description = body.description ?? (await ctx.settings.get(principal)).default_disbursement_description;
+      const settings = await ctx.settings.get(principal);
+      const description = body.description ?? settings.default_disbursement_description;
       if (description === null) {
         return { status: 400, body: { error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR', message: 'No description was sent and no default disbursement description is configured in the dashboard.' } };
       }
       const key = header['x-idempotency-key'];
       const answer = await ctx.store.transaction(async (tx) => {
-        if (key === undefined) return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description) };
-        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), () => create(ctx, tx, principal, body, description), (result) => (result.ok ? result.record.id : null));
+        const auto = settings.disbursement_auto_resolve;
+        if (key === undefined) return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description, auto) };
+        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), () => create(ctx, tx, principal, body, description, auto), (result) => (result.ok ? result.record.id : null));
       });
       // Decision `idempotency-key-reuse`.
       if (answer.kind === 'replay') {
@@ -200,6 +207,30 @@ export function disbursementControlHandlers(ctx: SandboxContext): Pick<ControlHa
       if (result.kind === 'missing') return notFound(path.id);
       if (result.kind === 'final') return conflict(result.record, 'failed');
       return { status: 200, body: resourceOf(result.record) };
+    },
+  };
+}
+
+/** The progression kind of a disbursement's automatic answer from the bank. */
+const AUTOMATIC_OUTCOME = 'disbursement';
+
+/** In test mode as the account number selects (the control contract's `x-test-modes`); live disbursements complete. */
+const automaticOutcome = automaticOutcomeTable<NonNullable<Disbursement['failure_code']>>(OPERATION, 'DisbursementFailureCode');
+
+/** What the bank answers by itself; instant unless it failed, as the control API's simulations default. */
+function automaticFinish(scope: Scope, record: DisbursementRecord): Finish {
+  const outcome = automaticOutcome(scope.mode, record);
+  return outcome.status === 'FAILED' ? { status: 'FAILED', failure_code: outcome.failureCode, is_instant: false } : { status: 'COMPLETED', is_instant: true };
+}
+
+/** The disbursement's automatic answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
+export function automaticOutcomes(ctx: SandboxContext): Record<string, (scope: Scope, id: string) => Promise<void>> {
+  return {
+    [AUTOMATIC_OUTCOME]: async (scope, id) => {
+      if (!(await ctx.settings.get(scope)).disbursement_auto_resolve) return;
+      const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
+      // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
+      if (record?.status === 'PENDING') await finish(ctx, scope, id, automaticFinish(scope, record));
     },
   };
 }

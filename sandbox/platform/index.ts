@@ -11,12 +11,13 @@ import { clockCollections, createClock, type SandboxClock } from './clock.js';
 import { contractFacts } from './contract-facts.js';
 import { createIdempotency, idempotencyCollections } from './idempotency.js';
 import { createIds } from './ids.js';
+import { createProgressions, DEFAULT_AUTO_PROGRESS_DELAY_MS, progressionsCollections, type SandboxProgressions } from './progressions.js';
 import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
 
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
 
 /** Every collection the platform services store records in. */
-export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections];
+export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections];
 
 export interface PlatformOptions {
   store: Store;
@@ -28,6 +29,10 @@ export interface PlatformOptions {
   defaultCallbackUrl: string | null;
   /** SANDBOX_CALLBACK_URL_<SETTING>: per dashboard setting, a default URL that replaces `defaultCallbackUrl`. */
   defaultCallbackUrls?: Readonly<Record<string, string>>;
+  /** SANDBOX_AUTO_PROGRESS_DELAY_MS: sandbox milliseconds after which objects finish by themselves. */
+  autoProgressDelayMs?: number;
+  /** SANDBOX_AUTO_PROGRESS: the default of the settings that let objects finish after the delay (default true). */
+  autoProgress?: boolean;
   /** Balances a merchant starts with (and returns to on reset); default CASH 100000000000, HOLDING 0. */
   initialBalance?: Partial<Record<AccountType, number>>;
   fetch?: typeof fetch;
@@ -52,6 +57,8 @@ export interface Platform {
   idempotency: Idempotency;
   callbacks: Outbox;
   dispatcher: Dispatcher;
+  /** What finishes by itself; the domain modules register their handlers, `start` starts it with the dispatcher. */
+  progressions: SandboxProgressions;
 }
 
 /** Loads what the services keep in memory (the clock's offset, settings overrides); the dispatcher starts stopped. */
@@ -64,7 +71,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     facts: contractFacts(),
     defaultCallbackUrl: options.defaultCallbackUrl,
     ...(options.defaultCallbackUrls ? { defaultCallbackUrls: options.defaultCallbackUrls } : {}),
+    ...(options.autoProgress !== undefined ? { autoProgress: options.autoProgress } : {}),
   });
+  // Before the dispatcher: both follow the clock's advances, in this order (see progressions.ts).
+  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -76,5 +86,5 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.callbackTimeoutMs !== undefined ? { attemptTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });
-  return { store, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher };
+  return { store, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };
 }

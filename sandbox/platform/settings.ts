@@ -47,7 +47,7 @@ function derivedCode(merchantId: string, salt: string): string {
 /** 999999 numbers behind the code: suffixes 000001 to 999999 (000000 is left out, as banks do). */
 const rangeBehind = (code: string) => ({ from: `${code}000001`, to: `${code}999999` });
 
-export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallbackUrl: string | null, perSetting: Readonly<Record<string, string>> = {}): MerchantSettings {
+export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallbackUrl: string | null, perSetting: Readonly<Record<string, string>> = {}, autoProgress = true): MerchantSettings {
   return {
     virtual_account_number_range: Object.fromEntries(
       facts.virtualAccountBanks.map((bank) => {
@@ -66,6 +66,8 @@ export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallb
     ),
     default_disbursement_description: null,
     ewallet_auto_resolve: true,
+    disbursement_auto_resolve: autoProgress,
+    direct_debit_auto_resolve: autoProgress,
     callback_urls: Object.fromEntries(facts.callbackSettings.map((setting) => [setting, perSetting[setting] ?? defaultCallbackUrl])),
   };
 }
@@ -141,6 +143,8 @@ export interface SettingsOptions {
   defaultCallbackUrl: string | null;
   /** Per dashboard setting, a default URL that replaces `defaultCallbackUrl` for that setting. */
   defaultCallbackUrls?: Readonly<Record<string, string>>;
+  /** SANDBOX_AUTO_PROGRESS: the default of the settings that let objects finish after the delay (default true). */
+  autoProgress?: boolean;
 }
 
 export async function createSettings(options: SettingsOptions): Promise<SandboxSettings> {
@@ -157,7 +161,7 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const defaultsOf = (scope: Scope): MerchantSettings => {
     const key = scopeKey(scope);
     let found = defaults.get(key);
-    if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting)));
+    if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting, options.autoProgress ?? true)));
     return found;
   };
   // A copy, so a caller changing what it was given cannot change the cached settings.

@@ -85,6 +85,66 @@ describe('the sandbox control contract', () => {
     const attempt = deref(control, (properties[String(deliveries.attempts)] as JsonObject).items) as JsonObject;
     expect((attempt.properties as JsonObject)[String(deliveries.attempt_time)]).toMatchObject({ type: 'string', format: 'date-time' });
   });
+
+  describe('automatic outcomes (x-test-modes, x-resolves, x-auto-progress-delay)', () => {
+    const testModes = control['x-test-modes'] as JsonObject;
+    const serviceOperations = listOperations(service);
+    const settingsBody = namedBodyProperties('x-callback-settings', 'callbackSettings').properties;
+    const resolving = Object.entries(settingsBody).flatMap(([name, raw]) => {
+      const resolves = (deref(control, raw) as JsonObject)['x-resolves'];
+      return resolves === undefined ? [] : [{ name, property: deref(control, raw) as JsonObject, resolves: resolves as JsonObject }];
+    });
+    /** The machine whose creation transition the operation triggers. */
+    const machineCreatedBy = (operationId: string): string | undefined =>
+      Object.entries(machines).find(([, raw]) => (((deref(service, raw) as JsonObject).transitions ?? []) as JsonObject[]).some((t) => t.from === null && (t.trigger as JsonObject).operation === operationId))?.[0];
+    const bodyOf = (operationId: string): JsonObject => {
+      const entry = serviceOperations.find((o) => o.operationId === operationId);
+      return deref(service, ((((entry?.operation.requestBody as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema)) as JsonObject;
+    };
+
+    it('are well formed', () => {
+      expect(conforms('testModes', testModes)).toEqual([]);
+      for (const { name, resolves, property } of resolving) {
+        expect(conforms('resolves', resolves), name).toEqual([]);
+        expect(property.type, name).toBe('boolean');
+        expect(Object.keys(machines), name).toContain(resolves.machine);
+      }
+    });
+
+    it.each(Object.keys(testModes))('%s: each documented value is a valid request value selecting one failure code of its callback, every code once', (operationId) => {
+      const testMode = testModes[operationId] as JsonObject;
+      const field = String(testMode.field);
+      const fieldSchema = (bodyOf(operationId).properties as JsonObject)[field];
+      expect(fieldSchema, `${operationId} has no body field ${field}`).toBeDefined();
+      const webhook = Object.values(service.webhooks as JsonObject).map((item) => (item as JsonObject).post as JsonObject).find((post) => post.operationId === testMode.callback);
+      expect(webhook, String(testMode.callback)).toBeDefined();
+      const callbackBody = deref(service, (((webhook?.requestBody as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema) as JsonObject;
+      const failureCode = deref(service, (callbackBody.properties as JsonObject).failure_code) as JsonObject;
+      const codes = (failureCode.enum ?? (deref(service, (failureCode.anyOf as JsonObject[] | undefined)?.[0]) as JsonObject | undefined)?.enum) as string[] | undefined;
+      const outcomes = testMode.outcomes as JsonObject[];
+      const validate = ajv.compile(deref(service, fieldSchema) as JsonObject);
+      for (const outcome of outcomes) expect(validate(outcome[field]), `${field} ${JSON.stringify(outcome[field])}`).toBe(true);
+      const values = outcomes.map((o) => JSON.stringify(o[field]));
+      expect(values.filter((v, i) => values.indexOf(v) !== i)).toEqual([]);
+      expect(outcomes.every((o) => o.status === 'FAILED')).toBe(true);
+      expect(outcomes.map((o) => o.failure_code).sort()).toEqual([...(codes ?? ['the callback has no failure_code enum'])].filter((c) => c !== null).sort());
+      expect(testMode.default_outcome).toEqual({ status: 'COMPLETED' });
+    });
+
+    it.each(Object.keys(testModes))('%s: a setting resolves the machine it creates', (operationId) => {
+      const machine = machineCreatedBy(operationId);
+      expect(machine, `${operationId} creates no machine's object`).toBeDefined();
+      expect(resolving.map((r) => r.resolves.machine)).toContain(machine);
+    });
+
+    it('names the field of getSandbox holding the delay', () => {
+      const named = control['x-auto-progress-delay'] as JsonObject;
+      expect(conforms('autoProgressDelay', named)).toEqual([]);
+      const operation = controlOperations.find((o) => o.operationId === named.operation);
+      const info = deref(control, ((((operation?.operation.responses as JsonObject)['200'] as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema) as JsonObject;
+      expect((info.properties as JsonObject)[String(named.field)]).toMatchObject({ type: 'integer' });
+    });
+  });
 });
 
 // The control API's own decisions; it also cites the service contract's through the schemas it shares.

@@ -1,7 +1,7 @@
 // Test support: a small target with a sandbox control API, enough to drive the suite's simulation triggers.
 // It serves GET /sandbox, its control contract at /sandbox/openapi.json (the bundled one, with
 // `x-simulates` and `x-callback-settings` added where it lacks them, and without the clock and the delivery
-// records, which it does not offer), the settings, disbursement creation
+// records, which it does not offer, and without the automatic outcomes of `x-test-modes`), the settings, disbursement creation
 // with the bank's two simulated answers, and e-wallet payments that resolve by their test amount unless
 // `ewallet_auto_resolve` is off, with approve and decline. Callbacks go to the configured callback URLs
 // and are retried like a real target's. Each fault option breaks one thing.
@@ -47,6 +47,9 @@ export function controlDocument(options: { simulates?: boolean; callbackSettings
   // time, as for any target whose control contract does not say how to bring them on.
   delete doc['x-clock-advance'];
   delete doc['x-callback-deliveries'];
+  // Nor does it finish disbursements or direct debits by itself: it documents no such test mode.
+  delete doc['x-test-modes'];
+  delete doc['x-auto-progress-delay'];
   return doc;
 }
 

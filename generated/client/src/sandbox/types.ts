@@ -12,7 +12,7 @@ export interface paths {
          * Describe the sandbox
          * @description Tells a client that the target is a sandbox, which merchant and mode the key belongs to, the current
          *     time of that merchant in that mode (which the clock endpoints can move for this key alone) and the
-         *     spacing of callback attempts it was started with. Conformance runs use it to detect the control API.
+         *     spacing of callback attempts and the delay of automatic outcomes it was started with. Conformance runs use it to detect the control API.
          *
          *     Keys: every merchant has a test key (`sk_test_...`) and a live key (`sk_live_...`); the key alone
          *     selects the merchant and the mode, and nothing created with one pair is visible with another. The
@@ -95,9 +95,9 @@ export interface paths {
          * Read the merchant's dashboard settings
          * @description Returns what the merchant of the key has configured in the dashboard for the key's mode: number ranges
          *     and bank activation for fixed virtual accounts, code ranges for payment codes, the default disbursement
-         *     description, whether e-wallet payments resolve by themselves, and the callback URLs. The service's
-         *     operations read these settings where their `x-error-triggers` name a `merchant_setting`, so changing
-         *     them with `updateSettings` makes those errors reachable. Sandbox decision: every setting has a default
+         *     description, whether e-wallet payments, disbursements and direct debit payments resolve by themselves,
+         *     and the callback URLs. The service's operations read these settings where their `x-error-triggers`
+         *     name a `merchant_setting`, so changing them with `updateSettings` makes those errors reachable. Sandbox decision: every setting has a default
          *     (described on each field), so a new merchant can use every operation at once.
          *
          */
@@ -608,6 +608,12 @@ export interface components {
              *     long, or advances the clock by it. Always given by `GET /sandbox`.
              *      */
             callback_retry_delay_ms?: number;
+            /** @description Milliseconds of the merchant's sandbox time after which a disbursement, or a direct debit payment
+             *     whose OTP was accepted (or that needs none), finishes by itself while its automatic setting is on
+             *     (`SANDBOX_AUTO_PROGRESS_DELAY_MS`, default 3000). Advancing the clock by it makes them finish at once.
+             *     Always given by `GET /sandbox`.
+             *      */
+            auto_progress_delay_ms?: number;
         };
         /**
          * ValidationIssue
@@ -746,6 +752,21 @@ export interface components {
              *     stays `PENDING` until `approveEwalletPayment` or `declineEwalletPayment`. Default true.
              *      */
             ewallet_auto_resolve: boolean;
+            /** @description true: a disbursement created while it is on finishes by itself `auto_progress_delay_ms` later in the
+             *     merchant's sandbox time, `COMPLETED`, or `FAILED` with the failure code its `account_number` selects
+             *     in test mode (`x-test-modes` of this contract), with its callback. false: it stays `PENDING` until
+             *     `completeDisbursement` or `failDisbursement`; one whose time comes while the setting is off stays
+             *     `PENDING` too. Those simulations work either way while it is `PENDING`
+             *     ([decision](#/decisions/sandbox-automatic-outcomes)). Default true (`SANDBOX_AUTO_PROGRESS`).
+             *      */
+            disbursement_auto_resolve: boolean;
+            /** @description true: a direct debit payment whose OTP is accepted while it is on (or created without OTP while it is
+             *     on) gets the bank's outcome by itself `auto_progress_delay_ms` later in the merchant's sandbox time,
+             *     `COMPLETED`, or `FAILED` with the failure code its `amount` selects in test mode (`x-test-modes` of
+             *     this contract), with its callback. false: it stays `PENDING` until `completeDirectDebitPayment` or
+             *     `failDirectDebitPayment`. Default true (`SANDBOX_AUTO_PROGRESS`).
+             *      */
+            direct_debit_auto_resolve: boolean;
             /** @description The merchant's callback URL per dashboard setting, keyed by the `x-delivery.destination.dashboard_setting`
              *     of the service's webhooks (`fva_paid_callback_url`, ...); null: not configured, and a callback of that
              *     kind is recorded as failed with the reason "no callback URL configured". Default: the URL the sandbox
@@ -784,6 +805,10 @@ export interface components {
             default_disbursement_description?: string | null;
             /** @description Whether e-wallet payments resolve by their test amount right after creation. */
             ewallet_auto_resolve?: boolean;
+            /** @description Whether disbursements finish by themselves after the automatic delay. */
+            disbursement_auto_resolve?: boolean;
+            /** @description Whether direct debit payments get the bank's outcome by themselves after the automatic delay. */
+            direct_debit_auto_resolve?: boolean;
             /** @description Callback URLs to set, per dashboard setting; null removes one. */
             callback_urls?: {
                 [key: string]: string | null;

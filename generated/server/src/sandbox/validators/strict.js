@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const getSandbox_response200 = validate20;
 const schema31 = {"$ref":"openapi#/components/schemas/SandboxInfo","$id":"getSandbox_response200"};
-const schema33 = {"type":"object","required":["merchant_id","mode","now"],"properties":{"merchant_id":{"type":"string"},"mode":{"type":"string","enum":["test","live"]},"now":{"type":"string","format":"date-time"},"callback_retry_delay_ms":{"type":"integer","minimum":0}}};
+const schema33 = {"type":"object","required":["merchant_id","mode","now"],"properties":{"merchant_id":{"type":"string"},"mode":{"type":"string","enum":["test","live"]},"now":{"type":"string","format":"date-time"},"callback_retry_delay_ms":{"type":"integer","minimum":0},"auto_progress_delay_ms":{"type":"integer","minimum":0}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -135,9 +135,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(data.auto_progress_delay_ms !== undefined){
+let data4 = data.auto_progress_delay_ms;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err10 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -146,10 +147,34 @@ vErrors.push(err10);
 }
 errors++;
 }
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getSandbox_response401 = validate22;
 const schema34 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"getSandbox_response401"};
@@ -3136,7 +3161,7 @@ validate52.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const getSettings_response200 = validate55;
 const schema70 = {"$ref":"openapi#/components/schemas/SandboxSettings","$id":"getSettings_response200"};
-const schema71 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
+const schema71 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","disbursement_auto_resolve","direct_debit_auto_resolve","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"disbursement_auto_resolve":{"type":"boolean"},"direct_debit_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
 const schema72 = {"type":"object","required":["merchant_code","from","to"],"properties":{"merchant_code":{"type":"string","pattern":"^[0-9]{5}$"},"from":{"type":"string","pattern":"^[0-9]+$"},"to":{"type":"string","pattern":"^[0-9]+$"}}};
 const schema73 = {"type":"object","required":["prefix","from","to"],"properties":{"prefix":{"type":"string","pattern":"^[0-9]{3,6}$"},"from":{"type":"string","pattern":"^[0-9]+$"},"to":{"type":"string","pattern":"^[0-9]+$"}}};
 const pattern14 = new RegExp("^[A-Z][A-Z_]*$", "u");
@@ -3228,13 +3253,33 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.callback_urls === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(data.disbursement_auto_resolve === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "disbursement_auto_resolve"},message:"must have required property '"+"disbursement_auto_resolve"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+if(data.direct_debit_auto_resolve === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "direct_debit_auto_resolve"},message:"must have required property '"+"direct_debit_auto_resolve"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.callback_urls === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -3245,33 +3290,7 @@ for(const key0 in data0){
 const _errs3 = errors;
 if(typeof key0 === "string"){
 if(!pattern14.test(key0)){
-const err8 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err9 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema71.properties.virtual_account_number_range.propertyNames,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err10 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+const err10 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3280,8 +3299,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema71.properties.virtual_account_number_range.propertyNames,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3290,8 +3311,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3300,11 +3325,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(!pattern15.test(data2)){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema72.properties.merchant_code,data:data2};
+if(data1.from === undefined){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3313,9 +3335,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.merchant_code.type,parentSchema:schema72.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3324,12 +3345,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(!pattern16.test(data3)){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.from,data:data3};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(!pattern15.test(data2)){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema72.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3340,7 +3360,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.from.type,parentSchema:schema72.properties.from,data:data3};
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.merchant_code.type,parentSchema:schema72.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3350,11 +3370,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(!pattern16.test(data4)){
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.to,data:data4};
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(!pattern16.test(data3)){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3365,7 +3385,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.to.type,parentSchema:schema72.properties.to,data:data4};
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.from.type,parentSchema:schema72.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3375,9 +3395,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data1};
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(!pattern16.test(data4)){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3387,14 +3409,37 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
 else {
-const err20 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.virtual_account_number_range.type,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.to.type,parentSchema:schema72.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data1};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.virtual_account_number_range.type,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -3407,23 +3452,23 @@ for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
+const err23 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err23];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err23);
 }
 errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.virtual_account_bank_activation.items.type,parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
+const err24 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.virtual_account_bank_activation.items.type,parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err24];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -3439,12 +3484,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err23 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
+const err25 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err25];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err25);
 }
 errors++;
 break;
@@ -3454,12 +3499,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.virtual_account_bank_activation.type,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
+const err26 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.virtual_account_bank_activation.type,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err26];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -3467,12 +3512,12 @@ errors++;
 if(data.closed_virtual_accounts_enabled !== undefined){
 let data7 = data.closed_virtual_accounts_enabled;
 if(typeof data7 !== "boolean"){
-const err25 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.closed_virtual_accounts_enabled.type,parentSchema:schema71.properties.closed_virtual_accounts_enabled,data:data7};
+const err27 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.closed_virtual_accounts_enabled.type,parentSchema:schema71.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -3480,12 +3525,12 @@ errors++;
 if(data.expiration_date_enabled !== undefined){
 let data8 = data.expiration_date_enabled;
 if(typeof data8 !== "boolean"){
-const err26 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.expiration_date_enabled.type,parentSchema:schema71.properties.expiration_date_enabled,data:data8};
+const err28 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.expiration_date_enabled.type,parentSchema:schema71.properties.expiration_date_enabled,data:data8};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err28];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -3497,33 +3542,7 @@ for(const key2 in data9){
 const _errs24 = errors;
 if(typeof key2 === "string"){
 if(!pattern14.test(key2)){
-const err27 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err28 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema71.properties.payment_code_range.propertyNames,parentSchema:schema71.properties.payment_code_range,data:data9};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err29 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+const err29 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3532,8 +3551,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err30 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err30 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema71.properties.payment_code_range.propertyNames,parentSchema:schema71.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3542,8 +3563,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3552,11 +3577,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(!pattern20.test(data11)){
-const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema73.properties.prefix,data:data11};
+if(data10.from === undefined){
+const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3565,9 +3587,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.prefix.type,parentSchema:schema73.properties.prefix,data:data11};
+if(data10.to === undefined){
+const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3576,12 +3597,11 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(!pattern16.test(data12)){
-const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.from,data:data12};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(!pattern20.test(data11)){
+const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema73.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3592,7 +3612,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.from.type,parentSchema:schema73.properties.from,data:data12};
+const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.prefix.type,parentSchema:schema73.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3602,11 +3622,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(!pattern16.test(data13)){
-const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.to,data:data13};
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(!pattern16.test(data12)){
+const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3617,7 +3637,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.to.type,parentSchema:schema73.properties.to,data:data13};
+const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.from.type,parentSchema:schema73.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3627,9 +3647,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data:data10};
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(!pattern16.test(data13)){
+const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3639,9 +3661,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
 else {
-const err39 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.payment_code_range.type,parentSchema:schema71.properties.payment_code_range,data:data9};
+const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.to.type,parentSchema:schema73.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3651,10 +3672,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err40 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema71.properties.default_disbursement_description.type},message:"must be string,null",schema:schema71.properties.default_disbursement_description.type,parentSchema:schema71.properties.default_disbursement_description,data:data14};
+}
+else {
+const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3663,9 +3683,10 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) < 1){
-const err41 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema71.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.payment_code_range.type,parentSchema:schema71.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3675,11 +3696,10 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err42 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.ewallet_auto_resolve.type,parentSchema:schema71.properties.ewallet_auto_resolve,data:data15};
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err42 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema71.properties.default_disbursement_description.type},message:"must be string,null",schema:schema71.properties.default_disbursement_description.type,parentSchema:schema71.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3688,15 +3708,9 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data.callback_urls !== undefined){
-let data16 = data.callback_urls;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-const _errs41 = errors;
-if(typeof key4 === "string"){
-if(!pattern23.test(key4)){
-const err43 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema71.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(typeof data14 === "string"){
+if(func1(data14) < 1){
+const err43 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema71.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3706,9 +3720,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-var valid12 = _errs41 === errors;
-if(!valid12){
-const err44 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema71.properties.callback_urls.propertyNames,parentSchema:schema71.properties.callback_urls,data:data16};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err44 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.ewallet_auto_resolve.type,parentSchema:schema71.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3718,10 +3734,10 @@ vErrors.push(err44);
 errors++;
 }
 }
-for(const key5 in data16){
-let data17 = data16[key5];
-if((typeof data17 !== "string") && (data17 !== null)){
-const err45 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema71.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema71.properties.callback_urls.additionalProperties.type,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err45 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.disbursement_auto_resolve.type,parentSchema:schema71.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3730,9 +3746,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 2048){
-const err46 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+}
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err46 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.direct_debit_auto_resolve.type,parentSchema:schema71.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3741,8 +3759,15 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!(formats6(data17))){
-const err47 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+}
+if(data.callback_urls !== undefined){
+let data18 = data.callback_urls;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key4 in data18){
+const _errs45 = errors;
+if(typeof key4 === "string"){
+if(!pattern23.test(key4)){
+const err47 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema71.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3752,10 +3777,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.callback_urls.type,parentSchema:schema71.properties.callback_urls,data:data16};
+var valid12 = _errs45 === errors;
+if(!valid12){
+const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema71.properties.callback_urls.propertyNames,parentSchema:schema71.properties.callback_urls,data:data18};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3765,9 +3789,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
-else {
-const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
+for(const key5 in data18){
+let data19 = data18[key5];
+if((typeof data19 !== "string") && (data19 !== null)){
+const err49 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema71.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema71.properties.callback_urls.additionalProperties.type,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3776,10 +3801,56 @@ vErrors.push(err49);
 }
 errors++;
 }
+if(typeof data19 === "string"){
+if(func1(data19) > 2048){
+const err50 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(!(formats6(data19))){
+const err51 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.callback_urls.type,parentSchema:schema71.properties.callback_urls,data:data18};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
 validate56.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3800,7 +3871,7 @@ errors = vErrors.length;
 validate55.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getSettings_response401 = validate58;
 const schema74 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"getSettings_response401"};
@@ -4614,7 +4685,7 @@ validate64.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const updateSettings_body = validate67;
 const schema83 = {"$ref":"openapi#/components/schemas/SandboxSettingsUpdate","$id":"updateSettings_body"};
-const schema84 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
+const schema84 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","uniqueItems":true,"items":{"type":"string","pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"minLength":1},"ewallet_auto_resolve":{"type":"boolean","x-resolves":{"machine":"ewalletPayment"}},"disbursement_auto_resolve":{"type":"boolean","x-resolves":{"machine":"disbursement"}},"direct_debit_auto_resolve":{"type":"boolean","x-resolves":{"machine":"directDebitPayment"}},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
 const pattern37 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$", "u");
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5079,14 +5150,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data16 = data.callback_urls;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-const _errs41 = errors;
-if(typeof key4 === "string"){
-if(!pattern23.test(key4)){
-const err35 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema84.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err35 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema84.properties.disbursement_auto_resolve.type,parentSchema:schema84.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5096,9 +5163,10 @@ vErrors.push(err35);
 errors++;
 }
 }
-var valid12 = _errs41 === errors;
-if(!valid12){
-const err36 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema84.properties.callback_urls.propertyNames,parentSchema:schema84.properties.callback_urls,data:data16};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err36 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema84.properties.direct_debit_auto_resolve.type,parentSchema:schema84.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5108,10 +5176,14 @@ vErrors.push(err36);
 errors++;
 }
 }
-for(const key5 in data16){
-let data17 = data16[key5];
-if((typeof data17 !== "string") && (data17 !== null)){
-const err37 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema84.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema84.properties.callback_urls.additionalProperties.type,parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
+if(data.callback_urls !== undefined){
+let data18 = data.callback_urls;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key4 in data18){
+const _errs45 = errors;
+if(typeof key4 === "string"){
+if(!pattern23.test(key4)){
+const err37 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema84.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5120,9 +5192,10 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 2048){
-const err38 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
+}
+var valid12 = _errs45 === errors;
+if(!valid12){
+const err38 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema84.properties.callback_urls.propertyNames,parentSchema:schema84.properties.callback_urls,data:data18};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5131,8 +5204,11 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(!pattern37.test(data17)){
-const err39 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
+}
+for(const key5 in data18){
+let data19 = data18[key5];
+if((typeof data19 !== "string") && (data19 !== null)){
+const err39 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema84.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema84.properties.callback_urls.additionalProperties.type,parentSchema:schema84.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5141,8 +5217,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!(formats6(data17))){
-const err40 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data17};
+if(typeof data19 === "string"){
+if(func1(data19) > 2048){
+const err40 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema84.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5151,11 +5228,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.properties.callback_urls.type,parentSchema:schema84.properties.callback_urls,data:data16};
+if(!pattern37.test(data19)){
+const err41 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5164,10 +5238,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-}
-else {
-const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.type,parentSchema:schema84,data};
+if(!(formats6(data19))){
+const err42 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema84.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5176,10 +5248,35 @@ vErrors.push(err42);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.properties.callback_urls.type,parentSchema:schema84.properties.callback_urls,data:data18};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema84.type,parentSchema:schema84,data};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
 validate68.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5200,7 +5297,7 @@ errors = vErrors.length;
 validate67.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateSettings_response200 = validate70;
 const schema87 = {"$ref":"openapi#/components/schemas/SandboxSettings","$id":"updateSettings_response200"};
@@ -5286,13 +5383,33 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.callback_urls === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(data.disbursement_auto_resolve === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "disbursement_auto_resolve"},message:"must have required property '"+"disbursement_auto_resolve"+"'",schema:schema71.required,parentSchema:schema71,data};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+if(data.direct_debit_auto_resolve === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "direct_debit_auto_resolve"},message:"must have required property '"+"direct_debit_auto_resolve"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.callback_urls === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema71.required,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -5303,33 +5420,7 @@ for(const key0 in data0){
 const _errs3 = errors;
 if(typeof key0 === "string"){
 if(!pattern14.test(key0)){
-const err8 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err9 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema71.properties.virtual_account_number_range.propertyNames,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err10 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+const err10 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5338,8 +5429,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema71.properties.virtual_account_number_range.propertyNames,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5348,8 +5441,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5358,11 +5455,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(!pattern15.test(data2)){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema72.properties.merchant_code,data:data2};
+if(data1.from === undefined){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5371,9 +5465,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.merchant_code.type,parentSchema:schema72.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema72.required,parentSchema:schema72,data:data1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5382,12 +5475,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(!pattern16.test(data3)){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.from,data:data3};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(!pattern15.test(data2)){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema72.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5398,7 +5490,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.from.type,parentSchema:schema72.properties.from,data:data3};
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.merchant_code.type,parentSchema:schema72.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5408,11 +5500,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(!pattern16.test(data4)){
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.to,data:data4};
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(!pattern16.test(data3)){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5423,7 +5515,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.to.type,parentSchema:schema72.properties.to,data:data4};
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.from.type,parentSchema:schema72.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5433,9 +5525,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data1};
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(!pattern16.test(data4)){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema72.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5445,14 +5539,37 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
 else {
-const err20 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.virtual_account_number_range.type,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema72.properties.to.type,parentSchema:schema72.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema72.type,parentSchema:schema72,data:data1};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.virtual_account_number_range.type,parentSchema:schema71.properties.virtual_account_number_range,data:data0};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -5465,23 +5582,23 @@ for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
+const err23 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err23];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err23);
 }
 errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.virtual_account_bank_activation.items.type,parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
+const err24 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema71.properties.virtual_account_bank_activation.items.type,parentSchema:schema71.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err24];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -5497,12 +5614,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err23 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
+const err25 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err25];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err25);
 }
 errors++;
 break;
@@ -5512,12 +5629,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.virtual_account_bank_activation.type,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
+const err26 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema71.properties.virtual_account_bank_activation.type,parentSchema:schema71.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err26];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -5525,12 +5642,12 @@ errors++;
 if(data.closed_virtual_accounts_enabled !== undefined){
 let data7 = data.closed_virtual_accounts_enabled;
 if(typeof data7 !== "boolean"){
-const err25 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.closed_virtual_accounts_enabled.type,parentSchema:schema71.properties.closed_virtual_accounts_enabled,data:data7};
+const err27 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.closed_virtual_accounts_enabled.type,parentSchema:schema71.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -5538,12 +5655,12 @@ errors++;
 if(data.expiration_date_enabled !== undefined){
 let data8 = data.expiration_date_enabled;
 if(typeof data8 !== "boolean"){
-const err26 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.expiration_date_enabled.type,parentSchema:schema71.properties.expiration_date_enabled,data:data8};
+const err28 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.expiration_date_enabled.type,parentSchema:schema71.properties.expiration_date_enabled,data:data8};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err28];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -5555,33 +5672,7 @@ for(const key2 in data9){
 const _errs24 = errors;
 if(typeof key2 === "string"){
 if(!pattern14.test(key2)){
-const err27 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err28 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema71.properties.payment_code_range.propertyNames,parentSchema:schema71.properties.payment_code_range,data:data9};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err29 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+const err29 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema71.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5590,8 +5681,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err30 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err30 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema71.properties.payment_code_range.propertyNames,parentSchema:schema71.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -5600,8 +5693,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5610,11 +5707,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(!pattern20.test(data11)){
-const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema73.properties.prefix,data:data11};
+if(data10.from === undefined){
+const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -5623,9 +5717,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.prefix.type,parentSchema:schema73.properties.prefix,data:data11};
+if(data10.to === undefined){
+const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema73.required,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -5634,12 +5727,11 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(!pattern16.test(data12)){
-const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.from,data:data12};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(!pattern20.test(data11)){
+const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema73.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5650,7 +5742,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.from.type,parentSchema:schema73.properties.from,data:data12};
+const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.prefix.type,parentSchema:schema73.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5660,11 +5752,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(!pattern16.test(data13)){
-const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.to,data:data13};
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(!pattern16.test(data12)){
+const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5675,7 +5767,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.to.type,parentSchema:schema73.properties.to,data:data13};
+const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.from.type,parentSchema:schema73.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5685,9 +5777,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data:data10};
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(!pattern16.test(data13)){
+const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema73.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5697,9 +5791,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
 else {
-const err39 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.payment_code_range.type,parentSchema:schema71.properties.payment_code_range,data:data9};
+const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema73.properties.to.type,parentSchema:schema73.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5709,10 +5802,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err40 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema71.properties.default_disbursement_description.type},message:"must be string,null",schema:schema71.properties.default_disbursement_description.type,parentSchema:schema71.properties.default_disbursement_description,data:data14};
+}
+else {
+const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema73.type,parentSchema:schema73,data:data10};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5721,9 +5813,10 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) < 1){
-const err41 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema71.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.payment_code_range.type,parentSchema:schema71.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5733,11 +5826,10 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err42 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.ewallet_auto_resolve.type,parentSchema:schema71.properties.ewallet_auto_resolve,data:data15};
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err42 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema71.properties.default_disbursement_description.type},message:"must be string,null",schema:schema71.properties.default_disbursement_description.type,parentSchema:schema71.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5746,15 +5838,9 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data.callback_urls !== undefined){
-let data16 = data.callback_urls;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key4 in data16){
-const _errs41 = errors;
-if(typeof key4 === "string"){
-if(!pattern23.test(key4)){
-const err43 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema71.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(typeof data14 === "string"){
+if(func1(data14) < 1){
+const err43 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema71.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5764,9 +5850,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-var valid12 = _errs41 === errors;
-if(!valid12){
-const err44 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema71.properties.callback_urls.propertyNames,parentSchema:schema71.properties.callback_urls,data:data16};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err44 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.ewallet_auto_resolve.type,parentSchema:schema71.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5776,10 +5864,10 @@ vErrors.push(err44);
 errors++;
 }
 }
-for(const key5 in data16){
-let data17 = data16[key5];
-if((typeof data17 !== "string") && (data17 !== null)){
-const err45 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema71.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema71.properties.callback_urls.additionalProperties.type,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err45 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.disbursement_auto_resolve.type,parentSchema:schema71.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5788,9 +5876,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 2048){
-const err46 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+}
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err46 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema71.properties.direct_debit_auto_resolve.type,parentSchema:schema71.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5799,8 +5889,15 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!(formats6(data17))){
-const err47 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema71.properties.callback_urls.additionalProperties,data:data17};
+}
+if(data.callback_urls !== undefined){
+let data18 = data.callback_urls;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key4 in data18){
+const _errs45 = errors;
+if(typeof key4 === "string"){
+if(!pattern23.test(key4)){
+const err47 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema71.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5810,10 +5907,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.callback_urls.type,parentSchema:schema71.properties.callback_urls,data:data16};
+var valid12 = _errs45 === errors;
+if(!valid12){
+const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema71.properties.callback_urls.propertyNames,parentSchema:schema71.properties.callback_urls,data:data18};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5823,9 +5919,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
-else {
-const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
+for(const key5 in data18){
+let data19 = data18[key5];
+if((typeof data19 !== "string") && (data19 !== null)){
+const err49 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema71.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema71.properties.callback_urls.additionalProperties.type,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5834,10 +5931,56 @@ vErrors.push(err49);
 }
 errors++;
 }
+if(typeof data19 === "string"){
+if(func1(data19) > 2048){
+const err50 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(!(formats6(data19))){
+const err51 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema71.properties.callback_urls.additionalProperties,data:data19};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.properties.callback_urls.type,parentSchema:schema71.properties.callback_urls,data:data18};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema71.type,parentSchema:schema71,data};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
 validate71.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5858,7 +6001,7 @@ errors = vErrors.length;
 validate70.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateSettings_response400 = validate73;
 const schema91 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR","INVALID_JSON_FORMAT"]}}}],"$id":"updateSettings_response400"};
@@ -8306,9 +8449,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(data.auto_progress_delay_ms !== undefined){
+let data4 = data.auto_progress_delay_ms;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err10 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8317,10 +8461,34 @@ vErrors.push(err10);
 }
 errors++;
 }
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate99.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
 
 export const resetSandbox_response401 = validate100;
 const schema121 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"resetSandbox_response401"};
