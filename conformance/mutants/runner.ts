@@ -115,13 +115,25 @@ export function runAgainst(target: MutantTarget, options: RunAgainstOptions = {}
     baseUrl: target.url,
     apiKey: target.keys.test,
     profile: options.profile ?? 'full',
-    timeoutMs: 5_000,
+    // Generous: a mutant sandbox shares two cores with the suite (and with other mutants in a test run); a
+    // request that times out would make its case skipped, and a skipped case catches nothing.
+    timeoutMs: 15_000,
     concurrency: options.concurrency ?? 8,
     strict: false,
     callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: target.callbackToken, waitMs: 5_000 },
     isolation: { otherMerchantKey: target.keys.otherMerchantTest, otherModeKey: target.keys.live },
     ...(options.only ? { only: options.only } : {}),
   });
+}
+
+/** Starts the mutant (none: the sandbox as it is), runs the suite against it and stops it. */
+export async function runMutant(mutant: Mutant | undefined, options: RunAgainstOptions & StartOptions = {}): Promise<RunSummary> {
+  const target = await startMutant(mutant, options);
+  try {
+    return await runAgainst(target, options);
+  } finally {
+    await target.close();
+  }
 }
 
 /** Where a run failed: `check:subject` for every failed result. */
@@ -144,16 +156,12 @@ export interface Verdict {
 /** Runs the suite against one mutant: the full profile, or only the mutant's family with `fast`. */
 export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & StartOptions = {}): Promise<Verdict> {
   const started = performance.now();
-  let target: MutantTarget | undefined;
   try {
-    target = await startMutant(mutant, options);
-    const summary = await runAgainst(target, options.fast ? { only: familyPatterns(mutant.family) } : {});
+    const summary = await runMutant(mutant, { ...options, ...(options.fast ? { only: familyPatterns(mutant.family) } : {}) });
     const failed = failedResults(summary);
     return { mutant, caught: failed.length > 0, failedResults: failed, byFamily: failed.some((f) => f.startsWith(`${mutant.family}:`)), wallMs: performance.now() - started };
   } catch (error) {
     return { mutant, caught: false, failedResults: [], byFamily: false, wallMs: performance.now() - started, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await target?.close();
   }
 }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { mutants as boundaryMutants } from '../mutants/catalogue/boundaries.js';
 import { mutants as moneyMutants } from '../mutants/catalogue/money.js';
-import { runAgainst, startMutant } from '../mutants/runner.js';
+import { runMutant } from '../mutants/runner.js';
 import type { Mutant } from '../mutants/types.js';
 import type { CheckName, RunSummary } from '../types.js';
 
@@ -24,14 +24,7 @@ const EXPECTED_SUBJECT: Record<string, string> = {
   'direct-debit-completion-not-credited': 'completeDirectDebitPayment',
 };
 
-async function run(mutant: Mutant | undefined, only: string[]): Promise<RunSummary> {
-  const target = await startMutant(mutant);
-  try {
-    return await runAgainst(target, { only });
-  } finally {
-    await target.close();
-  }
-}
+const run = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> => runMutant(mutant, { only });
 
 const failures = (summary: RunSummary, check: CheckName): string[] => summary.results.filter((r) => r.check === check && r.outcome === 'failed').map((r) => r.subject);
 

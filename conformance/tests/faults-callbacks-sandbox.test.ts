@@ -5,18 +5,13 @@
 // retries at once and one that makes an attempt too many are each reported on the webhook they break.
 import { describe, expect, it } from 'vitest';
 import { mutants } from '../mutants/catalogue/callbacks.js';
-import { runAgainst, startMutant } from '../mutants/runner.js';
+import { runMutant } from '../mutants/runner.js';
 import type { CheckResult, RunSummary } from '../types.js';
 
 async function callbacksOf(name?: string): Promise<RunSummary> {
   const mutant = name === undefined ? undefined : mutants.find((m) => m.name === name);
   if (name !== undefined && !mutant) throw new Error(`no callbacks mutant ${name}`);
-  const target = await startMutant(mutant);
-  try {
-    return await runAgainst(target, { only: ['callbacks'] });
-  } finally {
-    await target.close();
-  }
+  return runMutant(mutant, { only: ['callbacks'] });
 }
 
 const messages = (result: CheckResult | undefined): string[] => (result?.findings ?? []).filter((f) => f.severity === 'failure').map((f) => f.message);

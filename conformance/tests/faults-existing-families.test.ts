@@ -10,7 +10,7 @@ import { mutants as negativeMutants } from '../mutants/catalogue/negative-data.j
 import { mutants as positiveMutants } from '../mutants/catalogue/positive-data.js';
 import { mutants as responseMutants } from '../mutants/catalogue/response-conformance.js';
 import { mutants as statefulMutants } from '../mutants/catalogue/stateful-workflows.js';
-import { familyPatterns, failedResults, runAgainst, startMutant, type MutantTarget } from '../mutants/runner.js';
+import { failedResults, familyPatterns, runMutant } from '../mutants/runner.js';
 import type { Mutant } from '../mutants/types.js';
 import type { CheckName, CheckResult, RunSummary } from '../types.js';
 
@@ -41,15 +41,7 @@ const PROOFS: Proof[] = [
   { mutant: named(idempotencyMutants, 'disbursement-fingerprint-ignores-amount'), subject: 'createDisbursement', finding: /same key, other values: createDisbursement should answer IDEMPOTENCY_KEY_MISMATCH_ERROR/ },
 ];
 
-async function runWith(mutant: Mutant | undefined, only: string[]): Promise<RunSummary> {
-  let target: MutantTarget | undefined;
-  try {
-    target = await startMutant(mutant);
-    return await runAgainst(target, { only });
-  } finally {
-    await target?.close();
-  }
-}
+const runWith = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> => runMutant(mutant, { only });
 
 describe('mutants of the families the suite already covered', () => {
   let baseline: RunSummary;
