@@ -22,7 +22,10 @@ import type { Platform } from './platform/index.js';
 import { resourceListHandlers } from './platform/resources.js';
 import type { SandboxSettings } from './platform/settings.js';
 import { RESOURCE_KINDS } from './resource-kinds.js';
+import { createStoreGuard } from './cluster/guard.js';
+import { coalesced } from './cluster/fresh-reads.js';
 import { openStore } from './store/open-store.js';
+import { openPostgresStore } from './store/postgres/postgres-store.js';
 import type { CollectionDefinition } from './store/store.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
@@ -60,6 +63,9 @@ export function combineHandlers<const Parts extends readonly object[]>(...parts:
   }
   return combined as Intersection<Parts[number]>;
 }
+
+/** How often, with a shared store, background work reads again the clocks and settings other sandboxes may have moved. */
+export const SHARED_STATE_REFRESH_MS = 500;
 
 export interface SandboxAppOptions {
   /** Sends the callbacks; tests pass an in-process receiver. Default: the global fetch. */
@@ -111,12 +117,16 @@ function withPerKindCallbackUrls(settings: SandboxSettings, defaultUrl: string |
     get: async (scope) => apply(await settings.get(scope)),
     update: async (scope, changes) => apply(await settings.update(scope, changes)),
     forget: (scope) => settings.forget(scope),
+    reload: () => settings.reload(),
   };
 }
 
 export async function createSandboxApp(config: SandboxConfig, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const merchants = createMerchants(config.merchants);
-  const store = openStore({ kind: config.store, dataDir: config.dataDir, collections });
+  const store =
+    config.store === 'postgres'
+      ? await openPostgresStore({ ...(config.database.url ? { connectionString: config.database.url } : {}), collections, poolSize: config.database.poolSize, statementTimeoutMs: config.database.statementTimeoutMs })
+      : openStore({ kind: config.store, dataDir: config.dataDir, collections });
   let platform: Platform;
   let closing: Promise<void> | undefined;
   const observability = createObservability({ merchants, store, logger: options.logger ?? silentLogger, now: (scope) => platform.clock.now(scope), isStopping: () => closing !== undefined });
@@ -163,27 +173,40 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
   for (const [kind, handler] of Object.entries({ ...disbursements.automaticOutcomes(ctx), ...directDebit.automaticOutcomes(ctx) })) platform.progressions.handle(kind, handler);
 
+  // With a store other sandboxes share, every request first reads the clocks and settings again (one read
+  // shared by the requests that arrive meanwhile), so a change made through another sandbox is seen at once;
+  // background work (callbacks, progressions) reads them again every SHARED_STATE_REFRESH_MS.
+  const refreshSharedState = coalesced(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload()])));
+  const guard = createStoreGuard(store.shared ? { beforeRequest: refreshSharedState } : {});
+  let sharedStateTimer: NodeJS.Timeout | undefined;
+  const reportError = options.onError;
   const routerOptions = {
     authenticate: merchants.authenticate,
     validateResponses: config.validateResponses,
-    ...(options.onError ? { onError: options.onError } : {}),
+    // The store being unreachable is answered 503 (guard.ts), not reported as a failure of the sandbox.
+    onError: (error: unknown, request: Request) => void (guard.noteUnavailable(error) || reportError?.(error, request)),
   };
   return {
     config,
     merchants,
     ctx,
     platform,
-    service: createRouter(serviceHandlers, routerOptions),
-    control: createControlRouter(controlHandlers, routerOptions),
+    service: guard.wrap(createRouter(serviceHandlers, routerOptions)),
+    control: guard.wrap(createControlRouter(controlHandlers, routerOptions)),
     requests: observability.requests,
     observer: observability.observer,
     health: observability.health,
     start: async () => {
+      if (store.shared) {
+        sharedStateTimer = setInterval(() => void refreshSharedState().catch(() => undefined), SHARED_STATE_REFRESH_MS);
+        sharedStateTimer.unref();
+      }
       await platform.progressions.start();
       await platform.dispatcher.start();
     },
     close: () =>
       (closing ??= (async () => {
+        clearInterval(sharedStateTimer);
         await platform.progressions.stop();
         await platform.dispatcher.stop();
         await store.close();

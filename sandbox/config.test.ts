@@ -58,10 +58,20 @@ describe('parseConfig', () => {
     expect(flagged.merchants[0]!.keys.test).toBe('sk_test_flag');
   });
 
-  it('keeps data in the journal store unless told to use SQLite, and names the kinds it knows otherwise', () => {
+  it('keeps data in the journal store unless told to use SQLite or PostgreSQL, and names the kinds it knows otherwise', () => {
     expect(config(['--store', 'sqlite']).store).toBe('sqlite');
     expect(config([], { STORE: 'JOURNAL' }).store).toBe('journal');
-    expect(refusal(['--store', 'postgres'])).toMatch(/--store must be one of journal, sqlite, not "postgres"/);
+    expect(config(['--store', 'postgres']).store).toBe('postgres');
+    expect(refusal(['--store', 'mysql'])).toMatch(/--store must be one of journal, sqlite, postgres, not "mysql"/);
+  });
+
+  it('reads where the database is and how much of it to use, refusing a URL that is not postgres:// without repeating it', () => {
+    expect(config([]).database).toEqual({ url: null, poolSize: 10, statementTimeoutMs: 5000 });
+    expect(config(['--database-pool-size', '4'], { DATABASE_URL: 'postgres://u:p@db:5432/sandbox', DATABASE_STATEMENT_TIMEOUT_MS: '2000' }).database).toEqual({ url: 'postgres://u:p@db:5432/sandbox', poolSize: 4, statementTimeoutMs: 2000 });
+    const refused = refusal([], { DATABASE_URL: 'mysql://u:secret@db/sandbox' });
+    expect(refused).toMatch(/DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(refused).not.toContain('secret');
+    expect(refusal(['--database-pool-size', '0'])).toMatch(/--database-pool-size must be a whole number from 1/);
   });
 
   it('logs human lines at info unless LOG_FORMAT and LOG_LEVEL (or their flags) say otherwise', () => {

@@ -10,7 +10,8 @@ import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
 import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/progressions.js';
-import { STORE_KINDS, type StoreKind } from './store/open-store.js';
+import { STORE_CHOICES, type StoreChoice } from './store/open-store.js';
+import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/postgres/postgres-store.js';
 
 export type Mode = 'test' | 'live';
 
@@ -31,6 +32,15 @@ export interface TlsConfig {
   keyPath: string;
 }
 
+export interface DatabaseConfig {
+  /** postgres://…; null: the PG* variables say (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). */
+  url: string | null;
+  /** Connections of this process at most. */
+  poolSize: number;
+  /** A statement running longer is cancelled and its request answered 503. */
+  statementTimeoutMs: number;
+}
+
 export interface SandboxConfig {
   port: number;
   host: string;
@@ -42,8 +52,10 @@ export interface SandboxConfig {
   callbackUrls: Record<string, string>;
   /** A directory for the embedded store, or `:memory:`. */
   dataDir: string;
-  /** Which embedded store keeps the data. */
-  store: StoreKind;
+  /** Which store keeps the data: an embedded one in dataDir, or PostgreSQL (`database`). */
+  store: StoreChoice;
+  /** STORE=postgres: where the database is and how this process uses it. */
+  database: DatabaseConfig;
   tls: TlsConfig | null;
   callbackRetryDelayMs: number;
   /** Sandbox milliseconds after which disbursements and direct debit payments finish by themselves. */
@@ -113,7 +125,10 @@ export const OPTIONS = {
   ...perKindOptions,
   merchants: { env: 'SANDBOX_MERCHANTS', description: 'JSON array of more merchants: [{"id","keys":{"test","live"},"callback_tokens":{"test","live"},"owner_id"?}]' },
   'data-dir': { env: 'DATA_DIR', description: `directory of the embedded store (default ./${DEFAULT_DATA_DIR}; :memory: keeps nothing)` },
-  store: { env: 'STORE', description: `${STORE_KINDS.join('|')}: the embedded store (default journal: records in memory, a journal file on disk; sqlite: a SQLite file)` },
+  store: { env: 'STORE', description: `${STORE_CHOICES.join('|')}: where the data is kept (default journal: records in memory, a journal file in DATA_DIR; sqlite: a SQLite file in DATA_DIR; postgres: the DATABASE_URL database, which several sandboxes can share)` },
+  'database-url': { env: 'DATABASE_URL', description: 'STORE=postgres: postgres://user:password@host:port/database (default: the PG* variables, as psql reads them)' },
+  'database-pool-size': { env: 'DATABASE_POOL_SIZE', description: `STORE=postgres: connections of this sandbox at most (default ${DEFAULT_POOL_SIZE})` },
+  'database-statement-timeout-ms': { env: 'DATABASE_STATEMENT_TIMEOUT_MS', description: `STORE=postgres: a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})` },
   'tls-cert': { env: 'TLS_CERT', description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused' },
   'tls-key': { env: 'TLS_KEY', description: 'PEM private key file for --tls-cert' },
   'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
@@ -173,6 +188,18 @@ function url(name: string, raw: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
   // Decision `callback-url-without-credentials`; the message leaves the credentials out, as every log must.
   if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${maskUrlCredentials(raw)}`);
+  return raw;
+}
+
+function databaseUrl(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a postgres:// URL (postgres://user:password@host:port/database)`);
+  }
+  // The message never repeats the URL: it may hold a password.
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
   return raw;
 }
 
@@ -308,7 +335,12 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const more = get('merchants', parseMerchants, []);
   const dataDirRaw = get('data-dir', (_label, value) => value, DEFAULT_DATA_DIR);
   const dataDir = dataDirRaw === ':memory:' ? dataDirRaw : resolve(cwd, dataDirRaw);
-  const store = get<StoreKind>('store', oneOf(STORE_KINDS), 'journal');
+  const store = get<StoreChoice>('store', oneOf(STORE_CHOICES), 'journal');
+  const database: DatabaseConfig = {
+    url: get<string | null>('database-url', databaseUrl, null),
+    poolSize: get('database-pool-size', (label, value) => integer(label, value, 1, 1000), DEFAULT_POOL_SIZE),
+    statementTimeoutMs: get('database-statement-timeout-ms', (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000), DEFAULT_STATEMENT_TIMEOUT_MS),
+  };
   const certPath = read('tls-cert');
   const keyPath = read('tls-key');
   if ((certPath === undefined) !== (keyPath === undefined)) throw new ConfigError('TLS_CERT and TLS_KEY (--tls-cert, --tls-key) go together: give both or neither');
@@ -322,7 +354,7 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, validateResponses, logFormat, logLevel, given } };
+  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, validateResponses, logFormat, logLevel, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

@@ -8,8 +8,8 @@
 // clock (x-clock-advance) and times them from its delivery records (x-callback-deliveries), so the 30 s
 // spacing costs no waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxApp, type SandboxApp } from '../../sandbox/app.js';
-import { defaultConfig } from '../../sandbox/config.js';
+import { createSandboxApp, type SandboxAppOptions } from '../../sandbox/app.js';
+import { defaultConfig, type SandboxConfig } from '../../sandbox/config.js';
 import { createSite, listen, type Listening } from '../../sandbox/server.js';
 import { formatSummary } from '../report/summary.js';
 import { runConformance } from '../run.js';
@@ -29,34 +29,51 @@ const OTHER_MERCHANT = {
  */
 const notApplicable = (r: CheckResult): boolean => r.check === 'negative_data' && /declares no request rule that can be broken/.test(r.skippedReason ?? '');
 
+/** A sandbox (or several behind one address) serving `config`, started for a run. */
+export interface ServedSandbox {
+  url: string;
+  stop(): Promise<void>;
+}
+export type ServeSandbox = (config: SandboxConfig, appOptions: SandboxAppOptions) => Promise<ServedSandbox>;
+
+/** One in-process sandbox, served as `npm start` serves it (x-request-id on every answer, the request record). */
+const serveInProcess: ServeSandbox = async (config, appOptions) => {
+  const app = await createSandboxApp(config, appOptions);
+  await app.start();
+  const server: Listening = await listen(createSite({ service: app.service, control: app.control, observer: app.observer }), { host: config.host, port: config.port });
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.close();
+      await app.close();
+    },
+  };
+};
+
 /**
  * The full profile against an in-process sandbox, and the assertions every such run must pass. `autoProgress`
  * is the sandbox's SANDBOX_AUTO_PROGRESS: on, disbursements and direct debits finish by themselves and the
  * suite holds them where a case needs them to wait; off, nothing finishes by itself and the suite turns it on
  * where a case watches it happen.
  */
-export function describeFullProfile(label: string, options: { autoProgress: boolean }): void {
-  let app: SandboxApp | undefined;
-  let server: Listening | undefined;
+export function describeFullProfile(label: string, options: { autoProgress: boolean; serve?: ServeSandbox; timeoutMs?: number }): void {
+  let served: ServedSandbox | undefined;
   const routerErrors: string[] = [];
   let summary: RunSummary;
 
   beforeAll(async () => {
     const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: true, autoProgress: options.autoProgress });
     const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
-    app = await createSandboxApp(config, {
+    served = await (options.serve ?? serveInProcess)(config, {
       // An answer off the contract is a 500 to the suite, which reports it; the cause is kept for the message.
       onError: (error) => void routerErrors.push(error instanceof Error ? error.message : String(error)),
       // The suite fails every attempt of one callback per webhook on purpose to time the retries.
       onAlert: () => undefined,
     });
-    await app.start();
-    // Through the request observer as `npm start` serves it (x-request-id on every answer, the request record).
-    server = await listen(createSite({ service: app.service, control: app.control, observer: app.observer }), { host: config.host, port: config.port });
     const merchant = config.merchants[0];
     if (!merchant) throw new Error('the sandbox configuration has no merchant');
     summary = await runConformance({
-      baseUrl: server.url,
+      baseUrl: served.url,
       apiKey: merchant.keys.test,
       profile: 'full',
       timeoutMs: 5_000,
@@ -65,12 +82,11 @@ export function describeFullProfile(label: string, options: { autoProgress: bool
       callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: merchant.callbackTokens.test, waitMs: 5_000 },
       isolation: { otherMerchantKey: OTHER_MERCHANT.keys.test, otherModeKey: merchant.keys.live },
     });
-  }, 120_000);
+  }, options.timeoutMs ?? 120_000);
 
   afterAll(async () => {
-    await server?.close();
-    await app?.close();
-  });
+    await served?.stop();
+  }, 60_000);
 
   /** The report a person would read, for the message of a failing assertion. */
   const report = (): string => `${formatSummary(summary)}${routerErrors.length > 0 ? `\nSandbox router errors:\n${routerErrors.join('\n')}\n` : ''}`;

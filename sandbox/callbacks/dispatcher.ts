@@ -5,10 +5,13 @@
 // Attempts follow the webhook's `x-delivery`: any 2xx acknowledges; otherwise the next attempt is due
 // `retryDelayMs` later in sandbox time, up to `max_attempts`, and then the delivery is failed with an alert.
 // Each outcome is written before anything else happens, so after a restart the dispatcher resumes the
-// pending deliveries from the store and never repeats an acknowledged one.
+// pending deliveries from the store and never repeats an acknowledged one. With a shared store (several
+// sandboxes), every attempt is claimed with a lease first (cluster/leases.ts), and an outcome is recorded
+// only by the claimer of that attempt.
 import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
+import type { Leases } from '../cluster/leases.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
 import { maskUrlCredentials } from './mask-credentials.js';
 import { DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
@@ -31,6 +34,11 @@ export interface DispatcherOptions {
   sweepIntervalMs?: number;
   /** Attempts made at the same time at most. Default 16. */
   concurrency?: number;
+  /**
+   * With a store other sandboxes share: each attempt is claimed first, so exactly one sandbox makes it, and
+   * an attempt whose claimer died is made by another once the lease lapses.
+   */
+  leases?: Leases;
 }
 
 export interface Dispatcher {
@@ -49,6 +57,9 @@ export interface Dispatcher {
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
+/** The lease on a delivery's next attempt (numbered from 1). */
+const leaseOf = (delivery: DeliveryRecord): string => `callback:${delivery.id}:${delivery.attempts.length + 1}`;
+
 function describe(error: unknown): string {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError') return 'no answer before the attempt timed out';
@@ -64,7 +75,7 @@ export function defaultAlert(delivery: DeliveryRecord): void {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { store, clock, retryDelayMs } = options;
+  const { store, clock, retryDelayMs, leases } = options;
   const send = options.fetch ?? fetch;
   const onAlert = options.onAlert ?? defaultAlert;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
@@ -77,6 +88,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const inFlight = new Map<string, Promise<void>>();
   let active = 0;
   const waiting: (() => void)[] = [];
+  /** Attempts another sandbox had claimed that this one waited for (their outcome may make more due). */
+  let remoteWaits = 0;
 
   const slot = async (): Promise<void> => {
     if (active < concurrency) {
@@ -96,10 +109,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * expected this callback and nothing was sent); returns the stored delivery, or undefined if it is gone
    * (reset) or settled.
    */
-  const record = async (scope: Scope, id: string, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number, alert = false): Promise<DeliveryRecord | undefined> =>
+  const record = async (scope: Scope, delivery: DeliveryRecord, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number, alert = false): Promise<DeliveryRecord | undefined> =>
     store.transaction(async (tx) => {
-      const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id);
+      const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id);
       if (!current || current.state !== 'pending') return undefined;
+      if (leases && attempt) {
+        await leases.release(tx, scope, leaseOf(delivery));
+        // Recorded by another sandbox, which made this attempt after our lease lapsed: ours is not counted twice.
+        if (current.attempts.length !== delivery.attempts.length) return undefined;
+      }
       const now = clock.now(scope);
       const attempts = attempt ? [...current.attempts, attempt] : current.attempts;
       const acknowledged = attempt?.status != null && isSuccess(attempt.status);
@@ -145,10 +163,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
-  const attemptOnce = async (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
+  /** Claims the delivery's next attempt for this sandbox; false when another made it or holds it (then, if asked, waits for its outcome). */
+  const claim = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<boolean> => {
+    if (!leases) return true;
+    const lease = leaseOf(delivery);
+    const madeElsewhere = (current: DeliveryRecord | undefined) => !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
+    const claimed = await store.transaction(async (tx) => !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) && leases.take(tx, scope, lease));
+    if (!claimed && waitForOthers) {
+      remoteWaits++;
+      await leases.waitForOthers(scope, lease, async () => madeElsewhere(await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)));
+    }
+    return claimed;
+  };
+
+  const attemptOnce = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<void> => {
     const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
     if (kind === null || delivery.url === null) {
-      await record(scope, delivery.id, null, kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL);
+      await record(scope, delivery, null, kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL);
       return;
     }
     let request: Request;
@@ -157,9 +188,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       request = toRequest(buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], { callbackToken: options.callbackToken(scope), url: delivery.url }));
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
-      raiseAlert(await record(scope, delivery.id, null, `the callback could not be built: ${describe(error)}`, undefined, true));
+      raiseAlert(await record(scope, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true));
       return;
     }
+    if (!(await claim(scope, delivery, waitForOthers))) return;
     const at = clock.now(scope).toISOString();
     const started = performance.now();
     let status: number | null = null;
@@ -173,7 +205,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       error = describe(caught);
     }
     const took = performance.now() - started;
-    const stored = await record(scope, delivery.id, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
+    const stored = await record(scope, delivery, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
     try {
       options.onAttempt?.(delivery, { at, status, error, duration_ms: took }, delivery.attempts.length + 1);
     } catch {
@@ -184,14 +216,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     raiseAlert(stored);
   };
 
-  const start = (scope: Scope, delivery: DeliveryRecord): Promise<void> => {
+  const start = (scope: Scope, delivery: DeliveryRecord, waitForOthers = false): Promise<void> => {
     const existing = inFlight.get(delivery.id);
     if (existing) return existing;
     const run = (async () => {
       await slot();
       try {
         // Stopped while waiting for a slot: leave it pending for the next start.
-        if (running) await attemptOnce(scope, delivery);
+        if (running) await attemptOnce(scope, delivery, waitForOthers);
       } finally {
         release();
       }
@@ -216,6 +248,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!running) return false;
     const work: Promise<void>[] = [];
     let waitedForOthers = false;
+    const remoteWaitsBefore = remoteWaits;
     for (const { scope, record: delivery } of pending) {
       const underway = inFlight.get(delivery.id);
       if (underway) {
@@ -226,11 +259,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const timer = timers.get(delivery.id);
         if (timer) clearTimeout(timer);
         timers.delete(delivery.id);
-        work.push(start(scope, delivery));
+        // Asked for one scope (its clock moved): an attempt another sandbox claimed is waited for too.
+        work.push(start(scope, delivery, only !== undefined));
       } else schedule(scope, delivery);
     }
     await Promise.all(work);
-    return waitedForOthers;
+    return waitedForOthers || remoteWaits !== remoteWaitsBefore;
   };
 
   const runDue = async (scope?: Scope): Promise<void> => {
@@ -266,7 +300,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       kickScheduled = true;
       setImmediate(() => {
         kickScheduled = false;
-        runInBackground();
+        // A store whose reads do not wait for transactions says when the enqueuing one is over.
+        void (store.settled?.() ?? Promise.resolve()).then(runInBackground);
       });
     },
   };

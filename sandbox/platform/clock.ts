@@ -27,6 +27,8 @@ export interface SandboxClock extends Clock {
   offsetMs(scope: Scope): number;
   /** Drops the cached offset of a scope whose records were cleared (reset): its time is back at the start. */
   forget(scope: Scope): void;
+  /** Reads every stored offset again (another process sharing the store may have moved a clock or reset a scope). */
+  reload(): Promise<void>;
 }
 
 export interface ClockOptions {
@@ -48,11 +50,27 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
   const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
   // `now` is synchronous and asked at every request, so every stored offset is held in memory.
   let start = 0;
-  const offsets = new Map<string, number>();
-  for (const { scope, record } of await store.findAcrossScopes<ClockRecord>(CLOCK_COLLECTION, 'id', CLOCK_ID)) {
-    if (isLegacy(scope)) start = record.offset_ms;
-    else offsets.set(scopeKey(scope), record.offset_ms);
-  }
+  let offsets = new Map<string, number>();
+  // Offsets this process moved while a reload was reading: the reload may have read before that commit, and
+  // the advance's listeners, still to run, must not see the time go back.
+  let reloading = 0;
+  const movedDuringReload = new Map<string, number>();
+  const reload = async (): Promise<void> => {
+    reloading++;
+    try {
+      const loaded = new Map<string, number>();
+      for (const { scope, record } of await store.findAcrossScopes<ClockRecord>(CLOCK_COLLECTION, 'id', CLOCK_ID)) {
+        if (isLegacy(scope)) start = record.offset_ms;
+        else loaded.set(scopeKey(scope), record.offset_ms);
+      }
+      for (const [key, offset] of movedDuringReload) loaded.set(key, Math.max(offset, loaded.get(key) ?? offset));
+      // Replaced whole: a scope reset elsewhere has no record any more, and its time is back at the start.
+      offsets = loaded;
+    } finally {
+      if (--reloading === 0) movedDuringReload.clear();
+    }
+  };
+  await reload();
   const listeners: ((scope: Scope, now: Date) => void | Promise<void>)[] = [];
 
   const offsetMs = (scope: Scope): number => offsets.get(scopeKey(scope)) ?? start;
@@ -61,6 +79,7 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
     now,
     offsetMs,
     forget: (scope) => void offsets.delete(scopeKey(scope)),
+    reload,
     onAdvance: (listener) => void listeners.push(listener),
     advance: async (given, ms) => {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`the sandbox clock only moves forward (asked to move ${ms} ms)`);
@@ -74,6 +93,7 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
         return next.offset_ms;
       });
       offsets.set(scopeKey(scope), offset);
+      if (reloading > 0) movedDuringReload.set(scopeKey(scope), offset);
       const moved = now(scope);
       // Listeners run one after another and are awaited, so when the control API answers, what became due
       // for this scope (its callback retries) has run.

@@ -5,6 +5,7 @@
 import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
 import type { CollectionDefinition, Scope, Store } from '../store/store.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
+import { createLeases, leasesCollections } from '../cluster/leases.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
@@ -17,7 +18,7 @@ import { createSettings, settingsCollections, type SandboxSettings } from './set
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
 
 /** Every collection the platform services store records in. */
-export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections];
+export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections, ...leasesCollections];
 
 export interface PlatformOptions {
   store: Store;
@@ -61,6 +62,11 @@ export interface Platform {
   progressions: SandboxProgressions;
 }
 
+/** A callback attempt without an answer within this time fails. */
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+/** How much longer than the attempt timeout a claim on background work lasts (recording the outcome, a slow store). */
+const LEASE_MARGIN_MS = 5_000;
+
 /** Loads what the services keep in memory (the clock's offset, settings overrides); the dispatcher starts stopped. */
 export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const { store } = options;
@@ -73,8 +79,12 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.defaultCallbackUrls ? { defaultCallbackUrls: options.defaultCallbackUrls } : {}),
     ...(options.autoProgress !== undefined ? { autoProgress: options.autoProgress } : {}),
   });
+  // With a store other sandboxes share, each callback attempt and progression is claimed by one of them. A
+  // lease outlasts the longest attempt (its timeout) by a margin, so it never lapses under a live claimer.
+  const attemptTimeoutMs = options.callbackTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  const leases = store.shared ? createLeases({ store, leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS }) : undefined;
   // Before the dispatcher: both follow the clock's advances, in this order (see progressions.ts).
-  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS });
+  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS, ...(leases ? { leases } : {}) });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -83,7 +93,8 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onAlert ? { onAlert: options.onAlert } : {}),
     ...(options.onCallbackAttempt ? { onAttempt: options.onCallbackAttempt } : {}),
-    ...(options.callbackTimeoutMs !== undefined ? { attemptTimeoutMs: options.callbackTimeoutMs } : {}),
+    attemptTimeoutMs,
+    ...(leases ? { leases } : {}),
   });
   const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });
   return { store, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };

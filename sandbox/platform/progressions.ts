@@ -4,7 +4,10 @@
 // once the clock of its merchant and mode reaches its time, whether real time gets there (a timer) or an
 // advance of that clock does (the advance waits for it, as for callback retries). Running one calls the
 // handler its module registered for its kind; the handler decides, in a transaction of its own, whether
-// the object still finishes (still PENDING, setting still on), so running twice changes nothing.
+// the object still finishes (still PENDING, setting still on), so running twice changes nothing. With a store
+// other sandboxes share, a progression is claimed with a lease before it runs (cluster/leases.ts), so one
+// sandbox runs it; one that dies while running it leaves the lease to lapse and another runs it then.
+import type { Leases } from '../cluster/leases.js';
 import type { Clock, Progressions } from '../context.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store, Transaction } from '../store/store.js';
 
@@ -47,12 +50,14 @@ export interface ProgressionsOptions {
   onError?: (error: unknown, kind: string, resourceId: string) => void;
   /** Safety net: how often to look for due progressions when no timer fired. Default 1 s. */
   sweepIntervalMs?: number;
+  /** With a store other sandboxes share: claims, so each progression runs in one sandbox. */
+  leases?: Leases;
 }
 
 const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 
 export function createProgressions(options: ProgressionsOptions): SandboxProgressions {
-  const { store, clock, delayMs } = options;
+  const { store, clock, delayMs, leases } = options;
   const reportError = options.onError ?? ((error: unknown, kind: string, id: string) => console.error(`automatic ${kind} progression of ${id} failed:`, error));
   const handlers = new Map<string, ProgressionHandler>();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -60,11 +65,21 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
   let running = false;
   let sweep: NodeJS.Timeout | undefined;
 
-  const runOne = (scope: Scope, record: ProgressionRecord): Promise<void> => {
+  /** Claims the progression for this sandbox; false when another ran it or holds it (then, if asked, waits until it is done). */
+  const claim = async (scope: Scope, record: ProgressionRecord, waitForOthers: boolean): Promise<boolean> => {
+    if (!leases) return true;
+    const lease = `progression:${record.id}`;
+    const claimed = await store.transaction(async (tx) => (await tx.get(PROGRESSIONS_COLLECTION, scope, record.id)) !== undefined && leases.take(tx, scope, lease));
+    if (!claimed && waitForOthers) await leases.waitForOthers(scope, lease, async () => (await store.get(PROGRESSIONS_COLLECTION, scope, record.id)) === undefined);
+    return claimed;
+  };
+
+  const runOne = (scope: Scope, record: ProgressionRecord, waitForOthers = false): Promise<void> => {
     const key = `${scopeKey(scope)}\u0000${record.id}`;
     const existing = inFlight.get(key);
     if (existing) return existing;
     const run = (async () => {
+      if (!(await claim(scope, record, waitForOthers))) return;
       const handler = handlers.get(record.kind);
       try {
         if (!handler) throw new Error(`no handler for automatic ${record.kind} progressions`);
@@ -73,7 +88,10 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
         reportError(error, record.kind, record.resource_id);
       }
       // Ran (or cannot run): gone, so neither a sweep nor a restart runs it again.
-      await store.transaction((tx) => tx.delete(PROGRESSIONS_COLLECTION, scope, record.id));
+      await store.transaction(async (tx) => {
+        await tx.delete(PROGRESSIONS_COLLECTION, scope, record.id);
+        if (leases) await leases.release(tx, scope, `progression:${record.id}`);
+      });
     })().finally(() => inFlight.delete(key));
     inFlight.set(key, run);
     return run;
@@ -101,7 +119,8 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
       : await store.findAcrossScopes<ProgressionRecord>(PROGRESSIONS_COLLECTION, 'state', 'pending');
     const work: Promise<void>[] = [];
     for (const { scope, record } of pending) {
-      if (Date.parse(record.due_at) <= clock.now(scope).getTime()) work.push(runOne(scope, record));
+      // Asked for one scope (its clock moved): a progression another sandbox claimed is waited for too.
+      if (Date.parse(record.due_at) <= clock.now(scope).getTime()) work.push(runOne(scope, record, only !== undefined));
       else schedule(scope, record);
     }
     await Promise.all(work);
@@ -118,8 +137,9 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
       const dueAt = new Date(clock.now(scope).getTime() + delayMs).toISOString();
       const record: ProgressionRecord = { id: `${kind}:${resourceId}`, kind, resource_id: resourceId, due_at: dueAt, state: 'pending' };
       await tx.insert(PROGRESSIONS_COLLECTION, scope, record);
-      // Looked at once the transaction is over (a timer is set then; a progression due at once runs).
-      setImmediate(runInBackground);
+      // Looked at once the transaction is over (a timer is set then; a progression due at once runs); a store
+      // whose reads do not wait for transactions says when that is.
+      setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(runInBackground));
     },
     delayMs,
     handle: (kind, handler) => {

@@ -36,6 +36,8 @@ export class SettingsValidationError extends Error {
 export interface SandboxSettings extends Settings {
   /** Drops the cached overrides of a scope whose stored data was cleared (reset). */
   forget(scope: Scope): void;
+  /** Reads every stored override again (another process sharing the store may have changed or reset them). */
+  reload(): Promise<void>;
 }
 
 /** Five digits (decision `fva-merchant-code-digits`), stable for a merchant and a bank or outlet. */
@@ -152,11 +154,17 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const perSetting = options.defaultCallbackUrls ?? {};
   const unknown = Object.keys(perSetting).filter((setting) => !facts.callbackSettings.includes(setting));
   if (unknown.length > 0) throw new Error(`not callback settings of the contract: ${unknown.join(', ')} (known: ${facts.callbackSettings.join(', ')})`);
-  const overrides = new Map<string, Overrides>();
-  for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(SETTINGS_COLLECTION, 'kind', SETTINGS_KIND)) {
-    // Written by `update` below from an `Overrides` value; JSON keeps its shape.
-    overrides.set(scopeKey(scope), record.overrides as unknown as Overrides);
-  }
+  let overrides = new Map<string, Overrides>();
+  const reload = async (): Promise<void> => {
+    const loaded = new Map<string, Overrides>();
+    for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(SETTINGS_COLLECTION, 'kind', SETTINGS_KIND)) {
+      // Written by `update` below from an `Overrides` value; JSON keeps its shape.
+      loaded.set(scopeKey(scope), record.overrides as unknown as Overrides);
+    }
+    // Replaced whole: a scope reset elsewhere has no record any more.
+    overrides = loaded;
+  };
+  await reload();
   const defaults = new Map<string, MerchantSettings>();
   const defaultsOf = (scope: Scope): MerchantSettings => {
     const key = scopeKey(scope);
@@ -185,5 +193,6 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
       return current(scope);
     },
     forget: (scope) => void overrides.delete(scopeKey(scope)),
+    reload,
   };
 }

@@ -13,6 +13,10 @@ export type StoreKind = (typeof STORE_KINDS)[number];
 
 export const isStoreKind = (name: string): name is StoreKind => (STORE_KINDS as readonly string[]).includes(name);
 
+/** What STORE may name: an embedded kind (data in DATA_DIR, one process) or PostgreSQL (DATABASE_URL, several processes). */
+export const STORE_CHOICES = [...STORE_KINDS, 'postgres'] as const;
+export type StoreChoice = (typeof STORE_CHOICES)[number];
+
 /** The file each kind keeps in DATA_DIR. */
 export const FILE_OF: Record<StoreKind, string> = { journal: JOURNAL_FILE, sqlite: SQLITE_FILE };
 

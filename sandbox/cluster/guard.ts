@@ -1,0 +1,82 @@
+// What every request to a router goes through when the store can be unavailable or shared: first, what
+// this process keeps in memory of the shared state (clock offsets, settings) is brought up to date, so a
+// change made through another sandbox is seen at once; then the router runs, and if the store could not be
+// reached on the way (StoreUnavailableError), the answer is a JSON 503 the client may retry instead of the
+// router's generic 500. Both the fetch-standard entry and the router's native one are wrapped.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
+import { nativeHandlerOf, withNativeHandler, type NativeAnswer } from '@payments-contract/server/runtime/native-request';
+import { isStoreUnavailable } from '../store/store.js';
+
+export const UNAVAILABLE_ERROR_CODE = 'SANDBOX_UNAVAILABLE';
+const UNAVAILABLE_MESSAGE = 'The sandbox cannot reach its database right now. Retry the request in a moment (with the same Idempotency-Key where the operation takes one).';
+const UNAVAILABLE_HEADERS = { 'content-type': 'application/json', 'retry-after': '1' };
+const unavailableBody = JSON.stringify({ error_code: UNAVAILABLE_ERROR_CODE, message: UNAVAILABLE_MESSAGE });
+
+/** Per request: whether the store failed it by being unreachable. */
+interface RequestState {
+  unavailable: boolean;
+}
+
+export interface StoreGuard {
+  /** Wraps a router (its native entry too, when it has one). */
+  wrap(router: FetchHandler): FetchHandler;
+  /**
+   * For the routers' onError: true when the error is the store being unreachable, noted for the request
+   * under way (which is then answered 503); such errors need no report of their own.
+   */
+  noteUnavailable(error: unknown): boolean;
+}
+
+export interface StoreGuardOptions {
+  /** Run before every request (reading the shared state again); a failure that is the store's answers 503. */
+  beforeRequest?: () => Promise<void>;
+}
+
+export function createStoreGuard(options: StoreGuardOptions = {}): StoreGuard {
+  const requests = new AsyncLocalStorage<RequestState>();
+  const { beforeRequest } = options;
+
+  /** Runs `handle` for one request; `unavailable` makes the 503, `status` reads an answer's status. */
+  const guarded = async <A>(handle: () => Promise<A>, status: (answer: A) => number, unavailable: () => A): Promise<A> => {
+    const state: RequestState = { unavailable: false };
+    return requests.run(state, async () => {
+      if (beforeRequest) {
+        try {
+          await beforeRequest();
+        } catch (error) {
+          if (isStoreUnavailable(error)) return unavailable();
+          throw error;
+        }
+      }
+      const answer = await handle();
+      return state.unavailable && status(answer) >= 500 ? unavailable() : answer;
+    });
+  };
+
+  return {
+    wrap: (router) => {
+      const fetchEntry: FetchHandler = (request) =>
+        guarded(
+          () => router(request),
+          (response) => response.status,
+          () => new Response(unavailableBody, { status: 503, headers: UNAVAILABLE_HEADERS }),
+        );
+      const native = nativeHandlerOf(router);
+      if (!native) return fetchEntry;
+      return withNativeHandler(fetchEntry, (request) =>
+        guarded(
+          () => native(request),
+          (answer) => answer.status,
+          (): NativeAnswer => ({ status: 503, headers: { ...UNAVAILABLE_HEADERS }, body: unavailableBody }),
+        ),
+      );
+    },
+    noteUnavailable: (error) => {
+      if (!isStoreUnavailable(error)) return false;
+      const state = requests.getStore();
+      if (state) state.unavailable = true;
+      return true;
+    },
+  };
+}
