@@ -60,7 +60,9 @@ async function startSandboxProcess(dataDir: string, store: StoreKind, callbackUr
       reject(new Error(`the sandbox exited (${String(code)}) before listening:\n${output}`));
     });
   });
-  // Keep draining its output so a chatty sandbox never blocks on a full pipe.
+  // Keep draining its output (a line per request) so the sandbox never blocks on a full pipe, without keeping
+  // it: appending every line to `output` and searching it again would load the process generating the load.
+  child.stdout?.removeAllListeners('data');
   child.stdout?.resume();
   return {
     url,
