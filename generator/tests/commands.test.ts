@@ -32,6 +32,7 @@ const COMMANDS: [string, string, (args: string[]) => Promise<Ran>][] = [
   ['npm run bench:reopen', 'sandbox/bench/reopen.ts', (args) => run('npm', ['run', '--silent', 'bench:reopen', '--', ...args])],
   ['npm run bench:generator', 'generator/bench.ts', (args) => run('npm', ['run', '--silent', 'bench:generator', '--', ...args])],
   ['npm run bench:install', 'generator/bench-install.ts', (args) => run('npm', ['run', '--silent', 'bench:install', '--', ...args])],
+  ['npm run bench:server', 'generator/bench-server/bench.ts', (args) => run('npm', ['run', '--silent', 'bench:server', '--', ...args])],
 ];
 
 const STACK_LINE = /^\s+at /m;
