@@ -59,7 +59,7 @@ describe('the assembled sandbox', () => {
     }
   });
 
-  it('tells each key its merchant, mode, time and retry spacing', async () => {
+  it('tells each key its merchant, mode, time, callback token and retry spacing', async () => {
     for (const [key, merchant, mode] of [
       ['aTest', TEST_MERCHANTS.a.id, 'test'],
       ['aLive', TEST_MERCHANTS.a.id, 'live'],
@@ -67,7 +67,8 @@ describe('the assembled sandbox', () => {
       ['bLive', TEST_MERCHANTS.b.id, 'live'],
     ] as const) {
       const result = await sandbox.control(key).getSandbox();
-      expect(result.ok && result.data).toEqual({ merchant_id: merchant, mode, now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), callback_retry_delay_ms: 100, auto_progress_delay_ms: 3000 });
+      const token = (key.startsWith('a') ? TEST_MERCHANTS.a : TEST_MERCHANTS.b).callbackTokens[mode];
+      expect(result.ok && result.data).toEqual({ merchant_id: merchant, mode, now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), callback_token: token, callback_retry_delay_ms: 100, auto_progress_delay_ms: 3000 });
     }
   });
 

@@ -17,7 +17,7 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
   /** The clock of the caller's merchant and mode, the only one its key reads and moves. */
   const clockBody = (scope: Scope) => ({ now: platform.clock.now(scope).toISOString(), offset_ms: platform.clock.offsetMs(scope) });
   /** What getSandbox answers, and resetSandbox after the reset. */
-  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: platform.clock.now(scope).toISOString(), callback_retry_delay_ms: platform.callbackRetryDelayMs, auto_progress_delay_ms: platform.progressions.delayMs });
+  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: platform.clock.now(scope).toISOString(), callback_token: platform.callbackToken(scope), callback_retry_delay_ms: platform.callbackRetryDelayMs, auto_progress_delay_ms: platform.progressions.delayMs });
   return {
     getSandbox: (_input, { principal }) => ({ status: 200, body: sandboxInfo(scopeOf(principal)) }),
 

@@ -49,6 +49,8 @@ export interface PlatformOptions {
 
 export interface Platform {
   store: Store;
+  /** The merchant's callback token for a mode, as configured. */
+  callbackToken: (scope: Scope) => string;
   /** Spacing of callback attempts in sandbox milliseconds, as configured. */
   callbackRetryDelayMs: number;
   clock: SandboxClock;
@@ -97,5 +99,5 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(leases ? { leases } : {}),
   });
   const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });
-  return { store, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };
+  return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };
 }
