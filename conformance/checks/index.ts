@@ -4,6 +4,7 @@ import { auth } from './auth.js';
 import { boundaries } from './boundaries.js';
 import { callbacks } from './callbacks.js';
 import { idempotency } from './idempotency.js';
+import { isolation } from './isolation.js';
 import { money } from './money.js';
 import { negativeData } from './negative-data.js';
 import { positiveData } from './positive-data.js';
@@ -12,4 +13,4 @@ import { transitions } from './transitions.js';
 import { uniqueness } from './uniqueness.js';
 
 /** Check 1 (response_conformance) has no entry: it judges every response the others receive. */
-export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, uniqueness, boundaries, money, idempotency, callbacks];
+export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, uniqueness, boundaries, money, isolation, idempotency, callbacks];
