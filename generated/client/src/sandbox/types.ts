@@ -603,6 +603,10 @@ export interface components {
              * @description The current time of the key's merchant and mode, which their expiries and callback retries follow.
              */
             now: string;
+            /** @description The merchant's callback token in this mode, which every callback to the merchant carries in
+             *     `x-callback-token`: compare it there to know a callback came from this sandbox (the dashboard shows it).
+             *      */
+            callback_token?: string;
             /** @description Milliseconds between two attempts of a callback that was not acknowledged (`CALLBACK_RETRY_DELAY_MS`;
              *     by default the contract's `x-delivery.retry_interval_seconds`). A client checking retries waits this
              *     long, or advances the clock by it. Always given by `GET /sandbox`.

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const getSandbox_response200 = validate20;
 const schema31 = {"$ref":"openapi#/components/schemas/SandboxInfo","$id":"getSandbox_response200"};
-const schema33 = {"type":"object","required":["merchant_id","mode","now"],"properties":{"merchant_id":{"type":"string"},"mode":{"type":"string","enum":["test","live"]},"now":{"type":"string","format":"date-time"},"callback_retry_delay_ms":{"type":"integer","minimum":0},"auto_progress_delay_ms":{"type":"integer","minimum":0}}};
+const schema33 = {"type":"object","required":["merchant_id","mode","now"],"properties":{"merchant_id":{"type":"string"},"mode":{"type":"string","enum":["test","live"]},"now":{"type":"string","format":"date-time"},"callback_token":{"type":"string"},"callback_retry_delay_ms":{"type":"integer","minimum":0},"auto_progress_delay_ms":{"type":"integer","minimum":0}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -110,10 +110,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.callback_retry_delay_ms !== undefined){
-let data3 = data.callback_retry_delay_ms;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err8 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.callback_retry_delay_ms.type,parentSchema:schema33.properties.callback_retry_delay_ms,data:data3};
+if(data.callback_token !== undefined){
+let data3 = data.callback_token;
+if(typeof data3 !== "string"){
+const err8 = {instancePath:instancePath+"/callback_token",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema33.properties.callback_token.type,parentSchema:schema33.properties.callback_token,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -122,9 +122,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.callback_retry_delay_ms,data:data3};
+}
+if(data.callback_retry_delay_ms !== undefined){
+let data4 = data.callback_retry_delay_ms;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err9 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.callback_retry_delay_ms.type,parentSchema:schema33.properties.callback_retry_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -133,12 +135,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.auto_progress_delay_ms !== undefined){
-let data4 = data.auto_progress_delay_ms;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err10 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.callback_retry_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -147,9 +146,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+}
+}
+if(data.auto_progress_delay_ms !== undefined){
+let data5 = data.auto_progress_delay_ms;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -158,11 +160,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(typeof data5 == "number"){
+if(data5 < 0 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -171,10 +171,23 @@ vErrors.push(err12);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_token":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getSandbox_response401 = validate22;
 const schema34 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"getSandbox_response401"};
@@ -8424,10 +8437,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.callback_retry_delay_ms !== undefined){
-let data3 = data.callback_retry_delay_ms;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err8 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.callback_retry_delay_ms.type,parentSchema:schema33.properties.callback_retry_delay_ms,data:data3};
+if(data.callback_token !== undefined){
+let data3 = data.callback_token;
+if(typeof data3 !== "string"){
+const err8 = {instancePath:instancePath+"/callback_token",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema33.properties.callback_token.type,parentSchema:schema33.properties.callback_token,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8436,9 +8449,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.callback_retry_delay_ms,data:data3};
+}
+if(data.callback_retry_delay_ms !== undefined){
+let data4 = data.callback_retry_delay_ms;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err9 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.callback_retry_delay_ms.type,parentSchema:schema33.properties.callback_retry_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8447,12 +8462,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.auto_progress_delay_ms !== undefined){
-let data4 = data.auto_progress_delay_ms;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-const err10 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/callback_retry_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/callback_retry_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.callback_retry_delay_ms,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8461,9 +8473,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data4};
+}
+}
+if(data.auto_progress_delay_ms !== undefined){
+let data5 = data.auto_progress_delay_ms;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err11 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema33.properties.auto_progress_delay_ms.type,parentSchema:schema33.properties.auto_progress_delay_ms,data:data5};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8472,11 +8487,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(typeof data5 == "number"){
+if(data5 < 0 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/auto_progress_delay_ms",schemaPath:"openapi#/components/schemas/SandboxInfo/properties/auto_progress_delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema33.properties.auto_progress_delay_ms,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8485,10 +8498,23 @@ vErrors.push(err12);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxInfo/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate99.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":{"merchant_id":true,"mode":true,"now":true,"callback_token":true,"callback_retry_delay_ms":true,"auto_progress_delay_ms":true},"dynamicProps":false,"dynamicItems":false};
 
 export const resetSandbox_response401 = validate100;
 const schema121 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"resetSandbox_response401"};
