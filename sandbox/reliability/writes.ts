@@ -55,8 +55,8 @@ export async function found(url: string, write: Write): Promise<string[]> {
   return items.map((item) => String((item as Record<string, unknown>)[field]));
 }
 
-/** Many clients creating until `stop()`: each write is recorded with its outcome. */
-export function load(url: string, operations: OperationModel[], unique: UniqueValues, writes: Write[], clients: number): { stop: () => Promise<void> } {
+/** Many clients creating until `stop()`: each write is recorded with its outcome; `onAnswer` hears every answer. */
+export function load(url: string, operations: OperationModel[], unique: UniqueValues, writes: Write[], clients: number, onAnswer?: (status: number, body: string) => void): { stop: () => Promise<void> } {
   const context = liveContext({ baseUrl: url, key: 'aTest', timeoutMs: 10_000 });
   const { scenario, env } = liveScenario(context, 'load', unique);
   let stopped = false;
@@ -69,6 +69,7 @@ export function load(url: string, operations: OperationModel[], unique: UniqueVa
       const key = operation.parameters.find(isIdempotencyHeader);
       const write: Write = { operation, body, request: buildRequest(serviceContract, operation, { body, ...(key ? { parameters: { [key.name]: randomUUID() } } : {}) }) };
       const exchange = await context.http.send(write.request);
+      onAnswer?.(exchange.status, exchange.bodyText);
       if (exchange.status === 0) {
         writes.push({ ...write, cutOff: true });
         // The process is gone: this client has nothing left to do until it is told to stop.
