@@ -4,10 +4,13 @@
 // non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
 // shares an event loop with the load generator. Figures only: nothing here passes or fails.
 //
-//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite]
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2]
 //
-// --store names the embedded stores to run the sandbox on (default: the sandbox's default, journal); with
-// several, a sandbox runs on each, and every round measures each of them and Prism in turn.
+// --store names the stores to run the sandbox on (default: the sandbox's default, journal); with several, a
+// sandbox runs on each, and every round measures each of them and Prism in turn. For postgres, a throwaway
+// PostgreSQL server is started, and --instances says how many sandboxes share one database of it: each count
+// is a target of its own (its own database), the connections split evenly between its sandboxes, their
+// figures summed (requests) or the worst taken (latency).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -20,7 +23,9 @@ import { startPrism } from '../../conformance/mock/prism.js';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { repoRoot } from '../testing/repo-root.js';
-import { isStoreKind, STORE_KINDS, type StoreKind } from '../store/open-store.js';
+import pg from 'pg';
+import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../store/postgres/testing/throwaway.js';
 import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured } from './mix.js';
 
 interface SandboxProcess {
@@ -32,8 +37,8 @@ interface SandboxProcess {
  * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
  * development aid that checks the sandbox's own answers) is off; request validation stays on, as in Prism.
  */
-async function startSandboxProcess(dataDir: string, store: StoreKind, callbackUrl: string): Promise<SandboxProcess> {
-  const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false'];
+async function startSandboxProcess(dataDir: string, store: StoreChoice, callbackUrl: string, databaseUrl?: string): Promise<SandboxProcess> {
+  const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -122,19 +127,49 @@ interface BenchOptions {
   rounds: number;
 }
 
-/** One round of `target`; the first round of each target starts with its warm-up. */
-async function measure(target: string, round: number, url: string, requests: () => CannonRequest[], options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+/** Several sandboxes driven at once as one target: requests summed, the worst latency of them. */
+function together(results: autocannon.Result[]): Measured['result'] {
+  const [first] = results;
+  if (!first || results.length === 1) return first!;
+  const sum = (pick: (result: autocannon.Result) => number): number => results.reduce((total, result) => total + pick(result), 0);
+  const worst = (pick: (result: autocannon.Result) => number): number => Math.max(...results.map(pick));
+  return {
+    requests: { ...first.requests, average: sum((r) => r.requests.average), total: sum((r) => r.requests.total) },
+    latency: { ...first.latency, p50: worst((r) => r.latency.p50), p99: worst((r) => r.latency.p99) },
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    duration: worst((r) => r.duration),
+  };
+}
+
+/**
+ * One round of `target` (one sandbox, or several sharing a database, each driven with its share of the
+ * connections at the same time); the first round of each target starts with its warm-up.
+ */
+async function measure(target: string, round: number, urls: string[], requests: () => CannonRequest[], options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+  const connections = Math.max(1, Math.round(options.connections / urls.length));
   if (round === 1) {
     log(`${target}: warming up for ${options.warmup} s...`);
-    await run(url, requests(), options.warmup, options.connections, `${target} warm-up`);
+    await Promise.all(urls.map((url) => run(url, requests(), options.warmup, connections, `${target} warm-up`)));
   }
   log(`${target}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`);
-  return { target, round, result: await run(url, requests(), options.duration, options.connections, target) };
+  return { target, round, result: together(await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, target)))) };
+}
+
+async function createDatabase(server: ThrowawayPostgres, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return server.urlOf(name);
 }
 
 const COMMAND = {
   name: 'bench',
-  usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite]
+  usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2]
 
 The sandbox and the Prism mock of the same contract side by side on loopback, each driven with the same
 request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the sandbox/Prism ratio.
@@ -143,7 +178,8 @@ request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the san
   --warmup S                 seconds of warm-up per target (default 3)
   --connections N            connections autocannon keeps open (default 10)
   --rounds N                 rounds; each measures every target in turn (default 3)
-  --store KINDS              the sandbox's stores, separated by commas: ${STORE_KINDS.join(', ')} (default journal)
+  --store KINDS              the sandbox's stores, separated by commas: ${STORE_CHOICES.join(', ')} (default journal)
+  --instances COUNTS         postgres: how many sandboxes share one database, one target per count (default 1)
 ${STANDARD_USAGE_LINES}`,
   options: {
     duration: { type: 'string', default: '10' },
@@ -151,6 +187,7 @@ ${STANDARD_USAGE_LINES}`,
     connections: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     store: { type: 'string', default: 'journal' },
+    instances: { type: 'string', default: '1' },
   },
   module: import.meta.url,
 } as const;
@@ -164,9 +201,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (!Number.isInteger(value) || value < 1) return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
   }
   const named = [...new Set(values.store.split(','))];
-  const stores = named.filter(isStoreKind);
-  const unknown = named.filter((name) => !isStoreKind(name));
-  if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--store: ${unknown.join(', ')} is not a store (${STORE_KINDS.join(', ')}; several separated by commas)`));
+  const isStore = (name: string): name is StoreChoice => (STORE_CHOICES as readonly string[]).includes(name);
+  const stores = named.filter(isStore);
+  const unknown = named.filter((name) => !isStore(name));
+  if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--store: ${unknown.join(', ')} is not a store (${STORE_CHOICES.join(', ')}; several separated by commas)`));
+  const instanceCounts = [...new Set(values.instances.split(',').map(Number))];
+  if (instanceCounts.some((count) => !Number.isInteger(count) || count < 1 || count > 8)) return refuse(COMMAND, new UsageError('--instances is one or more whole numbers from 1 to 8, separated by commas'));
+  if (values.instances !== '1' && !stores.includes('postgres')) return refuse(COMMAND, new UsageError('--instances applies to --store postgres (only PostgreSQL is shared by several sandboxes)'));
   const log = (line: string): void => console.error(line);
   const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
   const bodies = mixBodies();
@@ -177,22 +218,40 @@ export async function main(argv: readonly string[]): Promise<number> {
     log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
     const runId = Date.now().toString(36);
     const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
-    const targets: { name: string; url: string; requests: () => CannonRequest[] }[] = [];
+    const targets: { name: string; urls: string[]; requests: () => CannonRequest[] }[] = [];
+    /** Funds the first sandbox's merchant and stores the FVA the mix reads; the others share its database. */
+    const addTarget = async (name: string, urls: string[]) => {
+      await fundDisbursements(urls[0]!, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
+      const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}-${targets.length}` });
+      targets.push({ name, urls, requests: mix(String(stored.id), name) });
+    };
     for (const store of stores) {
-      const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url);
-      stops.unshift(sandbox.stop);
-      await fundDisbursements(sandbox.url, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
-      const stored = await post(`${sandbox.url}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}` });
-      const name = `sandbox ${store}`;
-      targets.push({ name, url: sandbox.url, requests: mix(String(stored.id), name) });
+      if (store !== 'postgres') {
+        const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url);
+        stops.unshift(sandbox.stop);
+        await addTarget(`sandbox ${store}`, [sandbox.url]);
+        continue;
+      }
+      const server = await startThrowawayPostgres();
+      stops.unshift(server.stop);
+      for (const count of instanceCounts) {
+        const databaseUrl = await createDatabase(server, `bench_${count}`);
+        const urls: string[] = [];
+        for (let n = 0; n < count; n++) {
+          const sandbox = await startSandboxProcess(join(dataDir, `postgres-${count}-${n}`), store, receiver.url, databaseUrl);
+          stops.unshift(sandbox.stop);
+          urls.push(sandbox.url);
+        }
+        await addTarget(`sandbox postgres x${count}`, urls);
+      }
     }
     const prism = await startPrism({ specPath: bundledContractPath.pathname });
     stops.unshift(prism.stop);
-    targets.push({ name: 'prism', url: prism.url, requests: mix(bodies.exampleFixedVirtualAccountId, 'prism') });
+    targets.push({ name: 'prism', urls: [prism.url], requests: mix(bodies.exampleFixedVirtualAccountId, 'prism') });
 
     const rows: Measured[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) rows.push(await measure(target.name, round, target.url, target.requests, options, log));
+      for (const target of targets) rows.push(await measure(target.name, round, target.urls, target.requests, options, log));
     }
     // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
     // the figure to read.

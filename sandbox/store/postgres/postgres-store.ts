@@ -93,6 +93,29 @@ function statementsOf(schema: string, { table, keys }: CollectionTable): TableSt
   };
 }
 
+/**
+ * Turns per scope within this process: a transaction waits for the one before it on the same scope here,
+ * holding nothing, before it takes a connection and the scope's database lock.
+ */
+function createLocalTurns() {
+  const tails = new Map<string, Promise<void>>();
+  return {
+    /** Resolves when it is this caller's turn on `key`, with the function that ends the turn. */
+    take: async (key: string): Promise<() => void> => {
+      const before = tails.get(key) ?? Promise.resolve();
+      let end!: () => void;
+      const mine = new Promise<void>((resolve) => (end = resolve));
+      const tail = before.then(() => mine);
+      tails.set(key, tail);
+      await before;
+      return () => {
+        end();
+        if (tails.get(key) === tail) tails.delete(key);
+      };
+    },
+  };
+}
+
 /** A statement prepared once per connection, under a short name made from its text. */
 const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({ name: `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values });
 
@@ -195,33 +218,63 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const lockKey = (scope: Scope): string => createHash('sha256').update(`${schema}\n${scope.merchantId}\n${scope.mode}`).digest().readBigInt64BE(0).toString();
 
-  /** One transaction on one connection: BEGIN with the first scope's lock, a lock per further scope. */
-  const transactionOn = (client: pg.PoolClient) => {
-    let begun = false;
-    const locked = new Set<string>();
-    const enter = async (scope: Scope): Promise<void> => {
-      const key = lockKey(scope);
-      if (locked.has(key)) return;
-      const lock = `SELECT pg_advisory_xact_lock(${key})`;
+  const localTurns = createLocalTurns();
+
+  /**
+   * One transaction. Its connection is taken at its first read or write, after its turn in this process's
+   * queue for that scope: transactions of one scope waiting here hold no connection, so the pool stays free
+   * for reads and other scopes. BEGIN goes with the first scope's lock; a further scope takes its own lock.
+   */
+  const openTransaction = () => {
+    let client: pg.PoolClient | undefined;
+    let endTurn: (() => void) | undefined;
+    let broken = false;
+    const ignore = () => undefined;
+    const entered = new Map<string, Promise<void>>();
+    const lock = async (key: string): Promise<void> => {
+      if (!client) {
+        endTurn = await localTurns.take(key);
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw unavailable(error, 'no connection');
+        }
+        // A connection lost while checked out reports here rather than crashing the process; the statement
+        // under way fails on its own.
+        client.on('error', ignore);
+        try {
+          // One round trip for BEGIN and the lock (the simple protocol runs both).
+          await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${key})`);
+        } catch (error) {
+          broken = true;
+          throw isUnavailable(error) ? unavailable(error, 'waiting for the scope') : error;
+        }
+        return;
+      }
       try {
-        // One round trip for BEGIN and the first lock (the simple protocol runs both).
-        await client.query(begun ? lock : `BEGIN; ${lock}`);
+        await client.query(`SELECT pg_advisory_xact_lock(${key})`);
       } catch (error) {
         throw isUnavailable(error) ? unavailable(error, 'waiting for the scope') : error;
       }
-      begun = true;
-      locked.add(key);
     };
-    const read = reads(() => client);
+    /** Locks the scope for this transaction (once), and gives the connection to use. */
+    const enter = async (scope: Scope): Promise<pg.PoolClient> => {
+      const key = lockKey(scope);
+      let entering = entered.get(key);
+      if (!entering) entered.set(key, (entering = lock(key)));
+      await entering;
+      return client!;
+    };
     /** Whether the statement wrote the record (it writes nothing when a unique value is taken, or, updating, when there is no such record). */
     const write = async (statement: 'insert' | 'update', collection: string, scope: Scope, record: JsonRecord): Promise<boolean> => {
-      await enter(scope);
+      const on = await enter(scope);
       try {
-        return ((await query(client, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, JSON.stringify(record)])).rowCount ?? 0) > 0;
+        return ((await query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, JSON.stringify(record)])).rowCount ?? 0) > 0;
       } catch (error) {
         throw duplicateOf(error, record);
       }
     };
+    const read = reads(() => client!);
     const tx: Transaction = {
       get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
         await enter(scope);
@@ -236,23 +289,51 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return read.list<T>(collection, scope, options);
       },
       insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('insert', collection, scope, record))) throw (await takenField(client, collection, scope, record)) ?? new Error(`${collection} ${record.id}: the insert wrote nothing`);
+        if (!(await write('insert', collection, scope, record))) throw (await takenField(client!, collection, scope, record)) ?? new Error(`${collection} ${record.id}: the insert wrote nothing`);
         return record;
       },
       update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('update', collection, scope, record))) throw (await takenField(client, collection, scope, record)) ?? new Error(`${collection} ${record.id} does not exist`);
+        if (!(await write('update', collection, scope, record))) throw (await takenField(client!, collection, scope, record)) ?? new Error(`${collection} ${record.id} does not exist`);
         return record;
       },
       delete: async (collection, scope, id) => {
-        await enter(scope);
-        return ((await query(client, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0;
+        const on = await enter(scope);
+        return ((await query(on, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0;
       },
       clearScope: async (scope) => {
-        await enter(scope);
-        for (const { sql } of byCollection.values()) await query(client, sql.clear, [scope.merchantId, scope.mode]);
+        const on = await enter(scope);
+        for (const { sql } of byCollection.values()) await query(on, sql.clear, [scope.merchantId, scope.mode]);
       },
     };
-    return { tx, begun: () => begun };
+    return {
+      tx,
+      broken: () => broken,
+      commit: async (): Promise<void> => {
+        if (!client || broken) return;
+        try {
+          await client.query('COMMIT');
+        } catch (error) {
+          broken = true;
+          // Whether a COMMIT the connection lost on the way was applied is unknown: never run it again.
+          throw isUnavailable(error) ? unavailable(error, 'the commit was not confirmed') : error;
+        }
+      },
+      rollback: async (): Promise<void> => {
+        if (!client || broken) return;
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+      },
+      end: (): void => {
+        if (client) {
+          client.removeListener('error', ignore);
+          client.release(broken ? true : undefined);
+        }
+        endTurn?.();
+      },
+    };
   };
 
   const open = new Set<Promise<unknown>>();
@@ -261,43 +342,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const runTransaction = async <T>(work: (tx: Transaction) => Promise<T>): Promise<T> => {
     for (let run = 1; ; run++) {
       if (closed) throw new Error('the store is closed');
-      let client: pg.PoolClient;
+      const transaction = openTransaction();
       try {
-        client = await pool.connect();
-      } catch (error) {
-        throw unavailable(error, 'no connection');
-      }
-      // A connection lost while checked out reports here rather than crashing the process; the statement under
-      // way fails on its own.
-      const ignore = () => undefined;
-      client.on('error', ignore);
-      const { tx, begun } = transactionOn(client);
-      let broken = false;
-      try {
-        const result = await work(tx);
-        if (begun()) {
-          try {
-            await client.query('COMMIT');
-          } catch (error) {
-            broken = true;
-            // Whether a COMMIT the connection lost on the way was applied is unknown: never run it again.
-            throw isUnavailable(error) ? unavailable(error, 'the commit was not confirmed') : error;
-          }
-        }
+        const result = await work(transaction.tx);
+        await transaction.commit();
         return result;
       } catch (error) {
-        if (begun() && !broken) {
-          try {
-            await client.query('ROLLBACK');
-          } catch {
-            broken = true;
-          }
-        }
-        if (!broken && isRetryable(error) && run < TRANSACTION_TRIES) continue;
+        await transaction.rollback();
+        if (!transaction.broken() && isRetryable(error) && run < TRANSACTION_TRIES) continue;
         throw isUnavailable(error) ? unavailable(error, 'a transaction failed') : error;
       } finally {
-        client.removeListener('error', ignore);
-        client.release(broken ? true : undefined);
+        transaction.end();
       }
     }
   };
