@@ -135,6 +135,8 @@ interface ManifestPlan {
   files?: readonly string[];
   /** Commands the package installs: name -> compiled module. */
   bin?: Readonly<Record<string, string>>;
+  /** Packages it uses when the installing project has them, and does without otherwise (optional peers). */
+  optionalPeers?: readonly string[];
 }
 
 function manifest(plan: ManifestPlan, contract: JsonObject): string {
@@ -154,6 +156,10 @@ function manifest(plan: ManifestPlan, contract: JsonObject): string {
     files: ['dist', ...(plan.files ?? []), 'README.md', 'LICENSE'],
     sideEffects: false,
     dependencies: pinned(plan.dependencies),
+    ...(plan.optionalPeers && plan.optionalPeers.length > 0
+      ? // A range, not a pin: an exact peer would make npm refuse a project that has another patch of it.
+        { peerDependencies: Object.fromEntries(Object.entries(pinned(plan.optionalPeers)).map(([name, version]) => [name, `^${version}`])), peerDependenciesMeta: Object.fromEntries(plan.optionalPeers.map((name) => [name, { optional: true }])) }
+      : {}),
   });
 }
 
@@ -232,6 +238,8 @@ export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, 
       folder: 'contract',
       description: 'The Payments API contract: bundled OpenAPI 3.1 documents (service and sandbox control API), their Redoc pages, the vendor-extension schema, a reader of its semantics and the payments-contract diff change check.',
       dependencies: [],
+      // Bundling a git revision's spec/ needs Redocly's command line; diffing bundled files does not.
+      optionalPeers: ['@redocly/cli'],
       bin: { 'payments-contract': 'dist/bin.js' },
       exports: contractExports,
       files: ['openapi.json', 'sandbox/openapi.json', 'x-extensions.schema.json', 'docs'],
