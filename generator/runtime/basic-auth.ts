@@ -12,6 +12,8 @@ const BASIC = /^basic +([A-Za-z0-9+/]+=*) *$/i;
 // RFC 7617 §2: user-id and password must not contain control characters.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A binary string of ASCII bytes only: its UTF-8 decoding is itself. */
+const ASCII = /^[\u0000-\u007f]*$/;
 
 /** The bytes of a binary string (what `atob` returns); a plain loop, since this runs on every request. */
 function binaryBytes(binary: string): Uint8Array {
@@ -30,7 +32,9 @@ export function parseBasicAuthorization(header: string | null | undefined): Basi
   if (!token) return null;
   let decoded: string;
   try {
-    decoded = utf8.decode(binaryBytes(atob(token)));
+    const binary = atob(token);
+    // Keys are ASCII: decoding them as UTF-8 would copy them twice to give back the same text.
+    decoded = ASCII.test(binary) ? binary : utf8.decode(binaryBytes(binary));
   } catch {
     return null;
   }

@@ -60,13 +60,23 @@ function compileSegment(segment: string): CompiledSegment {
   return names.length === 0 ? { literal: segment, pattern, names } : { pattern, names };
 }
 
-/** The request path's segments, percent-decoded; undefined when the encoding is broken (no route matches it). */
+/**
+ * The request path's segments, percent-decoded; undefined when the encoding is broken (no route matches it).
+ * The segments of `rawSegments`, made in one array (this runs on every request).
+ */
 export function decodedSegments(pathname: string): string[] | undefined {
+  const segments = pathname.split('/');
+  segments.shift();
+  if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
   try {
-    return rawSegments(pathname).map((segment) => (segment.includes('%') ? decodeURIComponent(segment) : segment));
+    for (let index = 0; index < segments.length; index += 1) {
+      const segment = segments[index] as string;
+      if (segment.includes('%')) segments[index] = decodeURIComponent(segment);
+    }
   } catch {
     return undefined;
   }
+  return segments;
 }
 
 function matchTemplate<T>(template: CompiledTemplate<T>, segments: string[]): Record<string, string> | undefined {
@@ -137,14 +147,16 @@ export function createPathMatcher<T>(routes: Iterable<RouteEntry<T>>): (method: 
   return (method, pathname) => {
     const segments = decodedSegments(pathname);
     if (!segments) return { kind: 'not-found' };
-    const allow = new Set<string>();
+    // Made only for a path that matches without the method.
+    let allow: Set<string> | undefined;
     for (const template of candidates(segments)) {
       const params = matchTemplate(template, segments);
       if (!params) continue;
       const value = template.methods.get(method);
       if (value !== undefined) return { kind: 'found', value, params };
+      allow ??= new Set();
       for (const known of template.methods.keys()) allow.add(known);
     }
-    return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow].sort() } : { kind: 'not-found' };
+    return allow ? { kind: 'method-not-allowed', allow: [...allow].sort() } : { kind: 'not-found' };
   };
 }

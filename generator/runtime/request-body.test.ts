@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectValues, mediaTypeOf, parseBody, parseForm, readBodyText, type BodyText, type ParsedBody, type TextValues } from './request-body.js';
+import { collectValues, mediaTypeOf, parseBody, parseForm, queryValues, readBodyText, type BodyText, type ParsedBody, type TextValues } from './request-body.js';
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}): Request => new Request('http://api.test/things', { method: 'POST', body, headers });
 
@@ -88,5 +88,26 @@ describe('collectValues', () => {
   it('keeps only the named parameters, in order, and collects repeats', () => {
     const params = new URLSearchParams('external_id=a&unknown=1&external_id=b&ewallet_type=OVO');
     expect(collectValues(params, ['external_id', 'ewallet_type'])).toEqual({ external_id: ['a', 'b'], ewallet_type: 'OVO' });
+  });
+});
+
+describe('queryValues', () => {
+  const names = new Set(['external_id', 'account_type']);
+  const cases: [string, { search: string; want: Record<string, string | string[]> }][] = [
+    ['one named parameter', { search: 'account_type=CASH', want: { account_type: 'CASH' } }],
+    ['no query', { search: '', want: {} }],
+    ['unnamed parameters left out', { search: 'limit=5&account_type=HOLDING', want: { account_type: 'HOLDING' } }],
+    ['a repeated name collects its values in order', { search: 'external_id=a&external_id=b', want: { external_id: ['a', 'b'] } }],
+    ['a name without "=" has the empty value', { search: 'external_id', want: { external_id: '' } }],
+    ['the value keeps the "=" after the first', { search: 'external_id=a=b', want: { external_id: 'a=b' } }],
+    ['empty pairs are skipped', { search: '&&account_type=CASH&', want: { account_type: 'CASH' } }],
+    ['percent-escapes are decoded', { search: 'external_id=inv%2F2026%20%C3%A9', want: { external_id: 'inv/2026 é' } }],
+    ['"+" is a space', { search: 'external_id=a+b', want: { external_id: 'a b' } }],
+    ['an escaped name', { search: 'account%5Ftype=CASH', want: { account_type: 'CASH' } }],
+    ['a broken escape is kept as sent', { search: 'external_id=100%', want: { external_id: '100%' } }],
+  ];
+  it.each(cases)('%s, as URLSearchParams reads it', (_name, { search, want }) => {
+    expect(queryValues(search, names)).toEqual(want);
+    expect(queryValues(search, names)).toEqual(collectValues(new URLSearchParams(search), [...names]));
   });
 });

@@ -304,6 +304,27 @@ describe('handler responses', () => {
     expect(onError).toHaveBeenCalledWith(failure, req);
   });
 
+  it('an answer given at once, as a promise or as another thenable is sent alike', async () => {
+    const thing = { status: 200, body: { id: 'th-1', name: 'a' } };
+    const thenable = { then: (resolve: (value: unknown) => void) => resolve(thing) };
+    for (const given of [thing, Promise.resolve(thing), thenable]) {
+      const { router } = setup({}, { getThing: () => given });
+      expect(await answer(await router(request('GET', '/things/th-1')))).toEqual({ status: 200, body: thing.body, contentType: 'application/json' });
+    }
+  });
+
+  it('the context gives the principal, the operationId and, to a handler reading it, the request', async () => {
+    let seen: { principal: unknown; operationId: string; url: string; method: string } | undefined;
+    const { router } = setup({}, {
+      getThing: (_input, context) => {
+        seen = { principal: context.principal, operationId: context.operationId, url: context.request.url, method: context.request.method };
+        return { status: 200, body: { id: 'th-1', name: 'a' } };
+      },
+    });
+    expect((await router(request('GET', '/things/th-1?verbose=true'))).status).toBe(200);
+    expect(seen).toEqual({ principal: { merchant: 'm-1' }, operationId: 'getThing', url: 'http://api.test/things/th-1?verbose=true', method: 'GET' });
+  });
+
   it('a failing authenticate hook is a 500 as well', async () => {
     const { router, onError } = setup({ authenticate: () => Promise.reject(new Error('key store down')) });
     expect((await router(request('GET', '/things/th-1'))).status).toBe(500);

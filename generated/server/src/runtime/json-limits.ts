@@ -18,17 +18,17 @@ export interface JsonLimitBreach {
 
 const escapeToken = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
 
-/** One value still to look at; `parent` and `key` rebuild its pointer only when it breaks a limit. */
+/** One value still to look at; `parent` and `key` (an array index as a number) rebuild its pointer only when it breaks a limit. */
 interface Pending {
   value: unknown;
   depth: number;
   parent: Pending | undefined;
-  key: string;
+  key: string | number;
 }
 
 function pointerOf(entry: Pending): string {
   const tokens: string[] = [];
-  for (let at: Pending | undefined = entry; at?.parent !== undefined; at = at.parent) tokens.push(escapeToken(at.key));
+  for (let at: Pending | undefined = entry; at?.parent !== undefined; at = at.parent) tokens.push(escapeToken(String(at.key)));
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
@@ -42,13 +42,27 @@ export function findJsonLimitBreach(body: unknown, maxDepth: number = DEFAULT_MA
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const { value, depth } = entry;
     if (depth > maxDepth) return { path: pointerOf(entry), message: `must not nest objects and arrays more than ${maxDepth} levels deep`, keyword: 'maxDepth' };
-    const children: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value as object);
-    for (const [key, child] of children) {
-      if (typeof child === 'number') {
-        if (!Number.isFinite(child)) return nonFinite({ value: child, depth: depth + 1, parent: entry, key });
-      } else if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1, parent: entry, key });
+    // Children are read in place, without an array of entries per object: this walks every JSON body.
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) {
+        const breach = visitChild(value[index], index, entry, stack);
+        if (breach) return breach;
+      }
+    } else {
+      const object = value as Record<string, unknown>;
+      for (const key of Object.keys(object)) {
+        const breach = visitChild(object[key], key, entry, stack);
+        if (breach) return breach;
+      }
     }
   }
+  return undefined;
+}
+
+/** A child that breaks a limit by itself (a number JSON cannot carry), or undefined; objects and arrays go on the stack. */
+function visitChild(child: unknown, key: string | number, parent: Pending, stack: Pending[]): JsonLimitBreach | undefined {
+  if (typeof child === 'number') return Number.isFinite(child) ? undefined : nonFinite({ value: child, depth: parent.depth + 1, parent, key });
+  if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: parent.depth + 1, parent, key });
   return undefined;
 }
 
