@@ -1,12 +1,15 @@
 // Check 2 against in-test targets: one that checks keys as the contract says (nothing to report), one that
 // cannot tell keys apart (a fault only where keys can be judged: stateful and full), one whose 401 carries
 // another code. The expected status and code are the contract's, read here the same way.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JsonObject } from '@payments-contract/contract/model/types';
 import { createContract, loadContract } from '../contract.js';
 import { startTarget, type Target } from '../tests/target.js';
 import { failed, resultOf, runSelected, VALID_KEY, validatingOverride } from '../tests/validating-target.js';
 import { securitySchemes } from './auth.js';
+
+// The stateful profile sends thirteen requests to every operation: a loaded two-core machine needs more than the default 5 s.
+vi.setConfig({ testTimeout: 30_000 });
 
 const contract = loadContract();
 const operations = contract.model.operations;
