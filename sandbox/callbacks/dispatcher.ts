@@ -168,7 +168,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!leases) return true;
     const lease = leaseOf(delivery);
     const madeElsewhere = (current: DeliveryRecord | undefined) => !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
-    const claimed = await store.transaction(async (tx) => !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) && leases.take(tx, scope, lease));
+    // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
+    const claimed = !(await leases.heldElsewhere(scope, lease)) && (await store.transaction(async (tx) => !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) && leases.take(tx, scope, lease)));
     if (!claimed && waitForOthers) {
       remoteWaits++;
       await leases.waitForOthers(scope, lease, async () => madeElsewhere(await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)));

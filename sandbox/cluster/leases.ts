@@ -21,6 +21,8 @@ export interface Leases {
   readonly holder: string;
   /** Inside a transaction of `scope`: takes the lease `name` unless another holder's is still running; true if taken. */
   take(tx: Transaction, scope: Scope, name: string): Promise<boolean>;
+  /** Outside a transaction, without waiting for the scope: whether another holder's lease on `name` is running now. */
+  heldElsewhere(scope: Scope, name: string): Promise<boolean>;
   /** Inside a transaction: gives the lease up (its work is recorded). */
   release(tx: Transaction, scope: Scope, name: string): Promise<void>;
   /**
@@ -56,6 +58,7 @@ export function createLeases(options: LeasesOptions): Leases {
       else await tx.insert(LEASES_COLLECTION, scope, next);
       return true;
     },
+    heldElsewhere: async (scope, name) => heldByOther(await store.get<LeaseRecord>(LEASES_COLLECTION, scope, name)),
     release: async (tx, scope, name) => void (await tx.delete(LEASES_COLLECTION, scope, name)),
     waitForOthers: async (scope, name, done) => {
       const giveUpAt = realTime() + leaseMs;

@@ -69,7 +69,8 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
   const claim = async (scope: Scope, record: ProgressionRecord, waitForOthers: boolean): Promise<boolean> => {
     if (!leases) return true;
     const lease = `progression:${record.id}`;
-    const claimed = await store.transaction(async (tx) => (await tx.get(PROGRESSIONS_COLLECTION, scope, record.id)) !== undefined && leases.take(tx, scope, lease));
+    // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
+    const claimed = !(await leases.heldElsewhere(scope, lease)) && (await store.transaction(async (tx) => (await tx.get(PROGRESSIONS_COLLECTION, scope, record.id)) !== undefined && leases.take(tx, scope, lease)));
     if (!claimed && waitForOthers) await leases.waitForOthers(scope, lease, async () => (await store.get(PROGRESSIONS_COLLECTION, scope, record.id)) === undefined);
     return claimed;
   };
