@@ -27,6 +27,11 @@ const CONTRACTS: readonly Contract[] = [serviceContract, controlContract];
 const succeeded = (operation: OperationModel, exchange: Exchange): boolean => successStatuses(operation).includes(exchange.status);
 const idOf = (resource: JsonObject): string | undefined => (typeof resource.id === 'string' ? resource.id : undefined);
 const pathParameter = (operation: OperationModel) => operation.parameters.find((p) => p.in === 'path');
+/**
+ * The record of a scope's own recent requests grows with every read the snapshot itself makes, so it is
+ * never the same twice; that it shows no other scope's request is what the listing attacks check.
+ */
+const OWN_REQUEST_LOG = /^listRequests$/;
 /** The sandbox's "current time" moves with real time: left out when two readings are compared. */
 const withoutNow = (text: string): string => text.replace(/"now":"[^"]*"/g, '"now":""');
 
@@ -51,7 +56,7 @@ async function snapshot(scope: Scope, counts: Counts): Promise<Map<string, strin
   const taken = new Map<string, string>();
   for (const [contract, context] of scope.contexts) {
     for (const operation of contract.model.operations.filter((o) => o.method === 'get')) {
-      if (operation.parameters.some((p) => p.required)) continue;
+      if (operation.parameters.some((p) => p.required) || OWN_REQUEST_LOG.test(operation.operationId)) continue;
       counts.requests++;
       const exchange = await context.http.send(buildRequest(contract, operation));
       taken.set(`${scope.key} ${operation.operationId}`, `${exchange.status} ${withoutNow(exchange.bodyText)}`);
@@ -134,7 +139,8 @@ function attacks(owner: Scope, attacker: Scope, env: WorkflowEnv): Attack[] {
 }
 
 describe('isolation across merchants and modes', () => {
-  const started = useSandbox();
+  // Objects that finish by themselves would change a scope's answers with no other scope acting.
+  const started = useSandbox({ env: { SANDBOX_AUTO_PROGRESS: 'false' } });
 
   it('lets no scope read, find, change or refer to another scope\'s resources, clock, settings or balance', async () => {
     const { sandbox, receiver } = started;
