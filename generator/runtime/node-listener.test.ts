@@ -125,7 +125,7 @@ describe('toNodeListener with a native entry', () => {
       { origin: 'http://payments.test' },
     );
     // Just what the listener touches of Node's request and response.
-    const message = (url: string) => ({ method: 'GET', url, headers: {} }) as unknown as IncomingMessage;
+    const message = (url: string) => ({ method: 'GET', url, headers: {}, complete: true }) as unknown as IncomingMessage;
     const out = () => ({ headersSent: false, writeHead: () => undefined, end: (body: string) => void writes.push(body) }) as unknown as ServerResponse;
     listener(message('/a'), out());
     listener(message('/b'), out());
@@ -213,6 +213,26 @@ describe('hostile requests over the Node listener', () => {
     await start(native);
     const got = firstResponse((await raw(port, [`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`])).text);
     expect(got).toEqual({ status: 200, contentType: 'application/json', body: { error_code: 'OK', message: target.replace('@', '%40') === target ? target : expect.any(String) } });
+  });
+
+  it('lets a client still sending a body nobody reads receive the whole of a large answer before the connection closes', async () => {
+    const answer = 'x'.repeat(512 * 1024);
+    await start(withNativeHandler(async () => new Response(null), async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answer }) })));
+    const body = Buffer.alloc(256 * 1024, '[');
+    const head = `GET /records HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
+    // The rest of the body follows a moment later, as from a slow client; closing on unread request bytes
+    // makes the server's system reset the connection, and the client loses the answer still in flight.
+    const received = await new Promise<{ bytes: number; error?: string }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let bytes = 0;
+      setTimeout(() => socket.writable && socket.write(body.subarray(64 * 1024)), 300);
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+      socket.on('end', () => resolve({ bytes }));
+      socket.on('error', (error) => resolve({ bytes, error: error.message }));
+      socket.on('connect', () => socket.write(Buffer.concat([Buffer.from(head), body.subarray(0, 64 * 1024)])));
+    });
+    expect(received.error).toBeUndefined();
+    expect(received.bytes).toBeGreaterThan(answer.length);
   });
 
   it('answers a chunked body over the limit with its 413, then reads the next request on the connection', async () => {

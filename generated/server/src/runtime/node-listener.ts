@@ -49,6 +49,26 @@ function discardRest(message: IncomingMessage): void {
 }
 
 /**
+ * Closes a connection whose client is still sending the body nobody read only once it has sent it (or after a
+ * linger): Node ends a `Connection: close` exchange by destroying the socket as soon as the answer is written,
+ * and a socket closed on request bytes still arriving is reset by the system, which makes the client lose the
+ * part of the answer it had not read yet (a large answer to a GET sent with a body). The rest of the body is
+ * read and dropped meanwhile, up to the discard limit. The answer itself is not held back: a client may wait
+ * for it before sending more.
+ */
+function closeWhenSent(message: IncomingMessage): void {
+  const socket = message.socket as (IncomingMessage['socket'] & { destroySoon?: () => void }) | null;
+  if (!socket) return;
+  discardRest(message);
+  socket.destroySoon = () => {
+    socket.end();
+    const close = (): void => void socket.destroy();
+    message.once('end', close);
+    setTimeout(close, REFUSAL_LINGER_MS).unref();
+  };
+}
+
+/**
  * The message's body as a web stream. Node's `Readable.toWeb` destroys the message when the stream is
  * cancelled (a handler refusing an oversized body), which drops the connection before the answer is written;
  * this one reads and drops the rest instead.
@@ -318,7 +338,11 @@ export function toNodeListener(handler: FetchHandler, options: { origin: string;
   return (message, out) => {
     void (async () => {
       try {
-        if (native) batch.add(await native(new NodeNativeRequest(message, options.origin)), out);
+        if (native) {
+          const answer = await native(new NodeNativeRequest(message, options.origin));
+          if (!message.complete) closeWhenSent(message);
+          batch.add(answer, out);
+        }
         else {
           const url = targetUrl(message.url ?? '/', options.origin);
           if (url) await writeResponse(await handler(toRequest(message, url)), out);
