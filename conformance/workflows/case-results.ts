@@ -29,32 +29,25 @@ export interface UnavailableCase {
 /** Runs every selected case and folds the results per subject. */
 export async function runCases(context: CheckContext, check: CheckName, cases: SubjectCase[], unavailable: UnavailableCase[]): Promise<CheckResult[]> {
   const selected = cases.filter((c) => context.selected(check, c.subject));
-  const run = (list: SubjectCase[]): Promise<{ label: string; result: CheckResult }[]> =>
-    mapPool(list, context.options.concurrency, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
-  const ran = await run(selected.filter((c) => c.phase === undefined && !c.alone));
-  // A phase changes settings of the whole merchant: its cases run together inside it, after the others.
-  for (const phase of new Set(selected.flatMap((c) => (c.phase ? [c.phase] : [])))) {
-    const inside = selected.filter((c) => c.phase === phase && !c.alone);
-    const entered = await phase.enter();
+  type Ran = { label: string; result: CheckResult };
+  /** Runs cases `width` at a time, inside the phase when there is one (entered and left around them), or skipped when it cannot be entered. */
+  const runInside = async (phase: Phase | undefined, list: SubjectCase[], width: number): Promise<Ran[]> => {
+    const entered = phase ? await phase.enter() : ({ ok: true } as const);
     if (!entered.ok) {
-      const reason = `${phase.label}: ${entered.reason}`;
-      ran.push(...inside.map((c) => ({ label: c.label, result: { check, subject: c.subject, outcome: 'skipped' as const, cases: 0, findings: [], skippedReason: reason } })));
-      continue;
+      const reason = `${phase?.label ?? ''}: ${entered.reason}`;
+      return list.map((c) => ({ label: c.label, result: { check, subject: c.subject, outcome: 'skipped', cases: 0, findings: [], skippedReason: reason } }));
     }
     try {
-      ran.push(...(await run(inside)));
+      return await mapPool(list, width, async (c) => ({ label: c.label, result: await runScenario(context, check, c.subject, c.steps, c.script) }));
     } finally {
-      await phase.leave();
+      await phase?.leave();
     }
-  }
-  for (const c of selected.filter((item) => item.alone)) {
-    const entered = c.phase ? await c.phase.enter() : ({ ok: true } as const);
-    try {
-      ran.push({ label: c.label, result: entered.ok ? await runScenario(context, check, c.subject, c.steps, c.script) : { check, subject: c.subject, outcome: 'skipped', cases: 0, findings: [], skippedReason: entered.reason } });
-    } finally {
-      if (entered.ok) await c.phase?.leave();
-    }
-  }
+  };
+  const width = context.options.concurrency;
+  const ran = await runInside(undefined, selected.filter((c) => c.phase === undefined && !c.alone), width);
+  // A phase changes settings of the whole merchant: its cases run together inside it, after the others.
+  for (const phase of new Set(selected.flatMap((c) => (c.phase ? [c.phase] : [])))) ran.push(...(await runInside(phase, selected.filter((c) => c.phase === phase && !c.alone), width)));
+  for (const c of selected.filter((item) => item.alone)) ran.push(...(await runInside(c.phase, [c], 1)));
   const subjects = [...new Set([...selected.map((c) => c.subject), ...unavailable.filter((u) => context.selected(check, u.subject)).map((u) => u.subject)])];
   return subjects.map((subject) => {
     const mine = ran.filter((r) => r.result.subject === subject);
