@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@payments-contract/client/webhooks';
 import type { Scope } from '../store/store.js';
 import { maskUrlCredentials } from './mask-credentials.js';
@@ -89,6 +89,23 @@ describe('callback delivery', () => {
     expect(failed.alert).toBe(true);
     expect(failed.failure_reason).toMatch(/3 attempts.*HTTP 500/);
     expect(t.alerts.map((a) => a.id)).toEqual([id]);
+  });
+
+  it('attempts each delivery it enqueued, and each retry, by itself: without reading the whole outbox every time', async () => {
+    // The first 20 attempts fail: every delivery needs its retry.
+    let answered = 0;
+    const merchant = await receiver(() => (++answered <= 20 ? 500 : 200));
+    const t = await open(tempDataDir(), { callbackRetryDelayMs: 100 });
+    await t.platform.dispatcher.start();
+    await sleep(50);
+    const across = vi.spyOn(t.store, 'findAcrossScopes');
+    const byField = vi.spyOn(t.store, 'findBy');
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) ids.push(await enqueue(t, 'disbursementFinished', merchant.url));
+    await Promise.all(ids.map((id) => settled(t, id, (d) => d.state === 'delivered' && d.attempts.length === 2)));
+    const lookups = [...across.mock.calls, ...byField.mock.calls].filter(([collection]) => collection === DELIVERIES_COLLECTION);
+    // `enqueue` above reads the newest delivery back once per call; the dispatcher adds no look of its own.
+    expect(lookups.filter(([, field]) => field === 'state')).toHaveLength(0);
   });
 
   it('loses nothing and repeats nothing acknowledged across a restart', async () => {

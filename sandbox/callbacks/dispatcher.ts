@@ -8,6 +8,12 @@
 // pending deliveries from the store and never repeats an acknowledged one. With a shared store (several
 // sandboxes), every attempt is claimed with a lease first (cluster/leases.ts), and an outcome is recorded
 // only by the claimer of that attempt.
+//
+// A delivery is attempted by the sandbox that enqueued it (or made its previous attempt), on time, from a
+// timer of its own that reads that one delivery back: a look at the whole outbox per enqueue or per timer
+// read every pending delivery each time, and with several sandboxes made each try to claim the others'
+// attempts too. The sweep is the safety net; with a shared store it takes up only attempts overdue by
+// SHARED_SWEEP_GRACE_MS, whose sandbox stopped.
 import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
@@ -51,9 +57,12 @@ export interface Dispatcher {
    * already under way); given a scope, only that scope's (what its clock's advance made due).
    */
   runDue(scope?: Scope): Promise<void>;
-  /** Asks for a look at the outbox once the current transaction is over (the outbox calls it on enqueue). */
-  kick(): void;
+  /** Told of a delivery enqueued in the current transaction: it is attempted once that is over (if committed). */
+  kick(scope: Scope, deliveryId: string): void;
 }
+
+/** How long past its time another sandbox's attempt waits before this one's sweep takes it up. */
+export const SHARED_SWEEP_GRACE_MS = 2000;
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
@@ -83,7 +92,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   let running = false;
   let sweep: NodeJS.Timeout | undefined;
-  let kickScheduled = false;
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, Promise<void>>();
   let active = 0;
@@ -148,7 +156,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const wait = Math.max(0, Date.parse(delivery.next_attempt_at) - clock.now(scope).getTime());
     const timer = setTimeout(() => {
       timers.delete(delivery.id);
-      runInBackground();
+      attemptStored(scope, delivery.id);
     }, wait + 1);
     timer.unref();
     timers.set(delivery.id, timer);
@@ -235,6 +243,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return run;
   };
 
+  /** Reads the delivery back (committed, current) and attempts it if it is due, or sets its timer. */
+  const attemptStored = (scope: Scope, deliveryId: string): void => {
+    if (!running || inFlight.has(deliveryId)) return;
+    void store
+      .get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, deliveryId)
+      .then((delivery) => {
+        if (!delivery || delivery.state !== 'pending' || delivery.next_attempt_at === null) return;
+        if (Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) return start(scope, delivery);
+        schedule(scope, delivery);
+      })
+      .catch((error: unknown) => console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error));
+  };
+
   /** Pending deliveries of one scope, or of every scope. */
   const pendingOf = async (scope: Scope | undefined): Promise<{ scope: Scope; record: DeliveryRecord }[]> =>
     scope
@@ -250,19 +271,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const work: Promise<void>[] = [];
     let waitedForOthers = false;
     const remoteWaitsBefore = remoteWaits;
+    // The sweep leaves another sandbox's attempts to it until they are overdue; a clock's advance makes all
+    // of its scope's due attempts here, whoever enqueued them.
+    const grace = only === undefined && leases ? SHARED_SWEEP_GRACE_MS : 0;
     for (const { scope, record: delivery } of pending) {
       const underway = inFlight.get(delivery.id);
       if (underway) {
         work.push(underway);
         waitedForOthers = true;
-      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) {
+      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime() - grace) {
         // Due by its own scope's clock: another merchant's advance makes nothing of this one due.
         const timer = timers.get(delivery.id);
         if (timer) clearTimeout(timer);
         timers.delete(delivery.id);
         // Asked for one scope (its clock moved): an attempt another sandbox claimed is waited for too.
         work.push(start(scope, delivery, only !== undefined));
-      } else schedule(scope, delivery);
+      } else if (grace === 0) schedule(scope, delivery);
     }
     await Promise.all(work);
     return waitedForOthers || remoteWaits !== remoteWaitsBefore;
@@ -296,14 +320,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await Promise.all([...inFlight.values()]);
     },
     runDue,
-    kick: () => {
-      if (!running || kickScheduled) return;
-      kickScheduled = true;
-      setImmediate(() => {
-        kickScheduled = false;
-        // A store whose reads do not wait for transactions says when the enqueuing one is over.
-        void (store.settled?.() ?? Promise.resolve()).then(runInBackground);
-      });
+    kick: (scope, deliveryId) => {
+      if (!running) return;
+      // A store whose reads do not wait for transactions says when the enqueuing one is over.
+      setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(() => attemptStored(scope, deliveryId)));
     },
   };
 }

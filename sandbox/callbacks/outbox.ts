@@ -40,8 +40,8 @@ export interface OutboxOptions {
   clock: Clock;
   ids: Ids;
   settings: Settings;
-  /** Told after every enqueue; the dispatcher then looks for due deliveries once the transaction is over. */
-  onEnqueued?: () => void;
+  /** Told after every enqueue; the dispatcher attempts the delivery once the transaction is over. */
+  onEnqueued?: (scope: Scope, deliveryId: string) => void;
   /** How many finished deliveries are kept (retention.ts). */
   retention?: RetentionOptions;
 }
@@ -92,7 +92,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     };
     await tx.insert(DELIVERIES_COLLECTION, scope, record);
     await retention.recorded(tx, scope);
-    if (record.state === 'pending') options.onEnqueued?.();
+    if (record.state === 'pending') options.onEnqueued?.(scope, record.id);
     return record;
   };
 

@@ -9,6 +9,7 @@ import type { Handlers as ControlHandlers } from '@payments-contract/server/sand
 import type { Handlers, HandlerResponse } from '@payments-contract/server';
 import type { DirectDebitPaymentCallback } from '@payments-contract/client/webhooks';
 import { scopeOf, type Caller, type SandboxContext, type Scope, type Transaction } from '../context.js';
+import type { ProgressionHandler } from '../platform/progressions.js';
 import { canonicalJson } from '../json.js';
 import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 import { contract } from './contract.js';
@@ -234,11 +235,12 @@ function automaticChange(scope: Scope, payment: PaymentRecord): Pick<PaymentReco
 }
 
 /** The payment's automatic outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
-export function automaticOutcomes(ctx: SandboxContext): Record<string, (scope: Scope, id: string) => Promise<void>> {
+export function automaticOutcomes(ctx: SandboxContext): Record<string, ProgressionHandler> {
   return {
-    [AUTOMATIC_OUTCOME]: async (scope, id) => {
+    [AUTOMATIC_OUTCOME]: async (scope, id, ran) => {
       if (!(await ctx.settings.get(scope)).direct_debit_auto_resolve) return;
       await ctx.store.transaction(async (tx) => {
+        await ran(tx);
         const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, id);
         // A simulation may have ended it since its countdown started.
         if (payment && outcomeConflict(payment) === null) await applyBankOutcome(ctx, tx, scope, payment, automaticChange(scope, payment));

@@ -13,6 +13,7 @@ import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
+import type { ProgressionHandler } from '../platform/progressions.js';
 import { canonicalJson } from '../json.js';
 import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 
@@ -172,10 +173,12 @@ type Finish = { status: 'COMPLETED'; is_instant: boolean } | { status: 'FAILED';
 type Finished = { kind: 'finished'; record: DisbursementRecord } | { kind: 'missing' } | { kind: 'final'; record: DisbursementRecord };
 
 /** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
-async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Finish): Promise<Finished> {
+/** `alsoInTransaction` runs first in the deciding transaction (an automatic progression ends there). */
+async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Finish, alsoInTransaction?: (tx: Transaction) => Promise<void>): Promise<Finished> {
   // Settings are read before the transaction: they are not part of it.
   const settings = await ctx.settings.get(scope);
   return ctx.store.transaction(async (tx): Promise<Finished> => {
+    await alsoInTransaction?.(tx);
     const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
     if (!record) return { kind: 'missing' };
     if (record.status !== 'PENDING') return { kind: 'final', record };
@@ -224,13 +227,13 @@ function automaticFinish(scope: Scope, record: DisbursementRecord): Finish {
 }
 
 /** The disbursement's automatic answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
-export function automaticOutcomes(ctx: SandboxContext): Record<string, (scope: Scope, id: string) => Promise<void>> {
+export function automaticOutcomes(ctx: SandboxContext): Record<string, ProgressionHandler> {
   return {
-    [AUTOMATIC_OUTCOME]: async (scope, id) => {
+    [AUTOMATIC_OUTCOME]: async (scope, id, ran) => {
       if (!(await ctx.settings.get(scope)).disbursement_auto_resolve) return;
       const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
       // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
-      if (record?.status === 'PENDING') await finish(ctx, scope, id, automaticFinish(scope, record));
+      if (record?.status === 'PENDING') await finish(ctx, scope, id, automaticFinish(scope, record), ran);
     },
   };
 }

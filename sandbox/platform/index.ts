@@ -86,7 +86,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
   const attemptTimeoutMs = options.callbackTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const leases = store.shared ? createLeases({ store, leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS }) : undefined;
   // Before the dispatcher: both follow the clock's advances, in this order (see progressions.ts).
-  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS, ...(leases ? { leases } : {}) });
+  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS, shared: store.shared === true });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -98,6 +98,6 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     attemptTimeoutMs,
     ...(leases ? { leases } : {}),
   });
-  const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: () => dispatcher.kick() });
+  const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: (scope, deliveryId) => dispatcher.kick(scope, deliveryId) });
   return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };
 }

@@ -4,10 +4,13 @@
 // once the clock of its merchant and mode reaches its time, whether real time gets there (a timer) or an
 // advance of that clock does (the advance waits for it, as for callback retries). Running one calls the
 // handler its module registered for its kind; the handler decides, in a transaction of its own, whether
-// the object still finishes (still PENDING, setting still on), so running twice changes nothing. With a store
-// other sandboxes share, a progression is claimed with a lease before it runs (cluster/leases.ts), so one
-// sandbox runs it; one that dies while running it leaves the lease to lapse and another runs it then.
-import type { Leases } from '../cluster/leases.js';
+// the object still finishes (still PENDING, setting still on), so running twice changes nothing.
+//
+// With a store other sandboxes share, that check is the claim: the handler's transaction holds its scope's
+// lock, so of two sandboxes reaching one progression at once, one finishes the object and the other finds it
+// finished. No lease is taken first (a lease cost two more transactions on the scope's queue per progression,
+// and cut the throughput of a busy merchant to a third). Each sandbox runs, on time, the progressions it
+// started; its sweep takes up only those overdue by SHARED_SWEEP_GRACE_MS, left by a sandbox that stopped.
 import type { Clock, Progressions } from '../context.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store, Transaction } from '../store/store.js';
 
@@ -17,8 +20,12 @@ export const progressionsCollections: CollectionDefinition[] = [{ name: PROGRESS
 /** A few seconds, as a provider's test mode takes: long enough to see PENDING, short enough to wait for. */
 export const DEFAULT_AUTO_PROGRESS_DELAY_MS = 3000;
 
-/** What a module does when one of its objects' time has come. */
-export type ProgressionHandler = (scope: Scope, resourceId: string) => Promise<void>;
+/**
+ * What a module does when one of its objects' time has come. `ran` ends the progression: the handler calls
+ * it inside the transaction that decides (and applies) the outcome, so the object's change and the end of
+ * its countdown are one transaction; when the handler does not call it, the progression ends afterwards.
+ */
+export type ProgressionHandler = (scope: Scope, resourceId: string, ran: (tx: Transaction) => Promise<void>) => Promise<void>;
 
 interface ProgressionRecord extends JsonRecord {
   /** Which module's handler runs it. */
@@ -50,14 +57,20 @@ export interface ProgressionsOptions {
   onError?: (error: unknown, kind: string, resourceId: string) => void;
   /** Safety net: how often to look for due progressions when no timer fired. Default 1 s. */
   sweepIntervalMs?: number;
-  /** With a store other sandboxes share: claims, so each progression runs in one sandbox. */
-  leases?: Leases;
+  /**
+   * Other sandboxes share the store: the sweep leaves alone a progression due less than
+   * SHARED_SWEEP_GRACE_MS ago, which the sandbox that started it runs on time.
+   */
+  shared?: boolean;
 }
+
+/** How long past its time a progression of another sandbox waits before this one's sweep runs it. */
+export const SHARED_SWEEP_GRACE_MS = 2000;
 
 const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 
 export function createProgressions(options: ProgressionsOptions): SandboxProgressions {
-  const { store, clock, delayMs, leases } = options;
+  const { store, clock, delayMs } = options;
   const reportError = options.onError ?? ((error: unknown, kind: string, id: string) => console.error(`automatic ${kind} progression of ${id} failed:`, error));
   const handlers = new Map<string, ProgressionHandler>();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -65,34 +78,26 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
   let running = false;
   let sweep: NodeJS.Timeout | undefined;
 
-  /** Claims the progression for this sandbox; false when another ran it or holds it (then, if asked, waits until it is done). */
-  const claim = async (scope: Scope, record: ProgressionRecord, waitForOthers: boolean): Promise<boolean> => {
-    if (!leases) return true;
-    const lease = `progression:${record.id}`;
-    // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
-    const claimed = !(await leases.heldElsewhere(scope, lease)) && (await store.transaction(async (tx) => (await tx.get(PROGRESSIONS_COLLECTION, scope, record.id)) !== undefined && leases.take(tx, scope, lease)));
-    if (!claimed && waitForOthers) await leases.waitForOthers(scope, lease, async () => (await store.get(PROGRESSIONS_COLLECTION, scope, record.id)) === undefined);
-    return claimed;
-  };
-
-  const runOne = (scope: Scope, record: ProgressionRecord, waitForOthers = false): Promise<void> => {
+  const runOne = (scope: Scope, record: ProgressionRecord): Promise<void> => {
     const key = `${scopeKey(scope)}\u0000${record.id}`;
     const existing = inFlight.get(key);
     if (existing) return existing;
     const run = (async () => {
-      if (!(await claim(scope, record, waitForOthers))) return;
       const handler = handlers.get(record.kind);
+      let ended = false;
+      const ran = async (tx: Transaction): Promise<void> => {
+        await tx.delete(PROGRESSIONS_COLLECTION, scope, record.id);
+        ended = true;
+      };
       try {
         if (!handler) throw new Error(`no handler for automatic ${record.kind} progressions`);
-        await handler(scope, record.resource_id);
+        await handler(scope, record.resource_id, ran);
+        if (ended) return;
       } catch (error) {
         reportError(error, record.kind, record.resource_id);
       }
-      // Ran (or cannot run): gone, so neither a sweep nor a restart runs it again.
-      await store.transaction(async (tx) => {
-        await tx.delete(PROGRESSIONS_COLLECTION, scope, record.id);
-        if (leases) await leases.release(tx, scope, `progression:${record.id}`);
-      });
+      // Ran without deciding, or cannot run: gone, so neither a sweep nor a restart runs it again.
+      await store.delete(PROGRESSIONS_COLLECTION, scope, record.id);
     })().finally(() => inFlight.delete(key));
     inFlight.set(key, run);
     return run;
@@ -104,9 +109,10 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
     // Sandbox time never runs slower than real time, so it is due by then at the latest; an advance of the
     // scope's clock makes it due sooner (the advance runs it).
     const wait = Math.max(0, Date.parse(record.due_at) - clock.now(scope).getTime());
+    // Runs this one only: a look at every pending progression per timer costs a read of all of them each time.
     const timer = setTimeout(() => {
       timers.delete(key);
-      runInBackground();
+      if (running) void runOne(scope, record).catch((error: unknown) => reportError(error, record.kind, record.resource_id));
     }, wait + 1);
     timer.unref();
     timers.set(key, timer);
@@ -119,10 +125,13 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
       ? (await store.findBy<ProgressionRecord>(PROGRESSIONS_COLLECTION, only, 'state', 'pending')).map((record) => ({ scope: only, record }))
       : await store.findAcrossScopes<ProgressionRecord>(PROGRESSIONS_COLLECTION, 'state', 'pending');
     const work: Promise<void>[] = [];
+    // Asked for one scope (its clock moved), everything due runs here, whoever started it; the sweep leaves
+    // another sandbox's progressions that time until they are overdue.
+    const grace = only === undefined && options.shared ? SHARED_SWEEP_GRACE_MS : 0;
     for (const { scope, record } of pending) {
-      // Asked for one scope (its clock moved): a progression another sandbox claimed is waited for too.
-      if (Date.parse(record.due_at) <= clock.now(scope).getTime()) work.push(runOne(scope, record, only !== undefined));
-      else schedule(scope, record);
+      const late = clock.now(scope).getTime() - Date.parse(record.due_at);
+      if (late >= grace) work.push(runOne(scope, record));
+      else if (late < 0) schedule(scope, record);
     }
     await Promise.all(work);
   };
@@ -138,9 +147,9 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
       const dueAt = new Date(clock.now(scope).getTime() + delayMs).toISOString();
       const record: ProgressionRecord = { id: `${kind}:${resourceId}`, kind, resource_id: resourceId, due_at: dueAt, state: 'pending' };
       await tx.insert(PROGRESSIONS_COLLECTION, scope, record);
-      // Looked at once the transaction is over (a timer is set then; a progression due at once runs); a store
-      // whose reads do not wait for transactions says when that is.
-      setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(runInBackground));
+      // Its timer is set once the transaction is over (a store whose reads do not wait for transactions says
+      // when that is): run before, it would find nothing to run, and a rolled-back one then runs harmlessly.
+      setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(() => schedule(scope, record)));
     },
     delayMs,
     handle: (kind, handler) => {
