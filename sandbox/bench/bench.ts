@@ -4,13 +4,16 @@
 // non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
 // shares an event loop with the load generator. Figures only: nothing here passes or fails.
 //
-//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2]
+//   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2] [--merchants 1]
 //
 // --store names the stores to run the sandbox on (default: the sandbox's default, journal); with several, a
 // sandbox runs on each, and every round measures each of them and Prism in turn. For postgres, a throwaway
 // PostgreSQL server is started, and --instances says how many sandboxes share one database of it: each count
 // is a target of its own (its own database), the connections split evenly between its sandboxes, their
-// figures summed (requests) or the worst taken (latency).
+// figures summed (requests) or the worst taken (latency). --merchants spreads the mix over that many merchants
+// (each with its own key, FVA and balance), as a shared test environment serves many teams: one merchant's
+// writes run one at a time whatever the number of sandboxes (the store's promise), several merchants' side
+// by side.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -26,7 +29,7 @@ import { repoRoot } from '../testing/repo-root.js';
 import pg from 'pg';
 import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../store/postgres/testing/throwaway.js';
-import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured } from './mix.js';
+import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured, type MixMerchant } from './mix.js';
 
 interface SandboxProcess {
   url: string;
@@ -37,12 +40,12 @@ interface SandboxProcess {
  * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
  * development aid that checks the sandbox's own answers) is off; request validation stays on, as in Prism.
  */
-async function startSandboxProcess(dataDir: string, store: StoreChoice, callbackUrl: string, databaseUrl?: string): Promise<SandboxProcess> {
+async function startSandboxProcess(dataDir: string, store: StoreChoice, callbackUrl: string, merchantsEnv: string, databaseUrl?: string): Promise<SandboxProcess> {
   const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY },
+    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY, SANDBOX_MERCHANTS: merchantsEnv },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -79,6 +82,12 @@ async function startSandboxProcess(dataDir: string, store: StoreChoice, callback
       process.removeListener('exit', killOnExit);
     },
   };
+}
+
+/** The sandbox's default merchant, then `count - 1` more the sandboxes are given in SANDBOX_MERCHANTS. */
+function benchMerchants(count: number): { id: string; key: string; authorization: string }[] {
+  const keys = [DEFAULT_TEST_SECRET_KEY, ...Array.from({ length: count - 1 }, (_, index) => `sk_test_bench_merchant_${index + 2}`)];
+  return keys.map((key, index) => ({ id: index === 0 ? 'default' : `bench-merchant-${index + 1}`, key, authorization: basicAuthorization({ username: key, password: '' }) }));
 }
 
 /** A merchant endpoint that acknowledges every callback (the sandbox's FVA creation sends one). */
@@ -125,6 +134,7 @@ interface BenchOptions {
   warmup: number;
   connections: number;
   rounds: number;
+  merchants: number;
 }
 
 /** Several sandboxes driven at once as one target: requests summed, the worst latency of them. */
@@ -169,7 +179,7 @@ async function createDatabase(server: ThrowawayPostgres, name: string): Promise<
 
 const COMMAND = {
   name: 'bench',
-  usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2]
+  usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2] [--merchants 1]
 
 The sandbox and the Prism mock of the same contract side by side on loopback, each driven with the same
 request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the sandbox/Prism ratio.
@@ -180,6 +190,7 @@ request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the san
   --rounds N                 rounds; each measures every target in turn (default 3)
   --store KINDS              the sandbox's stores, separated by commas: ${STORE_CHOICES.join(', ')} (default journal)
   --instances COUNTS         postgres: how many sandboxes share one database, one target per count (default 1)
+  --merchants N              merchants the mix is spread over, each cycle to the next (default 1)
 ${STANDARD_USAGE_LINES}`,
   options: {
     duration: { type: 'string', default: '10' },
@@ -188,6 +199,7 @@ ${STANDARD_USAGE_LINES}`,
     rounds: { type: 'string', default: '3' },
     store: { type: 'string', default: 'journal' },
     instances: { type: 'string', default: '1' },
+    merchants: { type: 'string', default: '1' },
   },
   module: import.meta.url,
 } as const;
@@ -196,7 +208,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const line = readCommandLine(COMMAND, argv);
   if (typeof line === 'number') return line;
   const { values } = line;
-  const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds) };
+  const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds), merchants: Number(values.merchants) };
   for (const [name, value] of Object.entries(options)) {
     if (!Number.isInteger(value) || value < 1) return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
   }
@@ -207,9 +219,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--store: ${unknown.join(', ')} is not a store (${STORE_CHOICES.join(', ')}; several separated by commas)`));
   const instanceCounts = [...new Set(values.instances.split(',').map(Number))];
   if (instanceCounts.some((count) => !Number.isInteger(count) || count < 1 || count > 8)) return refuse(COMMAND, new UsageError('--instances is one or more whole numbers from 1 to 8, separated by commas'));
+  if (options.merchants > 16) return refuse(COMMAND, new UsageError('--merchants is a whole number from 1 to 16'));
   if (values.instances !== '1' && !stores.includes('postgres')) return refuse(COMMAND, new UsageError('--instances applies to --store postgres (only PostgreSQL is shared by several sandboxes)'));
   const log = (line: string): void => console.error(line);
-  const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
+  const merchants = benchMerchants(options.merchants);
+  const merchantsEnv = JSON.stringify(merchants.slice(1).map(({ id, key }) => ({ id, keys: { test: key, live: key.replace(/^sk_test_/, 'sk_live_') }, callback_tokens: { test: `cb_${id}_test`, live: `cb_${id}_live` } })));
   const bodies = mixBodies();
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   const receiver = await startReceiver();
@@ -217,17 +231,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
     const runId = Date.now().toString(36);
-    const mix = (fixedVirtualAccountId: string, target: string) => () => mixRequests({ authorization, fixedVirtualAccountId, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
+    const mix = (mixMerchants: MixMerchant[], target: string) => () => mixRequests({ merchants: mixMerchants, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
     const targets: { name: string; urls: string[]; requests: () => CannonRequest[] }[] = [];
-    /** Funds the first sandbox's merchant and stores the FVA the mix reads; the others share its database. */
+    /** Funds each merchant through the first sandbox and stores the FVA the mix reads; the others share its database. */
     const addTarget = async (name: string, urls: string[]) => {
-      await fundDisbursements(urls[0]!, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
-      const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}-${targets.length}` });
-      targets.push({ name, urls, requests: mix(String(stored.id), name) });
+      const mixMerchants: MixMerchant[] = [];
+      for (const { authorization } of merchants) {
+        await fundDisbursements(urls[0]!, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
+        const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}-${targets.length}` });
+        mixMerchants.push({ authorization, fixedVirtualAccountId: String(stored.id) });
+      }
+      targets.push({ name, urls, requests: mix(mixMerchants, name) });
     };
     for (const store of stores) {
       if (store !== 'postgres') {
-        const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url);
+        const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url, merchantsEnv);
         stops.unshift(sandbox.stop);
         await addTarget(`sandbox ${store}`, [sandbox.url]);
         continue;
@@ -238,7 +256,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         const databaseUrl = await createDatabase(server, `bench_${count}`);
         const urls: string[] = [];
         for (let n = 0; n < count; n++) {
-          const sandbox = await startSandboxProcess(join(dataDir, `postgres-${count}-${n}`), store, receiver.url, databaseUrl);
+          const sandbox = await startSandboxProcess(join(dataDir, `postgres-${count}-${n}`), store, receiver.url, merchantsEnv, databaseUrl);
           stops.unshift(sandbox.stop);
           urls.push(sandbox.url);
         }
@@ -247,7 +265,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     const prism = await startPrism({ specPath: bundledContractPath.pathname });
     stops.unshift(prism.stop);
-    targets.push({ name: 'prism', urls: [prism.url], requests: mix(bodies.exampleFixedVirtualAccountId, 'prism') });
+    targets.push({ name: 'prism', urls: [prism.url], requests: mix(merchants.map(({ authorization }) => ({ authorization, fixedVirtualAccountId: bodies.exampleFixedVirtualAccountId })), 'prism') });
 
     const rows: Measured[] = [];
     for (let round = 1; round <= options.rounds; round++) {
@@ -257,7 +275,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // the figure to read.
     const [load] = loadavg();
     console.log(`\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`);
-    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance), ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
+    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance) for ${options.merchants === 1 ? 'one merchant' : `${options.merchants} merchants in turn`}, ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
     console.log(formatTable(rows));
     return 0;
   } finally {

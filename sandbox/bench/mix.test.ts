@@ -7,7 +7,7 @@ const result = (average: number, p50: number, p99: number, non2xx = 0) => ({ req
 
 describe('the benchmark mix', () => {
   const bodies = mixBodies();
-  const requests = mixRequests({ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1', disbursement: bodies.disbursement, runId: 'r' });
+  const requests = mixRequests({ merchants: [{ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1' }], disbursement: bodies.disbursement, runId: 'r' });
 
   it('is 60% FVA reads, 20% disbursement creations, 20% balance reads', () => {
     const shape = requests.map((request) => `${request.method ?? 'GET'} ${request.path ?? ''}`);
@@ -27,6 +27,32 @@ describe('the benchmark mix', () => {
     expect(first.headers?.['x-idempotency-key']).toBe('bench-r-1');
     expect(second.headers?.['x-idempotency-key']).toBe('bench-r-2');
     expect(first.headers?.authorization).toBe('Basic eA==');
+  });
+
+  it('spread over several merchants, gives each the same cycle with its own key and FVA, and keeps external ids unique across them', () => {
+    const spread = mixRequests({
+      merchants: [
+        { authorization: 'Basic YQ==', fixedVirtualAccountId: 'fva-a' },
+        { authorization: 'Basic Yg==', fixedVirtualAccountId: 'fva-b' },
+      ],
+      disbursement: bodies.disbursement,
+      runId: 'r',
+    });
+    expect(spread.map((request) => `${request.headers?.authorization ?? ''} ${request.path ?? ''}`)).toEqual([
+      'Basic YQ== /callback_virtual_accounts/fva-a',
+      'Basic YQ== /callback_virtual_accounts/fva-a',
+      'Basic YQ== /callback_virtual_accounts/fva-a',
+      ' /disbursements',
+      'Basic YQ== /balance',
+      'Basic Yg== /callback_virtual_accounts/fva-b',
+      'Basic Yg== /callback_virtual_accounts/fva-b',
+      'Basic Yg== /callback_virtual_accounts/fva-b',
+      ' /disbursements',
+      'Basic Yg== /balance',
+    ]);
+    const prepared = spread.filter((request) => request.method === 'POST').map((create) => (create.setupRequest as (r: CannonRequest, c: object) => CannonRequest)({ ...create }, {}));
+    expect(prepared.map((request) => request.headers?.authorization)).toEqual(['Basic YQ==', 'Basic Yg==']);
+    expect(prepared.map((request) => request.headers?.['x-idempotency-key'])).toEqual(['bench-r-1', 'bench-r-2']);
   });
 
   it('prints one row per target and the throughput ratio', () => {

@@ -51,28 +51,37 @@ export function mixBodies(contractPath: URL | string = bundledContractPath): Mix
   };
 }
 
-export interface MixOptions {
+/** One merchant the mix acts for: its key (as an Authorization header) and the FVA stored for it. */
+export interface MixMerchant {
   authorization: string;
   fixedVirtualAccountId: string;
+}
+
+export interface MixOptions {
+  /** Each cycle of the mix goes to every merchant in turn (one, unless the run spreads over several). */
+  merchants: readonly MixMerchant[];
   disbursement: Record<string, unknown>;
   /** Keeps external ids and idempotency keys of one run apart from another's. */
   runId: string;
 }
 
 /**
- * One cycle of the mix, which autocannon repeats on every connection: 3 reads of the stored FVA, 1
- * disbursement creation, 1 balance read (60/20/20).
+ * One cycle of the mix per merchant, which autocannon repeats on every connection: 3 reads of the merchant's
+ * stored FVA, 1 disbursement creation, 1 balance read (60/20/20).
  */
 export function mixRequests(options: MixOptions): CannonRequest[] {
-  const headers = { authorization: options.authorization };
-  const read: CannonRequest = { method: 'GET', path: `/callback_virtual_accounts/${encodeURIComponent(options.fixedVirtualAccountId)}`, headers };
   let sequence = 0;
+  return options.merchants.flatMap((merchant) => merchantCycle(merchant, options, () => ++sequence));
+}
+
+function merchantCycle(merchant: MixMerchant, options: MixOptions, next: () => number): CannonRequest[] {
+  const headers = { authorization: merchant.authorization };
+  const read: CannonRequest = { method: 'GET', path: `/callback_virtual_accounts/${encodeURIComponent(merchant.fixedVirtualAccountId)}`, headers };
   const create: CannonRequest = {
     method: 'POST',
     path: '/disbursements',
     setupRequest: (request) => {
-      sequence += 1;
-      const unique = `${options.runId}-${sequence}`;
+      const unique = `${options.runId}-${next()}`;
       return {
         ...request,
         headers: { ...headers, 'content-type': 'application/json', 'x-idempotency-key': `bench-${unique}` },
