@@ -120,7 +120,7 @@ export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
     ],
   });
   file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), namedExports: ['ResponseContractError'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), isTypeOnly: true, namedExports: ['BasicCredentials', 'HandlerResponse', 'RequestContext', 'RouterOptions', 'ValidationIssue'] });
+  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), isTypeOnly: true, namedExports: ['AroundOperation', 'BasicCredentials', 'HandlerResponse', 'OperationCall', 'RequestContext', 'RouterOptions', 'ValidationIssue'] });
 
   const table: WriterFunction = (writer) => {
     writer.write('{').indent(() => {

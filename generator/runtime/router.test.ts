@@ -362,3 +362,52 @@ describe('handler responses', () => {
     expect(await answer(await router(request('GET', '/things/th-1')))).toMatchObject({ status: 200, body: { id: 7 } });
   });
 });
+
+describe('around: what runs around a request once its caller is known', () => {
+  it('sees the caller and the operation before the body is read, and may answer instead of the operation', async () => {
+    const seen: string[] = [];
+    const { router, calls } = setup({
+      around: async ({ principal, operationId }) => {
+        seen.push(`${principal.merchant} ${operationId}`);
+        return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }) };
+      },
+    });
+    // A body that is not even JSON: the answer comes before anything reads it.
+    const response = await router(request('POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } }));
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(seen).toEqual(['m-1 createThing']);
+    expect(calls).toEqual([]);
+  });
+
+  it('may let the operation run and add to its answer, validation answers included', async () => {
+    const { router, calls } = setup({
+      around: async (_call, next) => {
+        const answered = await next();
+        return { ...answered, headers: { ...answered.headers, 'ratelimit-remaining': '9' } };
+      },
+    });
+    const created = await router(jsonPost({ name: 'a', amount: 1 }));
+    expect(created.status).toBe(200);
+    expect(created.headers.get('ratelimit-remaining')).toBe('9');
+    const refused = await router(jsonPost({ name: 'a' }));
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('9');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('does not run for a request without a known caller (401) or without an operation (404)', async () => {
+    const around = vi.fn<NonNullable<RouterOptions<Principal>['around']>>((_call, next) => next());
+    const { router } = setup({ around });
+    expect((await router(request('GET', '/things/th-1', { auth: null }))).status).toBe(401);
+    expect((await router(request('GET', '/nothing'))).status).toBe(404);
+    expect(around).not.toHaveBeenCalled();
+  });
+
+  it('a throw in it is the generic 500, reported', async () => {
+    const { router, onError } = setup({ around: () => Promise.reject(new Error('limiter broke')) });
+    const response = await router(request('GET', '/things/th-1'));
+    expect(await answer(response)).toMatchObject({ status: 500, body: { error_code: 'SERVER_ERROR' } });
+    expect(onError).toHaveBeenCalledOnce();
+  });
+});

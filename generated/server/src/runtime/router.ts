@@ -72,7 +72,22 @@ export interface RouterOptions<Principal> {
   maxJsonDepth?: number;
   /** Told about thrown errors and broken responses; the client only ever sees the generic 500. */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * Runs around every request whose caller is known, before its body is read or validated: it may answer
+   * instead of the operation (not calling `next`), or change or hold back the answer `next` gives (a rate
+   * limit's headers and 429, a simulated fault). What it throws is the generic 500, as a handler's is.
+   */
+  around?: AroundOperation<Principal>;
 }
+
+/** Who calls which operation, for `around`. */
+export interface OperationCall<Principal> {
+  principal: Principal;
+  operationId: string;
+  request: NativeRequest;
+}
+
+export type AroundOperation<Principal> = (call: OperationCall<Principal>, next: () => Promise<NativeAnswer>) => Promise<NativeAnswer>;
 
 /** A handler as the generic router sees it; the generated `Handlers` type gives each one its real types. */
 export type AnyHandler<Principal> = (input: never, context: RequestContext<Principal>) => unknown;
@@ -267,7 +282,18 @@ export function createRouter<Principal, Table extends RouteTable>(
       // Awaited only when it is a promise: every await is a turn of the microtask queue, on every request.
       const principal = authenticated instanceof Promise ? await authenticated : authenticated;
       if (principal === null) return unauthorized(route);
+      if (options.around) return await options.around({ principal, operationId, request }, () => operate(request, operationId, route, queryNames, pathParams, principal));
+      // Never rejects (it answers the generic 500 itself): returned as it is, without a turn of its own.
+      return operate(request, operationId, route, queryNames, pathParams, principal);
+    } catch (error) {
+      report(error, request);
+      return errorResponse(route.serverError, GENERIC_MESSAGES.server);
+    }
+  }
 
+  /** The operation itself, for a known caller: body, validation, handler, and the answer's check. */
+  async function operate(request: NativeRequest, operationId: keyof Table & string, route: RouteDefinition, queryNames: ReadonlySet<string>, pathParams: Record<string, string>, principal: Principal): Promise<NativeAnswer> {
+    try {
       const body = route.body || route.malformedBodyError ? await readBody(route, request, bodyLimits) : NO_BODY;
       if (!body.ok) return body.response;
 

@@ -5,7 +5,7 @@ import { operationValidators } from './validators/index.js';
 import { createRouter as createTableRouter, type HandlerResponse, type RequestContext, type RouterOptions, type RouteTable } from '../runtime/router.js';
 
 export { ResponseContractError } from '../runtime/router.js';
-export type { BasicCredentials, HandlerResponse, RequestContext, RouterOptions, ValidationIssue } from '../runtime/router.js';
+export type { AroundOperation, BasicCredentials, HandlerResponse, OperationCall, RequestContext, RouterOptions, ValidationIssue } from '../runtime/router.js';
 
 /** What the contract says about each operation, as the router needs it, by operationId. */
 export const operationTable = {
