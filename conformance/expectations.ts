@@ -2,7 +2,8 @@
 // body is JSON and valid against that status's schema, an error's code is documented for that status.
 // Values that match only a known variant recorded in the contract (`x-known-variants`) are warnings.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { OperationModel } from '@payments-contract/contract/model/types';
+import { isObject } from '@payments-contract/contract/model';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from './contract.js';
 import type { Exchange, HttpClient } from './http.js';
 import type { Finding } from './types.js';
@@ -35,6 +36,7 @@ export function responseFindings(contract: Contract, http: HttpClient, operation
     const documented = operation.responses.map((r) => r.status).join(', ');
     return [finding(http, exchange, `status ${exchange.status} is not documented for ${operation.operationId} (documented: ${documented})`)];
   }
+  findings.push(...headerFindings(contract, http, operation, exchange));
   if (response.schema === undefined) return findings;
   const contentType = exchange.headers['content-type'] ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
@@ -64,6 +66,40 @@ export function responseFindings(contract: Contract, http: HttpClient, operation
       const name = String((error.params as { unevaluatedProperty?: unknown }).unevaluatedProperty);
       findings.push(finding(http, exchange, `undocumented field ${error.instancePath}/${name} (--strict)`, { schemaPath: error.schemaPath }));
     }
+  }
+  return findings;
+}
+
+/** The headers the contract declares on the operation's response with this status, by lower-case name. */
+function declaredHeaders(contract: Contract, operation: OperationModel, status: number): Map<string, { required: boolean; schema: Json | undefined }> {
+  const paths = contract.doc.paths;
+  const item = isObject(paths) ? paths[operation.path] : undefined;
+  const op = isObject(item) ? item[operation.method.toLowerCase()] : undefined;
+  const responses = isObject(op) ? op.responses : undefined;
+  const response = contract.deref(isObject(responses) ? responses[String(status)] : undefined);
+  const headers = isObject(response) ? response.headers : undefined;
+  const declared = new Map<string, { required: boolean; schema: Json | undefined }>();
+  for (const [name, header] of Object.entries(isObject(headers) ? headers : {})) {
+    const resolved = contract.deref(header);
+    if (isObject(resolved)) declared.set(name.toLowerCase(), { required: resolved.required === true, schema: contract.deref(resolved.schema) });
+  }
+  return declared;
+}
+
+/** A required header missing, or a declared one whose value breaks its schema (an integer field, say). */
+function headerFindings(contract: Contract, http: HttpClient, operation: OperationModel, exchange: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  for (const [name, { required, schema }] of declaredHeaders(contract, operation, exchange.status)) {
+    const value = exchange.headers[name];
+    if (value === undefined) {
+      if (required) findings.push(finding(http, exchange, `the ${exchange.status} answer lacks the ${name} header the contract requires`));
+      continue;
+    }
+    const type = isObject(schema) ? schema.type : undefined;
+    // Header values are text: a number-typed header is judged as the number it spells.
+    const typed = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+    if (schema === undefined) continue;
+    for (const error of contract.validate(schema, typed)) findings.push(finding(http, exchange, `header ${name}: ${JSON.stringify(value)} ${error.message ?? error.keyword}`));
   }
   return findings;
 }

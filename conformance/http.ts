@@ -34,6 +34,34 @@ export interface HttpClientOptions {
   maxResponseBytes?: number;
   /** The environment variable a replayed curl line reads the key from; default PAYMENTS_API_KEY. */
   keyVariable?: string;
+  /** What to do with a 429 (default: wait as its Retry-After says, up to 10 s, and send again, at most 5 times). */
+  rateLimits?: RateLimitHandling;
+}
+
+/**
+ * A target that limits its rate answers 429 with Retry-After; the suite then waits and sends the request
+ * again, as a well-behaved client does (the 429 said nothing was done), instead of judging the operation by
+ * an answer about the pace of the run. Every 429 met is handed to `onRateLimited`, to be judged as any answer.
+ */
+export interface RateLimitHandling {
+  /** Sends of one request after a 429, at most; 0 hands the 429 back at once. */
+  retries: number;
+  /** A Retry-After longer than this (or none, or unreadable) hands the 429 back. */
+  maxWaitSeconds: number;
+  onRateLimited?: (exchange: Exchange) => void;
+  /** Tests replace it. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_RATE_LIMIT_HANDLING: RateLimitHandling = { retries: 5, maxWaitSeconds: 10 };
+
+/** Milliseconds a Retry-After value asks to wait (delta-seconds or an HTTP date, RFC 9110); undefined when it is neither. */
+export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return /[A-Za-z]/.test(trimmed) && Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
 /** A key the client knows, masked in every curl line as the variable that holds it. */
@@ -99,7 +127,20 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
   const mask = (text: string): string =>
     keys.reduce((masked, { key, variable }) => (key ? masked.replaceAll(key, `<${variable}>`).replaceAll(Buffer.from(`${key}:`).toString('base64'), `<${variable}_BASIC>`) : masked), text);
 
+  const rateLimits = options.rateLimits ?? DEFAULT_RATE_LIMIT_HANDLING;
+  const sleep = rateLimits.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const send = async (spec: RequestSpec): Promise<Exchange> => {
+    for (let retry = 0; ; retry++) {
+      const exchange = await sendOnce(spec);
+      if (exchange.status !== 429) return exchange;
+      rateLimits.onRateLimited?.(exchange);
+      const waitMs = retryAfterMs(exchange.headers['retry-after']);
+      if (retry >= rateLimits.retries || waitMs === undefined || waitMs > rateLimits.maxWaitSeconds * 1000) return exchange;
+      await sleep(waitMs);
+    }
+  };
+
+  const sendOnce = async (spec: RequestSpec): Promise<Exchange> => {
     counter.requests++;
     const url = new URL(base + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) url.searchParams.set(name, value);

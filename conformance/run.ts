@@ -2,7 +2,8 @@
 // (`runConformance`) with the same results as the CLI.
 import { loadContract } from './contract.js';
 import { responseFindings } from './expectations.js';
-import { createHttpClient, type Exchange } from './http.js';
+import { createHttpClient, DEFAULT_RATE_LIMIT_HANDLING, type Exchange } from './http.js';
+import { operationLocator } from './operation-at.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { outcomeOf } from './results.js';
 import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
@@ -23,7 +24,10 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const contract = loadContract(options.specPath);
-  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs });
+  // Every 429 the client waits out is judged as an answer of the operation it came from (its Retry-After
+  // and body as the contract documents them), though the check that sent the request sees only the answer after it.
+  let observeRateLimited = (_exchange: Exchange): void => undefined;
+  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs, rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) } });
 
   // Check 1 runs on every response any other check sees; its results are per operation.
   const observed = new Map<string, { exchanges: number; findings: Finding[] }>();
@@ -34,6 +38,11 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     entry.findings.push(...findings);
     observed.set(operationId, entry);
     return findings;
+  };
+  const operationAt = operationLocator(contract.model.operations, options.baseUrl);
+  observeRateLimited = (exchange) => {
+    const operation = operationAt(exchange.request.method, exchange.request.url);
+    if (operation) observe(operation.operationId, exchange);
   };
   const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject) };
 

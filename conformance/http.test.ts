@@ -1,0 +1,79 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadContract } from './contract.js';
+import { createHttpClient, retryAfterMs, type Exchange } from './http.js';
+import { operationLocator } from './operation-at.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A target that answers the first `limited` requests 429 with `retryAfter`, then 200. */
+async function limitedTarget(limited: number, retryAfter: string | null): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    requests++;
+    if (requests <= limited) {
+      response.writeHead(429, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) });
+      response.end(JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}');
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
+describe('the HTTP client meeting a rate limit', () => {
+  it('waits as Retry-After says and sends the request again, handing each 429 to be judged', async () => {
+    const target = await limitedTarget(2, '1');
+    const waits: number[] = [];
+    const met: Exchange[] = [];
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, onRateLimited: (exchange) => met.push(exchange), sleep: async (ms) => void waits.push(ms) } });
+    const answer = await http.send({ method: 'GET', path: '/balance' });
+    expect(answer.status).toBe(200);
+    expect(waits).toEqual([1000, 1000]);
+    expect(met.map((exchange) => exchange.status)).toEqual([429, 429]);
+    expect(target.requests()).toBe(3);
+  });
+
+  it('hands the 429 back when it has no readable Retry-After, asks too long a wait, or keeps coming', async () => {
+    const noHeader = await limitedTarget(1, null);
+    const quick = { retries: 2, maxWaitSeconds: 10, sleep: async () => undefined };
+    expect((await createHttpClient({ baseUrl: noHeader.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    const long = await limitedTarget(1, '3600');
+    expect((await createHttpClient({ baseUrl: long.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    const always = await limitedTarget(100, '1');
+    expect((await createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    expect(always.requests()).toBe(3);
+  });
+
+  it('reads Retry-After as delta-seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-24T06:00:00Z');
+    expect(retryAfterMs('2', now)).toBe(2000);
+    expect(retryAfterMs(' 0 ', now)).toBe(0);
+    expect(retryAfterMs('Tue, 24 Nov 2026 06:00:03 GMT', now)).toBe(3000);
+    expect(retryAfterMs('Tue, 24 Nov 2026 05:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('1.5', now)).toBeUndefined();
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('finding the operation a request went to', () => {
+  const locate = operationLocator(loadContract().model.operations, 'http://target.test/api/');
+  it('matches the method and the path template, parameters as one segment, a trailing slash or not', () => {
+    expect(locate('GET', 'http://target.test/api/balance')?.operationId).toBe('getBalance');
+    expect(locate('get', 'http://target.test/api/disbursements/abc123?x=1')?.operationId).toBe('getDisbursement');
+    expect(locate('POST', 'http://target.test/api/disbursements/')?.operationId).toBe('createDisbursement');
+  });
+  it('finds none outside the base path, for another method or an unknown path', () => {
+    expect(locate('GET', 'http://target.test/balance')).toBeUndefined();
+    expect(locate('DELETE', 'http://target.test/api/balance')).toBeUndefined();
+    expect(locate('GET', 'http://target.test/api/disbursements/a/b')).toBeUndefined();
+  });
+});
