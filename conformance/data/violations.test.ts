@@ -111,7 +111,7 @@ const operation = (overrides: Partial<OperationModel>): OperationModel => ({
   tag: '',
   summary: '',
   parameters: [],
-  responses: [{ status: 400, description: '', errorCodes: ['GENERIC', 'AMOUNT_TOO_HIGH'], headers: [] }, { status: 422, description: '', errorCodes: ['AMOUNT_REQUIRED'], headers: [] }],
+  responses: [{ status: 400, description: '', errorCodes: ['GENERIC', 'AMOUNT_TOO_HIGH'], headers: [], headerFields: [] }, { status: 422, description: '', errorCodes: ['AMOUNT_REQUIRED'], headers: [], headerFields: [] }],
   validationError: { status: 400, error_code: 'GENERIC' },
   errorTriggers: {},
   pointer: '#/paths/~1op/post',
@@ -124,7 +124,7 @@ describe('expectedAnswer', () => {
     ['the rule\'s own code, at the status that documents it', { value: { name: 'abc', closed: true }, op: operation({}), want: { status: 422, errorCode: 'AMOUNT_REQUIRED', source: 'x-error-codes' } }],
     ['the generic error when the violations map to different codes', { value: { name: 'abc', closed: true, amount: 'x' }, op: operation({}), want: { status: 400, errorCode: 'GENERIC', source: 'x-validation-error' } }],
     ['the generic error for a keyword without a code', { value: { name: 'a' }, op: operation({}), want: { status: 400, errorCode: 'GENERIC', source: 'x-validation-error' } }],
-    ['the generic error when no response documents the rule\'s code', { value: { name: 'abc', amount: 2000 }, op: operation({ responses: [{ status: 400, description: '', errorCodes: ['GENERIC'], headers: [] }] }), want: { status: 400, errorCode: 'GENERIC', source: 'x-validation-error' } }],
+    ['the generic error when no response documents the rule\'s code', { value: { name: 'abc', amount: 2000 }, op: operation({ responses: [{ status: 400, description: '', errorCodes: ['GENERIC'], headers: [], headerFields: [] }] }), want: { status: 400, errorCode: 'GENERIC', source: 'x-validation-error' } }],
     ['nothing when the operation documents no validation error', { value: { name: 'a' }, op: operation({ validationError: undefined }), want: undefined }],
   ];
   it.each(rows)('%s', (_name, { value, op, want }) => {

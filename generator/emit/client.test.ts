@@ -81,7 +81,7 @@ describe('planOperation', () => {
     ],
     [
       'a response without a JSON body',
-      { ...base, responses: [...base.responses, { status: 204, description: 'Nothing.', errorCodes: [], headers: [] }] },
+      { ...base, responses: [...base.responses, { status: 204, description: 'Nothing.', errorCodes: [], headers: [], headerFields: [] }] },
       /response 204 has no JSON body/,
     ],
   ];

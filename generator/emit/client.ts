@@ -48,6 +48,8 @@ export interface ClientMethodPlan {
   formEncoding: boolean;
   /** Statuses the contract documents, each with a JSON body. */
   statuses: number[];
+  /** By status, the headers each declares (only statuses that declare some). */
+  headerFields: { status: number; fields: { name: string; required: boolean; numeric: boolean }[] }[];
 }
 
 /** `X-IDEMPOTENCY-KEY` -> `idempotencyKey`, `x-api-version` -> `apiVersion`. */
@@ -116,6 +118,7 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
     headerOptions,
     formEncoding,
     statuses: operation.responses.map((response) => response.status),
+    headerFields: operation.responses.filter((response) => response.headerFields.length > 0).map((response) => ({ status: response.status, fields: response.headerFields.map(({ name, required, numeric }) => ({ name, required, numeric })) })),
   };
 }
 
@@ -143,6 +146,12 @@ function writeRequestOptions(writer: CodeBlockWriter, plan: ClientMethodPlan): v
   writer.write('}');
 }
 
+/** The statuses' declared headers as the runtime reads them: `{ 429: { 'Retry-After': { required: true, numeric: true } } }`. */
+function headerFieldsLiteral(plan: ClientMethodPlan): string {
+  const byStatus = plan.headerFields.map(({ status, fields }) => `${status}: { ${fields.map(({ name, required, numeric }) => `${quote(name)}: { required: ${String(required)}, numeric: ${String(numeric)} }`).join(', ')} }`);
+  return `{ ${byStatus.join(', ')} }`;
+}
+
 function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): void {
   writer.write('return {').indent(() => {
     for (const plan of plans) {
@@ -153,6 +162,7 @@ function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): 
           writeRequestOptions(writer, plan);
           writer.write('),').newLine();
           writer.writeLine(`[${plan.statuses.join(', ')}],`);
+          if (plan.headerFields.length > 0) writer.writeLine(`${headerFieldsLiteral(plan)},`);
         });
         writer.writeLine('),');
       });

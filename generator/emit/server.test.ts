@@ -82,7 +82,7 @@ describe('handler types', () => {
     ],
     [
       'result: a response without content has no body',
-      { given: () => resultMembers({ ...operation('getThing'), responses: [{ status: 204, description: '', errorCodes: [], headers: [] }] }), want: ['HandlerResponse<204, undefined>'] },
+      { given: () => resultMembers({ ...operation('getThing'), responses: [{ status: 204, description: '', errorCodes: [], headers: [], headerFields: [] }] }), want: ['HandlerResponse<204, undefined>'] },
     ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {

@@ -31,7 +31,18 @@ export interface ResponseModel {
   schema?: Json;
   /** For error responses: the `error_code` values documented for this status. */
   errorCodes: string[];
+  /** The names of the headers the response declares. */
   headers: string[];
+  /** The same headers with what a client needs to read them. */
+  headerFields: ResponseHeaderModel[];
+}
+
+export interface ResponseHeaderModel {
+  /** As the contract writes it (`Retry-After`). */
+  name: string;
+  required: boolean;
+  /** Its schema is an integer or a number: the client reads the text as one. */
+  numeric: boolean;
 }
 
 export interface ErrorAnswer {

@@ -131,3 +131,52 @@ describe('settle', () => {
     expect(result.ok).toBe(false);
   });
 });
+
+// A rate-limited read: its 200 declares the RateLimit fields, its 429 requires Retry-After.
+interface ListThings {
+  parameters: { query?: never; header?: never; path?: never; cookie?: never };
+  requestBody?: never;
+  responses: {
+    200: { headers: { 'RateLimit-Remaining'?: number; [name: string]: unknown }; content: { 'application/json': { id: string }[] } };
+    429: { headers: { 'Retry-After': number; 'RateLimit-Remaining': number; [name: string]: unknown }; content: { 'application/json': { error_code: 'RATE_LIMIT_EXCEEDED'; message: string } } };
+  };
+}
+interface LimitedPaths {
+  '/things': { parameters: { query?: never; header?: never; path?: never; cookie?: never }; get: ListThings };
+}
+const LIST_HEADERS = { 200: { 'RateLimit-Remaining': { required: false, numeric: true } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true } } };
+
+function limitedClient(answer: () => Response) {
+  const client = createApiClient<LimitedPaths>({ baseUrl: BASE_URL, secretKey: 'sk_test_123', fetch: async () => answer() });
+  return () => settle<ListThings>(client.GET('/things', { parseAs: 'text' }), [200, 429], LIST_HEADERS);
+}
+const withHeaders = (response: Response, headers: Record<string, string>): Response => {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+};
+
+describe('declared response headers', () => {
+  it('a 429 gives its Retry-After in seconds, as a number its type promises', async () => {
+    const list = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }), { 'retry-after': '2', 'ratelimit-remaining': '0' }));
+    const result = await list();
+    if (result.status !== 429) throw new Error(`expected the 429, got ${result.status}`);
+    expectTypeOf(result.headers['Retry-After']).toEqualTypeOf<number>();
+    expect(result.headers).toEqual({ 'Retry-After': 2, 'RateLimit-Remaining': 0 });
+  });
+
+  it('a success gives the declared headers it carries, and leaves out the optional ones it does not', async () => {
+    const carried = await limitedClient(() => withHeaders(json(200, []), { 'ratelimit-remaining': '41' }))();
+    if (!carried.ok) throw new Error('expected the 200');
+    expectTypeOf(carried.headers['RateLimit-Remaining']).toEqualTypeOf<number | undefined>();
+    expect(carried.headers).toEqual({ 'RateLimit-Remaining': 41 });
+    const bare = await limitedClient(() => json(200, []))();
+    expect(bare.ok && bare.headers).toEqual({});
+  });
+
+  it('a 429 without the Retry-After the contract requires, or with one that is not a number, is malformed', async () => {
+    const missing = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), { 'ratelimit-remaining': '0' }));
+    await expect(missing()).rejects.toThrow(/requires its Retry-After header/);
+    const dated = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT', 'ratelimit-remaining': '0' }));
+    await expect(dated()).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+});

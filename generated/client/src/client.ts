@@ -352,6 +352,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listVirtualAccountBanks: () =>
       settle<operations['listVirtualAccountBanks']>(
@@ -359,6 +360,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listDisbursementBanks: () =>
       settle<operations['listDisbursementBanks']>(
@@ -366,6 +368,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createFixedVirtualAccount: (input) =>
       settle<operations['createFixedVirtualAccount']>(
@@ -375,6 +378,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           ...bodyEncoding(input.encoding),
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getFixedVirtualAccount: (input) =>
       settle<operations['getFixedVirtualAccount']>(
@@ -383,6 +387,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     updateFixedVirtualAccount: (input) =>
       settle<operations['updateFixedVirtualAccount']>(
@@ -392,6 +397,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getFixedVirtualAccountPayment: (input) =>
       settle<operations['getFixedVirtualAccountPayment']>(
@@ -400,6 +406,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createFixedPaymentCode: (input) =>
       settle<operations['createFixedPaymentCode']>(
@@ -409,6 +416,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           ...bodyEncoding(input.encoding),
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getFixedPaymentCode: (input) =>
       settle<operations['getFixedPaymentCode']>(
@@ -417,6 +425,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     updateFixedPaymentCode: (input) =>
       settle<operations['updateFixedPaymentCode']>(
@@ -426,6 +435,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listDisbursementsByExternalId: (input) =>
       settle<operations['listDisbursementsByExternalId']>(
@@ -434,6 +444,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createDisbursement: (input) =>
       settle<operations['createDisbursement']>(
@@ -443,6 +454,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getDisbursement: (input) =>
       settle<operations['getDisbursement']>(
@@ -451,6 +463,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getEwalletPaymentStatus: (input) =>
       settle<operations['getEwalletPaymentStatus']>(
@@ -459,6 +472,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createEwalletPayment: (input) =>
       settle<operations['createEwalletPayment']>(
@@ -469,6 +483,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           ...bodyEncoding(input.encoding),
         }),
         [200, 400, 401, 403, 422, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listCustomers: (input) =>
       settle<operations['listCustomers']>(
@@ -477,6 +492,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createCustomer: (input) =>
       settle<operations['createCustomer']>(
@@ -485,6 +501,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     updateCustomer: (input) =>
       settle<operations['updateCustomer']>(
@@ -494,6 +511,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     initializeLinkedAccountTokenization: (input) =>
       settle<operations['initializeLinkedAccountTokenization']>(
@@ -502,6 +520,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500, 503],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     validateLinkedAccountTokenOtp: (input) =>
       settle<operations['validateLinkedAccountTokenOtp']>(
@@ -511,6 +530,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listLinkedAccountTokenAccounts: (input) =>
       settle<operations['listLinkedAccountTokenAccounts']>(
@@ -519,6 +539,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listPaymentMethodsByCustomer: (input) =>
       settle<operations['listPaymentMethodsByCustomer']>(
@@ -527,6 +548,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createPaymentMethod: (input) =>
       settle<operations['createPaymentMethod']>(
@@ -535,6 +557,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getDirectDebitPaymentByReferenceId: (input) =>
       settle<operations['getDirectDebitPaymentByReferenceId']>(
@@ -543,6 +566,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     createDirectDebitPayment: (input) =>
       settle<operations['createDirectDebitPayment']>(
@@ -552,6 +576,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 409, 500, 503],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     validateDirectDebitPaymentOtp: (input) =>
       settle<operations['validateDirectDebitPaymentOtp']>(
@@ -561,6 +586,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getDirectDebitPayment: (input) =>
       settle<operations['getDirectDebitPayment']>(
@@ -569,6 +595,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
   };
 }

@@ -20,15 +20,24 @@ export type SuccessStatus = Exclude<Below<300>, Below<200>>;
 
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
 type JsonBodyOf<DocumentedResponse> = DocumentedResponse extends { content: { 'application/json': infer Body } } ? Body : never;
+/**
+ * The headers the contract declares on a response, as openapi-typescript types them (a number for an integer
+ * header, optional unless required), without the index signature it adds for undeclared ones.
+ */
+export type DeclaredHeaders<DocumentedResponse> = DocumentedResponse extends { headers: infer Headers }
+  ? { readonly [Name in keyof Headers as string extends Name ? never : Name]: Headers[Name] }
+  : Record<never, never>;
 
 /** The statuses the contract documents for an operation (keys of `operations[id]['responses']`). */
 export type DocumentedStatus<Operation> = Extract<keyof ResponsesOf<Operation>, number>;
 
 /** A documented success: `data` is the response body the contract describes for `status`. */
-export interface Success<Status extends number, Data> {
+export interface Success<Status extends number, Data, Headers = Record<never, never>> {
   readonly ok: true;
   readonly status: Status;
   readonly data: Data;
+  /** The headers the contract declares for this status, read as their types (RateLimit-Remaining as a number...). */
+  readonly headers: Headers;
   readonly response: Response;
 }
 
@@ -36,10 +45,12 @@ export interface Success<Status extends number, Data> {
  * A documented failure: `error` is the error body the contract describes for `status`, so its `error_code`
  * is narrowed to the codes this operation documents for that status.
  */
-export interface Failure<Status extends number, ErrorBody> {
+export interface Failure<Status extends number, ErrorBody, Headers = Record<never, never>> {
   readonly ok: false;
   readonly status: Status;
   readonly error: ErrorBody;
+  /** The headers the contract declares for this status, read as their types (a 429's Retry-After in seconds...). */
+  readonly headers: Headers;
   readonly response: Response;
 }
 
@@ -60,14 +71,15 @@ export interface UnexpectedResponse<Documented extends number> {
 export type OperationResult<Operation> =
   | {
       [Status in DocumentedStatus<Operation>]: Status extends SuccessStatus
-        ? Success<Status, JsonBodyOf<ResponsesOf<Operation>[Status]>>
-        : Failure<Status, JsonBodyOf<ResponsesOf<Operation>[Status]>>;
+        ? Success<Status, JsonBodyOf<ResponsesOf<Operation>[Status]>, DeclaredHeaders<ResponsesOf<Operation>[Status]>>
+        : Failure<Status, JsonBodyOf<ResponsesOf<Operation>[Status]>, DeclaredHeaders<ResponsesOf<Operation>[Status]>>;
     }[DocumentedStatus<Operation>]
   | UnexpectedResponse<DocumentedStatus<Operation>>;
 
 /**
  * Thrown when a documented status arrives without the JSON body the contract promises for it (an HTML
- * error page under a documented 500, say): returning it as the documented result would lie about its type.
+ * error page under a documented 500, say), or without a header it requires: returning it as the documented
+ * result would lie about its type.
  */
 export class MalformedResponseError extends Error {
   override readonly name = 'MalformedResponseError';
@@ -76,8 +88,10 @@ export class MalformedResponseError extends Error {
     readonly response: Response,
     /** The body as received: text, or what openapi-fetch made of it. */
     readonly body: unknown,
+    /** What is wrong with it; by default, that it has no JSON body. */
+    problem = 'the contract documents a JSON body for this status, and the response has none',
   ) {
-    super(`${response.status} from ${response.url || 'the service'}: the contract documents a JSON body for this status, and the response has none`);
+    super(`${response.status} from ${response.url || 'the service'}: ${problem}`);
   }
 }
 
@@ -107,10 +121,33 @@ function parseJson(text: unknown): unknown {
 
 /** The untyped shape every OperationResult member has; `settle` builds these. */
 type SettledResult =
-  | { readonly ok: true; readonly status: number; readonly data: unknown; readonly response: Response }
-  | { readonly ok: false; readonly status: number; readonly error: unknown; readonly response: Response };
+  | { readonly ok: true; readonly status: number; readonly data: unknown; readonly headers: Record<string, string | number>; readonly response: Response }
+  | { readonly ok: false; readonly status: number; readonly error: unknown; readonly headers?: Record<string, string | number>; readonly response: Response };
 
-function classify(outcome: FetchOutcome, documented: readonly number[]): SettledResult {
+/** By status, the headers the contract declares: whether each is required, and whether it holds a number. */
+export type DeclaredHeaderFields = Readonly<Record<number, Readonly<Record<string, { readonly required: boolean; readonly numeric: boolean }>>>>;
+
+/**
+ * The declared headers of a documented response under their contract names, numbers read as numbers. A
+ * required one missing, or a numeric one that is not a number, makes the response malformed: its type
+ * promises them.
+ */
+function declaredHeaders(response: Response, fields: DeclaredHeaderFields[number] | undefined, body: unknown): Record<string, string | number> {
+  const headers: Record<string, string | number> = {};
+  for (const [name, { required, numeric }] of Object.entries(fields ?? {})) {
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (required) throw new MalformedResponseError(response, body, `the contract requires its ${name} header, and the response has none`);
+      continue;
+    }
+    if (!numeric) headers[name] = value;
+    else if (/^\s*-?\d+(\.\d+)?\s*$/.test(value)) headers[name] = Number(value);
+    else throw new MalformedResponseError(response, body, `its ${name} header is ${JSON.stringify(value)}, where the contract declares a number`);
+  }
+  return headers;
+}
+
+function classify(outcome: FetchOutcome, documented: readonly number[], headerFields: DeclaredHeaderFields): SettledResult {
   const { response } = outcome;
   const { status } = response;
   if (!documented.includes(status)) {
@@ -120,12 +157,12 @@ function classify(outcome: FetchOutcome, documented: readonly number[]): Settled
   if (response.ok) {
     const data = parseJson(outcome.data);
     if (data === NOT_JSON) throw new MalformedResponseError(response, outcome.data);
-    return { ok: true, status, data, response };
+    return { ok: true, status, data, headers: declaredHeaders(response, headerFields[status], outcome.data), response };
   }
   // Every error body of the contract is a JSON object ({ error_code, message }); openapi-fetch hands over
   // the text when the body is not JSON.
   if (typeof outcome.error !== 'object' || outcome.error === null) throw new MalformedResponseError(response, outcome.error);
-  return { ok: false, status, error: outcome.error, response };
+  return { ok: false, status, error: outcome.error, headers: declaredHeaders(response, headerFields[status], outcome.error), response };
 }
 
 /**
@@ -134,11 +171,11 @@ function classify(outcome: FetchOutcome, documented: readonly number[]): Settled
  * from the contract; its type keeps it within the operation's documented statuses). Network failures reject
  * as they do in fetch.
  */
-export async function settle<Operation>(pending: Promise<FetchOutcome>, documented: readonly DocumentedStatus<Operation>[]): Promise<OperationResult<Operation>> {
+export async function settle<Operation>(pending: Promise<FetchOutcome>, documented: readonly DocumentedStatus<Operation>[], headerFields: DeclaredHeaderFields = {}): Promise<OperationResult<Operation>> {
   const statuses: readonly number[] = documented;
   // The one unchecked step: `classify` has just matched the runtime status against the contract's list, which
   // is what the types of OperationResult<Operation> state; TypeScript cannot follow a runtime value into them.
-  return classify(await pending, statuses) as OperationResult<Operation>;
+  return classify(await pending, statuses, headerFields) as OperationResult<Operation>;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -226,6 +226,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getClock: () =>
       settle<operations['getClock']>(
@@ -233,6 +234,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     advanceClock: (input) =>
       settle<operations['advanceClock']>(
@@ -241,6 +243,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     getSettings: () =>
       settle<operations['getSettings']>(
@@ -248,6 +251,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     updateSettings: (input) =>
       settle<operations['updateSettings']>(
@@ -256,6 +260,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     topUpBalance: (input) =>
       settle<operations['topUpBalance']>(
@@ -264,6 +269,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     resetSandbox: () =>
       settle<operations['resetSandbox']>(
@@ -271,6 +277,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listResources: (input) =>
       settle<operations['listResources']>(
@@ -279,6 +286,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listCallbackDeliveries: (input) =>
       settle<operations['listCallbackDeliveries']>(
@@ -287,6 +295,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     resendCallbackDelivery: (input) =>
       settle<operations['resendCallbackDelivery']>(
@@ -295,6 +304,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     simulateFixedVirtualAccountPayment: (input) =>
       settle<operations['simulateFixedVirtualAccountPayment']>(
@@ -304,6 +314,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     simulateFixedPaymentCodePayment: (input) =>
       settle<operations['simulateFixedPaymentCodePayment']>(
@@ -313,6 +324,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     completeDisbursement: (input) =>
       settle<operations['completeDisbursement']>(
@@ -322,6 +334,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     failDisbursement: (input) =>
       settle<operations['failDisbursement']>(
@@ -331,6 +344,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     approveEwalletPayment: (input) =>
       settle<operations['approveEwalletPayment']>(
@@ -339,6 +353,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     declineEwalletPayment: (input) =>
       settle<operations['declineEwalletPayment']>(
@@ -347,6 +362,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     completeDirectDebitPayment: (input) =>
       settle<operations['completeDirectDebitPayment']>(
@@ -355,6 +371,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     failDirectDebitPayment: (input) =>
       settle<operations['failDirectDebitPayment']>(
@@ -364,6 +381,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     invalidatePaymentMethod: (input) =>
       settle<operations['invalidatePaymentMethod']>(
@@ -372,6 +390,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 404, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
     listRequests: (input) =>
       settle<operations['listRequests']>(
@@ -380,6 +399,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
   };
 }

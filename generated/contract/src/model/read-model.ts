@@ -13,6 +13,7 @@ import type {
   OperationModel,
   ParameterLocation,
   ParameterModel,
+  ResponseHeaderModel,
   ResponseModel,
   WebhookModel,
 } from './types.js';
@@ -116,6 +117,13 @@ function readBody(doc: JsonObject, operation: JsonObject, where: string): BodyMo
   return { required: body.required === true, mediaTypes, schema: first.schema ?? {} };
 }
 
+function headerField(doc: JsonObject, name: string, raw: Json): ResponseHeaderModel {
+  const header = dereference(doc, raw);
+  const schema = isObject(header) ? dereference(doc, header.schema) : undefined;
+  const type = isObject(schema) ? schema.type : undefined;
+  return { name, required: isObject(header) && header.required === true, numeric: type === 'integer' || type === 'number' };
+}
+
 function readResponses(doc: JsonObject, operation: JsonObject, where: string): ResponseModel[] {
   const responses = expectObject(dereference(doc, operation.responses), `${where} responses`);
   return Object.entries(responses)
@@ -132,6 +140,7 @@ function readResponses(doc: JsonObject, operation: JsonObject, where: string): R
         ...(schema === undefined ? {} : { schema }),
         errorCodes: Number(status) >= 400 ? errorCodesOf(doc, schema) : [],
         headers: isObject(headers) ? Object.keys(headers) : [],
+        headerFields: isObject(headers) ? Object.entries(headers).map(([name, header]) => headerField(doc, name, header)) : [],
       };
     })
     .sort((a, b) => a.status - b.status);
