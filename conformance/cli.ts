@@ -125,6 +125,7 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
       timeoutMs: positiveInteger(values['timeout-ms'], '--timeout-ms', 10_000, 600_000),
       concurrency: positiveInteger(values.concurrency, '--concurrency', 8, 256),
       strict: values.strict === true,
+      checkRateLimit: values['check-rate-limit'] === true,
       ...(callbacks ? { callbacks } : {}),
       ...(Object.keys(isolation).length > 0 ? { isolation } : {}),
     },

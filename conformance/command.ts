@@ -79,6 +79,12 @@ Options:
   --strict                   also report response fields the contract does not document (values in a
                              form the contract records as a known variant stay warnings).
                              e.g. --strict --only response_conformance
+  --check-rate-limit         also drive one operation past the rate limit the contract gives it, within
+                             one window: expects the documented 429 with Retry-After, RateLimit-Limit as
+                             the contract says and RateLimit-Remaining counting down to 0 (check
+                             rate_limit; it spends that window of the key's requests). Any 429 met in
+                             a run is waited out as its Retry-After says and judged like any answer.
+                             e.g. --check-rate-limit --only rate_limit
 ${STANDARD_USAGE_LINES}
 
 Environment (a flag wins over its variable; an empty variable counts as unset):
@@ -116,6 +122,7 @@ const OPTIONS = {
   'other-merchant-api-key': { type: 'string' },
   'other-mode-api-key': { type: 'string' },
   strict: { type: 'boolean' },
+  'check-rate-limit': { type: 'boolean' },
 } as const;
 
 export const COMMAND = { name: 'payments-conformance', usage: USAGE, options: OPTIONS, module: import.meta.url } satisfies Command<typeof OPTIONS>;

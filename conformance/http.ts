@@ -12,6 +12,8 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   body?: { contentType: string; text: string };
   auth?: AuthMode;
+  /** `return`: a 429 comes back as it is, not waited out (for a check of the rate limit itself). */
+  rateLimited?: 'retry' | 'return';
 }
 
 export interface Exchange {
@@ -132,7 +134,7 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
   const send = async (spec: RequestSpec): Promise<Exchange> => {
     for (let retry = 0; ; retry++) {
       const exchange = await sendOnce(spec);
-      if (exchange.status !== 429) return exchange;
+      if (exchange.status !== 429 || spec.rateLimited === 'return') return exchange;
       rateLimits.onRateLimited?.(exchange);
       const waitMs = retryAfterMs(exchange.headers['retry-after']);
       if (retry >= rateLimits.retries || waitMs === undefined || waitMs > rateLimits.maxWaitSeconds * 1000) return exchange;

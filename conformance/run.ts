@@ -47,7 +47,7 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject) };
 
   const results: CheckResult[] = [];
-  const enabled = new Set(PROFILE_CHECKS[options.profile]);
+  const enabled = new Set<CheckName>([...PROFILE_CHECKS[options.profile], ...(options.checkRateLimit ? ['rate_limit' as const] : [])]);
   for (const check of ALL_CHECKS) {
     if (!enabled.has(check.name) || check.name === 'response_conformance') continue;
     // Every check says when it begins, so live progress names the check at work even before its first result.

@@ -1,0 +1,114 @@
+// Check 13, rate limit (only with --check-rate-limit): one operation is driven past the limit the contract
+// gives its group (`x-rate-limits`, `x-rate-limit`) within one window. The target must refuse with the
+// documented 429 once the limit is spent (response conformance judges its body and its required headers),
+// say RateLimit-Limit as the contract's limit and RateLimit-Remaining 0 on it, count RateLimit-Remaining
+// down on the answers it accepted, and serve the key again after the Retry-After it gave.
+//
+// The operation is the cheapest the contract has: a GET with no path parameter and no required query (the
+// balance), in the group with the smallest limit among those. The burst is sent all at once; when the target
+// cannot answer it within one window, no verdict can be drawn, and the case is skipped saying so.
+import { isObject } from '@payments-contract/contract/model';
+import type { OperationModel } from '@payments-contract/contract/model/types';
+import type { Contract } from '../contract.js';
+import { buildRequest } from '../data/requests.js';
+import { finding } from '../expectations.js';
+import { retryAfterMs, type Exchange } from '../http.js';
+import { outcomeOf } from '../results.js';
+import type { Check, CheckContext, CheckResult, Finding } from '../types.js';
+
+interface LimitedOperation {
+  operation: OperationModel;
+  group: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Bursts larger than this are not sent: a contract limit above it cannot be checked from one client. */
+const LARGEST_BURST = 2000;
+
+/** Every operation the check could drive, cheapest group first. */
+export function limitedOperations(contract: Contract): LimitedOperation[] {
+  const groups = contract.doc['x-rate-limits'];
+  if (!isObject(groups)) return [];
+  const found: LimitedOperation[] = [];
+  for (const operation of contract.model.operations) {
+    if (operation.method !== 'get' || operation.parameters.some((p) => p.in === 'path' || (p.required && p.in !== 'header'))) continue;
+    const raw = contract.deref({ $ref: operation.pointer });
+    const group = isObject(raw) ? raw['x-rate-limit'] : undefined;
+    const declared = typeof group === 'string' ? groups[group] : undefined;
+    if (typeof group !== 'string' || !isObject(declared) || typeof declared.limit !== 'number' || typeof declared.window_seconds !== 'number') continue;
+    found.push({ operation, group, limit: declared.limit, windowSeconds: declared.window_seconds });
+  }
+  return found.sort((a, b) => a.limit - b.limit);
+}
+
+const header = (exchange: Exchange, name: string): number | undefined => {
+  const value = exchange.headers[name];
+  return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+};
+
+async function burst(context: CheckContext, target: LimitedOperation): Promise<{ exchanges: Exchange[]; tookMs: number }> {
+  const spec = { ...buildRequest(context.contract, target.operation), rateLimited: 'return' as const };
+  const started = performance.now();
+  const exchanges = await Promise.all(Array.from({ length: target.limit + 1 }, () => context.http.send(spec)));
+  return { exchanges, tookMs: performance.now() - started };
+}
+
+async function checkLimit(context: CheckContext, target: LimitedOperation): Promise<CheckResult> {
+  const { http } = context;
+  const { operation, limit, windowSeconds, group } = target;
+  const subject = operation.operationId;
+  const base = { check: 'rate_limit' as const, subject };
+  if (limit + 1 > LARGEST_BURST) return { ...base, outcome: 'skipped', cases: 0, findings: [], skippedReason: `its ${group} limit (${limit}) is more than one client can spend in a window` };
+  const findings: Finding[] = [];
+  // A window of the key may already be partly spent by the suite's other requests: the burst needs only to
+  // end inside one window. Tried twice, as a window boundary falls inside a burst now and then.
+  let sent = await burst(context, target);
+  if (!sent.exchanges.some((e) => e.status === 429)) sent = await burst(context, target);
+  for (const exchange of sent.exchanges) findings.push(...context.observe(subject, exchange));
+  const refused = sent.exchanges.filter((e) => e.status === 429);
+  const accepted = sent.exchanges.filter((e) => e.status >= 200 && e.status < 300);
+  const what = `${limit + 1} concurrent ${operation.method.toUpperCase()} ${operation.path} (${group}: ${limit} per ${windowSeconds} s)`;
+  const last = sent.exchanges.at(-1);
+  if (refused.length === 0) {
+    if (sent.tookMs > windowSeconds * 1000) return { ...base, outcome: 'skipped', cases: sent.exchanges.length, findings, skippedReason: `${what} took ${Math.round(sent.tookMs)} ms, longer than one window: no verdict` };
+    if (last) findings.push(finding(http, last, `${what} within ${Math.round(sent.tookMs)} ms: none was refused with 429, though the contract's limit was spent`));
+    return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length, findings };
+  }
+  for (const exchange of refused.slice(0, 1)) {
+    const stated = header(exchange, 'ratelimit-limit');
+    if (stated !== limit) findings.push(finding(http, exchange, `the 429 says RateLimit-Limit ${exchange.headers['ratelimit-limit'] ?? '(none)'}, where the contract's ${group} limit is ${limit}`));
+    if (header(exchange, 'ratelimit-remaining') !== 0) findings.push(finding(http, exchange, `the 429 says RateLimit-Remaining ${exchange.headers['ratelimit-remaining'] ?? '(none)'}, not 0`));
+  }
+  for (const exchange of accepted) {
+    const stated = header(exchange, 'ratelimit-limit');
+    const remaining = header(exchange, 'ratelimit-remaining');
+    if (exchange.headers['ratelimit-limit'] !== undefined && stated !== limit) findings.push(finding(http, exchange, `RateLimit-Limit ${exchange.headers['ratelimit-limit']} on an accepted request, where the contract's ${group} limit is ${limit}`));
+    if (exchange.headers['ratelimit-remaining'] !== undefined && (remaining === undefined || remaining >= limit)) findings.push(finding(http, exchange, `RateLimit-Remaining ${exchange.headers['ratelimit-remaining']} on an accepted request: not a count below the limit ${limit}`));
+  }
+  const remainders = accepted.map((e) => header(e, 'ratelimit-remaining')).filter((n): n is number => n !== undefined);
+  if (remainders.length > 1 && new Set(remainders).size < remainders.length) {
+    findings.push(finding(http, accepted[0]!, `RateLimit-Remaining repeats a value among ${remainders.length} accepted requests of one window (${remainders.sort((a, b) => b - a).join(', ')}): the count did not go down with each`));
+  }
+  // Once the window the 429 named is over, the key is served again.
+  const waitMs = retryAfterMs(refused[0]!.headers['retry-after']);
+  if (waitMs !== undefined && waitMs <= 60_000) {
+    context.options.onProgress?.({ kind: 'waiting', check: 'rate_limit', what: `Retry-After of ${operation.operationId}`, untilMs: Date.now() + waitMs });
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    const again = await http.send({ ...buildRequest(context.contract, operation), rateLimited: 'return' });
+    findings.push(...context.observe(subject, again));
+    if (again.status === 429) findings.push(finding(http, again, `still refused with 429 after waiting the ${waitMs / 1000} s its Retry-After asked`));
+  }
+  return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length + 1, findings };
+}
+
+export const rateLimit: Check = {
+  name: 'rate_limit',
+  description: 'One operation driven past its rate limit within a window: the documented 429 with Retry-After, RateLimit-Limit as the contract says and RateLimit-Remaining counting down to 0; served again after Retry-After.',
+  run: async (context) => {
+    const candidates = limitedOperations(context.contract).filter((candidate) => context.selected('rate_limit', candidate.operation.operationId));
+    const target = candidates[0];
+    if (!target) return [{ check: 'rate_limit', subject: '(contract)', outcome: 'skipped', cases: 0, findings: [], skippedReason: 'the contract gives no GET without parameters a rate limit (x-rate-limits, x-rate-limit)' }];
+    return [await checkLimit(context, target)];
+  },
+};
