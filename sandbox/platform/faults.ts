@@ -83,14 +83,16 @@ function maxArmedFaults(): number {
   return max;
 }
 
-/** The request with the control contract's defaults for what it left out; a setting of another kind is null. */
-function settingsOf(request: FaultRequest, defaults: Readonly<Record<string, Json>>): Omit<Fault, 'id' | 'created' | 'remaining'> {
+/** The new fault the request arms, with the control contract's defaults for what it left out; a setting of another kind is null. */
+function settingsOf(request: FaultRequest, defaults: Readonly<Record<string, Json>>): Omit<Fault, 'id' | 'created'> {
   const given = <T>(value: T | undefined, name: string): T => (value ?? defaults[name]) as T;
   const { kind } = request;
+  const count = given(request.count, 'count');
   return {
     kind,
     operation: request.operation ?? null,
-    count: given(request.count, 'count'),
+    count,
+    remaining: count,
     retry_after_seconds: kind === 'rate_limited' || kind === 'unavailable' ? given(request.retry_after_seconds, 'retry_after_seconds') : null,
     limit: kind === 'rate_limited' ? given(request.limit, 'limit') : null,
     outcome: kind === 'server_error' ? given(request.outcome, 'outcome') : null,
@@ -130,8 +132,7 @@ export async function createFaults({ store, clock, ids }: FaultsOptions): Promis
       const result = await store.transaction(async (tx): Promise<ArmResult & { left: number }> => {
         const existing = await listIn(tx, scope);
         if (existing.length >= max) return { kind: 'full', max, left: existing.length };
-        const settings = settingsOf(request, defaults);
-        const record: FaultRecord = { id: ids.next(), armed: true, ...settings, remaining: settings.count, created: clock.now(scope).toISOString() };
+        const record: FaultRecord = { id: ids.next(), armed: true, ...settingsOf(request, defaults), created: clock.now(scope).toISOString() };
         await tx.insert(FAULTS_COLLECTION, scope, record);
         return { kind: 'armed', fault: shown(record), left: existing.length + 1 };
       });
