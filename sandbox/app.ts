@@ -161,6 +161,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   );
   const controlHandlers: ControlHandlers = combineHandlers(
     platformModule.platformControlHandlers(ctx, platform),
+    platformModule.faultControlHandlers(platform.faults),
     fixedVirtualAccounts.fixedVirtualAccountControlHandlers(ctx),
     fixedPaymentCodes.fixedPaymentCodeControlHandlers(ctx),
     disbursements.disbursementControlHandlers(ctx),
@@ -173,10 +174,11 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
   for (const [kind, handler] of Object.entries({ ...disbursements.automaticOutcomes(ctx), ...directDebit.automaticOutcomes(ctx) })) platform.progressions.handle(kind, handler);
 
-  // With a store other sandboxes share, every request first reads the clocks and settings again (one read
-  // shared by the requests that arrive meanwhile), so a change made through another sandbox is seen at once;
-  // background work (callbacks, progressions) reads them again every SHARED_STATE_REFRESH_MS.
-  const refreshSharedState = coalesced(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload()])));
+  // With a store other sandboxes share, every request first reads the clocks, settings and which scopes have
+  // faults again (one read shared by the requests that arrive meanwhile), so a change made through another
+  // sandbox is seen at once; background work (callbacks, progressions) reads them again every
+  // SHARED_STATE_REFRESH_MS.
+  const refreshSharedState = coalesced(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload(), platform.faults.reload()])));
   const guard = createStoreGuard(store.shared ? { beforeRequest: refreshSharedState } : {});
   let sharedStateTimer: NodeJS.Timeout | undefined;
   const reportError = options.onError;
@@ -186,12 +188,14 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     // The store being unreachable is answered 503 (guard.ts), not reported as a failure of the sandbox.
     onError: (error: unknown, request: Request) => void (guard.noteUnavailable(error) || reportError?.(error, request)),
   };
+  // Armed faults answer service requests once the key is known (control requests are never faulted).
+  const faultInjection = platformModule.createFaultInjection({ faults: platform.faults, authenticate: merchants.authenticate, onError: routerOptions.onError });
   return {
     config,
     merchants,
     ctx,
     platform,
-    service: guard.wrap(createRouter(serviceHandlers, routerOptions)),
+    service: guard.wrap(faultInjection.wrap(createRouter(serviceHandlers, routerOptions))),
     control: guard.wrap(createControlRouter(controlHandlers, routerOptions)),
     requests: observability.requests,
     observer: observability.observer,
@@ -207,6 +211,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     close: () =>
       (closing ??= (async () => {
         clearInterval(sharedStateTimer);
+        faultInjection.release();
         await platform.progressions.stop();
         await platform.dispatcher.stop();
         await store.close();

@@ -116,3 +116,17 @@ export function automaticOutcomes<Code extends string>(operationId: string, fail
   const fallback = typed(testMode.defaultOutcome);
   return (mode, request) => (mode === 'test' ? (listed.find((entry) => entry.value === request[testMode.field])?.outcome ?? fallback) : fallback);
 }
+
+/** A component schema of the control contract, references resolved at the top level. */
+export function controlComponentSchema(name: string): JsonObject {
+  const schemas = isObject(controlDocument.components) ? controlDocument.components.schemas : undefined;
+  const schema = isObject(schemas) ? dereference(controlDocument, schemas[name]) : undefined;
+  if (!isObject(schema)) throw new Error(`the control contract has no schema ${name}`);
+  return schema;
+}
+
+/** The `default` of each property of a control contract schema that has one (what a request leaving it out gets). */
+export function controlDefaults(name: string): Readonly<Record<string, Json>> {
+  const properties = controlComponentSchema(name).properties;
+  return Object.fromEntries(Object.entries(isObject(properties) ? properties : {}).flatMap(([property, schema]) => (isObject(schema) && schema.default !== undefined ? [[property, schema.default]] : [])));
+}

@@ -1,6 +1,7 @@
 // Two sandboxes over one PostgreSQL database, each with its own connections, caches and dispatcher, driven
 // through HTTP: what one is told, the other knows at once; one idempotency key sent to both at once makes one
-// resource; the database going away is a JSON 503 from both, and both serve again when it is back.
+// resource; a fault armed through one answers exactly as many requests as armed, whichever sandbox gets
+// them; the database going away is a JSON 503 from both, and both serve again when it is back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
@@ -57,6 +58,19 @@ describe('two sandboxes on one PostgreSQL database', () => {
     const listed = await call(1, 'GET', `/disbursements?external_id=${body.external_id}`);
     expect(listed.json).toHaveLength(1);
     expect((await call(1, 'GET', '/balance')).json.balance).toBe(cashBefore - body.amount);
+  }, 60_000);
+
+  it('answer with a fault armed through the other at once, and take each of its requests once between them: 5 of 40 concurrent requests, half sent to each', async () => {
+    expect((await call(0, 'POST', '/sandbox/faults', { kind: 'rate_limited', operation: 'getBalance', count: 5 })).status).toBe(200);
+    const first = await call(1, 'GET', '/balance');
+    expect(first).toMatchObject({ status: 429, json: { error_code: 'RATE_LIMIT_EXCEEDED' } });
+    expect((await call(0, 'GET', '/sandbox/faults')).json).toMatchObject({ data: [{ remaining: 4 }] });
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => call(n % 2, 'GET', '/balance')));
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(4);
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(36);
+    expect((await call(1, 'GET', '/sandbox/faults')).json).toEqual({ data: [] });
+    // Used up through both: neither answers with it any more.
+    expect((await Promise.all([call(0, 'GET', '/balance'), call(1, 'GET', '/balance')])).map((answer) => answer.status)).toEqual([200, 200]);
   }, 60_000);
 
   it('answer JSON 503 while the database is down, never a 500 or a hang, and serve again by themselves once it is back', async () => {

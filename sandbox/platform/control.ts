@@ -56,10 +56,12 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
     resetSandbox: async (_input, { principal }) => {
       const scope = scopeOf(principal);
       await ctx.store.transaction((tx) => tx.clearScope(scope));
-      // The settings overrides and the clock's offset were among the cleared records; their cached copies go
-      // too, so the settings are the defaults again and the scope's time is back where every scope starts.
+      // The settings overrides, the clock's offset and the armed faults were among the cleared records; their
+      // cached copies go too, so the settings are the defaults again, the scope's time is back where every
+      // scope starts, and no fault is armed.
       platform.settings.forget(scope);
       platform.clock.forget(scope);
+      platform.faults.forget(scope);
       return { status: 200, body: sandboxInfo(scope) };
     },
 

@@ -10,15 +10,18 @@ import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } fro
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
 import { contractFacts } from './contract-facts.js';
+import { createFaults, faultsCollections, type SandboxFaults } from './faults.js';
 import { createIdempotency, idempotencyCollections } from './idempotency.js';
 import { createIds } from './ids.js';
 import { createProgressions, DEFAULT_AUTO_PROGRESS_DELAY_MS, progressionsCollections, type SandboxProgressions } from './progressions.js';
 import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
 
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
+export { faultControlHandlers, type FaultControlHandlers } from './fault-control.js';
+export { createFaultInjection, type FaultInjection } from './fault-injection.js';
 
 /** Every collection the platform services store records in. */
-export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections, ...leasesCollections];
+export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections, ...leasesCollections, ...faultsCollections];
 
 export interface PlatformOptions {
   store: Store;
@@ -62,6 +65,8 @@ export interface Platform {
   dispatcher: Dispatcher;
   /** What finishes by itself; the domain modules register their handlers, `start` starts it with the dispatcher. */
   progressions: SandboxProgressions;
+  /** Faults armed through the control API, taken by the service's requests. */
+  faults: SandboxFaults;
 }
 
 /** A callback attempt without an answer within this time fails. */
@@ -69,7 +74,7 @@ const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 /** How much longer than the attempt timeout a claim on background work lasts (recording the outcome, a slow store). */
 const LEASE_MARGIN_MS = 5_000;
 
-/** Loads what the services keep in memory (the clock's offset, settings overrides); the dispatcher starts stopped. */
+/** Loads what the services keep in memory (the clock's offset, settings overrides, which scopes have faults); the dispatcher starts stopped. */
 export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const { store } = options;
   const clock = await createClock({ store, ...(options.realTime ? { realTime: options.realTime } : {}) });
@@ -99,5 +104,6 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(leases ? { leases } : {}),
   });
   const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: (scope, deliveryId) => dispatcher.kick(scope, deliveryId) });
-  return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions };
+  const faults = await createFaults({ store, clock, ids });
+  return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions, faults };
 }

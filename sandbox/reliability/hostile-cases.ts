@@ -32,6 +32,20 @@ type Headers = ReadonlyArray<readonly [string, string]>;
 export const VALID_AUTHORIZATION = basicAuthorization({ username: TEST_KEYS.aTest, password: '' });
 const OTHER_MERCHANT_AUTHORIZATION = basicAuthorization({ username: TEST_KEYS.bTest, password: '' });
 
+/** The valid key of an operation's cases, and the key of another merchant. */
+interface CaseKeys {
+  valid: string;
+  otherMerchant: string;
+}
+const KEYS: CaseKeys = { valid: VALID_AUTHORIZATION, otherMerchant: OTHER_MERCHANT_AUTHORIZATION };
+/**
+ * A valid request of these control operations arms a fault: the next requests of its key are answered 429,
+ * 500, 503 or late, on purpose. Their cases are sent in scopes no other case uses (both merchants' live
+ * mode), so a fault they arm never answers another case.
+ */
+const FAULT_ARMING: ReadonlySet<string> = new Set(['armFault']);
+const FAULT_KEYS: CaseKeys = { valid: basicAuthorization({ username: TEST_KEYS.aLive, password: '' }), otherMerchant: basicAuthorization({ username: TEST_KEYS.bLive, password: '' }) };
+
 /** What a body property's schema lets hostile values aim at. */
 interface Property {
   name: string;
@@ -151,17 +165,20 @@ export function variantRequest(base: Base, variant: Variant, authorization: stri
 class Cases {
   readonly list: HostileCase[] = [];
 
-  constructor(private readonly base: Base) {}
+  constructor(
+    private readonly base: Base,
+    readonly keys: CaseKeys = KEYS,
+  ) {}
 
-  add(group: string, name: string, variant: Variant, expectation: Omit<Expectation, 'authenticated'> = {}, authorizations: ReadonlyArray<string | undefined> = [VALID_AUTHORIZATION, undefined]): void {
-    const { base } = this;
+  add(group: string, name: string, variant: Variant, expectation: Omit<Expectation, 'authenticated'> = {}, authorizations: ReadonlyArray<string | undefined> = [this.keys.valid, undefined]): void {
+    const { base, keys } = this;
     for (const authorization of authorizations) {
       const method = variant.method ?? base.method;
-      const label = authorization === VALID_AUTHORIZATION ? 'key' : authorization === undefined ? 'no key' : authorization === OTHER_MERCHANT_AUTHORIZATION ? 'other merchant' : 'broken key';
+      const label = authorization === keys.valid ? 'key' : authorization === undefined ? 'no key' : authorization === keys.otherMerchant ? 'other merchant' : 'broken key';
       this.list.push({
         group,
         name: `${base.operation.operationId} ${group}: ${name} [${label}]`,
-        expectation: { operation: base.operation, ...expectation, authenticated: authorization === VALID_AUTHORIZATION || authorization === OTHER_MERCHANT_AUTHORIZATION, ...(method === 'HEAD' ? { head: true } : {}) },
+        expectation: { operation: base.operation, ...expectation, authenticated: authorization === keys.valid || authorization === keys.otherMerchant, ...(method === 'HEAD' ? { head: true } : {}) },
         build: () => serialize(variantRequest(base, variant, authorization)),
       });
     }
@@ -262,7 +279,7 @@ function protocolCases(cases: Cases, base: Base): void {
   for (const version of hostile.HTTP_VERSIONS) cases.add('HTTP version', JSON.stringify(version), { version, ...(body === undefined ? {} : { body }) });
   const others = hostile.BROKEN_AUTHORIZATIONS;
   cases.add('authorization', 'broken', { ...(body === undefined ? {} : { body }) }, {}, others);
-  cases.add('authorization', "another merchant's key", { ...(body === undefined ? {} : { body }) }, {}, [OTHER_MERCHANT_AUTHORIZATION]);
+  cases.add('authorization', "another merchant's key", { ...(body === undefined ? {} : { body }) }, {}, [cases.keys.otherMerchant]);
 }
 
 function pathCases(cases: Cases, base: Base): void {
@@ -314,7 +331,7 @@ export function hostileCases(options: HostileCaseOptions): HostileCase[] {
     for (const operation of contract.model.operations) {
       const base = baseOf(contract, operation, options.baseUrl, options.callbackUrl);
       first ??= base;
-      const cases = new Cases(base);
+      const cases = new Cases(base, FAULT_ARMING.has(operation.operationId) ? FAULT_KEYS : KEYS);
       bodyCases(cases, base, limits);
       limitCases(cases, base);
       protocolCases(cases, base);

@@ -495,10 +495,83 @@ async function advanceClock(event) {
   await showClock();
 }
 
+// ---- faults -----------------------------------------------------------------------------------------
+
+/** Every operationId of the service contract, sorted. @returns {string[]} */
+function serviceOperationIds() {
+  return Object.values(objectOr(loaded().service.paths))
+    .flatMap((item) => Object.values(objectOr(item)).flatMap((operation) => (isObject(operation) && typeof operation.operationId === 'string' ? [operation.operationId] : [])))
+    .sort();
+}
+
+/**
+ * The form arming a fault, built once from armFault's request schema (the list below it is read again while
+ * on screen; the form is not, so what is being typed stays). The operation is chosen from the service
+ * contract's operations instead of typed.
+ */
+function buildFaultForm() {
+  const arm = operationNamed('armFault');
+  const form = byId('fault-form');
+  if (!arm) return void form.replaceChildren(h('p', { class: 'hint' }, 'This sandbox cannot simulate faults (armFault is not in its control contract).'));
+  const schema = requestSchema(arm);
+  const { operation: _operation, ...settings } = objectOr(schema.properties);
+  const fields = bodyForm({ ...schema, properties: settings }, {}, 'fault');
+  const operation = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': 'operation' }, h('option', { value: '' }, '(any operation)'), serviceOperationIds().map((id) => h('option', { value: id }, id))));
+  form.replaceChildren(...fields.fields, h('label', {}, 'operation ', operation), h('button', { type: 'submit' }, 'Arm fault'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void (async () => {
+      const body = fields.read();
+      if (operation.value !== '') body.operation = operation.value;
+      const answer = await api(arm.method, arm.path, body);
+      notify(answer.ok ? `Fault ${text(objectOr(answer.body).id)} armed.` : `The fault was not armed: ${describeError(answer)}`, answer.ok ? 'info' : 'error');
+      await showFaults();
+    })();
+  });
+}
+
+/** What a fault does besides its kind, in a few words. @param {JsonObject} fault */
+function faultSettings(fault) {
+  return ['retry_after_seconds', 'limit', 'outcome', 'delay_ms'].flatMap((name) => (fault[name] === null || fault[name] === undefined ? [] : [`${name} ${text(fault[name])}`])).join(', ');
+}
+
+async function showFaults() {
+  const list = operationNamed('listFaults');
+  const remove = operationNamed('removeFault');
+  const clear = operationNamed('clearFaults');
+  const target = byId('fault-list');
+  if (!list) return void target.replaceChildren();
+  const answer = await api(list.method, list.path);
+  if (!answer.ok) return void target.replaceChildren(h('p', { class: 'error' }, `Could not list the faults: ${describeError(answer)}`));
+  const faults = arrayOr(objectOr(answer.body).data).map(objectOr);
+  if (faults.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No fault is armed: requests are answered as usual.'));
+  /** @param {Operation | undefined} entry @param {string} path @param {string} done */
+  const act = async (entry, path, done) => {
+    if (!entry) return;
+    const result = await api(entry.method, path);
+    notify(result.ok ? done : `Refused: ${describeError(result)}`, result.ok ? 'info' : 'error');
+    await showFaults();
+  };
+  const rows = faults.map((fault) =>
+    h(
+      'tr',
+      { 'data-id': text(fault.id) },
+      h('td', {}, h('code', {}, text(fault.id))),
+      h('td', {}, text(fault.kind)),
+      h('td', {}, text(fault.operation ?? '(any operation)')),
+      h('td', { class: 'remaining' }, `${text(fault.remaining)} of ${text(fault.count)}`),
+      h('td', {}, faultSettings(fault)),
+      h('td', {}, remove ? h('button', { type: 'button', onclick: () => void act(remove, filledPath(remove, () => text(fault.id)), `Fault ${text(fault.id)} removed.`) }, 'Remove') : null),
+    ),
+  );
+  const table = h('table', {}, h('thead', {}, h('tr', {}, ['ID', 'Kind', 'Operation', 'Requests left', 'Settings', ''].map((title) => h('th', {}, title)))), h('tbody', {}, rows));
+  target.replaceChildren(table, ...(clear ? [h('button', { type: 'button', onclick: () => void act(clear, clear.path, 'Every fault removed.') }, 'Clear all faults')] : []));
+}
+
 // ---- tabs, key, start ------------------------------------------------------------------------------
 
 /** @type {Record<string, () => Promise<void>>} */
-const panels = { resources: showResources, events: showEvents, requests: showRequests, settings: showSettings, clock: showClock };
+const panels = { resources: showResources, events: showEvents, requests: showRequests, settings: showSettings, clock: showClock, faults: showFaults };
 
 async function refresh() {
   if (!secretKey || !contracts) return;
@@ -557,10 +630,11 @@ async function start() {
   for (const button of document.querySelectorAll('#tabs [data-tab]')) button.addEventListener('click', () => void showTab(button.getAttribute('data-tab') ?? 'resources'));
   byId('refresh').addEventListener('click', () => void refresh());
   byId('clock-form').addEventListener('submit', (event) => void advanceClock(/** @type {SubmitEvent} */ (event)));
-  // What changes by itself (callback attempts, requests, time) is read again while it is on screen; the
-  // resources and settings tabs hold forms a refresh would reset, so they change on demand only.
+  buildFaultForm();
+  // What changes by itself (callback attempts, requests, time, what is left of faults) is read again while it
+  // is on screen; the resources and settings tabs hold forms a refresh would reset, so they change on demand only.
   setInterval(() => {
-    if (['events', 'requests', 'clock'].includes(activeTab) && document.visibilityState === 'visible') void refresh();
+    if (['events', 'requests', 'clock', 'faults'].includes(activeTab) && document.visibilityState === 'visible') void refresh();
   }, POLL_MS);
   const kept = sessionStorage.getItem(KEY_STORAGE);
   if (kept) await useKey(kept);

@@ -171,6 +171,28 @@ export interface ListRequestsInput {
 
 /** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
 export type ListRequestsResult = OperationResult<operations['listRequests']>;
+/** What {@link PaymentsClient.listFaults} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+export type ListFaultsResult = OperationResult<operations['listFaults']>;
+
+/** Input of {@link PaymentsClient.armFault}. */
+export interface ArmFaultInput {
+  /** The request body. */
+  body: operations['armFault']['requestBody']['content']['application/json'];
+}
+
+/** What {@link PaymentsClient.armFault} resolves to: documented statuses 200, 400, 401, 403, 409, 500, or an unexpected response. */
+export type ArmFaultResult = OperationResult<operations['armFault']>;
+/** What {@link PaymentsClient.clearFaults} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+export type ClearFaultsResult = OperationResult<operations['clearFaults']>;
+
+/** Input of {@link PaymentsClient.removeFault}. */
+export interface RemoveFaultInput {
+  /** Path parameters: `id`. */
+  path: operations['removeFault']['parameters']['path'];
+}
+
+/** What {@link PaymentsClient.removeFault} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+export type RemoveFaultResult = OperationResult<operations['removeFault']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
 export interface PaymentsClient {
@@ -214,6 +236,14 @@ export interface PaymentsClient {
   invalidatePaymentMethod(input: InvalidatePaymentMethodInput): Promise<InvalidatePaymentMethodResult>;
   /** List recent requests: `GET /sandbox/requests`. */
   listRequests(input?: ListRequestsInput): Promise<ListRequestsResult>;
+  /** List the armed faults: `GET /sandbox/faults`. */
+  listFaults(): Promise<ListFaultsResult>;
+  /** Arm a fault for the next requests: `POST /sandbox/faults`. */
+  armFault(input: ArmFaultInput): Promise<ArmFaultResult>;
+  /** Remove every armed fault: `DELETE /sandbox/faults`. */
+  clearFaults(): Promise<ClearFaultsResult>;
+  /** Remove one armed fault: `DELETE /sandbox/faults/{id}`. */
+  removeFault(input: RemoveFaultInput): Promise<RemoveFaultResult>;
 }
 
 /** A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name). */
@@ -399,6 +429,40 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
         }),
         [200, 400, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+      ),
+    listFaults: () =>
+      settle<operations['listFaults']>(
+        client.GET('/sandbox/faults', {
+          parseAs: 'text',
+        }),
+        [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+      ),
+    armFault: (input) =>
+      settle<operations['armFault']>(
+        client.POST('/sandbox/faults', {
+          body: input.body,
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 409, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+      ),
+    clearFaults: () =>
+      settle<operations['clearFaults']>(
+        client.DELETE('/sandbox/faults', {
+          parseAs: 'text',
+        }),
+        [200, 401, 403, 500],
+        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+      ),
+    removeFault: (input) =>
+      settle<operations['removeFault']>(
+        client.DELETE('/sandbox/faults/{id}', {
+          params: { path: input.path },
+          parseAs: 'text',
+        }),
+        [200, 400, 401, 403, 404, 500],
         { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
       ),
   };

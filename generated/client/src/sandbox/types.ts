@@ -582,6 +582,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the armed faults
+         * @description Returns the faults armed for the key's merchant and mode, in the order they were armed (the order in
+         *     which they apply), each with the number of requests it still answers. A fault that has answered all
+         *     its requests is no longer listed.
+         *
+         */
+        get: operations["listFaults"];
+        put?: never;
+        /**
+         * Arm a fault for the next requests
+         * @description Makes the service misbehave on purpose for the key's merchant and mode, so a client team can test
+         *     what its integration does when it does, at the moment it chooses: the next `count` requests of the
+         *     key to the service (only those to `operation`, when it is given) are answered with the fault's
+         *     `kind` instead of the usual answer.
+         *
+         *     - `rate_limited`: `429` `{"error_code": "RATE_LIMIT_EXCEEDED", "message": ...}` with the headers
+         *       `Retry-After` (`retry_after_seconds`), `RateLimit-Limit` (`limit`), `RateLimit-Remaining: 0` and
+         *       `RateLimit-Reset` (`retry_after_seconds`). Nothing is carried out.
+         *     - `unavailable`: `503` `{"error_code": "SERVICE_UNAVAILABLE", "message": ...}` with `Retry-After`.
+         *       Nothing is carried out.
+         *     - `server_error`: `500` `{"error_code": "SERVER_ERROR", "message": ...}`, the outcome the service
+         *       calls indeterminate. With `outcome: applied` the request is carried out first, as the service does
+         *       when it fails after acting: a disbursement created this way is stored and its amount taken from the
+         *       balance, its idempotency key keeps the real answer (a retry with the same key is answered as a
+         *       repeat, `DUPLICATE_TRANSACTION_ERROR` naming the disbursement), its callback follows when it
+         *       finishes, and looking it up by `external_id` finds it. With `outcome: not_applied` (the default)
+         *       nothing is carried out: the lookup answers `DIRECT_DISBURSEMENT_NOT_FOUND_ERROR` and the same
+         *       request, with the same key, creates it ([decision](#/decisions/sandbox-faults)).
+         *     - `delay`: the request is carried out as usual and its answer is sent `delay_ms` (at most 30000)
+         *       after the request arrived; a client that gives up sooner sees a timeout, though the request took
+         *       effect.
+         *
+         *     A fault applies after the key is checked and before anything else: a request without a valid key is
+         *     answered `401` as always and leaves the fault as it was, and a request the contract would refuse is
+         *     answered with the fault all the same. Each request takes at most one fault, the one armed first among
+         *     those that match it, and each fault answers exactly `count` requests, however many arrive at once and
+         *     through whichever sandbox sharing the database. Faulted answers carry the fault's id in the
+         *     `x-sandbox-fault` header and are listed by `listRequests` like any other. Requests to this control
+         *     API, the docs and `/health` are never faulted, and other merchants and the other mode are not
+         *     touched. At most 20 faults are armed per merchant and mode; `resetSandbox` removes them with the rest.
+         *
+         */
+        post: operations["armFault"];
+        /**
+         * Remove every armed fault
+         * @description Removes every fault armed for the key's merchant and mode; the next requests are answered as usual. Returns what was removed, with what was left of each.
+         */
+        delete: operations["clearFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/faults/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one armed fault
+         * @description Removes one fault armed for the key's merchant and mode, whatever is left of it, and returns it as it was.
+         */
+        delete: operations["removeFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1516,6 +1597,106 @@ export interface components {
         SandboxRequestList: {
             data: components["schemas"]["SandboxRequest"][];
         };
+        /**
+         * SandboxFault
+         * @description An armed fault of the key's merchant and mode, with what is left of it. A setting that does not belong
+         *     to its `kind` is null.
+         *
+         */
+        SandboxFault: {
+            /**
+             * @description The fault's id; the faulted answers carry it in the `x-sandbox-fault` header.
+             * @example 6a1f0c2b9d8e7f6a5b4c3d2e
+             */
+            id: string;
+            /**
+             * @description What the faulted requests are answered with (see `armFault`).
+             * @enum {string}
+             */
+            kind: "rate_limited" | "server_error" | "unavailable" | "delay";
+            /** @description The service operation (its `operationId`) whose requests the fault takes; null for any operation. */
+            operation: string | null;
+            /** @description How many requests the fault was armed for. */
+            count: number;
+            /** @description How many requests it still answers. */
+            remaining: number;
+            /** @description The `Retry-After` seconds of a `rate_limited` or `unavailable` fault. */
+            retry_after_seconds: number | null;
+            /** @description The `RateLimit-Limit` of a `rate_limited` fault. */
+            limit: number | null;
+            /**
+             * @description Whether a `server_error` fault carries the request out before answering 500.
+             * @enum {string|null}
+             */
+            outcome: "applied" | "not_applied" | null;
+            /** @description The delay of a `delay` fault, in milliseconds after the request arrived. */
+            delay_ms: number | null;
+            /**
+             * Format: date-time
+             * @description When it was armed, in the merchant's sandbox time.
+             */
+            created: string;
+        };
+        /**
+         * SandboxFaultList
+         * @description Armed faults of the key's merchant and mode, in the order they were armed (the order in which they apply).
+         */
+        SandboxFaultList: {
+            /** @description At most 20 faults are armed per merchant and mode at a time. */
+            data: components["schemas"]["SandboxFault"][];
+        };
+        /**
+         * SandboxFaultRequest
+         * @description A fault to arm for the key's merchant and mode: what the next `count` service requests of the key (only
+         *     those to `operation`, when it is given) are answered with instead of the usual answer. Fields that
+         *     belong to another `kind` are refused, so a fault always does what its fields say. Unknown fields are
+         *     ignored.
+         *
+         */
+        SandboxFaultRequest: {
+            /**
+             * @description - `rate_limited`: `429 RATE_LIMIT_EXCEEDED` with `Retry-After`, `RateLimit-Limit`,
+             *       `RateLimit-Remaining: 0` and `RateLimit-Reset`; the request is not carried out.
+             *     - `server_error`: `500 SERVER_ERROR`, the indeterminate outcome; `outcome` says whether the request
+             *       was carried out before the failure.
+             *     - `unavailable`: `503 SERVICE_UNAVAILABLE` with `Retry-After`; the request is not carried out.
+             *     - `delay`: the request is carried out as usual and its answer is sent `delay_ms` after it arrived.
+             *
+             * @enum {string}
+             */
+            kind: "rate_limited" | "server_error" | "unavailable" | "delay";
+            /**
+             * @description How many requests the fault answers, 1 to 1000; it is removed once they have been answered.
+             * @default 1
+             */
+            count?: number;
+            /** @description Only requests to this operation of the service, by the `operationId` its contract gives it
+             *     (`createDisbursement`, `getBalance`, ...). Left out, the fault takes the key's next requests to any
+             *     operation. A name the service contract does not have is refused with `API_VALIDATION_ERROR`.
+             *      */
+            operation?: string;
+            /**
+             * @description For `rate_limited` and `unavailable`, the `Retry-After` header in whole seconds (for `rate_limited`, `RateLimit-Reset` too).
+             * @default 1
+             */
+            retry_after_seconds?: number;
+            /**
+             * @description For `rate_limited`, the `RateLimit-Limit` header the answer announces (requests per window).
+             * @default 100
+             */
+            limit?: number;
+            /**
+             * @description For `server_error`: `applied` carries the request out first (what it creates is stored, an
+             *     idempotency key keeps its real answer, callbacks follow as usual) and then answers 500, as when the
+             *     service fails after it has acted; `not_applied` answers 500 without carrying it out.
+             *
+             * @default not_applied
+             * @enum {string}
+             */
+            outcome?: "applied" | "not_applied";
+            /** @description For `delay` (and required by it), how many milliseconds after the request arrived its answer is sent, at most 30000. */
+            delay_ms?: number;
+        } & (unknown & unknown & unknown & unknown & unknown);
     };
     responses: {
         /** @description The API key is missing, malformed or unknown. */
@@ -2558,6 +2739,153 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The armed faults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxFaultList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    armFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxFaultRequest"];
+            };
+        };
+        responses: {
+            /** @description The armed fault; it applies from the next request on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxFault"];
+                };
+            };
+            /** @description The body is malformed, breaks the schema, gives a setting of another kind, or names an operation the service contract does not have. Nothing was armed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description 20 faults are armed for the merchant and mode already; remove one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    clearFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The faults removed (none when none was armed). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxFaultList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    removeFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fault's `id`, from `armFault` or `listFaults`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fault removed, with what was left of it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxFault"];
+                };
+            };
+            /** @description The id is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No fault with this id is armed for the key's merchant and mode. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "FAULT_NOT_FOUND_ERROR";
+                    };
+                };
+            };
             500: components["responses"]["ServerError"];
         };
     };

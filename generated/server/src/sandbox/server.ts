@@ -361,6 +361,70 @@ export const operationTable = {
     validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.listRequests,
   },
+  listFaults: {
+    method: 'GET',
+    path: '/sandbox/faults',
+    parameters: { path: [], query: [], header: [] },
+    responses: {
+      200: [],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validators: operationValidators.listFaults,
+  },
+  armFault: {
+    method: 'POST',
+    path: '/sandbox/faults',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      409: ['SANDBOX_STATE_CONFLICT'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.armFault,
+  },
+  clearFaults: {
+    method: 'DELETE',
+    path: '/sandbox/faults',
+    parameters: { path: [], query: [], header: [] },
+    responses: {
+      200: [],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validators: operationValidators.clearFaults,
+  },
+  removeFault: {
+    method: 'DELETE',
+    path: '/sandbox/faults/{id}',
+    parameters: { path: ['id'], query: [], header: [] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR'],
+      404: ['FAULT_NOT_FOUND_ERROR'],
+      500: ['SERVER_ERROR'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    validators: operationValidators.removeFault,
+  },
 } as const satisfies RouteTable;
 
 /** getSandbox (`GET /sandbox`): Describe the sandbox. The handler's input, validated by the router (the operation takes none). */
@@ -597,6 +661,46 @@ export type ListRequestsHandlerResult =
   | HandlerResponse<401, operations['listRequests']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listRequests']['responses'][403]['content']['application/json']>
   | HandlerResponse<500, operations['listRequests']['responses'][500]['content']['application/json']>;
+/** listFaults (`GET /sandbox/faults`): List the armed faults. The handler's input, validated by the router (the operation takes none). */
+export type ListFaultsHandlerInput = Record<string, never>;
+/** The documented responses of listFaults: a handler answering another status or error_code does not compile. */
+export type ListFaultsHandlerResult =
+  | HandlerResponse<200, operations['listFaults']['responses'][200]['content']['application/json']>
+  | HandlerResponse<401, operations['listFaults']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['listFaults']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['listFaults']['responses'][500]['content']['application/json']>;
+/** armFault (`POST /sandbox/faults`): Arm a fault for the next requests. The handler's input, validated by the router. */
+export type ArmFaultHandlerInput = {
+  body: operations['armFault']['requestBody']['content']['application/json'];
+};
+/** The documented responses of armFault: a handler answering another status or error_code does not compile. */
+export type ArmFaultHandlerResult =
+  | HandlerResponse<200, operations['armFault']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['armFault']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['armFault']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['armFault']['responses'][403]['content']['application/json']>
+  | HandlerResponse<409, operations['armFault']['responses'][409]['content']['application/json']>
+  | HandlerResponse<500, operations['armFault']['responses'][500]['content']['application/json']>;
+/** clearFaults (`DELETE /sandbox/faults`): Remove every armed fault. The handler's input, validated by the router (the operation takes none). */
+export type ClearFaultsHandlerInput = Record<string, never>;
+/** The documented responses of clearFaults: a handler answering another status or error_code does not compile. */
+export type ClearFaultsHandlerResult =
+  | HandlerResponse<200, operations['clearFaults']['responses'][200]['content']['application/json']>
+  | HandlerResponse<401, operations['clearFaults']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['clearFaults']['responses'][403]['content']['application/json']>
+  | HandlerResponse<500, operations['clearFaults']['responses'][500]['content']['application/json']>;
+/** removeFault (`DELETE /sandbox/faults/{id}`): Remove one armed fault. The handler's input, validated by the router. */
+export type RemoveFaultHandlerInput = {
+  path: operations['removeFault']['parameters']['path'];
+};
+/** The documented responses of removeFault: a handler answering another status or error_code does not compile. */
+export type RemoveFaultHandlerResult =
+  | HandlerResponse<200, operations['removeFault']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['removeFault']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['removeFault']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['removeFault']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['removeFault']['responses'][404]['content']['application/json']>
+  | HandlerResponse<500, operations['removeFault']['responses'][500]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */
@@ -639,6 +743,14 @@ export type Handlers<Principal = unknown> = {
   invalidatePaymentMethod: (input: InvalidatePaymentMethodHandlerInput, context: RequestContext<Principal>) => Promise<InvalidatePaymentMethodHandlerResult> | InvalidatePaymentMethodHandlerResult;
   /** listRequests (`GET /sandbox/requests`): List recent requests. */
   listRequests: (input: ListRequestsHandlerInput, context: RequestContext<Principal>) => Promise<ListRequestsHandlerResult> | ListRequestsHandlerResult;
+  /** listFaults (`GET /sandbox/faults`): List the armed faults. */
+  listFaults: (input: ListFaultsHandlerInput, context: RequestContext<Principal>) => Promise<ListFaultsHandlerResult> | ListFaultsHandlerResult;
+  /** armFault (`POST /sandbox/faults`): Arm a fault for the next requests. */
+  armFault: (input: ArmFaultHandlerInput, context: RequestContext<Principal>) => Promise<ArmFaultHandlerResult> | ArmFaultHandlerResult;
+  /** clearFaults (`DELETE /sandbox/faults`): Remove every armed fault. */
+  clearFaults: (input: ClearFaultsHandlerInput, context: RequestContext<Principal>) => Promise<ClearFaultsHandlerResult> | ClearFaultsHandlerResult;
+  /** removeFault (`DELETE /sandbox/faults/{id}`): Remove one armed fault. */
+  removeFault: (input: RemoveFaultHandlerInput, context: RequestContext<Principal>) => Promise<RemoveFaultHandlerResult> | RemoveFaultHandlerResult;
 };
 
 /** A fetch-standard handler serving every operation of the contract with `handlers`. */

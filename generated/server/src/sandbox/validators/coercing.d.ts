@@ -14,3 +14,4 @@ export declare const completeDirectDebitPayment_path: Validator;
 export declare const failDirectDebitPayment_path: Validator;
 export declare const invalidatePaymentMethod_path: Validator;
 export declare const listRequests_query: Validator;
+export declare const removeFault_path: Validator;

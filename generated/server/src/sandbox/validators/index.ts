@@ -226,4 +226,42 @@ export const operationValidators = {
       500: strict.listRequests_response500,
     },
   },
+  listFaults: {
+    responses: {
+      200: strict.listFaults_response200,
+      401: strict.listFaults_response401,
+      403: strict.listFaults_response403,
+      500: strict.listFaults_response500,
+    },
+  },
+  armFault: {
+    body: strict.armFault_body,
+    responses: {
+      200: strict.armFault_response200,
+      400: strict.armFault_response400,
+      401: strict.armFault_response401,
+      403: strict.armFault_response403,
+      409: strict.armFault_response409,
+      500: strict.armFault_response500,
+    },
+  },
+  clearFaults: {
+    responses: {
+      200: strict.clearFaults_response200,
+      401: strict.clearFaults_response401,
+      403: strict.clearFaults_response403,
+      500: strict.clearFaults_response500,
+    },
+  },
+  removeFault: {
+    path: coercing.removeFault_path,
+    responses: {
+      200: strict.removeFault_response200,
+      400: strict.removeFault_response400,
+      401: strict.removeFault_response401,
+      403: strict.removeFault_response403,
+      404: strict.removeFault_response404,
+      500: strict.removeFault_response500,
+    },
+  },
 } satisfies Record<string, OperationValidators>;

@@ -35980,3 +35980,6552 @@ validate371.errors = vErrors;
 return errors === 0;
 }
 validate371.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listFaults_response200 = validate374;
+const schema415 = {"$ref":"openapi#/components/schemas/SandboxFaultList","$id":"listFaults_response200"};
+const schema416 = {"type":"object","required":["data"],"properties":{"data":{"type":"array","maxItems":20,"items":{"$ref":"openapi#/components/schemas/SandboxFault"}}}};
+const schema417 = {"type":"object","required":["id","kind","operation","count","remaining","retry_after_seconds","limit","outcome","delay_ms","created"],"properties":{"id":{"type":"string"},"kind":{"type":"string","enum":["rate_limited","server_error","unavailable","delay"]},"operation":{"type":["string","null"]},"count":{"type":"integer","minimum":1},"remaining":{"type":"integer","minimum":1},"retry_after_seconds":{"type":["integer","null"]},"limit":{"type":["integer","null"]},"outcome":{"type":["string","null"],"enum":["applied","not_applied",null]},"delay_ms":{"type":["integer","null"]},"created":{"type":"string","format":"date-time"}}};
+
+function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate375.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.data === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'",schema:schema416.required,parentSchema:schema416,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(Array.isArray(data0)){
+if(data0.length > 20){
+const err1 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items",schema:20,parentSchema:schema416.properties.data,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.id === undefined){
+const err2 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1.kind === undefined){
+const err3 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1.operation === undefined){
+const err4 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.count === undefined){
+const err5 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.remaining === undefined){
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "remaining"},message:"must have required property '"+"remaining"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.retry_after_seconds === undefined){
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "retry_after_seconds"},message:"must have required property '"+"retry_after_seconds"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.limit === undefined){
+const err8 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1.outcome === undefined){
+const err9 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.delay_ms === undefined){
+const err10 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data1.created === undefined){
+const err11 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "created"},message:"must have required property '"+"created"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data1.id !== undefined){
+let data2 = data1.id;
+if(typeof data2 !== "string"){
+const err12 = {instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"openapi#/components/schemas/SandboxFault/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.id.type,parentSchema:schema417.properties.id,data:data2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data1.kind !== undefined){
+let data3 = data1.kind;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/data/" + i0+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.kind.type,parentSchema:schema417.properties.kind,data:data3};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!((((data3 === "rate_limited") || (data3 === "server_error")) || (data3 === "unavailable")) || (data3 === "delay"))){
+const err14 = {instancePath:instancePath+"/data/" + i0+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/enum",keyword:"enum",params:{allowedValues: schema417.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.kind.enum,parentSchema:schema417.properties.kind,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data1.operation !== undefined){
+let data4 = data1.operation;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err15 = {instancePath:instancePath+"/data/" + i0+"/operation",schemaPath:"openapi#/components/schemas/SandboxFault/properties/operation/type",keyword:"type",params:{type: schema417.properties.operation.type},message:"must be string,null",schema:schema417.properties.operation.type,parentSchema:schema417.properties.operation,data:data4};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data1.count !== undefined){
+let data5 = data1.count;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err16 = {instancePath:instancePath+"/data/" + i0+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.count.type,parentSchema:schema417.properties.count,data:data5};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data5 == "number"){
+if(data5 < 1 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/data/" + i0+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.count,data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data1.remaining !== undefined){
+let data6 = data1.remaining;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err18 = {instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.remaining.type,parentSchema:schema417.properties.remaining,data:data6};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(typeof data6 == "number"){
+if(data6 < 1 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.remaining,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+if(data1.retry_after_seconds !== undefined){
+let data7 = data1.retry_after_seconds;
+if((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/data/" + i0+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFault/properties/retry_after_seconds/type",keyword:"type",params:{type: schema417.properties.retry_after_seconds.type},message:"must be integer,null",schema:schema417.properties.retry_after_seconds.type,parentSchema:schema417.properties.retry_after_seconds,data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data1.limit !== undefined){
+let data8 = data1.limit;
+if((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)){
+const err21 = {instancePath:instancePath+"/data/" + i0+"/limit",schemaPath:"openapi#/components/schemas/SandboxFault/properties/limit/type",keyword:"type",params:{type: schema417.properties.limit.type},message:"must be integer,null",schema:schema417.properties.limit.type,parentSchema:schema417.properties.limit,data:data8};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data1.outcome !== undefined){
+let data9 = data1.outcome;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err22 = {instancePath:instancePath+"/data/" + i0+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/type",keyword:"type",params:{type: schema417.properties.outcome.type},message:"must be string,null",schema:schema417.properties.outcome.type,parentSchema:schema417.properties.outcome,data:data9};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!(((data9 === "applied") || (data9 === "not_applied")) || (data9 === null))){
+const err23 = {instancePath:instancePath+"/data/" + i0+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema417.properties.outcome.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.outcome.enum,parentSchema:schema417.properties.outcome,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data1.delay_ms !== undefined){
+let data10 = data1.delay_ms;
+if((!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) && (data10 !== null)){
+const err24 = {instancePath:instancePath+"/data/" + i0+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFault/properties/delay_ms/type",keyword:"type",params:{type: schema417.properties.delay_ms.type},message:"must be integer,null",schema:schema417.properties.delay_ms.type,parentSchema:schema417.properties.delay_ms,data:data10};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data1.created !== undefined){
+let data11 = data1.created;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err25 = {instancePath:instancePath+"/data/" + i0+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema417.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data/" + i0+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.created.type,parentSchema:schema417.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema417.type,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema416.properties.data.type,parentSchema:schema416.properties.data,data:data0};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema416.type,parentSchema:schema416,data};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate375.errors = vErrors;
+return errors === 0;
+}
+validate375.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listFaults_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate374.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate375(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate375.errors : vErrors.concat(validate375.errors);
+errors = vErrors.length;
+}
+validate374.errors = vErrors;
+return errors === 0;
+}
+validate374.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listFaults_response401 = validate377;
+const schema418 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"listFaults_response401"};
+
+function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate378.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate378.errors = vErrors;
+return errors === 0;
+}
+validate378.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listFaults_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate377.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate378(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema418.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema418.allOf[1].properties.error_code.enum,parentSchema:schema418.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema418.allOf[1].type,parentSchema:schema418.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate377.errors = vErrors;
+return errors === 0;
+}
+validate377.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listFaults_response403 = validate380;
+const schema421 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"listFaults_response403"};
+
+function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate381.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate381.errors = vErrors;
+return errors === 0;
+}
+validate381.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listFaults_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate380.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate381(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate381.errors : vErrors.concat(validate381.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema421.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema421.allOf[1].properties.error_code.enum,parentSchema:schema421.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema421.allOf[1].type,parentSchema:schema421.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate380.errors = vErrors;
+return errors === 0;
+}
+validate380.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listFaults_response500 = validate383;
+const schema424 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"listFaults_response500"};
+
+function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate384.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate384.errors = vErrors;
+return errors === 0;
+}
+validate384.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="listFaults_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate383.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate384(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate384.errors : vErrors.concat(validate384.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema424.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema424.allOf[1].properties.error_code.enum,parentSchema:schema424.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema424.allOf[1].type,parentSchema:schema424.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate383.errors = vErrors;
+return errors === 0;
+}
+validate383.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_body = validate386;
+const schema427 = {"$ref":"openapi#/components/schemas/SandboxFaultRequest","$id":"armFault_body"};
+const schema428 = {"type":"object","required":["kind"],"properties":{"kind":{"type":"string","enum":["rate_limited","server_error","unavailable","delay"]},"count":{"type":"integer","minimum":1,"maximum":1000,"default":1},"operation":{"type":"string","minLength":1,"maxLength":100},"retry_after_seconds":{"type":"integer","minimum":1,"maximum":3600,"default":1},"limit":{"type":"integer","minimum":1,"maximum":1000000,"default":100},"outcome":{"type":"string","enum":["applied","not_applied"],"default":"not_applied"},"delay_ms":{"type":"integer","minimum":1,"maximum":30000}},"allOf":[{"if":{"properties":{"kind":{"const":"delay"}},"required":["kind"]},"then":{"type":"object","required":["delay_ms"],"allOf":[{"properties":{"delay_ms":true}}]}},{"if":{"properties":{"kind":{"not":{"const":"delay"}}},"required":["kind"]},"then":{"type":"object","allOf":[{"properties":{"delay_ms":false}}]}},{"if":{"properties":{"kind":{"not":{"const":"server_error"}}},"required":["kind"]},"then":{"type":"object","allOf":[{"properties":{"outcome":false}}]}},{"if":{"properties":{"kind":{"not":{"enum":["rate_limited","unavailable"]}}},"required":["kind"]},"then":{"type":"object","allOf":[{"properties":{"retry_after_seconds":false}}]}},{"if":{"properties":{"kind":{"not":{"const":"rate_limited"}}},"required":["kind"]},"then":{"type":"object","allOf":[{"properties":{"limit":false}}]}}]};
+
+function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate386.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs3 = errors;
+let valid2 = true;
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.kind === undefined) && (missing0 = "kind")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.kind !== undefined){
+if("delay" !== data.kind){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs4 === errors;
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.delay_ms === undefined){
+const err2 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/0/then/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'",schema:schema428.allOf[0].then.required,parentSchema:schema428.allOf[0].then,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/0/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.allOf[0].then.type,parentSchema:schema428.allOf[0].then,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid2 = _valid0;
+if(valid2){
+var props0 = {};
+props0.delay_ms = true;
+props0.kind = true;
+}
+}
+if(!valid2){
+const err4 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema428.allOf[0].if,parentSchema:schema428.allOf[0],data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+const _errs10 = errors;
+let valid5 = true;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.kind === undefined) && (missing1 = "kind")){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if(data.kind !== undefined){
+const _errs13 = errors;
+const _errs14 = errors;
+if("delay" !== data.kind){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var valid7 = _errs14 === errors;
+if(valid7){
+const err7 = {};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+var _valid1 = _errs11 === errors;
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs15 = errors;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+const err8 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/1/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.allOf[1].then.type,parentSchema:schema428.allOf[1].then,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.delay_ms !== undefined){
+const err9 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/1/then/allOf/0/properties/delay_ms/false schema",keyword:"false schema",params:{},message:"boolean schema is false",schema:false,parentSchema:schema428.allOf[1].then.allOf[0].properties.delay_ms,data:data.delay_ms};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid1 = _errs15 === errors;
+valid5 = _valid1;
+if(valid5){
+var props1 = {};
+props1.delay_ms = true;
+props1.kind = true;
+}
+}
+if(!valid5){
+const err10 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema428.allOf[1].if,parentSchema:schema428.allOf[1],data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+const _errs19 = errors;
+let valid10 = true;
+const _errs20 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.kind === undefined) && (missing2 = "kind")){
+const err11 = {};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if(data.kind !== undefined){
+const _errs22 = errors;
+const _errs23 = errors;
+if("server_error" !== data.kind){
+const err12 = {};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var valid12 = _errs23 === errors;
+if(valid12){
+const err13 = {};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+errors = _errs22;
+if(vErrors !== null){
+if(_errs22){
+vErrors.length = _errs22;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+var _valid2 = _errs20 === errors;
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs24 = errors;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+const err14 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/2/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.allOf[2].then.type,parentSchema:schema428.allOf[2].then,data};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.outcome !== undefined){
+const err15 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/2/then/allOf/0/properties/outcome/false schema",keyword:"false schema",params:{},message:"boolean schema is false",schema:false,parentSchema:schema428.allOf[2].then.allOf[0].properties.outcome,data:data.outcome};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+var _valid2 = _errs24 === errors;
+valid10 = _valid2;
+if(valid10){
+var props2 = {};
+props2.outcome = true;
+props2.kind = true;
+}
+}
+if(!valid10){
+const err16 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema428.allOf[2].if,parentSchema:schema428.allOf[2],data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(props0 !== true && props2 !== undefined){
+if(props2 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props2);
+}
+}
+const _errs28 = errors;
+let valid15 = true;
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.kind === undefined) && (missing3 = "kind")){
+const err17 = {};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+else {
+if(data.kind !== undefined){
+let data5 = data.kind;
+const _errs31 = errors;
+const _errs32 = errors;
+if(!((data5 === "rate_limited") || (data5 === "unavailable"))){
+const err18 = {};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var valid17 = _errs32 === errors;
+if(valid17){
+const err19 = {};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs31;
+if(vErrors !== null){
+if(_errs31){
+vErrors.length = _errs31;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+var _valid3 = _errs29 === errors;
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs33 = errors;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+const err20 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/3/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.allOf[3].then.type,parentSchema:schema428.allOf[3].then,data};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.retry_after_seconds !== undefined){
+const err21 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/3/then/allOf/0/properties/retry_after_seconds/false schema",keyword:"false schema",params:{},message:"boolean schema is false",schema:false,parentSchema:schema428.allOf[3].then.allOf[0].properties.retry_after_seconds,data:data.retry_after_seconds};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+var _valid3 = _errs33 === errors;
+valid15 = _valid3;
+if(valid15){
+var props3 = {};
+props3.retry_after_seconds = true;
+props3.kind = true;
+}
+}
+if(!valid15){
+const err22 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema428.allOf[3].if,parentSchema:schema428.allOf[3],data};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(props0 !== true && props3 !== undefined){
+if(props3 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props3);
+}
+}
+const _errs37 = errors;
+let valid20 = true;
+const _errs38 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.kind === undefined) && (missing4 = "kind")){
+const err23 = {};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+else {
+if(data.kind !== undefined){
+const _errs40 = errors;
+const _errs41 = errors;
+if("rate_limited" !== data.kind){
+const err24 = {};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var valid22 = _errs41 === errors;
+if(valid22){
+const err25 = {};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+}
+var _valid4 = _errs38 === errors;
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs42 = errors;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+const err26 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/4/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.allOf[4].then.type,parentSchema:schema428.allOf[4].then,data};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit !== undefined){
+const err27 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/4/then/allOf/0/properties/limit/false schema",keyword:"false schema",params:{},message:"boolean schema is false",schema:false,parentSchema:schema428.allOf[4].then.allOf[0].properties.limit,data:data.limit};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+var _valid4 = _errs42 === errors;
+valid20 = _valid4;
+if(valid20){
+var props4 = {};
+props4.limit = true;
+props4.kind = true;
+}
+}
+if(!valid20){
+const err28 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema428.allOf[4].if,parentSchema:schema428.allOf[4],data};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(props0 !== true && props4 !== undefined){
+if(props4 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props4);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err29 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema428.required,parentSchema:schema428,data};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = props0 || {};
+props0.kind = true;
+props0.count = true;
+props0.operation = true;
+props0.retry_after_seconds = true;
+props0.limit = true;
+props0.outcome = true;
+props0.delay_ms = true;
+}
+if(data.kind !== undefined){
+let data9 = data.kind;
+if(typeof data9 !== "string"){
+const err30 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema428.properties.kind.type,parentSchema:schema428.properties.kind,data:data9};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(!((((data9 === "rate_limited") || (data9 === "server_error")) || (data9 === "unavailable")) || (data9 === "delay"))){
+const err31 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/kind/enum",keyword:"enum",params:{allowedValues: schema428.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema428.properties.kind.enum,parentSchema:schema428.properties.kind,data:data9};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.count !== undefined){
+let data10 = data.count;
+if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
+const err32 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema428.properties.count.type,parentSchema:schema428.properties.count,data:data10};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(typeof data10 == "number"){
+if(data10 > 1000 || isNaN(data10)){
+const err33 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema428.properties.count,data:data10};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data10 < 1 || isNaN(data10)){
+const err34 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema428.properties.count,data:data10};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+if(data.operation !== undefined){
+let data11 = data.operation;
+if(typeof data11 === "string"){
+if(func1(data11) > 100){
+const err35 = {instancePath:instancePath+"/operation",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/operation/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters",schema:100,parentSchema:schema428.properties.operation,data:data11};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(func1(data11) < 1){
+const err36 = {instancePath:instancePath+"/operation",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/operation/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema428.properties.operation,data:data11};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/operation",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema428.properties.operation.type,parentSchema:schema428.properties.operation,data:data11};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.retry_after_seconds !== undefined){
+let data12 = data.retry_after_seconds;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+const err38 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema428.properties.retry_after_seconds.type,parentSchema:schema428.properties.retry_after_seconds,data:data12};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if(typeof data12 == "number"){
+if(data12 > 3600 || isNaN(data12)){
+const err39 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema428.properties.retry_after_seconds,data:data12};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data12 < 1 || isNaN(data12)){
+const err40 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema428.properties.retry_after_seconds,data:data12};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.limit !== undefined){
+let data13 = data.limit;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+const err41 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema428.properties.limit.type,parentSchema:schema428.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(typeof data13 == "number"){
+if(data13 > 1000000 || isNaN(data13)){
+const err42 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema428.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data13 < 1 || isNaN(data13)){
+const err43 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema428.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.outcome !== undefined){
+let data14 = data.outcome;
+if(typeof data14 !== "string"){
+const err44 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema428.properties.outcome.type,parentSchema:schema428.properties.outcome,data:data14};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(!((data14 === "applied") || (data14 === "not_applied"))){
+const err45 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema428.properties.outcome.enum},message:"must be equal to one of the allowed values",schema:schema428.properties.outcome.enum,parentSchema:schema428.properties.outcome,data:data14};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.delay_ms !== undefined){
+let data15 = data.delay_ms;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err46 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/delay_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema428.properties.delay_ms.type,parentSchema:schema428.properties.delay_ms,data:data15};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(typeof data15 == "number"){
+if(data15 > 30000 || isNaN(data15)){
+const err47 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/delay_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30000},message:"must be <= 30000",schema:30000,parentSchema:schema428.properties.delay_ms,data:data15};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(data15 < 1 || isNaN(data15)){
+const err48 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFaultRequest/properties/delay_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema428.properties.delay_ms,data:data15};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFaultRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema428.type,parentSchema:schema428,data};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+validate386.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate386.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const armFault_response200 = validate387;
+const schema429 = {"$ref":"openapi#/components/schemas/SandboxFault","$id":"armFault_response200"};
+
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate387.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.operation === undefined){
+const err2 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.count === undefined){
+const err3 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.remaining === undefined){
+const err4 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "remaining"},message:"must have required property '"+"remaining"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.retry_after_seconds === undefined){
+const err5 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "retry_after_seconds"},message:"must have required property '"+"retry_after_seconds"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.limit === undefined){
+const err6 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.outcome === undefined){
+const err7 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.delay_ms === undefined){
+const err8 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.created === undefined){
+const err9 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "created"},message:"must have required property '"+"created"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"openapi#/components/schemas/SandboxFault/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.id.type,parentSchema:schema417.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.kind.type,parentSchema:schema417.properties.kind,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((((data1 === "rate_limited") || (data1 === "server_error")) || (data1 === "unavailable")) || (data1 === "delay"))){
+const err12 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/enum",keyword:"enum",params:{allowedValues: schema417.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.kind.enum,parentSchema:schema417.properties.kind,data:data1};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+let data2 = data.operation;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err13 = {instancePath:instancePath+"/operation",schemaPath:"openapi#/components/schemas/SandboxFault/properties/operation/type",keyword:"type",params:{type: schema417.properties.operation.type},message:"must be string,null",schema:schema417.properties.operation.type,parentSchema:schema417.properties.operation,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.count !== undefined){
+let data3 = data.count;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err14 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.count.type,parentSchema:schema417.properties.count,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(typeof data3 == "number"){
+if(data3 < 1 || isNaN(data3)){
+const err15 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.count,data:data3};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.remaining !== undefined){
+let data4 = data.remaining;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err16 = {instancePath:instancePath+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.remaining.type,parentSchema:schema417.properties.remaining,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data4 == "number"){
+if(data4 < 1 || isNaN(data4)){
+const err17 = {instancePath:instancePath+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.remaining,data:data4};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.retry_after_seconds !== undefined){
+let data5 = data.retry_after_seconds;
+if((!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) && (data5 !== null)){
+const err18 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFault/properties/retry_after_seconds/type",keyword:"type",params:{type: schema417.properties.retry_after_seconds.type},message:"must be integer,null",schema:schema417.properties.retry_after_seconds.type,parentSchema:schema417.properties.retry_after_seconds,data:data5};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.limit !== undefined){
+let data6 = data.limit;
+if((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)){
+const err19 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFault/properties/limit/type",keyword:"type",params:{type: schema417.properties.limit.type},message:"must be integer,null",schema:schema417.properties.limit.type,parentSchema:schema417.properties.limit,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.outcome !== undefined){
+let data7 = data.outcome;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/type",keyword:"type",params:{type: schema417.properties.outcome.type},message:"must be string,null",schema:schema417.properties.outcome.type,parentSchema:schema417.properties.outcome,data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((data7 === "applied") || (data7 === "not_applied")) || (data7 === null))){
+const err21 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema417.properties.outcome.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.outcome.enum,parentSchema:schema417.properties.outcome,data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.delay_ms !== undefined){
+let data8 = data.delay_ms;
+if((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)){
+const err22 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFault/properties/delay_ms/type",keyword:"type",params:{type: schema417.properties.delay_ms.type},message:"must be integer,null",schema:schema417.properties.delay_ms.type,parentSchema:schema417.properties.delay_ms,data:data8};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.created !== undefined){
+let data9 = data.created;
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err23 = {instancePath:instancePath+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema417.properties.created,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.created.type,parentSchema:schema417.properties.created,data:data9};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema417.type,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate387.errors = vErrors;
+return errors === 0;
+}
+validate387.evaluated = {"props":{"id":true,"kind":true,"operation":true,"count":true,"remaining":true,"retry_after_seconds":true,"limit":true,"outcome":true,"delay_ms":true,"created":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_response400 = validate388;
+const schema431 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR","INVALID_JSON_FORMAT"]}}}],"$id":"armFault_response400"};
+
+function validate389(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate389.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate389.errors = vErrors;
+return errors === 0;
+}
+validate389.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response400" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate388.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate389(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate389.errors : vErrors.concat(validate389.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!((data0 === "API_VALIDATION_ERROR") || (data0 === "INVALID_JSON_FORMAT"))){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema431.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema431.allOf[1].properties.error_code.enum,parentSchema:schema431.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema431.allOf[1].type,parentSchema:schema431.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate388.errors = vErrors;
+return errors === 0;
+}
+validate388.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_response401 = validate391;
+const schema434 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"armFault_response401"};
+
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate392.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate392.errors = vErrors;
+return errors === 0;
+}
+validate392.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate391.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate392(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema434.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema434.allOf[1].properties.error_code.enum,parentSchema:schema434.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema434.allOf[1].type,parentSchema:schema434.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate391.errors = vErrors;
+return errors === 0;
+}
+validate391.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_response403 = validate394;
+const schema437 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"armFault_response403"};
+
+function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate395.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate395.errors = vErrors;
+return errors === 0;
+}
+validate395.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate394(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate394.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate395(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate395.errors : vErrors.concat(validate395.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema437.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema437.allOf[1].properties.error_code.enum,parentSchema:schema437.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema437.allOf[1].type,parentSchema:schema437.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate394.errors = vErrors;
+return errors === 0;
+}
+validate394.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_response409 = validate397;
+const schema440 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SANDBOX_STATE_CONFLICT"]}}}],"$id":"armFault_response409"};
+
+function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate398.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate398.errors = vErrors;
+return errors === 0;
+}
+validate398.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate397(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response409" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate397.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate398(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate398.errors : vErrors.concat(validate398.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SANDBOX_STATE_CONFLICT")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema440.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema440.allOf[1].properties.error_code.enum,parentSchema:schema440.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema440.allOf[1].type,parentSchema:schema440.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate397.errors = vErrors;
+return errors === 0;
+}
+validate397.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const armFault_response500 = validate400;
+const schema443 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"armFault_response500"};
+
+function validate401(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate401.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate401.errors = vErrors;
+return errors === 0;
+}
+validate401.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="armFault_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate400.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate401(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate401.errors : vErrors.concat(validate401.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema443.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema443.allOf[1].properties.error_code.enum,parentSchema:schema443.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema443.allOf[1].type,parentSchema:schema443.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate400.errors = vErrors;
+return errors === 0;
+}
+validate400.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const clearFaults_response200 = validate403;
+const schema446 = {"$ref":"openapi#/components/schemas/SandboxFaultList","$id":"clearFaults_response200"};
+
+function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate404.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.data === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'",schema:schema416.required,parentSchema:schema416,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(Array.isArray(data0)){
+if(data0.length > 20){
+const err1 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items",schema:20,parentSchema:schema416.properties.data,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.id === undefined){
+const err2 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1.kind === undefined){
+const err3 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1.operation === undefined){
+const err4 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.count === undefined){
+const err5 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.remaining === undefined){
+const err6 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "remaining"},message:"must have required property '"+"remaining"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.retry_after_seconds === undefined){
+const err7 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "retry_after_seconds"},message:"must have required property '"+"retry_after_seconds"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.limit === undefined){
+const err8 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1.outcome === undefined){
+const err9 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.delay_ms === undefined){
+const err10 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data1.created === undefined){
+const err11 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "created"},message:"must have required property '"+"created"+"'",schema:schema417.required,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data1.id !== undefined){
+let data2 = data1.id;
+if(typeof data2 !== "string"){
+const err12 = {instancePath:instancePath+"/data/" + i0+"/id",schemaPath:"openapi#/components/schemas/SandboxFault/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.id.type,parentSchema:schema417.properties.id,data:data2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data1.kind !== undefined){
+let data3 = data1.kind;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/data/" + i0+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.kind.type,parentSchema:schema417.properties.kind,data:data3};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!((((data3 === "rate_limited") || (data3 === "server_error")) || (data3 === "unavailable")) || (data3 === "delay"))){
+const err14 = {instancePath:instancePath+"/data/" + i0+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/enum",keyword:"enum",params:{allowedValues: schema417.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.kind.enum,parentSchema:schema417.properties.kind,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data1.operation !== undefined){
+let data4 = data1.operation;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err15 = {instancePath:instancePath+"/data/" + i0+"/operation",schemaPath:"openapi#/components/schemas/SandboxFault/properties/operation/type",keyword:"type",params:{type: schema417.properties.operation.type},message:"must be string,null",schema:schema417.properties.operation.type,parentSchema:schema417.properties.operation,data:data4};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data1.count !== undefined){
+let data5 = data1.count;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+const err16 = {instancePath:instancePath+"/data/" + i0+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.count.type,parentSchema:schema417.properties.count,data:data5};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data5 == "number"){
+if(data5 < 1 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/data/" + i0+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.count,data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data1.remaining !== undefined){
+let data6 = data1.remaining;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err18 = {instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.remaining.type,parentSchema:schema417.properties.remaining,data:data6};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(typeof data6 == "number"){
+if(data6 < 1 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/data/" + i0+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.remaining,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+if(data1.retry_after_seconds !== undefined){
+let data7 = data1.retry_after_seconds;
+if((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/data/" + i0+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFault/properties/retry_after_seconds/type",keyword:"type",params:{type: schema417.properties.retry_after_seconds.type},message:"must be integer,null",schema:schema417.properties.retry_after_seconds.type,parentSchema:schema417.properties.retry_after_seconds,data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data1.limit !== undefined){
+let data8 = data1.limit;
+if((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)){
+const err21 = {instancePath:instancePath+"/data/" + i0+"/limit",schemaPath:"openapi#/components/schemas/SandboxFault/properties/limit/type",keyword:"type",params:{type: schema417.properties.limit.type},message:"must be integer,null",schema:schema417.properties.limit.type,parentSchema:schema417.properties.limit,data:data8};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data1.outcome !== undefined){
+let data9 = data1.outcome;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err22 = {instancePath:instancePath+"/data/" + i0+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/type",keyword:"type",params:{type: schema417.properties.outcome.type},message:"must be string,null",schema:schema417.properties.outcome.type,parentSchema:schema417.properties.outcome,data:data9};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!(((data9 === "applied") || (data9 === "not_applied")) || (data9 === null))){
+const err23 = {instancePath:instancePath+"/data/" + i0+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema417.properties.outcome.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.outcome.enum,parentSchema:schema417.properties.outcome,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data1.delay_ms !== undefined){
+let data10 = data1.delay_ms;
+if((!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) && (data10 !== null)){
+const err24 = {instancePath:instancePath+"/data/" + i0+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFault/properties/delay_ms/type",keyword:"type",params:{type: schema417.properties.delay_ms.type},message:"must be integer,null",schema:schema417.properties.delay_ms.type,parentSchema:schema417.properties.delay_ms,data:data10};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data1.created !== undefined){
+let data11 = data1.created;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err25 = {instancePath:instancePath+"/data/" + i0+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema417.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data/" + i0+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.created.type,parentSchema:schema417.properties.created,data:data11};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/data/" + i0,schemaPath:"openapi#/components/schemas/SandboxFault/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema417.type,parentSchema:schema417,data:data1};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema416.properties.data.type,parentSchema:schema416.properties.data,data:data0};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema416.type,parentSchema:schema416,data};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate404.errors = vErrors;
+return errors === 0;
+}
+validate404.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate403(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="clearFaults_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate403.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate404(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate404.errors : vErrors.concat(validate404.errors);
+errors = vErrors.length;
+}
+validate403.errors = vErrors;
+return errors === 0;
+}
+validate403.evaluated = {"props":{"data":true},"dynamicProps":false,"dynamicItems":false};
+
+export const clearFaults_response401 = validate406;
+const schema449 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"clearFaults_response401"};
+
+function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate407.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate407.errors = vErrors;
+return errors === 0;
+}
+validate407.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="clearFaults_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate406.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate407(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate407.errors : vErrors.concat(validate407.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema449.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema449.allOf[1].properties.error_code.enum,parentSchema:schema449.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema449.allOf[1].type,parentSchema:schema449.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate406.errors = vErrors;
+return errors === 0;
+}
+validate406.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const clearFaults_response403 = validate409;
+const schema452 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"clearFaults_response403"};
+
+function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate410.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate410.errors = vErrors;
+return errors === 0;
+}
+validate410.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="clearFaults_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate409.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate410(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate410.errors : vErrors.concat(validate410.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema452.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema452.allOf[1].properties.error_code.enum,parentSchema:schema452.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema452.allOf[1].type,parentSchema:schema452.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate409.errors = vErrors;
+return errors === 0;
+}
+validate409.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const clearFaults_response500 = validate412;
+const schema455 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"clearFaults_response500"};
+
+function validate413(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate413.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate413.errors = vErrors;
+return errors === 0;
+}
+validate413.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="clearFaults_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate412.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate413(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate413.errors : vErrors.concat(validate413.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema455.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema455.allOf[1].properties.error_code.enum,parentSchema:schema455.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema455.allOf[1].type,parentSchema:schema455.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate412.errors = vErrors;
+return errors === 0;
+}
+validate412.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response200 = validate415;
+const schema458 = {"$ref":"openapi#/components/schemas/SandboxFault","$id":"removeFault_response200"};
+
+function validate415(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response200" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate415.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.operation === undefined){
+const err2 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.count === undefined){
+const err3 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.remaining === undefined){
+const err4 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "remaining"},message:"must have required property '"+"remaining"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.retry_after_seconds === undefined){
+const err5 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "retry_after_seconds"},message:"must have required property '"+"retry_after_seconds"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.limit === undefined){
+const err6 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.outcome === undefined){
+const err7 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.delay_ms === undefined){
+const err8 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.created === undefined){
+const err9 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/required",keyword:"required",params:{missingProperty: "created"},message:"must have required property '"+"created"+"'",schema:schema417.required,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"openapi#/components/schemas/SandboxFault/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.id.type,parentSchema:schema417.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.kind.type,parentSchema:schema417.properties.kind,data:data1};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((((data1 === "rate_limited") || (data1 === "server_error")) || (data1 === "unavailable")) || (data1 === "delay"))){
+const err12 = {instancePath:instancePath+"/kind",schemaPath:"openapi#/components/schemas/SandboxFault/properties/kind/enum",keyword:"enum",params:{allowedValues: schema417.properties.kind.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.kind.enum,parentSchema:schema417.properties.kind,data:data1};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.operation !== undefined){
+let data2 = data.operation;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err13 = {instancePath:instancePath+"/operation",schemaPath:"openapi#/components/schemas/SandboxFault/properties/operation/type",keyword:"type",params:{type: schema417.properties.operation.type},message:"must be string,null",schema:schema417.properties.operation.type,parentSchema:schema417.properties.operation,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.count !== undefined){
+let data3 = data.count;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err14 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.count.type,parentSchema:schema417.properties.count,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(typeof data3 == "number"){
+if(data3 < 1 || isNaN(data3)){
+const err15 = {instancePath:instancePath+"/count",schemaPath:"openapi#/components/schemas/SandboxFault/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.count,data:data3};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.remaining !== undefined){
+let data4 = data.remaining;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+const err16 = {instancePath:instancePath+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema417.properties.remaining.type,parentSchema:schema417.properties.remaining,data:data4};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data4 == "number"){
+if(data4 < 1 || isNaN(data4)){
+const err17 = {instancePath:instancePath+"/remaining",schemaPath:"openapi#/components/schemas/SandboxFault/properties/remaining/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema417.properties.remaining,data:data4};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.retry_after_seconds !== undefined){
+let data5 = data.retry_after_seconds;
+if((!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) && (data5 !== null)){
+const err18 = {instancePath:instancePath+"/retry_after_seconds",schemaPath:"openapi#/components/schemas/SandboxFault/properties/retry_after_seconds/type",keyword:"type",params:{type: schema417.properties.retry_after_seconds.type},message:"must be integer,null",schema:schema417.properties.retry_after_seconds.type,parentSchema:schema417.properties.retry_after_seconds,data:data5};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.limit !== undefined){
+let data6 = data.limit;
+if((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)){
+const err19 = {instancePath:instancePath+"/limit",schemaPath:"openapi#/components/schemas/SandboxFault/properties/limit/type",keyword:"type",params:{type: schema417.properties.limit.type},message:"must be integer,null",schema:schema417.properties.limit.type,parentSchema:schema417.properties.limit,data:data6};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.outcome !== undefined){
+let data7 = data.outcome;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/type",keyword:"type",params:{type: schema417.properties.outcome.type},message:"must be string,null",schema:schema417.properties.outcome.type,parentSchema:schema417.properties.outcome,data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((data7 === "applied") || (data7 === "not_applied")) || (data7 === null))){
+const err21 = {instancePath:instancePath+"/outcome",schemaPath:"openapi#/components/schemas/SandboxFault/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema417.properties.outcome.enum},message:"must be equal to one of the allowed values",schema:schema417.properties.outcome.enum,parentSchema:schema417.properties.outcome,data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.delay_ms !== undefined){
+let data8 = data.delay_ms;
+if((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)){
+const err22 = {instancePath:instancePath+"/delay_ms",schemaPath:"openapi#/components/schemas/SandboxFault/properties/delay_ms/type",keyword:"type",params:{type: schema417.properties.delay_ms.type},message:"must be integer,null",schema:schema417.properties.delay_ms.type,parentSchema:schema417.properties.delay_ms,data:data8};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.created !== undefined){
+let data9 = data.created;
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err23 = {instancePath:instancePath+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema417.properties.created,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/created",schemaPath:"openapi#/components/schemas/SandboxFault/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema417.properties.created.type,parentSchema:schema417.properties.created,data:data9};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"openapi#/components/schemas/SandboxFault/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema417.type,parentSchema:schema417,data};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+validate415.errors = vErrors;
+return errors === 0;
+}
+validate415.evaluated = {"props":{"id":true,"kind":true,"operation":true,"count":true,"remaining":true,"retry_after_seconds":true,"limit":true,"outcome":true,"delay_ms":true,"created":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response400 = validate416;
+const schema460 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR"]}}}],"$id":"removeFault_response400"};
+
+function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate417.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate417.errors = vErrors;
+return errors === 0;
+}
+validate417.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response400" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate416.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate417(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate417.errors : vErrors.concat(validate417.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "API_VALIDATION_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema460.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema460.allOf[1].properties.error_code.enum,parentSchema:schema460.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema460.allOf[1].type,parentSchema:schema460.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate416.errors = vErrors;
+return errors === 0;
+}
+validate416.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response401 = validate419;
+const schema463 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_API_KEY"]}}}],"$id":"removeFault_response401"};
+
+function validate420(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate420.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate420.errors = vErrors;
+return errors === 0;
+}
+validate420.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response401" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate419.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate420(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate420.errors : vErrors.concat(validate420.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "INVALID_API_KEY")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema463.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema463.allOf[1].properties.error_code.enum,parentSchema:schema463.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema463.allOf[1].type,parentSchema:schema463.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate419.errors = vErrors;
+return errors === 0;
+}
+validate419.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response403 = validate422;
+const schema466 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"removeFault_response403"};
+
+function validate423(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate423.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate423.errors = vErrors;
+return errors === 0;
+}
+validate423.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response403" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate422.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate423(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate423.errors : vErrors.concat(validate423.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema466.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema466.allOf[1].properties.error_code.enum,parentSchema:schema466.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema466.allOf[1].type,parentSchema:schema466.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate422.errors = vErrors;
+return errors === 0;
+}
+validate422.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response404 = validate425;
+const schema469 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["FAULT_NOT_FOUND_ERROR"]}}}],"$id":"removeFault_response404"};
+
+function validate426(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate426.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate426.errors = vErrors;
+return errors === 0;
+}
+validate426.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate425(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response404" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate425.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate426(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate426.errors : vErrors.concat(validate426.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "FAULT_NOT_FOUND_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema469.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema469.allOf[1].properties.error_code.enum,parentSchema:schema469.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema469.allOf[1].type,parentSchema:schema469.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate425.errors = vErrors;
+return errors === 0;
+}
+validate425.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_response500 = validate428;
+const schema472 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["SERVER_ERROR"]}}}],"$id":"removeFault_response500"};
+
+function validate429(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate429.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error_code"},message:"must have required property '"+"error_code"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema35.required,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]*$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]*$"+"\"",schema:"^[A-Z][A-Z0-9_]*$",parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.error_code.type,parentSchema:schema35.properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema35.properties.message.type,parentSchema:schema35.properties.message,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.errors !== undefined){
+let data2 = data.errors;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.location === undefined){
+const err5 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "location"},message:"must have required property '"+"location"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.path === undefined){
+const err6 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "path"},message:"must have required property '"+"path"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.message === undefined){
+const err7 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'",schema:schema36.required,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3.location !== undefined){
+let data4 = data3.location;
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.location.type,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((((data4 === "body") || (data4 === "query")) || (data4 === "path")) || (data4 === "header"))){
+const err9 = {instancePath:instancePath+"/errors/" + i0+"/location",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/location/enum",keyword:"enum",params:{allowedValues: schema36.properties.location.enum},message:"must be equal to one of the allowed values",schema:schema36.properties.location.enum,parentSchema:schema36.properties.location,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data3.path !== undefined){
+let data5 = data3.path;
+if(typeof data5 !== "string"){
+const err10 = {instancePath:instancePath+"/errors/" + i0+"/path",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.path.type,parentSchema:schema36.properties.path,data:data5};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data3.message !== undefined){
+let data6 = data3.message;
+if(typeof data6 !== "string"){
+const err11 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.message.type,parentSchema:schema36.properties.message,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data3.keyword !== undefined){
+let data7 = data3.keyword;
+if(typeof data7 !== "string"){
+const err12 = {instancePath:instancePath+"/errors/" + i0+"/keyword",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.keyword.type,parentSchema:schema36.properties.keyword,data:data7};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data3.error_code !== undefined){
+let data8 = data3.error_code;
+if(typeof data8 !== "string"){
+const err13 = {instancePath:instancePath+"/errors/" + i0+"/error_code",schemaPath:"openapi#/components/schemas/ValidationIssue/properties/error_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema36.properties.error_code.type,parentSchema:schema36.properties.error_code,data:data8};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"openapi#/components/schemas/ValidationIssue/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data:data3};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema35.properties.errors.type,parentSchema:schema35.properties.errors,data:data2};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate429.errors = vErrors;
+return errors === 0;
+}
+validate429.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_response500" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate428.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate429(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate429.errors : vErrors.concat(validate429.errors);
+errors = vErrors.length;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.error_code !== undefined){
+let data0 = data.error_code;
+if(!(data0 === "SERVER_ERROR")){
+const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema472.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema472.allOf[1].properties.error_code.enum,parentSchema:schema472.allOf[1].properties.error_code,data:data0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema472.allOf[1].type,parentSchema:schema472.allOf[1],data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate428.errors = vErrors;
+return errors === 0;
+}
+validate428.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
