@@ -3,7 +3,8 @@
 // own answer with the RateLimit-* fields added, whatever its status.
 import type { AroundOperation } from '@payments-contract/server';
 import type { Caller } from '../context.js';
-import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitTable } from './rate-limits.js';
+import { rateLimitedAnswer, rateLimitHeaders } from './limit-answers.js';
+import type { RateLimiter, RateLimitTable } from './rate-limits.js';
 
 export interface RateLimitEnforcement {
   table: RateLimitTable;
@@ -19,7 +20,7 @@ export function enforceRateLimits({ table, limiter, enabled }: RateLimitEnforcem
     if (!group || !(on instanceof Promise ? await on : on)) return next();
     const verdict = limiter.take(principal, group);
     if (!verdict.allowed) {
-      return tooManyRequests(verdict, verdict.resetSeconds, `Too many requests: this key may make ${group.limit} ${group.name} requests every ${group.windowSeconds} s. Retry after ${verdict.resetSeconds} s.`);
+      return rateLimitedAnswer({ ...verdict, retryAfterSeconds: verdict.resetSeconds, message: `Too many requests: this key may make ${group.limit} ${group.name} requests every ${group.windowSeconds} s. Send this request again in ${verdict.resetSeconds} s.` });
     }
     const answer = await next();
     return { ...answer, headers: { ...answer.headers, ...rateLimitHeaders(verdict) } };

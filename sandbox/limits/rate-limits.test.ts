@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, readRateLimits, tooManyRequests, type RateLimitGroup } from './rate-limits.js';
+import { createRateLimiter, readRateLimits, type RateLimitGroup } from './rate-limits.js';
 
 const SCOPE = { merchantId: 'm1', mode: 'test' as const };
 const READ: RateLimitGroup = { name: 'read', limit: 3, windowSeconds: 1 };
@@ -47,12 +47,5 @@ describe('rate limits', () => {
   it('say how long is left of a longer window, in whole seconds rounded up', () => {
     const limiter = createRateLimiter(() => 60_000 + 20_500);
     expect(limiter.take(SCOPE, { name: 'otp', limit: 1, windowSeconds: 60 })).toMatchObject({ resetSeconds: 40 });
-  });
-
-  it('answer over the limit with the contract’s 429: its code, Retry-After and the RateLimit fields', () => {
-    const answer = tooManyRequests({ allowed: false, limit: 3, remaining: 0, resetSeconds: 1 }, 0.2, 'slow down');
-    expect(answer.status).toBe(429);
-    expect(answer.headers).toEqual({ 'content-type': 'application/json', 'retry-after': '1', 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' });
-    expect(JSON.parse(String(answer.body))).toEqual({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' });
   });
 });

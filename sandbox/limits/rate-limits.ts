@@ -5,7 +5,6 @@
 // Each sandbox counts its own requests: several sandboxes behind one address let a key make that many
 // times the limit. Sharing the counts would cost a database round trip on every request, for a limit
 // whose purpose in test mode is to show the client the answer it will meet, not to protect the sandbox.
-import type { NativeAnswer } from '@payments-contract/server/runtime/native-request';
 import type { Scope } from '../store/store.js';
 
 export interface RateLimitGroup {
@@ -81,19 +80,5 @@ export function createRateLimiter(realTime: () => number = Date.now): RateLimite
       window.used += 1;
       return { allowed: true, limit: group.limit, remaining: group.limit - window.used, resetSeconds };
     },
-  };
-}
-
-/** The RateLimit-* fields of an answer (lower-case names, as answers carry them). */
-export function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
-  return { 'ratelimit-limit': String(verdict.limit), 'ratelimit-remaining': String(verdict.remaining), 'ratelimit-reset': String(verdict.resetSeconds) };
-}
-
-/** The contract's 429: RATE_LIMIT_EXCEEDED, Retry-After (whole seconds, at least 1) and the RateLimit-* fields. */
-export function tooManyRequests(verdict: RateLimitVerdict, retryAfterSeconds: number, message: string): NativeAnswer {
-  return {
-    status: 429,
-    headers: { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))), ...rateLimitHeaders(verdict) },
-    body: JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message }),
   };
 }

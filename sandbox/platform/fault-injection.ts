@@ -12,7 +12,7 @@ import { createPathMatcher } from '@payments-contract/server/runtime/path-matche
 import { DEFAULT_MAX_BODY_BYTES, type ErrorAnswer } from '@payments-contract/server/runtime/router';
 import type { Scope } from '../store/store.js';
 import type { Fault, SandboxFaults } from './faults.js';
-import { rateLimitedAnswer } from './limit-answers.js';
+import { rateLimitedAnswer } from '../limits/limit-answers.js';
 
 /** The header naming the fault that made an answer, for the developer reading it. */
 export const FAULT_HEADER = 'x-sandbox-fault';
