@@ -14,11 +14,11 @@ export interface GetBalanceInput {
   query?: operations['getBalance']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getBalance} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getBalance} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetBalanceResult = OperationResult<operations['getBalance']>;
-/** What {@link PaymentsClient.listVirtualAccountBanks} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listVirtualAccountBanks} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListVirtualAccountBanksResult = OperationResult<operations['listVirtualAccountBanks']>;
-/** What {@link PaymentsClient.listDisbursementBanks} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listDisbursementBanks} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListDisbursementBanksResult = OperationResult<operations['listDisbursementBanks']>;
 
 /** Input of {@link PaymentsClient.createFixedVirtualAccount}. */
@@ -29,7 +29,7 @@ export interface CreateFixedVirtualAccountInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateFixedVirtualAccountResult = OperationResult<operations['createFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.getFixedVirtualAccount}. */
@@ -38,7 +38,7 @@ export interface GetFixedVirtualAccountInput {
   path: operations['getFixedVirtualAccount']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedVirtualAccount} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedVirtualAccountResult = OperationResult<operations['getFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.updateFixedVirtualAccount}. */
@@ -49,7 +49,7 @@ export interface UpdateFixedVirtualAccountInput {
   body: operations['updateFixedVirtualAccount']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type UpdateFixedVirtualAccountResult = OperationResult<operations['updateFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.getFixedVirtualAccountPayment}. */
@@ -58,7 +58,7 @@ export interface GetFixedVirtualAccountPaymentInput {
   path: operations['getFixedVirtualAccountPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedVirtualAccountPayment} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedVirtualAccountPaymentResult = OperationResult<operations['getFixedVirtualAccountPayment']>;
 
 /** Input of {@link PaymentsClient.createFixedPaymentCode}. */
@@ -69,7 +69,7 @@ export interface CreateFixedPaymentCodeInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateFixedPaymentCodeResult = OperationResult<operations['createFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.getFixedPaymentCode}. */
@@ -78,7 +78,7 @@ export interface GetFixedPaymentCodeInput {
   path: operations['getFixedPaymentCode']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedPaymentCode} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedPaymentCodeResult = OperationResult<operations['getFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.updateFixedPaymentCode}. */
@@ -89,7 +89,7 @@ export interface UpdateFixedPaymentCodeInput {
   body: operations['updateFixedPaymentCode']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type UpdateFixedPaymentCodeResult = OperationResult<operations['updateFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.listDisbursementsByExternalId}. */
@@ -98,7 +98,7 @@ export interface ListDisbursementsByExternalIdInput {
   query: operations['listDisbursementsByExternalId']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listDisbursementsByExternalId} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listDisbursementsByExternalId} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type ListDisbursementsByExternalIdResult = OperationResult<operations['listDisbursementsByExternalId']>;
 
 /** Input of {@link PaymentsClient.createDisbursement}. */
@@ -106,7 +106,8 @@ export interface CreateDisbursementInput {
   /**
    * Sent as the `X-IDEMPOTENCY-KEY` header.
    *
-   * Optional key that makes disbursement creation safe to retry. Any non-empty string, no upper length limit.
+   * Optional key that makes disbursement creation safe to retry. Any non-empty string of printable ASCII
+   * characters, with no upper length limit of its own ([decision](#/decisions/disbursement-idempotency-key-length)).
    * Generate a fresh value (a UUID works) for every distinct disbursement and never use one value in both
    * test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
    * the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
@@ -118,7 +119,7 @@ export interface CreateDisbursementInput {
   body: operations['createDisbursement']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createDisbursement} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createDisbursement} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateDisbursementResult = OperationResult<operations['createDisbursement']>;
 
 /** Input of {@link PaymentsClient.getDisbursement}. */
@@ -127,7 +128,7 @@ export interface GetDisbursementInput {
   path: operations['getDisbursement']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDisbursementResult = OperationResult<operations['getDisbursement']>;
 
 /** Input of {@link PaymentsClient.getEwalletPaymentStatus}. */
@@ -136,7 +137,7 @@ export interface GetEwalletPaymentStatusInput {
   query: operations['getEwalletPaymentStatus']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getEwalletPaymentStatus} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getEwalletPaymentStatus} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetEwalletPaymentStatusResult = OperationResult<operations['getEwalletPaymentStatus']>;
 
 /** Input of {@link PaymentsClient.createEwalletPayment}. */
@@ -155,7 +156,7 @@ export interface CreateEwalletPaymentInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 422, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 422, 429, 500, 503, or an unexpected response. */
 export type CreateEwalletPaymentResult = OperationResult<operations['createEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.listCustomers}. */
@@ -164,7 +165,7 @@ export interface ListCustomersInput {
   query?: operations['listCustomers']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listCustomers} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listCustomers} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListCustomersResult = OperationResult<operations['listCustomers']>;
 
 /** Input of {@link PaymentsClient.createCustomer}. */
@@ -173,7 +174,7 @@ export interface CreateCustomerInput {
   body: operations['createCustomer']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateCustomerResult = OperationResult<operations['createCustomer']>;
 
 /** Input of {@link PaymentsClient.updateCustomer}. */
@@ -184,7 +185,7 @@ export interface UpdateCustomerInput {
   body: operations['updateCustomer']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type UpdateCustomerResult = OperationResult<operations['updateCustomer']>;
 
 /** Input of {@link PaymentsClient.initializeLinkedAccountTokenization}. */
@@ -193,7 +194,7 @@ export interface InitializeLinkedAccountTokenizationInput {
   body: operations['initializeLinkedAccountTokenization']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.initializeLinkedAccountTokenization} resolves to: documented statuses 200, 400, 401, 403, 500, 503, or an unexpected response. */
+/** What {@link PaymentsClient.initializeLinkedAccountTokenization} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type InitializeLinkedAccountTokenizationResult = OperationResult<operations['initializeLinkedAccountTokenization']>;
 
 /** Input of {@link PaymentsClient.validateLinkedAccountTokenOtp}. */
@@ -204,7 +205,7 @@ export interface ValidateLinkedAccountTokenOtpInput {
   body: operations['validateLinkedAccountTokenOtp']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.validateLinkedAccountTokenOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.validateLinkedAccountTokenOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ValidateLinkedAccountTokenOtpResult = OperationResult<operations['validateLinkedAccountTokenOtp']>;
 
 /** Input of {@link PaymentsClient.listLinkedAccountTokenAccounts}. */
@@ -213,7 +214,7 @@ export interface ListLinkedAccountTokenAccountsInput {
   path: operations['listLinkedAccountTokenAccounts']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.listLinkedAccountTokenAccounts} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listLinkedAccountTokenAccounts} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type ListLinkedAccountTokenAccountsResult = OperationResult<operations['listLinkedAccountTokenAccounts']>;
 
 /** Input of {@link PaymentsClient.listPaymentMethodsByCustomer}. */
@@ -222,7 +223,7 @@ export interface ListPaymentMethodsByCustomerInput {
   query: operations['listPaymentMethodsByCustomer']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listPaymentMethodsByCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listPaymentMethodsByCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListPaymentMethodsByCustomerResult = OperationResult<operations['listPaymentMethodsByCustomer']>;
 
 /** Input of {@link PaymentsClient.createPaymentMethod}. */
@@ -231,7 +232,7 @@ export interface CreatePaymentMethodInput {
   body: operations['createPaymentMethod']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createPaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createPaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 409, 429, 500, 503, or an unexpected response. */
 export type CreatePaymentMethodResult = OperationResult<operations['createPaymentMethod']>;
 
 /** Input of {@link PaymentsClient.getDirectDebitPaymentByReferenceId}. */
@@ -240,7 +241,7 @@ export interface GetDirectDebitPaymentByReferenceIdInput {
   query: operations['getDirectDebitPaymentByReferenceId']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getDirectDebitPaymentByReferenceId} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDirectDebitPaymentByReferenceId} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDirectDebitPaymentByReferenceIdResult = OperationResult<operations['getDirectDebitPaymentByReferenceId']>;
 
 /** Input of {@link PaymentsClient.createDirectDebitPayment}. */
@@ -260,7 +261,7 @@ export interface CreateDirectDebitPaymentInput {
   body: operations['createDirectDebitPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 409, 500, 503, or an unexpected response. */
+/** What {@link PaymentsClient.createDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 409, 429, 500, 503, or an unexpected response. */
 export type CreateDirectDebitPaymentResult = OperationResult<operations['createDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.validateDirectDebitPaymentOtp}. */
@@ -271,7 +272,7 @@ export interface ValidateDirectDebitPaymentOtpInput {
   body: operations['validateDirectDebitPaymentOtp']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.validateDirectDebitPaymentOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.validateDirectDebitPaymentOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ValidateDirectDebitPaymentOtpResult = OperationResult<operations['validateDirectDebitPaymentOtp']>;
 
 /** Input of {@link PaymentsClient.getDirectDebitPayment}. */
@@ -280,7 +281,7 @@ export interface GetDirectDebitPaymentInput {
   path: operations['getDirectDebitPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDirectDebitPaymentResult = OperationResult<operations['getDirectDebitPayment']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
@@ -351,21 +352,21 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     listVirtualAccountBanks: () =>
       settle<operations['listVirtualAccountBanks']>(
         client.GET('/available_virtual_account_banks', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     listDisbursementBanks: () =>
       settle<operations['listDisbursementBanks']>(
         client.GET('/available_disbursements_banks', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     createFixedVirtualAccount: (input) =>
       settle<operations['createFixedVirtualAccount']>(
@@ -374,7 +375,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     getFixedVirtualAccount: (input) =>
       settle<operations['getFixedVirtualAccount']>(
@@ -382,7 +383,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     updateFixedVirtualAccount: (input) =>
       settle<operations['updateFixedVirtualAccount']>(
@@ -391,7 +392,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     getFixedVirtualAccountPayment: (input) =>
       settle<operations['getFixedVirtualAccountPayment']>(
@@ -399,7 +400,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     createFixedPaymentCode: (input) =>
       settle<operations['createFixedPaymentCode']>(
@@ -408,7 +409,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     getFixedPaymentCode: (input) =>
       settle<operations['getFixedPaymentCode']>(
@@ -416,7 +417,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     updateFixedPaymentCode: (input) =>
       settle<operations['updateFixedPaymentCode']>(
@@ -425,7 +426,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     listDisbursementsByExternalId: (input) =>
       settle<operations['listDisbursementsByExternalId']>(
@@ -433,7 +434,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     createDisbursement: (input) =>
       settle<operations['createDisbursement']>(
@@ -442,7 +443,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     getDisbursement: (input) =>
       settle<operations['getDisbursement']>(
@@ -450,7 +451,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     getEwalletPaymentStatus: (input) =>
       settle<operations['getEwalletPaymentStatus']>(
@@ -458,7 +459,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     createEwalletPayment: (input) =>
       settle<operations['createEwalletPayment']>(
@@ -468,7 +469,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 422, 500],
+        [200, 400, 401, 403, 422, 429, 500, 503],
       ),
     listCustomers: (input) =>
       settle<operations['listCustomers']>(
@@ -476,7 +477,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     createCustomer: (input) =>
       settle<operations['createCustomer']>(
@@ -484,7 +485,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     updateCustomer: (input) =>
       settle<operations['updateCustomer']>(
@@ -493,7 +494,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     initializeLinkedAccountTokenization: (input) =>
       settle<operations['initializeLinkedAccountTokenization']>(
@@ -501,7 +502,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500, 503],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     validateLinkedAccountTokenOtp: (input) =>
       settle<operations['validateLinkedAccountTokenOtp']>(
@@ -510,7 +511,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     listLinkedAccountTokenAccounts: (input) =>
       settle<operations['listLinkedAccountTokenAccounts']>(
@@ -518,7 +519,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     listPaymentMethodsByCustomer: (input) =>
       settle<operations['listPaymentMethodsByCustomer']>(
@@ -526,7 +527,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     createPaymentMethod: (input) =>
       settle<operations['createPaymentMethod']>(
@@ -534,7 +535,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 409, 500],
+        [200, 400, 401, 403, 409, 429, 500, 503],
       ),
     getDirectDebitPaymentByReferenceId: (input) =>
       settle<operations['getDirectDebitPaymentByReferenceId']>(
@@ -542,7 +543,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
     createDirectDebitPayment: (input) =>
       settle<operations['createDirectDebitPayment']>(
@@ -551,7 +552,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 409, 500, 503],
+        [200, 400, 401, 403, 409, 429, 500, 503],
       ),
     validateDirectDebitPaymentOtp: (input) =>
       settle<operations['validateDirectDebitPaymentOtp']>(
@@ -560,7 +561,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     getDirectDebitPayment: (input) =>
       settle<operations['getDirectDebitPayment']>(
@@ -568,7 +569,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
+        [200, 400, 401, 403, 404, 429, 500, 503],
       ),
   };
 }

@@ -7,9 +7,9 @@ export { MalformedResponseError } from '../runtime/client.js';
 export type { BodyEncoding, Failure, HttpStatus, OperationResult, Success, UnexpectedResponse } from '../runtime/client.js';
 
 export type PaymentsClientOptions = ApiClientOptions;
-/** What {@link PaymentsClient.getSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getSandbox} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetSandboxResult = OperationResult<operations['getSandbox']>;
-/** What {@link PaymentsClient.getClock} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getClock} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetClockResult = OperationResult<operations['getClock']>;
 
 /** Input of {@link PaymentsClient.advanceClock}. */
@@ -18,9 +18,9 @@ export interface AdvanceClockInput {
   body: operations['advanceClock']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.advanceClock} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.advanceClock} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type AdvanceClockResult = OperationResult<operations['advanceClock']>;
-/** What {@link PaymentsClient.getSettings} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getSettings} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetSettingsResult = OperationResult<operations['getSettings']>;
 
 /** Input of {@link PaymentsClient.updateSettings}. */
@@ -29,7 +29,7 @@ export interface UpdateSettingsInput {
   body: operations['updateSettings']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateSettings} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateSettings} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type UpdateSettingsResult = OperationResult<operations['updateSettings']>;
 
 /** Input of {@link PaymentsClient.topUpBalance}. */
@@ -38,9 +38,9 @@ export interface TopUpBalanceInput {
   body: operations['topUpBalance']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.topUpBalance} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.topUpBalance} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type TopUpBalanceResult = OperationResult<operations['topUpBalance']>;
-/** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ResetSandboxResult = OperationResult<operations['resetSandbox']>;
 
 /** Input of {@link PaymentsClient.listResources}. */
@@ -51,7 +51,7 @@ export interface ListResourcesInput {
   query?: operations['listResources']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listResources} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listResources} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListResourcesResult = OperationResult<operations['listResources']>;
 
 /** Input of {@link PaymentsClient.listCallbackDeliveries}. */
@@ -60,7 +60,7 @@ export interface ListCallbackDeliveriesInput {
   query?: operations['listCallbackDeliveries']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listCallbackDeliveries} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listCallbackDeliveries} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListCallbackDeliveriesResult = OperationResult<operations['listCallbackDeliveries']>;
 
 /** Input of {@link PaymentsClient.resendCallbackDelivery}. */
@@ -69,7 +69,7 @@ export interface ResendCallbackDeliveryInput {
   path: operations['resendCallbackDelivery']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ResendCallbackDeliveryResult = OperationResult<operations['resendCallbackDelivery']>;
 
 /** Input of {@link PaymentsClient.simulateFixedVirtualAccountPayment}. */
@@ -80,7 +80,7 @@ export interface SimulateFixedVirtualAccountPaymentInput {
   body?: NonNullable<operations['simulateFixedVirtualAccountPayment']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.simulateFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.simulateFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type SimulateFixedVirtualAccountPaymentResult = OperationResult<operations['simulateFixedVirtualAccountPayment']>;
 
 /** Input of {@link PaymentsClient.simulateFixedPaymentCodePayment}. */
@@ -91,7 +91,7 @@ export interface SimulateFixedPaymentCodePaymentInput {
   body?: NonNullable<operations['simulateFixedPaymentCodePayment']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.simulateFixedPaymentCodePayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.simulateFixedPaymentCodePayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type SimulateFixedPaymentCodePaymentResult = OperationResult<operations['simulateFixedPaymentCodePayment']>;
 
 /** Input of {@link PaymentsClient.completeDisbursement}. */
@@ -102,7 +102,7 @@ export interface CompleteDisbursementInput {
   body?: NonNullable<operations['completeDisbursement']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.completeDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.completeDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type CompleteDisbursementResult = OperationResult<operations['completeDisbursement']>;
 
 /** Input of {@link PaymentsClient.failDisbursement}. */
@@ -113,7 +113,7 @@ export interface FailDisbursementInput {
   body: operations['failDisbursement']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.failDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.failDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type FailDisbursementResult = OperationResult<operations['failDisbursement']>;
 
 /** Input of {@link PaymentsClient.approveEwalletPayment}. */
@@ -122,7 +122,7 @@ export interface ApproveEwalletPaymentInput {
   body: operations['approveEwalletPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.approveEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.approveEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ApproveEwalletPaymentResult = OperationResult<operations['approveEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.declineEwalletPayment}. */
@@ -131,7 +131,7 @@ export interface DeclineEwalletPaymentInput {
   body: operations['declineEwalletPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.declineEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.declineEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type DeclineEwalletPaymentResult = OperationResult<operations['declineEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.completeDirectDebitPayment}. */
@@ -140,7 +140,7 @@ export interface CompleteDirectDebitPaymentInput {
   path: operations['completeDirectDebitPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.completeDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.completeDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type CompleteDirectDebitPaymentResult = OperationResult<operations['completeDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.failDirectDebitPayment}. */
@@ -151,7 +151,7 @@ export interface FailDirectDebitPaymentInput {
   body: operations['failDirectDebitPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type FailDirectDebitPaymentResult = OperationResult<operations['failDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.invalidatePaymentMethod}. */
@@ -160,7 +160,7 @@ export interface InvalidatePaymentMethodInput {
   path: operations['invalidatePaymentMethod']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type InvalidatePaymentMethodResult = OperationResult<operations['invalidatePaymentMethod']>;
 
 /** Input of {@link PaymentsClient.listRequests}. */
@@ -169,7 +169,7 @@ export interface ListRequestsInput {
   query?: operations['listRequests']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListRequestsResult = OperationResult<operations['listRequests']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
@@ -225,14 +225,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         client.GET('/sandbox', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     getClock: () =>
       settle<operations['getClock']>(
         client.GET('/sandbox/clock', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     advanceClock: (input) =>
       settle<operations['advanceClock']>(
@@ -240,14 +240,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     getSettings: () =>
       settle<operations['getSettings']>(
         client.GET('/sandbox/settings', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     updateSettings: (input) =>
       settle<operations['updateSettings']>(
@@ -255,7 +255,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     topUpBalance: (input) =>
       settle<operations['topUpBalance']>(
@@ -263,14 +263,14 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     resetSandbox: () =>
       settle<operations['resetSandbox']>(
         client.POST('/sandbox/reset', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     listResources: (input) =>
       settle<operations['listResources']>(
@@ -278,7 +278,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path, query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     listCallbackDeliveries: (input) =>
       settle<operations['listCallbackDeliveries']>(
@@ -286,7 +286,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
     resendCallbackDelivery: (input) =>
       settle<operations['resendCallbackDelivery']>(
@@ -294,7 +294,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     simulateFixedVirtualAccountPayment: (input) =>
       settle<operations['simulateFixedVirtualAccountPayment']>(
@@ -303,7 +303,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     simulateFixedPaymentCodePayment: (input) =>
       settle<operations['simulateFixedPaymentCodePayment']>(
@@ -312,7 +312,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     completeDisbursement: (input) =>
       settle<operations['completeDisbursement']>(
@@ -321,7 +321,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     failDisbursement: (input) =>
       settle<operations['failDisbursement']>(
@@ -330,7 +330,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     approveEwalletPayment: (input) =>
       settle<operations['approveEwalletPayment']>(
@@ -338,7 +338,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     declineEwalletPayment: (input) =>
       settle<operations['declineEwalletPayment']>(
@@ -346,7 +346,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     completeDirectDebitPayment: (input) =>
       settle<operations['completeDirectDebitPayment']>(
@@ -354,7 +354,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     failDirectDebitPayment: (input) =>
       settle<operations['failDirectDebitPayment']>(
@@ -363,7 +363,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     invalidatePaymentMethod: (input) =>
       settle<operations['invalidatePaymentMethod']>(
@@ -371,7 +371,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
       ),
     listRequests: (input) =>
       settle<operations['listRequests']>(
@@ -379,7 +379,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
+        [200, 400, 401, 403, 429, 500, 503],
       ),
   };
 }
