@@ -104,9 +104,10 @@ describe('webhooks', () => {
 });
 
 describe('document', () => {
-  it('is OpenAPI 3.1 at the seed\'s latest release', () => {
+  it('is OpenAPI 3.1, at or after the seed\'s latest release (1.4.11)', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect((doc.info as JsonObject).version).toBe('1.4.11');
+    const [major, minor, patch] = String((doc.info as JsonObject).version).split('.').map(Number) as [number, number, number];
+    expect(major * 1e6 + minor * 1e3 + patch).toBeGreaterThanOrEqual(1_004_011);
   });
 
   it('secures every operation with HTTP Basic (secret key as user name)', () => {
