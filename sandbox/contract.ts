@@ -116,3 +116,11 @@ export function automaticOutcomes<Code extends string>(operationId: string, fail
   const fallback = typed(testMode.defaultOutcome);
   return (mode, request) => (mode === 'test' ? (listed.find((entry) => entry.value === request[testMode.field])?.outcome ?? fallback) : fallback);
 }
+
+/** At most how many entries the operation's 200 answer lists (its array's `maxItems`, decision `list-bounds`). */
+export function listLimit(operationId: string): number {
+  const schema = dereference(document, contractOperation(operationId).responses.find((response) => response.status === 200)?.schema);
+  const limit = isObject(schema) ? schema.maxItems : undefined;
+  if (typeof limit !== 'number') throw new Error(`${operationId} 200 is not a list with maxItems`);
+  return limit;
+}
