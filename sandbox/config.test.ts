@@ -138,6 +138,8 @@ describe('parseConfig', () => {
     ['a merchant without keys', [], { SANDBOX_MERCHANTS: '[{"id":"m","callback_tokens":{"test":"a","live":"b"}}]' }, /SANDBOX_MERCHANTS\[0\]\.keys must be an object/],
     ['a merchant with a bad id', [], { SANDBOX_MERCHANTS: '[{"id":"a b"}]' }, /SANDBOX_MERCHANTS\[0\]\.id/],
     ['a merchant with a reserved id', [], { SANDBOX_MERCHANTS: '[{"id":"__sandbox__"}]' }, /reserved for the sandbox itself/],
+    ['an owner id that is no identifier (it is answered as owner_id)', [], { SANDBOX_MERCHANTS: '[{"id":"m","owner_id":"Toko Sejahtera","keys":{"test":"sk_test_m","live":"sk_live_m"},"callback_tokens":{"test":"a","live":"b"}}]' }, /owner_id must be 1-64 letters/],
+    ['a callback token over 256 characters', [], { SANDBOX_MERCHANTS: JSON.stringify([{ id: 'm', keys: { test: 'sk_test_m', live: 'sk_live_m' }, callback_tokens: { test: 't'.repeat(257), live: 'b' } }]) }, /1-256 characters of printable ASCII/],
     ['a merchant without a token', [], { SANDBOX_MERCHANTS: '[{"id":"m","keys":{"test":"sk_test_m","live":"sk_live_m"},"callback_tokens":{"test":"a"}}]' }, /callback_tokens\.live must be a string/],
     [
       'a merchant id given twice',

@@ -213,7 +213,7 @@ function key(name: string, raw: string, mode: Mode): string {
 }
 
 function token(name: string, raw: string): string {
-  if (raw === '' || !/^[\x20-\x7e]+$/.test(raw)) throw new ConfigError(`${name} must be non-empty printable ASCII (it travels in the x-callback-token header)`);
+  if (!/^[\x20-\x7e]{1,256}$/.test(raw)) throw new ConfigError(`${name} must be 1-256 characters of printable ASCII (it travels in the x-callback-token header)`);
   return raw;
 }
 
@@ -248,6 +248,9 @@ function pair(where: string, value: unknown, check: (name: string, raw: string, 
   return result;
 }
 
+/** Merchant and owner ids: identifiers as the contract bounds them (decision string-bounds-identifiers). */
+const IDENTIFIER = /^[A-Za-z0-9_-]{1,64}$/;
+
 function parseMerchants(name: string, raw: string): MerchantConfig[] {
   let parsed: unknown;
   try {
@@ -260,10 +263,11 @@ function parseMerchants(name: string, raw: string): MerchantConfig[] {
     const where = `${name}[${index}]`;
     if (!isObject(entry)) throw new ConfigError(`${where} must be an object`);
     const { id, owner_id: ownerId } = entry;
-    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new ConfigError(`${where}.id must be 1-64 letters, digits, '_' or '-'`);
+    if (typeof id !== 'string' || !IDENTIFIER.test(id)) throw new ConfigError(`${where}.id must be 1-64 letters, digits, '_' or '-'`);
     // Ids starting with `__` scope the sandbox's own records (its clock), which no key may reach.
     if (id.startsWith('__')) throw new ConfigError(`${where}.id must not start with '__' (reserved for the sandbox itself)`);
-    if (ownerId !== undefined && (typeof ownerId !== 'string' || ownerId === '')) throw new ConfigError(`${where}.owner_id must be a non-empty string`);
+    // Answered as owner_id, user_id and business_id, which the contract bounds as identifiers.
+    if (ownerId !== undefined && (typeof ownerId !== 'string' || !IDENTIFIER.test(ownerId))) throw new ConfigError(`${where}.owner_id must be 1-64 letters, digits, '_' or '-'`);
     return { id, ownerId: ownerId ?? id, keys: pair(`${where}.keys`, entry.keys, key), callbackTokens: pair(`${where}.callback_tokens`, entry.callback_tokens, token) };
   });
 }

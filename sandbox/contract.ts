@@ -130,3 +130,11 @@ export function controlDefaults(name: string): Readonly<Record<string, Json>> {
   const properties = controlComponentSchema(name).properties;
   return Object.fromEntries(Object.entries(isObject(properties) ? properties : {}).flatMap(([property, schema]) => (isObject(schema) && schema.default !== undefined ? [[property, schema.default]] : [])));
 }
+
+/** At most how many entries the operation's 200 answer lists (its array's `maxItems`, decision `list-bounds`). */
+export function listLimit(operationId: string): number {
+  const schema = dereference(document, contractOperation(operationId).responses.find((response) => response.status === 200)?.schema);
+  const limit = isObject(schema) ? schema.maxItems : undefined;
+  if (typeof limit !== 'number') throw new Error(`${operationId} 200 is not a list with maxItems`);
+  return limit;
+}

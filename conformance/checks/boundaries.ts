@@ -52,6 +52,8 @@ function casesOf(contract: Contract, operation: OperationModel): { cases: Bounda
       const what = describe('body', item);
       // A field that names another resource must name one that exists: its own bounds cannot be met by one.
       if (references.includes(item.rule.instancePath)) notes.push(`${what}: not tested, the field names another resource`);
+      // An example already at the bound (a length its pattern fixes, such as a 6-digit OTP) is what positive_data sends.
+      else if (item.kind === 'edge' && bases.some((base) => JSON.stringify(base) === JSON.stringify(item.value))) notes.push(`${what}: an example already sits at the bound`);
       else cases.push({ operation, what, body: item.value, at: item.rule.instancePath });
     }
     notes.push(...unconstructed.map((u) => `body ${u.rule.description}: not tested, ${u.reason}`));

@@ -79,8 +79,13 @@ function parameterRequests(contract: Contract, operation: OperationModel, plan: 
   for (const parameter of operation.parameters) {
     const where = `${parameter.in} ${parameter.name}`;
     const base = fromWire(contract, parameter.schema, parameterValue(contract, parameter, operation));
-    // A candidate must survive the trip as text, and a path segment cannot be empty (it would address another route).
-    const accept = (value: Json): boolean => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && JSON.stringify(fromWire(contract, parameter.schema, String(value))) === JSON.stringify(value) && (parameter.in !== 'path' || String(value) !== '');
+    // A candidate must survive the trip as text, a path segment cannot be empty (it would address another
+    // route), and a header cannot carry a control character (HTTP refuses it before any operation).
+    const accept = (value: Json): boolean =>
+      (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') &&
+      JSON.stringify(fromWire(contract, parameter.schema, String(value))) === JSON.stringify(value) &&
+      (parameter.in !== 'path' || String(value) !== '') &&
+      (parameter.in !== 'header' || !/[\u0000-\u001f\u007f]/.test(String(value)));
     const { violations, unconstructed } = deriveViolations(contract, parameter.schema, [base], { accept });
     for (const violation of violations) {
       const expected = expectedAnswer(operation, violation.errors);

@@ -32,6 +32,8 @@ const SCHEMAS: JsonObject = {
       ids: { type: 'object', properties: { passport: { type: 'string' }, country: { type: 'string', pattern: '^[A-Z]{2}$' }, tax: { type: 'string' } }, dependentRequired: { passport: ['country'] } },
       emails: { type: 'array', maxItems: 2, items: { type: 'string', format: 'email' } },
       born: { type: 'string', format: 'date' },
+      note: { type: 'string', pattern: '^[^\\x00-\\x1F\\x7F]*$' },
+      reference: { type: 'string', pattern: '^[\\x20-\\x7E]+$' },
     },
     allOf: [
       { if: { properties: { kind: { const: 'PERSON' } }, required: ['kind'] }, then: { allOf: [{ properties: { company: false } }] } },
@@ -68,6 +70,7 @@ const table: Array<[string, { schema: string; bases: Json[]; want: Want }]> = [
   ['dependentRequired', { schema: 'Person', bases: [{ ids: { passport: 'X1', country: 'PH' } }], want: { keyword: 'dependentRequired', instancePath: '/ids', value: { ids: { passport: 'X1' } } } }],
   ['maxItems + 1', { schema: 'Person', bases: [{ emails: ['a@example.com'] }], want: { keyword: 'maxItems', instancePath: '/emails', value: { emails: ['a@example.com', 'a@example.com', 'a@example.com'] } } }],
   ['format', { schema: 'Person', bases: [{ born: '1990-04-17' }], want: { keyword: 'format', instancePath: '/born' } }],
+  ['a control character in text that must have none', { schema: 'Person', bases: [{ note: 'Pembelian' }], want: { keyword: 'pattern', instancePath: '/note', value: { note: 'Pembelian\u0007' } } }],
   ['a field the condition forbids', { schema: 'Person', bases: [{ kind: 'PERSON' }], want: { keyword: 'false schema', instancePath: '/company' } }],
   ['a property name the condition forbids', { schema: 'Person', bases: [{ kind: 'PERSON', ids: {} }], want: { keyword: 'propertyNames', instancePath: '/ids', value: { kind: 'PERSON', ids: { tax: 'conformance' } } } }],
 ];
@@ -84,6 +87,11 @@ describe('deriveViolations', () => {
     expect(found.errors.every((e) => e.instancePath === want.instancePath)).toBe(true);
     const codes = found.errors.filter((e) => e.keyword !== 'if').map(ruleCode);
     if (want.code !== undefined) expect(codes).toEqual(codes.map(() => want.code));
+  });
+
+  it('breaks a printable-ASCII rule with a letter outside it where, as in a header, neither an empty value nor a control character can be sent', () => {
+    const { violations } = deriveViolations(contract, { type: 'string', pattern: '^[\\x20-\\x7E]+$' }, ['key-1'], { accept: (value) => value !== '' && !/[\u0000-\u001f\u007f]/.test(String(value)) });
+    expect(violations.filter((violation) => violation.rule.keyword === 'pattern').map((violation) => violation.value)).toEqual(['key-1\u00e9']);
   });
 
   it('changes one thing: every derived value differs from a valid base and fails validation', () => {

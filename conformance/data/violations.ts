@@ -148,7 +148,8 @@ function patternBreakers(pattern: string, current: string): string[] {
   } catch {
     return [];
   }
-  const tries = [current.slice(0, -1), `${current}0`, `${current}!`, `!${current}`, current.toLowerCase(), current.toUpperCase(), '!', '@@@', 'a'.repeat(Math.max(1, current.length)), '0'.repeat(Math.max(1, current.length)), ''];
+  // The last two break the contract's character rules (no control characters; printable ASCII).
+  const tries = [current.slice(0, -1), `${current}0`, `${current}!`, `!${current}`, current.toLowerCase(), current.toUpperCase(), '!', '@@@', 'a'.repeat(Math.max(1, current.length)), '0'.repeat(Math.max(1, current.length)), '', `${current}\u0007`, `${current}\u00e9`];
   return [...new Set(tries)].filter((candidate) => !regex.test(candidate));
 }
 

@@ -33,15 +33,15 @@ describe('headerOptionName', () => {
 describe('planOperation', () => {
   // [operationId, input fields as name(? when optional), header options, form encoding, documented statuses]
   const cases: [string, string[], Record<string, string>, boolean, number[]][] = [
-    ['getBalance', ['query?'], {}, false, [200, 400, 401, 403, 500]],
-    ['listVirtualAccountBanks', [], {}, false, [200, 401, 403, 500]],
-    ['createFixedVirtualAccount', ['body', 'encoding?'], {}, true, [200, 400, 401, 403, 500]],
-    ['getFixedVirtualAccountPayment', ['path'], {}, false, [200, 401, 403, 404, 500]],
-    ['listDisbursementsByExternalId', ['query'], {}, false, [200, 400, 401, 403, 404, 500]],
-    ['createDisbursement', ['idempotencyKey?', 'body'], { idempotencyKey: 'X-IDEMPOTENCY-KEY' }, false, [200, 400, 401, 403, 500]],
-    ['createEwalletPayment', ['apiVersion?', 'body', 'encoding?'], { apiVersion: 'x-api-version' }, true, [200, 400, 401, 403, 422, 500]],
-    ['createDirectDebitPayment', ['idempotencyKey', 'body'], { idempotencyKey: 'Idempotency-key' }, false, [200, 400, 401, 403, 409, 500, 503]],
-    ['validateDirectDebitPaymentOtp', ['path', 'body'], {}, false, [200, 400, 401, 403, 404, 409, 500]],
+    ['getBalance', ['query?'], {}, false, [200, 400, 401, 403, 429, 500, 503]],
+    ['listVirtualAccountBanks', [], {}, false, [200, 400, 401, 403, 429, 500, 503]],
+    ['createFixedVirtualAccount', ['body', 'encoding?'], {}, true, [200, 400, 401, 403, 429, 500, 503]],
+    ['getFixedVirtualAccountPayment', ['path'], {}, false, [200, 400, 401, 403, 404, 429, 500, 503]],
+    ['listDisbursementsByExternalId', ['query'], {}, false, [200, 400, 401, 403, 404, 429, 500, 503]],
+    ['createDisbursement', ['idempotencyKey?', 'body'], { idempotencyKey: 'X-IDEMPOTENCY-KEY' }, false, [200, 400, 401, 403, 429, 500, 503]],
+    ['createEwalletPayment', ['apiVersion?', 'body', 'encoding?'], { apiVersion: 'x-api-version' }, true, [200, 400, 401, 403, 422, 429, 500, 503]],
+    ['createDirectDebitPayment', ['idempotencyKey', 'body'], { idempotencyKey: 'Idempotency-key' }, false, [200, 400, 401, 403, 409, 429, 500, 503]],
+    ['validateDirectDebitPaymentOtp', ['path', 'body'], {}, false, [200, 400, 401, 403, 404, 409, 429, 500, 503]],
   ];
   it.each(cases)('%s', (operationId, fields, headers, form, statuses) => {
     const plan = planOperation(operation(model, operationId));

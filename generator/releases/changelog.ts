@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { readCommandLine, STANDARD_USAGE_LINES } from '../runtime/command-line.js';
 import type { JsonObject } from '../model/types.js';
 import { diffContracts } from '../diff/diff.js';
-import { groupByChange, verdictSummary } from '../diff/format.js';
+import { groupByChange, verdictSummary, type ChangeGroup } from '../diff/format.js';
 import { compareVersions, readReleaseEntries, readReleases, releasesDir, type Release } from './releases.js';
 
 export const descriptionPath = fileURLToPath(new URL('../../spec/info-description.md', import.meta.url));
@@ -24,10 +24,32 @@ export const CHANGELOG_END = '<!-- end of changelog -->';
 const versionOf = (doc: JsonObject): string => String((doc.info as JsonObject | undefined)?.version ?? '');
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+/** More changes of one kind than this, with the same verdicts, are one line of the changelog, not one each. */
+export const LISTED_PER_KIND = 3;
+
+/**
+ * One line per change; where a release makes many changes of one kind with the same verdicts (a bound set on
+ * every string), one line says how many, with the first as the example: the changelog stays readable, and
+ * `payments-contract diff` lists each.
+ */
+export function changeLines(groups: readonly ChangeGroup[]): string[] {
+  const kinds = new Map<string, ChangeGroup[]>();
+  for (const group of groups) {
+    const key = `${group.rule}|${verdictSummary(group)}`;
+    kinds.set(key, [...(kinds.get(key) ?? []), group]);
+  }
+  const sentence = (group: ChangeGroup): string => group.change.replace(/\.$/, '');
+  return [...kinds.values()].flatMap((kind) => {
+    const first = kind[0] as ChangeGroup;
+    if (kind.length <= LISTED_PER_KIND) return kind.map((group) => `${sentence(group)} (${verdictSummary(group)}).`);
+    return [`${kind.length} changes of one kind (\`${first.rule}\`), such as: ${sentence(first)} (${verdictSummary(first)}).`];
+  });
+}
+
 function changesCell(before: JsonObject, after: JsonObject): string {
   const groups = groupByChange(diffContracts(before, after).findings);
   if (groups.length === 0) return 'No change to what the contract states (descriptions only).';
-  return groups.map((group) => cell(`${group.change.replace(/\.$/, '')} (${verdictSummary(group)}).`)).join('<br>');
+  return changeLines(groups).map(cell).join('<br>');
 }
 
 /** The table between the markers: newest first, the working version first when it is above the last release. */

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { Validator } from './validator.js';
-import { ownErrorCode, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type ValidationContract, type ValidationIssue } from './validation-errors.js';
+import { clip, ISSUE_TEXT_LENGTH, LISTED_ISSUES, MESSAGE_LENGTH, ownErrorCode, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type ValidationContract, type ValidationIssue } from './validation-errors.js';
 
 // A schema shaped like the contract's rules: own codes on a property keyword, on a conditional `then`
 // (required, and not+required), and plain rules without a code. Compiled as the generator compiles them
@@ -113,5 +114,37 @@ describe('a body with a great many violations', () => {
     const answer = validationErrorBody({ status: 400, error_code: 'API_VALIDATION_ERROR' }, toIssues('body', items.errors));
     expect(answer.errors).toHaveLength(100);
     expect(answer.message).toMatch(/^The request breaks 100000 rules: body \/items\/0 must be string; .*; and 99900 more like them\.$/);
+  });
+});
+
+describe('texts the request chose (decision error-body-bounds)', () => {
+  // A field name is the request's own text: any characters, any length. The answer quotes it.
+  const names = new Ajv2020({ strict: false, allErrors: true, verbose: true }).compile({ type: 'object', additionalProperties: { type: 'string' } }) as Validator;
+  const issuesFor = (body: unknown): ValidationIssue[] => (names(body) ? [] : toIssues('body', names.errors));
+
+  it('shows control characters escaped, so every text is one line', () => {
+    const [issue] = issuesFor({ 'line\nbreak\u0007': 1 });
+    expect(issue).toEqual({ location: 'body', path: '/line\\u000abreak\\u0007', message: 'must be string', keyword: 'type' });
+  });
+
+  it('cuts a path or message over 1024 characters, and an answer\'s message over 4096, ending with …', () => {
+    const long = 'n'.repeat(5000);
+    const [issue] = issuesFor({ [long]: 1 });
+    expect(issue?.path).toHaveLength(ISSUE_TEXT_LENGTH);
+    expect(issue?.path).toBe(`/${'n'.repeat(ISSUE_TEXT_LENGTH - 2)}…`);
+    const body = validationErrorBody({ status: 400, error_code: 'API_VALIDATION_ERROR' }, issuesFor({ [long]: 1, [`${long}2`]: 1, [`${long}3`]: 1, [`${long}4`]: 1, [`${long}5`]: 1 }));
+    expect(body.message).toHaveLength(MESSAGE_LENGTH);
+    expect(body.message.endsWith('…')).toBe(true);
+  });
+
+  it('never cuts a surrogate pair in half', () => {
+    expect(clip(`${'a'.repeat(8)}😀b`, 10)).toBe(`${'a'.repeat(8)}…`);
+    expect(clip('short', 10)).toBe('short');
+  });
+
+  it('are the bounds the contract states for Error and ValidationIssue', () => {
+    const contract = JSON.parse(readFileSync(new URL('../../generated/contract/openapi.json', import.meta.url), 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, { maxLength?: number; maxItems?: number }> }> } };
+    const { Error: error, ValidationIssue: issue } = contract.components.schemas;
+    expect([error?.properties.message?.maxLength, error?.properties.errors?.maxItems, issue?.properties.message?.maxLength, issue?.properties.path?.maxLength]).toEqual([MESSAGE_LENGTH, LISTED_ISSUES, ISSUE_TEXT_LENGTH, ISSUE_TEXT_LENGTH]);
   });
 });

@@ -48,6 +48,28 @@ export function ownErrorCode(error: ValidatorError): string | undefined {
 
 const escapeToken = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
 
+/**
+ * Decision `error-body-bounds` (components/schemas/Error and ValidationIssue): an answer's `message` holds at
+ * most this many characters, and each issue's `message` and `path` at most ISSUE_TEXT_LENGTH. They quote
+ * what the request sent (a field name of any length), so they are cut to fit.
+ */
+export const MESSAGE_LENGTH = 4096;
+export const ISSUE_TEXT_LENGTH = 1024;
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/** The text on one line: control characters (a field name may hold any) written as `\uXXXX`. */
+export function oneLine(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** At most `max` characters, the last one `…` when the text was cut (never half of a surrogate pair). */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
 /** Where the failing value is; for a missing property, where it should have been. */
 function issuePath(error: ValidatorError): string {
   const missing = error.params.missingProperty;
@@ -125,7 +147,9 @@ export function toIssues(location: IssueLocation, errors: readonly ValidatorErro
     .filter((error) => error.keyword !== 'if')
     .map((error) => {
       const code = ownErrorCode(error);
-      return { location, path: issuePath(error), message: messageOf(error, conditions), keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
+      const path = clip(oneLine(issuePath(error)), ISSUE_TEXT_LENGTH);
+      const message = clip(oneLine(messageOf(error, conditions)), ISSUE_TEXT_LENGTH);
+      return { location, path, message, keyword: error.keyword, ...(code === undefined ? {} : { error_code: code }) };
     });
 }
 
@@ -152,5 +176,5 @@ export function validationErrorBody(answer: ErrorAnswer, issues: readonly Valida
   const listed = issues.slice(0, LISTED_ISSUES);
   const described = listed.map((issue) => `${issue.location} ${issue.path || '(whole body)'} ${issue.message}`).join('; ');
   const more = issues.length > listed.length ? `; and ${issues.length - listed.length} more like them` : '';
-  return { error_code: answer.error_code, message: `The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}${more}.`, errors: listed };
+  return { error_code: answer.error_code, message: clip(`The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}${more}.`, MESSAGE_LENGTH), errors: listed };
 }

@@ -120,7 +120,8 @@ function breaking(keyword: string, schema: JsonObject, current: Json | undefined
     case 'pattern': {
       if (typeof limit !== 'string') return undefined;
       const text = typeof current === 'string' ? current : '';
-      return [text.slice(1), text.slice(0, -1), `${text}!`, ''].find((candidate) => !new RegExp(limit, 'u').test(candidate));
+      // A non-ASCII letter breaks the printable-ASCII rules, and survives a header (a control character would not).
+      return [text.slice(1), text.slice(0, -1), `${text}!`, `${text}\u00e9`, ''].find((candidate) => !new RegExp(limit, 'u').test(candidate));
     }
     default:
       return undefined;

@@ -32,8 +32,9 @@ describe('getBalance', () => {
     expect(await h.call('GET', '/balance?account_type=ESCROW')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
     expect(await h.call('GET', '/balance', { key: null })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
     expect(await h.call('GET', '/balance', { key: 'sk_test_nobody' })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
-    // 403 and 500 are the router's (permissions are outside the API; 500 is a thrown handler).
-    expect(Object.keys(operationTable.getBalance.responses)).toEqual(['200', '400', '401', '403', '500']);
+    // 403 and 500 are the router's (permissions are outside the API; 500 is a thrown handler); 429 and 503 are
+    // the rate limits' and an unavailable service's, which every operation documents.
+    expect(Object.keys(operationTable.getBalance.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
   });
 });
 

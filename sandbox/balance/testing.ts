@@ -248,15 +248,18 @@ export function errorCoverage() {
     },
     /**
      * Documented codes of the operations no test reached. 403 is left out: a key's permissions are set in
-     * the dashboard, outside the API (decision `key-permissions`), and every sandbox key has them all.
+     * the dashboard, outside the API (decision `key-permissions`), and every sandbox key has them all. So are
+     * the codes every operation documents for rate limits (429 RATE_LIMIT_EXCEEDED) and for a service that
+     * cannot take requests (503 SERVICE_UNAVAILABLE): they come from in front of the operations (rate limiting,
+     * an unavailable store), not from any one operation's handler, so this per-operation coverage does not track them.
      */
     missing(operationIds: readonly string[]): string[] {
       return operationIds.flatMap((operationId) => {
         const route = tables.map((table) => table[operationId]).find((found) => found !== undefined);
         if (!route) throw new Error(`no operation ${operationId}`);
         return Object.entries(route.responses)
-          .filter(([status]) => Number(status) >= 400 && status !== '403')
-          .flatMap(([status, codes]) => codes.map((code) => `${operationId} ${status} ${code}`))
+          .filter(([status]) => Number(status) >= 400 && status !== '403' && status !== '429')
+          .flatMap(([status, codes]) => codes.filter((code) => code !== 'SERVICE_UNAVAILABLE').map((code) => `${operationId} ${status} ${code}`))
           .filter((entry) => !seen.has(entry));
       });
     },

@@ -260,6 +260,17 @@ describe('callback delivery', () => {
     expect(gaveUp.alert).toBe(true);
   });
 
+  it('records why an attempt failed on one line, within 1024 characters', async () => {
+    const failing: typeof fetch = () => Promise.reject(new Error(`first line\nsecond line ${'x'.repeat(2000)}`));
+    const t = await open(tempDataDir(), { fetch: failing, callbackRetryDelayMs: 20 });
+    await t.platform.dispatcher.start();
+    const failed = await settled(t, await enqueue(t, 'ewalletPayment', 'http://127.0.0.1:9/never'), (d) => d.state === 'failed');
+    const [error] = failed.attempts.map((attempt) => attempt.error ?? '');
+    expect(error).toMatch(/^first line\\u000asecond line x+…$/);
+    expect(error).toHaveLength(1024);
+    expect(failed.failure_reason!.length).toBeLessThanOrEqual(2048);
+  });
+
   it('resends a settled delivery to the URL configured now, and refuses one still pending', async () => {
     const merchant = await receiver();
     const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });

@@ -19,6 +19,7 @@ import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
 import type { Leases } from '../cluster/leases.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
+import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
 import { maskUrlCredentials } from './mask-credentials.js';
 import { DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
 
@@ -69,13 +70,15 @@ const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 /** The lease on a delivery's next attempt (numbered from 1). */
 const leaseOf = (delivery: DeliveryRecord): string => `callback:${delivery.id}:${delivery.attempts.length + 1}`;
 
+/** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
+const ATTEMPT_ERROR_LENGTH = 1024;
+
+/** Why an attempt got no answer, on one line and within the contract's 1024 characters (decision sandbox-record-bounds). */
 function describe(error: unknown): string {
-  if (error instanceof Error) {
-    if (error.name === 'TimeoutError') return 'no answer before the attempt timed out';
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return maskUrlCredentials(`${error.message}${cause}`);
-  }
-  return maskUrlCredentials(String(error));
+  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer before the attempt timed out';
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  const text = error instanceof Error ? `${error.message}${cause}` : String(error);
+  return clip(oneLine(maskUrlCredentials(text)), ATTEMPT_ERROR_LENGTH);
 }
 
 export function defaultAlert(delivery: DeliveryRecord): void {

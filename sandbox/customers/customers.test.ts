@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asObject, scopeOf, useBench } from '../disbursements/testing.js';
 import { findCustomer } from './customers.js';
+import { listLimit } from '../contract.js';
 
 const individual = {
   external_id: 'cust-000123',
@@ -126,6 +127,14 @@ describe('listCustomers', () => {
     expect(((await bench.call('GET', '/customers')).json as Json[]).map((customer) => customer.id)).toEqual([second, first]);
     expect(await bench.call('GET', '/customers', { key: 'bTest' })).toEqual({ status: 200, json: [] });
   });
+
+  it('lists the newest ones, as many as the contract allows (maxItems), when a merchant has more', async () => {
+    const limit = listLimit('listCustomers');
+    for (let i = 0; i <= limit; i++) await createdId({ ...individual, external_id: `cust-many-${i}` });
+    const listed = (await bench.call('GET', '/customers')).json as Json[];
+    expect(listed).toHaveLength(limit);
+    expect(listed.map((customer) => customer.external_id)).not.toContain('cust-many-0');
+  }, 120_000);
 
   it('answers API_VALIDATION_ERROR to an external_id longer than 100 characters', async () => {
     expect(await bench.call('GET', `/customers?external_id=${'x'.repeat(101)}`)).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });

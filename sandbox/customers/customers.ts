@@ -9,7 +9,7 @@ import { toIssues, type ValidationIssue } from '@payments-contract/server/runtim
 import { operationTable, type Handlers } from '@payments-contract/server';
 import type { components } from '@payments-contract/server/types';
 import { toJson } from '../balance/callbacks.js';
-import { componentSchema } from '../contract.js';
+import { componentSchema, listLimit } from '../contract.js';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
 import type { Caller, JsonRecord, SandboxContext, Scope, Transaction } from '../context.js';
 import { toRecord } from '../json.js';
@@ -115,6 +115,8 @@ export async function findCustomer(tx: Transaction, scope: Scope, id: string): P
   return tx.get<CustomerRecord>(COLLECTION, scope, id);
 }
 
+const LIST_LIMIT = listLimit('listCustomers');
+
 export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createCustomer' | 'updateCustomer' | 'listCustomers'> {
   return {
     createCustomer: async ({ body }, { principal }) => {
@@ -158,7 +160,8 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
     listCustomers: async ({ query }, { principal }) => {
       // Decision `customers-list-without-filter`: newest first, unpaginated; with external_id, 0 or 1.
       const found = query.external_id === undefined ? await ctx.store.list<CustomerRecord>(COLLECTION, principal) : await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id);
-      return { status: 200, body: found };
+      // Decision `list-bounds`: the newest ones past the contract's limit.
+      return { status: 200, body: found.slice(0, LIST_LIMIT) };
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Handlers, HandlerResponse } from '@payments-contract/server';
 import { findCustomer } from '../customers/customers.js';
 import { scopeOf, type Caller, type SandboxContext } from '../context.js';
 import { DuplicateKeyError } from '../store/store.js';
+import { listLimit } from '../contract.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpMessages } from './otp.js';
 import {
@@ -33,6 +34,9 @@ const tokenNotFound = (id: string): HandlerResponse<404, { error_code: 'DATA_NOT
 
 /** The bank's label for a linked card: the channel's bank (`DC_BRI` -> BRI) and the card's last digits. */
 const cardDescription = (channelCode: string, lastFour: string): string => `${channelCode.replace(/^DC_/, '')} Debit Card ending ${lastFour}`;
+
+const PAYMENT_METHODS_LIMIT = listLimit('listPaymentMethodsByCustomer');
+const ACCOUNTS_LIMIT = listLimit('listLinkedAccountTokenAccounts');
 
 export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
   return {
@@ -116,7 +120,7 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
       // Decision `accounts-before-linking`: a token that is not SUCCESS gives access to nothing.
       if (token.status !== 'SUCCESS') return { status: 200, body: [] };
       const accounts = await ctx.store.findBy<LinkedAccountRecord>(COLLECTIONS.accounts, scope, 'token_id', token.id, { order: 'oldest' });
-      return { status: 200, body: accounts.map(linkedAccountView) };
+      return { status: 200, body: accounts.slice(-ACCOUNTS_LIMIT).map(linkedAccountView) };
     },
 
     createPaymentMethod: ({ body }, { principal }) => {
@@ -170,7 +174,8 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
       // Decision `payment-methods-unknown-customer`: an unknown customer simply has none.
       const methods = await ctx.store.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scopeOf(principal), 'customer_id', query.customer_id, { order: 'oldest' });
       const now = ctx.clock.now(principal);
-      return { status: 200, body: methods.map((method) => paymentMethodView(method, now)) };
+      // Decision `list-bounds`: past the contract's limit, the newest ones (still oldest first).
+      return { status: 200, body: methods.slice(-PAYMENT_METHODS_LIMIT).map((method) => paymentMethodView(method, now)) };
     },
   };
 }

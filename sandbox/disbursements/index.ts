@@ -15,7 +15,7 @@ import type { CollectionDefinition } from '../store/store.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
 import type { ProgressionHandler } from '../platform/progressions.js';
 import { canonicalJson } from '../json.js';
-import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
+import { automaticOutcomes as automaticOutcomeTable, listLimit } from '../contract.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 type Disbursement = components['schemas']['Disbursement'];
@@ -113,6 +113,8 @@ async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body
 
 const notFound = (id: string) => ({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `Disbursement ${id} was not found.` } }) as const;
 
+const LIST_LIMIT = listLimit('listDisbursementsByExternalId');
+
 export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createDisbursement' | 'getDisbursement' | 'listDisbursementsByExternalId'> {
   return {
     createDisbursement: async ({ header, body }, { principal }) => {
@@ -162,7 +164,8 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
     listDisbursementsByExternalId: async ({ query }, { principal }) => {
       // Oldest first, so a failed disbursement comes before its repeat under the same external_id.
       const found = await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { order: 'oldest' });
-      const [first, ...rest] = found.map(resourceOf);
+      // Decision `list-bounds`: past the contract's limit, the newest ones (still oldest first).
+      const [first, ...rest] = found.slice(-LIST_LIMIT).map(resourceOf);
       if (!first) return { status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `No disbursement with external_id ${query.external_id} was found.` } };
       return { status: 200, body: [first, ...rest] };
     },

@@ -85,6 +85,7 @@ describe('getFixedPaymentCode', () => {
     coverage.expectError('getFixedPaymentCode', await h.call('GET', `/fixed_payment_code/${id}`, { key: KEYS.b }), 404, 'FIXED_PAYMENT_CODE_NOT_FOUND_ERROR');
     coverage.expectError('getFixedPaymentCode', await h.call('GET', `/fixed_payment_code/${id}`, { key: KEYS.aLive }), 404, 'FIXED_PAYMENT_CODE_NOT_FOUND_ERROR');
     coverage.expectError('getFixedPaymentCode', await h.call('GET', `/fixed_payment_code/${id}`, { key: null }), 401, 'INVALID_API_KEY');
+    coverage.expectError('getFixedPaymentCode', await h.call('GET', '/fixed_payment_code/5f7b1c2d.3e4f'), 400, 'API_VALIDATION_ERROR');
     h.ctx.store.get = async () => {
       throw new Error('disk gone');
     };

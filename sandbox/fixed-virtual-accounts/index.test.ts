@@ -159,6 +159,9 @@ describe('getFixedVirtualAccount', () => {
     coverage.expectError('getFixedVirtualAccount', await h.call('GET', `/callback_virtual_accounts/${id}`, { key: KEYS.b }), 404, 'CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR');
     coverage.expectError('getFixedVirtualAccount', await h.call('GET', `/callback_virtual_accounts/${id}`, { key: KEYS.aLive }), 404, 'CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR');
     coverage.expectError('getFixedVirtualAccount', await h.call('GET', `/callback_virtual_accounts/${id}`, { key: null }), 401, 'INVALID_API_KEY');
+    // An id no id can be (a character outside the identifier rule, or over 64 characters) is malformed, not unknown.
+    coverage.expectError('getFixedVirtualAccount', await h.call('GET', '/callback_virtual_accounts/5f6ee8de3a733c1d!'), 400, 'API_VALIDATION_ERROR');
+    coverage.expectError('getFixedVirtualAccount', await h.call('GET', `/callback_virtual_accounts/${'a'.repeat(65)}`), 400, 'API_VALIDATION_ERROR');
   });
 
   it('shows an account INACTIVE once the sandbox clock passes its expiry, changed at that time', async () => {
@@ -335,6 +338,7 @@ describe('simulateFixedVirtualAccountPayment and getFixedVirtualAccountPayment',
     coverage.expectError('getFixedVirtualAccountPayment', await h.call('GET', '/callback_virtual_account_payments/payment_id=5f8a1b2c3d4e5f6a7b8c9dff'), 404, 'CALLBACK_VIRTUAL_ACCOUNT_PAYMENT_NOT_FOUND_ERROR');
     coverage.expectError('getFixedVirtualAccountPayment', await h.call('GET', `/callback_virtual_account_payments/payment_id=${text(paid, 'payment_id')}`, { key: KEYS.aLive }), 404, 'CALLBACK_VIRTUAL_ACCOUNT_PAYMENT_NOT_FOUND_ERROR');
     coverage.expectError('getFixedVirtualAccountPayment', await h.call('GET', `/callback_virtual_account_payments/payment_id=${text(paid, 'payment_id')}`, { key: null }), 401, 'INVALID_API_KEY');
+    coverage.expectError('getFixedVirtualAccountPayment', await h.call('GET', `/callback_virtual_account_payments/payment_id=${'9'.repeat(65)}`), 400, 'API_VALIDATION_ERROR');
     expect(await h.balance('CASH')).toBe(1000);
   });
 

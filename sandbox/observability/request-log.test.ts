@@ -48,6 +48,12 @@ describe('the record of recent requests', () => {
     expect(kept!.response_body).toBe('short');
   });
 
+  it('shows control characters of a body other than tab and line breaks escaped', () => {
+    const log = createRequestLog({ mask: (text) => text });
+    log.add(A, record('a1', { request_body: '{"a":\t1,\r\n"b":"\u0000\u001b\u007f"}' }));
+    expect(log.list(A, 1)[0]!.request_body).toBe('{"a":\t1,\r\n"b":"\\u0000\\u001b\\u007f"}');
+  });
+
   it('masks keys, tokens and URL credentials in the path, the idempotency key and both bodies', () => {
     const mask = secretMasker(['sk_test_merchant_a_secret', 'cbt_token_of_a']);
     const log = createRequestLog({ mask });

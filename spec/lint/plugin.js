@@ -14,7 +14,9 @@
 const COMMON_ERRORS = /** @type {const} */ ([
   ['401', 'INVALID_API_KEY'],
   ['403', 'REQUEST_FORBIDDEN_ERROR'],
+  ['429', 'RATE_LIMIT_EXCEEDED'],
   ['500', 'SERVER_ERROR'],
+  ['503', 'SERVICE_UNAVAILABLE'],
 ]);
 
 /** @param {unknown} value @returns {value is Node} */
@@ -69,7 +71,7 @@ function jsonMediaType(ctx, responseRef, from) {
   return child(ctx, child(ctx, resolved(ctx, responseRef, from), 'content'), 'application/json');
 }
 
-/** Every operation answers 401, 403 and 500 with the error schema and the common code. */
+/** Every operation answers 401, 403, 429, 500 and 503 with the error schema and the common code. */
 function OperationCommonErrors() {
   return {
     Paths: {
@@ -137,6 +139,37 @@ function ErrorCodeExamples() {
   };
 }
 
+/**
+ * Every operation names, in `x-rate-limit`, a rate-limit group the root's `x-rate-limits` defines (the groups a
+ * server counts requests in and a client reads the limits from).
+ */
+function OperationRateLimitGroup() {
+  /** @type {Set<string>} */
+  let groups = new Set();
+  return {
+    Root: {
+      /** @param {Node} root */
+      enter(root) {
+        const limits = root['x-rate-limits'];
+        groups = new Set(isNode(limits) ? Object.keys(limits) : []);
+      },
+    },
+    Paths: {
+      Operation: {
+        /** @param {Node} operation @param {Ctx} ctx */
+        enter(operation, ctx) {
+          const group = operation['x-rate-limit'];
+          if (typeof group !== 'string') {
+            ctx.report({ message: 'Operation must name its rate-limit group in x-rate-limit.', location: ctx.location });
+          } else if (!groups.has(group)) {
+            ctx.report({ message: `x-rate-limit names ${group}, which x-rate-limits at the root does not define (${[...groups].join(', ') || 'none'}).`, location: ctx.location.child('x-rate-limit') });
+          }
+        },
+      },
+    },
+  };
+}
+
 /** Every webhook has an operationId and at least one example of its body. */
 function WebhookOperationIdAndExample() {
   return {
@@ -166,6 +199,7 @@ export default function paymentsPlugin() {
         'operation-common-errors': OperationCommonErrors,
         'error-code-examples': ErrorCodeExamples,
         'webhook-operation-id-and-example': WebhookOperationIdAndExample,
+        'operation-rate-limit-group': OperationRateLimitGroup,
       },
     },
   };

@@ -24,7 +24,7 @@ const operations = listOperations(doc);
 const webhooks = listWebhooks(doc);
 const operationIds = new Set(operations.map((o) => o.operationId));
 const webhookIds = new Set(webhooks.map((w) => w.operationId));
-const COMMON_CODES = new Set(['INVALID_API_KEY', 'REQUEST_FORBIDDEN_ERROR', 'SERVER_ERROR']);
+const COMMON_CODES = new Set(['INVALID_API_KEY', 'REQUEST_FORBIDDEN_ERROR', 'RATE_LIMIT_EXCEEDED', 'SERVER_ERROR', 'SERVICE_UNAVAILABLE']);
 
 const extensionsPath = fileURLToPath(new URL('../x-extensions.yaml', import.meta.url));
 const extensionSchema = parse(readFileSync(extensionsPath, 'utf8')) as JsonObject;
@@ -173,6 +173,20 @@ describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, en
   it('has well-formed test-mode data, if any', () => {
     const testMode = entry.operation['x-test-mode'];
     if (testMode !== undefined) expect(conforms('testMode', testMode)).toEqual([]);
+  });
+});
+
+describe('rate limits', () => {
+  it('are groups of requests per key and window: read 100, write 50, otp 5, each per second', () => {
+    expect(conforms('rateLimits', doc['x-rate-limits'])).toEqual([]);
+    const limits = Object.entries(doc['x-rate-limits'] as JsonObject).map(([group, value]) => [group, (value as JsonObject).limit, (value as JsonObject).window_seconds]);
+    expect(limits).toEqual([['read', 100, 1], ['write', 50, 1], ['otp', 5, 1]]);
+  });
+
+  it('put every GET in read, the two OTP validations in otp and every other operation in write', () => {
+    const group = (entry: OperationEntry): string => (entry.method === 'get' ? 'read' : /^validate.*Otp$/.test(entry.operationId) ? 'otp' : 'write');
+    expect(operations.map((entry) => [entry.operationId, entry.operation['x-rate-limit']])).toEqual(operations.map((entry) => [entry.operationId, group(entry)]));
+    expect(operations.filter((entry) => entry.operation['x-rate-limit'] === 'otp').map((entry) => entry.operationId).sort()).toEqual(['validateDirectDebitPaymentOtp', 'validateLinkedAccountTokenOtp']);
   });
 });
 

@@ -86,6 +86,13 @@ describe('the sandbox control contract', () => {
     expect((attempt.properties as JsonObject)[String(deliveries.attempt_time)]).toMatchObject({ type: 'string', format: 'date-time' });
   });
 
+  it('counts every control operation in its one rate-limit group, control: 100 requests per second', () => {
+    expect(conforms('rateLimits', control['x-rate-limits'])).toEqual([]);
+    expect(control['x-rate-limits']).toMatchObject({ control: { limit: 100, window_seconds: 1 } });
+    expect(Object.keys(control['x-rate-limits'] as JsonObject)).toEqual(['control']);
+    expect(controlOperations.filter((entry) => entry.operation['x-rate-limit'] !== 'control').map((entry) => entry.operationId)).toEqual([]);
+  });
+
   describe('automatic outcomes (x-test-modes, x-resolves, x-auto-progress-delay)', () => {
     const testModes = control['x-test-modes'] as JsonObject;
     const serviceOperations = listOperations(service);

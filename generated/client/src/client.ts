@@ -14,11 +14,11 @@ export interface GetBalanceInput {
   query?: operations['getBalance']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getBalance} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getBalance} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetBalanceResult = OperationResult<operations['getBalance']>;
-/** What {@link PaymentsClient.listVirtualAccountBanks} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listVirtualAccountBanks} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListVirtualAccountBanksResult = OperationResult<operations['listVirtualAccountBanks']>;
-/** What {@link PaymentsClient.listDisbursementBanks} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listDisbursementBanks} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListDisbursementBanksResult = OperationResult<operations['listDisbursementBanks']>;
 
 /** Input of {@link PaymentsClient.createFixedVirtualAccount}. */
@@ -29,7 +29,7 @@ export interface CreateFixedVirtualAccountInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateFixedVirtualAccountResult = OperationResult<operations['createFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.getFixedVirtualAccount}. */
@@ -38,7 +38,7 @@ export interface GetFixedVirtualAccountInput {
   path: operations['getFixedVirtualAccount']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedVirtualAccount} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedVirtualAccountResult = OperationResult<operations['getFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.updateFixedVirtualAccount}. */
@@ -49,7 +49,7 @@ export interface UpdateFixedVirtualAccountInput {
   body: operations['updateFixedVirtualAccount']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateFixedVirtualAccount} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type UpdateFixedVirtualAccountResult = OperationResult<operations['updateFixedVirtualAccount']>;
 
 /** Input of {@link PaymentsClient.getFixedVirtualAccountPayment}. */
@@ -58,7 +58,7 @@ export interface GetFixedVirtualAccountPaymentInput {
   path: operations['getFixedVirtualAccountPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedVirtualAccountPayment} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedVirtualAccountPaymentResult = OperationResult<operations['getFixedVirtualAccountPayment']>;
 
 /** Input of {@link PaymentsClient.createFixedPaymentCode}. */
@@ -69,7 +69,7 @@ export interface CreateFixedPaymentCodeInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateFixedPaymentCodeResult = OperationResult<operations['createFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.getFixedPaymentCode}. */
@@ -78,7 +78,7 @@ export interface GetFixedPaymentCodeInput {
   path: operations['getFixedPaymentCode']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getFixedPaymentCode} resolves to: documented statuses 200, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetFixedPaymentCodeResult = OperationResult<operations['getFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.updateFixedPaymentCode}. */
@@ -89,7 +89,7 @@ export interface UpdateFixedPaymentCodeInput {
   body: operations['updateFixedPaymentCode']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateFixedPaymentCode} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type UpdateFixedPaymentCodeResult = OperationResult<operations['updateFixedPaymentCode']>;
 
 /** Input of {@link PaymentsClient.listDisbursementsByExternalId}. */
@@ -98,7 +98,7 @@ export interface ListDisbursementsByExternalIdInput {
   query: operations['listDisbursementsByExternalId']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listDisbursementsByExternalId} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listDisbursementsByExternalId} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type ListDisbursementsByExternalIdResult = OperationResult<operations['listDisbursementsByExternalId']>;
 
 /** Input of {@link PaymentsClient.createDisbursement}. */
@@ -106,7 +106,8 @@ export interface CreateDisbursementInput {
   /**
    * Sent as the `X-IDEMPOTENCY-KEY` header.
    *
-   * Optional key that makes disbursement creation safe to retry. Any non-empty string, no upper length limit.
+   * Optional key that makes disbursement creation safe to retry. Any non-empty string of printable ASCII
+   * characters, with no upper length limit of its own ([decision](#/decisions/disbursement-idempotency-key-length)).
    * Generate a fresh value (a UUID works) for every distinct disbursement and never use one value in both
    * test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
    * the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
@@ -118,7 +119,7 @@ export interface CreateDisbursementInput {
   body: operations['createDisbursement']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createDisbursement} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createDisbursement} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateDisbursementResult = OperationResult<operations['createDisbursement']>;
 
 /** Input of {@link PaymentsClient.getDisbursement}. */
@@ -127,7 +128,7 @@ export interface GetDisbursementInput {
   path: operations['getDisbursement']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDisbursementResult = OperationResult<operations['getDisbursement']>;
 
 /** Input of {@link PaymentsClient.getEwalletPaymentStatus}. */
@@ -136,7 +137,7 @@ export interface GetEwalletPaymentStatusInput {
   query: operations['getEwalletPaymentStatus']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getEwalletPaymentStatus} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getEwalletPaymentStatus} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetEwalletPaymentStatusResult = OperationResult<operations['getEwalletPaymentStatus']>;
 
 /** Input of {@link PaymentsClient.createEwalletPayment}. */
@@ -155,7 +156,7 @@ export interface CreateEwalletPaymentInput {
   encoding?: BodyEncoding;
 }
 
-/** What {@link PaymentsClient.createEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 422, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 422, 429, 500, 503, or an unexpected response. */
 export type CreateEwalletPaymentResult = OperationResult<operations['createEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.listCustomers}. */
@@ -164,7 +165,7 @@ export interface ListCustomersInput {
   query?: operations['listCustomers']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listCustomers} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listCustomers} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListCustomersResult = OperationResult<operations['listCustomers']>;
 
 /** Input of {@link PaymentsClient.createCustomer}. */
@@ -173,7 +174,7 @@ export interface CreateCustomerInput {
   body: operations['createCustomer']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type CreateCustomerResult = OperationResult<operations['createCustomer']>;
 
 /** Input of {@link PaymentsClient.updateCustomer}. */
@@ -184,7 +185,7 @@ export interface UpdateCustomerInput {
   body: operations['updateCustomer']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type UpdateCustomerResult = OperationResult<operations['updateCustomer']>;
 
 /** Input of {@link PaymentsClient.initializeLinkedAccountTokenization}. */
@@ -193,7 +194,7 @@ export interface InitializeLinkedAccountTokenizationInput {
   body: operations['initializeLinkedAccountTokenization']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.initializeLinkedAccountTokenization} resolves to: documented statuses 200, 400, 401, 403, 500, 503, or an unexpected response. */
+/** What {@link PaymentsClient.initializeLinkedAccountTokenization} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type InitializeLinkedAccountTokenizationResult = OperationResult<operations['initializeLinkedAccountTokenization']>;
 
 /** Input of {@link PaymentsClient.validateLinkedAccountTokenOtp}. */
@@ -204,7 +205,7 @@ export interface ValidateLinkedAccountTokenOtpInput {
   body: operations['validateLinkedAccountTokenOtp']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.validateLinkedAccountTokenOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.validateLinkedAccountTokenOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ValidateLinkedAccountTokenOtpResult = OperationResult<operations['validateLinkedAccountTokenOtp']>;
 
 /** Input of {@link PaymentsClient.listLinkedAccountTokenAccounts}. */
@@ -213,7 +214,7 @@ export interface ListLinkedAccountTokenAccountsInput {
   path: operations['listLinkedAccountTokenAccounts']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.listLinkedAccountTokenAccounts} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listLinkedAccountTokenAccounts} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type ListLinkedAccountTokenAccountsResult = OperationResult<operations['listLinkedAccountTokenAccounts']>;
 
 /** Input of {@link PaymentsClient.listPaymentMethodsByCustomer}. */
@@ -222,7 +223,7 @@ export interface ListPaymentMethodsByCustomerInput {
   query: operations['listPaymentMethodsByCustomer']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listPaymentMethodsByCustomer} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listPaymentMethodsByCustomer} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListPaymentMethodsByCustomerResult = OperationResult<operations['listPaymentMethodsByCustomer']>;
 
 /** Input of {@link PaymentsClient.createPaymentMethod}. */
@@ -231,7 +232,7 @@ export interface CreatePaymentMethodInput {
   body: operations['createPaymentMethod']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createPaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.createPaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 409, 429, 500, 503, or an unexpected response. */
 export type CreatePaymentMethodResult = OperationResult<operations['createPaymentMethod']>;
 
 /** Input of {@link PaymentsClient.getDirectDebitPaymentByReferenceId}. */
@@ -240,7 +241,7 @@ export interface GetDirectDebitPaymentByReferenceIdInput {
   query: operations['getDirectDebitPaymentByReferenceId']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.getDirectDebitPaymentByReferenceId} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDirectDebitPaymentByReferenceId} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDirectDebitPaymentByReferenceIdResult = OperationResult<operations['getDirectDebitPaymentByReferenceId']>;
 
 /** Input of {@link PaymentsClient.createDirectDebitPayment}. */
@@ -260,7 +261,7 @@ export interface CreateDirectDebitPaymentInput {
   body: operations['createDirectDebitPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.createDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 409, 500, 503, or an unexpected response. */
+/** What {@link PaymentsClient.createDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 409, 429, 500, 503, or an unexpected response. */
 export type CreateDirectDebitPaymentResult = OperationResult<operations['createDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.validateDirectDebitPaymentOtp}. */
@@ -271,7 +272,7 @@ export interface ValidateDirectDebitPaymentOtpInput {
   body: operations['validateDirectDebitPaymentOtp']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.validateDirectDebitPaymentOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.validateDirectDebitPaymentOtp} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ValidateDirectDebitPaymentOtpResult = OperationResult<operations['validateDirectDebitPaymentOtp']>;
 
 /** Input of {@link PaymentsClient.getDirectDebitPayment}. */
@@ -280,7 +281,7 @@ export interface GetDirectDebitPaymentInput {
   path: operations['getDirectDebitPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.getDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type GetDirectDebitPaymentResult = OperationResult<operations['getDirectDebitPayment']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
@@ -351,24 +352,24 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listVirtualAccountBanks: () =>
       settle<operations['listVirtualAccountBanks']>(
         client.GET('/available_virtual_account_banks', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listDisbursementBanks: () =>
       settle<operations['listDisbursementBanks']>(
         client.GET('/available_disbursements_banks', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createFixedVirtualAccount: (input) =>
       settle<operations['createFixedVirtualAccount']>(
@@ -377,8 +378,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getFixedVirtualAccount: (input) =>
       settle<operations['getFixedVirtualAccount']>(
@@ -386,8 +387,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     updateFixedVirtualAccount: (input) =>
       settle<operations['updateFixedVirtualAccount']>(
@@ -396,8 +397,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getFixedVirtualAccountPayment: (input) =>
       settle<operations['getFixedVirtualAccountPayment']>(
@@ -405,8 +406,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createFixedPaymentCode: (input) =>
       settle<operations['createFixedPaymentCode']>(
@@ -415,8 +416,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getFixedPaymentCode: (input) =>
       settle<operations['getFixedPaymentCode']>(
@@ -424,8 +425,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     updateFixedPaymentCode: (input) =>
       settle<operations['updateFixedPaymentCode']>(
@@ -434,8 +435,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listDisbursementsByExternalId: (input) =>
       settle<operations['listDisbursementsByExternalId']>(
@@ -443,8 +444,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createDisbursement: (input) =>
       settle<operations['createDisbursement']>(
@@ -453,8 +454,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getDisbursement: (input) =>
       settle<operations['getDisbursement']>(
@@ -462,8 +463,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getEwalletPaymentStatus: (input) =>
       settle<operations['getEwalletPaymentStatus']>(
@@ -471,8 +472,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createEwalletPayment: (input) =>
       settle<operations['createEwalletPayment']>(
@@ -482,8 +483,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           parseAs: 'text',
           ...bodyEncoding(input.encoding),
         }),
-        [200, 400, 401, 403, 422, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 422, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 422: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listCustomers: (input) =>
       settle<operations['listCustomers']>(
@@ -491,8 +492,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createCustomer: (input) =>
       settle<operations['createCustomer']>(
@@ -500,8 +501,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     updateCustomer: (input) =>
       settle<operations['updateCustomer']>(
@@ -510,8 +511,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     initializeLinkedAccountTokenization: (input) =>
       settle<operations['initializeLinkedAccountTokenization']>(
@@ -519,8 +520,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500, 503],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     validateLinkedAccountTokenOtp: (input) =>
       settle<operations['validateLinkedAccountTokenOtp']>(
@@ -529,8 +530,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listLinkedAccountTokenAccounts: (input) =>
       settle<operations['listLinkedAccountTokenAccounts']>(
@@ -538,8 +539,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listPaymentMethodsByCustomer: (input) =>
       settle<operations['listPaymentMethodsByCustomer']>(
@@ -547,8 +548,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createPaymentMethod: (input) =>
       settle<operations['createPaymentMethod']>(
@@ -556,8 +557,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getDirectDebitPaymentByReferenceId: (input) =>
       settle<operations['getDirectDebitPaymentByReferenceId']>(
@@ -565,8 +566,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     createDirectDebitPayment: (input) =>
       settle<operations['createDirectDebitPayment']>(
@@ -575,8 +576,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 409, 500, 503],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     validateDirectDebitPaymentOtp: (input) =>
       settle<operations['validateDirectDebitPaymentOtp']>(
@@ -585,8 +586,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getDirectDebitPayment: (input) =>
       settle<operations['getDirectDebitPayment']>(
@@ -594,8 +595,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
   };
 }

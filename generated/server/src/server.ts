@@ -18,7 +18,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -31,12 +33,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.listVirtualAccountBanks,
   },
   listDisbursementBanks: {
@@ -45,12 +51,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.listDisbursementBanks,
   },
   createFixedVirtualAccount: {
@@ -63,7 +73,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'VIRTUAL_ACCOUNT_NUMBER_OUTSIDE_RANGE', 'BANK_NOT_SUPPORTED_ERROR', 'EXPIRATION_DATE_NOT_SUPPORTED_ERROR', 'EXPIRATION_DATE_INVALID_ERROR', 'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR', 'EXPECTED_AMOUNT_REQUIRED_ERROR', 'CLOSED_VA_NOT_SUPPORTED_ERROR', 'DUPLICATE_CALLBACK_VIRTUAL_ACCOUNT_ERROR', 'MINIMUM_EXPECTED_AMOUNT_ERROR', 'MAXIMUM_EXPECTED_AMOUNT_ERROR', 'CALLBACK_VIRTUAL_ACCOUNT_NAME_NOT_ALLOWED_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -77,13 +89,17 @@ export const operationTable = {
     parameters: { path: ['id'], query: [], header: [] },
     responses: {
       200: [],
+      400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.getFixedVirtualAccount,
   },
   updateFixedVirtualAccount: {
@@ -97,7 +113,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -111,13 +129,17 @@ export const operationTable = {
     parameters: { path: ['payment_id'], query: [], header: [] },
     responses: {
       200: [],
+      400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['CALLBACK_VIRTUAL_ACCOUNT_PAYMENT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.getFixedVirtualAccountPayment,
   },
   createFixedPaymentCode: {
@@ -130,7 +152,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'PAYMENT_CODE_OUTSIDE_RANGE', 'RETAIL_OUTLET_NOT_SUPPORTED_ERROR', 'DUPLICATE_PAYMENT_CODE_ERROR', 'EXPIRATION_DATE_INVALID_ERROR', 'MINIMUM_EXPECTED_AMOUNT_ERROR', 'MAXIMUM_EXPECTED_AMOUNT_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -144,13 +168,17 @@ export const operationTable = {
     parameters: { path: ['id'], query: [], header: [] },
     responses: {
       200: [],
+      400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['FIXED_PAYMENT_CODE_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.getFixedPaymentCode,
   },
   updateFixedPaymentCode: {
@@ -164,7 +192,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['FIXED_PAYMENT_CODE_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -182,7 +212,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -199,7 +231,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR', 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR', 'DUPLICATE_TRANSACTION_ERROR', 'IDEMPOTENCY_KEY_MISMATCH_ERROR', 'BANK_CODE_NOT_SUPPORTED_ERROR', 'RECIPIENT_ACCOUNT_NUMBER_ERROR', 'RECIPIENT_AMOUNT_ERROR', 'MAXIMUM_TRANSFER_LIMIT_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -213,14 +247,17 @@ export const operationTable = {
     parameters: { path: ['id'], query: [], header: [] },
     responses: {
       200: [],
-      400: ['INVALID_JSON_FORMAT'],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR', 'INVALID_PERMISSION_ERROR'],
       404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.getDisbursement,
   },
@@ -234,7 +271,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['PAYMENT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -252,7 +291,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       422: ['API_VALIDATION_ERROR', 'EWALLET_TYPE_NOT_SUPPORTED'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -269,7 +310,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -286,7 +329,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'DUPLICATE_CUSTOMER_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -304,7 +349,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'DUPLICATE_CUSTOMER_ERROR', 'CUSTOMER_NOT_FOUND_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -322,8 +369,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'CHANNEL_CODE_NOT_SUPPORTED_ERROR', 'CUSTOMER_NOT_FOUND_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
-      503: ['CHANNEL_UNAVAILABLE'],
+      503: ['CHANNEL_UNAVAILABLE', 'SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -343,7 +391,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
       409: ['ACCOUNT_LINKING_ALREADY_COMPLETED', 'ACCOUNT_LINKING_ALREADY_FAILED'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -361,7 +411,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -377,7 +429,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -395,7 +449,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       409: ['DUPLICATE_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -413,7 +469,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -431,8 +489,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       409: ['DUPLICATE_ERROR', 'IDEMPOTENCY_KEY_MISMATCH_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
-      503: ['INVALID_PAYMENT_METHOD_ERROR'],
+      503: ['INVALID_PAYMENT_METHOD_ERROR', 'SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -452,7 +511,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
       409: ['DIRECT_DEBIT_ALREADY_COMPLETED', 'DIRECT_DEBIT_ALREADY_FAILED'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -470,7 +531,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -489,23 +552,31 @@ export type GetBalanceHandlerResult =
   | HandlerResponse<400, operations['getBalance']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getBalance']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getBalance']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['getBalance']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getBalance']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getBalance']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getBalance']['responses'][503]['content']['application/json']>;
 /** listVirtualAccountBanks (`GET /available_virtual_account_banks`): List banks for fixed virtual accounts. The handler's input, validated by the router (the operation takes none). */
 export type ListVirtualAccountBanksHandlerInput = Record<string, never>;
 /** The documented responses of listVirtualAccountBanks: a handler answering another status or error_code does not compile. */
 export type ListVirtualAccountBanksHandlerResult =
   | HandlerResponse<200, operations['listVirtualAccountBanks']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listVirtualAccountBanks']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listVirtualAccountBanks']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listVirtualAccountBanks']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listVirtualAccountBanks']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listVirtualAccountBanks']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listVirtualAccountBanks']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listVirtualAccountBanks']['responses'][503]['content']['application/json']>;
 /** listDisbursementBanks (`GET /available_disbursements_banks`): List banks and e-wallets for disbursements. The handler's input, validated by the router (the operation takes none). */
 export type ListDisbursementBanksHandlerInput = Record<string, never>;
 /** The documented responses of listDisbursementBanks: a handler answering another status or error_code does not compile. */
 export type ListDisbursementBanksHandlerResult =
   | HandlerResponse<200, operations['listDisbursementBanks']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listDisbursementBanks']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listDisbursementBanks']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listDisbursementBanks']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listDisbursementBanks']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listDisbursementBanks']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listDisbursementBanks']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listDisbursementBanks']['responses'][503]['content']['application/json']>;
 /** createFixedVirtualAccount (`POST /callback_virtual_accounts`): Create a fixed virtual account. The handler's input, validated by the router. */
 export type CreateFixedVirtualAccountHandlerInput = {
   body: operations['createFixedVirtualAccount']['requestBody']['content']['application/json'];
@@ -516,7 +587,9 @@ export type CreateFixedVirtualAccountHandlerResult =
   | HandlerResponse<400, operations['createFixedVirtualAccount']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['createFixedVirtualAccount']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createFixedVirtualAccount']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['createFixedVirtualAccount']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createFixedVirtualAccount']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createFixedVirtualAccount']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createFixedVirtualAccount']['responses'][503]['content']['application/json']>;
 /** getFixedVirtualAccount (`GET /callback_virtual_accounts/{id}`): Get a fixed virtual account. The handler's input, validated by the router. */
 export type GetFixedVirtualAccountHandlerInput = {
   path: operations['getFixedVirtualAccount']['parameters']['path'];
@@ -524,10 +597,13 @@ export type GetFixedVirtualAccountHandlerInput = {
 /** The documented responses of getFixedVirtualAccount: a handler answering another status or error_code does not compile. */
 export type GetFixedVirtualAccountHandlerResult =
   | HandlerResponse<200, operations['getFixedVirtualAccount']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getFixedVirtualAccount']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getFixedVirtualAccount']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getFixedVirtualAccount']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getFixedVirtualAccount']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getFixedVirtualAccount']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getFixedVirtualAccount']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getFixedVirtualAccount']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getFixedVirtualAccount']['responses'][503]['content']['application/json']>;
 /** updateFixedVirtualAccount (`PATCH /callback_virtual_accounts/{id}`): Update a fixed virtual account. The handler's input, validated by the router. */
 export type UpdateFixedVirtualAccountHandlerInput = {
   path: operations['updateFixedVirtualAccount']['parameters']['path'];
@@ -540,7 +616,9 @@ export type UpdateFixedVirtualAccountHandlerResult =
   | HandlerResponse<401, operations['updateFixedVirtualAccount']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['updateFixedVirtualAccount']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['updateFixedVirtualAccount']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['updateFixedVirtualAccount']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['updateFixedVirtualAccount']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['updateFixedVirtualAccount']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['updateFixedVirtualAccount']['responses'][503]['content']['application/json']>;
 /** getFixedVirtualAccountPayment (`GET /callback_virtual_account_payments/payment_id={payment_id}`): Get a payment into a fixed virtual account. The handler's input, validated by the router. */
 export type GetFixedVirtualAccountPaymentHandlerInput = {
   path: operations['getFixedVirtualAccountPayment']['parameters']['path'];
@@ -548,10 +626,13 @@ export type GetFixedVirtualAccountPaymentHandlerInput = {
 /** The documented responses of getFixedVirtualAccountPayment: a handler answering another status or error_code does not compile. */
 export type GetFixedVirtualAccountPaymentHandlerResult =
   | HandlerResponse<200, operations['getFixedVirtualAccountPayment']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getFixedVirtualAccountPayment']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getFixedVirtualAccountPayment']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getFixedVirtualAccountPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getFixedVirtualAccountPayment']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getFixedVirtualAccountPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getFixedVirtualAccountPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getFixedVirtualAccountPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getFixedVirtualAccountPayment']['responses'][503]['content']['application/json']>;
 /** createFixedPaymentCode (`POST /fixed_payment_code`): Create a fixed payment code. The handler's input, validated by the router. */
 export type CreateFixedPaymentCodeHandlerInput = {
   body: operations['createFixedPaymentCode']['requestBody']['content']['application/json'];
@@ -562,7 +643,9 @@ export type CreateFixedPaymentCodeHandlerResult =
   | HandlerResponse<400, operations['createFixedPaymentCode']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['createFixedPaymentCode']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createFixedPaymentCode']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['createFixedPaymentCode']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createFixedPaymentCode']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createFixedPaymentCode']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createFixedPaymentCode']['responses'][503]['content']['application/json']>;
 /** getFixedPaymentCode (`GET /fixed_payment_code/{id}`): Get a fixed payment code. The handler's input, validated by the router. */
 export type GetFixedPaymentCodeHandlerInput = {
   path: operations['getFixedPaymentCode']['parameters']['path'];
@@ -570,10 +653,13 @@ export type GetFixedPaymentCodeHandlerInput = {
 /** The documented responses of getFixedPaymentCode: a handler answering another status or error_code does not compile. */
 export type GetFixedPaymentCodeHandlerResult =
   | HandlerResponse<200, operations['getFixedPaymentCode']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getFixedPaymentCode']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getFixedPaymentCode']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getFixedPaymentCode']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getFixedPaymentCode']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getFixedPaymentCode']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getFixedPaymentCode']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getFixedPaymentCode']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getFixedPaymentCode']['responses'][503]['content']['application/json']>;
 /** updateFixedPaymentCode (`PATCH /fixed_payment_code/{id}`): Update a fixed payment code. The handler's input, validated by the router. */
 export type UpdateFixedPaymentCodeHandlerInput = {
   path: operations['updateFixedPaymentCode']['parameters']['path'];
@@ -586,7 +672,9 @@ export type UpdateFixedPaymentCodeHandlerResult =
   | HandlerResponse<401, operations['updateFixedPaymentCode']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['updateFixedPaymentCode']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['updateFixedPaymentCode']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['updateFixedPaymentCode']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['updateFixedPaymentCode']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['updateFixedPaymentCode']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['updateFixedPaymentCode']['responses'][503]['content']['application/json']>;
 /** listDisbursementsByExternalId (`GET /disbursements`): Find disbursements by external id. The handler's input, validated by the router. */
 export type ListDisbursementsByExternalIdHandlerInput = {
   query: NonNullable<operations['listDisbursementsByExternalId']['parameters']['query']>;
@@ -598,7 +686,9 @@ export type ListDisbursementsByExternalIdHandlerResult =
   | HandlerResponse<401, operations['listDisbursementsByExternalId']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listDisbursementsByExternalId']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['listDisbursementsByExternalId']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['listDisbursementsByExternalId']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listDisbursementsByExternalId']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listDisbursementsByExternalId']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listDisbursementsByExternalId']['responses'][503]['content']['application/json']>;
 /** createDisbursement (`POST /disbursements`): Send money to a bank account or e-wallet. The handler's input, validated by the router. */
 export type CreateDisbursementHandlerInput = {
   header: LowercaseKeys<NonNullable<operations['createDisbursement']['parameters']['header']>>;
@@ -610,7 +700,9 @@ export type CreateDisbursementHandlerResult =
   | HandlerResponse<400, operations['createDisbursement']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['createDisbursement']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createDisbursement']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['createDisbursement']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createDisbursement']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createDisbursement']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createDisbursement']['responses'][503]['content']['application/json']>;
 /** getDisbursement (`GET /disbursements/{id}`): Get a disbursement. The handler's input, validated by the router. */
 export type GetDisbursementHandlerInput = {
   path: operations['getDisbursement']['parameters']['path'];
@@ -622,7 +714,9 @@ export type GetDisbursementHandlerResult =
   | HandlerResponse<401, operations['getDisbursement']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getDisbursement']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getDisbursement']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getDisbursement']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getDisbursement']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getDisbursement']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getDisbursement']['responses'][503]['content']['application/json']>;
 /** getEwalletPaymentStatus (`GET /ewallets`): Get the status of an e-wallet payment. The handler's input, validated by the router. */
 export type GetEwalletPaymentStatusHandlerInput = {
   query: NonNullable<operations['getEwalletPaymentStatus']['parameters']['query']>;
@@ -634,7 +728,9 @@ export type GetEwalletPaymentStatusHandlerResult =
   | HandlerResponse<401, operations['getEwalletPaymentStatus']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getEwalletPaymentStatus']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getEwalletPaymentStatus']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getEwalletPaymentStatus']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getEwalletPaymentStatus']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getEwalletPaymentStatus']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getEwalletPaymentStatus']['responses'][503]['content']['application/json']>;
 /** createEwalletPayment (`POST /ewallets`): Request an e-wallet payment. The handler's input, validated by the router. */
 export type CreateEwalletPaymentHandlerInput = {
   header: LowercaseKeys<NonNullable<operations['createEwalletPayment']['parameters']['header']>>;
@@ -647,7 +743,9 @@ export type CreateEwalletPaymentHandlerResult =
   | HandlerResponse<401, operations['createEwalletPayment']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createEwalletPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<422, operations['createEwalletPayment']['responses'][422]['content']['application/json']>
-  | HandlerResponse<500, operations['createEwalletPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createEwalletPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createEwalletPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createEwalletPayment']['responses'][503]['content']['application/json']>;
 /** listCustomers (`GET /customers`): List customers, optionally by external id. The handler's input, validated by the router. */
 export type ListCustomersHandlerInput = {
   query: NonNullable<operations['listCustomers']['parameters']['query']>;
@@ -658,7 +756,9 @@ export type ListCustomersHandlerResult =
   | HandlerResponse<400, operations['listCustomers']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listCustomers']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listCustomers']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listCustomers']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listCustomers']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listCustomers']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listCustomers']['responses'][503]['content']['application/json']>;
 /** createCustomer (`POST /customers`): Create a customer. The handler's input, validated by the router. */
 export type CreateCustomerHandlerInput = {
   body: operations['createCustomer']['requestBody']['content']['application/json'];
@@ -669,7 +769,9 @@ export type CreateCustomerHandlerResult =
   | HandlerResponse<400, operations['createCustomer']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['createCustomer']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createCustomer']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['createCustomer']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createCustomer']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createCustomer']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createCustomer']['responses'][503]['content']['application/json']>;
 /** updateCustomer (`PUT /customers/{id}`): Update a customer. The handler's input, validated by the router. */
 export type UpdateCustomerHandlerInput = {
   path: operations['updateCustomer']['parameters']['path'];
@@ -681,7 +783,9 @@ export type UpdateCustomerHandlerResult =
   | HandlerResponse<400, operations['updateCustomer']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['updateCustomer']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['updateCustomer']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['updateCustomer']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['updateCustomer']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['updateCustomer']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['updateCustomer']['responses'][503]['content']['application/json']>;
 /** initializeLinkedAccountTokenization (`POST /linked_account_tokens/auth`): Start linking a customer's debit card. The handler's input, validated by the router. */
 export type InitializeLinkedAccountTokenizationHandlerInput = {
   body: operations['initializeLinkedAccountTokenization']['requestBody']['content']['application/json'];
@@ -692,6 +796,7 @@ export type InitializeLinkedAccountTokenizationHandlerResult =
   | HandlerResponse<400, operations['initializeLinkedAccountTokenization']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['initializeLinkedAccountTokenization']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['initializeLinkedAccountTokenization']['responses'][403]['content']['application/json']>
+  | HandlerResponse<429, operations['initializeLinkedAccountTokenization']['responses'][429]['content']['application/json']>
   | HandlerResponse<500, operations['initializeLinkedAccountTokenization']['responses'][500]['content']['application/json']>
   | HandlerResponse<503, operations['initializeLinkedAccountTokenization']['responses'][503]['content']['application/json']>;
 /** validateLinkedAccountTokenOtp (`POST /linked_account_tokens/{id}/validate_otp`): Complete linking with the customer's OTP. The handler's input, validated by the router. */
@@ -707,7 +812,9 @@ export type ValidateLinkedAccountTokenOtpHandlerResult =
   | HandlerResponse<403, operations['validateLinkedAccountTokenOtp']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['validateLinkedAccountTokenOtp']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['validateLinkedAccountTokenOtp']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['validateLinkedAccountTokenOtp']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['validateLinkedAccountTokenOtp']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['validateLinkedAccountTokenOtp']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['validateLinkedAccountTokenOtp']['responses'][503]['content']['application/json']>;
 /** listLinkedAccountTokenAccounts (`GET /linked_account_tokens/{id}/accounts`): List the accounts a linked account token gives access to. The handler's input, validated by the router. */
 export type ListLinkedAccountTokenAccountsHandlerInput = {
   path: operations['listLinkedAccountTokenAccounts']['parameters']['path'];
@@ -719,7 +826,9 @@ export type ListLinkedAccountTokenAccountsHandlerResult =
   | HandlerResponse<401, operations['listLinkedAccountTokenAccounts']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listLinkedAccountTokenAccounts']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['listLinkedAccountTokenAccounts']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['listLinkedAccountTokenAccounts']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listLinkedAccountTokenAccounts']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listLinkedAccountTokenAccounts']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listLinkedAccountTokenAccounts']['responses'][503]['content']['application/json']>;
 /** listPaymentMethodsByCustomer (`GET /payment_methods`): List a customer's payment methods. The handler's input, validated by the router. */
 export type ListPaymentMethodsByCustomerHandlerInput = {
   query: NonNullable<operations['listPaymentMethodsByCustomer']['parameters']['query']>;
@@ -730,7 +839,9 @@ export type ListPaymentMethodsByCustomerHandlerResult =
   | HandlerResponse<400, operations['listPaymentMethodsByCustomer']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listPaymentMethodsByCustomer']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listPaymentMethodsByCustomer']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listPaymentMethodsByCustomer']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listPaymentMethodsByCustomer']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listPaymentMethodsByCustomer']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listPaymentMethodsByCustomer']['responses'][503]['content']['application/json']>;
 /** createPaymentMethod (`POST /payment_methods`): Make a linked account chargeable. The handler's input, validated by the router. */
 export type CreatePaymentMethodHandlerInput = {
   body: operations['createPaymentMethod']['requestBody']['content']['application/json'];
@@ -742,7 +853,9 @@ export type CreatePaymentMethodHandlerResult =
   | HandlerResponse<401, operations['createPaymentMethod']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createPaymentMethod']['responses'][403]['content']['application/json']>
   | HandlerResponse<409, operations['createPaymentMethod']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['createPaymentMethod']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['createPaymentMethod']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['createPaymentMethod']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['createPaymentMethod']['responses'][503]['content']['application/json']>;
 /** getDirectDebitPaymentByReferenceId (`GET /direct_debits`): Find a direct debit payment by your reference id. The handler's input, validated by the router. */
 export type GetDirectDebitPaymentByReferenceIdHandlerInput = {
   query: NonNullable<operations['getDirectDebitPaymentByReferenceId']['parameters']['query']>;
@@ -754,7 +867,9 @@ export type GetDirectDebitPaymentByReferenceIdHandlerResult =
   | HandlerResponse<401, operations['getDirectDebitPaymentByReferenceId']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getDirectDebitPaymentByReferenceId']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getDirectDebitPaymentByReferenceId']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getDirectDebitPaymentByReferenceId']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getDirectDebitPaymentByReferenceId']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getDirectDebitPaymentByReferenceId']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getDirectDebitPaymentByReferenceId']['responses'][503]['content']['application/json']>;
 /** createDirectDebitPayment (`POST /direct_debits`): Charge a payment method by direct debit. The handler's input, validated by the router. */
 export type CreateDirectDebitPaymentHandlerInput = {
   header: LowercaseKeys<NonNullable<operations['createDirectDebitPayment']['parameters']['header']>>;
@@ -767,6 +882,7 @@ export type CreateDirectDebitPaymentHandlerResult =
   | HandlerResponse<401, operations['createDirectDebitPayment']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['createDirectDebitPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<409, operations['createDirectDebitPayment']['responses'][409]['content']['application/json']>
+  | HandlerResponse<429, operations['createDirectDebitPayment']['responses'][429]['content']['application/json']>
   | HandlerResponse<500, operations['createDirectDebitPayment']['responses'][500]['content']['application/json']>
   | HandlerResponse<503, operations['createDirectDebitPayment']['responses'][503]['content']['application/json']>;
 /** validateDirectDebitPaymentOtp (`POST /direct_debits/{id}/validate_otp/`): Confirm a direct debit payment with the customer's OTP. The handler's input, validated by the router. */
@@ -782,7 +898,9 @@ export type ValidateDirectDebitPaymentOtpHandlerResult =
   | HandlerResponse<403, operations['validateDirectDebitPaymentOtp']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['validateDirectDebitPaymentOtp']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['validateDirectDebitPaymentOtp']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['validateDirectDebitPaymentOtp']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['validateDirectDebitPaymentOtp']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['validateDirectDebitPaymentOtp']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['validateDirectDebitPaymentOtp']['responses'][503]['content']['application/json']>;
 /** getDirectDebitPayment (`GET /direct_debits/{id}/`): Get a direct debit payment. The handler's input, validated by the router. */
 export type GetDirectDebitPaymentHandlerInput = {
   path: operations['getDirectDebitPayment']['parameters']['path'];
@@ -794,7 +912,9 @@ export type GetDirectDebitPaymentHandlerResult =
   | HandlerResponse<401, operations['getDirectDebitPayment']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getDirectDebitPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['getDirectDebitPayment']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['getDirectDebitPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getDirectDebitPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getDirectDebitPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getDirectDebitPayment']['responses'][503]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getBalance (`GET /balance`): Get the balance of an account. */

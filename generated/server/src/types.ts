@@ -484,6 +484,8 @@ export interface paths {
          *     `initializeLinkedAccountTokenization`. A token that already succeeded or failed answers `409`.
          *     A token whose OTP expired or whose attempts ran out has
          *     status `FAILED` and cannot be validated again ([decision](#/decisions/linked-account-token-failed-status)).
+         *     At most 5 OTP validations per second are accepted per API key, to slow down guessing
+         *     ([decision](#/decisions/rate-limits)).
          *
          */
         post: operations["validateLinkedAccountTokenOtp"];
@@ -623,6 +625,9 @@ export interface paths {
          *     Validating a payment whose `is_otp_required` is `false`
          *     answers `400 INVALID_OTP_ERROR` without counting an attempt ([decision](#/decisions/direct-debit-otp-not-required)). After
          *     a correct OTP the payment stays `PENDING` and its outcome follows by callback ([decision](#/decisions/direct-debit-otp-outcome)).
+         *     The path ends with a slash, as written in the interface; without it, it is the same operation
+         *     ([decision](#/decisions/trailing-slash-paths)). At most 5 OTP validations per second are accepted
+         *     per API key, to slow down guessing ([decision](#/decisions/rate-limits)).
          *
          */
         post: operations["validateDirectDebitPaymentOtp"];
@@ -643,7 +648,8 @@ export interface paths {
          * Get a direct debit payment
          * @description Returns the current state of one direct debit payment. Use it to check the outcome when a callback is
          *     late or missing, or to verify a callback before acting on it. This
-         *     lookup is a GET ([decision](#/decisions/direct-debit-get-method)).
+         *     lookup is a GET ([decision](#/decisions/direct-debit-get-method)). The path ends with a slash, as written in
+         *     the interface; without it, it is the same resource ([decision](#/decisions/trailing-slash-paths)).
          *
          */
         get: operations["getDirectDebitPayment"];
@@ -1434,7 +1440,8 @@ export interface components {
             external_id: string;
             /** @description Code of the destination bank or e-wallet, exactly as listed by `GET /available_disbursements_banks`
              *     (operation `listDisbursementBanks`), case included. A well-formed code missing from that list is
-             *     rejected with `400 BANK_CODE_NOT_SUPPORTED_ERROR`.
+             *     rejected with `400 BANK_CODE_NOT_SUPPORTED_ERROR`, and so is a value that cannot be a code (more than
+             *     64 characters, or other than capital letters, digits and `_`).
              *      */
             bank_code: string;
             /** @description Name of the destination account's owner as the bank or e-wallet records it. At least one character. */
@@ -1450,12 +1457,15 @@ export interface components {
              *     configured the request fails with `400 DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR`. The field is optional; when it is absent the dashboard's default description applies, and without a default the request fails with DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR ([decision](#/decisions/disbursement-description-default)).
              *      */
             description?: string;
-            /** @description Amount to send in IDR, a whole number greater than 0 (no decimals). The eight banks BCA, MANDIRI,
+            /**
+             * Format: int64
+             * @description Amount to send in IDR, a whole number greater than 0 (no decimals). The eight banks BCA, MANDIRI,
              *     BRI, BNI, BNI_SYR, CIMB, CIMB_UUS and PERMATA have no minimum and no maximum, though transfers there
              *     above 100000000 may be reported to the financial authorities. All other banks and e-wallets accept
              *     10000 to 100000000: less gives `400 RECIPIENT_AMOUNT_ERROR`, more gives
              *     `400 MAXIMUM_TRANSFER_LIMIT_ERROR`. Release 1.4.11 raised that maximum from 50000000 to 100000000.
-             *      */
+             *
+             */
             amount: number;
             /** @description Up to three addresses notified when the disbursement completes. Needed before `email_cc` or
              *     `email_bcc` may be sent.
@@ -2052,7 +2062,10 @@ export interface components {
             "sub-category"?: string;
             /** @description Unit price, written as a string (`50000`). */
             price?: string;
-            /** @description Link to the item on the merchant's site. */
+            /**
+             * Format: uri
+             * @description Link to the item on the merchant's site.
+             */
             url?: string;
             /** @description Number of units, written as a string (`2`). */
             quantity?: string;
@@ -2405,11 +2418,11 @@ export interface components {
              */
             created: string;
             /** @description Addresses notified of the completed disbursement (up to 3). Present only when given at creation. */
-            email_to?: components["schemas"]["DisbursementEmailList"];
+            email_to?: string[];
             /** @description Addresses copied on the notification (up to 3). Present only when given at creation, which requires `email_to`. */
-            email_cc?: components["schemas"]["DisbursementEmailList"];
+            email_cc?: string[];
             /** @description Addresses blind-copied on the notification (up to 3). Present only when given at creation, which requires `email_to`. */
-            email_bcc?: components["schemas"]["DisbursementEmailList"];
+            email_bcc?: string[];
             /** @description Identifier of the transfer transaction behind the disbursement. Optional; do not rely on it.
              *     Documented as optional because only a sample shows it ([decision](#/decisions/disbursement-callback-sample-fields)).
              *      */
@@ -2555,6 +2568,10 @@ export interface components {
             headers: {
                 /** @description Names the scheme to use, `Basic`. */
                 "WWW-Authenticate"?: string;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -2567,12 +2584,38 @@ export interface components {
         /** @description The API key is valid but has no permission for this operation. */
         Forbidden: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
                     error_code?: "REQUEST_FORBIDDEN_ERROR";
+                };
+            };
+        };
+        /** @description The API key sent more requests of this operation's rate-limit group than its window allows. Nothing was
+         *     done: send the request again after `Retry-After` seconds ([decision](#/decisions/rate-limits)).
+         *      */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                /** @description How many requests of this group the window allows (`x-rate-limits`). */
+                "RateLimit-Limit": number;
+                /** @description Always 0 on this answer. */
+                "RateLimit-Remaining": number;
+                /** @description Whole seconds until the window ends and the group's count starts again. */
+                "RateLimit-Reset": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    error_code?: "RATE_LIMIT_EXCEEDED";
                 };
             };
         };
@@ -2587,6 +2630,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
                     error_code?: "SERVER_ERROR";
+                };
+            };
+        };
+        /** @description The service is temporarily unable to take the request. Nothing was done: send the request again after
+         *     `Retry-After` seconds ([decision](#/decisions/service-unavailable)).
+         *      */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    error_code?: "SERVICE_UNAVAILABLE";
                 };
             };
         };
@@ -2609,7 +2668,8 @@ export interface components {
         FvaPaymentIdPath: string;
         /** @description The `id` the service returned when the fixed payment code was created (not your `external_id`). */
         FpcIdPath: string;
-        /** @description Optional key that makes disbursement creation safe to retry. Any non-empty string, no upper length limit.
+        /** @description Optional key that makes disbursement creation safe to retry. Any non-empty string of printable ASCII
+         *     characters, with no upper length limit of its own ([decision](#/decisions/disbursement-idempotency-key-length)).
          *     Generate a fresh value (a UUID works) for every distinct disbursement and never use one value in both
          *     test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
          *     the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
@@ -2646,7 +2706,28 @@ export interface components {
         CallbackTokenHeader: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description How many requests the operation's rate-limit group allows the API key in one window (`x-rate-limits`):
+         *     100 for reads, 50 for writes, 5 for OTP validations ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Limit": number;
+        /** @description How many more requests of the operation's rate-limit group the API key may send in the current window,
+         *     this one counted ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Remaining": number;
+        /** @description Whole seconds until the current window of the operation's rate-limit group ends and its count starts
+         *     again ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Reset": number;
+        /** @description Never sent. The API is called from servers, with a secret key that must not reach a browser, so no
+         *     answer allows a web page of another origin to read it ([decision](#/decisions/no-browser-access)).
+         *      */
+        "Access-Control-Allow-Origin": unknown;
+        /** @description Whole seconds (at least 1) to wait before sending the request again; nothing was done with this one
+         *     ([decision](#/decisions/rate-limits)).
+         *      */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2671,6 +2752,10 @@ export interface operations {
             /** @description The balance of the requested account. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,6 +2765,10 @@ export interface operations {
             /** @description The query is invalid. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2691,7 +2780,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listVirtualAccountBanks: {
@@ -2706,15 +2797,37 @@ export interface operations {
             /** @description The available banks, as an array. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VirtualAccountBank"][];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDisbursementBanks: {
@@ -2729,15 +2842,37 @@ export interface operations {
             /** @description All disbursement destinations, as an array. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DisbursementBank"][];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createFixedVirtualAccount: {
@@ -2760,6 +2895,10 @@ export interface operations {
             /** @description The account was created. Give `account_number` to the payer. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2769,6 +2908,10 @@ export interface operations {
             /** @description The account was not created. `error_code` says why; fix the request before sending it again. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2780,7 +2923,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFixedVirtualAccount: {
@@ -2800,10 +2945,30 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FixedVirtualAccount"];
+                };
+            };
+            /** @description The `id` is not a well-formed id (1 to 64 letters, digits, `-` and `_`) ([decision](#/decisions/string-bounds-identifiers)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2811,6 +2976,10 @@ export interface operations {
             /** @description No such fixed virtual account. Check the `id` and the mode of your key. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2820,7 +2989,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateFixedVirtualAccount: {
@@ -2845,6 +3016,10 @@ export interface operations {
             /** @description The account after the update. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +3029,10 @@ export interface operations {
             /** @description The account was not changed. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2868,6 +3047,10 @@ export interface operations {
             /** @description No such fixed virtual account. Check the `id` and the mode of your key. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,7 +3060,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFixedVirtualAccountPayment: {
@@ -2897,10 +3082,30 @@ export interface operations {
             /** @description The payment. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FixedVirtualAccountPayment"];
+                };
+            };
+            /** @description The `payment_id` is not a well-formed id (1 to 64 letters, digits, `-` and `_`) ([decision](#/decisions/string-bounds-identifiers)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2908,6 +3113,10 @@ export interface operations {
             /** @description No such payment. Treat the callback that named it as not genuine. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2917,7 +3126,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createFixedPaymentCode: {
@@ -2940,6 +3151,10 @@ export interface operations {
             /** @description The code was created. Give `payment_code` and the outlet to the payer. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2949,6 +3164,10 @@ export interface operations {
             /** @description The code was not created. `error_code` says why; fix the request before sending it again. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,7 +3179,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFixedPaymentCode: {
@@ -2978,10 +3199,30 @@ export interface operations {
             /** @description The code. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FixedPaymentCode"];
+                };
+            };
+            /** @description The `id` is not a well-formed id (1 to 64 letters, digits, `-` and `_`) ([decision](#/decisions/string-bounds-identifiers)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2989,6 +3230,10 @@ export interface operations {
             /** @description No such fixed payment code. Check the `id` and the mode of your key. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2998,7 +3243,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateFixedPaymentCode: {
@@ -3021,6 +3268,10 @@ export interface operations {
             /** @description The code after the update. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3281,10 @@ export interface operations {
             /** @description The code was not changed. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,6 +3299,10 @@ export interface operations {
             /** @description No such fixed payment code. Check the `id` and the mode of your key. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3053,7 +3312,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDisbursementsByExternalId: {
@@ -3071,6 +3332,10 @@ export interface operations {
             /** @description The matching disbursements, at least one. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3080,6 +3345,10 @@ export interface operations {
             /** @description The query is invalid (for example `external_id` missing or longer than 1000 characters). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3363,10 @@ export interface operations {
             /** @description No disbursement has this `external_id`. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3103,14 +3376,17 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDisbursement: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional key that makes disbursement creation safe to retry. Any non-empty string, no upper length limit.
+                /** @description Optional key that makes disbursement creation safe to retry. Any non-empty string of printable ASCII
+                 *     characters, with no upper length limit of its own ([decision](#/decisions/disbursement-idempotency-key-length)).
                  *     Generate a fresh value (a UUID works) for every distinct disbursement and never use one value in both
                  *     test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
                  *     the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a
@@ -3134,6 +3410,10 @@ export interface operations {
              *      */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3145,6 +3425,10 @@ export interface operations {
              *      */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,7 +3440,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDisbursement: {
@@ -3174,21 +3460,32 @@ export interface operations {
             /** @description The disbursement. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Disbursement"];
                 };
             };
-            /** @description A body was sent with the request and it is not valid JSON. Send the GET without a body. */
+            /** @description The `id` is not a well-formed id (`API_VALIDATION_ERROR`,
+             *     [decision](#/decisions/string-bounds-identifiers)), or a body was sent with the request and it is not
+             *     valid JSON (`INVALID_JSON_FORMAT`): send the GET without a body.
+             *      */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        error_code?: "INVALID_JSON_FORMAT";
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
                     };
                 };
             };
@@ -3199,6 +3496,10 @@ export interface operations {
              *      */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +3512,10 @@ export interface operations {
             /** @description No disbursement has this id. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,7 +3525,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEwalletPaymentStatus: {
@@ -3240,6 +3547,10 @@ export interface operations {
             /** @description The payment's current state. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3560,10 @@ export interface operations {
             /** @description A query parameter is missing or invalid. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3263,6 +3578,10 @@ export interface operations {
             /** @description No payment matches. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3272,7 +3591,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createEwalletPayment: {
@@ -3306,6 +3627,10 @@ export interface operations {
              *      */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3641,10 @@ export interface operations {
              *      */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +3661,10 @@ export interface operations {
              *      */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3341,7 +3674,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCustomers: {
@@ -3359,6 +3694,10 @@ export interface operations {
             /** @description The matching customers, newest first; at most one when `external_id` is given. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,6 +3707,10 @@ export interface operations {
             /** @description The query is invalid (for example `external_id` longer than 100 characters). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3379,7 +3722,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createCustomer: {
@@ -3399,6 +3744,10 @@ export interface operations {
             /** @description The customer was created. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3408,6 +3757,10 @@ export interface operations {
             /** @description The customer was not created. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,7 +3772,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCustomer: {
@@ -3442,6 +3797,10 @@ export interface operations {
             /** @description The customer after the update. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3810,10 @@ export interface operations {
             /** @description The customer was not changed. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3462,7 +3825,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     initializeLinkedAccountTokenization: {
@@ -3483,6 +3848,10 @@ export interface operations {
              *      */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3492,6 +3861,10 @@ export interface operations {
             /** @description The request was rejected. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3503,16 +3876,25 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
-            /** @description The bank's direct debit service is unavailable. Nothing was created; retry later. */
+            /** @description Nothing was created. `CHANNEL_UNAVAILABLE`: the bank's direct debit service is unavailable; retry later.
+             *     `SERVICE_UNAVAILABLE`: the service itself is temporarily unable to take the request; retry after
+             *     `Retry-After` seconds.
+             *      */
             503: {
                 headers: {
+                    /** @description Whole seconds (at least 1) to wait before sending the request again. Always sent with
+                     *     `SERVICE_UNAVAILABLE` ([decision](#/decisions/service-unavailable)).
+                     *      */
+                    "Retry-After"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        error_code?: "CHANNEL_UNAVAILABLE";
+                        error_code?: "CHANNEL_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -3540,6 +3922,10 @@ export interface operations {
             /** @description The bank accepted the OTP; the token is `SUCCESS`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,6 +3935,10 @@ export interface operations {
             /** @description The request or the OTP was rejected. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3563,6 +3953,10 @@ export interface operations {
             /** @description No linked account token has this id. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3575,6 +3969,10 @@ export interface operations {
             /** @description The token is no longer waiting for an OTP. `error_code` says whether it succeeded or failed. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3584,7 +3982,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLinkedAccountTokenAccounts: {
@@ -3605,6 +4005,10 @@ export interface operations {
             /** @description The accounts of the token; empty until the token is `SUCCESS`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3614,6 +4018,10 @@ export interface operations {
             /** @description The token id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3628,6 +4036,10 @@ export interface operations {
             /** @description No linked account token has this id. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3637,7 +4049,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPaymentMethodsByCustomer: {
@@ -3655,6 +4069,10 @@ export interface operations {
             /** @description The customer's payment methods, possibly none. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3664,6 +4082,10 @@ export interface operations {
             /** @description The query is missing or malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,7 +4097,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPaymentMethod: {
@@ -3694,6 +4118,10 @@ export interface operations {
             /** @description The payment method was created with status `ACTIVE`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3703,6 +4131,10 @@ export interface operations {
             /** @description The request was rejected. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,6 +4149,10 @@ export interface operations {
             /** @description The linked account already has an `ACTIVE` payment method. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,7 +4162,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDirectDebitPaymentByReferenceId: {
@@ -3744,6 +4182,10 @@ export interface operations {
             /** @description The newest direct debit payment with this `reference_id`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +4195,10 @@ export interface operations {
             /** @description The query is missing or malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3767,6 +4213,10 @@ export interface operations {
             /** @description No direct debit payment has this `reference_id`. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3776,7 +4226,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDirectDebitPayment: {
@@ -3804,6 +4256,10 @@ export interface operations {
             /** @description The payment was created with status `PENDING`. Wait for the callback, or validate the OTP first when `is_otp_required` is `true`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3813,6 +4269,10 @@ export interface operations {
             /** @description The request was rejected. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +4287,10 @@ export interface operations {
             /** @description The `Idempotency-key` was used before. `error_code` says whether with the same or a different body. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,16 +4300,25 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
-            /** @description The payment method cannot be charged any more. Link the card again and create a new payment method. */
+            /** @description Nothing was charged. `INVALID_PAYMENT_METHOD_ERROR`: the payment method cannot be charged any more;
+             *     link the card again and create a new payment method. `SERVICE_UNAVAILABLE`: the service itself is
+             *     temporarily unable to take the request; retry after `Retry-After` seconds.
+             *      */
             503: {
                 headers: {
+                    /** @description Whole seconds (at least 1) to wait before sending the request again. Always sent with
+                     *     `SERVICE_UNAVAILABLE` ([decision](#/decisions/service-unavailable)).
+                     *      */
+                    "Retry-After"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        error_code?: "INVALID_PAYMENT_METHOD_ERROR";
+                        error_code?: "INVALID_PAYMENT_METHOD_ERROR" | "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -3872,6 +4345,10 @@ export interface operations {
             /** @description The bank accepted the OTP. The payment stays `PENDING` until the outcome callback. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +4358,10 @@ export interface operations {
             /** @description The request or the OTP was rejected. `error_code` says why. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,6 +4376,10 @@ export interface operations {
             /** @description No direct debit payment has this id. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3907,6 +4392,10 @@ export interface operations {
             /** @description The payment is no longer pending. `error_code` says whether it completed or failed. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,7 +4405,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDirectDebitPayment: {
@@ -3936,6 +4427,10 @@ export interface operations {
             /** @description The direct debit payment. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3945,6 +4440,10 @@ export interface operations {
             /** @description The payment id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3959,6 +4458,10 @@ export interface operations {
             /** @description No direct debit payment has this id. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,7 +4471,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     fixedVirtualAccountPaid: {

@@ -7,9 +7,9 @@ export { MalformedResponseError } from '../runtime/client.js';
 export type { BodyEncoding, Failure, HttpStatus, OperationResult, Success, UnexpectedResponse } from '../runtime/client.js';
 
 export type PaymentsClientOptions = ApiClientOptions;
-/** What {@link PaymentsClient.getSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getSandbox} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetSandboxResult = OperationResult<operations['getSandbox']>;
-/** What {@link PaymentsClient.getClock} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getClock} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetClockResult = OperationResult<operations['getClock']>;
 
 /** Input of {@link PaymentsClient.advanceClock}. */
@@ -18,9 +18,9 @@ export interface AdvanceClockInput {
   body: operations['advanceClock']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.advanceClock} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.advanceClock} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type AdvanceClockResult = OperationResult<operations['advanceClock']>;
-/** What {@link PaymentsClient.getSettings} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.getSettings} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type GetSettingsResult = OperationResult<operations['getSettings']>;
 
 /** Input of {@link PaymentsClient.updateSettings}. */
@@ -29,7 +29,7 @@ export interface UpdateSettingsInput {
   body: operations['updateSettings']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.updateSettings} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.updateSettings} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type UpdateSettingsResult = OperationResult<operations['updateSettings']>;
 
 /** Input of {@link PaymentsClient.topUpBalance}. */
@@ -38,9 +38,9 @@ export interface TopUpBalanceInput {
   body: operations['topUpBalance']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.topUpBalance} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.topUpBalance} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type TopUpBalanceResult = OperationResult<operations['topUpBalance']>;
-/** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.resetSandbox} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ResetSandboxResult = OperationResult<operations['resetSandbox']>;
 
 /** Input of {@link PaymentsClient.listResources}. */
@@ -51,7 +51,7 @@ export interface ListResourcesInput {
   query?: operations['listResources']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listResources} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listResources} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListResourcesResult = OperationResult<operations['listResources']>;
 
 /** Input of {@link PaymentsClient.listCallbackDeliveries}. */
@@ -60,7 +60,7 @@ export interface ListCallbackDeliveriesInput {
   query?: operations['listCallbackDeliveries']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listCallbackDeliveries} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listCallbackDeliveries} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListCallbackDeliveriesResult = OperationResult<operations['listCallbackDeliveries']>;
 
 /** Input of {@link PaymentsClient.resendCallbackDelivery}. */
@@ -69,7 +69,7 @@ export interface ResendCallbackDeliveryInput {
   path: operations['resendCallbackDelivery']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ResendCallbackDeliveryResult = OperationResult<operations['resendCallbackDelivery']>;
 
 /** Input of {@link PaymentsClient.simulateFixedVirtualAccountPayment}. */
@@ -80,7 +80,7 @@ export interface SimulateFixedVirtualAccountPaymentInput {
   body?: NonNullable<operations['simulateFixedVirtualAccountPayment']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.simulateFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.simulateFixedVirtualAccountPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type SimulateFixedVirtualAccountPaymentResult = OperationResult<operations['simulateFixedVirtualAccountPayment']>;
 
 /** Input of {@link PaymentsClient.simulateFixedPaymentCodePayment}. */
@@ -91,7 +91,7 @@ export interface SimulateFixedPaymentCodePaymentInput {
   body?: NonNullable<operations['simulateFixedPaymentCodePayment']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.simulateFixedPaymentCodePayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.simulateFixedPaymentCodePayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type SimulateFixedPaymentCodePaymentResult = OperationResult<operations['simulateFixedPaymentCodePayment']>;
 
 /** Input of {@link PaymentsClient.completeDisbursement}. */
@@ -102,7 +102,7 @@ export interface CompleteDisbursementInput {
   body?: NonNullable<operations['completeDisbursement']['requestBody']>['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.completeDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.completeDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type CompleteDisbursementResult = OperationResult<operations['completeDisbursement']>;
 
 /** Input of {@link PaymentsClient.failDisbursement}. */
@@ -113,7 +113,7 @@ export interface FailDisbursementInput {
   body: operations['failDisbursement']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.failDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.failDisbursement} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type FailDisbursementResult = OperationResult<operations['failDisbursement']>;
 
 /** Input of {@link PaymentsClient.approveEwalletPayment}. */
@@ -122,7 +122,7 @@ export interface ApproveEwalletPaymentInput {
   body: operations['approveEwalletPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.approveEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.approveEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ApproveEwalletPaymentResult = OperationResult<operations['approveEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.declineEwalletPayment}. */
@@ -131,7 +131,7 @@ export interface DeclineEwalletPaymentInput {
   body: operations['declineEwalletPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.declineEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.declineEwalletPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type DeclineEwalletPaymentResult = OperationResult<operations['declineEwalletPayment']>;
 
 /** Input of {@link PaymentsClient.completeDirectDebitPayment}. */
@@ -140,7 +140,7 @@ export interface CompleteDirectDebitPaymentInput {
   path: operations['completeDirectDebitPayment']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.completeDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.completeDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type CompleteDirectDebitPaymentResult = OperationResult<operations['completeDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.failDirectDebitPayment}. */
@@ -151,7 +151,7 @@ export interface FailDirectDebitPaymentInput {
   body: operations['failDirectDebitPayment']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.failDirectDebitPayment} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type FailDirectDebitPaymentResult = OperationResult<operations['failDirectDebitPayment']>;
 
 /** Input of {@link PaymentsClient.invalidatePaymentMethod}. */
@@ -160,7 +160,7 @@ export interface InvalidatePaymentMethodInput {
   path: operations['invalidatePaymentMethod']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.invalidatePaymentMethod} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type InvalidatePaymentMethodResult = OperationResult<operations['invalidatePaymentMethod']>;
 
 /** Input of {@link PaymentsClient.listRequests}. */
@@ -169,9 +169,9 @@ export interface ListRequestsInput {
   query?: operations['listRequests']['parameters']['query'];
 }
 
-/** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listRequests} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListRequestsResult = OperationResult<operations['listRequests']>;
-/** What {@link PaymentsClient.listFaults} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.listFaults} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ListFaultsResult = OperationResult<operations['listFaults']>;
 
 /** Input of {@link PaymentsClient.armFault}. */
@@ -180,9 +180,9 @@ export interface ArmFaultInput {
   body: operations['armFault']['requestBody']['content']['application/json'];
 }
 
-/** What {@link PaymentsClient.armFault} resolves to: documented statuses 200, 400, 401, 403, 409, 500, or an unexpected response. */
+/** What {@link PaymentsClient.armFault} resolves to: documented statuses 200, 400, 401, 403, 409, 429, 500, 503, or an unexpected response. */
 export type ArmFaultResult = OperationResult<operations['armFault']>;
-/** What {@link PaymentsClient.clearFaults} resolves to: documented statuses 200, 401, 403, 500, or an unexpected response. */
+/** What {@link PaymentsClient.clearFaults} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
 export type ClearFaultsResult = OperationResult<operations['clearFaults']>;
 
 /** Input of {@link PaymentsClient.removeFault}. */
@@ -191,7 +191,7 @@ export interface RemoveFaultInput {
   path: operations['removeFault']['parameters']['path'];
 }
 
-/** What {@link PaymentsClient.removeFault} resolves to: documented statuses 200, 400, 401, 403, 404, 500, or an unexpected response. */
+/** What {@link PaymentsClient.removeFault} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
 export type RemoveFaultResult = OperationResult<operations['removeFault']>;
 
 /** One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject. */
@@ -255,16 +255,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
         client.GET('/sandbox', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getClock: () =>
       settle<operations['getClock']>(
         client.GET('/sandbox/clock', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     advanceClock: (input) =>
       settle<operations['advanceClock']>(
@@ -272,16 +272,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     getSettings: () =>
       settle<operations['getSettings']>(
         client.GET('/sandbox/settings', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     updateSettings: (input) =>
       settle<operations['updateSettings']>(
@@ -289,8 +289,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     topUpBalance: (input) =>
       settle<operations['topUpBalance']>(
@@ -298,16 +298,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     resetSandbox: () =>
       settle<operations['resetSandbox']>(
         client.POST('/sandbox/reset', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listResources: (input) =>
       settle<operations['listResources']>(
@@ -315,8 +315,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path, query: input.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listCallbackDeliveries: (input) =>
       settle<operations['listCallbackDeliveries']>(
@@ -324,8 +324,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     resendCallbackDelivery: (input) =>
       settle<operations['resendCallbackDelivery']>(
@@ -333,8 +333,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     simulateFixedVirtualAccountPayment: (input) =>
       settle<operations['simulateFixedVirtualAccountPayment']>(
@@ -343,8 +343,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     simulateFixedPaymentCodePayment: (input) =>
       settle<operations['simulateFixedPaymentCodePayment']>(
@@ -353,8 +353,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     completeDisbursement: (input) =>
       settle<operations['completeDisbursement']>(
@@ -363,8 +363,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     failDisbursement: (input) =>
       settle<operations['failDisbursement']>(
@@ -373,8 +373,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     approveEwalletPayment: (input) =>
       settle<operations['approveEwalletPayment']>(
@@ -382,8 +382,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     declineEwalletPayment: (input) =>
       settle<operations['declineEwalletPayment']>(
@@ -391,8 +391,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     completeDirectDebitPayment: (input) =>
       settle<operations['completeDirectDebitPayment']>(
@@ -400,8 +400,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     failDirectDebitPayment: (input) =>
       settle<operations['failDirectDebitPayment']>(
@@ -410,8 +410,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     invalidatePaymentMethod: (input) =>
       settle<operations['invalidatePaymentMethod']>(
@@ -419,8 +419,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listRequests: (input) =>
       settle<operations['listRequests']>(
@@ -428,16 +428,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { query: input?.query },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     listFaults: () =>
       settle<operations['listFaults']>(
         client.GET('/sandbox/faults', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     armFault: (input) =>
       settle<operations['armFault']>(
@@ -445,16 +445,16 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           body: input.body,
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 409, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 409, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     clearFaults: () =>
       settle<operations['clearFaults']>(
         client.DELETE('/sandbox/faults', {
           parseAs: 'text',
         }),
-        [200, 401, 403, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
     removeFault: (input) =>
       settle<operations['removeFault']>(
@@ -462,8 +462,8 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
           params: { path: input.path },
           parseAs: 'text',
         }),
-        [200, 400, 401, 403, 404, 500],
-        { 401: { 'WWW-Authenticate': { required: false, numeric: false } } },
+        [200, 400, 401, 403, 404, 429, 500, 503],
+        { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
       ),
   };
 }

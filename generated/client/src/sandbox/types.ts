@@ -688,16 +688,22 @@ export interface components {
              *     `x-callback-token`: compare it there to know a callback came from this sandbox (the dashboard shows it).
              *      */
             callback_token?: string;
-            /** @description Milliseconds between two attempts of a callback that was not acknowledged (`CALLBACK_RETRY_DELAY_MS`;
+            /**
+             * Format: int32
+             * @description Milliseconds between two attempts of a callback that was not acknowledged (`CALLBACK_RETRY_DELAY_MS`;
              *     by default the contract's `x-delivery.retry_interval_seconds`). A client checking retries waits this
              *     long, or advances the clock by it. Always given by `GET /sandbox`.
-             *      */
+             *
+             */
             callback_retry_delay_ms?: number;
-            /** @description Milliseconds of the merchant's sandbox time after which a disbursement, or a direct debit payment
+            /**
+             * Format: int32
+             * @description Milliseconds of the merchant's sandbox time after which a disbursement, or a direct debit payment
              *     whose OTP was accepted (or that needs none), finishes by itself while its automatic setting is on
              *     (`SANDBOX_AUTO_PROGRESS_DELAY_MS`, default 3000). Advancing the clock by it makes them finish at once.
              *     Always given by `GET /sandbox`.
-             *      */
+             *
+             */
             auto_progress_delay_ms?: number;
         };
         /**
@@ -754,7 +760,10 @@ export interface components {
              * @description The current time of the key's merchant and mode.
              */
             now: string;
-            /** @description How far, in milliseconds, this clock is ahead of real time (the sum of its advances since it started or was reset). */
+            /**
+             * Format: int64
+             * @description How far, in milliseconds, this clock is ahead of real time (the sum of its advances since it started or was reset).
+             */
             offset_ms: number;
         };
         /**
@@ -762,9 +771,12 @@ export interface components {
          * @description How far to move the clock of the key's merchant and mode forward. Time never moves back.
          */
         SandboxClockAdvanceRequest: {
-            /** @description Milliseconds to add to the clock's time, at most 100 years (3155760000000). `0` moves nothing but
+            /**
+             * Format: int64
+             * @description Milliseconds to add to the clock's time, at most 100 years (3155760000000). `0` moves nothing but
              *     still runs whatever is due now for the key's merchant and mode (callback attempts whose time has come).
-             *      */
+             *
+             */
             milliseconds: number;
         };
         /**
@@ -971,7 +983,10 @@ export interface components {
              * @description When the attempt started, in sandbox time.
              */
             at: string;
-            /** @description The HTTP status the merchant's endpoint answered; null when no answer came (see `error`). */
+            /**
+             * Format: int32
+             * @description The HTTP status the merchant's endpoint answered; null when no answer came (see `error`).
+             */
             status: number | null;
             /** @description Why no answer came (connection refused, timeout after 10 seconds); null when one came. */
             error: string | null;
@@ -996,9 +1011,12 @@ export interface components {
             webhook: string;
             /** @description The webhook's name in the service's contract (`ewallet.payment`, ...). */
             event: string;
-            /** @description Where it is sent: the dashboard setting's URL at the time of the event, or, for direct debit, the
+            /**
+             * Format: uri
+             * @description Where it is sent: the dashboard setting's URL at the time of the event, or, for direct debit, the
              *     payment's `callback_url`. Null when none was configured.
-             *      */
+             *
+             */
             url: string | null;
             /**
              * @description `pending`: attempts remain (the next at `next_attempt_at`). `delivered`: an attempt was acknowledged
@@ -1013,7 +1031,10 @@ export interface components {
             };
             /** @description Every attempt so far, oldest first. */
             attempts: components["schemas"]["CallbackDeliveryAttempt"][];
-            /** @description The webhook's `x-delivery.attempts`, the first attempt included. */
+            /**
+             * Format: int32
+             * @description The webhook's `x-delivery.attempts`, the first attempt included.
+             */
             max_attempts: number;
             /**
              * Format: date-time
@@ -1390,7 +1411,10 @@ export interface components {
             "sub-category"?: string;
             /** @description Unit price, written as a string (`50000`). */
             price?: string;
-            /** @description Link to the item on the merchant's site. */
+            /**
+             * Format: uri
+             * @description Link to the item on the merchant's site.
+             */
             url?: string;
             /** @description Number of units, written as a string (`2`). */
             quantity?: string;
@@ -1575,7 +1599,10 @@ export interface components {
              * @example /disbursements
              */
             path: string;
-            /** @description The HTTP status the sandbox answered. */
+            /**
+             * Format: int32
+             * @description The HTTP status the sandbox answered.
+             */
             status: number;
             /** @description The `error_code` of an error answer; null for a success. */
             error_code: string | null;
@@ -1616,20 +1643,35 @@ export interface components {
             kind: "rate_limited" | "server_error" | "unavailable" | "delay";
             /** @description The service operation (its `operationId`) whose requests the fault takes; null for any operation. */
             operation: string | null;
-            /** @description How many requests the fault was armed for. */
+            /**
+             * Format: int32
+             * @description How many requests the fault was armed for.
+             */
             count: number;
-            /** @description How many requests it still answers. */
+            /**
+             * Format: int32
+             * @description How many requests it still answers.
+             */
             remaining: number;
-            /** @description The `Retry-After` seconds of a `rate_limited` or `unavailable` fault. */
+            /**
+             * Format: int32
+             * @description The `Retry-After` seconds of a `rate_limited` or `unavailable` fault.
+             */
             retry_after_seconds: number | null;
-            /** @description The `RateLimit-Limit` of a `rate_limited` fault. */
+            /**
+             * Format: int32
+             * @description The `RateLimit-Limit` of a `rate_limited` fault.
+             */
             limit: number | null;
             /**
              * @description Whether a `server_error` fault carries the request out before answering 500.
              * @enum {string|null}
              */
             outcome: "applied" | "not_applied" | null;
-            /** @description The delay of a `delay` fault, in milliseconds after the request arrived. */
+            /**
+             * Format: int32
+             * @description The delay of a `delay` fault, in milliseconds after the request arrived.
+             */
             delay_ms: number | null;
             /**
              * Format: date-time
@@ -1666,6 +1708,7 @@ export interface components {
              */
             kind: "rate_limited" | "server_error" | "unavailable" | "delay";
             /**
+             * Format: int32
              * @description How many requests the fault answers, 1 to 1000; it is removed once they have been answered.
              * @default 1
              */
@@ -1676,11 +1719,13 @@ export interface components {
              *      */
             operation?: string;
             /**
+             * Format: int32
              * @description For `rate_limited` and `unavailable`, the `Retry-After` header in whole seconds (for `rate_limited`, `RateLimit-Reset` too).
              * @default 1
              */
             retry_after_seconds?: number;
             /**
+             * Format: int32
              * @description For `rate_limited`, the `RateLimit-Limit` header the answer announces (requests per window).
              * @default 100
              */
@@ -1694,7 +1739,10 @@ export interface components {
              * @enum {string}
              */
             outcome?: "applied" | "not_applied";
-            /** @description For `delay` (and required by it), how many milliseconds after the request arrived its answer is sent, at most 30000. */
+            /**
+             * Format: int32
+             * @description For `delay` (and required by it), how many milliseconds after the request arrived its answer is sent, at most 30000.
+             */
             delay_ms?: number;
         } & (unknown & unknown & unknown & unknown & unknown);
     };
@@ -1704,6 +1752,10 @@ export interface components {
             headers: {
                 /** @description Names the scheme to use, `Basic`. */
                 "WWW-Authenticate"?: string;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1716,12 +1768,38 @@ export interface components {
         /** @description The API key is valid but has no permission for this operation. */
         Forbidden: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
                     error_code?: "REQUEST_FORBIDDEN_ERROR";
+                };
+            };
+        };
+        /** @description The API key sent more requests of this operation's rate-limit group than its window allows. Nothing was
+         *     done: send the request again after `Retry-After` seconds ([decision](#/decisions/rate-limits)).
+         *      */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                /** @description How many requests of this group the window allows (`x-rate-limits`). */
+                "RateLimit-Limit": number;
+                /** @description Always 0 on this answer. */
+                "RateLimit-Remaining": number;
+                /** @description Whole seconds until the window ends and the group's count starts again. */
+                "RateLimit-Reset": number;
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    error_code?: "RATE_LIMIT_EXCEEDED";
                 };
             };
         };
@@ -1739,6 +1817,22 @@ export interface components {
                 };
             };
         };
+        /** @description The service is temporarily unable to take the request. Nothing was done: send the request again after
+         *     `Retry-After` seconds ([decision](#/decisions/service-unavailable)).
+         *      */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    error_code?: "SERVICE_UNAVAILABLE";
+                };
+            };
+        };
     };
     parameters: {
         /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
@@ -1751,7 +1845,28 @@ export interface components {
         PaymentMethodIdPath: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description How many requests the operation's rate-limit group allows the API key in one window (`x-rate-limits`):
+         *     100 for reads, 50 for writes, 5 for OTP validations ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Limit": number;
+        /** @description How many more requests of the operation's rate-limit group the API key may send in the current window,
+         *     this one counted ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Remaining": number;
+        /** @description Whole seconds until the current window of the operation's rate-limit group ends and its count starts
+         *     again ([decision](#/decisions/rate-limits)).
+         *      */
+        "RateLimit-Reset": number;
+        /** @description Never sent. The API is called from servers, with a secret key that must not reach a browser, so no
+         *     answer allows a web page of another origin to read it ([decision](#/decisions/no-browser-access)).
+         *      */
+        "Access-Control-Allow-Origin": unknown;
+        /** @description Whole seconds (at least 1) to wait before sending the request again; nothing was done with this one
+         *     ([decision](#/decisions/rate-limits)).
+         *      */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1768,15 +1883,37 @@ export interface operations {
             /** @description The sandbox as the key sees it. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxInfo"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getClock: {
@@ -1791,15 +1928,37 @@ export interface operations {
             /** @description The clock of the key's merchant and mode. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxClock"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceClock: {
@@ -1818,6 +1977,10 @@ export interface operations {
             /** @description The clock of the key's merchant and mode after the move. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,6 +1990,10 @@ export interface operations {
             /** @description The body is malformed or `milliseconds` is not a whole number from 0 to 100 years. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,7 +2005,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSettings: {
@@ -1853,15 +2022,37 @@ export interface operations {
             /** @description The settings of the key's merchant and mode. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxSettings"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateSettings: {
@@ -1880,6 +2071,10 @@ export interface operations {
             /** @description Every setting after the change. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1889,6 +2084,10 @@ export interface operations {
             /** @description The body is malformed, breaks the schema, or names a bank, outlet or setting the contract does not have, or a range that does not fit its prefix. Nothing changed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,7 +2099,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     topUpBalance: {
@@ -1919,6 +2120,10 @@ export interface operations {
             /** @description The balance after the top-up. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,6 +2133,10 @@ export interface operations {
             /** @description The body is malformed, or the amount is not above 0 or too large. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1939,7 +2148,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetSandbox: {
@@ -1954,15 +2165,37 @@ export interface operations {
             /** @description The merchant and mode that were reset. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxInfo"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listResources: {
@@ -1983,6 +2216,10 @@ export interface operations {
             /** @description The newest resources of the kind, newest first. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2229,10 @@ export interface operations {
             /** @description The kind is not one of those listed, or `limit` is not a whole number from 1 to 200. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,7 +2244,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCallbackDeliveries: {
@@ -2023,6 +2266,10 @@ export interface operations {
             /** @description The matching deliveries, newest first. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2032,6 +2279,10 @@ export interface operations {
             /** @description A filter is not one of its allowed values. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2043,7 +2294,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendCallbackDelivery: {
@@ -2061,6 +2314,10 @@ export interface operations {
             /** @description The new delivery, `pending` until its first attempt is answered. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2070,6 +2327,10 @@ export interface operations {
             /** @description The id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2084,6 +2345,10 @@ export interface operations {
             /** @description No callback delivery has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2096,6 +2361,10 @@ export interface operations {
             /** @description The delivery is still being attempted. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,7 +2374,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulateFixedVirtualAccountPayment: {
@@ -2130,6 +2401,10 @@ export interface operations {
              *      */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2139,6 +2414,10 @@ export interface operations {
             /** @description The body is malformed or breaks its schema, or no amount was given for an account that has none. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2432,10 @@ export interface operations {
             /** @description No fixed virtual account has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2165,6 +2448,10 @@ export interface operations {
             /** @description The account does not accept this transfer (it is not `ACTIVE`, or it is closed and the amount differs). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2174,7 +2461,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulateFixedPaymentCodePayment: {
@@ -2197,6 +2486,10 @@ export interface operations {
             /** @description The payment, as the `fixed_payment_code.paid` callback on its way to `fpc_paid_callback_url` reports it. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,6 +2499,10 @@ export interface operations {
             /** @description The body is malformed or breaks its schema. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2220,6 +2517,10 @@ export interface operations {
             /** @description No fixed payment code has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,6 +2533,10 @@ export interface operations {
             /** @description The code does not accept this payment (it is inactive, or the amount is not its `expected_amount`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,7 +2546,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeDisbursement: {
@@ -2264,6 +2571,10 @@ export interface operations {
             /** @description The disbursement, now `COMPLETED`. The callback is on its way to `disbursement_callback_url`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2273,6 +2584,10 @@ export interface operations {
             /** @description The body is malformed or breaks its schema. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2602,10 @@ export interface operations {
             /** @description No disbursement has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,6 +2618,10 @@ export interface operations {
             /** @description The disbursement is not `PENDING`, so the bank's confirmation does not apply. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2308,7 +2631,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     failDisbursement: {
@@ -2333,6 +2658,10 @@ export interface operations {
              *      */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2342,6 +2671,10 @@ export interface operations {
             /** @description The body is malformed, or the failure code is not one of the contract's. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2356,6 +2689,10 @@ export interface operations {
             /** @description No disbursement has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2368,6 +2705,10 @@ export interface operations {
             /** @description The disbursement is not `PENDING`, so the bank's rejection does not apply. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2377,7 +2718,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     approveEwalletPayment: {
@@ -2397,6 +2740,10 @@ export interface operations {
             /** @description The payment, now `COMPLETED`. The callback is on its way to `ewallet_callback_url`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,6 +2753,10 @@ export interface operations {
             /** @description The body is malformed or breaks its schema. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2771,10 @@ export interface operations {
             /** @description No e-wallet payment matches in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,6 +2787,10 @@ export interface operations {
             /** @description The payment is not `PENDING`, so the end user's approval does not apply. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,7 +2800,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     declineEwalletPayment: {
@@ -2461,6 +2822,10 @@ export interface operations {
             /** @description The payment, now `FAILED`. The callback, with the `failure_code`, is on its way to `ewallet_callback_url`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2470,6 +2835,10 @@ export interface operations {
             /** @description The body is malformed, or the failure code is not one of the contract's. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +2853,10 @@ export interface operations {
             /** @description No e-wallet payment matches in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2496,6 +2869,10 @@ export interface operations {
             /** @description The payment is not `PENDING`, so the failure does not apply. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,7 +2882,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeDirectDebitPayment: {
@@ -2525,6 +2904,10 @@ export interface operations {
             /** @description The payment, now `COMPLETED`. The callback is on its way to `callback_url`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2534,6 +2917,10 @@ export interface operations {
             /** @description The payment id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +2935,10 @@ export interface operations {
             /** @description No direct debit payment has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2560,6 +2951,10 @@ export interface operations {
             /** @description The payment is not in a state the bank's debit applies to. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2569,7 +2964,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     failDirectDebitPayment: {
@@ -2593,6 +2990,10 @@ export interface operations {
             /** @description The payment, now `FAILED` with the `failure_code` given. The callback is on its way to `callback_url`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2602,6 +3003,10 @@ export interface operations {
             /** @description The payment id or the body is malformed, or the failure code is not one of the contract's. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2616,6 +3021,10 @@ export interface operations {
             /** @description No direct debit payment has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2628,6 +3037,10 @@ export interface operations {
             /** @description The payment is not in a state the bank's decline applies to. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,7 +3050,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     invalidatePaymentMethod: {
@@ -2657,6 +3072,10 @@ export interface operations {
             /** @description The payment method, now `INACTIVE`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2666,6 +3085,10 @@ export interface operations {
             /** @description The payment method id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,6 +3103,10 @@ export interface operations {
             /** @description No payment method has this id in the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2692,6 +3119,10 @@ export interface operations {
             /** @description The payment method is not `ACTIVE`, so there is nothing left to revoke. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,7 +3132,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequests: {
@@ -2719,6 +3152,10 @@ export interface operations {
             /** @description The recorded requests, newest first. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2728,6 +3165,10 @@ export interface operations {
             /** @description The limit is not a whole number from 1 to 200. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2739,7 +3180,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listFaults: {
@@ -2754,15 +3197,37 @@ export interface operations {
             /** @description The armed faults. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxFaultList"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     armFault: {
@@ -2781,6 +3246,10 @@ export interface operations {
             /** @description The armed fault; it applies from the next request on. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2790,6 +3259,10 @@ export interface operations {
             /** @description The body is malformed, breaks the schema, gives a setting of another kind, or names an operation the service contract does not have. Nothing was armed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,6 +3277,10 @@ export interface operations {
             /** @description 20 faults are armed for the merchant and mode already; remove one first. */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2813,7 +3290,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     clearFaults: {
@@ -2828,15 +3307,37 @@ export interface operations {
             /** @description The faults removed (none when none was armed). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxFaultList"];
                 };
             };
+            /** @description A body was sent with the request and it is not JSON; the operation takes none ([decision](#/decisions/body-must-be-json)). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeFault: {
@@ -2854,6 +3355,10 @@ export interface operations {
             /** @description The fault removed, with what was left of it. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2863,6 +3368,10 @@ export interface operations {
             /** @description The id is malformed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,6 +3386,10 @@ export interface operations {
             /** @description No fault with this id is armed for the key's merchant and mode. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2886,7 +3399,9 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

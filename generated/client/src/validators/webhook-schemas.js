@@ -240,10 +240,12 @@ var require_formats = __commonJS({
 
 // webhook-schemas.js
 var webhook_fixedVirtualAccountPaid = validate20;
-var schema33 = { "type": "object", "required": ["id", "payment_id", "callback_virtual_account_id", "owner_id", "external_id", "account_number", "bank_code", "amount", "transaction_timestamp", "merchant_code", "updated", "created"], "properties": { "id": { "type": "string", "minLength": 1 }, "payment_id": { "type": "string", "minLength": 1 }, "callback_virtual_account_id": { "type": "string", "minLength": 1 }, "owner_id": { "type": "string", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 950 }, "account_number": { "type": "string", "pattern": "^[0-9]+$" }, "bank_code": { "type": "string", "enum": ["BCA", "BNI", "MANDIRI", "SAHABAT_SAMPOERNA", "BRI", "PERMATA"] }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "transaction_timestamp": { "type": "string", "format": "date-time" }, "merchant_code": { "type": "string", "pattern": "^[0-9]{5}$" }, "updated": { "type": "string", "format": "date-time" }, "created": { "type": "string", "format": "date-time" }, "sender_name": { "type": "string", "minLength": 1 } }, "allOf": [{ "if": { "properties": { "bank_code": { "const": "SAHABAT_SAMPOERNA" } }, "required": ["bank_code"] }, "then": { "type": "object", "required": ["sender_name"], "allOf": [{ "properties": { "sender_name": true } }] } }, { "if": { "properties": { "bank_code": { "not": { "const": "SAHABAT_SAMPOERNA" } } }, "required": ["bank_code"] }, "then": { "type": "object", "allOf": [{ "properties": { "sender_name": false } }] } }] };
+var schema33 = { "type": "object", "required": ["id", "payment_id", "callback_virtual_account_id", "owner_id", "external_id", "account_number", "bank_code", "amount", "transaction_timestamp", "merchant_code", "updated", "created"], "properties": { "id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "payment_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "callback_virtual_account_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "owner_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "external_id": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1, "maxLength": 950 }, "account_number": { "type": "string", "maxLength": 32, "pattern": "^[0-9]+$" }, "bank_code": { "type": "string", "enum": ["BCA", "BNI", "MANDIRI", "SAHABAT_SAMPOERNA", "BRI", "PERMATA"] }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "transaction_timestamp": { "type": "string", "format": "date-time", "maxLength": 35 }, "merchant_code": { "type": "string", "maxLength": 5, "pattern": "^[0-9]{5}$" }, "updated": { "type": "string", "format": "date-time", "maxLength": 35 }, "created": { "type": "string", "format": "date-time", "maxLength": 35 }, "sender_name": { "type": "string", "maxLength": 255, "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1 } }, "allOf": [{ "if": { "properties": { "bank_code": { "const": "SAHABAT_SAMPOERNA" } }, "required": ["bank_code"] }, "then": { "type": "object", "required": ["sender_name"], "allOf": [{ "properties": { "sender_name": true } }] } }, { "if": { "properties": { "bank_code": { "not": { "const": "SAHABAT_SAMPOERNA" } } }, "required": ["bank_code"] }, "then": { "type": "object", "allOf": [{ "properties": { "sender_name": false } }] } }] };
 var func1 = require_ucs2length().default;
-var pattern4 = new RegExp("^[0-9]+$", "u");
-var pattern5 = new RegExp("^[0-9]{5}$", "u");
+var pattern4 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+var pattern8 = new RegExp("^[^\\x00-\\x1F\\x7F]*$", "u");
+var pattern9 = new RegExp("^[0-9]+$", "u");
+var pattern10 = new RegExp("^[0-9]{5}$", "u");
 var formats0 = require_formats().fullFormats["date-time"];
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
@@ -562,8 +564,8 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data3 = data.id;
       if (typeof data3 === "string") {
-        if (func1(data3) < 1) {
-          const err23 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.id, data: data3 };
+        if (func1(data3) > 64) {
+          const err23 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema33.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err23];
           } else {
@@ -571,21 +573,17 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err24 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.id.type, parentSchema: schema33.properties.id, data: data3 };
-        if (vErrors === null) {
-          vErrors = [err24];
-        } else {
-          vErrors.push(err24);
+        if (func1(data3) < 1) {
+          const err24 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.id, data: data3 };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.payment_id !== void 0) {
-      let data4 = data.payment_id;
-      if (typeof data4 === "string") {
-        if (func1(data4) < 1) {
-          const err25 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.payment_id, data: data4 };
+        if (!pattern4.test(data3)) {
+          const err25 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema33.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err25];
           } else {
@@ -594,7 +592,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err26 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.payment_id.type, parentSchema: schema33.properties.payment_id, data: data4 };
+        const err26 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.id.type, parentSchema: schema33.properties.id, data: data3 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -603,11 +601,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.callback_virtual_account_id !== void 0) {
-      let data5 = data.callback_virtual_account_id;
-      if (typeof data5 === "string") {
-        if (func1(data5) < 1) {
-          const err27 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
+    if (data.payment_id !== void 0) {
+      let data4 = data.payment_id;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 64) {
+          const err27 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema33.properties.payment_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err27];
           } else {
@@ -615,21 +613,17 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err28 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.callback_virtual_account_id.type, parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
+        if (func1(data4) < 1) {
+          const err28 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.payment_id, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.owner_id !== void 0) {
-      let data6 = data.owner_id;
-      if (typeof data6 === "string") {
-        if (func1(data6) < 1) {
-          const err29 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.owner_id, data: data6 };
+        if (!pattern4.test(data4)) {
+          const err29 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema33.properties.payment_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -638,7 +632,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err30 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.owner_id.type, parentSchema: schema33.properties.owner_id, data: data6 };
+        const err30 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.payment_id.type, parentSchema: schema33.properties.payment_id, data: data4 };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
@@ -647,11 +641,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.external_id !== void 0) {
-      let data7 = data.external_id;
-      if (typeof data7 === "string") {
-        if (func1(data7) > 950) {
-          const err31 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema33.properties.external_id, data: data7 };
+    if (data.callback_virtual_account_id !== void 0) {
+      let data5 = data.callback_virtual_account_id;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 64) {
+          const err31 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
           if (vErrors === null) {
             vErrors = [err31];
           } else {
@@ -659,8 +653,8 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data7) < 1) {
-          const err32 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.external_id, data: data7 };
+        if (func1(data5) < 1) {
+          const err32 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
           if (vErrors === null) {
             vErrors = [err32];
           } else {
@@ -668,86 +662,79 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err33 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.external_id.type, parentSchema: schema33.properties.external_id, data: data7 };
-        if (vErrors === null) {
-          vErrors = [err33];
-        } else {
-          vErrors.push(err33);
-        }
-        errors++;
-      }
-    }
-    if (data.account_number !== void 0) {
-      let data8 = data.account_number;
-      if (typeof data8 === "string") {
-        if (!pattern4.test(data8)) {
-          const err34 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/account_number/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema33.properties.account_number, data: data8 };
+        if (!pattern4.test(data5)) {
+          const err33 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err33];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err33);
           }
           errors++;
         }
       } else {
-        const err35 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/account_number/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.account_number.type, parentSchema: schema33.properties.account_number, data: data8 };
+        const err34 = { instancePath: instancePath + "/callback_virtual_account_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/callback_virtual_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.callback_virtual_account_id.type, parentSchema: schema33.properties.callback_virtual_account_id, data: data5 };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err34];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err34);
         }
         errors++;
       }
     }
-    if (data.bank_code !== void 0) {
-      let data9 = data.bank_code;
-      if (typeof data9 !== "string") {
-        const err36 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.bank_code.type, parentSchema: schema33.properties.bank_code, data: data9 };
-        if (vErrors === null) {
-          vErrors = [err36];
-        } else {
-          vErrors.push(err36);
-        }
-        errors++;
-      }
-      if (!(data9 === "BCA" || data9 === "BNI" || data9 === "MANDIRI" || data9 === "SAHABAT_SAMPOERNA" || data9 === "BRI" || data9 === "PERMATA")) {
-        const err37 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/bank_code/enum", keyword: "enum", params: { allowedValues: schema33.properties.bank_code.enum }, message: "must be equal to one of the allowed values", schema: schema33.properties.bank_code.enum, parentSchema: schema33.properties.bank_code, data: data9 };
-        if (vErrors === null) {
-          vErrors = [err37];
-        } else {
-          vErrors.push(err37);
-        }
-        errors++;
-      }
-    }
-    if (data.amount !== void 0) {
-      let data10 = data.amount;
-      if (typeof data10 == "number") {
-        if (data10 <= 0 || isNaN(data10)) {
-          const err38 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema33.properties.amount, data: data10 };
+    if (data.owner_id !== void 0) {
+      let data6 = data.owner_id;
+      if (typeof data6 === "string") {
+        if (func1(data6) > 64) {
+          const err35 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema33.properties.owner_id, data: data6 };
           if (vErrors === null) {
-            vErrors = [err38];
+            vErrors = [err35];
           } else {
-            vErrors.push(err38);
+            vErrors.push(err35);
+          }
+          errors++;
+        }
+        if (func1(data6) < 1) {
+          const err36 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.owner_id, data: data6 };
+          if (vErrors === null) {
+            vErrors = [err36];
+          } else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data6)) {
+          const err37 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema33.properties.owner_id, data: data6 };
+          if (vErrors === null) {
+            vErrors = [err37];
+          } else {
+            vErrors.push(err37);
           }
           errors++;
         }
       } else {
-        const err39 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema33.properties.amount.type, parentSchema: schema33.properties.amount, data: data10 };
+        const err38 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.owner_id.type, parentSchema: schema33.properties.owner_id, data: data6 };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err38];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err38);
         }
         errors++;
       }
     }
-    if (data.transaction_timestamp !== void 0) {
-      let data11 = data.transaction_timestamp;
-      if (typeof data11 === "string") {
-        if (!formats0.validate(data11)) {
-          const err40 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/transaction_timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.transaction_timestamp, data: data11 };
+    if (data.external_id !== void 0) {
+      let data7 = data.external_id;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 950) {
+          const err39 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema33.properties.external_id, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+        if (func1(data7) < 1) {
+          const err40 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.external_id, data: data7 };
           if (vErrors === null) {
             vErrors = [err40];
           } else {
@@ -755,43 +742,39 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err41 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/transaction_timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.transaction_timestamp.type, parentSchema: schema33.properties.transaction_timestamp, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err41];
-        } else {
-          vErrors.push(err41);
-        }
-        errors++;
-      }
-    }
-    if (data.merchant_code !== void 0) {
-      let data12 = data.merchant_code;
-      if (typeof data12 === "string") {
-        if (!pattern5.test(data12)) {
-          const err42 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/merchant_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]{5}$" }, message: 'must match pattern "^[0-9]{5}$"', schema: "^[0-9]{5}$", parentSchema: schema33.properties.merchant_code, data: data12 };
+        if (!pattern8.test(data7)) {
+          const err41 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema33.properties.external_id, data: data7 };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err41];
           } else {
-            vErrors.push(err42);
+            vErrors.push(err41);
           }
           errors++;
         }
       } else {
-        const err43 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/merchant_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.merchant_code.type, parentSchema: schema33.properties.merchant_code, data: data12 };
+        const err42 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.external_id.type, parentSchema: schema33.properties.external_id, data: data7 };
         if (vErrors === null) {
-          vErrors = [err43];
+          vErrors = [err42];
         } else {
-          vErrors.push(err43);
+          vErrors.push(err42);
         }
         errors++;
       }
     }
-    if (data.updated !== void 0) {
-      let data13 = data.updated;
-      if (typeof data13 === "string") {
-        if (!formats0.validate(data13)) {
-          const err44 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.updated, data: data13 };
+    if (data.account_number !== void 0) {
+      let data8 = data.account_number;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 32) {
+          const err43 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/account_number/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters", schema: 32, parentSchema: schema33.properties.account_number, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err43];
+          } else {
+            vErrors.push(err43);
+          }
+          errors++;
+        }
+        if (!pattern9.test(data8)) {
+          const err44 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/account_number/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema33.properties.account_number, data: data8 };
           if (vErrors === null) {
             vErrors = [err44];
           } else {
@@ -800,7 +783,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err45 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.updated.type, parentSchema: schema33.properties.updated, data: data13 };
+        const err45 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/account_number/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.account_number.type, parentSchema: schema33.properties.account_number, data: data8 };
         if (vErrors === null) {
           vErrors = [err45];
         } else {
@@ -809,20 +792,19 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.created !== void 0) {
-      let data14 = data.created;
-      if (typeof data14 === "string") {
-        if (!formats0.validate(data14)) {
-          const err46 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.created, data: data14 };
-          if (vErrors === null) {
-            vErrors = [err46];
-          } else {
-            vErrors.push(err46);
-          }
-          errors++;
+    if (data.bank_code !== void 0) {
+      let data9 = data.bank_code;
+      if (typeof data9 !== "string") {
+        const err46 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.bank_code.type, parentSchema: schema33.properties.bank_code, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
         }
-      } else {
-        const err47 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.created.type, parentSchema: schema33.properties.created, data: data14 };
+        errors++;
+      }
+      if (!(data9 === "BCA" || data9 === "BNI" || data9 === "MANDIRI" || data9 === "SAHABAT_SAMPOERNA" || data9 === "BRI" || data9 === "PERMATA")) {
+        const err47 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/bank_code/enum", keyword: "enum", params: { allowedValues: schema33.properties.bank_code.enum }, message: "must be equal to one of the allowed values", schema: schema33.properties.bank_code.enum, parentSchema: schema33.properties.bank_code, data: data9 };
         if (vErrors === null) {
           vErrors = [err47];
         } else {
@@ -831,11 +813,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.sender_name !== void 0) {
-      let data15 = data.sender_name;
-      if (typeof data15 === "string") {
-        if (func1(data15) < 1) {
-          const err48 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.sender_name, data: data15 };
+    if (data.amount !== void 0) {
+      let data10 = data.amount;
+      if (typeof data10 == "number") {
+        if (data10 <= 0 || isNaN(data10)) {
+          const err48 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema33.properties.amount, data: data10 };
           if (vErrors === null) {
             vErrors = [err48];
           } else {
@@ -844,7 +826,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err49 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.sender_name.type, parentSchema: schema33.properties.sender_name, data: data15 };
+        const err49 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema33.properties.amount.type, parentSchema: schema33.properties.amount, data: data10 };
         if (vErrors === null) {
           vErrors = [err49];
         } else {
@@ -853,12 +835,176 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.transaction_timestamp !== void 0) {
+      let data11 = data.transaction_timestamp;
+      if (typeof data11 === "string") {
+        if (func1(data11) > 35) {
+          const err50 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/transaction_timestamp/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema33.properties.transaction_timestamp, data: data11 };
+          if (vErrors === null) {
+            vErrors = [err50];
+          } else {
+            vErrors.push(err50);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data11)) {
+          const err51 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/transaction_timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.transaction_timestamp, data: data11 };
+          if (vErrors === null) {
+            vErrors = [err51];
+          } else {
+            vErrors.push(err51);
+          }
+          errors++;
+        }
+      } else {
+        const err52 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/transaction_timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.transaction_timestamp.type, parentSchema: schema33.properties.transaction_timestamp, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err52];
+        } else {
+          vErrors.push(err52);
+        }
+        errors++;
+      }
+    }
+    if (data.merchant_code !== void 0) {
+      let data12 = data.merchant_code;
+      if (typeof data12 === "string") {
+        if (func1(data12) > 5) {
+          const err53 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/merchant_code/maxLength", keyword: "maxLength", params: { limit: 5 }, message: "must NOT have more than 5 characters", schema: 5, parentSchema: schema33.properties.merchant_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err53];
+          } else {
+            vErrors.push(err53);
+          }
+          errors++;
+        }
+        if (!pattern10.test(data12)) {
+          const err54 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/merchant_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]{5}$" }, message: 'must match pattern "^[0-9]{5}$"', schema: "^[0-9]{5}$", parentSchema: schema33.properties.merchant_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err54];
+          } else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+      } else {
+        const err55 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/merchant_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.merchant_code.type, parentSchema: schema33.properties.merchant_code, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err55];
+        } else {
+          vErrors.push(err55);
+        }
+        errors++;
+      }
+    }
+    if (data.updated !== void 0) {
+      let data13 = data.updated;
+      if (typeof data13 === "string") {
+        if (func1(data13) > 35) {
+          const err56 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/updated/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema33.properties.updated, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err56];
+          } else {
+            vErrors.push(err56);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data13)) {
+          const err57 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.updated, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err57];
+          } else {
+            vErrors.push(err57);
+          }
+          errors++;
+        }
+      } else {
+        const err58 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.updated.type, parentSchema: schema33.properties.updated, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err58];
+        } else {
+          vErrors.push(err58);
+        }
+        errors++;
+      }
+    }
+    if (data.created !== void 0) {
+      let data14 = data.created;
+      if (typeof data14 === "string") {
+        if (func1(data14) > 35) {
+          const err59 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/created/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema33.properties.created, data: data14 };
+          if (vErrors === null) {
+            vErrors = [err59];
+          } else {
+            vErrors.push(err59);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data14)) {
+          const err60 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema33.properties.created, data: data14 };
+          if (vErrors === null) {
+            vErrors = [err60];
+          } else {
+            vErrors.push(err60);
+          }
+          errors++;
+        }
+      } else {
+        const err61 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.created.type, parentSchema: schema33.properties.created, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err61];
+        } else {
+          vErrors.push(err61);
+        }
+        errors++;
+      }
+    }
+    if (data.sender_name !== void 0) {
+      let data15 = data.sender_name;
+      if (typeof data15 === "string") {
+        if (func1(data15) > 255) {
+          const err62 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", schema: 255, parentSchema: schema33.properties.sender_name, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err62];
+          } else {
+            vErrors.push(err62);
+          }
+          errors++;
+        }
+        if (func1(data15) < 1) {
+          const err63 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema33.properties.sender_name, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err63];
+          } else {
+            vErrors.push(err63);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data15)) {
+          const err64 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema33.properties.sender_name, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err64];
+          } else {
+            vErrors.push(err64);
+          }
+          errors++;
+        }
+      } else {
+        const err65 = { instancePath: instancePath + "/sender_name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/properties/sender_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.properties.sender_name.type, parentSchema: schema33.properties.sender_name, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err65];
+        } else {
+          vErrors.push(err65);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err50 = { instancePath, schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema33.type, parentSchema: schema33, data };
+    const err66 = { instancePath, schemaPath: "openapi#/components/schemas/FixedVirtualAccountPaidCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema33.type, parentSchema: schema33, data };
     if (vErrors === null) {
-      vErrors = [err50];
+      vErrors = [err66];
     } else {
-      vErrors.push(err50);
+      vErrors.push(err66);
     }
     errors++;
   }
@@ -868,7 +1014,8 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate20.evaluated = { "dynamicProps": true, "dynamicItems": false };
 var webhook_fixedVirtualAccountChanged = validate22;
-var schema35 = { "type": "object", "required": ["id", "owner_id", "external_id", "merchant_code", "account_number", "bank_code", "name", "is_closed", "is_single_use", "status", "expiration_date", "updated", "created"], "properties": { "id": { "type": "string", "minLength": 1 }, "owner_id": { "type": "string", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 950 }, "merchant_code": { "type": "string", "pattern": "^[0-9]{5}$" }, "account_number": { "type": "string", "pattern": "^[0-9]+$" }, "bank_code": { "type": "string", "enum": ["BCA", "BNI", "MANDIRI", "SAHABAT_SAMPOERNA", "BRI", "PERMATA"] }, "name": { "type": "string", "minLength": 1 }, "is_closed": { "type": "boolean" }, "is_single_use": { "type": "boolean" }, "status": { "type": "string", "enum": ["PENDING", "ACTIVE", "INACTIVE"] }, "expiration_date": { "type": "string", "format": "date-time" }, "suggested_amount": { "type": "number", "exclusiveMinimum": 0 }, "expected_amount": { "type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1e9 }, "updated": { "type": "string", "format": "date-time" }, "created": { "type": "string", "format": "date-time" } }, "allOf": [{ "if": { "properties": { "is_closed": { "const": true } }, "required": ["is_closed"] }, "then": { "type": "object", "required": ["expected_amount"], "allOf": [{ "properties": { "expected_amount": true } }] } }, { "if": { "properties": { "bank_code": { "not": { "enum": ["MANDIRI", "BRI"] } } }, "required": ["bank_code"] }, "then": { "type": "object", "allOf": [{ "properties": { "suggested_amount": false } }] } }] };
+var schema35 = { "type": "object", "required": ["id", "owner_id", "external_id", "merchant_code", "account_number", "bank_code", "name", "is_closed", "is_single_use", "status", "expiration_date", "updated", "created"], "properties": { "id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "owner_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "external_id": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1, "maxLength": 950 }, "merchant_code": { "type": "string", "maxLength": 5, "pattern": "^[0-9]{5}$" }, "account_number": { "type": "string", "maxLength": 32, "pattern": "^[0-9]+$" }, "bank_code": { "type": "string", "enum": ["BCA", "BNI", "MANDIRI", "SAHABAT_SAMPOERNA", "BRI", "PERMATA"] }, "name": { "type": "string", "pattern": "^ *[A-Za-z][A-Za-z ]*$", "minLength": 1 }, "is_closed": { "type": "boolean" }, "is_single_use": { "type": "boolean" }, "status": { "type": "string", "enum": ["PENDING", "ACTIVE", "INACTIVE"] }, "expiration_date": { "type": "string", "format": "date-time", "maxLength": 35 }, "suggested_amount": { "type": "number", "exclusiveMinimum": 0 }, "expected_amount": { "type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1e9 }, "updated": { "type": "string", "format": "date-time", "maxLength": 35 }, "created": { "type": "string", "format": "date-time", "maxLength": 35 } }, "allOf": [{ "if": { "properties": { "is_closed": { "const": true } }, "required": ["is_closed"] }, "then": { "type": "object", "required": ["expected_amount"], "allOf": [{ "properties": { "expected_amount": true } }] } }, { "if": { "properties": { "bank_code": { "not": { "enum": ["MANDIRI", "BRI"] } } }, "required": ["bank_code"] }, "then": { "type": "object", "allOf": [{ "properties": { "suggested_amount": false } }] } }] };
+var pattern17 = new RegExp("^ *[A-Za-z][A-Za-z ]*$", "u");
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -1198,8 +1345,8 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data3 = data.id;
       if (typeof data3 === "string") {
-        if (func1(data3) < 1) {
-          const err24 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.id, data: data3 };
+        if (func1(data3) > 64) {
+          const err24 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema35.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err24];
           } else {
@@ -1207,21 +1354,17 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err25 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.id.type, parentSchema: schema35.properties.id, data: data3 };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
+        if (func1(data3) < 1) {
+          const err25 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.id, data: data3 };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.owner_id !== void 0) {
-      let data4 = data.owner_id;
-      if (typeof data4 === "string") {
-        if (func1(data4) < 1) {
-          const err26 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.owner_id, data: data4 };
+        if (!pattern4.test(data3)) {
+          const err26 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema35.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err26];
           } else {
@@ -1230,7 +1373,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err27 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.owner_id.type, parentSchema: schema35.properties.owner_id, data: data4 };
+        const err27 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.id.type, parentSchema: schema35.properties.id, data: data3 };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -1239,11 +1382,11 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.external_id !== void 0) {
-      let data5 = data.external_id;
-      if (typeof data5 === "string") {
-        if (func1(data5) > 950) {
-          const err28 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema35.properties.external_id, data: data5 };
+    if (data.owner_id !== void 0) {
+      let data4 = data.owner_id;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 64) {
+          const err28 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema35.properties.owner_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err28];
           } else {
@@ -1251,8 +1394,8 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data5) < 1) {
-          const err29 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.external_id, data: data5 };
+        if (func1(data4) < 1) {
+          const err29 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.owner_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -1260,43 +1403,39 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err30 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.external_id.type, parentSchema: schema35.properties.external_id, data: data5 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
-        }
-        errors++;
-      }
-    }
-    if (data.merchant_code !== void 0) {
-      let data6 = data.merchant_code;
-      if (typeof data6 === "string") {
-        if (!pattern5.test(data6)) {
-          const err31 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/merchant_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]{5}$" }, message: 'must match pattern "^[0-9]{5}$"', schema: "^[0-9]{5}$", parentSchema: schema35.properties.merchant_code, data: data6 };
+        if (!pattern4.test(data4)) {
+          const err30 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema35.properties.owner_id, data: data4 };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err30];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err30);
           }
           errors++;
         }
       } else {
-        const err32 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/merchant_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.merchant_code.type, parentSchema: schema35.properties.merchant_code, data: data6 };
+        const err31 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.owner_id.type, parentSchema: schema35.properties.owner_id, data: data4 };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err31];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
-    if (data.account_number !== void 0) {
-      let data7 = data.account_number;
-      if (typeof data7 === "string") {
-        if (!pattern4.test(data7)) {
-          const err33 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/account_number/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema35.properties.account_number, data: data7 };
+    if (data.external_id !== void 0) {
+      let data5 = data.external_id;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 950) {
+          const err32 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema35.properties.external_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err32];
+          } else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+        if (func1(data5) < 1) {
+          const err33 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.external_id, data: data5 };
           if (vErrors === null) {
             vErrors = [err33];
           } else {
@@ -1304,20 +1443,17 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err34 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/account_number/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.account_number.type, parentSchema: schema35.properties.account_number, data: data7 };
-        if (vErrors === null) {
-          vErrors = [err34];
-        } else {
-          vErrors.push(err34);
+        if (!pattern8.test(data5)) {
+          const err34 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema35.properties.external_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.bank_code !== void 0) {
-      let data8 = data.bank_code;
-      if (typeof data8 !== "string") {
-        const err35 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.bank_code.type, parentSchema: schema35.properties.bank_code, data: data8 };
+      } else {
+        const err35 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.external_id.type, parentSchema: schema35.properties.external_id, data: data5 };
         if (vErrors === null) {
           vErrors = [err35];
         } else {
@@ -1325,21 +1461,21 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data8 === "BCA" || data8 === "BNI" || data8 === "MANDIRI" || data8 === "SAHABAT_SAMPOERNA" || data8 === "BRI" || data8 === "PERMATA")) {
-        const err36 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/bank_code/enum", keyword: "enum", params: { allowedValues: schema35.properties.bank_code.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.bank_code.enum, parentSchema: schema35.properties.bank_code, data: data8 };
-        if (vErrors === null) {
-          vErrors = [err36];
-        } else {
-          vErrors.push(err36);
-        }
-        errors++;
-      }
     }
-    if (data.name !== void 0) {
-      let data9 = data.name;
-      if (typeof data9 === "string") {
-        if (func1(data9) < 1) {
-          const err37 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.name, data: data9 };
+    if (data.merchant_code !== void 0) {
+      let data6 = data.merchant_code;
+      if (typeof data6 === "string") {
+        if (func1(data6) > 5) {
+          const err36 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/merchant_code/maxLength", keyword: "maxLength", params: { limit: 5 }, message: "must NOT have more than 5 characters", schema: 5, parentSchema: schema35.properties.merchant_code, data: data6 };
+          if (vErrors === null) {
+            vErrors = [err36];
+          } else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
+        if (!pattern10.test(data6)) {
+          const err37 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/merchant_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]{5}$" }, message: 'must match pattern "^[0-9]{5}$"', schema: "^[0-9]{5}$", parentSchema: schema35.properties.merchant_code, data: data6 };
           if (vErrors === null) {
             vErrors = [err37];
           } else {
@@ -1348,7 +1484,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err38 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.name.type, parentSchema: schema35.properties.name, data: data9 };
+        const err38 = { instancePath: instancePath + "/merchant_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/merchant_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.merchant_code.type, parentSchema: schema35.properties.merchant_code, data: data6 };
         if (vErrors === null) {
           vErrors = [err38];
         } else {
@@ -1357,34 +1493,29 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.is_closed !== void 0) {
-      let data10 = data.is_closed;
-      if (typeof data10 !== "boolean") {
-        const err39 = { instancePath: instancePath + "/is_closed", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/is_closed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.is_closed.type, parentSchema: schema35.properties.is_closed, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err39];
-        } else {
-          vErrors.push(err39);
+    if (data.account_number !== void 0) {
+      let data7 = data.account_number;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 32) {
+          const err39 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/account_number/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters", schema: 32, parentSchema: schema35.properties.account_number, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.is_single_use !== void 0) {
-      let data11 = data.is_single_use;
-      if (typeof data11 !== "boolean") {
-        const err40 = { instancePath: instancePath + "/is_single_use", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/is_single_use/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.is_single_use.type, parentSchema: schema35.properties.is_single_use, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
+        if (!pattern9.test(data7)) {
+          const err40 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/account_number/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema35.properties.account_number, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.status !== void 0) {
-      let data12 = data.status;
-      if (typeof data12 !== "string") {
-        const err41 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.status.type, parentSchema: schema35.properties.status, data: data12 };
+      } else {
+        const err41 = { instancePath: instancePath + "/account_number", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/account_number/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.account_number.type, parentSchema: schema35.properties.account_number, data: data7 };
         if (vErrors === null) {
           vErrors = [err41];
         } else {
@@ -1392,8 +1523,11 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data12 === "PENDING" || data12 === "ACTIVE" || data12 === "INACTIVE")) {
-        const err42 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/status/enum", keyword: "enum", params: { allowedValues: schema35.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.status.enum, parentSchema: schema35.properties.status, data: data12 };
+    }
+    if (data.bank_code !== void 0) {
+      let data8 = data.bank_code;
+      if (typeof data8 !== "string") {
+        const err42 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.bank_code.type, parentSchema: schema35.properties.bank_code, data: data8 };
         if (vErrors === null) {
           vErrors = [err42];
         } else {
@@ -1401,34 +1535,30 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.expiration_date !== void 0) {
-      let data13 = data.expiration_date;
-      if (typeof data13 === "string") {
-        if (!formats0.validate(data13)) {
-          const err43 = { instancePath: instancePath + "/expiration_date", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expiration_date/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.expiration_date, data: data13 };
-          if (vErrors === null) {
-            vErrors = [err43];
-          } else {
-            vErrors.push(err43);
-          }
-          errors++;
-        }
-      } else {
-        const err44 = { instancePath: instancePath + "/expiration_date", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expiration_date/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.expiration_date.type, parentSchema: schema35.properties.expiration_date, data: data13 };
+      if (!(data8 === "BCA" || data8 === "BNI" || data8 === "MANDIRI" || data8 === "SAHABAT_SAMPOERNA" || data8 === "BRI" || data8 === "PERMATA")) {
+        const err43 = { instancePath: instancePath + "/bank_code", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/bank_code/enum", keyword: "enum", params: { allowedValues: schema35.properties.bank_code.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.bank_code.enum, parentSchema: schema35.properties.bank_code, data: data8 };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err43];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err43);
         }
         errors++;
       }
     }
-    if (data.suggested_amount !== void 0) {
-      let data14 = data.suggested_amount;
-      if (typeof data14 == "number") {
-        if (data14 <= 0 || isNaN(data14)) {
-          const err45 = { instancePath: instancePath + "/suggested_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/suggested_amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema35.properties.suggested_amount, data: data14 };
+    if (data.name !== void 0) {
+      let data9 = data.name;
+      if (typeof data9 === "string") {
+        if (func1(data9) < 1) {
+          const err44 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema35.properties.name, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err44];
+          } else {
+            vErrors.push(err44);
+          }
+          errors++;
+        }
+        if (!pattern17.test(data9)) {
+          const err45 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/name/pattern", keyword: "pattern", params: { pattern: "^ *[A-Za-z][A-Za-z ]*$" }, message: 'must match pattern "^ *[A-Za-z][A-Za-z ]*$"', schema: "^ *[A-Za-z][A-Za-z ]*$", parentSchema: schema35.properties.name, data: data9 };
           if (vErrors === null) {
             vErrors = [err45];
           } else {
@@ -1437,7 +1567,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err46 = { instancePath: instancePath + "/suggested_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/suggested_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.suggested_amount.type, parentSchema: schema35.properties.suggested_amount, data: data14 };
+        const err46 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.name.type, parentSchema: schema35.properties.name, data: data9 };
         if (vErrors === null) {
           vErrors = [err46];
         } else {
@@ -1446,29 +1576,34 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.expected_amount !== void 0) {
-      let data15 = data.expected_amount;
-      if (typeof data15 == "number") {
-        if (data15 >= 1e9 || isNaN(data15)) {
-          const err47 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/exclusiveMaximum", keyword: "exclusiveMaximum", params: { comparison: "<", limit: 1e9 }, message: "must be < 1000000000", schema: 1e9, parentSchema: schema35.properties.expected_amount, data: data15 };
-          if (vErrors === null) {
-            vErrors = [err47];
-          } else {
-            vErrors.push(err47);
-          }
-          errors++;
+    if (data.is_closed !== void 0) {
+      let data10 = data.is_closed;
+      if (typeof data10 !== "boolean") {
+        const err47 = { instancePath: instancePath + "/is_closed", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/is_closed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.is_closed.type, parentSchema: schema35.properties.is_closed, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err47];
+        } else {
+          vErrors.push(err47);
         }
-        if (data15 <= 0 || isNaN(data15)) {
-          const err48 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema35.properties.expected_amount, data: data15 };
-          if (vErrors === null) {
-            vErrors = [err48];
-          } else {
-            vErrors.push(err48);
-          }
-          errors++;
+        errors++;
+      }
+    }
+    if (data.is_single_use !== void 0) {
+      let data11 = data.is_single_use;
+      if (typeof data11 !== "boolean") {
+        const err48 = { instancePath: instancePath + "/is_single_use", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/is_single_use/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.is_single_use.type, parentSchema: schema35.properties.is_single_use, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
         }
-      } else {
-        const err49 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.expected_amount.type, parentSchema: schema35.properties.expected_amount, data: data15 };
+        errors++;
+      }
+    }
+    if (data.status !== void 0) {
+      let data12 = data.status;
+      if (typeof data12 !== "string") {
+        const err49 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.status.type, parentSchema: schema35.properties.status, data: data12 };
         if (vErrors === null) {
           vErrors = [err49];
         } else {
@@ -1476,34 +1611,30 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.updated !== void 0) {
-      let data16 = data.updated;
-      if (typeof data16 === "string") {
-        if (!formats0.validate(data16)) {
-          const err50 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.updated, data: data16 };
-          if (vErrors === null) {
-            vErrors = [err50];
-          } else {
-            vErrors.push(err50);
-          }
-          errors++;
-        }
-      } else {
-        const err51 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.updated.type, parentSchema: schema35.properties.updated, data: data16 };
+      if (!(data12 === "PENDING" || data12 === "ACTIVE" || data12 === "INACTIVE")) {
+        const err50 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/status/enum", keyword: "enum", params: { allowedValues: schema35.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.status.enum, parentSchema: schema35.properties.status, data: data12 };
         if (vErrors === null) {
-          vErrors = [err51];
+          vErrors = [err50];
         } else {
-          vErrors.push(err51);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
-    if (data.created !== void 0) {
-      let data17 = data.created;
-      if (typeof data17 === "string") {
-        if (!formats0.validate(data17)) {
-          const err52 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.created, data: data17 };
+    if (data.expiration_date !== void 0) {
+      let data13 = data.expiration_date;
+      if (typeof data13 === "string") {
+        if (func1(data13) > 35) {
+          const err51 = { instancePath: instancePath + "/expiration_date", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expiration_date/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema35.properties.expiration_date, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err51];
+          } else {
+            vErrors.push(err51);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data13)) {
+          const err52 = { instancePath: instancePath + "/expiration_date", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expiration_date/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.expiration_date, data: data13 };
           if (vErrors === null) {
             vErrors = [err52];
           } else {
@@ -1512,7 +1643,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err53 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.created.type, parentSchema: schema35.properties.created, data: data17 };
+        const err53 = { instancePath: instancePath + "/expiration_date", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expiration_date/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.expiration_date.type, parentSchema: schema35.properties.expiration_date, data: data13 };
         if (vErrors === null) {
           vErrors = [err53];
         } else {
@@ -1521,12 +1652,127 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.suggested_amount !== void 0) {
+      let data14 = data.suggested_amount;
+      if (typeof data14 == "number") {
+        if (data14 <= 0 || isNaN(data14)) {
+          const err54 = { instancePath: instancePath + "/suggested_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/suggested_amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema35.properties.suggested_amount, data: data14 };
+          if (vErrors === null) {
+            vErrors = [err54];
+          } else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+      } else {
+        const err55 = { instancePath: instancePath + "/suggested_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/suggested_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.suggested_amount.type, parentSchema: schema35.properties.suggested_amount, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err55];
+        } else {
+          vErrors.push(err55);
+        }
+        errors++;
+      }
+    }
+    if (data.expected_amount !== void 0) {
+      let data15 = data.expected_amount;
+      if (typeof data15 == "number") {
+        if (data15 >= 1e9 || isNaN(data15)) {
+          const err56 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/exclusiveMaximum", keyword: "exclusiveMaximum", params: { comparison: "<", limit: 1e9 }, message: "must be < 1000000000", schema: 1e9, parentSchema: schema35.properties.expected_amount, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err56];
+          } else {
+            vErrors.push(err56);
+          }
+          errors++;
+        }
+        if (data15 <= 0 || isNaN(data15)) {
+          const err57 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema35.properties.expected_amount, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err57];
+          } else {
+            vErrors.push(err57);
+          }
+          errors++;
+        }
+      } else {
+        const err58 = { instancePath: instancePath + "/expected_amount", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/expected_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.expected_amount.type, parentSchema: schema35.properties.expected_amount, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err58];
+        } else {
+          vErrors.push(err58);
+        }
+        errors++;
+      }
+    }
+    if (data.updated !== void 0) {
+      let data16 = data.updated;
+      if (typeof data16 === "string") {
+        if (func1(data16) > 35) {
+          const err59 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/updated/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema35.properties.updated, data: data16 };
+          if (vErrors === null) {
+            vErrors = [err59];
+          } else {
+            vErrors.push(err59);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data16)) {
+          const err60 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.updated, data: data16 };
+          if (vErrors === null) {
+            vErrors = [err60];
+          } else {
+            vErrors.push(err60);
+          }
+          errors++;
+        }
+      } else {
+        const err61 = { instancePath: instancePath + "/updated", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.updated.type, parentSchema: schema35.properties.updated, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err61];
+        } else {
+          vErrors.push(err61);
+        }
+        errors++;
+      }
+    }
+    if (data.created !== void 0) {
+      let data17 = data.created;
+      if (typeof data17 === "string") {
+        if (func1(data17) > 35) {
+          const err62 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/created/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema35.properties.created, data: data17 };
+          if (vErrors === null) {
+            vErrors = [err62];
+          } else {
+            vErrors.push(err62);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data17)) {
+          const err63 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema35.properties.created, data: data17 };
+          if (vErrors === null) {
+            vErrors = [err63];
+          } else {
+            vErrors.push(err63);
+          }
+          errors++;
+        }
+      } else {
+        const err64 = { instancePath: instancePath + "/created", schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.created.type, parentSchema: schema35.properties.created, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err64];
+        } else {
+          vErrors.push(err64);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err54 = { instancePath, schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.type, parentSchema: schema35, data };
+    const err65 = { instancePath, schemaPath: "openapi#/components/schemas/FixedVirtualAccountChangedCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.type, parentSchema: schema35, data };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err65];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err65);
     }
     errors++;
   }
@@ -1536,8 +1782,8 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate22.evaluated = { "dynamicProps": true, "dynamicItems": false };
 var webhook_fixedPaymentCodePaid = validate23;
-var schema37 = { "type": "object", "required": ["id", "external_id", "prefix", "payment_code", "retail_outlet_name", "name", "amount", "status", "transaction_timestamp", "payment_id", "fixed_payment_code_payment_id", "fixed_payment_code_id", "owner_id"], "properties": { "id": { "type": "string", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 950 }, "prefix": { "type": "string", "minLength": 3, "maxLength": 6, "pattern": "^[0-9]{3,6}$" }, "payment_code": { "type": "string", "pattern": "^[0-9]+$" }, "retail_outlet_name": { "type": "string", "enum": ["ALFAMART", "INDOMARET"] }, "name": { "type": "string", "minLength": 1 }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "status": { "type": "string", "enum": ["SETTLING", "COMPLETED"] }, "transaction_timestamp": { "type": "string", "format": "date-time" }, "payment_id": { "type": "string", "minLength": 1 }, "fixed_payment_code_payment_id": { "type": "string", "minLength": 1 }, "fixed_payment_code_id": { "type": "string", "minLength": 1 }, "owner_id": { "type": "string", "minLength": 1 } } };
-var pattern8 = new RegExp("^[0-9]{3,6}$", "u");
+var schema37 = { "type": "object", "required": ["id", "external_id", "prefix", "payment_code", "retail_outlet_name", "name", "amount", "status", "transaction_timestamp", "payment_id", "fixed_payment_code_payment_id", "fixed_payment_code_id", "owner_id"], "properties": { "id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "external_id": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1, "maxLength": 950 }, "prefix": { "type": "string", "minLength": 3, "maxLength": 6, "pattern": "^[0-9]{3,6}$" }, "payment_code": { "type": "string", "maxLength": 32, "pattern": "^[0-9]+$" }, "retail_outlet_name": { "type": "string", "enum": ["ALFAMART", "INDOMARET"] }, "name": { "type": "string", "maxLength": 255, "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1 }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "status": { "type": "string", "enum": ["SETTLING", "COMPLETED"] }, "transaction_timestamp": { "type": "string", "format": "date-time", "maxLength": 35 }, "payment_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "fixed_payment_code_payment_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "fixed_payment_code_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "owner_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 } } };
+var pattern20 = new RegExp("^[0-9]{3,6}$", "u");
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -1670,8 +1916,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data0 = data.id;
       if (typeof data0 === "string") {
-        if (func1(data0) < 1) {
-          const err13 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.id, data: data0 };
+        if (func1(data0) > 64) {
+          const err13 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema37.properties.id, data: data0 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -1679,12 +1925,30 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func1(data0) < 1) {
+          const err14 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.id, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err15 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema37.properties.id, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err14 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.id.type, parentSchema: schema37.properties.id, data: data0 };
+        const err16 = { instancePath: instancePath + "/id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.id.type, parentSchema: schema37.properties.id, data: data0 };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err16];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -1693,29 +1957,38 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data1 = data.external_id;
       if (typeof data1 === "string") {
         if (func1(data1) > 950) {
-          const err15 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema37.properties.external_id, data: data1 };
+          const err17 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 950 }, message: "must NOT have more than 950 characters", schema: 950, parentSchema: schema37.properties.external_id, data: data1 };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err17];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err17);
           }
           errors++;
         }
         if (func1(data1) < 1) {
-          const err16 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.external_id, data: data1 };
+          const err18 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.external_id, data: data1 };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err18];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data1)) {
+          const err19 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema37.properties.external_id, data: data1 };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
           }
           errors++;
         }
       } else {
-        const err17 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.external_id.type, parentSchema: schema37.properties.external_id, data: data1 };
+        const err20 = { instancePath: instancePath + "/external_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.external_id.type, parentSchema: schema37.properties.external_id, data: data1 };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err20];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -1724,47 +1997,16 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data2 = data.prefix;
       if (typeof data2 === "string") {
         if (func1(data2) > 6) {
-          const err18 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/maxLength", keyword: "maxLength", params: { limit: 6 }, message: "must NOT have more than 6 characters", schema: 6, parentSchema: schema37.properties.prefix, data: data2 };
+          const err21 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/maxLength", keyword: "maxLength", params: { limit: 6 }, message: "must NOT have more than 6 characters", schema: 6, parentSchema: schema37.properties.prefix, data: data2 };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err21];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err21);
           }
           errors++;
         }
         if (func1(data2) < 3) {
-          const err19 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/minLength", keyword: "minLength", params: { limit: 3 }, message: "must NOT have fewer than 3 characters", schema: 3, parentSchema: schema37.properties.prefix, data: data2 };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (!pattern8.test(data2)) {
-          const err20 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/pattern", keyword: "pattern", params: { pattern: "^[0-9]{3,6}$" }, message: 'must match pattern "^[0-9]{3,6}$"', schema: "^[0-9]{3,6}$", parentSchema: schema37.properties.prefix, data: data2 };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.prefix.type, parentSchema: schema37.properties.prefix, data: data2 };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.payment_code !== void 0) {
-      let data3 = data.payment_code;
-      if (typeof data3 === "string") {
-        if (!pattern4.test(data3)) {
-          const err22 = { instancePath: instancePath + "/payment_code", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema37.properties.payment_code, data: data3 };
+          const err22 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/minLength", keyword: "minLength", params: { limit: 3 }, message: "must NOT have fewer than 3 characters", schema: 3, parentSchema: schema37.properties.prefix, data: data2 };
           if (vErrors === null) {
             vErrors = [err22];
           } else {
@@ -1772,20 +2014,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err23 = { instancePath: instancePath + "/payment_code", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.payment_code.type, parentSchema: schema37.properties.payment_code, data: data3 };
-        if (vErrors === null) {
-          vErrors = [err23];
-        } else {
-          vErrors.push(err23);
+        if (!pattern20.test(data2)) {
+          const err23 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/pattern", keyword: "pattern", params: { pattern: "^[0-9]{3,6}$" }, message: 'must match pattern "^[0-9]{3,6}$"', schema: "^[0-9]{3,6}$", parentSchema: schema37.properties.prefix, data: data2 };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.retail_outlet_name !== void 0) {
-      let data4 = data.retail_outlet_name;
-      if (typeof data4 !== "string") {
-        const err24 = { instancePath: instancePath + "/retail_outlet_name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/retail_outlet_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.retail_outlet_name.type, parentSchema: schema37.properties.retail_outlet_name, data: data4 };
+      } else {
+        const err24 = { instancePath: instancePath + "/prefix", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/prefix/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.prefix.type, parentSchema: schema37.properties.prefix, data: data2 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -1793,21 +2032,21 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data4 === "ALFAMART" || data4 === "INDOMARET")) {
-        const err25 = { instancePath: instancePath + "/retail_outlet_name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/retail_outlet_name/enum", keyword: "enum", params: { allowedValues: schema37.properties.retail_outlet_name.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.retail_outlet_name.enum, parentSchema: schema37.properties.retail_outlet_name, data: data4 };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
     }
-    if (data.name !== void 0) {
-      let data5 = data.name;
-      if (typeof data5 === "string") {
-        if (func1(data5) < 1) {
-          const err26 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.name, data: data5 };
+    if (data.payment_code !== void 0) {
+      let data3 = data.payment_code;
+      if (typeof data3 === "string") {
+        if (func1(data3) > 32) {
+          const err25 = { instancePath: instancePath + "/payment_code", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_code/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters", schema: 32, parentSchema: schema37.properties.payment_code, data: data3 };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+        if (!pattern9.test(data3)) {
+          const err26 = { instancePath: instancePath + "/payment_code", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_code/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: 'must match pattern "^[0-9]+$"', schema: "^[0-9]+$", parentSchema: schema37.properties.payment_code, data: data3 };
           if (vErrors === null) {
             vErrors = [err26];
           } else {
@@ -1816,7 +2055,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err27 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.name.type, parentSchema: schema37.properties.name, data: data5 };
+        const err27 = { instancePath: instancePath + "/payment_code", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.payment_code.type, parentSchema: schema37.properties.payment_code, data: data3 };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -1825,20 +2064,19 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.amount !== void 0) {
-      let data6 = data.amount;
-      if (typeof data6 == "number") {
-        if (data6 <= 0 || isNaN(data6)) {
-          const err28 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema37.properties.amount, data: data6 };
-          if (vErrors === null) {
-            vErrors = [err28];
-          } else {
-            vErrors.push(err28);
-          }
-          errors++;
+    if (data.retail_outlet_name !== void 0) {
+      let data4 = data.retail_outlet_name;
+      if (typeof data4 !== "string") {
+        const err28 = { instancePath: instancePath + "/retail_outlet_name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/retail_outlet_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.retail_outlet_name.type, parentSchema: schema37.properties.retail_outlet_name, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
         }
-      } else {
-        const err29 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.amount.type, parentSchema: schema37.properties.amount, data: data6 };
+        errors++;
+      }
+      if (!(data4 === "ALFAMART" || data4 === "INDOMARET")) {
+        const err29 = { instancePath: instancePath + "/retail_outlet_name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/retail_outlet_name/enum", keyword: "enum", params: { allowedValues: schema37.properties.retail_outlet_name.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.retail_outlet_name.enum, parentSchema: schema37.properties.retail_outlet_name, data: data4 };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -1847,32 +2085,29 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.status !== void 0) {
-      let data7 = data.status;
-      if (typeof data7 !== "string") {
-        const err30 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.status.type, parentSchema: schema37.properties.status, data: data7 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
+    if (data.name !== void 0) {
+      let data5 = data.name;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 255) {
+          const err30 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", schema: 255, parentSchema: schema37.properties.name, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (!(data7 === "SETTLING" || data7 === "COMPLETED")) {
-        const err31 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/status/enum", keyword: "enum", params: { allowedValues: schema37.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.status.enum, parentSchema: schema37.properties.status, data: data7 };
-        if (vErrors === null) {
-          vErrors = [err31];
-        } else {
-          vErrors.push(err31);
+        if (func1(data5) < 1) {
+          const err31 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.name, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.transaction_timestamp !== void 0) {
-      let data8 = data.transaction_timestamp;
-      if (typeof data8 === "string") {
-        if (!formats0.validate(data8)) {
-          const err32 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/transaction_timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema37.properties.transaction_timestamp, data: data8 };
+        if (!pattern8.test(data5)) {
+          const err32 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema37.properties.name, data: data5 };
           if (vErrors === null) {
             vErrors = [err32];
           } else {
@@ -1881,7 +2116,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err33 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/transaction_timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.transaction_timestamp.type, parentSchema: schema37.properties.transaction_timestamp, data: data8 };
+        const err33 = { instancePath: instancePath + "/name", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.name.type, parentSchema: schema37.properties.name, data: data5 };
         if (vErrors === null) {
           vErrors = [err33];
         } else {
@@ -1890,11 +2125,11 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.payment_id !== void 0) {
-      let data9 = data.payment_id;
-      if (typeof data9 === "string") {
-        if (func1(data9) < 1) {
-          const err34 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.payment_id, data: data9 };
+    if (data.amount !== void 0) {
+      let data6 = data.amount;
+      if (typeof data6 == "number") {
+        if (data6 <= 0 || isNaN(data6)) {
+          const err34 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema37.properties.amount, data: data6 };
           if (vErrors === null) {
             vErrors = [err34];
           } else {
@@ -1903,7 +2138,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err35 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.payment_id.type, parentSchema: schema37.properties.payment_id, data: data9 };
+        const err35 = { instancePath: instancePath + "/amount", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.amount.type, parentSchema: schema37.properties.amount, data: data6 };
         if (vErrors === null) {
           vErrors = [err35];
         } else {
@@ -1912,20 +2147,19 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.fixed_payment_code_payment_id !== void 0) {
-      let data10 = data.fixed_payment_code_payment_id;
-      if (typeof data10 === "string") {
-        if (func1(data10) < 1) {
-          const err36 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
-          if (vErrors === null) {
-            vErrors = [err36];
-          } else {
-            vErrors.push(err36);
-          }
-          errors++;
+    if (data.status !== void 0) {
+      let data7 = data.status;
+      if (typeof data7 !== "string") {
+        const err36 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.status.type, parentSchema: schema37.properties.status, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
         }
-      } else {
-        const err37 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.fixed_payment_code_payment_id.type, parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
+        errors++;
+      }
+      if (!(data7 === "SETTLING" || data7 === "COMPLETED")) {
+        const err37 = { instancePath: instancePath + "/status", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/status/enum", keyword: "enum", params: { allowedValues: schema37.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.status.enum, parentSchema: schema37.properties.status, data: data7 };
         if (vErrors === null) {
           vErrors = [err37];
         } else {
@@ -1934,11 +2168,11 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.fixed_payment_code_id !== void 0) {
-      let data11 = data.fixed_payment_code_id;
-      if (typeof data11 === "string") {
-        if (func1(data11) < 1) {
-          const err38 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+    if (data.transaction_timestamp !== void 0) {
+      let data8 = data.transaction_timestamp;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 35) {
+          const err38 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/transaction_timestamp/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema37.properties.transaction_timestamp, data: data8 };
           if (vErrors === null) {
             vErrors = [err38];
           } else {
@@ -1946,12 +2180,141 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!formats0.validate(data8)) {
+          const err39 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/transaction_timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema37.properties.transaction_timestamp, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
       } else {
-        const err39 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.fixed_payment_code_id.type, parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+        const err40 = { instancePath: instancePath + "/transaction_timestamp", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/transaction_timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.transaction_timestamp.type, parentSchema: schema37.properties.transaction_timestamp, data: data8 };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err40];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err40);
+        }
+        errors++;
+      }
+    }
+    if (data.payment_id !== void 0) {
+      let data9 = data.payment_id;
+      if (typeof data9 === "string") {
+        if (func1(data9) > 64) {
+          const err41 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema37.properties.payment_id, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err41];
+          } else {
+            vErrors.push(err41);
+          }
+          errors++;
+        }
+        if (func1(data9) < 1) {
+          const err42 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.payment_id, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err42];
+          } else {
+            vErrors.push(err42);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data9)) {
+          const err43 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema37.properties.payment_id, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err43];
+          } else {
+            vErrors.push(err43);
+          }
+          errors++;
+        }
+      } else {
+        const err44 = { instancePath: instancePath + "/payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.payment_id.type, parentSchema: schema37.properties.payment_id, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+    }
+    if (data.fixed_payment_code_payment_id !== void 0) {
+      let data10 = data.fixed_payment_code_payment_id;
+      if (typeof data10 === "string") {
+        if (func1(data10) > 64) {
+          const err45 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err45];
+          } else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+        if (func1(data10) < 1) {
+          const err46 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err46];
+          } else {
+            vErrors.push(err46);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data10)) {
+          const err47 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err47];
+          } else {
+            vErrors.push(err47);
+          }
+          errors++;
+        }
+      } else {
+        const err48 = { instancePath: instancePath + "/fixed_payment_code_payment_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.fixed_payment_code_payment_id.type, parentSchema: schema37.properties.fixed_payment_code_payment_id, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
+        }
+        errors++;
+      }
+    }
+    if (data.fixed_payment_code_id !== void 0) {
+      let data11 = data.fixed_payment_code_id;
+      if (typeof data11 === "string") {
+        if (func1(data11) > 64) {
+          const err49 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+          if (vErrors === null) {
+            vErrors = [err49];
+          } else {
+            vErrors.push(err49);
+          }
+          errors++;
+        }
+        if (func1(data11) < 1) {
+          const err50 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+          if (vErrors === null) {
+            vErrors = [err50];
+          } else {
+            vErrors.push(err50);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data11)) {
+          const err51 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+          if (vErrors === null) {
+            vErrors = [err51];
+          } else {
+            vErrors.push(err51);
+          }
+          errors++;
+        }
+      } else {
+        const err52 = { instancePath: instancePath + "/fixed_payment_code_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/fixed_payment_code_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.fixed_payment_code_id.type, parentSchema: schema37.properties.fixed_payment_code_id, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err52];
+        } else {
+          vErrors.push(err52);
         }
         errors++;
       }
@@ -1959,31 +2322,49 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.owner_id !== void 0) {
       let data12 = data.owner_id;
       if (typeof data12 === "string") {
-        if (func1(data12) < 1) {
-          const err40 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.owner_id, data: data12 };
+        if (func1(data12) > 64) {
+          const err53 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema37.properties.owner_id, data: data12 };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err53];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err53);
+          }
+          errors++;
+        }
+        if (func1(data12) < 1) {
+          const err54 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema37.properties.owner_id, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err54];
+          } else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data12)) {
+          const err55 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema37.properties.owner_id, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err55];
+          } else {
+            vErrors.push(err55);
           }
           errors++;
         }
       } else {
-        const err41 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.owner_id.type, parentSchema: schema37.properties.owner_id, data: data12 };
+        const err56 = { instancePath: instancePath + "/owner_id", schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.owner_id.type, parentSchema: schema37.properties.owner_id, data: data12 };
         if (vErrors === null) {
-          vErrors = [err41];
+          vErrors = [err56];
         } else {
-          vErrors.push(err41);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err42 = { instancePath, schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema37.type, parentSchema: schema37, data };
+    const err57 = { instancePath, schemaPath: "openapi#/components/schemas/FixedPaymentCodePaidCallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema37.type, parentSchema: schema37, data };
     if (vErrors === null) {
-      vErrors = [err42];
+      vErrors = [err57];
     } else {
-      vErrors.push(err42);
+      vErrors.push(err57);
     }
     errors++;
   }
@@ -1992,9 +2373,10 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate23.evaluated = { "props": { "id": true, "external_id": true, "prefix": true, "payment_code": true, "retail_outlet_name": true, "name": true, "amount": true, "status": true, "transaction_timestamp": true, "payment_id": true, "fixed_payment_code_payment_id": true, "fixed_payment_code_id": true, "owner_id": true }, "dynamicProps": false, "dynamicItems": false };
 var webhook_disbursementFinished = validate24;
-var schema39 = { "type": "object", "required": ["id", "user_id", "external_id", "amount", "bank_code", "account_holder_name", "disbursement_description", "is_instant", "status", "updated", "created"], "properties": { "id": { "type": "string", "minLength": 1 }, "user_id": { "type": "string", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 1e3 }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "bank_code": { "type": "string", "minLength": 1 }, "account_holder_name": { "type": "string", "minLength": 1 }, "disbursement_description": { "type": "string" }, "is_instant": { "type": "boolean" }, "status": { "type": "string", "enum": ["COMPLETED", "FAILED"] }, "failure_code": { "type": "string", "$ref": "openapi#/components/schemas/DisbursementFailureCode" }, "updated": { "type": "string", "format": "date-time" }, "created": { "type": "string", "format": "date-time" }, "email_to": { "type": "array", "$ref": "openapi#/components/schemas/DisbursementEmailList", "minItems": 1 }, "email_cc": { "type": "array", "$ref": "openapi#/components/schemas/DisbursementEmailList", "minItems": 1 }, "email_bcc": { "type": "array", "$ref": "openapi#/components/schemas/DisbursementEmailList", "minItems": 1 }, "transaction_id": { "type": "string", "minLength": 1 }, "transaction_sequence": { "type": "string", "minLength": 1 }, "disbursement_id": { "type": "string", "minLength": 1 }, "service_fee_amount": { "type": "number", "minimum": 0 } }, "dependentRequired": { "email_cc": ["email_to"], "email_bcc": ["email_to"] }, "allOf": [{ "if": { "properties": { "status": { "const": "FAILED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["failure_code"], "allOf": [{ "properties": { "failure_code": true } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": false } }] } }] };
+var schema39 = { "type": "object", "required": ["id", "user_id", "external_id", "amount", "bank_code", "account_holder_name", "disbursement_description", "is_instant", "status", "updated", "created"], "properties": { "id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "user_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "external_id": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1, "maxLength": 1e3 }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "bank_code": { "type": "string", "maxLength": 64, "pattern": "^[A-Z0-9_]+$", "minLength": 1 }, "account_holder_name": { "type": "string", "maxLength": 255, "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1 }, "disbursement_description": { "type": "string", "maxLength": 1e3, "pattern": "^[^\\x00-\\x1F\\x7F]*$" }, "is_instant": { "type": "boolean" }, "status": { "type": "string", "enum": ["COMPLETED", "FAILED"] }, "failure_code": { "type": "string", "maxLength": 64, "pattern": "^[A-Z][A-Z0-9_]*$", "$ref": "openapi#/components/schemas/DisbursementFailureCode" }, "updated": { "type": "string", "format": "date-time", "maxLength": 35 }, "created": { "type": "string", "format": "date-time", "maxLength": 35 }, "email_to": { "type": "array", "minItems": 1, "maxItems": 3, "items": { "type": "string", "format": "email", "maxLength": 254 } }, "email_cc": { "type": "array", "minItems": 1, "maxItems": 3, "items": { "type": "string", "format": "email", "maxLength": 254 } }, "email_bcc": { "type": "array", "minItems": 1, "maxItems": 3, "items": { "type": "string", "format": "email", "maxLength": 254 } }, "transaction_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "transaction_sequence": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "disbursement_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "service_fee_amount": { "type": "number", "minimum": 0 } }, "dependentRequired": { "email_cc": ["email_to"], "email_bcc": ["email_to"] }, "allOf": [{ "if": { "properties": { "status": { "const": "FAILED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["failure_code"], "allOf": [{ "properties": { "failure_code": true } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": false } }] } }] };
 var schema40 = { "type": "string", "enum": ["INSUFFICIENT_BALANCE", "UNKNOWN_BANK_NETWORK_ERROR", "TEMPORARY_BANK_NETWORK_ERROR", "INVALID_DESTINATION", "SWITCHING_NETWORK_ERROR", "REJECTED_BY_BANK", "TRANSFER_ERROR", "TEMPORARY_TRANSFER_ERROR"] };
-var schema41 = { "type": "array", "maxItems": 3, "items": { "type": "string", "format": "email" } };
+var pattern30 = new RegExp("^[A-Z0-9_]+$", "u");
+var pattern33 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
 var formats18 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -2288,8 +2670,8 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data3 = data.id;
       if (typeof data3 === "string") {
-        if (func1(data3) < 1) {
-          const err21 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.id, data: data3 };
+        if (func1(data3) > 64) {
+          const err21 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -2297,21 +2679,17 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err22 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.id.type, parentSchema: schema39.properties.id, data: data3 };
-        if (vErrors === null) {
-          vErrors = [err22];
-        } else {
-          vErrors.push(err22);
+        if (func1(data3) < 1) {
+          const err22 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.id, data: data3 };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.user_id !== void 0) {
-      let data4 = data.user_id;
-      if (typeof data4 === "string") {
-        if (func1(data4) < 1) {
-          const err23 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.user_id, data: data4 };
+        if (!pattern4.test(data3)) {
+          const err23 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema39.properties.id, data: data3 };
           if (vErrors === null) {
             vErrors = [err23];
           } else {
@@ -2320,7 +2698,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err24 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.user_id.type, parentSchema: schema39.properties.user_id, data: data4 };
+        const err24 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.id.type, parentSchema: schema39.properties.id, data: data3 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -2329,11 +2707,11 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.external_id !== void 0) {
-      let data5 = data.external_id;
-      if (typeof data5 === "string") {
-        if (func1(data5) > 1e3) {
-          const err25 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema39.properties.external_id, data: data5 };
+    if (data.user_id !== void 0) {
+      let data4 = data.user_id;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 64) {
+          const err25 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.user_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err25];
           } else {
@@ -2341,8 +2719,8 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data5) < 1) {
-          const err26 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.external_id, data: data5 };
+        if (func1(data4) < 1) {
+          const err26 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.user_id, data: data4 };
           if (vErrors === null) {
             vErrors = [err26];
           } else {
@@ -2350,12 +2728,61 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern4.test(data4)) {
+          const err27 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema39.properties.user_id, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
       } else {
-        const err27 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.external_id.type, parentSchema: schema39.properties.external_id, data: data5 };
+        const err28 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.user_id.type, parentSchema: schema39.properties.user_id, data: data4 };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+    }
+    if (data.external_id !== void 0) {
+      let data5 = data.external_id;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 1e3) {
+          const err29 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema39.properties.external_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+        if (func1(data5) < 1) {
+          const err30 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.external_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data5)) {
+          const err31 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema39.properties.external_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.external_id.type, parentSchema: schema39.properties.external_id, data: data5 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
         }
         errors++;
       }
@@ -2364,72 +2791,16 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
       let data6 = data.amount;
       if (typeof data6 == "number") {
         if (data6 <= 0 || isNaN(data6)) {
-          const err28 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema39.properties.amount, data: data6 };
+          const err33 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema39.properties.amount, data: data6 };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err33];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err33);
           }
           errors++;
         }
       } else {
-        const err29 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema39.properties.amount.type, parentSchema: schema39.properties.amount, data: data6 };
-        if (vErrors === null) {
-          vErrors = [err29];
-        } else {
-          vErrors.push(err29);
-        }
-        errors++;
-      }
-    }
-    if (data.bank_code !== void 0) {
-      let data7 = data.bank_code;
-      if (typeof data7 === "string") {
-        if (func1(data7) < 1) {
-          const err30 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.bank_code, data: data7 };
-          if (vErrors === null) {
-            vErrors = [err30];
-          } else {
-            vErrors.push(err30);
-          }
-          errors++;
-        }
-      } else {
-        const err31 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.bank_code.type, parentSchema: schema39.properties.bank_code, data: data7 };
-        if (vErrors === null) {
-          vErrors = [err31];
-        } else {
-          vErrors.push(err31);
-        }
-        errors++;
-      }
-    }
-    if (data.account_holder_name !== void 0) {
-      let data8 = data.account_holder_name;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err32 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.account_holder_name, data: data8 };
-          if (vErrors === null) {
-            vErrors = [err32];
-          } else {
-            vErrors.push(err32);
-          }
-          errors++;
-        }
-      } else {
-        const err33 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.account_holder_name.type, parentSchema: schema39.properties.account_holder_name, data: data8 };
-        if (vErrors === null) {
-          vErrors = [err33];
-        } else {
-          vErrors.push(err33);
-        }
-        errors++;
-      }
-    }
-    if (data.disbursement_description !== void 0) {
-      let data9 = data.disbursement_description;
-      if (typeof data9 !== "string") {
-        const err34 = { instancePath: instancePath + "/disbursement_description", schemaPath: "#/properties/disbursement_description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.disbursement_description.type, parentSchema: schema39.properties.disbursement_description, data: data9 };
+        const err34 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema39.properties.amount.type, parentSchema: schema39.properties.amount, data: data6 };
         if (vErrors === null) {
           vErrors = [err34];
         } else {
@@ -2438,43 +2809,38 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.is_instant !== void 0) {
-      let data10 = data.is_instant;
-      if (typeof data10 !== "boolean") {
-        const err35 = { instancePath: instancePath + "/is_instant", schemaPath: "#/properties/is_instant/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema39.properties.is_instant.type, parentSchema: schema39.properties.is_instant, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err35];
-        } else {
-          vErrors.push(err35);
+    if (data.bank_code !== void 0) {
+      let data7 = data.bank_code;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 64) {
+          const err35 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.bank_code, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err35];
+          } else {
+            vErrors.push(err35);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.status !== void 0) {
-      let data11 = data.status;
-      if (typeof data11 !== "string") {
-        const err36 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.status.type, parentSchema: schema39.properties.status, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err36];
-        } else {
-          vErrors.push(err36);
+        if (func1(data7) < 1) {
+          const err36 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.bank_code, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err36];
+          } else {
+            vErrors.push(err36);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (!(data11 === "COMPLETED" || data11 === "FAILED")) {
-        const err37 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema39.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.status.enum, parentSchema: schema39.properties.status, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err37];
-        } else {
-          vErrors.push(err37);
+        if (!pattern30.test(data7)) {
+          const err37 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/pattern", keyword: "pattern", params: { pattern: "^[A-Z0-9_]+$" }, message: 'must match pattern "^[A-Z0-9_]+$"', schema: "^[A-Z0-9_]+$", parentSchema: schema39.properties.bank_code, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err37];
+          } else {
+            vErrors.push(err37);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.failure_code !== void 0) {
-      let data12 = data.failure_code;
-      if (typeof data12 !== "string") {
-        const err38 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.failure_code.type, parentSchema: schema39.properties.failure_code, data: data12 };
+      } else {
+        const err38 = { instancePath: instancePath + "/bank_code", schemaPath: "#/properties/bank_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.bank_code.type, parentSchema: schema39.properties.bank_code, data: data7 };
         if (vErrors === null) {
           vErrors = [err38];
         } else {
@@ -2482,30 +2848,30 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (typeof data12 !== "string") {
-        const err39 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DisbursementFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.type, parentSchema: schema40, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err39];
-        } else {
-          vErrors.push(err39);
-        }
-        errors++;
-      }
-      if (!(data12 === "INSUFFICIENT_BALANCE" || data12 === "UNKNOWN_BANK_NETWORK_ERROR" || data12 === "TEMPORARY_BANK_NETWORK_ERROR" || data12 === "INVALID_DESTINATION" || data12 === "SWITCHING_NETWORK_ERROR" || data12 === "REJECTED_BY_BANK" || data12 === "TRANSFER_ERROR" || data12 === "TEMPORARY_TRANSFER_ERROR")) {
-        const err40 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DisbursementFailureCode/enum", keyword: "enum", params: { allowedValues: schema40.enum }, message: "must be equal to one of the allowed values", schema: schema40.enum, parentSchema: schema40, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
-        }
-        errors++;
-      }
     }
-    if (data.updated !== void 0) {
-      let data13 = data.updated;
-      if (typeof data13 === "string") {
-        if (!formats0.validate(data13)) {
-          const err41 = { instancePath: instancePath + "/updated", schemaPath: "#/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema39.properties.updated, data: data13 };
+    if (data.account_holder_name !== void 0) {
+      let data8 = data.account_holder_name;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 255) {
+          const err39 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", schema: 255, parentSchema: schema39.properties.account_holder_name, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+        if (func1(data8) < 1) {
+          const err40 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.account_holder_name, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data8)) {
+          const err41 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema39.properties.account_holder_name, data: data8 };
           if (vErrors === null) {
             vErrors = [err41];
           } else {
@@ -2514,7 +2880,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err42 = { instancePath: instancePath + "/updated", schemaPath: "#/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.updated.type, parentSchema: schema39.properties.updated, data: data13 };
+        const err42 = { instancePath: instancePath + "/account_holder_name", schemaPath: "#/properties/account_holder_name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.account_holder_name.type, parentSchema: schema39.properties.account_holder_name, data: data8 };
         if (vErrors === null) {
           vErrors = [err42];
         } else {
@@ -2523,11 +2889,11 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.created !== void 0) {
-      let data14 = data.created;
-      if (typeof data14 === "string") {
-        if (!formats0.validate(data14)) {
-          const err43 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema39.properties.created, data: data14 };
+    if (data.disbursement_description !== void 0) {
+      let data9 = data.disbursement_description;
+      if (typeof data9 === "string") {
+        if (func1(data9) > 1e3) {
+          const err43 = { instancePath: instancePath + "/disbursement_description", schemaPath: "#/properties/disbursement_description/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema39.properties.disbursement_description, data: data9 };
           if (vErrors === null) {
             vErrors = [err43];
           } else {
@@ -2535,53 +2901,50 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern8.test(data9)) {
+          const err44 = { instancePath: instancePath + "/disbursement_description", schemaPath: "#/properties/disbursement_description/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema39.properties.disbursement_description, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err44];
+          } else {
+            vErrors.push(err44);
+          }
+          errors++;
+        }
       } else {
-        const err44 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.created.type, parentSchema: schema39.properties.created, data: data14 };
+        const err45 = { instancePath: instancePath + "/disbursement_description", schemaPath: "#/properties/disbursement_description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.disbursement_description.type, parentSchema: schema39.properties.disbursement_description, data: data9 };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err45];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err45);
         }
         errors++;
       }
     }
-    if (data.email_to !== void 0) {
-      let data15 = data.email_to;
-      if (Array.isArray(data15)) {
-        if (data15.length > 3) {
-          const err45 = { instancePath: instancePath + "/email_to", schemaPath: "openapi#/components/schemas/DisbursementEmailList/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema41, data: data15 };
-          if (vErrors === null) {
-            vErrors = [err45];
-          } else {
-            vErrors.push(err45);
-          }
-          errors++;
+    if (data.is_instant !== void 0) {
+      let data10 = data.is_instant;
+      if (typeof data10 !== "boolean") {
+        const err46 = { instancePath: instancePath + "/is_instant", schemaPath: "#/properties/is_instant/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema39.properties.is_instant.type, parentSchema: schema39.properties.is_instant, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
         }
-        const len0 = data15.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data16 = data15[i0];
-          if (typeof data16 === "string") {
-            if (!formats18.test(data16)) {
-              const err46 = { instancePath: instancePath + "/email_to/" + i0, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema41.items, data: data16 };
-              if (vErrors === null) {
-                vErrors = [err46];
-              } else {
-                vErrors.push(err46);
-              }
-              errors++;
-            }
-          } else {
-            const err47 = { instancePath: instancePath + "/email_to/" + i0, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.items.type, parentSchema: schema41.items, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err47];
-            } else {
-              vErrors.push(err47);
-            }
-            errors++;
-          }
+        errors++;
+      }
+    }
+    if (data.status !== void 0) {
+      let data11 = data.status;
+      if (typeof data11 !== "string") {
+        const err47 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.status.type, parentSchema: schema39.properties.status, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err47];
+        } else {
+          vErrors.push(err47);
         }
-      } else {
-        const err48 = { instancePath: instancePath + "/email_to", schemaPath: "openapi#/components/schemas/DisbursementEmailList/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.type, parentSchema: schema41, data: data15 };
+        errors++;
+      }
+      if (!(data11 === "COMPLETED" || data11 === "FAILED")) {
+        const err48 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema39.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.status.enum, parentSchema: schema39.properties.status, data: data11 };
         if (vErrors === null) {
           vErrors = [err48];
         } else {
@@ -2589,18 +2952,20 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (Array.isArray(data15)) {
-        if (data15.length < 1) {
-          const err49 = { instancePath: instancePath + "/email_to", schemaPath: "#/properties/email_to/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_to, data: data15 };
-          if (vErrors === null) {
-            vErrors = [err49];
-          } else {
-            vErrors.push(err49);
-          }
-          errors++;
+    }
+    if (data.failure_code !== void 0) {
+      let data12 = data.failure_code;
+      if (typeof data12 !== "string") {
+        const err49 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DisbursementFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.type, parentSchema: schema40, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err49];
+        } else {
+          vErrors.push(err49);
         }
-      } else {
-        const err50 = { instancePath: instancePath + "/email_to", schemaPath: "#/properties/email_to/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_to.type, parentSchema: schema39.properties.email_to, data: data15 };
+        errors++;
+      }
+      if (!(data12 === "INSUFFICIENT_BALANCE" || data12 === "UNKNOWN_BANK_NETWORK_ERROR" || data12 === "TEMPORARY_BANK_NETWORK_ERROR" || data12 === "INVALID_DESTINATION" || data12 === "SWITCHING_NETWORK_ERROR" || data12 === "REJECTED_BY_BANK" || data12 === "TRANSFER_ERROR" || data12 === "TEMPORARY_TRANSFER_ERROR")) {
+        const err50 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DisbursementFailureCode/enum", keyword: "enum", params: { allowedValues: schema40.enum }, message: "must be equal to one of the allowed values", schema: schema40.enum, parentSchema: schema40, data: data12 };
         if (vErrors === null) {
           vErrors = [err50];
         } else {
@@ -2608,12 +2973,9 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.email_cc !== void 0) {
-      let data17 = data.email_cc;
-      if (Array.isArray(data17)) {
-        if (data17.length > 3) {
-          const err51 = { instancePath: instancePath + "/email_cc", schemaPath: "openapi#/components/schemas/DisbursementEmailList/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema41, data: data17 };
+      if (typeof data12 === "string") {
+        if (func1(data12) > 64) {
+          const err51 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.failure_code, data: data12 };
           if (vErrors === null) {
             vErrors = [err51];
           } else {
@@ -2621,41 +2983,39 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        const len1 = data17.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data18 = data17[i1];
-          if (typeof data18 === "string") {
-            if (!formats18.test(data18)) {
-              const err52 = { instancePath: instancePath + "/email_cc/" + i1, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema41.items, data: data18 };
-              if (vErrors === null) {
-                vErrors = [err52];
-              } else {
-                vErrors.push(err52);
-              }
-              errors++;
-            }
+        if (!pattern33.test(data12)) {
+          const err52 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/pattern", keyword: "pattern", params: { pattern: "^[A-Z][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z][A-Z0-9_]*$"', schema: "^[A-Z][A-Z0-9_]*$", parentSchema: schema39.properties.failure_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err52];
           } else {
-            const err53 = { instancePath: instancePath + "/email_cc/" + i1, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.items.type, parentSchema: schema41.items, data: data18 };
-            if (vErrors === null) {
-              vErrors = [err53];
-            } else {
-              vErrors.push(err53);
-            }
-            errors++;
+            vErrors.push(err52);
           }
+          errors++;
         }
       } else {
-        const err54 = { instancePath: instancePath + "/email_cc", schemaPath: "openapi#/components/schemas/DisbursementEmailList/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.type, parentSchema: schema41, data: data17 };
+        const err53 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.failure_code.type, parentSchema: schema39.properties.failure_code, data: data12 };
         if (vErrors === null) {
-          vErrors = [err54];
+          vErrors = [err53];
         } else {
-          vErrors.push(err54);
+          vErrors.push(err53);
         }
         errors++;
       }
-      if (Array.isArray(data17)) {
-        if (data17.length < 1) {
-          const err55 = { instancePath: instancePath + "/email_cc", schemaPath: "#/properties/email_cc/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_cc, data: data17 };
+    }
+    if (data.updated !== void 0) {
+      let data13 = data.updated;
+      if (typeof data13 === "string") {
+        if (func1(data13) > 35) {
+          const err54 = { instancePath: instancePath + "/updated", schemaPath: "#/properties/updated/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema39.properties.updated, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err54];
+          } else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data13)) {
+          const err55 = { instancePath: instancePath + "/updated", schemaPath: "#/properties/updated/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema39.properties.updated, data: data13 };
           if (vErrors === null) {
             vErrors = [err55];
           } else {
@@ -2664,7 +3024,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err56 = { instancePath: instancePath + "/email_cc", schemaPath: "#/properties/email_cc/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_cc.type, parentSchema: schema39.properties.email_cc, data: data17 };
+        const err56 = { instancePath: instancePath + "/updated", schemaPath: "#/properties/updated/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.updated.type, parentSchema: schema39.properties.updated, data: data13 };
         if (vErrors === null) {
           vErrors = [err56];
         } else {
@@ -2673,11 +3033,11 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.email_bcc !== void 0) {
-      let data19 = data.email_bcc;
-      if (Array.isArray(data19)) {
-        if (data19.length > 3) {
-          const err57 = { instancePath: instancePath + "/email_bcc", schemaPath: "openapi#/components/schemas/DisbursementEmailList/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema41, data: data19 };
+    if (data.created !== void 0) {
+      let data14 = data.created;
+      if (typeof data14 === "string") {
+        if (func1(data14) > 35) {
+          const err57 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema39.properties.created, data: data14 };
           if (vErrors === null) {
             vErrors = [err57];
           } else {
@@ -2685,41 +3045,39 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        const len2 = data19.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data20 = data19[i2];
-          if (typeof data20 === "string") {
-            if (!formats18.test(data20)) {
-              const err58 = { instancePath: instancePath + "/email_bcc/" + i2, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema41.items, data: data20 };
-              if (vErrors === null) {
-                vErrors = [err58];
-              } else {
-                vErrors.push(err58);
-              }
-              errors++;
-            }
+        if (!formats0.validate(data14)) {
+          const err58 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema39.properties.created, data: data14 };
+          if (vErrors === null) {
+            vErrors = [err58];
           } else {
-            const err59 = { instancePath: instancePath + "/email_bcc/" + i2, schemaPath: "openapi#/components/schemas/DisbursementEmailList/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.items.type, parentSchema: schema41.items, data: data20 };
-            if (vErrors === null) {
-              vErrors = [err59];
-            } else {
-              vErrors.push(err59);
-            }
-            errors++;
+            vErrors.push(err58);
           }
+          errors++;
         }
       } else {
-        const err60 = { instancePath: instancePath + "/email_bcc", schemaPath: "openapi#/components/schemas/DisbursementEmailList/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.type, parentSchema: schema41, data: data19 };
+        const err59 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.created.type, parentSchema: schema39.properties.created, data: data14 };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err59];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err59);
         }
         errors++;
       }
-      if (Array.isArray(data19)) {
-        if (data19.length < 1) {
-          const err61 = { instancePath: instancePath + "/email_bcc", schemaPath: "#/properties/email_bcc/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_bcc, data: data19 };
+    }
+    if (data.email_to !== void 0) {
+      let data15 = data.email_to;
+      if (Array.isArray(data15)) {
+        if (data15.length > 3) {
+          const err60 = { instancePath: instancePath + "/email_to", schemaPath: "#/properties/email_to/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema39.properties.email_to, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err60];
+          } else {
+            vErrors.push(err60);
+          }
+          errors++;
+        }
+        if (data15.length < 1) {
+          const err61 = { instancePath: instancePath + "/email_to", schemaPath: "#/properties/email_to/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_to, data: data15 };
           if (vErrors === null) {
             vErrors = [err61];
           } else {
@@ -2727,65 +3085,62 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        const len0 = data15.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data16 = data15[i0];
+          if (typeof data16 === "string") {
+            if (func1(data16) > 254) {
+              const err62 = { instancePath: instancePath + "/email_to/" + i0, schemaPath: "#/properties/email_to/items/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters", schema: 254, parentSchema: schema39.properties.email_to.items, data: data16 };
+              if (vErrors === null) {
+                vErrors = [err62];
+              } else {
+                vErrors.push(err62);
+              }
+              errors++;
+            }
+            if (!formats18.test(data16)) {
+              const err63 = { instancePath: instancePath + "/email_to/" + i0, schemaPath: "#/properties/email_to/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema39.properties.email_to.items, data: data16 };
+              if (vErrors === null) {
+                vErrors = [err63];
+              } else {
+                vErrors.push(err63);
+              }
+              errors++;
+            }
+          } else {
+            const err64 = { instancePath: instancePath + "/email_to/" + i0, schemaPath: "#/properties/email_to/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.email_to.items.type, parentSchema: schema39.properties.email_to.items, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err64];
+            } else {
+              vErrors.push(err64);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err62 = { instancePath: instancePath + "/email_bcc", schemaPath: "#/properties/email_bcc/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_bcc.type, parentSchema: schema39.properties.email_bcc, data: data19 };
+        const err65 = { instancePath: instancePath + "/email_to", schemaPath: "#/properties/email_to/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_to.type, parentSchema: schema39.properties.email_to, data: data15 };
         if (vErrors === null) {
-          vErrors = [err62];
+          vErrors = [err65];
         } else {
-          vErrors.push(err62);
+          vErrors.push(err65);
         }
         errors++;
       }
     }
-    if (data.transaction_id !== void 0) {
-      let data21 = data.transaction_id;
-      if (typeof data21 === "string") {
-        if (func1(data21) < 1) {
-          const err63 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.transaction_id, data: data21 };
+    if (data.email_cc !== void 0) {
+      let data17 = data.email_cc;
+      if (Array.isArray(data17)) {
+        if (data17.length > 3) {
+          const err66 = { instancePath: instancePath + "/email_cc", schemaPath: "#/properties/email_cc/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema39.properties.email_cc, data: data17 };
           if (vErrors === null) {
-            vErrors = [err63];
+            vErrors = [err66];
           } else {
-            vErrors.push(err63);
+            vErrors.push(err66);
           }
           errors++;
         }
-      } else {
-        const err64 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.transaction_id.type, parentSchema: schema39.properties.transaction_id, data: data21 };
-        if (vErrors === null) {
-          vErrors = [err64];
-        } else {
-          vErrors.push(err64);
-        }
-        errors++;
-      }
-    }
-    if (data.transaction_sequence !== void 0) {
-      let data22 = data.transaction_sequence;
-      if (typeof data22 === "string") {
-        if (func1(data22) < 1) {
-          const err65 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.transaction_sequence, data: data22 };
-          if (vErrors === null) {
-            vErrors = [err65];
-          } else {
-            vErrors.push(err65);
-          }
-          errors++;
-        }
-      } else {
-        const err66 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.transaction_sequence.type, parentSchema: schema39.properties.transaction_sequence, data: data22 };
-        if (vErrors === null) {
-          vErrors = [err66];
-        } else {
-          vErrors.push(err66);
-        }
-        errors++;
-      }
-    }
-    if (data.disbursement_id !== void 0) {
-      let data23 = data.disbursement_id;
-      if (typeof data23 === "string") {
-        if (func1(data23) < 1) {
-          const err67 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.disbursement_id, data: data23 };
+        if (data17.length < 1) {
+          const err67 = { instancePath: instancePath + "/email_cc", schemaPath: "#/properties/email_cc/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_cc, data: data17 };
           if (vErrors === null) {
             vErrors = [err67];
           } else {
@@ -2793,46 +3148,40 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err68 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.disbursement_id.type, parentSchema: schema39.properties.disbursement_id, data: data23 };
-        if (vErrors === null) {
-          vErrors = [err68];
-        } else {
-          vErrors.push(err68);
-        }
-        errors++;
-      }
-    }
-    if (data.service_fee_amount !== void 0) {
-      let data24 = data.service_fee_amount;
-      if (typeof data24 == "number") {
-        if (data24 < 0 || isNaN(data24)) {
-          const err69 = { instancePath: instancePath + "/service_fee_amount", schemaPath: "#/properties/service_fee_amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema39.properties.service_fee_amount, data: data24 };
-          if (vErrors === null) {
-            vErrors = [err69];
+        const len1 = data17.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data18 = data17[i1];
+          if (typeof data18 === "string") {
+            if (func1(data18) > 254) {
+              const err68 = { instancePath: instancePath + "/email_cc/" + i1, schemaPath: "#/properties/email_cc/items/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters", schema: 254, parentSchema: schema39.properties.email_cc.items, data: data18 };
+              if (vErrors === null) {
+                vErrors = [err68];
+              } else {
+                vErrors.push(err68);
+              }
+              errors++;
+            }
+            if (!formats18.test(data18)) {
+              const err69 = { instancePath: instancePath + "/email_cc/" + i1, schemaPath: "#/properties/email_cc/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema39.properties.email_cc.items, data: data18 };
+              if (vErrors === null) {
+                vErrors = [err69];
+              } else {
+                vErrors.push(err69);
+              }
+              errors++;
+            }
           } else {
-            vErrors.push(err69);
+            const err70 = { instancePath: instancePath + "/email_cc/" + i1, schemaPath: "#/properties/email_cc/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.email_cc.items.type, parentSchema: schema39.properties.email_cc.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err70];
+            } else {
+              vErrors.push(err70);
+            }
+            errors++;
           }
-          errors++;
         }
       } else {
-        const err70 = { instancePath: instancePath + "/service_fee_amount", schemaPath: "#/properties/service_fee_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema39.properties.service_fee_amount.type, parentSchema: schema39.properties.service_fee_amount, data: data24 };
-        if (vErrors === null) {
-          vErrors = [err70];
-        } else {
-          vErrors.push(err70);
-        }
-        errors++;
-      }
-    }
-    if (data.email_cc !== void 0) {
-      if (data.email_to === void 0) {
-        const err71 = { instancePath, schemaPath: "#/dependentRequired", keyword: "dependentRequired", params: {
-          property: "email_cc",
-          missingProperty: "email_to",
-          depsCount: 1,
-          deps: "email_to"
-        }, message: "must have property email_to when property email_cc is present", schema: schema39.dependentRequired, parentSchema: schema39, data };
+        const err71 = { instancePath: instancePath + "/email_cc", schemaPath: "#/properties/email_cc/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_cc.type, parentSchema: schema39.properties.email_cc, data: data17 };
         if (vErrors === null) {
           vErrors = [err71];
         } else {
@@ -2842,27 +3191,248 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.email_bcc !== void 0) {
+      let data19 = data.email_bcc;
+      if (Array.isArray(data19)) {
+        if (data19.length > 3) {
+          const err72 = { instancePath: instancePath + "/email_bcc", schemaPath: "#/properties/email_bcc/maxItems", keyword: "maxItems", params: { limit: 3 }, message: "must NOT have more than 3 items", schema: 3, parentSchema: schema39.properties.email_bcc, data: data19 };
+          if (vErrors === null) {
+            vErrors = [err72];
+          } else {
+            vErrors.push(err72);
+          }
+          errors++;
+        }
+        if (data19.length < 1) {
+          const err73 = { instancePath: instancePath + "/email_bcc", schemaPath: "#/properties/email_bcc/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema39.properties.email_bcc, data: data19 };
+          if (vErrors === null) {
+            vErrors = [err73];
+          } else {
+            vErrors.push(err73);
+          }
+          errors++;
+        }
+        const len2 = data19.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data20 = data19[i2];
+          if (typeof data20 === "string") {
+            if (func1(data20) > 254) {
+              const err74 = { instancePath: instancePath + "/email_bcc/" + i2, schemaPath: "#/properties/email_bcc/items/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters", schema: 254, parentSchema: schema39.properties.email_bcc.items, data: data20 };
+              if (vErrors === null) {
+                vErrors = [err74];
+              } else {
+                vErrors.push(err74);
+              }
+              errors++;
+            }
+            if (!formats18.test(data20)) {
+              const err75 = { instancePath: instancePath + "/email_bcc/" + i2, schemaPath: "#/properties/email_bcc/items/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"', schema: "email", parentSchema: schema39.properties.email_bcc.items, data: data20 };
+              if (vErrors === null) {
+                vErrors = [err75];
+              } else {
+                vErrors.push(err75);
+              }
+              errors++;
+            }
+          } else {
+            const err76 = { instancePath: instancePath + "/email_bcc/" + i2, schemaPath: "#/properties/email_bcc/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.email_bcc.items.type, parentSchema: schema39.properties.email_bcc.items, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err76];
+            } else {
+              vErrors.push(err76);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err77 = { instancePath: instancePath + "/email_bcc", schemaPath: "#/properties/email_bcc/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema39.properties.email_bcc.type, parentSchema: schema39.properties.email_bcc, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err77];
+        } else {
+          vErrors.push(err77);
+        }
+        errors++;
+      }
+    }
+    if (data.transaction_id !== void 0) {
+      let data21 = data.transaction_id;
+      if (typeof data21 === "string") {
+        if (func1(data21) > 64) {
+          const err78 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.transaction_id, data: data21 };
+          if (vErrors === null) {
+            vErrors = [err78];
+          } else {
+            vErrors.push(err78);
+          }
+          errors++;
+        }
+        if (func1(data21) < 1) {
+          const err79 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.transaction_id, data: data21 };
+          if (vErrors === null) {
+            vErrors = [err79];
+          } else {
+            vErrors.push(err79);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data21)) {
+          const err80 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema39.properties.transaction_id, data: data21 };
+          if (vErrors === null) {
+            vErrors = [err80];
+          } else {
+            vErrors.push(err80);
+          }
+          errors++;
+        }
+      } else {
+        const err81 = { instancePath: instancePath + "/transaction_id", schemaPath: "#/properties/transaction_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.transaction_id.type, parentSchema: schema39.properties.transaction_id, data: data21 };
+        if (vErrors === null) {
+          vErrors = [err81];
+        } else {
+          vErrors.push(err81);
+        }
+        errors++;
+      }
+    }
+    if (data.transaction_sequence !== void 0) {
+      let data22 = data.transaction_sequence;
+      if (typeof data22 === "string") {
+        if (func1(data22) > 64) {
+          const err82 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.transaction_sequence, data: data22 };
+          if (vErrors === null) {
+            vErrors = [err82];
+          } else {
+            vErrors.push(err82);
+          }
+          errors++;
+        }
+        if (func1(data22) < 1) {
+          const err83 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.transaction_sequence, data: data22 };
+          if (vErrors === null) {
+            vErrors = [err83];
+          } else {
+            vErrors.push(err83);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data22)) {
+          const err84 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema39.properties.transaction_sequence, data: data22 };
+          if (vErrors === null) {
+            vErrors = [err84];
+          } else {
+            vErrors.push(err84);
+          }
+          errors++;
+        }
+      } else {
+        const err85 = { instancePath: instancePath + "/transaction_sequence", schemaPath: "#/properties/transaction_sequence/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.transaction_sequence.type, parentSchema: schema39.properties.transaction_sequence, data: data22 };
+        if (vErrors === null) {
+          vErrors = [err85];
+        } else {
+          vErrors.push(err85);
+        }
+        errors++;
+      }
+    }
+    if (data.disbursement_id !== void 0) {
+      let data23 = data.disbursement_id;
+      if (typeof data23 === "string") {
+        if (func1(data23) > 64) {
+          const err86 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema39.properties.disbursement_id, data: data23 };
+          if (vErrors === null) {
+            vErrors = [err86];
+          } else {
+            vErrors.push(err86);
+          }
+          errors++;
+        }
+        if (func1(data23) < 1) {
+          const err87 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema39.properties.disbursement_id, data: data23 };
+          if (vErrors === null) {
+            vErrors = [err87];
+          } else {
+            vErrors.push(err87);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data23)) {
+          const err88 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema39.properties.disbursement_id, data: data23 };
+          if (vErrors === null) {
+            vErrors = [err88];
+          } else {
+            vErrors.push(err88);
+          }
+          errors++;
+        }
+      } else {
+        const err89 = { instancePath: instancePath + "/disbursement_id", schemaPath: "#/properties/disbursement_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.properties.disbursement_id.type, parentSchema: schema39.properties.disbursement_id, data: data23 };
+        if (vErrors === null) {
+          vErrors = [err89];
+        } else {
+          vErrors.push(err89);
+        }
+        errors++;
+      }
+    }
+    if (data.service_fee_amount !== void 0) {
+      let data24 = data.service_fee_amount;
+      if (typeof data24 == "number") {
+        if (data24 < 0 || isNaN(data24)) {
+          const err90 = { instancePath: instancePath + "/service_fee_amount", schemaPath: "#/properties/service_fee_amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema39.properties.service_fee_amount, data: data24 };
+          if (vErrors === null) {
+            vErrors = [err90];
+          } else {
+            vErrors.push(err90);
+          }
+          errors++;
+        }
+      } else {
+        const err91 = { instancePath: instancePath + "/service_fee_amount", schemaPath: "#/properties/service_fee_amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema39.properties.service_fee_amount.type, parentSchema: schema39.properties.service_fee_amount, data: data24 };
+        if (vErrors === null) {
+          vErrors = [err91];
+        } else {
+          vErrors.push(err91);
+        }
+        errors++;
+      }
+    }
+    if (data.email_cc !== void 0) {
       if (data.email_to === void 0) {
-        const err72 = { instancePath, schemaPath: "#/dependentRequired", keyword: "dependentRequired", params: {
+        const err92 = { instancePath, schemaPath: "#/dependentRequired", keyword: "dependentRequired", params: {
+          property: "email_cc",
+          missingProperty: "email_to",
+          depsCount: 1,
+          deps: "email_to"
+        }, message: "must have property email_to when property email_cc is present", schema: schema39.dependentRequired, parentSchema: schema39, data };
+        if (vErrors === null) {
+          vErrors = [err92];
+        } else {
+          vErrors.push(err92);
+        }
+        errors++;
+      }
+    }
+    if (data.email_bcc !== void 0) {
+      if (data.email_to === void 0) {
+        const err93 = { instancePath, schemaPath: "#/dependentRequired", keyword: "dependentRequired", params: {
           property: "email_bcc",
           missingProperty: "email_to",
           depsCount: 1,
           deps: "email_to"
         }, message: "must have property email_to when property email_bcc is present", schema: schema39.dependentRequired, parentSchema: schema39, data };
         if (vErrors === null) {
-          vErrors = [err72];
+          vErrors = [err93];
         } else {
-          vErrors.push(err72);
+          vErrors.push(err93);
         }
         errors++;
       }
     }
   } else {
-    const err73 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
+    const err94 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
     if (vErrors === null) {
-      vErrors = [err73];
+      vErrors = [err94];
     } else {
-      vErrors.push(err73);
+      vErrors.push(err94);
     }
     errors++;
   }
@@ -2894,10 +3464,10 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate24.evaluated = { "dynamicProps": true, "dynamicItems": false };
 var webhook_ewalletPayment = validate27;
-var schema45 = { "type": "object", "required": ["event", "id", "external_id", "business_id", "phone", "ewallet_type", "amount", "status"], "properties": { "event": { "type": "string", "const": "ewallet.payment" }, "id": { "type": "string", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 1e3, "pattern": "^[A-Za-z0-9-]+$" }, "business_id": { "type": "string", "minLength": 1 }, "phone": { "type": "string", "pattern": "^08[0-9]{8,11}$" }, "ewallet_type": { "type": "string", "enum": ["OVO"] }, "amount": { "type": "number", "minimum": 1, "maximum": 1e7 }, "status": { "type": "string", "enum": ["FAILED", "COMPLETED"] }, "failure_code": { "type": "string", "$ref": "openapi#/components/schemas/EwalletFailureCode" }, "created": { "type": "string", "format": "date-time" } }, "allOf": [{ "if": { "properties": { "status": { "const": "FAILED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["failure_code"], "allOf": [{ "properties": { "failure_code": true } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": false } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["created"], "allOf": [{ "properties": { "created": true } }] } }] };
-var schema46 = { "type": "string", "enum": ["USER_DID_NOT_AUTHORIZE_THE_PAYMENT", "USER_DECLINED_THE_TRANSACTION", "PHONE_NUMBER_NOT_REGISTERED", "EWALLET_APP_UNREACHABLE", "OVO_TIMEOUT_ERROR", "CREDENTIALS_ERROR", "ACCOUNT_AUTHENTICATION_ERROR", "ACCOUNT_BLOCKED_ERROR", "SENDING_TRANSACTION_ERROR", "EXTERNAL_ERROR"] };
-var pattern10 = new RegExp("^[A-Za-z0-9-]+$", "u");
-var pattern11 = new RegExp("^08[0-9]{8,11}$", "u");
+var schema42 = { "type": "object", "required": ["event", "id", "external_id", "business_id", "phone", "ewallet_type", "amount", "status"], "properties": { "event": { "type": "string", "const": "ewallet.payment" }, "id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "external_id": { "type": "string", "minLength": 1, "maxLength": 1e3, "pattern": "^[A-Za-z0-9-]+$" }, "business_id": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1 }, "phone": { "type": "string", "maxLength": 13, "pattern": "^08[0-9]{8,11}$" }, "ewallet_type": { "type": "string", "enum": ["OVO"] }, "amount": { "type": "number", "minimum": 1, "maximum": 1e7 }, "status": { "type": "string", "enum": ["FAILED", "COMPLETED"] }, "failure_code": { "type": "string", "maxLength": 64, "pattern": "^[A-Z][A-Z0-9_]*$", "$ref": "openapi#/components/schemas/EwalletFailureCode" }, "created": { "type": "string", "format": "date-time", "maxLength": 35 } }, "allOf": [{ "if": { "properties": { "status": { "const": "FAILED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["failure_code"], "allOf": [{ "properties": { "failure_code": true } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": false } }] } }, { "if": { "properties": { "status": { "const": "COMPLETED" } }, "required": ["status"] }, "then": { "type": "object", "required": ["created"], "allOf": [{ "properties": { "created": true } }] } }] };
+var schema43 = { "type": "string", "enum": ["USER_DID_NOT_AUTHORIZE_THE_PAYMENT", "USER_DECLINED_THE_TRANSACTION", "PHONE_NUMBER_NOT_REGISTERED", "EWALLET_APP_UNREACHABLE", "OVO_TIMEOUT_ERROR", "CREDENTIALS_ERROR", "ACCOUNT_AUTHENTICATION_ERROR", "ACCOUNT_BLOCKED_ERROR", "SENDING_TRANSACTION_ERROR", "EXTERNAL_ERROR"] };
+var pattern38 = new RegExp("^[A-Za-z0-9-]+$", "u");
+var pattern40 = new RegExp("^08[0-9]{8,11}$", "u");
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -2948,7 +3518,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs5 = errors;
     if (data && typeof data == "object" && !Array.isArray(data)) {
       if (data.failure_code === void 0) {
-        const err2 = { instancePath, schemaPath: "#/allOf/0/then/required", keyword: "required", params: { missingProperty: "failure_code" }, message: "must have required property 'failure_code'", schema: schema45.allOf[0].then.required, parentSchema: schema45.allOf[0].then, data };
+        const err2 = { instancePath, schemaPath: "#/allOf/0/then/required", keyword: "required", params: { missingProperty: "failure_code" }, message: "must have required property 'failure_code'", schema: schema42.allOf[0].then.required, parentSchema: schema42.allOf[0].then, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -2957,7 +3527,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     } else {
-      const err3 = { instancePath, schemaPath: "#/allOf/0/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.allOf[0].then.type, parentSchema: schema45.allOf[0].then, data };
+      const err3 = { instancePath, schemaPath: "#/allOf/0/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.allOf[0].then.type, parentSchema: schema42.allOf[0].then, data };
       if (vErrors === null) {
         vErrors = [err3];
       } else {
@@ -2974,7 +3544,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid1) {
-    const err4 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema45.allOf[0].if, parentSchema: schema45.allOf[0], data };
+    const err4 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema42.allOf[0].if, parentSchema: schema42.allOf[0], data };
     if (vErrors === null) {
       vErrors = [err4];
     } else {
@@ -3021,7 +3591,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   if (_valid1) {
     const _errs12 = errors;
     if (!(data && typeof data == "object" && !Array.isArray(data))) {
-      const err7 = { instancePath, schemaPath: "#/allOf/1/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.allOf[1].then.type, parentSchema: schema45.allOf[1].then, data };
+      const err7 = { instancePath, schemaPath: "#/allOf/1/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.allOf[1].then.type, parentSchema: schema42.allOf[1].then, data };
       if (vErrors === null) {
         vErrors = [err7];
       } else {
@@ -3031,7 +3601,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data && typeof data == "object" && !Array.isArray(data)) {
       if (data.failure_code !== void 0) {
-        const err8 = { instancePath: instancePath + "/failure_code", schemaPath: "#/allOf/1/then/allOf/0/properties/failure_code/false schema", keyword: "false schema", params: {}, message: "boolean schema is false", schema: false, parentSchema: schema45.allOf[1].then.allOf[0].properties.failure_code, data: data.failure_code };
+        const err8 = { instancePath: instancePath + "/failure_code", schemaPath: "#/allOf/1/then/allOf/0/properties/failure_code/false schema", keyword: "false schema", params: {}, message: "boolean schema is false", schema: false, parentSchema: schema42.allOf[1].then.allOf[0].properties.failure_code, data: data.failure_code };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -3049,7 +3619,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid4) {
-    const err9 = { instancePath, schemaPath: "#/allOf/1/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema45.allOf[1].if, parentSchema: schema45.allOf[1], data };
+    const err9 = { instancePath, schemaPath: "#/allOf/1/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema42.allOf[1].if, parentSchema: schema42.allOf[1], data };
     if (vErrors === null) {
       vErrors = [err9];
     } else {
@@ -3105,7 +3675,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs19 = errors;
     if (data && typeof data == "object" && !Array.isArray(data)) {
       if (data.created === void 0) {
-        const err12 = { instancePath, schemaPath: "#/allOf/2/then/required", keyword: "required", params: { missingProperty: "created" }, message: "must have required property 'created'", schema: schema45.allOf[2].then.required, parentSchema: schema45.allOf[2].then, data };
+        const err12 = { instancePath, schemaPath: "#/allOf/2/then/required", keyword: "required", params: { missingProperty: "created" }, message: "must have required property 'created'", schema: schema42.allOf[2].then.required, parentSchema: schema42.allOf[2].then, data };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -3114,7 +3684,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     } else {
-      const err13 = { instancePath, schemaPath: "#/allOf/2/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.allOf[2].then.type, parentSchema: schema45.allOf[2].then, data };
+      const err13 = { instancePath, schemaPath: "#/allOf/2/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.allOf[2].then.type, parentSchema: schema42.allOf[2].then, data };
       if (vErrors === null) {
         vErrors = [err13];
       } else {
@@ -3131,7 +3701,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid8) {
-    const err14 = { instancePath, schemaPath: "#/allOf/2/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema45.allOf[2].if, parentSchema: schema45.allOf[2], data };
+    const err14 = { instancePath, schemaPath: "#/allOf/2/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema42.allOf[2].if, parentSchema: schema42.allOf[2], data };
     if (vErrors === null) {
       vErrors = [err14];
     } else {
@@ -3149,7 +3719,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.event === void 0) {
-      const err15 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "event" }, message: "must have required property 'event'", schema: schema45.required, parentSchema: schema45, data };
+      const err15 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "event" }, message: "must have required property 'event'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err15];
       } else {
@@ -3158,7 +3728,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.id === void 0) {
-      const err16 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema45.required, parentSchema: schema45, data };
+      const err16 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err16];
       } else {
@@ -3167,7 +3737,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.external_id === void 0) {
-      const err17 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "external_id" }, message: "must have required property 'external_id'", schema: schema45.required, parentSchema: schema45, data };
+      const err17 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "external_id" }, message: "must have required property 'external_id'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err17];
       } else {
@@ -3176,7 +3746,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.business_id === void 0) {
-      const err18 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "business_id" }, message: "must have required property 'business_id'", schema: schema45.required, parentSchema: schema45, data };
+      const err18 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "business_id" }, message: "must have required property 'business_id'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err18];
       } else {
@@ -3185,7 +3755,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.phone === void 0) {
-      const err19 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "phone" }, message: "must have required property 'phone'", schema: schema45.required, parentSchema: schema45, data };
+      const err19 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "phone" }, message: "must have required property 'phone'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err19];
       } else {
@@ -3194,7 +3764,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.ewallet_type === void 0) {
-      const err20 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ewallet_type" }, message: "must have required property 'ewallet_type'", schema: schema45.required, parentSchema: schema45, data };
+      const err20 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ewallet_type" }, message: "must have required property 'ewallet_type'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err20];
       } else {
@@ -3203,7 +3773,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.amount === void 0) {
-      const err21 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "amount" }, message: "must have required property 'amount'", schema: schema45.required, parentSchema: schema45, data };
+      const err21 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "amount" }, message: "must have required property 'amount'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err21];
       } else {
@@ -3212,7 +3782,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.status === void 0) {
-      const err22 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'", schema: schema45.required, parentSchema: schema45, data };
+      const err22 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'", schema: schema42.required, parentSchema: schema42, data };
       if (vErrors === null) {
         vErrors = [err22];
       } else {
@@ -3236,7 +3806,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.event !== void 0) {
       let data4 = data.event;
       if (typeof data4 !== "string") {
-        const err23 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.event.type, parentSchema: schema45.properties.event, data: data4 };
+        const err23 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.event.type, parentSchema: schema42.properties.event, data: data4 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -3245,7 +3815,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if ("ewallet.payment" !== data4) {
-        const err24 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/const", keyword: "const", params: { allowedValue: "ewallet.payment" }, message: "must be equal to constant", schema: "ewallet.payment", parentSchema: schema45.properties.event, data: data4 };
+        const err24 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/const", keyword: "const", params: { allowedValue: "ewallet.payment" }, message: "must be equal to constant", schema: "ewallet.payment", parentSchema: schema42.properties.event, data: data4 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -3257,8 +3827,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data5 = data.id;
       if (typeof data5 === "string") {
-        if (func1(data5) < 1) {
-          const err25 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema45.properties.id, data: data5 };
+        if (func1(data5) > 64) {
+          const err25 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema42.properties.id, data: data5 };
           if (vErrors === null) {
             vErrors = [err25];
           } else {
@@ -3266,12 +3836,30 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func1(data5) < 1) {
+          const err26 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data5)) {
+          const err27 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema42.properties.id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
       } else {
-        const err26 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.id.type, parentSchema: schema45.properties.id, data: data5 };
+        const err28 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.id.type, parentSchema: schema42.properties.id, data: data5 };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err28];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err28);
         }
         errors++;
       }
@@ -3280,25 +3868,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       let data6 = data.external_id;
       if (typeof data6 === "string") {
         if (func1(data6) > 1e3) {
-          const err27 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema45.properties.external_id, data: data6 };
-          if (vErrors === null) {
-            vErrors = [err27];
-          } else {
-            vErrors.push(err27);
-          }
-          errors++;
-        }
-        if (func1(data6) < 1) {
-          const err28 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema45.properties.external_id, data: data6 };
-          if (vErrors === null) {
-            vErrors = [err28];
-          } else {
-            vErrors.push(err28);
-          }
-          errors++;
-        }
-        if (!pattern10.test(data6)) {
-          const err29 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9-]+$" }, message: 'must match pattern "^[A-Za-z0-9-]+$"', schema: "^[A-Za-z0-9-]+$", parentSchema: schema45.properties.external_id, data: data6 };
+          const err29 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema42.properties.external_id, data: data6 };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -3306,21 +3876,17 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err30 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.external_id.type, parentSchema: schema45.properties.external_id, data: data6 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
+        if (func1(data6) < 1) {
+          const err30 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.external_id, data: data6 };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.business_id !== void 0) {
-      let data7 = data.business_id;
-      if (typeof data7 === "string") {
-        if (func1(data7) < 1) {
-          const err31 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema45.properties.business_id, data: data7 };
+        if (!pattern38.test(data6)) {
+          const err31 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9-]+$" }, message: 'must match pattern "^[A-Za-z0-9-]+$"', schema: "^[A-Za-z0-9-]+$", parentSchema: schema42.properties.external_id, data: data6 };
           if (vErrors === null) {
             vErrors = [err31];
           } else {
@@ -3329,7 +3895,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err32 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.business_id.type, parentSchema: schema45.properties.business_id, data: data7 };
+        const err32 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.external_id.type, parentSchema: schema42.properties.external_id, data: data6 };
         if (vErrors === null) {
           vErrors = [err32];
         } else {
@@ -3338,11 +3904,11 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.phone !== void 0) {
-      let data8 = data.phone;
-      if (typeof data8 === "string") {
-        if (!pattern11.test(data8)) {
-          const err33 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/pattern", keyword: "pattern", params: { pattern: "^08[0-9]{8,11}$" }, message: 'must match pattern "^08[0-9]{8,11}$"', schema: "^08[0-9]{8,11}$", parentSchema: schema45.properties.phone, data: data8 };
+    if (data.business_id !== void 0) {
+      let data7 = data.business_id;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 64) {
+          const err33 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema42.properties.business_id, data: data7 };
           if (vErrors === null) {
             vErrors = [err33];
           } else {
@@ -3350,29 +3916,26 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func1(data7) < 1) {
+          const err34 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42.properties.business_id, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data7)) {
+          const err35 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_-]+$" }, message: 'must match pattern "^[A-Za-z0-9_-]+$"', schema: "^[A-Za-z0-9_-]+$", parentSchema: schema42.properties.business_id, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err35];
+          } else {
+            vErrors.push(err35);
+          }
+          errors++;
+        }
       } else {
-        const err34 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.phone.type, parentSchema: schema45.properties.phone, data: data8 };
-        if (vErrors === null) {
-          vErrors = [err34];
-        } else {
-          vErrors.push(err34);
-        }
-        errors++;
-      }
-    }
-    if (data.ewallet_type !== void 0) {
-      let data9 = data.ewallet_type;
-      if (typeof data9 !== "string") {
-        const err35 = { instancePath: instancePath + "/ewallet_type", schemaPath: "#/properties/ewallet_type/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.ewallet_type.type, parentSchema: schema45.properties.ewallet_type, data: data9 };
-        if (vErrors === null) {
-          vErrors = [err35];
-        } else {
-          vErrors.push(err35);
-        }
-        errors++;
-      }
-      if (!(data9 === "OVO")) {
-        const err36 = { instancePath: instancePath + "/ewallet_type", schemaPath: "#/properties/ewallet_type/enum", keyword: "enum", params: { allowedValues: schema45.properties.ewallet_type.enum }, message: "must be equal to one of the allowed values", schema: schema45.properties.ewallet_type.enum, parentSchema: schema45.properties.ewallet_type, data: data9 };
+        const err36 = { instancePath: instancePath + "/business_id", schemaPath: "#/properties/business_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.business_id.type, parentSchema: schema42.properties.business_id, data: data7 };
         if (vErrors === null) {
           vErrors = [err36];
         } else {
@@ -3381,11 +3944,11 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.amount !== void 0) {
-      let data10 = data.amount;
-      if (typeof data10 == "number") {
-        if (data10 > 1e7 || isNaN(data10)) {
-          const err37 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e7 }, message: "must be <= 10000000", schema: 1e7, parentSchema: schema45.properties.amount, data: data10 };
+    if (data.phone !== void 0) {
+      let data8 = data.phone;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 13) {
+          const err37 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/maxLength", keyword: "maxLength", params: { limit: 13 }, message: "must NOT have more than 13 characters", schema: 13, parentSchema: schema42.properties.phone, data: data8 };
           if (vErrors === null) {
             vErrors = [err37];
           } else {
@@ -3393,8 +3956,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data10 < 1 || isNaN(data10)) {
-          const err38 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema45.properties.amount, data: data10 };
+        if (!pattern40.test(data8)) {
+          const err38 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/pattern", keyword: "pattern", params: { pattern: "^08[0-9]{8,11}$" }, message: 'must match pattern "^08[0-9]{8,11}$"', schema: "^08[0-9]{8,11}$", parentSchema: schema42.properties.phone, data: data8 };
           if (vErrors === null) {
             vErrors = [err38];
           } else {
@@ -3403,7 +3966,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err39 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema45.properties.amount.type, parentSchema: schema45.properties.amount, data: data10 };
+        const err39 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.phone.type, parentSchema: schema42.properties.phone, data: data8 };
         if (vErrors === null) {
           vErrors = [err39];
         } else {
@@ -3412,10 +3975,10 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.status !== void 0) {
-      let data11 = data.status;
-      if (typeof data11 !== "string") {
-        const err40 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.status.type, parentSchema: schema45.properties.status, data: data11 };
+    if (data.ewallet_type !== void 0) {
+      let data9 = data.ewallet_type;
+      if (typeof data9 !== "string") {
+        const err40 = { instancePath: instancePath + "/ewallet_type", schemaPath: "#/properties/ewallet_type/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.ewallet_type.type, parentSchema: schema42.properties.ewallet_type, data: data9 };
         if (vErrors === null) {
           vErrors = [err40];
         } else {
@@ -3423,8 +3986,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data11 === "FAILED" || data11 === "COMPLETED")) {
-        const err41 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema45.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema45.properties.status.enum, parentSchema: schema45.properties.status, data: data11 };
+      if (!(data9 === "OVO")) {
+        const err41 = { instancePath: instancePath + "/ewallet_type", schemaPath: "#/properties/ewallet_type/enum", keyword: "enum", params: { allowedValues: schema42.properties.ewallet_type.enum }, message: "must be equal to one of the allowed values", schema: schema42.properties.ewallet_type.enum, parentSchema: schema42.properties.ewallet_type, data: data9 };
         if (vErrors === null) {
           vErrors = [err41];
         } else {
@@ -3433,28 +3996,29 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.failure_code !== void 0) {
-      let data12 = data.failure_code;
-      if (typeof data12 !== "string") {
-        const err42 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.failure_code.type, parentSchema: schema45.properties.failure_code, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err42];
-        } else {
-          vErrors.push(err42);
+    if (data.amount !== void 0) {
+      let data10 = data.amount;
+      if (typeof data10 == "number") {
+        if (data10 > 1e7 || isNaN(data10)) {
+          const err42 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e7 }, message: "must be <= 10000000", schema: 1e7, parentSchema: schema42.properties.amount, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err42];
+          } else {
+            vErrors.push(err42);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data12 !== "string") {
-        const err43 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/EwalletFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema46.type, parentSchema: schema46, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err43];
-        } else {
-          vErrors.push(err43);
+        if (data10 < 1 || isNaN(data10)) {
+          const err43 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema42.properties.amount, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err43];
+          } else {
+            vErrors.push(err43);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (!(data12 === "USER_DID_NOT_AUTHORIZE_THE_PAYMENT" || data12 === "USER_DECLINED_THE_TRANSACTION" || data12 === "PHONE_NUMBER_NOT_REGISTERED" || data12 === "EWALLET_APP_UNREACHABLE" || data12 === "OVO_TIMEOUT_ERROR" || data12 === "CREDENTIALS_ERROR" || data12 === "ACCOUNT_AUTHENTICATION_ERROR" || data12 === "ACCOUNT_BLOCKED_ERROR" || data12 === "SENDING_TRANSACTION_ERROR" || data12 === "EXTERNAL_ERROR")) {
-        const err44 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/EwalletFailureCode/enum", keyword: "enum", params: { allowedValues: schema46.enum }, message: "must be equal to one of the allowed values", schema: schema46.enum, parentSchema: schema46, data: data12 };
+      } else {
+        const err44 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema42.properties.amount.type, parentSchema: schema42.properties.amount, data: data10 };
         if (vErrors === null) {
           vErrors = [err44];
         } else {
@@ -3463,20 +4027,19 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.created !== void 0) {
-      let data13 = data.created;
-      if (typeof data13 === "string") {
-        if (!formats0.validate(data13)) {
-          const err45 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema45.properties.created, data: data13 };
-          if (vErrors === null) {
-            vErrors = [err45];
-          } else {
-            vErrors.push(err45);
-          }
-          errors++;
+    if (data.status !== void 0) {
+      let data11 = data.status;
+      if (typeof data11 !== "string") {
+        const err45 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.status.type, parentSchema: schema42.properties.status, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err45];
+        } else {
+          vErrors.push(err45);
         }
-      } else {
-        const err46 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.created.type, parentSchema: schema45.properties.created, data: data13 };
+        errors++;
+      }
+      if (!(data11 === "FAILED" || data11 === "COMPLETED")) {
+        const err46 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema42.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema42.properties.status.enum, parentSchema: schema42.properties.status, data: data11 };
         if (vErrors === null) {
           vErrors = [err46];
         } else {
@@ -3485,12 +4048,92 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.failure_code !== void 0) {
+      let data12 = data.failure_code;
+      if (typeof data12 !== "string") {
+        const err47 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/EwalletFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err47];
+        } else {
+          vErrors.push(err47);
+        }
+        errors++;
+      }
+      if (!(data12 === "USER_DID_NOT_AUTHORIZE_THE_PAYMENT" || data12 === "USER_DECLINED_THE_TRANSACTION" || data12 === "PHONE_NUMBER_NOT_REGISTERED" || data12 === "EWALLET_APP_UNREACHABLE" || data12 === "OVO_TIMEOUT_ERROR" || data12 === "CREDENTIALS_ERROR" || data12 === "ACCOUNT_AUTHENTICATION_ERROR" || data12 === "ACCOUNT_BLOCKED_ERROR" || data12 === "SENDING_TRANSACTION_ERROR" || data12 === "EXTERNAL_ERROR")) {
+        const err48 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/EwalletFailureCode/enum", keyword: "enum", params: { allowedValues: schema43.enum }, message: "must be equal to one of the allowed values", schema: schema43.enum, parentSchema: schema43, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
+        }
+        errors++;
+      }
+      if (typeof data12 === "string") {
+        if (func1(data12) > 64) {
+          const err49 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema42.properties.failure_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err49];
+          } else {
+            vErrors.push(err49);
+          }
+          errors++;
+        }
+        if (!pattern33.test(data12)) {
+          const err50 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/pattern", keyword: "pattern", params: { pattern: "^[A-Z][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z][A-Z0-9_]*$"', schema: "^[A-Z][A-Z0-9_]*$", parentSchema: schema42.properties.failure_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err50];
+          } else {
+            vErrors.push(err50);
+          }
+          errors++;
+        }
+      } else {
+        const err51 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.failure_code.type, parentSchema: schema42.properties.failure_code, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err51];
+        } else {
+          vErrors.push(err51);
+        }
+        errors++;
+      }
+    }
+    if (data.created !== void 0) {
+      let data13 = data.created;
+      if (typeof data13 === "string") {
+        if (func1(data13) > 35) {
+          const err52 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema42.properties.created, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err52];
+          } else {
+            vErrors.push(err52);
+          }
+          errors++;
+        }
+        if (!formats0.validate(data13)) {
+          const err53 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema42.properties.created, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err53];
+          } else {
+            vErrors.push(err53);
+          }
+          errors++;
+        }
+      } else {
+        const err54 = { instancePath: instancePath + "/created", schemaPath: "#/properties/created/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.properties.created.type, parentSchema: schema42.properties.created, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err54];
+        } else {
+          vErrors.push(err54);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err47 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.type, parentSchema: schema45, data };
+    const err55 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema42.type, parentSchema: schema42, data };
     if (vErrors === null) {
-      vErrors = [err47];
+      vErrors = [err55];
     } else {
-      vErrors.push(err47);
+      vErrors.push(err55);
     }
     errors++;
   }
@@ -3522,13 +4165,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate27.evaluated = { "dynamicProps": true, "dynamicItems": false };
 var webhook_directDebitPayment = validate30;
-var schema48 = { "type": "object", "required": ["event", "timestamp", "id", "reference_id", "channel_code", "payment_method_id", "currency", "amount", "description", "status", "failure_code", "metadata"], "properties": { "event": { "type": "string", "const": "direct_debit.payment" }, "timestamp": { "type": "string", "format": "date-time" }, "id": { "type": "string", "pattern": "^ddpy-" }, "reference_id": { "type": "string", "minLength": 1, "maxLength": 255 }, "channel_code": { "type": "string", "$ref": "openapi#/components/schemas/LinkedAccountChannelCode" }, "payment_method_id": { "type": "string", "pattern": "^pm-" }, "currency": { "type": "string", "pattern": "^[A-Z]{3}$" }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "description": { "type": ["string", "null"] }, "status": { "type": "string", "enum": ["PENDING", "COMPLETED", "FAILED"] }, "failure_code": { "type": ["string", "null"], "anyOf": [{ "$ref": "openapi#/components/schemas/DirectDebitFailureCode" }, { "type": "null" }] }, "metadata": { "type": ["object", "null"], "$ref": "openapi#/components/schemas/DirectDebitMetadata" } }, "allOf": [{ "if": { "properties": { "status": { "enum": ["PENDING", "COMPLETED"] } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": { "type": "null" } } }] } }] };
-var schema49 = { "type": "string", "enum": ["DC_BRI"] };
-var schema50 = { "type": "string", "enum": ["MAX_AMOUNT_LIMIT_ERROR", "INSUFFICIENT_BALANCE", "CHANNEL_UNAVAILABLE", "ACCOUNT_ACCESS_BLOCKED"] };
-var schema51 = { "type": ["object", "null"], "maxProperties": 50, "propertyNames": { "type": "string", "maxLength": 40 }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 500 } };
-var pattern12 = new RegExp("^ddpy-", "u");
-var pattern13 = new RegExp("^pm-", "u");
-var pattern14 = new RegExp("^[A-Z]{3}$", "u");
+var schema45 = { "type": "object", "required": ["event", "timestamp", "id", "reference_id", "channel_code", "payment_method_id", "currency", "amount", "description", "status", "failure_code", "metadata"], "properties": { "event": { "type": "string", "const": "direct_debit.payment" }, "timestamp": { "type": "string", "format": "date-time", "maxLength": 35 }, "id": { "type": "string", "maxLength": 64, "pattern": "^ddpy-[A-Za-z0-9_-]+$" }, "reference_id": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "minLength": 1, "maxLength": 255 }, "channel_code": { "type": "string", "maxLength": 64, "pattern": "^[A-Z0-9_]+$", "$ref": "openapi#/components/schemas/LinkedAccountChannelCode" }, "payment_method_id": { "type": "string", "maxLength": 64, "pattern": "^pm-[A-Za-z0-9_-]+$" }, "currency": { "type": "string", "maxLength": 3, "pattern": "^[A-Z]{3}$" }, "amount": { "type": "number", "exclusiveMinimum": 0 }, "description": { "type": ["string", "null"], "maxLength": 1e3, "pattern": "^[^\\x00-\\x1F\\x7F]*$" }, "status": { "type": "string", "enum": ["PENDING", "COMPLETED", "FAILED"] }, "failure_code": { "type": ["string", "null"], "maxLength": 64, "pattern": "^[A-Z][A-Z0-9_]*$", "anyOf": [{ "$ref": "openapi#/components/schemas/DirectDebitFailureCode" }, { "type": "null" }] }, "metadata": { "type": ["object", "null"], "$ref": "openapi#/components/schemas/DirectDebitMetadata" } }, "allOf": [{ "if": { "properties": { "status": { "enum": ["PENDING", "COMPLETED"] } }, "required": ["status"] }, "then": { "type": "object", "allOf": [{ "properties": { "failure_code": { "type": "null" } } }] } }] };
+var schema46 = { "type": "string", "enum": ["DC_BRI"] };
+var schema47 = { "type": "string", "enum": ["MAX_AMOUNT_LIMIT_ERROR", "INSUFFICIENT_BALANCE", "CHANNEL_UNAVAILABLE", "ACCOUNT_ACCESS_BLOCKED"] };
+var schema48 = { "type": ["object", "null"], "maxProperties": 50, "propertyNames": { "type": "string", "pattern": "^[^\\x00-\\x1F\\x7F]*$", "maxLength": 40 }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "pattern": "^[^\\x00-\\x1F\\x7F]*$", "maxLength": 500 } };
+var pattern42 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
+var pattern45 = new RegExp("^pm-[A-Za-z0-9_-]+$", "u");
+var pattern46 = new RegExp("^[A-Z]{3}$", "u");
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -3579,7 +4222,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
   if (_valid0) {
     const _errs5 = errors;
     if (!(data && typeof data == "object" && !Array.isArray(data))) {
-      const err2 = { instancePath, schemaPath: "#/allOf/0/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema48.allOf[0].then.type, parentSchema: schema48.allOf[0].then, data };
+      const err2 = { instancePath, schemaPath: "#/allOf/0/then/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.allOf[0].then.type, parentSchema: schema45.allOf[0].then, data };
       if (vErrors === null) {
         vErrors = [err2];
       } else {
@@ -3591,7 +4234,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       if (data.failure_code !== void 0) {
         let data1 = data.failure_code;
         if (data1 !== null) {
-          const err3 = { instancePath: instancePath + "/failure_code", schemaPath: "#/allOf/0/then/allOf/0/properties/failure_code/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema48.allOf[0].then.allOf[0].properties.failure_code.type, parentSchema: schema48.allOf[0].then.allOf[0].properties.failure_code, data: data1 };
+          const err3 = { instancePath: instancePath + "/failure_code", schemaPath: "#/allOf/0/then/allOf/0/properties/failure_code/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema45.allOf[0].then.allOf[0].properties.failure_code.type, parentSchema: schema45.allOf[0].then.allOf[0].properties.failure_code, data: data1 };
           if (vErrors === null) {
             vErrors = [err3];
           } else {
@@ -3610,7 +4253,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid1) {
-    const err4 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema48.allOf[0].if, parentSchema: schema48.allOf[0], data };
+    const err4 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema45.allOf[0].if, parentSchema: schema45.allOf[0], data };
     if (vErrors === null) {
       vErrors = [err4];
     } else {
@@ -3620,7 +4263,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.event === void 0) {
-      const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "event" }, message: "must have required property 'event'", schema: schema48.required, parentSchema: schema48, data };
+      const err5 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "event" }, message: "must have required property 'event'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err5];
       } else {
@@ -3629,7 +4272,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.timestamp === void 0) {
-      const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "timestamp" }, message: "must have required property 'timestamp'", schema: schema48.required, parentSchema: schema48, data };
+      const err6 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "timestamp" }, message: "must have required property 'timestamp'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err6];
       } else {
@@ -3638,7 +4281,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.id === void 0) {
-      const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema48.required, parentSchema: schema48, data };
+      const err7 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err7];
       } else {
@@ -3647,7 +4290,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.reference_id === void 0) {
-      const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "reference_id" }, message: "must have required property 'reference_id'", schema: schema48.required, parentSchema: schema48, data };
+      const err8 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "reference_id" }, message: "must have required property 'reference_id'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err8];
       } else {
@@ -3656,7 +4299,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.channel_code === void 0) {
-      const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "channel_code" }, message: "must have required property 'channel_code'", schema: schema48.required, parentSchema: schema48, data };
+      const err9 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "channel_code" }, message: "must have required property 'channel_code'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err9];
       } else {
@@ -3665,7 +4308,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.payment_method_id === void 0) {
-      const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "payment_method_id" }, message: "must have required property 'payment_method_id'", schema: schema48.required, parentSchema: schema48, data };
+      const err10 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "payment_method_id" }, message: "must have required property 'payment_method_id'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err10];
       } else {
@@ -3674,7 +4317,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.currency === void 0) {
-      const err11 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "currency" }, message: "must have required property 'currency'", schema: schema48.required, parentSchema: schema48, data };
+      const err11 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "currency" }, message: "must have required property 'currency'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err11];
       } else {
@@ -3683,7 +4326,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.amount === void 0) {
-      const err12 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "amount" }, message: "must have required property 'amount'", schema: schema48.required, parentSchema: schema48, data };
+      const err12 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "amount" }, message: "must have required property 'amount'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err12];
       } else {
@@ -3692,7 +4335,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.description === void 0) {
-      const err13 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property 'description'", schema: schema48.required, parentSchema: schema48, data };
+      const err13 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "description" }, message: "must have required property 'description'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err13];
       } else {
@@ -3701,7 +4344,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.status === void 0) {
-      const err14 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'", schema: schema48.required, parentSchema: schema48, data };
+      const err14 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err14];
       } else {
@@ -3710,7 +4353,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.failure_code === void 0) {
-      const err15 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "failure_code" }, message: "must have required property 'failure_code'", schema: schema48.required, parentSchema: schema48, data };
+      const err15 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "failure_code" }, message: "must have required property 'failure_code'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err15];
       } else {
@@ -3719,7 +4362,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.metadata === void 0) {
-      const err16 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "metadata" }, message: "must have required property 'metadata'", schema: schema48.required, parentSchema: schema48, data };
+      const err16 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "metadata" }, message: "must have required property 'metadata'", schema: schema45.required, parentSchema: schema45, data };
       if (vErrors === null) {
         vErrors = [err16];
       } else {
@@ -3745,7 +4388,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.event !== void 0) {
       let data2 = data.event;
       if (typeof data2 !== "string") {
-        const err17 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.event.type, parentSchema: schema48.properties.event, data: data2 };
+        const err17 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.event.type, parentSchema: schema45.properties.event, data: data2 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -3754,7 +4397,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if ("direct_debit.payment" !== data2) {
-        const err18 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/const", keyword: "const", params: { allowedValue: "direct_debit.payment" }, message: "must be equal to constant", schema: "direct_debit.payment", parentSchema: schema48.properties.event, data: data2 };
+        const err18 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/const", keyword: "const", params: { allowedValue: "direct_debit.payment" }, message: "must be equal to constant", schema: "direct_debit.payment", parentSchema: schema45.properties.event, data: data2 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -3766,8 +4409,8 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.timestamp !== void 0) {
       let data3 = data.timestamp;
       if (typeof data3 === "string") {
-        if (!formats0.validate(data3)) {
-          const err19 = { instancePath: instancePath + "/timestamp", schemaPath: "#/properties/timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema48.properties.timestamp, data: data3 };
+        if (func1(data3) > 35) {
+          const err19 = { instancePath: instancePath + "/timestamp", schemaPath: "#/properties/timestamp/maxLength", keyword: "maxLength", params: { limit: 35 }, message: "must NOT have more than 35 characters", schema: 35, parentSchema: schema45.properties.timestamp, data: data3 };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -3775,12 +4418,21 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!formats0.validate(data3)) {
+          const err20 = { instancePath: instancePath + "/timestamp", schemaPath: "#/properties/timestamp/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"', schema: "date-time", parentSchema: schema45.properties.timestamp, data: data3 };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
       } else {
-        const err20 = { instancePath: instancePath + "/timestamp", schemaPath: "#/properties/timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.timestamp.type, parentSchema: schema48.properties.timestamp, data: data3 };
+        const err21 = { instancePath: instancePath + "/timestamp", schemaPath: "#/properties/timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.timestamp.type, parentSchema: schema45.properties.timestamp, data: data3 };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3788,21 +4440,30 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== void 0) {
       let data4 = data.id;
       if (typeof data4 === "string") {
-        if (!pattern12.test(data4)) {
-          const err21 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^ddpy-" }, message: 'must match pattern "^ddpy-"', schema: "^ddpy-", parentSchema: schema48.properties.id, data: data4 };
+        if (func1(data4) > 64) {
+          const err22 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema45.properties.id, data: data4 };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err22];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (!pattern42.test(data4)) {
+          const err23 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^ddpy-[A-Za-z0-9_-]+$" }, message: 'must match pattern "^ddpy-[A-Za-z0-9_-]+$"', schema: "^ddpy-[A-Za-z0-9_-]+$", parentSchema: schema45.properties.id, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
           }
           errors++;
         }
       } else {
-        const err22 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.id.type, parentSchema: schema48.properties.id, data: data4 };
+        const err24 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.id.type, parentSchema: schema45.properties.id, data: data4 };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err24];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -3811,55 +4472,34 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       let data5 = data.reference_id;
       if (typeof data5 === "string") {
         if (func1(data5) > 255) {
-          const err23 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", schema: 255, parentSchema: schema48.properties.reference_id, data: data5 };
+          const err25 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", schema: 255, parentSchema: schema45.properties.reference_id, data: data5 };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err25];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err25);
           }
           errors++;
         }
         if (func1(data5) < 1) {
-          const err24 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema48.properties.reference_id, data: data5 };
+          const err26 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema45.properties.reference_id, data: data5 };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err26];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data5)) {
+          const err27 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema45.properties.reference_id, data: data5 };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
           }
           errors++;
         }
       } else {
-        const err25 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.reference_id.type, parentSchema: schema48.properties.reference_id, data: data5 };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.channel_code !== void 0) {
-      let data6 = data.channel_code;
-      if (typeof data6 !== "string") {
-        const err26 = { instancePath: instancePath + "/channel_code", schemaPath: "#/properties/channel_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.channel_code.type, parentSchema: schema48.properties.channel_code, data: data6 };
-        if (vErrors === null) {
-          vErrors = [err26];
-        } else {
-          vErrors.push(err26);
-        }
-        errors++;
-      }
-      if (typeof data6 !== "string") {
-        const err27 = { instancePath: instancePath + "/channel_code", schemaPath: "openapi#/components/schemas/LinkedAccountChannelCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.type, parentSchema: schema49, data: data6 };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-      if (!(data6 === "DC_BRI")) {
-        const err28 = { instancePath: instancePath + "/channel_code", schemaPath: "openapi#/components/schemas/LinkedAccountChannelCode/enum", keyword: "enum", params: { allowedValues: schema49.enum }, message: "must be equal to one of the allowed values", schema: schema49.enum, parentSchema: schema49, data: data6 };
+        const err28 = { instancePath: instancePath + "/reference_id", schemaPath: "#/properties/reference_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.reference_id.type, parentSchema: schema45.properties.reference_id, data: data5 };
         if (vErrors === null) {
           vErrors = [err28];
         } else {
@@ -3868,20 +4508,19 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.payment_method_id !== void 0) {
-      let data7 = data.payment_method_id;
-      if (typeof data7 === "string") {
-        if (!pattern13.test(data7)) {
-          const err29 = { instancePath: instancePath + "/payment_method_id", schemaPath: "#/properties/payment_method_id/pattern", keyword: "pattern", params: { pattern: "^pm-" }, message: 'must match pattern "^pm-"', schema: "^pm-", parentSchema: schema48.properties.payment_method_id, data: data7 };
-          if (vErrors === null) {
-            vErrors = [err29];
-          } else {
-            vErrors.push(err29);
-          }
-          errors++;
+    if (data.channel_code !== void 0) {
+      let data6 = data.channel_code;
+      if (typeof data6 !== "string") {
+        const err29 = { instancePath: instancePath + "/channel_code", schemaPath: "openapi#/components/schemas/LinkedAccountChannelCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema46.type, parentSchema: schema46, data: data6 };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
         }
-      } else {
-        const err30 = { instancePath: instancePath + "/payment_method_id", schemaPath: "#/properties/payment_method_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.payment_method_id.type, parentSchema: schema48.properties.payment_method_id, data: data7 };
+        errors++;
+      }
+      if (!(data6 === "DC_BRI")) {
+        const err30 = { instancePath: instancePath + "/channel_code", schemaPath: "openapi#/components/schemas/LinkedAccountChannelCode/enum", keyword: "enum", params: { allowedValues: schema46.enum }, message: "must be equal to one of the allowed values", schema: schema46.enum, parentSchema: schema46, data: data6 };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
@@ -3889,12 +4528,9 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.currency !== void 0) {
-      let data8 = data.currency;
-      if (typeof data8 === "string") {
-        if (!pattern14.test(data8)) {
-          const err31 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"', schema: "^[A-Z]{3}$", parentSchema: schema48.properties.currency, data: data8 };
+      if (typeof data6 === "string") {
+        if (func1(data6) > 64) {
+          const err31 = { instancePath: instancePath + "/channel_code", schemaPath: "#/properties/channel_code/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema45.properties.channel_code, data: data6 };
           if (vErrors === null) {
             vErrors = [err31];
           } else {
@@ -3902,12 +4538,83 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern30.test(data6)) {
+          const err32 = { instancePath: instancePath + "/channel_code", schemaPath: "#/properties/channel_code/pattern", keyword: "pattern", params: { pattern: "^[A-Z0-9_]+$" }, message: 'must match pattern "^[A-Z0-9_]+$"', schema: "^[A-Z0-9_]+$", parentSchema: schema45.properties.channel_code, data: data6 };
+          if (vErrors === null) {
+            vErrors = [err32];
+          } else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
       } else {
-        const err32 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.currency.type, parentSchema: schema48.properties.currency, data: data8 };
+        const err33 = { instancePath: instancePath + "/channel_code", schemaPath: "#/properties/channel_code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.channel_code.type, parentSchema: schema45.properties.channel_code, data: data6 };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+    }
+    if (data.payment_method_id !== void 0) {
+      let data7 = data.payment_method_id;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 64) {
+          const err34 = { instancePath: instancePath + "/payment_method_id", schemaPath: "#/properties/payment_method_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema45.properties.payment_method_id, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+        if (!pattern45.test(data7)) {
+          const err35 = { instancePath: instancePath + "/payment_method_id", schemaPath: "#/properties/payment_method_id/pattern", keyword: "pattern", params: { pattern: "^pm-[A-Za-z0-9_-]+$" }, message: 'must match pattern "^pm-[A-Za-z0-9_-]+$"', schema: "^pm-[A-Za-z0-9_-]+$", parentSchema: schema45.properties.payment_method_id, data: data7 };
+          if (vErrors === null) {
+            vErrors = [err35];
+          } else {
+            vErrors.push(err35);
+          }
+          errors++;
+        }
+      } else {
+        const err36 = { instancePath: instancePath + "/payment_method_id", schemaPath: "#/properties/payment_method_id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.payment_method_id.type, parentSchema: schema45.properties.payment_method_id, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+    if (data.currency !== void 0) {
+      let data8 = data.currency;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 3) {
+          const err37 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/maxLength", keyword: "maxLength", params: { limit: 3 }, message: "must NOT have more than 3 characters", schema: 3, parentSchema: schema45.properties.currency, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err37];
+          } else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
+        if (!pattern46.test(data8)) {
+          const err38 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"', schema: "^[A-Z]{3}$", parentSchema: schema45.properties.currency, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+      } else {
+        const err39 = { instancePath: instancePath + "/currency", schemaPath: "#/properties/currency/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.currency.type, parentSchema: schema45.properties.currency, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err39];
+        } else {
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -3916,94 +4623,16 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       let data9 = data.amount;
       if (typeof data9 == "number") {
         if (data9 <= 0 || isNaN(data9)) {
-          const err33 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema48.properties.amount, data: data9 };
+          const err40 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0", schema: 0, parentSchema: schema45.properties.amount, data: data9 };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err40];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err40);
           }
           errors++;
         }
       } else {
-        const err34 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema48.properties.amount.type, parentSchema: schema48.properties.amount, data: data9 };
-        if (vErrors === null) {
-          vErrors = [err34];
-        } else {
-          vErrors.push(err34);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== void 0) {
-      let data10 = data.description;
-      if (typeof data10 !== "string" && data10 !== null) {
-        const err35 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: schema48.properties.description.type }, message: "must be string,null", schema: schema48.properties.description.type, parentSchema: schema48.properties.description, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err35];
-        } else {
-          vErrors.push(err35);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== void 0) {
-      let data11 = data.status;
-      if (typeof data11 !== "string") {
-        const err36 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.properties.status.type, parentSchema: schema48.properties.status, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err36];
-        } else {
-          vErrors.push(err36);
-        }
-        errors++;
-      }
-      if (!(data11 === "PENDING" || data11 === "COMPLETED" || data11 === "FAILED")) {
-        const err37 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema48.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema48.properties.status.enum, parentSchema: schema48.properties.status, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err37];
-        } else {
-          vErrors.push(err37);
-        }
-        errors++;
-      }
-    }
-    if (data.failure_code !== void 0) {
-      let data12 = data.failure_code;
-      if (typeof data12 !== "string" && data12 !== null) {
-        const err38 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: schema48.properties.failure_code.type }, message: "must be string,null", schema: schema48.properties.failure_code.type, parentSchema: schema48.properties.failure_code, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err38];
-        } else {
-          vErrors.push(err38);
-        }
-        errors++;
-      }
-      const _errs34 = errors;
-      let valid7 = false;
-      const _errs35 = errors;
-      if (typeof data12 !== "string") {
-        const err39 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DirectDebitFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema50.type, parentSchema: schema50, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err39];
-        } else {
-          vErrors.push(err39);
-        }
-        errors++;
-      }
-      if (!(data12 === "MAX_AMOUNT_LIMIT_ERROR" || data12 === "INSUFFICIENT_BALANCE" || data12 === "CHANNEL_UNAVAILABLE" || data12 === "ACCOUNT_ACCESS_BLOCKED")) {
-        const err40 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DirectDebitFailureCode/enum", keyword: "enum", params: { allowedValues: schema50.enum }, message: "must be equal to one of the allowed values", schema: schema50.enum, parentSchema: schema50, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
-        }
-        errors++;
-      }
-      var _valid1 = _errs35 === errors;
-      valid7 = valid7 || _valid1;
-      const _errs38 = errors;
-      if (data12 !== null) {
-        const err41 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema48.properties.failure_code.anyOf[1].type, parentSchema: schema48.properties.failure_code.anyOf[1], data: data12 };
+        const err41 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema45.properties.amount.type, parentSchema: schema45.properties.amount, data: data9 };
         if (vErrors === null) {
           vErrors = [err41];
         } else {
@@ -4011,14 +4640,112 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid1 = _errs38 === errors;
-      valid7 = valid7 || _valid1;
-      if (!valid7) {
-        const err42 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf", schema: schema48.properties.failure_code.anyOf, parentSchema: schema48.properties.failure_code, data: data12 };
+    }
+    if (data.description !== void 0) {
+      let data10 = data.description;
+      if (typeof data10 !== "string" && data10 !== null) {
+        const err42 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: schema45.properties.description.type }, message: "must be string,null", schema: schema45.properties.description.type, parentSchema: schema45.properties.description, data: data10 };
         if (vErrors === null) {
           vErrors = [err42];
         } else {
           vErrors.push(err42);
+        }
+        errors++;
+      }
+      if (typeof data10 === "string") {
+        if (func1(data10) > 1e3) {
+          const err43 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters", schema: 1e3, parentSchema: schema45.properties.description, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err43];
+          } else {
+            vErrors.push(err43);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data10)) {
+          const err44 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema45.properties.description, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err44];
+          } else {
+            vErrors.push(err44);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.status !== void 0) {
+      let data11 = data.status;
+      if (typeof data11 !== "string") {
+        const err45 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema45.properties.status.type, parentSchema: schema45.properties.status, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err45];
+        } else {
+          vErrors.push(err45);
+        }
+        errors++;
+      }
+      if (!(data11 === "PENDING" || data11 === "COMPLETED" || data11 === "FAILED")) {
+        const err46 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema45.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema45.properties.status.enum, parentSchema: schema45.properties.status, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
+        }
+        errors++;
+      }
+    }
+    if (data.failure_code !== void 0) {
+      let data12 = data.failure_code;
+      if (typeof data12 !== "string" && data12 !== null) {
+        const err47 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/type", keyword: "type", params: { type: schema45.properties.failure_code.type }, message: "must be string,null", schema: schema45.properties.failure_code.type, parentSchema: schema45.properties.failure_code, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err47];
+        } else {
+          vErrors.push(err47);
+        }
+        errors++;
+      }
+      const _errs34 = errors;
+      let valid7 = false;
+      const _errs35 = errors;
+      if (typeof data12 !== "string") {
+        const err48 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DirectDebitFailureCode/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema47.type, parentSchema: schema47, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
+        }
+        errors++;
+      }
+      if (!(data12 === "MAX_AMOUNT_LIMIT_ERROR" || data12 === "INSUFFICIENT_BALANCE" || data12 === "CHANNEL_UNAVAILABLE" || data12 === "ACCOUNT_ACCESS_BLOCKED")) {
+        const err49 = { instancePath: instancePath + "/failure_code", schemaPath: "openapi#/components/schemas/DirectDebitFailureCode/enum", keyword: "enum", params: { allowedValues: schema47.enum }, message: "must be equal to one of the allowed values", schema: schema47.enum, parentSchema: schema47, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err49];
+        } else {
+          vErrors.push(err49);
+        }
+        errors++;
+      }
+      var _valid1 = _errs35 === errors;
+      valid7 = valid7 || _valid1;
+      const _errs38 = errors;
+      if (data12 !== null) {
+        const err50 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null", schema: schema45.properties.failure_code.anyOf[1].type, parentSchema: schema45.properties.failure_code.anyOf[1], data: data12 };
+        if (vErrors === null) {
+          vErrors = [err50];
+        } else {
+          vErrors.push(err50);
+        }
+        errors++;
+      }
+      var _valid1 = _errs38 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
+        const err51 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf", schema: schema45.properties.failure_code.anyOf, parentSchema: schema45.properties.failure_code, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err51];
+        } else {
+          vErrors.push(err51);
         }
         errors++;
       } else {
@@ -4031,34 +4758,54 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       }
+      if (typeof data12 === "string") {
+        if (func1(data12) > 64) {
+          const err52 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters", schema: 64, parentSchema: schema45.properties.failure_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err52];
+          } else {
+            vErrors.push(err52);
+          }
+          errors++;
+        }
+        if (!pattern33.test(data12)) {
+          const err53 = { instancePath: instancePath + "/failure_code", schemaPath: "#/properties/failure_code/pattern", keyword: "pattern", params: { pattern: "^[A-Z][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z][A-Z0-9_]*$"', schema: "^[A-Z][A-Z0-9_]*$", parentSchema: schema45.properties.failure_code, data: data12 };
+          if (vErrors === null) {
+            vErrors = [err53];
+          } else {
+            vErrors.push(err53);
+          }
+          errors++;
+        }
+      }
     }
     if (data.metadata !== void 0) {
       let data13 = data.metadata;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13)) && data13 !== null) {
-        const err43 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: schema48.properties.metadata.type }, message: "must be object,null", schema: schema48.properties.metadata.type, parentSchema: schema48.properties.metadata, data: data13 };
+        const err54 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: schema45.properties.metadata.type }, message: "must be object,null", schema: schema45.properties.metadata.type, parentSchema: schema45.properties.metadata, data: data13 };
         if (vErrors === null) {
-          vErrors = [err43];
+          vErrors = [err54];
         } else {
-          vErrors.push(err43);
+          vErrors.push(err54);
         }
         errors++;
       }
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13)) && data13 !== null) {
-        const err44 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/type", keyword: "type", params: { type: schema51.type }, message: "must be object,null", schema: schema51.type, parentSchema: schema51, data: data13 };
+        const err55 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/type", keyword: "type", params: { type: schema48.type }, message: "must be object,null", schema: schema48.type, parentSchema: schema48, data: data13 };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err55];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err55);
         }
         errors++;
       }
       if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
         if (Object.keys(data13).length > 50) {
-          const err45 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/maxProperties", keyword: "maxProperties", params: { limit: 50 }, message: "must NOT have more than 50 properties", schema: 50, parentSchema: schema51, data: data13 };
+          const err56 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/maxProperties", keyword: "maxProperties", params: { limit: 50 }, message: "must NOT have more than 50 properties", schema: 50, parentSchema: schema48, data: data13 };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err56];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err56);
           }
           errors++;
         }
@@ -4066,30 +4813,39 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
           const _errs43 = errors;
           if (typeof key0 === "string") {
             if (func1(key0) > 40) {
-              const err46 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters", schema: 40, parentSchema: schema51.propertyNames, data: key0, propertyName: key0 };
+              const err57 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters", schema: 40, parentSchema: schema48.propertyNames, data: key0, propertyName: key0 };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err57];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+            if (!pattern8.test(key0)) {
+              const err58 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema48.propertyNames, data: key0, propertyName: key0 };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
               }
               errors++;
             }
           } else {
-            const err47 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema51.propertyNames.type, parentSchema: schema51.propertyNames, data: key0, propertyName: key0 };
+            const err59 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema48.propertyNames.type, parentSchema: schema48.propertyNames, data: key0, propertyName: key0 };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err59];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err59);
             }
             errors++;
           }
           var valid10 = _errs43 === errors;
           if (!valid10) {
-            const err48 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames", keyword: "propertyNames", params: { propertyName: key0 }, message: "property name must be valid", schema: schema51.propertyNames, parentSchema: schema51, data: data13 };
+            const err60 = { instancePath: instancePath + "/metadata", schemaPath: "openapi#/components/schemas/DirectDebitMetadata/propertyNames", keyword: "propertyNames", params: { propertyName: key0 }, message: "property name must be valid", schema: schema48.propertyNames, parentSchema: schema48, data: data13 };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err60];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err60);
             }
             errors++;
           }
@@ -4097,21 +4853,30 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data13) {
           let data14 = data13[key1];
           if (typeof data14 !== "string" && !(typeof data14 == "number") && typeof data14 !== "boolean" && data14 !== null) {
-            const err49 = { instancePath: instancePath + "/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type", keyword: "type", params: { type: schema51.additionalProperties.type }, message: "must be string,number,boolean,null", schema: schema51.additionalProperties.type, parentSchema: schema51.additionalProperties, data: data14 };
+            const err61 = { instancePath: instancePath + "/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type", keyword: "type", params: { type: schema48.additionalProperties.type }, message: "must be string,number,boolean,null", schema: schema48.additionalProperties.type, parentSchema: schema48.additionalProperties, data: data14 };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err61];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err61);
             }
             errors++;
           }
           if (typeof data14 === "string") {
             if (func1(data14) > 500) {
-              const err50 = { instancePath: instancePath + "/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters", schema: 500, parentSchema: schema51.additionalProperties, data: data14 };
+              const err62 = { instancePath: instancePath + "/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters", schema: 500, parentSchema: schema48.additionalProperties, data: data14 };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err62];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err62);
+              }
+              errors++;
+            }
+            if (!pattern8.test(data14)) {
+              const err63 = { instancePath: instancePath + "/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x1F\\x7F]*$"', schema: "^[^\\x00-\\x1F\\x7F]*$", parentSchema: schema48.additionalProperties, data: data14 };
+              if (vErrors === null) {
+                vErrors = [err63];
+              } else {
+                vErrors.push(err63);
               }
               errors++;
             }
@@ -4120,11 +4885,11 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err51 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema48.type, parentSchema: schema48, data };
+    const err64 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema45.type, parentSchema: schema45, data };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err64];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err64);
     }
     errors++;
   }

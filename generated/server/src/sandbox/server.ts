@@ -15,12 +15,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.getSandbox,
   },
   getClock: {
@@ -29,12 +33,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.getClock,
   },
   advanceClock: {
@@ -47,7 +55,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -61,12 +71,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.getSettings,
   },
   updateSettings: {
@@ -79,7 +93,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -97,7 +113,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -111,12 +129,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.resetSandbox,
   },
   listResources: {
@@ -128,7 +150,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -144,7 +168,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -162,7 +188,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['CALLBACK_DELIVERY_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -181,7 +209,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -201,7 +231,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['FIXED_PAYMENT_CODE_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -221,7 +253,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -241,7 +275,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DIRECT_DISBURSEMENT_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -261,7 +297,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['PAYMENT_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -281,7 +319,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['PAYMENT_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -300,7 +340,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -319,7 +361,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -338,7 +382,9 @@ export const operationTable = {
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['DATA_NOT_FOUND_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -354,7 +400,9 @@ export const operationTable = {
       400: ['API_VALIDATION_ERROR'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -367,12 +415,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.listFaults,
   },
   armFault: {
@@ -386,7 +438,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       409: ['SANDBOX_STATE_CONFLICT'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -400,12 +454,16 @@ export const operationTable = {
     parameters: { path: [], query: [], header: [] },
     responses: {
       200: [],
+      400: ['INVALID_JSON_FORMAT'],
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: operationValidators.clearFaults,
   },
   removeFault: {
@@ -418,7 +476,9 @@ export const operationTable = {
       401: ['INVALID_API_KEY'],
       403: ['REQUEST_FORBIDDEN_ERROR'],
       404: ['FAULT_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
       500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
     },
     unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
     serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -432,17 +492,23 @@ export type GetSandboxHandlerInput = Record<string, never>;
 /** The documented responses of getSandbox: a handler answering another status or error_code does not compile. */
 export type GetSandboxHandlerResult =
   | HandlerResponse<200, operations['getSandbox']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getSandbox']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getSandbox']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getSandbox']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['getSandbox']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getSandbox']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getSandbox']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getSandbox']['responses'][503]['content']['application/json']>;
 /** getClock (`GET /sandbox/clock`): Read the clock of the key's merchant and mode. The handler's input, validated by the router (the operation takes none). */
 export type GetClockHandlerInput = Record<string, never>;
 /** The documented responses of getClock: a handler answering another status or error_code does not compile. */
 export type GetClockHandlerResult =
   | HandlerResponse<200, operations['getClock']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getClock']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getClock']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getClock']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['getClock']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getClock']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getClock']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getClock']['responses'][503]['content']['application/json']>;
 /** advanceClock (`POST /sandbox/clock/advance`): Move the clock of the key's merchant and mode forward. The handler's input, validated by the router. */
 export type AdvanceClockHandlerInput = {
   body: operations['advanceClock']['requestBody']['content']['application/json'];
@@ -453,15 +519,20 @@ export type AdvanceClockHandlerResult =
   | HandlerResponse<400, operations['advanceClock']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['advanceClock']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['advanceClock']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['advanceClock']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['advanceClock']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['advanceClock']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['advanceClock']['responses'][503]['content']['application/json']>;
 /** getSettings (`GET /sandbox/settings`): Read the merchant's dashboard settings. The handler's input, validated by the router (the operation takes none). */
 export type GetSettingsHandlerInput = Record<string, never>;
 /** The documented responses of getSettings: a handler answering another status or error_code does not compile. */
 export type GetSettingsHandlerResult =
   | HandlerResponse<200, operations['getSettings']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['getSettings']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['getSettings']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['getSettings']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['getSettings']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['getSettings']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['getSettings']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['getSettings']['responses'][503]['content']['application/json']>;
 /** updateSettings (`PATCH /sandbox/settings`): Change the merchant's dashboard settings. The handler's input, validated by the router. */
 export type UpdateSettingsHandlerInput = {
   body: operations['updateSettings']['requestBody']['content']['application/json'];
@@ -472,7 +543,9 @@ export type UpdateSettingsHandlerResult =
   | HandlerResponse<400, operations['updateSettings']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['updateSettings']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['updateSettings']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['updateSettings']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['updateSettings']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['updateSettings']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['updateSettings']['responses'][503]['content']['application/json']>;
 /** topUpBalance (`POST /sandbox/balance/top_up`): Add money to a balance. The handler's input, validated by the router. */
 export type TopUpBalanceHandlerInput = {
   body: operations['topUpBalance']['requestBody']['content']['application/json'];
@@ -483,15 +556,20 @@ export type TopUpBalanceHandlerResult =
   | HandlerResponse<400, operations['topUpBalance']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['topUpBalance']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['topUpBalance']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['topUpBalance']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['topUpBalance']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['topUpBalance']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['topUpBalance']['responses'][503]['content']['application/json']>;
 /** resetSandbox (`POST /sandbox/reset`): Erase the merchant's data in this mode. The handler's input, validated by the router (the operation takes none). */
 export type ResetSandboxHandlerInput = Record<string, never>;
 /** The documented responses of resetSandbox: a handler answering another status or error_code does not compile. */
 export type ResetSandboxHandlerResult =
   | HandlerResponse<200, operations['resetSandbox']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['resetSandbox']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['resetSandbox']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['resetSandbox']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['resetSandbox']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['resetSandbox']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['resetSandbox']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['resetSandbox']['responses'][503]['content']['application/json']>;
 /** listResources (`GET /sandbox/resources/{kind}`): List the merchant's resources of a kind. The handler's input, validated by the router. */
 export type ListResourcesHandlerInput = {
   path: operations['listResources']['parameters']['path'];
@@ -503,7 +581,9 @@ export type ListResourcesHandlerResult =
   | HandlerResponse<400, operations['listResources']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listResources']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listResources']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listResources']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listResources']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listResources']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listResources']['responses'][503]['content']['application/json']>;
 /** listCallbackDeliveries (`GET /sandbox/callbacks`): List callback deliveries. The handler's input, validated by the router. */
 export type ListCallbackDeliveriesHandlerInput = {
   query: NonNullable<operations['listCallbackDeliveries']['parameters']['query']>;
@@ -514,7 +594,9 @@ export type ListCallbackDeliveriesHandlerResult =
   | HandlerResponse<400, operations['listCallbackDeliveries']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listCallbackDeliveries']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listCallbackDeliveries']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listCallbackDeliveries']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listCallbackDeliveries']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listCallbackDeliveries']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listCallbackDeliveries']['responses'][503]['content']['application/json']>;
 /** resendCallbackDelivery (`POST /sandbox/callbacks/{id}/resend`): Send a callback again. The handler's input, validated by the router. */
 export type ResendCallbackDeliveryHandlerInput = {
   path: operations['resendCallbackDelivery']['parameters']['path'];
@@ -527,7 +609,9 @@ export type ResendCallbackDeliveryHandlerResult =
   | HandlerResponse<403, operations['resendCallbackDelivery']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['resendCallbackDelivery']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['resendCallbackDelivery']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['resendCallbackDelivery']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['resendCallbackDelivery']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['resendCallbackDelivery']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['resendCallbackDelivery']['responses'][503]['content']['application/json']>;
 /** simulateFixedVirtualAccountPayment (`POST /sandbox/fixed_virtual_accounts/{id}/payments`): Make a payer transfer money into a fixed virtual account. The handler's input, validated by the router. */
 export type SimulateFixedVirtualAccountPaymentHandlerInput = {
   path: operations['simulateFixedVirtualAccountPayment']['parameters']['path'];
@@ -541,7 +625,9 @@ export type SimulateFixedVirtualAccountPaymentHandlerResult =
   | HandlerResponse<403, operations['simulateFixedVirtualAccountPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['simulateFixedVirtualAccountPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['simulateFixedVirtualAccountPayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['simulateFixedVirtualAccountPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['simulateFixedVirtualAccountPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['simulateFixedVirtualAccountPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['simulateFixedVirtualAccountPayment']['responses'][503]['content']['application/json']>;
 /** simulateFixedPaymentCodePayment (`POST /sandbox/fixed_payment_codes/{id}/payments`): Make a customer pay a fixed payment code at the outlet. The handler's input, validated by the router. */
 export type SimulateFixedPaymentCodePaymentHandlerInput = {
   path: operations['simulateFixedPaymentCodePayment']['parameters']['path'];
@@ -555,7 +641,9 @@ export type SimulateFixedPaymentCodePaymentHandlerResult =
   | HandlerResponse<403, operations['simulateFixedPaymentCodePayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['simulateFixedPaymentCodePayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['simulateFixedPaymentCodePayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['simulateFixedPaymentCodePayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['simulateFixedPaymentCodePayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['simulateFixedPaymentCodePayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['simulateFixedPaymentCodePayment']['responses'][503]['content']['application/json']>;
 /** completeDisbursement (`POST /sandbox/disbursements/{id}/complete`): Make the bank confirm a disbursement. The handler's input, validated by the router. */
 export type CompleteDisbursementHandlerInput = {
   path: operations['completeDisbursement']['parameters']['path'];
@@ -569,7 +657,9 @@ export type CompleteDisbursementHandlerResult =
   | HandlerResponse<403, operations['completeDisbursement']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['completeDisbursement']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['completeDisbursement']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['completeDisbursement']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['completeDisbursement']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['completeDisbursement']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['completeDisbursement']['responses'][503]['content']['application/json']>;
 /** failDisbursement (`POST /sandbox/disbursements/{id}/fail`): Make the bank reject a disbursement. The handler's input, validated by the router. */
 export type FailDisbursementHandlerInput = {
   path: operations['failDisbursement']['parameters']['path'];
@@ -583,7 +673,9 @@ export type FailDisbursementHandlerResult =
   | HandlerResponse<403, operations['failDisbursement']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['failDisbursement']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['failDisbursement']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['failDisbursement']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['failDisbursement']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['failDisbursement']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['failDisbursement']['responses'][503]['content']['application/json']>;
 /** approveEwalletPayment (`POST /sandbox/ewallets/approve`): Make the end user approve an e-wallet payment. The handler's input, validated by the router. */
 export type ApproveEwalletPaymentHandlerInput = {
   body: operations['approveEwalletPayment']['requestBody']['content']['application/json'];
@@ -596,7 +688,9 @@ export type ApproveEwalletPaymentHandlerResult =
   | HandlerResponse<403, operations['approveEwalletPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['approveEwalletPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['approveEwalletPayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['approveEwalletPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['approveEwalletPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['approveEwalletPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['approveEwalletPayment']['responses'][503]['content']['application/json']>;
 /** declineEwalletPayment (`POST /sandbox/ewallets/decline`): Make an e-wallet payment fail. The handler's input, validated by the router. */
 export type DeclineEwalletPaymentHandlerInput = {
   body: operations['declineEwalletPayment']['requestBody']['content']['application/json'];
@@ -609,7 +703,9 @@ export type DeclineEwalletPaymentHandlerResult =
   | HandlerResponse<403, operations['declineEwalletPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['declineEwalletPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['declineEwalletPayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['declineEwalletPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['declineEwalletPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['declineEwalletPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['declineEwalletPayment']['responses'][503]['content']['application/json']>;
 /** completeDirectDebitPayment (`POST /sandbox/direct_debits/{id}/complete`): Make the bank debit a direct debit payment. The handler's input, validated by the router. */
 export type CompleteDirectDebitPaymentHandlerInput = {
   path: operations['completeDirectDebitPayment']['parameters']['path'];
@@ -622,7 +718,9 @@ export type CompleteDirectDebitPaymentHandlerResult =
   | HandlerResponse<403, operations['completeDirectDebitPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['completeDirectDebitPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['completeDirectDebitPayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['completeDirectDebitPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['completeDirectDebitPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['completeDirectDebitPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['completeDirectDebitPayment']['responses'][503]['content']['application/json']>;
 /** failDirectDebitPayment (`POST /sandbox/direct_debits/{id}/fail`): Make the bank decline a direct debit payment. The handler's input, validated by the router. */
 export type FailDirectDebitPaymentHandlerInput = {
   path: operations['failDirectDebitPayment']['parameters']['path'];
@@ -636,7 +734,9 @@ export type FailDirectDebitPaymentHandlerResult =
   | HandlerResponse<403, operations['failDirectDebitPayment']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['failDirectDebitPayment']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['failDirectDebitPayment']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['failDirectDebitPayment']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['failDirectDebitPayment']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['failDirectDebitPayment']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['failDirectDebitPayment']['responses'][503]['content']['application/json']>;
 /** invalidatePaymentMethod (`POST /sandbox/payment_methods/{id}/invalidate`): Make the bank or the customer revoke a payment method. The handler's input, validated by the router. */
 export type InvalidatePaymentMethodHandlerInput = {
   path: operations['invalidatePaymentMethod']['parameters']['path'];
@@ -649,7 +749,9 @@ export type InvalidatePaymentMethodHandlerResult =
   | HandlerResponse<403, operations['invalidatePaymentMethod']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['invalidatePaymentMethod']['responses'][404]['content']['application/json']>
   | HandlerResponse<409, operations['invalidatePaymentMethod']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['invalidatePaymentMethod']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['invalidatePaymentMethod']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['invalidatePaymentMethod']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['invalidatePaymentMethod']['responses'][503]['content']['application/json']>;
 /** listRequests (`GET /sandbox/requests`): List recent requests. The handler's input, validated by the router. */
 export type ListRequestsHandlerInput = {
   query: NonNullable<operations['listRequests']['parameters']['query']>;
@@ -660,15 +762,20 @@ export type ListRequestsHandlerResult =
   | HandlerResponse<400, operations['listRequests']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listRequests']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listRequests']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listRequests']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listRequests']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listRequests']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listRequests']['responses'][503]['content']['application/json']>;
 /** listFaults (`GET /sandbox/faults`): List the armed faults. The handler's input, validated by the router (the operation takes none). */
 export type ListFaultsHandlerInput = Record<string, never>;
 /** The documented responses of listFaults: a handler answering another status or error_code does not compile. */
 export type ListFaultsHandlerResult =
   | HandlerResponse<200, operations['listFaults']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['listFaults']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['listFaults']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['listFaults']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['listFaults']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['listFaults']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['listFaults']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['listFaults']['responses'][503]['content']['application/json']>;
 /** armFault (`POST /sandbox/faults`): Arm a fault for the next requests. The handler's input, validated by the router. */
 export type ArmFaultHandlerInput = {
   body: operations['armFault']['requestBody']['content']['application/json'];
@@ -680,15 +787,20 @@ export type ArmFaultHandlerResult =
   | HandlerResponse<401, operations['armFault']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['armFault']['responses'][403]['content']['application/json']>
   | HandlerResponse<409, operations['armFault']['responses'][409]['content']['application/json']>
-  | HandlerResponse<500, operations['armFault']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['armFault']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['armFault']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['armFault']['responses'][503]['content']['application/json']>;
 /** clearFaults (`DELETE /sandbox/faults`): Remove every armed fault. The handler's input, validated by the router (the operation takes none). */
 export type ClearFaultsHandlerInput = Record<string, never>;
 /** The documented responses of clearFaults: a handler answering another status or error_code does not compile. */
 export type ClearFaultsHandlerResult =
   | HandlerResponse<200, operations['clearFaults']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['clearFaults']['responses'][400]['content']['application/json']>
   | HandlerResponse<401, operations['clearFaults']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['clearFaults']['responses'][403]['content']['application/json']>
-  | HandlerResponse<500, operations['clearFaults']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['clearFaults']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['clearFaults']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['clearFaults']['responses'][503]['content']['application/json']>;
 /** removeFault (`DELETE /sandbox/faults/{id}`): Remove one armed fault. The handler's input, validated by the router. */
 export type RemoveFaultHandlerInput = {
   path: operations['removeFault']['parameters']['path'];
@@ -700,7 +812,9 @@ export type RemoveFaultHandlerResult =
   | HandlerResponse<401, operations['removeFault']['responses'][401]['content']['application/json']>
   | HandlerResponse<403, operations['removeFault']['responses'][403]['content']['application/json']>
   | HandlerResponse<404, operations['removeFault']['responses'][404]['content']['application/json']>
-  | HandlerResponse<500, operations['removeFault']['responses'][500]['content']['application/json']>;
+  | HandlerResponse<429, operations['removeFault']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['removeFault']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['removeFault']['responses'][503]['content']['application/json']>;
 /** One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns. */
 export type Handlers<Principal = unknown> = {
   /** getSandbox (`GET /sandbox`): Describe the sandbox. */

@@ -76,10 +76,11 @@ validate20.evaluated = {"props":{"account_type":true},"dynamicProps":false,"dyna
 
 export const createFixedVirtualAccount_form = validate21;
 const schema32 = {"$ref":"openapi#/components/schemas/CreateFixedVirtualAccountRequest","$id":"createFixedVirtualAccount_form"};
-const schema34 = {"type":"object","required":["external_id","bank_code","name"],"properties":{"external_id":{"type":"string","minLength":1,"maxLength":950},"bank_code":{"type":"string","enum":["BCA","BNI","MANDIRI","SAHABAT_SAMPOERNA","BRI","PERMATA"],"x-error-codes":{"enum":"BANK_NOT_SUPPORTED_ERROR"}},"name":{"type":"string","minLength":1,"pattern":"^ *[A-Za-z][A-Za-z ]*$"},"virtual_account_number":{"type":"string","pattern":"^[0-9]+$"},"suggested_amount":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000000000},"is_closed":{"type":"boolean","default":false},"expected_amount":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000000000,"x-error-codes":{"exclusiveMinimum":"MINIMUM_EXPECTED_AMOUNT_ERROR","exclusiveMaximum":"MAXIMUM_EXPECTED_AMOUNT_ERROR"}},"expiration_date":{"type":"string","format":"date-time"},"is_single_use":{"type":"boolean","default":false}},"allOf":[{"if":{"properties":{"is_closed":{"const":true}},"required":["is_closed"]},"then":{"type":"object","required":["expected_amount"],"allOf":[{"properties":{"expected_amount":true}}],"x-error-codes":{"required":"EXPECTED_AMOUNT_REQUIRED_ERROR"}}},{"if":{"properties":{"bank_code":{"not":{"enum":["MANDIRI","BRI"]}}},"required":["bank_code"]},"then":{"type":"object","not":{"required":["suggested_amount"],"allOf":[{"properties":{"suggested_amount":true}}]},"x-error-codes":{"not":"SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR"}}}]};
+const schema34 = {"type":"object","required":["external_id","bank_code","name"],"properties":{"external_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":950},"bank_code":{"type":"string","enum":["BCA","BNI","MANDIRI","SAHABAT_SAMPOERNA","BRI","PERMATA"],"x-error-codes":{"enum":"BANK_NOT_SUPPORTED_ERROR"}},"name":{"type":"string","minLength":1,"pattern":"^ *[A-Za-z][A-Za-z ]*$"},"virtual_account_number":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"suggested_amount":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000000000},"is_closed":{"type":"boolean","default":false},"expected_amount":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1000000000,"x-error-codes":{"exclusiveMinimum":"MINIMUM_EXPECTED_AMOUNT_ERROR","exclusiveMaximum":"MAXIMUM_EXPECTED_AMOUNT_ERROR"}},"expiration_date":{"type":"string","format":"date-time","maxLength":35},"is_single_use":{"type":"boolean","default":false}},"allOf":[{"if":{"properties":{"is_closed":{"const":true}},"required":["is_closed"]},"then":{"type":"object","required":["expected_amount"],"allOf":[{"properties":{"expected_amount":true}}],"x-error-codes":{"required":"EXPECTED_AMOUNT_REQUIRED_ERROR"}}},{"if":{"properties":{"bank_code":{"not":{"enum":["MANDIRI","BRI"]}}},"required":["bank_code"]},"then":{"type":"object","not":{"required":["suggested_amount"],"allOf":[{"properties":{"suggested_amount":true}}]},"x-error-codes":{"not":"SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR"}}}]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern4 = new RegExp("^ *[A-Za-z][A-Za-z ]*$", "u");
-const pattern5 = new RegExp("^[0-9]+$", "u");
+const pattern4 = new RegExp("^[^\\x00-\\x1F\\x7F]*$", "u");
+const pattern5 = new RegExp("^ *[A-Za-z][A-Za-z ]*$", "u");
+const pattern6 = new RegExp("^[0-9]+$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -402,6 +403,16 @@ vErrors.push(err17);
 }
 errors++;
 }
+if(!pattern4.test(data2)){
+const err18 = {instancePath:instancePath+"/external_id",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema34.properties.external_id,data:data2};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 }
 }
 if(data.bank_code !== undefined){
@@ -417,12 +428,12 @@ else if(data3 === null){
 coerced1 = "";
 }
 else {
-const err18 = {instancePath:instancePath+"/bank_code",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/bank_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.bank_code.type,parentSchema:schema34.properties.bank_code,data:data3};
+const err19 = {instancePath:instancePath+"/bank_code",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/bank_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.bank_code.type,parentSchema:schema34.properties.bank_code,data:data3};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err19];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -435,12 +446,12 @@ data["bank_code"] = coerced1;
 }
 }
 if(!((((((data3 === "BCA") || (data3 === "BNI")) || (data3 === "MANDIRI")) || (data3 === "SAHABAT_SAMPOERNA")) || (data3 === "BRI")) || (data3 === "PERMATA"))){
-const err19 = {instancePath:instancePath+"/bank_code",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/bank_code/enum",keyword:"enum",params:{allowedValues: schema34.properties.bank_code.enum},message:"must be equal to one of the allowed values",schema:schema34.properties.bank_code.enum,parentSchema:schema34.properties.bank_code,data:data3};
+const err20 = {instancePath:instancePath+"/bank_code",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/bank_code/enum",keyword:"enum",params:{allowedValues: schema34.properties.bank_code.enum},message:"must be equal to one of the allowed values",schema:schema34.properties.bank_code.enum,parentSchema:schema34.properties.bank_code,data:data3};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err20];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -458,12 +469,12 @@ else if(data4 === null){
 coerced2 = "";
 }
 else {
-const err20 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.name.type,parentSchema:schema34.properties.name,data:data4};
+const err21 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.name.type,parentSchema:schema34.properties.name,data:data4};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -477,22 +488,22 @@ data["name"] = coerced2;
 }
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-const err21 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema34.properties.name,data:data4};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(!pattern4.test(data4)){
-const err22 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/pattern",keyword:"pattern",params:{pattern: "^ *[A-Za-z][A-Za-z ]*$"},message:"must match pattern \""+"^ *[A-Za-z][A-Za-z ]*$"+"\"",schema:"^ *[A-Za-z][A-Za-z ]*$",parentSchema:schema34.properties.name,data:data4};
+const err22 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema34.properties.name,data:data4};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(!pattern5.test(data4)){
+const err23 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/name/pattern",keyword:"pattern",params:{pattern: "^ *[A-Za-z][A-Za-z ]*$"},message:"must match pattern \""+"^ *[A-Za-z][A-Za-z ]*$"+"\"",schema:"^ *[A-Za-z][A-Za-z ]*$",parentSchema:schema34.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -511,12 +522,12 @@ else if(data5 === null){
 coerced3 = "";
 }
 else {
-const err23 = {instancePath:instancePath+"/virtual_account_number",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/virtual_account_number/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.virtual_account_number.type,parentSchema:schema34.properties.virtual_account_number,data:data5};
+const err24 = {instancePath:instancePath+"/virtual_account_number",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/virtual_account_number/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.virtual_account_number.type,parentSchema:schema34.properties.virtual_account_number,data:data5};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -529,13 +540,23 @@ data["virtual_account_number"] = coerced3;
 }
 }
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-const err24 = {instancePath:instancePath+"/virtual_account_number",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/virtual_account_number/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema34.properties.virtual_account_number,data:data5};
+if(func1(data5) > 32){
+const err25 = {instancePath:instancePath+"/virtual_account_number",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/virtual_account_number/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema34.properties.virtual_account_number,data:data5};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err25];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err25);
+}
+errors++;
+}
+if(!pattern6.test(data5)){
+const err26 = {instancePath:instancePath+"/virtual_account_number",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/virtual_account_number/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema34.properties.virtual_account_number,data:data5};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -552,12 +573,12 @@ if(dataType4 == "boolean" || data6 === null
 coerced4 = +data6;
 }
 else {
-const err25 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema34.properties.suggested_amount.type,parentSchema:schema34.properties.suggested_amount,data:data6};
+const err27 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema34.properties.suggested_amount.type,parentSchema:schema34.properties.suggested_amount,data:data6};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -571,22 +592,22 @@ data["suggested_amount"] = coerced4;
 }
 if(typeof data6 == "number"){
 if(data6 >= 1000000000 || isNaN(data6)){
-const err26 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: 1000000000},message:"must be < 1000000000",schema:1000000000,parentSchema:schema34.properties.suggested_amount,data:data6};
+const err28 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: 1000000000},message:"must be < 1000000000",schema:1000000000,parentSchema:schema34.properties.suggested_amount,data:data6};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err28];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err28);
 }
 errors++;
 }
 if(data6 <= 0 || isNaN(data6)){
-const err27 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema34.properties.suggested_amount,data:data6};
+const err29 = {instancePath:instancePath+"/suggested_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/suggested_amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema34.properties.suggested_amount,data:data6};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err29];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -604,12 +625,12 @@ else if(data7 === "true" || data7 === 1){
 coerced5 = true;
 }
 else {
-const err28 = {instancePath:instancePath+"/is_closed",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/is_closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema34.properties.is_closed.type,parentSchema:schema34.properties.is_closed,data:data7};
+const err30 = {instancePath:instancePath+"/is_closed",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/is_closed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema34.properties.is_closed.type,parentSchema:schema34.properties.is_closed,data:data7};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err30];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -633,12 +654,12 @@ if(dataType6 == "boolean" || data8 === null
 coerced6 = +data8;
 }
 else {
-const err29 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema34.properties.expected_amount.type,parentSchema:schema34.properties.expected_amount,data:data8};
+const err31 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema34.properties.expected_amount.type,parentSchema:schema34.properties.expected_amount,data:data8};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err31];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -652,22 +673,22 @@ data["expected_amount"] = coerced6;
 }
 if(typeof data8 == "number"){
 if(data8 >= 1000000000 || isNaN(data8)){
-const err30 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: 1000000000},message:"must be < 1000000000",schema:1000000000,parentSchema:schema34.properties.expected_amount,data:data8};
+const err32 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/exclusiveMaximum",keyword:"exclusiveMaximum",params:{comparison: "<", limit: 1000000000},message:"must be < 1000000000",schema:1000000000,parentSchema:schema34.properties.expected_amount,data:data8};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err32];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err32);
 }
 errors++;
 }
 if(data8 <= 0 || isNaN(data8)){
-const err31 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema34.properties.expected_amount,data:data8};
+const err33 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expected_amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema34.properties.expected_amount,data:data8};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err33];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -686,12 +707,12 @@ else if(data9 === null){
 coerced7 = "";
 }
 else {
-const err32 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expiration_date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.expiration_date.type,parentSchema:schema34.properties.expiration_date,data:data9};
+const err34 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expiration_date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema34.properties.expiration_date.type,parentSchema:schema34.properties.expiration_date,data:data9};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err34];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -704,13 +725,23 @@ data["expiration_date"] = coerced7;
 }
 }
 if(typeof data9 === "string"){
-if(!(formats0.validate(data9))){
-const err33 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expiration_date/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema34.properties.expiration_date,data:data9};
+if(func1(data9) > 35){
+const err35 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expiration_date/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema34.properties.expiration_date,data:data9};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err35];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err35);
+}
+errors++;
+}
+if(!(formats0.validate(data9))){
+const err36 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/expiration_date/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema34.properties.expiration_date,data:data9};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -728,12 +759,12 @@ else if(data10 === "true" || data10 === 1){
 coerced8 = true;
 }
 else {
-const err34 = {instancePath:instancePath+"/is_single_use",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/is_single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema34.properties.is_single_use.type,parentSchema:schema34.properties.is_single_use,data:data10};
+const err37 = {instancePath:instancePath+"/is_single_use",schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/properties/is_single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema34.properties.is_single_use.type,parentSchema:schema34.properties.is_single_use,data:data10};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err37];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err37);
 }
 errors++;
 }
@@ -748,12 +779,12 @@ data["is_single_use"] = coerced8;
 }
 }
 else {
-const err35 = {instancePath,schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
+const err38 = {instancePath,schemaPath:"openapi#/components/schemas/CreateFixedVirtualAccountRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err38];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err38);
 }
 errors++;
 }
@@ -764,7 +795,8 @@ return errors === 0;
 validate21.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const getFixedVirtualAccount_path = validate23;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"getFixedVirtualAccount_path"};
+const schema35 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"getFixedVirtualAccount_path"};
+const pattern7 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getFixedVirtualAccount_path" */;
@@ -819,8 +851,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema35.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -829,16 +861,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema35.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -848,7 +900,7 @@ return errors === 0;
 validate23.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateFixedVirtualAccount_path = validate24;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"updateFixedVirtualAccount_path"};
+const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"updateFixedVirtualAccount_path"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateFixedVirtualAccount_path" */;
@@ -903,8 +955,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema36.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -913,16 +965,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema36.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -932,7 +1004,7 @@ return errors === 0;
 validate24.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getFixedVirtualAccountPayment_path = validate25;
-const schema37 = {"type":"object","properties":{"payment_id":{"type":"string","minLength":1}},"required":["payment_id"],"$id":"getFixedVirtualAccountPayment_path"};
+const schema37 = {"type":"object","properties":{"payment_id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["payment_id"],"$id":"getFixedVirtualAccountPayment_path"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getFixedVirtualAccountPayment_path" */;
@@ -987,8 +1059,8 @@ data["payment_id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.payment_id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema37.properties.payment_id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -997,16 +1069,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.payment_id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema37.properties.payment_id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1017,7 +1109,7 @@ validate25.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynami
 
 export const createFixedPaymentCode_form = validate26;
 const schema38 = {"$ref":"openapi#/components/schemas/CreateFixedPaymentCodeRequest","$id":"createFixedPaymentCode_form"};
-const schema39 = {"type":"object","required":["external_id","retail_outlet_name","name","expected_amount"],"properties":{"external_id":{"type":"string","minLength":1,"maxLength":950},"retail_outlet_name":{"type":"string","enum":["ALFAMART","INDOMARET"],"x-error-codes":{"enum":"RETAIL_OUTLET_NOT_SUPPORTED_ERROR"}},"name":{"type":"string","minLength":1},"expected_amount":{"type":"number","minimum":10000,"maximum":2500000,"x-error-codes":{"minimum":"MINIMUM_EXPECTED_AMOUNT_ERROR","maximum":"MAXIMUM_EXPECTED_AMOUNT_ERROR"}},"payment_code":{"type":"string","pattern":"^[0-9]+$"},"expiration_date":{"type":"string","format":"date-time"},"is_single_use":{"type":"boolean","default":false}}};
+const schema39 = {"type":"object","required":["external_id","retail_outlet_name","name","expected_amount"],"properties":{"external_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":950},"retail_outlet_name":{"type":"string","enum":["ALFAMART","INDOMARET"],"x-error-codes":{"enum":"RETAIL_OUTLET_NOT_SUPPORTED_ERROR"}},"name":{"type":"string","maxLength":255,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"expected_amount":{"type":"number","minimum":10000,"maximum":2500000,"x-error-codes":{"minimum":"MINIMUM_EXPECTED_AMOUNT_ERROR","maximum":"MAXIMUM_EXPECTED_AMOUNT_ERROR"}},"payment_code":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"expiration_date":{"type":"string","format":"date-time","maxLength":35},"is_single_use":{"type":"boolean","default":false}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createFixedPaymentCode_form" */;
@@ -1122,6 +1214,16 @@ vErrors.push(err6);
 }
 errors++;
 }
+if(!pattern4.test(data0)){
+const err7 = {instancePath:instancePath+"/external_id",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema39.properties.external_id,data:data0};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 }
 }
 if(data.retail_outlet_name !== undefined){
@@ -1137,12 +1239,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err7 = {instancePath:instancePath+"/retail_outlet_name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/retail_outlet_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.retail_outlet_name.type,parentSchema:schema39.properties.retail_outlet_name,data:data1};
+const err8 = {instancePath:instancePath+"/retail_outlet_name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/retail_outlet_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.retail_outlet_name.type,parentSchema:schema39.properties.retail_outlet_name,data:data1};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -1155,12 +1257,12 @@ data["retail_outlet_name"] = coerced1;
 }
 }
 if(!((data1 === "ALFAMART") || (data1 === "INDOMARET"))){
-const err8 = {instancePath:instancePath+"/retail_outlet_name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/retail_outlet_name/enum",keyword:"enum",params:{allowedValues: schema39.properties.retail_outlet_name.enum},message:"must be equal to one of the allowed values",schema:schema39.properties.retail_outlet_name.enum,parentSchema:schema39.properties.retail_outlet_name,data:data1};
+const err9 = {instancePath:instancePath+"/retail_outlet_name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/retail_outlet_name/enum",keyword:"enum",params:{allowedValues: schema39.properties.retail_outlet_name.enum},message:"must be equal to one of the allowed values",schema:schema39.properties.retail_outlet_name.enum,parentSchema:schema39.properties.retail_outlet_name,data:data1};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -1178,12 +1280,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err9 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.name.type,parentSchema:schema39.properties.name,data:data2};
+const err10 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.name.type,parentSchema:schema39.properties.name,data:data2};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1196,13 +1298,33 @@ data["name"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
-const err10 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.name,data:data2};
+if(func1(data2) > 255){
+const err11 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters",schema:255,parentSchema:schema39.properties.name,data:data2};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err12 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern4.test(data2)){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema39.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -1219,12 +1341,12 @@ if(dataType3 == "boolean" || data3 === null
 coerced3 = +data3;
 }
 else {
-const err11 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema39.properties.expected_amount.type,parentSchema:schema39.properties.expected_amount,data:data3};
+const err14 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema39.properties.expected_amount.type,parentSchema:schema39.properties.expected_amount,data:data3};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err14];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -1238,22 +1360,22 @@ data["expected_amount"] = coerced3;
 }
 if(typeof data3 == "number"){
 if(data3 > 2500000 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2500000},message:"must be <= 2500000",schema:2500000,parentSchema:schema39.properties.expected_amount,data:data3};
+const err15 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2500000},message:"must be <= 2500000",schema:2500000,parentSchema:schema39.properties.expected_amount,data:data3};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err15];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err15);
 }
 errors++;
 }
 if(data3 < 10000 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10000},message:"must be >= 10000",schema:10000,parentSchema:schema39.properties.expected_amount,data:data3};
+const err16 = {instancePath:instancePath+"/expected_amount",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expected_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10000},message:"must be >= 10000",schema:10000,parentSchema:schema39.properties.expected_amount,data:data3};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err16];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -1272,12 +1394,12 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err14 = {instancePath:instancePath+"/payment_code",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/payment_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.payment_code.type,parentSchema:schema39.properties.payment_code,data:data4};
+const err17 = {instancePath:instancePath+"/payment_code",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/payment_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.payment_code.type,parentSchema:schema39.properties.payment_code,data:data4};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -1290,13 +1412,23 @@ data["payment_code"] = coerced4;
 }
 }
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-const err15 = {instancePath:instancePath+"/payment_code",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/payment_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema39.properties.payment_code,data:data4};
+if(func1(data4) > 32){
+const err18 = {instancePath:instancePath+"/payment_code",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/payment_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema39.properties.payment_code,data:data4};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern6.test(data4)){
+const err19 = {instancePath:instancePath+"/payment_code",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/payment_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema39.properties.payment_code,data:data4};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -1315,12 +1447,12 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err16 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expiration_date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.expiration_date.type,parentSchema:schema39.properties.expiration_date,data:data5};
+const err20 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expiration_date/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema39.properties.expiration_date.type,parentSchema:schema39.properties.expiration_date,data:data5};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err20];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -1333,13 +1465,23 @@ data["expiration_date"] = coerced5;
 }
 }
 if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expiration_date/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema39.properties.expiration_date,data:data5};
+if(func1(data5) > 35){
+const err21 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expiration_date/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema39.properties.expiration_date,data:data5};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err21];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err21);
+}
+errors++;
+}
+if(!(formats0.validate(data5))){
+const err22 = {instancePath:instancePath+"/expiration_date",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/expiration_date/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema39.properties.expiration_date,data:data5};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -1357,12 +1499,12 @@ else if(data6 === "true" || data6 === 1){
 coerced6 = true;
 }
 else {
-const err18 = {instancePath:instancePath+"/is_single_use",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/is_single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_single_use.type,parentSchema:schema39.properties.is_single_use,data:data6};
+const err23 = {instancePath:instancePath+"/is_single_use",schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/properties/is_single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema39.properties.is_single_use.type,parentSchema:schema39.properties.is_single_use,data:data6};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err23];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -1377,12 +1519,12 @@ data["is_single_use"] = coerced6;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+const err24 = {instancePath,schemaPath:"openapi#/components/schemas/CreateFixedPaymentCodeRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err24];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -1392,7 +1534,7 @@ return errors === 0;
 validate26.evaluated = {"props":{"external_id":true,"retail_outlet_name":true,"name":true,"expected_amount":true,"payment_code":true,"expiration_date":true,"is_single_use":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getFixedPaymentCode_path = validate27;
-const schema40 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"getFixedPaymentCode_path"};
+const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"getFixedPaymentCode_path"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getFixedPaymentCode_path" */;
@@ -1447,8 +1589,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema40.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1457,16 +1599,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema40.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema40.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1476,7 +1638,7 @@ return errors === 0;
 validate27.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateFixedPaymentCode_path = validate28;
-const schema41 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"updateFixedPaymentCode_path"};
+const schema41 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"updateFixedPaymentCode_path"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateFixedPaymentCode_path" */;
@@ -1531,8 +1693,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1541,16 +1703,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema41.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1560,7 +1742,7 @@ return errors === 0;
 validate28.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listDisbursementsByExternalId_query = validate29;
-const schema42 = {"type":"object","properties":{"external_id":{"type":"string","minLength":1,"maxLength":1000}},"required":["external_id"],"$id":"listDisbursementsByExternalId_query"};
+const schema42 = {"type":"object","properties":{"external_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":1000}},"required":["external_id"],"$id":"listDisbursementsByExternalId_query"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listDisbursementsByExternalId_query" */;
@@ -1635,16 +1817,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/external_id",schemaPath:"#/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema42.properties.external_id,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1654,7 +1846,8 @@ return errors === 0;
 validate29.evaluated = {"props":{"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createDisbursement_header = validate30;
-const schema43 = {"type":"object","properties":{"x-idempotency-key":{"type":"string","minLength":1}},"required":[],"$id":"createDisbursement_header"};
+const schema43 = {"type":"object","properties":{"x-idempotency-key":{"type":"string","minLength":1,"pattern":"^[\\x20-\\x7E]+$"}},"required":[],"$id":"createDisbursement_header"};
+const pattern16 = new RegExp("^[\\x20-\\x7E]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createDisbursement_header" */;
@@ -1709,16 +1902,26 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(!pattern16.test(data0)){
+const err2 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x20-\\x7E]+$"},message:"must match pattern \""+"^[\\x20-\\x7E]+$"+"\"",schema:"^[\\x20-\\x7E]+$",parentSchema:schema43.properties["x-idempotency-key"],data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
@@ -1728,7 +1931,7 @@ return errors === 0;
 validate30.evaluated = {"props":{"x-idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getDisbursement_path = validate31;
-const schema44 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"getDisbursement_path"};
+const schema44 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"getDisbursement_path"};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getDisbursement_path" */;
@@ -1783,8 +1986,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema44.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1793,16 +1996,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema44.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema44.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1812,8 +2035,9 @@ return errors === 0;
 validate31.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getEwalletPaymentStatus_query = validate32;
-const schema45 = {"type":"object","properties":{"external_id":{"type":"string","minLength":1,"maxLength":1000},"ewallet_type":{"type":"string","pattern":"^[A-Z]+$","enum":["OVO"]}},"required":["external_id","ewallet_type"],"$id":"getEwalletPaymentStatus_query"};
-const pattern7 = new RegExp("^[A-Z]+$", "u");
+const schema45 = {"type":"object","properties":{"external_id":{"type":"string","pattern":"^[A-Za-z0-9-]+$","minLength":1,"maxLength":1000},"ewallet_type":{"type":"string","pattern":"^[A-Z]+$","enum":["OVO"]}},"required":["external_id","ewallet_type"],"$id":"getEwalletPaymentStatus_query"};
+const pattern18 = new RegExp("^[A-Za-z0-9-]+$", "u");
+const pattern19 = new RegExp("^[A-Z]+$", "u");
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getEwalletPaymentStatus_query" */;
@@ -1898,6 +2122,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+if(!pattern18.test(data0)){
+const err5 = {instancePath:instancePath+"/external_id",schemaPath:"#/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9-]+$"},message:"must match pattern \""+"^[A-Za-z0-9-]+$"+"\"",schema:"^[A-Za-z0-9-]+$",parentSchema:schema45.properties.external_id,data:data0};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 }
 }
 if(data.ewallet_type !== undefined){
@@ -1913,12 +2147,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err5 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.ewallet_type.type,parentSchema:schema45.properties.ewallet_type,data:data1};
+const err6 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema45.properties.ewallet_type.type,parentSchema:schema45.properties.ewallet_type,data:data1};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err6];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -1931,18 +2165,7 @@ data["ewallet_type"] = coerced1;
 }
 }
 if(!(data1 === "OVO")){
-const err6 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.ewallet_type.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.ewallet_type.enum,parentSchema:schema45.properties.ewallet_type,data:data1};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
-const err7 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/pattern",keyword:"pattern",params:{pattern: "^[A-Z]+$"},message:"must match pattern \""+"^[A-Z]+$"+"\"",schema:"^[A-Z]+$",parentSchema:schema45.properties.ewallet_type,data:data1};
+const err7 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.ewallet_type.enum},message:"must be equal to one of the allowed values",schema:schema45.properties.ewallet_type.enum,parentSchema:schema45.properties.ewallet_type,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1951,16 +2174,27 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
+if(typeof data1 === "string"){
+if(!pattern19.test(data1)){
+const err8 = {instancePath:instancePath+"/ewallet_type",schemaPath:"#/properties/ewallet_type/pattern",keyword:"pattern",params:{pattern: "^[A-Z]+$"},message:"must match pattern \""+"^[A-Z]+$"+"\"",schema:"^[A-Z]+$",parentSchema:schema45.properties.ewallet_type,data:data1};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema45.type,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -1970,8 +2204,8 @@ return errors === 0;
 validate32.evaluated = {"props":{"external_id":true,"ewallet_type":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createEwalletPayment_header = validate33;
-const schema46 = {"type":"object","properties":{"x-api-version":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}},"required":[],"$id":"createEwalletPayment_header"};
-const pattern8 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
+const schema46 = {"type":"object","properties":{"x-api-version":{"type":"string","maxLength":10,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}},"required":[],"$id":"createEwalletPayment_header"};
+const pattern20 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEwalletPayment_header" */;
@@ -2016,8 +2250,8 @@ data["x-api-version"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
-const err1 = {instancePath:instancePath+"/x-api-version",schemaPath:"#/properties/x-api-version/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"+"\"",schema:"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",parentSchema:schema46.properties["x-api-version"],data:data0};
+if(func1(data0) > 10){
+const err1 = {instancePath:instancePath+"/x-api-version",schemaPath:"#/properties/x-api-version/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters",schema:10,parentSchema:schema46.properties["x-api-version"],data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2026,16 +2260,26 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data};
+if(!pattern20.test(data0)){
+const err2 = {instancePath:instancePath+"/x-api-version",schemaPath:"#/properties/x-api-version/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},message:"must match pattern \""+"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"+"\"",schema:"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",parentSchema:schema46.properties["x-api-version"],data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema46.type,parentSchema:schema46,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
@@ -2046,9 +2290,8 @@ validate33.evaluated = {"props":{"x-api-version":true},"dynamicProps":false,"dyn
 
 export const createEwalletPayment_form = validate34;
 const schema47 = {"$ref":"openapi#/components/schemas/CreateEwalletPaymentRequest","$id":"createEwalletPayment_form"};
-const schema48 = {"type":"object","required":["external_id","amount","phone","ewallet_type"],"properties":{"external_id":{"type":"string","minLength":1,"maxLength":1000,"pattern":"^[A-Za-z0-9-]+$"},"amount":{"type":"number","minimum":1,"maximum":10000000},"phone":{"type":"string","pattern":"^08[0-9]{8,11}$"},"ewallet_type":{"type":"string","pattern":"^[A-Z]+$","enum":["OVO"],"x-error-codes":{"enum":"EWALLET_TYPE_NOT_SUPPORTED"}}}};
-const pattern9 = new RegExp("^[A-Za-z0-9-]+$", "u");
-const pattern10 = new RegExp("^08[0-9]{8,11}$", "u");
+const schema48 = {"type":"object","required":["external_id","amount","phone","ewallet_type"],"properties":{"external_id":{"type":"string","minLength":1,"maxLength":1000,"pattern":"^[A-Za-z0-9-]+$"},"amount":{"type":"number","minimum":1,"maximum":10000000},"phone":{"type":"string","maxLength":13,"pattern":"^08[0-9]{8,11}$"},"ewallet_type":{"type":"string","pattern":"^[A-Z]+$","enum":["OVO"],"x-error-codes":{"enum":"EWALLET_TYPE_NOT_SUPPORTED"}}}};
+const pattern22 = new RegExp("^08[0-9]{8,11}$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEwalletPayment_form" */;
@@ -2153,7 +2396,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern18.test(data0)){
 const err7 = {instancePath:instancePath+"/external_id",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9-]+$"},message:"must match pattern \""+"^[A-Za-z0-9-]+$"+"\"",schema:"^[A-Za-z0-9-]+$",parentSchema:schema48.properties.external_id,data:data0};
 if(vErrors === null){
 vErrors = [err7];
@@ -2247,13 +2490,23 @@ data["phone"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(!pattern10.test(data2)){
-const err12 = {instancePath:instancePath+"/phone",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/phone/pattern",keyword:"pattern",params:{pattern: "^08[0-9]{8,11}$"},message:"must match pattern \""+"^08[0-9]{8,11}$"+"\"",schema:"^08[0-9]{8,11}$",parentSchema:schema48.properties.phone,data:data2};
+if(func1(data2) > 13){
+const err12 = {instancePath:instancePath+"/phone",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/phone/maxLength",keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters",schema:13,parentSchema:schema48.properties.phone,data:data2};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern22.test(data2)){
+const err13 = {instancePath:instancePath+"/phone",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/phone/pattern",keyword:"pattern",params:{pattern: "^08[0-9]{8,11}$"},message:"must match pattern \""+"^08[0-9]{8,11}$"+"\"",schema:"^08[0-9]{8,11}$",parentSchema:schema48.properties.phone,data:data2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -2272,12 +2525,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err13 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.ewallet_type.type,parentSchema:schema48.properties.ewallet_type,data:data3};
+const err14 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema48.properties.ewallet_type.type,parentSchema:schema48.properties.ewallet_type,data:data3};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err14];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -2290,18 +2543,7 @@ data["ewallet_type"] = coerced3;
 }
 }
 if(!(data3 === "OVO")){
-const err14 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.ewallet_type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.ewallet_type.enum,parentSchema:schema48.properties.ewallet_type,data:data3};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(typeof data3 === "string"){
-if(!pattern7.test(data3)){
-const err15 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/pattern",keyword:"pattern",params:{pattern: "^[A-Z]+$"},message:"must match pattern \""+"^[A-Z]+$"+"\"",schema:"^[A-Z]+$",parentSchema:schema48.properties.ewallet_type,data:data3};
+const err15 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.ewallet_type.enum},message:"must be equal to one of the allowed values",schema:schema48.properties.ewallet_type.enum,parentSchema:schema48.properties.ewallet_type,data:data3};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2310,16 +2552,27 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+if(typeof data3 === "string"){
+if(!pattern19.test(data3)){
+const err16 = {instancePath:instancePath+"/ewallet_type",schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/properties/ewallet_type/pattern",keyword:"pattern",params:{pattern: "^[A-Z]+$"},message:"must match pattern \""+"^[A-Z]+$"+"\"",schema:"^[A-Z]+$",parentSchema:schema48.properties.ewallet_type,data:data3};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"openapi#/components/schemas/CreateEwalletPaymentRequest/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema48.type,parentSchema:schema48,data};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -2329,7 +2582,7 @@ return errors === 0;
 validate34.evaluated = {"props":{"external_id":true,"amount":true,"phone":true,"ewallet_type":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listCustomers_query = validate35;
-const schema49 = {"type":"object","properties":{"external_id":{"type":"string","minLength":1,"maxLength":100}},"required":[],"$id":"listCustomers_query"};
+const schema49 = {"type":"object","properties":{"external_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":100}},"required":[],"$id":"listCustomers_query"};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listCustomers_query" */;
@@ -2394,16 +2647,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data};
+if(!pattern4.test(data0)){
+const err3 = {instancePath:instancePath+"/external_id",schemaPath:"#/properties/external_id/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema49.properties.external_id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema49.type,parentSchema:schema49,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -2413,7 +2676,7 @@ return errors === 0;
 validate35.evaluated = {"props":{"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateCustomer_path = validate36;
-const schema50 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"updateCustomer_path"};
+const schema50 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"updateCustomer_path"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateCustomer_path" */;
@@ -2468,8 +2731,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema50.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2478,16 +2741,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema50.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema50.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema50.type,parentSchema:schema50,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2497,8 +2780,8 @@ return errors === 0;
 validate36.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateLinkedAccountTokenOtp_path = validate37;
-const schema51 = {"type":"object","properties":{"id":{"type":"string","pattern":"^lat-"}},"required":["id"],"$id":"validateLinkedAccountTokenOtp_path"};
-const pattern12 = new RegExp("^lat-", "u");
+const schema51 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^lat-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"validateLinkedAccountTokenOtp_path"};
+const pattern26 = new RegExp("^lat-[A-Za-z0-9_-]+$", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="validateLinkedAccountTokenOtp_path" */;
@@ -2553,8 +2836,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^lat-"},message:"must match pattern \""+"^lat-"+"\"",schema:"^lat-",parentSchema:schema51.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema51.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2563,16 +2846,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(!pattern26.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^lat-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^lat-[A-Za-z0-9_-]+$"+"\"",schema:"^lat-[A-Za-z0-9_-]+$",parentSchema:schema51.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema51.type,parentSchema:schema51,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -2582,7 +2875,7 @@ return errors === 0;
 validate37.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listLinkedAccountTokenAccounts_path = validate38;
-const schema52 = {"type":"object","properties":{"id":{"type":"string","pattern":"^lat-"}},"required":["id"],"$id":"listLinkedAccountTokenAccounts_path"};
+const schema52 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^lat-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"listLinkedAccountTokenAccounts_path"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listLinkedAccountTokenAccounts_path" */;
@@ -2637,8 +2930,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^lat-"},message:"must match pattern \""+"^lat-"+"\"",schema:"^lat-",parentSchema:schema52.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema52.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2647,16 +2940,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data};
+if(!pattern26.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^lat-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^lat-[A-Za-z0-9_-]+$"+"\"",schema:"^lat-[A-Za-z0-9_-]+$",parentSchema:schema52.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema52.type,parentSchema:schema52,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -2666,7 +2969,7 @@ return errors === 0;
 validate38.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentMethodsByCustomer_query = validate39;
-const schema53 = {"type":"object","properties":{"customer_id":{"type":"string","minLength":1}},"required":["customer_id"],"$id":"listPaymentMethodsByCustomer_query"};
+const schema53 = {"type":"object","properties":{"customer_id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["customer_id"],"$id":"listPaymentMethodsByCustomer_query"};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listPaymentMethodsByCustomer_query" */;
@@ -2721,8 +3024,8 @@ data["customer_id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.customer_id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema53.properties.customer_id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2731,16 +3034,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema53.properties.customer_id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema53.properties.customer_id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema53.type,parentSchema:schema53,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2750,7 +3073,7 @@ return errors === 0;
 validate39.evaluated = {"props":{"customer_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getDirectDebitPaymentByReferenceId_query = validate40;
-const schema54 = {"type":"object","properties":{"reference_id":{"type":"string","minLength":1,"maxLength":255}},"required":["reference_id"],"$id":"getDirectDebitPaymentByReferenceId_query"};
+const schema54 = {"type":"object","properties":{"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255}},"required":["reference_id"],"$id":"getDirectDebitPaymentByReferenceId_query"};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getDirectDebitPaymentByReferenceId_query" */;
@@ -2825,16 +3148,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data};
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema54.properties.reference_id,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema54.type,parentSchema:schema54,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2844,7 +3177,7 @@ return errors === 0;
 validate40.evaluated = {"props":{"reference_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createDirectDebitPayment_header = validate41;
-const schema55 = {"type":"object","properties":{"idempotency-key":{"type":"string","minLength":1,"maxLength":100}},"required":["idempotency-key"],"$id":"createDirectDebitPayment_header"};
+const schema55 = {"type":"object","properties":{"idempotency-key":{"type":"string","pattern":"^[\\x20-\\x7E]+$","minLength":1,"maxLength":100}},"required":["idempotency-key"],"$id":"createDirectDebitPayment_header"};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createDirectDebitPayment_header" */;
@@ -2919,16 +3252,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema55.type,parentSchema:schema55,data};
+if(!pattern16.test(data0)){
+const err4 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x20-\\x7E]+$"},message:"must match pattern \""+"^[\\x20-\\x7E]+$"+"\"",schema:"^[\\x20-\\x7E]+$",parentSchema:schema55.properties["idempotency-key"],data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema55.type,parentSchema:schema55,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -2938,8 +3281,8 @@ return errors === 0;
 validate41.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateDirectDebitPaymentOtp_path = validate42;
-const schema56 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"validateDirectDebitPaymentOtp_path"};
-const pattern14 = new RegExp("^ddpy-", "u");
+const schema56 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"validateDirectDebitPaymentOtp_path"};
+const pattern31 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="validateDirectDebitPaymentOtp_path" */;
@@ -2994,8 +3337,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema56.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema56.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3004,16 +3347,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema56.type,parentSchema:schema56,data};
+if(!pattern31.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema56.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema56.type,parentSchema:schema56,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -3023,7 +3376,7 @@ return errors === 0;
 validate42.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getDirectDebitPayment_path = validate43;
-const schema57 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"getDirectDebitPayment_path"};
+const schema57 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"getDirectDebitPayment_path"};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="getDirectDebitPayment_path" */;
@@ -3078,8 +3431,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema57.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema57.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3088,16 +3441,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema57.type,parentSchema:schema57,data};
+if(!pattern31.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema57.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema57.type,parentSchema:schema57,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }

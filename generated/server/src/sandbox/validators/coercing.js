@@ -85,7 +85,8 @@ return errors === 0;
 validate20.evaluated = {"props":{"kind":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listResources_query = validate21;
-const schema32 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listResources_query"};
+const schema32 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listResources_query"};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listResources_query" */;
@@ -148,16 +149,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(!(formats0.validate(data0))){
+const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema32.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema32.type,parentSchema:schema32,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -167,8 +178,9 @@ return errors === 0;
 validate21.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listCallbackDeliveries_query = validate22;
-const schema33 = {"type":"object","properties":{"state":{"type":"string","enum":["pending","delivered","failed"]},"webhook":{"type":"string","minLength":1}},"required":[],"$id":"listCallbackDeliveries_query"};
+const schema33 = {"type":"object","properties":{"state":{"type":"string","enum":["pending","delivered","failed"]},"webhook":{"type":"string","maxLength":64,"pattern":"^[A-Za-z][A-Za-z0-9]*$","minLength":1}},"required":[],"$id":"listCallbackDeliveries_query"};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
+const pattern4 = new RegExp("^[A-Za-z][A-Za-z0-9]*$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listCallbackDeliveries_query" */;
@@ -254,8 +266,8 @@ data["webhook"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err3 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema33.properties.webhook,data:data1};
+if(func1(data1) > 64){
+const err3 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema33.properties.webhook,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -264,16 +276,36 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema33.properties.webhook,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern4.test(data1)){
+const err5 = {instancePath:instancePath+"/webhook",schemaPath:"#/properties/webhook/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9]*$"+"\"",schema:"^[A-Za-z][A-Za-z0-9]*$",parentSchema:schema33.properties.webhook,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema33.type,parentSchema:schema33,data};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
 }
 errors++;
 }
@@ -283,7 +315,8 @@ return errors === 0;
 validate22.evaluated = {"props":{"state":true,"webhook":true},"dynamicProps":false,"dynamicItems":false};
 
 export const resendCallbackDelivery_path = validate23;
-const schema34 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"resendCallbackDelivery_path"};
+const schema34 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"resendCallbackDelivery_path"};
+const pattern5 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="resendCallbackDelivery_path" */;
@@ -338,8 +371,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema34.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema34.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -348,16 +381,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema34.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema34.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema34.type,parentSchema:schema34,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -367,7 +420,7 @@ return errors === 0;
 validate23.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const simulateFixedVirtualAccountPayment_path = validate24;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
+const schema35 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="simulateFixedVirtualAccountPayment_path" */;
@@ -422,8 +475,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema35.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -432,16 +485,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema35.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema35.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema35.type,parentSchema:schema35,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -451,7 +524,7 @@ return errors === 0;
 validate24.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const simulateFixedPaymentCodePayment_path = validate25;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
+const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="simulateFixedPaymentCodePayment_path" */;
@@ -506,8 +579,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema36.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -516,16 +589,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema36.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema36.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema36.type,parentSchema:schema36,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -535,7 +628,7 @@ return errors === 0;
 validate25.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const completeDisbursement_path = validate26;
-const schema37 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
+const schema37 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeDisbursement_path" */;
@@ -590,8 +683,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema37.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -600,16 +693,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema37.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema37.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema37.type,parentSchema:schema37,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -619,7 +732,7 @@ return errors === 0;
 validate26.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const failDisbursement_path = validate27;
-const schema38 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
+const schema38 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="failDisbursement_path" */;
@@ -674,8 +787,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema38.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -684,16 +797,36 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema38.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema38.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema38.type,parentSchema:schema38,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -703,8 +836,8 @@ return errors === 0;
 validate27.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const completeDirectDebitPayment_path = validate28;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
-const pattern4 = new RegExp("^ddpy-", "u");
+const schema39 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
+const pattern10 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeDirectDebitPayment_path" */;
@@ -759,8 +892,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema39.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema39.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -769,16 +902,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+if(!pattern10.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema39.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -788,7 +931,7 @@ return errors === 0;
 validate28.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const failDirectDebitPayment_path = validate29;
-const schema40 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ddpy-"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
+const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="failDirectDebitPayment_path" */;
@@ -843,8 +986,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-"},message:"must match pattern \""+"^ddpy-"+"\"",schema:"^ddpy-",parentSchema:schema40.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema40.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -853,16 +996,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data};
+if(!pattern10.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema40.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema40.type,parentSchema:schema40,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -872,8 +1025,8 @@ return errors === 0;
 validate29.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const invalidatePaymentMethod_path = validate30;
-const schema41 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pm-"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
-const pattern6 = new RegExp("^pm-", "u");
+const schema41 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
+const pattern12 = new RegExp("^pm-[A-Za-z0-9_-]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invalidatePaymentMethod_path" */;
@@ -928,8 +1081,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-"},message:"must match pattern \""+"^pm-"+"\"",schema:"^pm-",parentSchema:schema41.properties.id,data:data0};
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -938,16 +1091,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(!pattern12.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^pm-[A-Za-z0-9_-]+$"+"\"",schema:"^pm-[A-Za-z0-9_-]+$",parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema41.type,parentSchema:schema41,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -957,7 +1120,7 @@ return errors === 0;
 validate30.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listRequests_query = validate31;
-const schema42 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listRequests_query"};
+const schema42 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listRequests_query"};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="listRequests_query" */;
@@ -1020,16 +1183,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data};
+if(!(formats0.validate(data0))){
+const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema42.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema42.type,parentSchema:schema42,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -1039,7 +1212,8 @@ return errors === 0;
 validate31.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const removeFault_path = validate32;
-const schema43 = {"type":"object","properties":{"id":{"type":"string","minLength":1}},"required":["id"],"$id":"removeFault_path"};
+const schema43 = {"type":"object","properties":{"id":{"type":"string","maxLength":24,"pattern":"^[0-9a-f]{24}$"}},"required":["id"],"$id":"removeFault_path"};
+const pattern13 = new RegExp("^[0-9a-f]{24}$", "u");
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="removeFault_path" */;
@@ -1094,8 +1268,8 @@ data["id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties.id,data:data0};
+if(func1(data0) > 24){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters",schema:24,parentSchema:schema43.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1104,16 +1278,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(!pattern13.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{24}$"},message:"must match pattern \""+"^[0-9a-f]{24}$"+"\"",schema:"^[0-9a-f]{24}$",parentSchema:schema43.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }

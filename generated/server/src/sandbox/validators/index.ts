@@ -11,17 +11,23 @@ export const operationValidators = {
   getSandbox: {
     responses: {
       200: strict.getSandbox_response200,
+      400: strict.getSandbox_response400,
       401: strict.getSandbox_response401,
       403: strict.getSandbox_response403,
+      429: strict.getSandbox_response429,
       500: strict.getSandbox_response500,
+      503: strict.getSandbox_response503,
     },
   },
   getClock: {
     responses: {
       200: strict.getClock_response200,
+      400: strict.getClock_response400,
       401: strict.getClock_response401,
       403: strict.getClock_response403,
+      429: strict.getClock_response429,
       500: strict.getClock_response500,
+      503: strict.getClock_response503,
     },
   },
   advanceClock: {
@@ -31,15 +37,20 @@ export const operationValidators = {
       400: strict.advanceClock_response400,
       401: strict.advanceClock_response401,
       403: strict.advanceClock_response403,
+      429: strict.advanceClock_response429,
       500: strict.advanceClock_response500,
+      503: strict.advanceClock_response503,
     },
   },
   getSettings: {
     responses: {
       200: strict.getSettings_response200,
+      400: strict.getSettings_response400,
       401: strict.getSettings_response401,
       403: strict.getSettings_response403,
+      429: strict.getSettings_response429,
       500: strict.getSettings_response500,
+      503: strict.getSettings_response503,
     },
   },
   updateSettings: {
@@ -49,7 +60,9 @@ export const operationValidators = {
       400: strict.updateSettings_response400,
       401: strict.updateSettings_response401,
       403: strict.updateSettings_response403,
+      429: strict.updateSettings_response429,
       500: strict.updateSettings_response500,
+      503: strict.updateSettings_response503,
     },
   },
   topUpBalance: {
@@ -59,15 +72,20 @@ export const operationValidators = {
       400: strict.topUpBalance_response400,
       401: strict.topUpBalance_response401,
       403: strict.topUpBalance_response403,
+      429: strict.topUpBalance_response429,
       500: strict.topUpBalance_response500,
+      503: strict.topUpBalance_response503,
     },
   },
   resetSandbox: {
     responses: {
       200: strict.resetSandbox_response200,
+      400: strict.resetSandbox_response400,
       401: strict.resetSandbox_response401,
       403: strict.resetSandbox_response403,
+      429: strict.resetSandbox_response429,
       500: strict.resetSandbox_response500,
+      503: strict.resetSandbox_response503,
     },
   },
   listResources: {
@@ -78,7 +96,9 @@ export const operationValidators = {
       400: strict.listResources_response400,
       401: strict.listResources_response401,
       403: strict.listResources_response403,
+      429: strict.listResources_response429,
       500: strict.listResources_response500,
+      503: strict.listResources_response503,
     },
   },
   listCallbackDeliveries: {
@@ -88,7 +108,9 @@ export const operationValidators = {
       400: strict.listCallbackDeliveries_response400,
       401: strict.listCallbackDeliveries_response401,
       403: strict.listCallbackDeliveries_response403,
+      429: strict.listCallbackDeliveries_response429,
       500: strict.listCallbackDeliveries_response500,
+      503: strict.listCallbackDeliveries_response503,
     },
   },
   resendCallbackDelivery: {
@@ -100,7 +122,9 @@ export const operationValidators = {
       403: strict.resendCallbackDelivery_response403,
       404: strict.resendCallbackDelivery_response404,
       409: strict.resendCallbackDelivery_response409,
+      429: strict.resendCallbackDelivery_response429,
       500: strict.resendCallbackDelivery_response500,
+      503: strict.resendCallbackDelivery_response503,
     },
   },
   simulateFixedVirtualAccountPayment: {
@@ -113,7 +137,9 @@ export const operationValidators = {
       403: strict.simulateFixedVirtualAccountPayment_response403,
       404: strict.simulateFixedVirtualAccountPayment_response404,
       409: strict.simulateFixedVirtualAccountPayment_response409,
+      429: strict.simulateFixedVirtualAccountPayment_response429,
       500: strict.simulateFixedVirtualAccountPayment_response500,
+      503: strict.simulateFixedVirtualAccountPayment_response503,
     },
   },
   simulateFixedPaymentCodePayment: {
@@ -126,7 +152,9 @@ export const operationValidators = {
       403: strict.simulateFixedPaymentCodePayment_response403,
       404: strict.simulateFixedPaymentCodePayment_response404,
       409: strict.simulateFixedPaymentCodePayment_response409,
+      429: strict.simulateFixedPaymentCodePayment_response429,
       500: strict.simulateFixedPaymentCodePayment_response500,
+      503: strict.simulateFixedPaymentCodePayment_response503,
     },
   },
   completeDisbursement: {
@@ -139,7 +167,9 @@ export const operationValidators = {
       403: strict.completeDisbursement_response403,
       404: strict.completeDisbursement_response404,
       409: strict.completeDisbursement_response409,
+      429: strict.completeDisbursement_response429,
       500: strict.completeDisbursement_response500,
+      503: strict.completeDisbursement_response503,
     },
   },
   failDisbursement: {
@@ -152,7 +182,9 @@ export const operationValidators = {
       403: strict.failDisbursement_response403,
       404: strict.failDisbursement_response404,
       409: strict.failDisbursement_response409,
+      429: strict.failDisbursement_response429,
       500: strict.failDisbursement_response500,
+      503: strict.failDisbursement_response503,
     },
   },
   approveEwalletPayment: {
@@ -164,7 +196,9 @@ export const operationValidators = {
       403: strict.approveEwalletPayment_response403,
       404: strict.approveEwalletPayment_response404,
       409: strict.approveEwalletPayment_response409,
+      429: strict.approveEwalletPayment_response429,
       500: strict.approveEwalletPayment_response500,
+      503: strict.approveEwalletPayment_response503,
     },
   },
   declineEwalletPayment: {
@@ -176,7 +210,9 @@ export const operationValidators = {
       403: strict.declineEwalletPayment_response403,
       404: strict.declineEwalletPayment_response404,
       409: strict.declineEwalletPayment_response409,
+      429: strict.declineEwalletPayment_response429,
       500: strict.declineEwalletPayment_response500,
+      503: strict.declineEwalletPayment_response503,
     },
   },
   completeDirectDebitPayment: {
@@ -188,7 +224,9 @@ export const operationValidators = {
       403: strict.completeDirectDebitPayment_response403,
       404: strict.completeDirectDebitPayment_response404,
       409: strict.completeDirectDebitPayment_response409,
+      429: strict.completeDirectDebitPayment_response429,
       500: strict.completeDirectDebitPayment_response500,
+      503: strict.completeDirectDebitPayment_response503,
     },
   },
   failDirectDebitPayment: {
@@ -201,7 +239,9 @@ export const operationValidators = {
       403: strict.failDirectDebitPayment_response403,
       404: strict.failDirectDebitPayment_response404,
       409: strict.failDirectDebitPayment_response409,
+      429: strict.failDirectDebitPayment_response429,
       500: strict.failDirectDebitPayment_response500,
+      503: strict.failDirectDebitPayment_response503,
     },
   },
   invalidatePaymentMethod: {
@@ -213,7 +253,9 @@ export const operationValidators = {
       403: strict.invalidatePaymentMethod_response403,
       404: strict.invalidatePaymentMethod_response404,
       409: strict.invalidatePaymentMethod_response409,
+      429: strict.invalidatePaymentMethod_response429,
       500: strict.invalidatePaymentMethod_response500,
+      503: strict.invalidatePaymentMethod_response503,
     },
   },
   listRequests: {
@@ -223,15 +265,20 @@ export const operationValidators = {
       400: strict.listRequests_response400,
       401: strict.listRequests_response401,
       403: strict.listRequests_response403,
+      429: strict.listRequests_response429,
       500: strict.listRequests_response500,
+      503: strict.listRequests_response503,
     },
   },
   listFaults: {
     responses: {
       200: strict.listFaults_response200,
+      400: strict.listFaults_response400,
       401: strict.listFaults_response401,
       403: strict.listFaults_response403,
+      429: strict.listFaults_response429,
       500: strict.listFaults_response500,
+      503: strict.listFaults_response503,
     },
   },
   armFault: {
@@ -242,15 +289,20 @@ export const operationValidators = {
       401: strict.armFault_response401,
       403: strict.armFault_response403,
       409: strict.armFault_response409,
+      429: strict.armFault_response429,
       500: strict.armFault_response500,
+      503: strict.armFault_response503,
     },
   },
   clearFaults: {
     responses: {
       200: strict.clearFaults_response200,
+      400: strict.clearFaults_response400,
       401: strict.clearFaults_response401,
       403: strict.clearFaults_response403,
+      429: strict.clearFaults_response429,
       500: strict.clearFaults_response500,
+      503: strict.clearFaults_response503,
     },
   },
   removeFault: {
@@ -261,7 +313,9 @@ export const operationValidators = {
       401: strict.removeFault_response401,
       403: strict.removeFault_response403,
       404: strict.removeFault_response404,
+      429: strict.removeFault_response429,
       500: strict.removeFault_response500,
+      503: strict.removeFault_response503,
     },
   },
 } satisfies Record<string, OperationValidators>;
