@@ -95,6 +95,12 @@ function headerFindings(contract: Contract, http: HttpClient, operation: Operati
       if (required) findings.push(finding(http, exchange, `the ${exchange.status} answer lacks the ${name} header the contract requires`));
       continue;
     }
+    // A header whose schema admits no value is one the contract says is never sent (a CORS header on an API
+    // for servers): sent anyway, it is reported, as a warning, since a client reading the answer is not misled.
+    if (isObject(schema) && isObject(schema.not) && Object.keys(schema.not).length === 0) {
+      findings.push({ ...finding(http, exchange, `the answer carries the ${name} header, which the contract says is never sent`), severity: 'warning' });
+      continue;
+    }
     const type = isObject(schema) ? schema.type : undefined;
     // Header values are text: a number-typed header is judged as the number it spells.
     const typed = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;

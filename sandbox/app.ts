@@ -9,6 +9,9 @@ import * as balance from './balance/index.js';
 import type { DeliveryRecord } from './callbacks/outbox.js';
 import type { SandboxConfig } from './config.js';
 import type { Caller, MerchantSettings, SandboxContext } from './context.js';
+import { controlRateLimits, serviceRateLimits } from './contract.js';
+import { enforceRateLimits } from './limits/enforce.js';
+import { createRateLimiter } from './limits/rate-limits.js';
 import * as customers from './customers/index.js';
 import * as directDebit from './direct-debit/index.js';
 import * as disbursements from './disbursements/index.js';
@@ -137,6 +140,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       callbackRetryDelayMs: config.callbackRetryDelayMs,
       autoProgressDelayMs: config.autoProgressDelayMs,
       autoProgress: config.autoProgress,
+      rateLimits: config.rateLimits,
       defaultCallbackUrl: config.callbackUrl,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.onAlert ? { onAlert: options.onAlert } : {}),
@@ -189,14 +193,18 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     onError: (error: unknown, request: Request) => void (guard.noteUnavailable(error) || reportError?.(error, request)),
   };
   // Armed faults answer service requests once the key is known (control requests are never faulted).
+  // Each key is held to the contract's limits while its merchant's setting says so; one count for both APIs,
+  // whose groups are apart. A faulted request is answered before it is counted.
+  const limiter = createRateLimiter(options.realTime);
+  const rateLimitsOn = async (caller: Caller): Promise<boolean> => (await platform.settings.get(caller)).rate_limits_enabled;
   const faultInjection = platformModule.createFaultInjection({ faults: platform.faults, authenticate: merchants.authenticate, onError: routerOptions.onError });
   return {
     config,
     merchants,
     ctx,
     platform,
-    service: guard.wrap(faultInjection.wrap(createRouter(serviceHandlers, routerOptions))),
-    control: guard.wrap(createControlRouter(controlHandlers, routerOptions)),
+    service: guard.wrap(faultInjection.wrap(createRouter(serviceHandlers, { ...routerOptions, around: enforceRateLimits({ table: serviceRateLimits, limiter, enabled: rateLimitsOn }) }))),
+    control: guard.wrap(createControlRouter(controlHandlers, { ...routerOptions, around: enforceRateLimits({ table: controlRateLimits, limiter, enabled: rateLimitsOn }) })),
     requests: observability.requests,
     observer: observability.observer,
     health: observability.health,

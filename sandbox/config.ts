@@ -62,6 +62,8 @@ export interface SandboxConfig {
   autoProgressDelayMs: number;
   /** The default of the settings that let disbursements and direct debits finish by themselves. */
   autoProgress: boolean;
+  /** SANDBOX_RATE_LIMITS: whether keys are held to the contract's rate limits by default (each merchant can change it). */
+  rateLimits: boolean;
   /** Check every answer against the contract (an answer off the contract becomes a logged 500). */
   validateResponses: boolean;
   /** The log on stdout: short human lines, or JSON lines. */
@@ -134,6 +136,7 @@ export const OPTIONS = {
   'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
   'auto-progress': { env: 'SANDBOX_AUTO_PROGRESS', description: 'true|false: whether disbursements and direct debits finish by themselves after the delay (default true; each merchant can change it)' },
   'auto-progress-delay-ms': { env: 'SANDBOX_AUTO_PROGRESS_DELAY_MS', description: 'sandbox milliseconds after which disbursements and direct debits finish by themselves (default 3000)' },
+  'rate-limits': { env: 'SANDBOX_RATE_LIMITS', description: "true|false: whether each key is held to the contract's rate limits, answered 429 past them (default true; each merchant can change it)" },
   'validate-responses': { env: 'SANDBOX_VALIDATE_RESPONSES', description: 'true|false: check every answer against the contract (default true)' },
   'log-format': { env: 'LOG_FORMAT', description: `${LOG_FORMATS.join('|')}: a line per request and per callback attempt on stdout, for people (default pretty) or as JSON lines` },
   'log-level': { env: 'LOG_LEVEL', description: `${LOG_LEVELS.join('|')}: the least severe line logged (default info; warn leaves out the line per request)` },
@@ -352,13 +355,14 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const callbackRetryDelayMs = get('callback-retry-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), contractRetryDelayMs());
   const validateResponses = get('validate-responses', boolean, true);
   const autoProgress = get('auto-progress', boolean, true);
+  const rateLimits = get('rate-limits', boolean, true);
   const autoProgressDelayMs = get('auto-progress-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), DEFAULT_AUTO_PROGRESS_DELAY_MS);
   const logFormat = get('log-format', oneOf(LOG_FORMATS), 'pretty');
   const logLevel = get('log-level', oneOf(LOG_LEVELS), 'info');
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, validateResponses, logFormat, logLevel, given } };
+  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, rateLimits, validateResponses, logFormat, logLevel, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

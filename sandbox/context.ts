@@ -50,6 +50,8 @@ export interface MerchantSettings {
   disbursement_auto_resolve: boolean;
   /** When true, a direct debit payment whose OTP is accepted then (or created then without OTP) gets the bank's outcome by itself after the delay. */
   direct_debit_auto_resolve: boolean;
+  /** When true, the merchant's keys are held to the contract's rate limits (429 past them, RateLimit-* on every answer). */
+  rate_limits_enabled: boolean;
   /** Callback URLs by dashboard setting name (`x-delivery.destination.dashboard_setting`); null: not configured. */
   callback_urls: Record<string, string | null>;
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dereference, isObject, readModel, responseExampleValues } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
+import { readRateLimits, type RateLimitTable } from './limits/rate-limits.js';
 
 const document = JSON.parse(readFileSync(openapiPath, 'utf8')) as JsonObject;
 const model = readModel(document);
@@ -138,3 +139,8 @@ export function listLimit(operationId: string): number {
   if (typeof limit !== 'number') throw new Error(`${operationId} 200 is not a list with maxItems`);
   return limit;
 }
+
+/** The service's rate limits by operationId (`x-rate-limits`, `x-rate-limit`). */
+export const serviceRateLimits: RateLimitTable = readRateLimits(document);
+/** The control API's, from its own contract. */
+export const controlRateLimits: RateLimitTable = readRateLimits(controlDocument);

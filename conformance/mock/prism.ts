@@ -73,7 +73,9 @@ const EXIT_WITH_PARENT = 'data:text/javascript,process.stdin.on("end",()=>proces
 export async function startPrism(options: PrismOptions): Promise<PrismProcess> {
   const host = '127.0.0.1';
   const port = await freePort(host);
-  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, prismEntry(), 'mock', '--host', host, '--port', String(port), '--verboseLevel', 'warn', options.specPath], {
+  // Without CORS headers: the contract says Access-Control-Allow-Origin is never sent (decision
+  // no-browser-access), and Prism adds it to every answer unless told not to.
+  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, prismEntry(), 'mock', '--host', host, '--port', String(port), '--verboseLevel', 'warn', '--cors', 'false', options.specPath], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';

@@ -107,6 +107,8 @@ export interface RunAgainstOptions {
   profile?: Profile;
   only?: string[];
   concurrency?: number;
+  /** Run the rate_limit check too (it spends a window of the key and waits out a Retry-After). */
+  checkRateLimit?: boolean;
 }
 
 /** The suite against a mutant target, with a callback receiver and every key the isolation check uses. */
@@ -123,6 +125,7 @@ export function runAgainst(target: MutantTarget, options: RunAgainstOptions = {}
     callbacks: { listen: { host: '127.0.0.1', port: 0 }, token: target.callbackToken, waitMs: 5_000 },
     isolation: { otherMerchantKey: target.keys.otherMerchantTest, otherModeKey: target.keys.live },
     ...(options.only ? { only: options.only } : {}),
+    ...(options.checkRateLimit ? { checkRateLimit: true } : {}),
   });
 }
 
@@ -130,7 +133,9 @@ export function runAgainst(target: MutantTarget, options: RunAgainstOptions = {}
 export async function runMutant(mutant: Mutant | undefined, options: RunAgainstOptions & StartOptions = {}): Promise<RunSummary> {
   const target = await startMutant(mutant, options);
   try {
-    return await runAgainst(target, options);
+    // The unmutated sandbox and the rate limit's own mutants are run with the rate_limit check; the others
+    // need not spend a window of the key on it.
+    return await runAgainst(target, { checkRateLimit: mutant === undefined || mutant.family === 'rate_limit', ...options });
   } finally {
     await target.close();
   }

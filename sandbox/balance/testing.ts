@@ -49,6 +49,7 @@ export function defaultSettings(): MerchantSettings {
     ewallet_auto_resolve: true,
     disbursement_auto_resolve: true,
     direct_debit_auto_resolve: true,
+    rate_limits_enabled: true,
     callback_urls: Object.fromEntries(settingNames.map((name) => [name, `https://merchant.example/callbacks/${name}`])),
   };
 }

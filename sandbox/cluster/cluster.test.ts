@@ -79,7 +79,7 @@ describe('two sandboxes on one PostgreSQL database', () => {
       const started = Date.now();
       const answers = await Promise.all([call(0, 'GET', '/balance'), call(1, 'POST', '/disbursements', disbursement('cluster-down-1')), call(0, 'GET', '/sandbox/clock')]);
       expect(Date.now() - started).toBeLessThan(10_000);
-      for (const answer of answers) expect(answer).toMatchObject({ status: 503, json: { error_code: 'SANDBOX_UNAVAILABLE' } });
+      for (const answer of answers) expect(answer).toMatchObject({ status: 503, json: { error_code: 'SERVICE_UNAVAILABLE' } });
     } finally {
       await server().startServer();
     }

@@ -6,12 +6,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer } from '@payments-contract/server/runtime/native-request';
+import { SERVICE_UNAVAILABLE_ERROR_CODE } from '../limits/limit-answers.js';
 import { isStoreUnavailable } from '../store/store.js';
 
-export const UNAVAILABLE_ERROR_CODE = 'SANDBOX_UNAVAILABLE';
 const UNAVAILABLE_MESSAGE = 'The sandbox cannot reach its database right now. Retry the request in a moment (with the same Idempotency-Key where the operation takes one).';
 const UNAVAILABLE_HEADERS = { 'content-type': 'application/json', 'retry-after': '1' };
-const unavailableBody = JSON.stringify({ error_code: UNAVAILABLE_ERROR_CODE, message: UNAVAILABLE_MESSAGE });
+const unavailableBody = JSON.stringify({ error_code: SERVICE_UNAVAILABLE_ERROR_CODE, message: UNAVAILABLE_MESSAGE });
 
 /** Per request: whether the store failed it by being unreachable. */
 interface RequestState {

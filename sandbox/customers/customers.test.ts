@@ -130,6 +130,8 @@ describe('listCustomers', () => {
 
   it('lists the newest ones, as many as the contract allows (maxItems), when a merchant has more', async () => {
     const limit = listLimit('listCustomers');
+    // A thousand creations in a moment run past the write limit; the lists' bound is what is tested here.
+    await bench.settings({ rate_limits_enabled: false });
     for (let i = 0; i <= limit; i++) await createdId({ ...individual, external_id: `cust-many-${i}` });
     const listed = (await bench.call('GET', '/customers')).json as Json[];
     expect(listed).toHaveLength(limit);

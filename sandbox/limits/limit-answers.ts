@@ -5,6 +5,8 @@
 import type { NativeAnswer } from '@payments-contract/server/runtime/native-request';
 
 export const RATE_LIMIT_ERROR_CODE = 'RATE_LIMIT_EXCEEDED';
+/** The service contract's 503: it cannot take the request now, nothing was done, retry after Retry-After. */
+export const SERVICE_UNAVAILABLE_ERROR_CODE = 'SERVICE_UNAVAILABLE';
 
 /** Where a key stands in its current window. */
 export interface RateLimitState {

@@ -12,11 +12,10 @@ import { createPathMatcher } from '@payments-contract/server/runtime/path-matche
 import { DEFAULT_MAX_BODY_BYTES, type ErrorAnswer } from '@payments-contract/server/runtime/router';
 import type { Scope } from '../store/store.js';
 import type { Fault, SandboxFaults } from './faults.js';
-import { rateLimitedAnswer } from '../limits/limit-answers.js';
+import { rateLimitedAnswer, SERVICE_UNAVAILABLE_ERROR_CODE } from '../limits/limit-answers.js';
 
 /** The header naming the fault that made an answer, for the developer reading it. */
 export const FAULT_HEADER = 'x-sandbox-fault';
-export const SERVICE_UNAVAILABLE_ERROR_CODE = 'SERVICE_UNAVAILABLE';
 
 export interface FaultInjectionOptions {
   faults: Pick<SandboxFaults, 'anyArmed' | 'mayHaveFaults' | 'take'>;

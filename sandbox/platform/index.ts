@@ -37,6 +37,8 @@ export interface PlatformOptions {
   autoProgressDelayMs?: number;
   /** SANDBOX_AUTO_PROGRESS: the default of the settings that let objects finish after the delay (default true). */
   autoProgress?: boolean;
+  /** SANDBOX_RATE_LIMITS: the default of the setting that holds keys to the rate limits (default true). */
+  rateLimits?: boolean;
   /** Balances a merchant starts with (and returns to on reset); default CASH 100000000000, HOLDING 0. */
   initialBalance?: Partial<Record<AccountType, number>>;
   fetch?: typeof fetch;
@@ -85,6 +87,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     defaultCallbackUrl: options.defaultCallbackUrl,
     ...(options.defaultCallbackUrls ? { defaultCallbackUrls: options.defaultCallbackUrls } : {}),
     ...(options.autoProgress !== undefined ? { autoProgress: options.autoProgress } : {}),
+    ...(options.rateLimits !== undefined ? { rateLimits: options.rateLimits } : {}),
   });
   // With a store other sandboxes share, each callback attempt and progression is claimed by one of them. A
   // lease outlasts the longest attempt (its timeout) by a margin, so it never lapses under a live claimer.

@@ -49,7 +49,7 @@ function derivedCode(merchantId: string, salt: string): string {
 /** 999999 numbers behind the code: suffixes 000001 to 999999 (000000 is left out, as banks do). */
 const rangeBehind = (code: string) => ({ from: `${code}000001`, to: `${code}999999` });
 
-export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallbackUrl: string | null, perSetting: Readonly<Record<string, string>> = {}, autoProgress = true): MerchantSettings {
+export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallbackUrl: string | null, perSetting: Readonly<Record<string, string>> = {}, autoProgress = true, rateLimits = true): MerchantSettings {
   return {
     virtual_account_number_range: Object.fromEntries(
       facts.virtualAccountBanks.map((bank) => {
@@ -70,6 +70,7 @@ export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallb
     ewallet_auto_resolve: true,
     disbursement_auto_resolve: autoProgress,
     direct_debit_auto_resolve: autoProgress,
+    rate_limits_enabled: rateLimits,
     callback_urls: Object.fromEntries(facts.callbackSettings.map((setting) => [setting, perSetting[setting] ?? defaultCallbackUrl])),
   };
 }
@@ -147,6 +148,8 @@ export interface SettingsOptions {
   defaultCallbackUrls?: Readonly<Record<string, string>>;
   /** SANDBOX_AUTO_PROGRESS: the default of the settings that let objects finish after the delay (default true). */
   autoProgress?: boolean;
+  /** SANDBOX_RATE_LIMITS: the default of `rate_limits_enabled` (default true). */
+  rateLimits?: boolean;
 }
 
 export async function createSettings(options: SettingsOptions): Promise<SandboxSettings> {
@@ -169,7 +172,7 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const defaultsOf = (scope: Scope): MerchantSettings => {
     const key = scopeKey(scope);
     let found = defaults.get(key);
-    if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting, options.autoProgress ?? true)));
+    if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting, options.autoProgress ?? true, options.rateLimits ?? true)));
     return found;
   };
   // A copy, so a caller changing what it was given cannot change the cached settings.

@@ -197,7 +197,7 @@ describe('two sandboxes on one PostgreSQL database', () => {
     expect(serverErrors, 'answers 5xx other than 503').toEqual([]);
     expect(statuses.get(0) ?? 0, 'requests without an answer').toBe(0);
     expect(statuses.get(503) ?? 0, 'answers 503 while the database was down').toBeGreaterThan(0);
-    expect(JSON.parse(unavailableBodies[0] ?? '{}')).toMatchObject({ error_code: 'SANDBOX_UNAVAILABLE' });
+    expect(JSON.parse(unavailableBodies[0] ?? '{}')).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });
     expect(ackedAfter(), 'writes acknowledged after the restart').toBeGreaterThanOrEqual(countAtRestart + 20);
   });
 

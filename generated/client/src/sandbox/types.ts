@@ -864,6 +864,13 @@ export interface components {
              *     `failDirectDebitPayment`. Default true (`SANDBOX_AUTO_PROGRESS`).
              *      */
             direct_debit_auto_resolve: boolean;
+            /** @description true: the key's requests are counted against the service's rate limits (`x-rate-limits` of the
+             *     service contract; this contract's own for the control API) and answered `429 RATE_LIMIT_EXCEEDED`
+             *     with `Retry-After` past them, every answer carrying the `RateLimit-*` fields, as the service answers.
+             *     false: no limit applies to the key and no `RateLimit-*` field is sent. Each sandbox counts the
+             *     requests it serves ([decision](#/decisions/sandbox-rate-limits)). Default true (`SANDBOX_RATE_LIMITS`).
+             *      */
+            rate_limits_enabled: boolean;
             /** @description The merchant's callback URL per dashboard setting, keyed by the `x-delivery.destination.dashboard_setting`
              *     of the service's webhooks (`fva_paid_callback_url`, ...); null: not configured, and a callback of that
              *     kind is recorded as failed with the reason "no callback URL configured". Default: the URL the sandbox
@@ -906,6 +913,8 @@ export interface components {
             disbursement_auto_resolve?: boolean;
             /** @description Whether direct debit payments get the bank's outcome by themselves after the automatic delay. */
             direct_debit_auto_resolve?: boolean;
+            /** @description Whether the key's requests are held to the service's rate limits (429 past them, RateLimit-* fields on every answer). */
+            rate_limits_enabled?: boolean;
             /** @description Callback URLs to set, per dashboard setting; null removes one. */
             callback_urls?: {
                 [key: string]: string | null;

@@ -7846,7 +7846,7 @@ validate76.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const getSettings_response200 = validate79;
 const schema94 = {"$ref":"openapi#/components/schemas/SandboxSettings","$id":"getSettings_response200"};
-const schema95 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","disbursement_auto_resolve","direct_debit_auto_resolve","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"disbursement_auto_resolve":{"type":"boolean"},"direct_debit_auto_resolve":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
+const schema95 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","disbursement_auto_resolve","direct_debit_auto_resolve","rate_limits_enabled","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"disbursement_auto_resolve":{"type":"boolean"},"direct_debit_auto_resolve":{"type":"boolean"},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
 const schema96 = {"type":"object","required":["merchant_code","from","to"],"properties":{"merchant_code":{"type":"string","maxLength":5,"pattern":"^[0-9]{5}$"},"from":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"to":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"}}};
 const schema97 = {"type":"object","required":["prefix","from","to"],"properties":{"prefix":{"type":"string","maxLength":6,"pattern":"^[0-9]{3,6}$"},"from":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"to":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"}}};
 const pattern114 = new RegExp("^[A-Z][A-Z_]*$", "u");
@@ -7957,13 +7957,23 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.callback_urls === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(data.rate_limits_enabled === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rate_limits_enabled"},message:"must have required property '"+"rate_limits_enabled"+"'",schema:schema95.required,parentSchema:schema95,data};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(data.callback_urls === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -7974,19 +7984,7 @@ for(const key0 in data0){
 const _errs3 = errors;
 if(typeof key0 === "string"){
 if(!pattern114.test(key0)){
-const err10 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7996,11 +7994,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8009,8 +8005,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8019,8 +8019,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+if(data1.from === undefined){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8029,11 +8029,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(func1(data2) > 5){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8042,8 +8039,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern115.test(data2)){
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(func1(data2) > 5){
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8052,9 +8052,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
+if(!pattern115.test(data2)){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8064,11 +8063,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(func1(data3) > 32){
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
+else {
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8077,8 +8073,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern116.test(data3)){
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
+}
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(func1(data3) > 32){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8087,9 +8087,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
+if(!pattern116.test(data3)){
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8099,11 +8098,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(func1(data4) > 32){
-const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
+else {
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8112,8 +8108,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern116.test(data4)){
-const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
+}
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8122,9 +8122,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
+if(!pattern116.test(data4)){
+const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8134,9 +8133,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
 else {
-const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
+const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8148,7 +8146,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8158,11 +8156,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.virtual_account_bank_activation !== undefined){
-let data5 = data.virtual_account_bank_activation;
-if(Array.isArray(data5)){
-if(data5.length > 64){
-const err26 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+}
+else {
+const err26 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8171,12 +8167,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err27 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+if(data.virtual_account_bank_activation !== undefined){
+let data5 = data.virtual_account_bank_activation;
+if(Array.isArray(data5)){
+if(data5.length > 64){
+const err27 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8185,8 +8181,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern114.test(data6)){
-const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8195,14 +8195,24 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(!pattern114.test(data6)){
+const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -8218,12 +8228,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err30 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err31];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err31);
 }
 errors++;
 break;
@@ -8233,20 +8243,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.closed_virtual_accounts_enabled !== undefined){
-let data7 = data.closed_virtual_accounts_enabled;
-if(typeof data7 !== "boolean"){
-const err32 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
+const err32 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8256,15 +8253,28 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.expiration_date_enabled !== undefined){
-let data8 = data.expiration_date_enabled;
-if(typeof data8 !== "boolean"){
-const err33 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+if(data.closed_virtual_accounts_enabled !== undefined){
+let data7 = data.closed_virtual_accounts_enabled;
+if(typeof data7 !== "boolean"){
+const err33 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.expiration_date_enabled !== undefined){
+let data8 = data.expiration_date_enabled;
+if(typeof data8 !== "boolean"){
+const err34 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
 }
 errors++;
 }
@@ -8276,19 +8286,7 @@ for(const key2 in data9){
 const _errs24 = errors;
 if(typeof key2 === "string"){
 if(!pattern114.test(key2)){
-const err34 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
+const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8298,11 +8296,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err36 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8311,8 +8307,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8321,8 +8321,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(data10.from === undefined){
+const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8331,11 +8331,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(func1(data11) > 6){
-const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
+if(data10.to === undefined){
+const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8344,8 +8341,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern120.test(data11)){
-const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(func1(data11) > 6){
+const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8354,9 +8354,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
+if(!pattern120.test(data11)){
+const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8366,11 +8365,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(func1(data12) > 32){
-const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
+else {
+const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8379,8 +8375,12 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(!pattern116.test(data12)){
-const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
+}
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8389,9 +8389,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
+if(!pattern116.test(data12)){
+const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8401,11 +8400,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(func1(data13) > 32){
-const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
+else {
+const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8414,8 +8410,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!pattern116.test(data13)){
-const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
+}
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(func1(data13) > 32){
+const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8424,9 +8424,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-else {
-const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
+if(!pattern116.test(data13)){
+const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8436,9 +8435,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
 else {
-const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
+const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8450,7 +8448,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
+const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8460,10 +8458,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err50 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+else {
+const err50 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8472,9 +8469,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) > 1000){
-const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8483,8 +8482,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(func1(data14) < 1){
-const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(typeof data14 === "string"){
+if(func1(data14) > 1000){
+const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8493,8 +8493,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
-const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(func1(data14) < 1){
+const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8503,12 +8503,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err54 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
+if(!pattern7.test(data14)){
+const err54 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8518,10 +8514,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data.disbursement_auto_resolve !== undefined){
-let data16 = data.disbursement_auto_resolve;
-if(typeof data16 !== "boolean"){
-const err55 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err55 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8531,10 +8528,10 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.direct_debit_auto_resolve !== undefined){
-let data17 = data.direct_debit_auto_resolve;
-if(typeof data17 !== "boolean"){
-const err56 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err56 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8544,14 +8541,10 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data18 = data.callback_urls;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-for(const key4 in data18){
-const _errs45 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err57 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err57 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8561,9 +8554,10 @@ vErrors.push(err57);
 errors++;
 }
 }
-var valid12 = _errs45 === errors;
-if(!valid12){
-const err58 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data18};
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err58 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8573,10 +8567,14 @@ vErrors.push(err58);
 errors++;
 }
 }
-for(const key5 in data18){
-let data19 = data18[key5];
-if((typeof data19 !== "string") && (data19 !== null)){
-const err59 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(!pattern124.test(key4)){
+const err59 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8585,9 +8583,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(typeof data19 === "string"){
-if(func1(data19) > 2048){
-const err60 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+}
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err60 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8596,8 +8595,11 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!(formats16(data19))){
-const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8606,11 +8608,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data18};
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err62 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8619,10 +8619,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-else {
-const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(!(formats16(data20))){
+const err63 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8631,10 +8629,35 @@ vErrors.push(err63);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
 validate80.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8655,7 +8678,7 @@ errors = vErrors.length;
 validate79.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getSettings_response400 = validate82;
 const schema98 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["INVALID_JSON_FORMAT"]}}}],"$id":"getSettings_response400"};
@@ -11059,7 +11082,7 @@ validate97.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const updateSettings_body = validate100;
 const schema116 = {"$ref":"openapi#/components/schemas/SandboxSettingsUpdate","$id":"updateSettings_body"};
-const schema117 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean","x-resolves":{"machine":"ewalletPayment"}},"disbursement_auto_resolve":{"type":"boolean","x-resolves":{"machine":"disbursement"}},"direct_debit_auto_resolve":{"type":"boolean","x-resolves":{"machine":"directDebitPayment"}},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
+const schema117 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean","x-resolves":{"machine":"ewalletPayment"}},"disbursement_auto_resolve":{"type":"boolean","x-resolves":{"machine":"disbursement"}},"direct_debit_auto_resolve":{"type":"boolean","x-resolves":{"machine":"directDebitPayment"}},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
 const pattern172 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11650,14 +11673,10 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data18 = data.callback_urls;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-for(const key4 in data18){
-const _errs45 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err47 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema117.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err47 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.rate_limits_enabled.type,parentSchema:schema117.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -11667,9 +11686,14 @@ vErrors.push(err47);
 errors++;
 }
 }
-var valid12 = _errs45 === errors;
-if(!valid12){
-const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema117.properties.callback_urls.propertyNames,parentSchema:schema117.properties.callback_urls,data:data18};
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(!pattern124.test(key4)){
+const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema117.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -11679,10 +11703,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-for(const key5 in data18){
-let data19 = data18[key5];
-if((typeof data19 !== "string") && (data19 !== null)){
-const err49 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema117.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema117.properties.callback_urls.additionalProperties.type,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data19};
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err49 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema117.properties.callback_urls.propertyNames,parentSchema:schema117.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -11691,9 +11714,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(typeof data19 === "string"){
-if(func1(data19) > 2048){
-const err50 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data19};
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err50 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema117.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema117.properties.callback_urls.additionalProperties.type,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -11702,8 +11727,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(!pattern172.test(data19)){
-const err51 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data19};
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err51 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -11712,8 +11738,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!(formats16(data19))){
-const err52 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data19};
+if(!pattern172.test(data20)){
+const err52 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -11722,11 +11748,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err53 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.callback_urls.type,parentSchema:schema117.properties.callback_urls,data:data18};
+if(!(formats16(data20))){
+const err53 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -11737,8 +11760,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.type,parentSchema:schema117,data};
+const err54 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.callback_urls.type,parentSchema:schema117.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -11747,10 +11771,22 @@ vErrors.push(err54);
 }
 errors++;
 }
+}
+}
+else {
+const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.type,parentSchema:schema117,data};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
 validate101.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11771,7 +11807,7 @@ errors = vErrors.length;
 validate100.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateSettings_response200 = validate103;
 const schema120 = {"$ref":"openapi#/components/schemas/SandboxSettings","$id":"updateSettings_response200"};
@@ -11877,13 +11913,23 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.callback_urls === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(data.rate_limits_enabled === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rate_limits_enabled"},message:"must have required property '"+"rate_limits_enabled"+"'",schema:schema95.required,parentSchema:schema95,data};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(data.callback_urls === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "callback_urls"},message:"must have required property '"+"callback_urls"+"'",schema:schema95.required,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -11894,19 +11940,7 @@ for(const key0 in data0){
 const _errs3 = errors;
 if(typeof key0 === "string"){
 if(!pattern114.test(key0)){
-const err10 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11916,11 +11950,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11929,8 +11961,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11939,8 +11975,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+if(data1.from === undefined){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11949,11 +11985,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(func1(data2) > 5){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11962,8 +11995,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern115.test(data2)){
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(func1(data2) > 5){
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11972,9 +12008,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
+if(!pattern115.test(data2)){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11984,11 +12019,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(func1(data3) > 32){
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
+else {
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11997,8 +12029,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern116.test(data3)){
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
+}
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(func1(data3) > 32){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12007,9 +12043,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
+if(!pattern116.test(data3)){
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12019,11 +12054,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(func1(data4) > 32){
-const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
+else {
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12032,8 +12064,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern116.test(data4)){
-const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
+}
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12042,9 +12078,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
+if(!pattern116.test(data4)){
+const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12054,9 +12089,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
 else {
-const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
+const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12068,7 +12102,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12078,11 +12112,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.virtual_account_bank_activation !== undefined){
-let data5 = data.virtual_account_bank_activation;
-if(Array.isArray(data5)){
-if(data5.length > 64){
-const err26 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+}
+else {
+const err26 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12091,12 +12123,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err27 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+if(data.virtual_account_bank_activation !== undefined){
+let data5 = data.virtual_account_bank_activation;
+if(Array.isArray(data5)){
+if(data5.length > 64){
+const err27 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -12105,8 +12137,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern114.test(data6)){
-const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -12115,14 +12151,24 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(!pattern114.test(data6)){
+const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -12138,12 +12184,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err30 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err31];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err31);
 }
 errors++;
 break;
@@ -12153,20 +12199,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.closed_virtual_accounts_enabled !== undefined){
-let data7 = data.closed_virtual_accounts_enabled;
-if(typeof data7 !== "boolean"){
-const err32 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
+const err32 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -12176,15 +12209,28 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.expiration_date_enabled !== undefined){
-let data8 = data.expiration_date_enabled;
-if(typeof data8 !== "boolean"){
-const err33 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+if(data.closed_virtual_accounts_enabled !== undefined){
+let data7 = data.closed_virtual_accounts_enabled;
+if(typeof data7 !== "boolean"){
+const err33 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.expiration_date_enabled !== undefined){
+let data8 = data.expiration_date_enabled;
+if(typeof data8 !== "boolean"){
+const err34 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
 }
 errors++;
 }
@@ -12196,19 +12242,7 @@ for(const key2 in data9){
 const _errs24 = errors;
 if(typeof key2 === "string"){
 if(!pattern114.test(key2)){
-const err34 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
+const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -12218,11 +12252,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err36 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -12231,8 +12263,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -12241,8 +12277,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(data10.from === undefined){
+const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -12251,11 +12287,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(func1(data11) > 6){
-const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
+if(data10.to === undefined){
+const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -12264,8 +12297,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern120.test(data11)){
-const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(func1(data11) > 6){
+const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -12274,9 +12310,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
+if(!pattern120.test(data11)){
+const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -12286,11 +12321,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(func1(data12) > 32){
-const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
+else {
+const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -12299,8 +12331,12 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(!pattern116.test(data12)){
-const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
+}
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -12309,9 +12345,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
+if(!pattern116.test(data12)){
+const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -12321,11 +12356,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(func1(data13) > 32){
-const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
+else {
+const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -12334,8 +12366,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!pattern116.test(data13)){
-const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
+}
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(func1(data13) > 32){
+const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -12344,9 +12380,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-else {
-const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
+if(!pattern116.test(data13)){
+const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -12356,9 +12391,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
 else {
-const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
+const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -12370,7 +12404,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
+const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -12380,10 +12414,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err50 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+else {
+const err50 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -12392,9 +12425,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) > 1000){
-const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -12403,8 +12438,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(func1(data14) < 1){
-const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(typeof data14 === "string"){
+if(func1(data14) > 1000){
+const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -12413,8 +12449,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
-const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(func1(data14) < 1){
+const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -12423,12 +12459,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err54 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
+if(!pattern7.test(data14)){
+const err54 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -12438,10 +12470,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data.disbursement_auto_resolve !== undefined){
-let data16 = data.disbursement_auto_resolve;
-if(typeof data16 !== "boolean"){
-const err55 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err55 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -12451,10 +12484,10 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.direct_debit_auto_resolve !== undefined){
-let data17 = data.direct_debit_auto_resolve;
-if(typeof data17 !== "boolean"){
-const err56 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err56 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -12464,14 +12497,10 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data18 = data.callback_urls;
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-for(const key4 in data18){
-const _errs45 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err57 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err57 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -12481,9 +12510,10 @@ vErrors.push(err57);
 errors++;
 }
 }
-var valid12 = _errs45 === errors;
-if(!valid12){
-const err58 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data18};
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err58 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -12493,10 +12523,14 @@ vErrors.push(err58);
 errors++;
 }
 }
-for(const key5 in data18){
-let data19 = data18[key5];
-if((typeof data19 !== "string") && (data19 !== null)){
-const err59 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(!pattern124.test(key4)){
+const err59 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -12505,9 +12539,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(typeof data19 === "string"){
-if(func1(data19) > 2048){
-const err60 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+}
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err60 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -12516,8 +12551,11 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!(formats16(data19))){
-const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data19};
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -12526,11 +12564,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data18};
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err62 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -12539,10 +12575,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-else {
-const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(!(formats16(data20))){
+const err63 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -12551,10 +12585,35 @@ vErrors.push(err63);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
 validate104.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12575,7 +12634,7 @@ errors = vErrors.length;
 validate103.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"virtual_account_number_range":true,"virtual_account_bank_activation":true,"closed_virtual_accounts_enabled":true,"expiration_date_enabled":true,"payment_code_range":true,"default_disbursement_description":true,"ewallet_auto_resolve":true,"disbursement_auto_resolve":true,"direct_debit_auto_resolve":true,"rate_limits_enabled":true,"callback_urls":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateSettings_response400 = validate106;
 const schema124 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["API_VALIDATION_ERROR","INVALID_JSON_FORMAT"]}}}],"$id":"updateSettings_response400"};
