@@ -33,7 +33,7 @@ describe('the HTTP client meeting a rate limit', () => {
     const target = await limitedTarget(2, '1');
     const waits: number[] = [];
     const met: Exchange[] = [];
-    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, onRateLimited: (exchange) => met.push(exchange), sleep: async (ms) => void waits.push(ms) } });
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 60, onRateLimited: (exchange) => met.push(exchange), sleep: async (ms) => void waits.push(ms) } });
     const answer = await http.send({ method: 'GET', path: '/balance' });
     expect(answer.status).toBe(200);
     expect(waits).toEqual([1000, 1000]);
@@ -43,13 +43,36 @@ describe('the HTTP client meeting a rate limit', () => {
 
   it('hands the 429 back when it has no readable Retry-After, asks too long a wait, or keeps coming', async () => {
     const noHeader = await limitedTarget(1, null);
-    const quick = { retries: 2, maxWaitSeconds: 10, sleep: async () => undefined };
+    const quick = { retries: 2, maxWaitSeconds: 10, totalWaitSeconds: 60, sleep: async () => undefined };
     expect((await createHttpClient({ baseUrl: noHeader.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
     const long = await limitedTarget(1, '3600');
     expect((await createHttpClient({ baseUrl: long.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
     const always = await limitedTarget(100, '1');
     expect((await createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
     expect(always.requests()).toBe(3);
+  });
+
+  it('stops waiting once the run has waited its budget, so a limit that never lets go cannot stall a run', async () => {
+    const always = await limitedTarget(1000, '2');
+    const waits: number[] = [];
+    let clock = 0;
+    const sleep = async (ms: number): Promise<void> => {
+      waits.push(ms);
+      clock += ms;
+    };
+    const http = createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 5, sleep, now: () => clock } });
+    const other = http.withKey('k2', 'OTHER_KEY');
+    expect((await http.send({ method: 'GET', path: '/' })).status).toBe(429);
+    expect((await other.send({ method: 'GET', path: '/' })).status).toBe(429);
+    // 2 s twice fits in 5 s; a third wait would not, for this client or the other key's of the same run.
+    expect(waits).toEqual([2000, 2000]);
+  });
+
+  it('counts waits made side by side once: concurrent requests waiting out one window spend its length, not a multiple', async () => {
+    const target = await limitedTarget(8, '1');
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 2, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => http.send({ method: 'GET', path: '/' })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 8 }, () => 200));
   });
 
   it('reads Retry-After as delta-seconds or as an HTTP date', () => {

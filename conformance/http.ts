@@ -50,12 +50,18 @@ export interface RateLimitHandling {
   retries: number;
   /** A Retry-After longer than this (or none, or unreadable) hands the 429 back. */
   maxWaitSeconds: number;
+  /**
+   * Waiting in all, over the run, at most: a target that keeps refusing after its Retry-After (a limit that
+   * never lets go) gets its 429s handed back once this is spent, rather than a run that waits for hours.
+   */
+  totalWaitSeconds: number;
   onRateLimited?: (exchange: Exchange) => void;
-  /** Tests replace it. */
+  /** Tests replace them (together: a sleep moves the clock). */
   sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
 }
 
-export const DEFAULT_RATE_LIMIT_HANDLING: RateLimitHandling = { retries: 5, maxWaitSeconds: 10 };
+export const DEFAULT_RATE_LIMIT_HANDLING: RateLimitHandling = { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 120 };
 
 /** Milliseconds a Retry-After value asks to wait (delta-seconds or an HTTP date, RFC 9110); undefined when it is neither. */
 export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
@@ -119,10 +125,18 @@ function maskedAuthorization(value: string, keys: readonly KnownKey[]): string |
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  return clientFor(options, [{ key: options.apiKey, variable: options.keyVariable ?? DEFAULT_KEY_VARIABLE }], { requests: 0 });
+  return clientFor(options, [{ key: options.apiKey, variable: options.keyVariable ?? DEFAULT_KEY_VARIABLE }], { requests: 0, rateLimitWaitMs: 0, waitingUntil: 0 });
 }
 
-function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counter: { requests: number }): HttpClient {
+/** What the clients of one run share: the requests sent, and the time spent waiting out 429s. */
+interface RunCounter {
+  requests: number;
+  rateLimitWaitMs: number;
+  /** When the latest wait under way ends (performance.now()). */
+  waitingUntil: number;
+}
+
+function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counter: RunCounter): HttpClient {
   const limit = options.maxResponseBytes ?? 1024 * 1024;
   const base = options.baseUrl.replace(/\/+$/, '');
   const keyVariable = options.keyVariable ?? DEFAULT_KEY_VARIABLE;
@@ -138,6 +152,13 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
       rateLimits.onRateLimited?.(exchange);
       const waitMs = retryAfterMs(exchange.headers['retry-after']);
       if (retry >= rateLimits.retries || waitMs === undefined || waitMs > rateLimits.maxWaitSeconds * 1000) return exchange;
+      // The budget is the run's time spent waiting: requests waiting side by side spend the time they
+      // overlap once (what this wait adds beyond the waits already under way).
+      const now = (rateLimits.now ?? performance.now.bind(performance))();
+      const added = Math.max(0, now + waitMs - Math.max(now, counter.waitingUntil));
+      if (counter.rateLimitWaitMs + added > rateLimits.totalWaitSeconds * 1000) return exchange;
+      counter.rateLimitWaitMs += added;
+      counter.waitingUntil = Math.max(counter.waitingUntil, now + waitMs);
       await sleep(waitMs);
     }
   };

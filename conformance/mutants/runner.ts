@@ -44,6 +44,12 @@ export interface MutantTarget {
 export interface StartOptions {
   /** Spacing of callback attempts; default the sandbox's own (the contract's). */
   callbackRetryDelayMs?: number;
+  /**
+   * Hold keys to the contract's rate limits (default: for the unmutated sandbox and the rate limit's own
+   * mutants). Off for the others: a run then takes seconds instead of waiting out a window per hundred
+   * requests, and what they break is not the limit.
+   */
+  rateLimits?: boolean;
 }
 
 type AppModule = typeof import('../../sandbox/app.js');
@@ -79,7 +85,8 @@ export async function startMutant(mutant?: Mutant, options: StartOptions = {}): 
   try {
     const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, 'sandbox', file)).href) as Promise<T>;
     const [{ createSandboxApp }, { defaultConfig }, { createSite, listen }] = await Promise.all([load<AppModule>('app.ts'), load<ConfigModule>('config.ts'), load<ServerModule>('server.ts')]);
-    const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: false, ...(options.callbackRetryDelayMs === undefined ? {} : { callbackRetryDelayMs: options.callbackRetryDelayMs }) });
+    const rateLimits = options.rateLimits ?? (mutant === undefined || mutant.family === 'rate_limit');
+    const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: false, rateLimits, ...(options.callbackRetryDelayMs === undefined ? {} : { callbackRetryDelayMs: options.callbackRetryDelayMs }) });
     const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
     // A deployed implementation logs its own errors; here they would only bury the suite's report.
     const app = await createSandboxApp(config, { onError: () => undefined, onAlert: () => undefined });
