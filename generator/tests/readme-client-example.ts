@@ -17,5 +17,6 @@ export async function payOut(config: PaymentsClientOptions, orderId: string): Pr
       default: throw new Error(`refused: ${result.error.error_code}`);
     }
   }
+  if (result.status === 429) return `slow down: send it again in ${result.headers['Retry-After']} s`;
   throw new Error(`payments answered ${result.status}`);
 }
