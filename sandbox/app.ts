@@ -119,6 +119,8 @@ function withPerKindCallbackUrls(settings: SandboxSettings, defaultUrl: string |
   return {
     get: async (scope) => apply(await settings.get(scope)),
     update: async (scope, changes) => apply(await settings.update(scope, changes)),
+    // Read for flags (the rate limit's switch); its callback URLs are the stored ones, without `perKind`.
+    peek: (scope) => settings.peek(scope),
     forget: (scope) => settings.forget(scope),
     reload: () => settings.reload(),
   };
@@ -196,7 +198,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // Each key is held to the contract's limits while its merchant's setting says so; one count for both APIs,
   // whose groups are apart. A faulted request is answered before it is counted.
   const limiter = createRateLimiter(options.realTime);
-  const rateLimitsOn = async (caller: Caller): Promise<boolean> => (await platform.settings.get(caller)).rate_limits_enabled;
+  const rateLimitsOn = (caller: Caller): boolean => platform.settings.peek(caller).rate_limits_enabled;
   const faultInjection = platformModule.createFaultInjection({ faults: platform.faults, authenticate: merchants.authenticate, onError: routerOptions.onError });
   return {
     config,

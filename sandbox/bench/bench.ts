@@ -38,14 +38,16 @@ interface SandboxProcess {
 
 /**
  * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
- * development aid that checks the sandbox's own answers) is off; request validation stays on, as in Prism.
+ * development aid that checks the sandbox's own answers) and the rate limits are off; request validation
+ * stays on, as in Prism.
  */
 async function startSandboxProcess(dataDir: string, store: StoreChoice, callbackUrl: string, merchantsEnv: string, databaseUrl?: string): Promise<SandboxProcess> {
   const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY, SANDBOX_MERCHANTS: merchantsEnv },
+    // Rate limits off: the bench measures how much the sandbox serves, which a key's limit would cap.
+    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY, SANDBOX_MERCHANTS: merchantsEnv, SANDBOX_RATE_LIMITS: 'false' },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -116,4 +116,16 @@ describe('merchant settings', () => {
     copy.virtual_account_bank_activation.length = 0;
     expect((await settings.get(merchant)).virtual_account_bank_activation.length).toBeGreaterThan(0);
   });
+
+  it('let a request read them without a copy (peek), seeing an update, a forgotten scope and a reload at once', async () => {
+    const settings = await settingsOn(open());
+    expect(settings.peek(merchant).rate_limits_enabled).toBe(true);
+    await settings.update(merchant, { rate_limits_enabled: false });
+    expect(settings.peek(merchant).rate_limits_enabled).toBe(false);
+    expect(settings.peek(merchant)).toBe(settings.peek(merchant));
+    settings.forget(merchant);
+    expect(settings.peek(merchant).rate_limits_enabled).toBe(true);
+    await settings.reload();
+    expect(settings.peek(merchant).rate_limits_enabled).toBe(false);
+  });
 });

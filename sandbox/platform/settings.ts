@@ -34,6 +34,8 @@ export class SettingsValidationError extends Error {
 }
 
 export interface SandboxSettings extends Settings {
+  /** The scope's settings as they are, without a copy: read them, never change them. */
+  peek(scope: Scope): Readonly<MerchantSettings>;
   /** Drops the cached overrides of a scope whose stored data was cleared (reset). */
   forget(scope: Scope): void;
   /** Reads every stored override again (another process sharing the store may have changed or reset them). */
@@ -158,6 +160,8 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const unknown = Object.keys(perSetting).filter((setting) => !facts.callbackSettings.includes(setting));
   if (unknown.length > 0) throw new Error(`not callback settings of the contract: ${unknown.join(', ')} (known: ${facts.callbackSettings.join(', ')})`);
   let overrides = new Map<string, Overrides>();
+  // Each scope's settings merged once, until they change: read on every request (the rate limit's switch).
+  const merged = new Map<string, MerchantSettings>();
   const reload = async (): Promise<void> => {
     const loaded = new Map<string, Overrides>();
     for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(SETTINGS_COLLECTION, 'kind', SETTINGS_KIND)) {
@@ -166,6 +170,7 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     }
     // Replaced whole: a scope reset elsewhere has no record any more.
     overrides = loaded;
+    merged.clear();
   };
   await reload();
   const defaults = new Map<string, MerchantSettings>();
@@ -175,15 +180,22 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting, options.autoProgress ?? true, options.rateLimits ?? true)));
     return found;
   };
+  const settingsOf = (scope: Scope): MerchantSettings => {
+    const key = scopeKey(scope);
+    let found = merged.get(key);
+    if (!found) merged.set(key, (found = merge(defaultsOf(scope), overrides.get(key) ?? {})));
+    return found;
+  };
   // A copy, so a caller changing what it was given cannot change the cached settings.
-  const current = (scope: Scope): MerchantSettings => structuredClone(merge(defaultsOf(scope), overrides.get(scopeKey(scope)) ?? {}));
+  const current = (scope: Scope): MerchantSettings => structuredClone(settingsOf(scope));
 
   return {
     get: async (scope) => current(scope),
+    peek: (scope) => settingsOf(scope),
     update: async (scope, changes) => {
       const issues = settingsIssues(changes, facts);
       if (issues.length > 0) throw new SettingsValidationError(issues);
-      const merged = await store.transaction(async (tx) => {
+      const updated = await store.transaction(async (tx) => {
         const stored = await tx.get<SettingsRecord>(SETTINGS_COLLECTION, scope, SETTINGS_ID);
         const next = mergeOverrides(stored ? (stored.overrides as unknown as Overrides) : {}, changes);
         // Overrides hold only JSON values (strings, booleans, null, maps and lists of them).
@@ -192,10 +204,14 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
         else await tx.insert(SETTINGS_COLLECTION, scope, record);
         return next;
       });
-      overrides.set(scopeKey(scope), merged);
+      overrides.set(scopeKey(scope), updated);
+      merged.delete(scopeKey(scope));
       return current(scope);
     },
-    forget: (scope) => void overrides.delete(scopeKey(scope)),
+    forget: (scope) => {
+      overrides.delete(scopeKey(scope));
+      merged.delete(scopeKey(scope));
+    },
     reload,
   };
 }
