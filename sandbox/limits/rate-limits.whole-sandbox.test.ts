@@ -3,10 +3,8 @@
 // the contract's 429, and the next window, another key or the setting turned off are served. The 429 is
 // judged against the contract the way the conformance suite judges any answer.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadContract } from '../../conformance/contract.js';
-import { responseFindings } from '../../conformance/expectations.js';
-import { createHttpClient, type Exchange } from '../../conformance/http.js';
 import { serviceRateLimits, controlRateLimits } from '../contract.js';
+import { contractFindings } from '../testing/contract-findings.js';
 import { createTestSandbox, type RawAnswer, type TestKeyName, type TestSandbox } from '../testing/index.js';
 
 let sandbox: TestSandbox | undefined;
@@ -25,16 +23,6 @@ async function start(config: Parameters<typeof createTestSandbox>[0] = {}) {
 const balance = (s: TestSandbox, key: TestKeyName = 'aTest'): Promise<RawAnswer> => s.request('GET', '/balance', { key });
 const headersOf = (answer: RawAnswer) => ({ limit: answer.headers.get('ratelimit-limit'), remaining: answer.headers.get('ratelimit-remaining'), reset: answer.headers.get('ratelimit-reset'), retryAfter: answer.headers.get('retry-after') });
 
-const contract = loadContract();
-const judge = createHttpClient({ baseUrl: 'http://sandbox.test', apiKey: 'k', timeoutMs: 1000 });
-/** What the conformance suite finds wrong with `answer` as getBalance's. */
-function findingsOf(answer: RawAnswer): string[] {
-  const headers: Record<string, string> = {};
-  answer.headers.forEach((value, name) => (headers[name] = value));
-  const exchange: Exchange = { request: { method: 'GET', url: 'http://sandbox.test/balance', headers: {}, auth: 'valid' }, status: answer.status, headers, bodyText: JSON.stringify(answer.body), json: answer.body, durationMs: 1 };
-  return responseFindings(contract, judge, contract.operation('getBalance'), exchange, false).map((f) => f.message);
-}
-
 describe('rate limits (on by default, at the values the contract decides)', () => {
   const read = serviceRateLimits.get('getBalance')!;
 
@@ -51,8 +39,16 @@ describe('rate limits (on by default, at the values the contract decides)', () =
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ error_code: 'RATE_LIMIT_EXCEEDED' });
     expect(headersOf(refused)).toEqual({ limit: '100', remaining: '0', reset: '1', retryAfter: '1' });
-    expect(findingsOf(refused)).toEqual([]);
-    expect(findingsOf(answers[0]!)).toEqual([]);
+    expect(contractFindings('getBalance', refused)).toEqual([]);
+    // The judge is not blind: the same 429 without its Retry-After, or with a limit that is not a number, is off the contract.
+    const withHeaders = (change: (headers: Headers) => void): RawAnswer => {
+      const headers = new Headers(refused.headers);
+      change(headers);
+      return { ...refused, headers };
+    };
+    expect(contractFindings('getBalance', withHeaders((h) => h.delete('retry-after')))).toEqual(['the 429 answer lacks the retry-after header the contract requires']);
+    expect(contractFindings('getBalance', withHeaders((h) => h.set('ratelimit-limit', 'many')))).toEqual([expect.stringMatching(/^header ratelimit-limit: "many" must be integer/)]);
+    expect(contractFindings('getBalance', answers[0]!)).toEqual([]);
 
     move(1000);
     const served = await balance(sandbox);

@@ -3,6 +3,7 @@
 // only for the operation named, only for the key's merchant and mode), and see what a retry finds afterwards.
 // Every control answer here is checked against the control contract by the router (response validation on).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contractFindings } from '../testing/contract-findings.js';
 import { createTestSandbox, type RawAnswer, type TestKeyName, type TestSandbox } from '../testing/index.js';
 
 let sandbox: TestSandbox;
@@ -95,6 +96,7 @@ describe('the answers of each kind', () => {
     const answers = [await createDisbursement('limited-1', 'limited-key-1'), await createDisbursement('limited-1', 'limited-key-1')];
     for (const answer of answers) {
       expect(answer.status).toBe(429);
+      expect(contractFindings('createDisbursement', answer)).toEqual([]);
       expect(answer.body).toEqual({ error_code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('7 seconds') });
       expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-sandbox-fault'].map((name) => [name, answer.headers.get(name)]))).toEqual({
         'retry-after': '7',
@@ -115,6 +117,7 @@ describe('the answers of each kind', () => {
     const fault = await arm({ kind: 'unavailable', operation: 'createFixedVirtualAccount' });
     const answer = await sandbox.request('POST', '/callback_virtual_accounts', { body: { external_id: 'va-unavailable-1', bank_code: 'BNI', name: 'Toko Sinar Jaya' } });
     expect(answer).toMatchObject({ status: 503, body: { error_code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+    expect(contractFindings('createFixedVirtualAccount', answer)).toEqual([]);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(answer.headers.get('x-sandbox-fault')).toBe(fault.id);
     expect(Object.keys(answer.body as object).sort()).toEqual(['error_code', 'message']);
@@ -145,6 +148,7 @@ describe('the answers of each kind', () => {
     const before = await cash();
     const failed = await createDisbursement('rolled-back-1', 'rolled-back-key');
     expect(failed).toMatchObject({ status: 500, body: { error_code: 'SERVER_ERROR' } });
+    expect(contractFindings('createDisbursement', failed)).toEqual([]);
     expect(failed.headers.get('x-sandbox-fault')).toBe(fault.id);
 
     expect(await byExternalId('rolled-back-1')).toMatchObject({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
