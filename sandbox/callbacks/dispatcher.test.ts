@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
 async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, scope: Scope = MERCHANT): Promise<DeliveryRecord> {
-  const deadline = performance.now() + 5000;
+  const deadline = performance.now() + 15_000;
   for (;;) {
     const delivery = await t.platform.callbacks.get(scope, id);
     if (delivery && done(delivery)) return delivery;
@@ -106,7 +106,8 @@ describe('callback delivery', () => {
     const lookups = [...across.mock.calls, ...byField.mock.calls].filter(([collection]) => collection === DELIVERIES_COLLECTION);
     // `enqueue` above reads the newest delivery back once per call; the dispatcher adds no look of its own.
     expect(lookups.filter(([, field]) => field === 'state')).toHaveLength(0);
-  });
+    // Forty attempts and twenty enqueues: generous on a machine the whole suite shares.
+  }, 30_000);
 
   it('loses nothing and repeats nothing acknowledged across a restart', async () => {
     const dir = tempDataDir();
