@@ -72,10 +72,8 @@ export function responseFindings(contract: Contract, http: HttpClient, operation
 
 /** The headers the contract declares on the operation's response with this status, by lower-case name. */
 function declaredHeaders(contract: Contract, operation: OperationModel, status: number): Map<string, { required: boolean; schema: Json | undefined }> {
-  const paths = contract.doc.paths;
-  const item = isObject(paths) ? paths[operation.path] : undefined;
-  const op = isObject(item) ? item[operation.method.toLowerCase()] : undefined;
-  const responses = isObject(op) ? op.responses : undefined;
+  const raw = contract.deref({ $ref: operation.pointer });
+  const responses = isObject(raw) ? raw.responses : undefined;
   const response = contract.deref(isObject(responses) ? responses[String(status)] : undefined);
   const headers = isObject(response) ? response.headers : undefined;
   const declared = new Map<string, { required: boolean; schema: Json | undefined }>();
