@@ -7,20 +7,25 @@ export function outcomeOf(findings: Finding[]): CheckResult['outcome'] {
 
 /** Results of several scenarios on one subject as one result: failed if any failed, skipped only if none ran; skip reasons kept as notes. */
 export function mergeBySubject(results: CheckResult[]): CheckResult[] {
-  const bySubject = new Map<string, CheckResult>();
-  for (const result of results) {
-    const seen = bySubject.get(result.subject);
-    if (!seen) {
-      bySubject.set(result.subject, { ...result, findings: [...result.findings], notes: [...(result.notes ?? [])] });
-      continue;
+  const bySubject = new Map<string, CheckResult[]>();
+  for (const result of results) bySubject.set(result.subject, [...(bySubject.get(result.subject) ?? []), result]);
+  return [...bySubject.values()].map((group) => {
+    const [first] = group as [CheckResult, ...CheckResult[]];
+    const ran = group.filter((r) => r.outcome !== 'skipped');
+    // Skipped only when none ran; then the first reason is the subject's and the others stay notes.
+    if (ran.length === 0) {
+      const others = group.slice(1).flatMap((r) => (r.skippedReason ? [`skipped: ${r.skippedReason}`] : []));
+      return { ...first, cases: sum(group), findings: group.flatMap((r) => r.findings), notes: [...group.flatMap((r) => r.notes ?? []), ...others] };
     }
-    seen.cases += result.cases;
-    seen.findings.push(...result.findings);
-    seen.notes = [...(seen.notes ?? []), ...(result.notes ?? [])];
-    // A failure anywhere fails the subject; a skip only when nothing passed or failed.
-    if (result.outcome === 'failed' || seen.outcome === 'failed') seen.outcome = 'failed';
-    else if (seen.outcome === 'skipped' && result.outcome === 'passed') seen.outcome = 'passed';
-    if (result.skippedReason && result.outcome === 'skipped') seen.notes.push(`skipped: ${result.skippedReason}`);
-  }
-  return [...bySubject.values()];
+    const { skippedReason: _none, ...base } = first;
+    return {
+      ...base,
+      outcome: ran.some((r) => r.outcome === 'failed') ? 'failed' : 'passed',
+      cases: sum(group),
+      findings: group.flatMap((r) => r.findings),
+      notes: [...group.flatMap((r) => r.notes ?? []), ...group.flatMap((r) => (r.outcome === 'skipped' && r.skippedReason ? [`skipped: ${r.skippedReason}`] : []))],
+    };
+  });
 }
+
+const sum = (results: CheckResult[]): number => results.reduce((total, r) => total + r.cases, 0);
