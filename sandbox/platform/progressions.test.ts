@@ -75,6 +75,21 @@ describe('automatic progressions', () => {
     await progressions.stop();
   });
 
+  it('with a store other sandboxes share, set no timer of its own for a countdown another sandbox started (it would run twice)', async () => {
+    const other = await setUp({ shared: true, delayMs: 30 });
+    // Created while this sandbox was stopped: as another sandbox's, which has the timer.
+    await other.create('t4');
+    // The creating side sets its timer just after the transaction; stopped, it sets none.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const { progressions, finished } = other;
+    await progressions.start();
+    // The sweep finds it pending and not yet due.
+    await progressions.runDue();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(finished).toEqual([]);
+    await progressions.stop();
+  });
+
   it('start the timer of a new countdown without reading every pending progression', async () => {
     const { store, progressions, create } = await setUp({ delayMs: 60_000 });
     await progressions.start();
