@@ -26,7 +26,7 @@ import { resourceListHandlers } from './platform/resources.js';
 import type { SandboxSettings } from './platform/settings.js';
 import { RESOURCE_KINDS } from './resource-kinds.js';
 import { createStoreGuard } from './cluster/guard.js';
-import { coalesced } from './cluster/fresh-reads.js';
+import { createSharedStateReads } from './cluster/fresh-reads.js';
 import { openStore } from './store/open-store.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
 import type { CollectionDefinition } from './store/store.js';
@@ -134,6 +134,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       : openStore({ kind: config.store, dataDir: config.dataDir, collections });
   let platform: Platform;
   let closing: Promise<void> | undefined;
+  const sharedState = createSharedStateReads(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload(), platform.faults.reload()])));
   const observability = createObservability({ merchants, store, logger: options.logger ?? silentLogger, now: (scope) => platform.clock.now(scope), isStopping: () => closing !== undefined });
   try {
     platform = await platformModule.createPlatform({
@@ -148,6 +149,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       ...(options.onAlert ? { onAlert: options.onAlert } : {}),
       onCallbackAttempt: observability.onCallbackAttempt,
       ...(options.realTime ? { realTime: options.realTime } : {}),
+      onSharedStateChange: sharedState.changed,
     });
   } catch (error) {
     await store.close();
@@ -180,12 +182,11 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
   for (const [kind, handler] of Object.entries({ ...disbursements.automaticOutcomes(ctx), ...directDebit.automaticOutcomes(ctx) })) platform.progressions.handle(kind, handler);
 
-  // With a store other sandboxes share, every request first reads the clocks, settings and which scopes have
-  // faults again (one read shared by the requests that arrive meanwhile), so a change made through another
-  // sandbox is seen at once; background work (callbacks, progressions) reads them again every
-  // SHARED_STATE_REFRESH_MS.
-  const refreshSharedState = coalesced(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload(), platform.faults.reload()])));
-  const guard = createStoreGuard(store.shared ? { beforeRequest: refreshSharedState } : {});
+  // With a store other sandboxes share, a request first makes sure the clocks, settings and which scopes have
+  // faults were read at most SHARED_STATE_MAX_AGE_MS ago, and a change of them is answered that long after
+  // its commit, so a change made through another sandbox is seen at once (fresh-reads.ts); background work
+  // (callbacks, progressions) reads them again every SHARED_STATE_REFRESH_MS.
+  const guard = createStoreGuard(store.shared ? { shared: sharedState } : {});
   let sharedStateTimer: NodeJS.Timeout | undefined;
   const reportError = options.onError;
   const routerOptions = {
@@ -212,7 +213,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     health: observability.health,
     start: async () => {
       if (store.shared) {
-        sharedStateTimer = setInterval(() => void refreshSharedState().catch(() => undefined), SHARED_STATE_REFRESH_MS);
+        sharedStateTimer = setInterval(() => void sharedState.fresh().catch(() => undefined), SHARED_STATE_REFRESH_MS);
         sharedStateTimer.unref();
       }
       await platform.progressions.start();

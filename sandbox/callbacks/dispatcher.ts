@@ -21,7 +21,7 @@ import type { Leases } from '../cluster/leases.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
 import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
 import { maskUrlCredentials } from './mask-credentials.js';
-import { DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
+import { attemptLease, DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -58,8 +58,11 @@ export interface Dispatcher {
    * already under way); given a scope, only that scope's (what its clock's advance made due).
    */
   runDue(scope?: Scope): Promise<void>;
-  /** Told of a delivery enqueued in the current transaction: it is attempted once that is over (if committed). */
-  kick(scope: Scope, deliveryId: string): void;
+  /**
+   * Told of a delivery enqueued in the current transaction: it is attempted once that is over (if committed).
+   * `leaseUntilMs`: the enqueuing transaction took the first attempt's lease for this sandbox, until then.
+   */
+  kick(scope: Scope, deliveryId: string, leaseUntilMs?: number): void;
 }
 
 /** How long past its time another sandbox's attempt waits before this one's sweep takes it up. */
@@ -67,8 +70,6 @@ export const SHARED_SWEEP_GRACE_MS = 2000;
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
-/** The lease on a delivery's next attempt (numbered from 1). */
-const leaseOf = (delivery: DeliveryRecord): string => `callback:${delivery.id}:${delivery.attempts.length + 1}`;
 
 /** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
 const ATTEMPT_ERROR_LENGTH = 1024;
@@ -101,6 +102,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const waiting: (() => void)[] = [];
   /** Attempts another sandbox had claimed that this one waited for (their outcome may make more due). */
   let remoteWaits = 0;
+  /** First attempts whose lease the enqueuing transaction took for this sandbox: when each lapses (real ms). */
+  const grantedLeases = new Map<string, number>();
 
   const slot = async (): Promise<void> => {
     if (active < concurrency) {
@@ -125,7 +128,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id);
       if (!current || current.state !== 'pending') return undefined;
       if (leases && attempt) {
-        await leases.release(tx, scope, leaseOf(delivery));
+        await leases.release(tx, scope, attemptLease(delivery));
         // Recorded by another sandbox, which made this attempt after our lease lapsed: ours is not counted twice.
         if (current.attempts.length !== delivery.attempts.length) return undefined;
       }
@@ -177,7 +180,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** Claims the delivery's next attempt for this sandbox; false when another made it or holds it (then, if asked, waits for its outcome). */
   const claim = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<boolean> => {
     if (!leases) return true;
-    const lease = leaseOf(delivery);
+    const granted = grantedLeases.get(delivery.id);
+    grantedLeases.delete(delivery.id);
+    // Taken when it was enqueued, and long enough left for the attempt: no transaction needed. Else (the
+    // attempt waited for a slot that long) it is taken again below, unless another sandbox has it by now.
+    if (granted !== undefined && delivery.attempts.length === 0 && leases.lastsFor(granted) > attemptTimeoutMs) return true;
+    const lease = attemptLease(delivery);
     const madeElsewhere = (current: DeliveryRecord | undefined) => !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
     // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
     const claimed = !(await leases.heldElsewhere(scope, lease)) && (await store.transaction(async (tx) => !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) && leases.take(tx, scope, lease)));
@@ -252,9 +260,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     void store
       .get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, deliveryId)
       .then((delivery) => {
-        if (!delivery || delivery.state !== 'pending' || delivery.next_attempt_at === null) return;
-        if (Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) return start(scope, delivery);
-        schedule(scope, delivery);
+        if (delivery && delivery.state === 'pending' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) return start(scope, delivery);
+        // Not attempted now (rolled back, settled, or not due): a granted lease is taken again when it is.
+        grantedLeases.delete(deliveryId);
+        if (delivery?.state === 'pending' && delivery.next_attempt_at !== null) schedule(scope, delivery);
       })
       .catch((error: unknown) => console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error));
   };
@@ -321,10 +330,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       await Promise.all([...inFlight.values()]);
+      grantedLeases.clear();
     },
     runDue,
-    kick: (scope, deliveryId) => {
+    kick: (scope, deliveryId, leaseUntilMs) => {
       if (!running) return;
+      if (leaseUntilMs !== undefined) grantedLeases.set(deliveryId, leaseUntilMs);
       // A store whose reads do not wait for transactions says when the enqueuing one is over.
       setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(() => attemptStored(scope, deliveryId)));
     },

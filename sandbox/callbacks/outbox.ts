@@ -7,6 +7,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
 import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
+import type { Leases } from '../cluster/leases.js';
 import { createRetention, type RetentionOptions } from './retention.js';
 
 export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
@@ -40,8 +41,13 @@ export interface OutboxOptions {
   clock: Clock;
   ids: Ids;
   settings: Settings;
-  /** Told after every enqueue; the dispatcher attempts the delivery once the transaction is over. */
-  onEnqueued?: (scope: Scope, deliveryId: string) => void;
+  /**
+   * With a store other sandboxes share: the lease on a new delivery's first attempt is taken for this
+   * sandbox in the enqueuing transaction, saving the dispatcher a transaction of its own to claim it.
+   */
+  leases?: Leases;
+  /** Told after every enqueue (with when the first attempt's lease lapses, if taken); the dispatcher attempts the delivery once the transaction is over. */
+  onEnqueued?: (scope: Scope, deliveryId: string, leaseUntilMs?: number) => void;
   /** How many finished deliveries are kept (retention.ts). */
   retention?: RetentionOptions;
 }
@@ -62,6 +68,9 @@ function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { 
     return { urlProblem: `the callback URL is not an absolute URL: ${url ?? ''}` };
   }
 }
+
+/** The lease on a delivery's next attempt (numbered from 1). */
+export const attemptLease = (delivery: DeliveryRecord): string => `callback:${delivery.id}:${delivery.attempts.length + 1}`;
 
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, clock, ids, settings } = options;
@@ -92,7 +101,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
     };
     await tx.insert(DELIVERIES_COLLECTION, scope, record);
     await retention.recorded(tx, scope);
-    if (record.state === 'pending') options.onEnqueued?.(scope, record.id);
+    if (record.state !== 'pending') return record;
+    const leaseUntilMs = options.leases ? await options.leases.grant(tx, scope, attemptLease(record)) : undefined;
+    options.onEnqueued?.(scope, record.id, leaseUntilMs);
     return record;
   };
 

@@ -11,7 +11,9 @@ const { server } = useThrowawayPostgres();
 let cluster: InProcessCluster;
 
 beforeAll(async () => {
-  cluster = await startInProcessCluster({ databaseUrl: server().url, config: { callbackUrl: 'http://127.0.0.1:9/callbacks' }, appOptions: () => ({ fetch: async () => new Response(null, { status: 200 }) }) });
+  // Rate limits off: the 100 concurrent creations below fill a key's write limit (50 per second per sandbox), and
+  // a creation in the same second would be a 429 that says nothing of sharing a database.
+  cluster = await startInProcessCluster({ databaseUrl: server().url, config: { callbackUrl: 'http://127.0.0.1:9/callbacks', rateLimits: false }, appOptions: () => ({ fetch: async () => new Response(null, { status: 200 }) }) });
 }, 60_000);
 afterAll(async () => {
   await cluster?.stop();
@@ -77,7 +79,9 @@ describe('two sandboxes on one PostgreSQL database', () => {
     await server().stopServer('immediate');
     try {
       const started = Date.now();
-      const answers = await Promise.all([call(0, 'GET', '/balance'), call(1, 'POST', '/disbursements', disbursement('cluster-down-1')), call(0, 'GET', '/sandbox/clock')]);
+      // Requests that need the database; what each sandbox holds in memory (a clock read within the last
+      // 25 ms) may still answer from there.
+      const answers = await Promise.all([call(0, 'GET', '/balance'), call(1, 'POST', '/disbursements', disbursement('cluster-down-1')), call(0, 'GET', '/sandbox/callbacks')]);
       expect(Date.now() - started).toBeLessThan(10_000);
       for (const answer of answers) expect(answer).toMatchObject({ status: 503, json: { error_code: 'SERVICE_UNAVAILABLE' } });
     } finally {

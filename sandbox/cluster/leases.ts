@@ -21,6 +21,13 @@ export interface Leases {
   readonly holder: string;
   /** Inside a transaction of `scope`: takes the lease `name` unless another holder's is still running; true if taken. */
   take(tx: Transaction, scope: Scope, name: string): Promise<boolean>;
+  /**
+   * Inside the transaction that creates the work `name` names (so no lease on it can exist yet): takes its
+   * lease, and gives the real time at which it lapses.
+   */
+  grant(tx: Transaction, scope: Scope, name: string): Promise<number>;
+  /** Real milliseconds left of a lease of this process that lapses at `untilMs`. */
+  lastsFor(untilMs: number): number;
   /** Outside a transaction, without waiting for the scope: whether another holder's lease on `name` is running now. */
   heldElsewhere(scope: Scope, name: string): Promise<boolean>;
   /** Inside a transaction: gives the lease up (its work is recorded). */
@@ -58,6 +65,12 @@ export function createLeases(options: LeasesOptions): Leases {
       else await tx.insert(LEASES_COLLECTION, scope, next);
       return true;
     },
+    grant: async (tx, scope, name) => {
+      const lease: LeaseRecord = { id: name, holder, until_ms: realTime() + leaseMs };
+      await tx.insert(LEASES_COLLECTION, scope, lease);
+      return lease.until_ms;
+    },
+    lastsFor: (untilMs) => untilMs - realTime(),
     heldElsewhere: async (scope, name) => heldByOther(await store.get<LeaseRecord>(LEASES_COLLECTION, scope, name)),
     release: async (tx, scope, name) => void (await tx.delete(LEASES_COLLECTION, scope, name)),
     waitForOthers: async (scope, name, done) => {

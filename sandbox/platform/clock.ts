@@ -37,6 +37,8 @@ export interface ClockOptions {
   realTime?: () => number;
   /** Told when a listener throws; the advance itself still succeeds. */
   onListenerError?: (error: unknown) => void;
+  /** Told after an advance is committed, or a reset forgotten (other sandboxes keep copies of the offsets). */
+  onChange?: () => void;
 }
 
 // A caller is a scope with more fields; only these two select the clock (and go to the listeners).
@@ -47,6 +49,7 @@ const isLegacy = (scope: Scope): boolean => scopeKey(scope) === scopeKey(LEGACY_
 export async function createClock(options: ClockOptions): Promise<SandboxClock> {
   const { store } = options;
   const realTime = options.realTime ?? (() => Date.now());
+  const changed = options.onChange ?? (() => undefined);
   const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
   // `now` is synchronous and asked at every request, so every stored offset is held in memory.
   let start = 0;
@@ -78,7 +81,10 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
   return {
     now,
     offsetMs,
-    forget: (scope) => void offsets.delete(scopeKey(scope)),
+    forget: (scope) => {
+      offsets.delete(scopeKey(scope));
+      changed();
+    },
     reload,
     onAdvance: (listener) => void listeners.push(listener),
     advance: async (given, ms) => {
@@ -93,6 +99,7 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
         return next.offset_ms;
       });
       offsets.set(scopeKey(scope), offset);
+      changed();
       if (reloading > 0) movedDuringReload.set(scopeKey(scope), offset);
       const moved = now(scope);
       // Listeners run one after another and are awaited, so when the control API answers, what became due

@@ -110,9 +110,15 @@ export interface FaultsOptions {
   store: Store;
   clock: Clock;
   ids: Ids;
+  /**
+   * Told after a fault is armed, or a reset forgotten: other sandboxes keep copies of which scopes have
+   * faults. Not after faults are taken, removed or cleared: a copy still saying "armed" costs only a look.
+   */
+  onChange?: () => void;
 }
 
-export async function createFaults({ store, clock, ids }: FaultsOptions): Promise<SandboxFaults> {
+export async function createFaults({ store, clock, ids, onChange }: FaultsOptions): Promise<SandboxFaults> {
+  const changed = onChange ?? (() => undefined);
   const defaults = controlDefaults('SandboxFaultRequest');
   const max = maxArmedFaults();
   let armedScopes = new Set<string>();
@@ -137,6 +143,7 @@ export async function createFaults({ store, clock, ids }: FaultsOptions): Promis
         return { kind: 'armed', fault: shown(record), left: existing.length + 1 };
       });
       note(scope, result.left);
+      if (result.kind === 'armed') changed();
       return result.kind === 'armed' ? { kind: 'armed', fault: result.fault } : { kind: 'full', max: result.max };
     },
     list: async (scope) => (await store.list<FaultRecord>(FAULTS_COLLECTION, onlyScope(scope), { order: 'oldest' })).map(shown),
@@ -179,7 +186,10 @@ export async function createFaults({ store, clock, ids }: FaultsOptions): Promis
       note(scope, left);
       return taken && shown(taken);
     },
-    forget: (scope) => void armedScopes.delete(scopeKey(scope)),
+    forget: (scope) => {
+      armedScopes.delete(scopeKey(scope));
+      changed();
+    },
     reload,
   };
 }

@@ -50,6 +50,8 @@ export interface PlatformOptions {
   realTime?: () => number;
   /** A callback attempt without an answer within this time fails. Default 10 s. */
   callbackTimeoutMs?: number;
+  /** Told when this process has committed a change of a clock, the settings or the armed faults (other sandboxes keep copies). */
+  onSharedStateChange?: () => void;
 }
 
 export interface Platform {
@@ -79,7 +81,8 @@ const LEASE_MARGIN_MS = 5_000;
 /** Loads what the services keep in memory (the clock's offset, settings overrides, which scopes have faults); the dispatcher starts stopped. */
 export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const { store } = options;
-  const clock = await createClock({ store, ...(options.realTime ? { realTime: options.realTime } : {}) });
+  const onChange = options.onSharedStateChange ? { onChange: options.onSharedStateChange } : {};
+  const clock = await createClock({ store, ...(options.realTime ? { realTime: options.realTime } : {}), ...onChange });
   const ids = createIds();
   const settings = await createSettings({
     store,
@@ -88,6 +91,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.defaultCallbackUrls ? { defaultCallbackUrls: options.defaultCallbackUrls } : {}),
     ...(options.autoProgress !== undefined ? { autoProgress: options.autoProgress } : {}),
     ...(options.rateLimits !== undefined ? { rateLimits: options.rateLimits } : {}),
+    ...onChange,
   });
   // With a store other sandboxes share, each callback attempt and progression is claimed by one of them. A
   // lease outlasts the longest attempt (its timeout) by a margin, so it never lapses under a live claimer.
@@ -106,7 +110,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     attemptTimeoutMs,
     ...(leases ? { leases } : {}),
   });
-  const callbacks = createOutbox({ store, clock, ids, settings, onEnqueued: (scope, deliveryId) => dispatcher.kick(scope, deliveryId) });
-  const faults = await createFaults({ store, clock, ids });
+  const callbacks = createOutbox({ store, clock, ids, settings, ...(leases ? { leases } : {}), onEnqueued: (scope, deliveryId, leaseUntilMs) => dispatcher.kick(scope, deliveryId, leaseUntilMs) });
+  const faults = await createFaults({ store, clock, ids, ...onChange });
   return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions, faults };
 }

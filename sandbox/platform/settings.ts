@@ -152,11 +152,14 @@ export interface SettingsOptions {
   autoProgress?: boolean;
   /** SANDBOX_RATE_LIMITS: the default of `rate_limits_enabled` (default true). */
   rateLimits?: boolean;
+  /** Told after a change is committed, or a reset forgotten (other sandboxes keep copies of the settings). */
+  onChange?: () => void;
 }
 
 export async function createSettings(options: SettingsOptions): Promise<SandboxSettings> {
   const { store, facts, defaultCallbackUrl } = options;
   const perSetting = options.defaultCallbackUrls ?? {};
+  const changed = options.onChange ?? (() => undefined);
   const unknown = Object.keys(perSetting).filter((setting) => !facts.callbackSettings.includes(setting));
   if (unknown.length > 0) throw new Error(`not callback settings of the contract: ${unknown.join(', ')} (known: ${facts.callbackSettings.join(', ')})`);
   let overrides = new Map<string, Overrides>();
@@ -206,11 +209,13 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
       });
       overrides.set(scopeKey(scope), updated);
       merged.delete(scopeKey(scope));
+      changed();
       return current(scope);
     },
     forget: (scope) => {
       overrides.delete(scopeKey(scope));
       merged.delete(scopeKey(scope));
+      changed();
     },
     reload,
   };
