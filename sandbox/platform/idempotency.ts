@@ -4,7 +4,7 @@
 // caller's transaction: if that transaction fails (a 5xx), the claim goes with it and the key can be used
 // again, as the decision says.
 import type { Clock, Idempotency, Ids } from '../context.js';
-import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
+import type { CollectionDefinition } from '../store/store.js';
 
 export const IDEMPOTENCY_COLLECTION = 'sandbox_idempotency_keys';
 export const idempotencyCollections: CollectionDefinition[] = [{ name: IDEMPOTENCY_COLLECTION, unique: ['claim'] }];
@@ -32,30 +32,24 @@ export function createIdempotency(clock: Clock, ids: Ids): Idempotency {
       if (existing && Date.parse(existing.expires_at) > now.getTime()) {
         return existing.fingerprint === fingerprint ? { kind: 'replay', originalId: existing.resource_id } : { kind: 'mismatch' };
       }
-      // Claim before running `create`: with a store whose transactions run side by side (PostgreSQL), the
-      // unique claim makes a concurrent request with the same key wait and then fail here, before it
-      // creates anything. An expired key's record is taken over (the store has no delete).
+      // Recorded after `create`, in the same transaction: the store runs the transactions of one scope one at
+      // a time (across processes on PostgreSQL), so no other request with this key can run between the look
+      // above and this write. An expired key's record is taken over (the store has no delete).
+      const result = await create();
       const record: KeyRecord = {
         id: existing?.id ?? ids.next(),
         claim,
         operation_id: operationId,
         key,
         fingerprint,
-        resource_id: null,
+        resource_id: idOf(result),
         created: now.toISOString(),
         expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS).toISOString(),
       };
-      try {
-        if (existing) await tx.update(IDEMPOTENCY_COLLECTION, scope, record);
-        else await tx.insert(IDEMPOTENCY_COLLECTION, scope, record);
-      } catch (error) {
-        // Another transaction claimed the key first and committed: this request is its duplicate.
-        if (error instanceof DuplicateKeyError) return { kind: 'replay', originalId: null };
-        throw error;
-      }
-      const result = await create();
-      const resourceId = idOf(result);
-      if (resourceId !== null) await tx.update(IDEMPOTENCY_COLLECTION, scope, { ...record, resource_id: resourceId });
+      // A DuplicateKeyError here would mean the store broke that promise: it fails the request and rolls back
+      // what `create` wrote, rather than keep a second resource for one key.
+      if (existing) await tx.update(IDEMPOTENCY_COLLECTION, scope, record);
+      else await tx.insert(IDEMPOTENCY_COLLECTION, scope, record);
       return { kind: 'first', result };
     },
   };
