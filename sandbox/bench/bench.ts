@@ -14,17 +14,23 @@
 // (each with its own key, FVA and balance), as a shared test environment serves many teams: one merchant's
 // writes run one at a time whatever the number of sandboxes (the store's promise), several merchants' side
 // by side.
+//
+// After its warm-up and each of its measurements, a sandbox is left to finish what those requests started
+// (the disbursements' automatic outcomes and their callbacks) before the next target is measured, so that
+// no target pays for another's background work.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
 import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
 import { startPrism } from '../../conformance/mock/prism.js';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
+import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from '../platform/progressions.js';
 import { repoRoot } from '../testing/repo-root.js';
 import pg from 'pg';
 import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';
@@ -158,14 +164,48 @@ function together(results: autocannon.Result[]): Measured['result'] {
  * One round of `target` (one sandbox, or several sharing a database, each driven with its share of the
  * connections at the same time); the first round of each target starts with its warm-up.
  */
-async function measure(target: string, round: number, urls: string[], requests: () => CannonRequest[], options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+async function measure(target: BenchTarget, round: number, options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+  const { name, urls, requests } = target;
   const connections = Math.max(1, Math.round(options.connections / urls.length));
   if (round === 1) {
-    log(`${target}: warming up for ${options.warmup} s...`);
-    await Promise.all(urls.map((url) => run(url, requests(), options.warmup, connections, `${target} warm-up`)));
+    log(`${name}: warming up for ${options.warmup} s...`);
+    await Promise.all(urls.map((url) => run(url, requests(), options.warmup, connections, `${name} warm-up`)));
+    await settle(target, log);
   }
-  log(`${target}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`);
-  return { target, round, result: together(await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, target)))) };
+  log(`${name}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`);
+  const result = together(await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, name))));
+  await settle(target, log);
+  return { target: name, round, result };
+}
+
+interface BenchTarget {
+  name: string;
+  urls: string[];
+  requests: () => CannonRequest[];
+  /** The merchants' Authorization headers, for a sandbox: whose background work `settle` waits for. */
+  authorizations?: string[];
+}
+
+/** Longest wait for a sandbox's background work after a measurement. */
+const SETTLE_LIMIT_MS = 120_000;
+
+/**
+ * Waits until a sandbox's background work from the requests just measured is done: the disbursements'
+ * automatic outcomes (due after the delay) and the callbacks they queue. Without this, the target measured
+ * next paid for it on the same two cores, and the order of the targets decided part of the ranking.
+ */
+async function settle(target: BenchTarget, log: (line: string) => void): Promise<void> {
+  const { authorizations, urls } = target;
+  if (!authorizations) return;
+  const started = performance.now();
+  await sleep(DEFAULT_AUTO_PROGRESS_DELAY_MS + 500);
+  // Sandboxes sharing a database list the same deliveries: asking the first is enough.
+  const pendingOf = async (authorization: string): Promise<number> => ((await (await fetch(`${urls[0]!}/sandbox/callbacks?state=pending`, { headers: { authorization } })).json()) as unknown[]).length;
+  while ((await Promise.all(authorizations.map(pendingOf))).some((pending) => pending > 0)) {
+    if (performance.now() - started > SETTLE_LIMIT_MS) throw new Error(`${target.name}: callbacks still pending ${SETTLE_LIMIT_MS / 1000} s after the measurement`);
+    await sleep(250);
+  }
+  log(`${target.name}: background work done ${((performance.now() - started) / 1000).toFixed(1)} s after the measurement`);
 }
 
 async function createDatabase(server: ThrowawayPostgres, name: string): Promise<string> {
@@ -234,7 +274,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
     const runId = Date.now().toString(36);
     const mix = (mixMerchants: MixMerchant[], target: string) => () => mixRequests({ merchants: mixMerchants, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
-    const targets: { name: string; urls: string[]; requests: () => CannonRequest[] }[] = [];
+    const targets: BenchTarget[] = [];
     /** Funds each merchant through the first sandbox and stores the FVA the mix reads; the others share its database. */
     const addTarget = async (name: string, urls: string[]) => {
       const mixMerchants: MixMerchant[] = [];
@@ -243,7 +283,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}-${targets.length}` });
         mixMerchants.push({ authorization, fixedVirtualAccountId: String(stored.id) });
       }
-      targets.push({ name, urls, requests: mix(mixMerchants, name) });
+      targets.push({ name, urls, requests: mix(mixMerchants, name), authorizations: merchants.map(({ authorization }) => authorization) });
     };
     for (const store of stores) {
       if (store !== 'postgres') {
@@ -271,7 +311,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 
     const rows: Measured[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) rows.push(await measure(target.name, round, target.urls, target.requests, options, log));
+      for (const target of targets) rows.push(await measure(target, round, options, log));
     }
     // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
     // the figure to read.
