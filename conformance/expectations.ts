@@ -3,7 +3,7 @@
 // Values that match only a known variant recorded in the contract (`x-known-variants`) are warnings.
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, OperationModel } from '@payments-contract/contract/model/types';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from './contract.js';
 import type { Exchange, HttpClient } from './http.js';
 import type { Finding } from './types.js';
@@ -70,24 +70,12 @@ export function responseFindings(contract: Contract, http: HttpClient, operation
   return findings;
 }
 
-/** The headers the contract declares on the operation's response with this status, by lower-case name. */
-function declaredHeaders(contract: Contract, operation: OperationModel, status: number): Map<string, { required: boolean; schema: Json | undefined }> {
-  const raw = contract.deref({ $ref: operation.pointer });
-  const responses = isObject(raw) ? raw.responses : undefined;
-  const response = contract.deref(isObject(responses) ? responses[String(status)] : undefined);
-  const headers = isObject(response) ? response.headers : undefined;
-  const declared = new Map<string, { required: boolean; schema: Json | undefined }>();
-  for (const [name, header] of Object.entries(isObject(headers) ? headers : {})) {
-    const resolved = contract.deref(header);
-    if (isObject(resolved)) declared.set(name.toLowerCase(), { required: resolved.required === true, schema: contract.deref(resolved.schema) });
-  }
-  return declared;
-}
-
 /** A required header missing, or a declared one whose value breaks its schema (an integer field, say). */
 function headerFindings(contract: Contract, http: HttpClient, operation: OperationModel, exchange: Exchange): Finding[] {
   const findings: Finding[] = [];
-  for (const [name, { required, schema }] of declaredHeaders(contract, operation, exchange.status)) {
+  const declared = operation.responses.find((response) => response.status === exchange.status)?.headerFields ?? [];
+  for (const { name: written, required, schema } of declared) {
+    const name = written.toLowerCase();
     const value = exchange.headers[name];
     if (value === undefined) {
       if (required) findings.push(finding(http, exchange, `the ${exchange.status} answer lacks the ${name} header the contract requires`));

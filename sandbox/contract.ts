@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dereference, isObject, readModel, responseExampleValues } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import { openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
-import { readRateLimits, type RateLimitTable } from './limits/rate-limits.js';
+import { rateLimitTable, type RateLimitTable } from './limits/rate-limits.js';
 
 const document = JSON.parse(readFileSync(openapiPath, 'utf8')) as JsonObject;
 const model = readModel(document);
@@ -141,6 +141,6 @@ export function listLimit(operationId: string): number {
 }
 
 /** The service's rate limits by operationId (`x-rate-limits`, `x-rate-limit`). */
-export const serviceRateLimits: RateLimitTable = readRateLimits(document);
+export const serviceRateLimits: RateLimitTable = rateLimitTable(model.operations);
 /** The control API's, from its own contract. */
-export const controlRateLimits: RateLimitTable = readRateLimits(controlDocument);
+export const controlRateLimits: RateLimitTable = rateLimitTable(readModel(controlDocument).operations);

@@ -7,7 +7,6 @@
 // The operation is the cheapest the contract has: a GET with no path parameter and no required query (the
 // balance), in the group with the smallest limit among those. The burst is sent all at once; when the target
 // cannot answer it within one window, no verdict can be drawn, and the case is skipped saying so.
-import { isObject } from '@payments-contract/contract/model';
 import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { buildRequest } from '../data/requests.js';
@@ -28,16 +27,10 @@ const LARGEST_BURST = 2000;
 
 /** Every operation the check could drive, cheapest group first. */
 export function limitedOperations(contract: Contract): LimitedOperation[] {
-  const groups = contract.doc['x-rate-limits'];
-  if (!isObject(groups)) return [];
   const found: LimitedOperation[] = [];
   for (const operation of contract.model.operations) {
     if (operation.method !== 'get' || operation.parameters.some((p) => p.in === 'path' || (p.required && p.in !== 'header'))) continue;
-    const raw = contract.deref({ $ref: operation.pointer });
-    const group = isObject(raw) ? raw['x-rate-limit'] : undefined;
-    const declared = typeof group === 'string' ? groups[group] : undefined;
-    if (typeof group !== 'string' || !isObject(declared) || typeof declared.limit !== 'number' || typeof declared.window_seconds !== 'number') continue;
-    found.push({ operation, group, limit: declared.limit, windowSeconds: declared.window_seconds });
+    if (operation.rateLimit) found.push({ operation, ...operation.rateLimit });
   }
   return found.sort((a, b) => a.limit - b.limit);
 }

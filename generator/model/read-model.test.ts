@@ -28,6 +28,7 @@ describe('readModel', () => {
     ['an operation without a body has none', { given: () => operation('getThing').body, want: undefined }],
     ['responses are sorted by status with their error codes', { given: () => operation('createThing').responses.map((r) => [r.status, r.errorCodes]), want: [[200, []], [400, ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT', 'AMOUNT_TOO_HIGH', 'DUPLICATE_ERROR']]] }],
     ['response headers are listed', { given: () => operation('getThing').responses[0]?.headers, want: ['X-Trace'] }],
+    ['each response header carries whether it is required, whether it is a number, and its schema', { given: () => operation('getThing').responses[0]?.headerFields, want: [{ name: 'X-Trace', required: false, numeric: false, schema: { type: 'string' } }] }],
     ['x-validation-error and x-malformed-body-error are read', { given: () => [operation('createThing').validationError, operation('createThing').malformedBodyError], want: [{ status: 400, error_code: 'API_VALIDATION_ERROR' }, { status: 400, error_code: 'INVALID_JSON_FORMAT' }] }],
     ['an operation without x-malformed-body-error has none', { given: () => operation('getThing').malformedBodyError, want: undefined }],
     ['x-error-triggers are keyed by code', { given: () => Object.keys(operation('createThing').errorTriggers), want: ['DUPLICATE_ERROR'] }],
@@ -52,5 +53,31 @@ describe('readModel', () => {
     const body = (((withXml.paths as JsonObject)['/things'] as JsonObject).post as JsonObject).requestBody as JsonObject;
     body.content = { 'application/xml': { schema: { type: 'string' } } };
     expect(() => readModel(withXml)).toThrow(/unsupported request media types/);
+  });
+});
+
+describe('readModel: rate limits', () => {
+  /** The fixture with `x-rate-limits` at its root and createThing naming `group`. */
+  const limited = (groups: unknown, group: unknown): JsonObject => {
+    const doc = structuredClone(fixture) as { paths: Record<string, Record<string, Record<string, unknown>>> } & JsonObject;
+    const post = doc.paths['/things']?.post;
+    if (!post) throw new Error('the fixture has POST /things');
+    post['x-rate-limit'] = group;
+    return { ...doc, 'x-rate-limits': groups } as JsonObject;
+  };
+  const groups = { read: { limit: 100, window_seconds: 1, description: 'reads' }, write: { limit: 50, window_seconds: 1, description: 'writes' } };
+  const readOperation = (doc: JsonObject, id: string) => readModel(doc).operations.find((o) => o.operationId === id);
+
+  it('gives an operation the group its x-rate-limit names, with the root’s limit and window; none to one without', () => {
+    const doc = limited(groups, 'write');
+    expect(readOperation(doc, 'createThing')?.rateLimit).toEqual({ group: 'write', limit: 50, windowSeconds: 1 });
+    expect(readOperation(doc, 'getThing')?.rateLimit).toBeUndefined();
+  });
+
+  it('refuses a group the root does not define, or one without a whole limit and window of at least 1', () => {
+    expect(() => readModel(limited(groups, 'burst'))).toThrow(/POST \/things: x-rate-limit "burst" is not a group of x-rate-limits/);
+    expect(() => readModel(limited(undefined, 'read'))).toThrow(/"read" is not a group/);
+    expect(() => readModel(limited({ read: { limit: 0, window_seconds: 1 } }, 'read'))).toThrow(/x-rate-limits.read needs a whole limit/);
+    expect(() => readModel(limited({ read: { limit: 1.5, window_seconds: 1 } }, 'read'))).toThrow(/x-rate-limits.read needs a whole limit/);
   });
 });

@@ -11,6 +11,7 @@ import type {
   OperationModel,
   ParameterLocation,
   ParameterModel,
+  RateLimitModel,
   ResponseHeaderModel,
   ResponseModel,
   WebhookModel,
@@ -119,7 +120,7 @@ function headerField(doc: JsonObject, name: string, raw: Json): ResponseHeaderMo
   const header = dereference(doc, raw);
   const schema = isObject(header) ? dereference(doc, header.schema) : undefined;
   const type = isObject(schema) ? schema.type : undefined;
-  return { name, required: isObject(header) && header.required === true, numeric: type === 'integer' || type === 'number' };
+  return { name, required: isObject(header) && header.required === true, numeric: type === 'integer' || type === 'number', ...(schema === undefined ? {} : { schema }) };
 }
 
 function readResponses(doc: JsonObject, operation: JsonObject, where: string): ResponseModel[] {
@@ -144,6 +145,20 @@ function readResponses(doc: JsonObject, operation: JsonObject, where: string): R
     .sort((a, b) => a.status - b.status);
 }
 
+/** The operation's `x-rate-limit` group with its limit; a group the root's `x-rate-limits` does not define well is the contract's error. */
+function readRateLimit(doc: JsonObject, operation: JsonObject, where: string): RateLimitModel | undefined {
+  const group = operation['x-rate-limit'];
+  if (group === undefined) return undefined;
+  const groups = doc['x-rate-limits'];
+  const declared = typeof group === 'string' && isObject(groups) ? groups[group] : undefined;
+  if (!isObject(declared)) throw new Error(`${where}: x-rate-limit ${JSON.stringify(group)} is not a group of x-rate-limits`);
+  const { limit, window_seconds: windowSeconds } = declared;
+  if (typeof limit !== 'number' || typeof windowSeconds !== 'number' || !Number.isInteger(limit) || !Number.isInteger(windowSeconds) || limit < 1 || windowSeconds < 1) {
+    throw new Error(`x-rate-limits.${String(group)} needs a whole limit and window_seconds of at least 1`);
+  }
+  return { group: String(group), limit, windowSeconds };
+}
+
 function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject): OperationModel {
   const where = `${method.toUpperCase()} ${path}`;
   const operationId = expectString(operation.operationId, `${where} operationId`);
@@ -152,6 +167,7 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
   const validationError = readErrorAnswer(operation['x-validation-error'], `${where} x-validation-error`);
   const malformedBodyError = readErrorAnswer(operation['x-malformed-body-error'], `${where} x-malformed-body-error`);
   const triggers = operation['x-error-triggers'];
+  const rateLimit = readRateLimit(doc, operation, where);
   return {
     operationId,
     method,
@@ -165,6 +181,7 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
     ...(malformedBodyError ? { malformedBodyError } : {}),
     errorTriggers: isObject(triggers) ? (Object.fromEntries(Object.entries(triggers).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))) : {},
     ...(isObject(operation['x-test-mode']) ? { testMode: operation['x-test-mode'] } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
     pointer: `#/paths/${escapePointerToken(path)}/${method}`,
   };
 }

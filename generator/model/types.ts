@@ -43,6 +43,16 @@ export interface ResponseHeaderModel {
   required: boolean;
   /** Its schema is an integer or a number: the client reads the text as one. */
   numeric: boolean;
+  /** Its schema, references followed at the top; undefined when it declares none. */
+  schema?: Json;
+}
+
+/** `x-rate-limit` on an operation: its group of the document's `x-rate-limits`, with that group's limit. */
+export interface RateLimitModel {
+  group: string;
+  /** Requests a key may make in one window. */
+  limit: number;
+  windowSeconds: number;
 }
 
 export interface ErrorAnswer {
@@ -68,6 +78,8 @@ export interface OperationModel {
   errorTriggers: Record<string, JsonObject>;
   /** `x-test-mode`, if any. */
   testMode?: JsonObject;
+  /** `x-rate-limit`, if any, resolved against the root's `x-rate-limits`. */
+  rateLimit?: RateLimitModel;
   /** JSON Pointer of the operation in the bundled document. */
   pointer: string;
 }

@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, readRateLimits, type RateLimitGroup } from './rate-limits.js';
+import type { OperationModel, RateLimitModel } from '@payments-contract/contract/model/types';
+import { controlRateLimits, serviceRateLimits } from '../contract.js';
+import { createRateLimiter, rateLimitTable } from './rate-limits.js';
 
 const SCOPE = { merchantId: 'm1', mode: 'test' as const };
-const READ: RateLimitGroup = { name: 'read', limit: 3, windowSeconds: 1 };
+const READ: RateLimitModel = { group: 'read', limit: 3, windowSeconds: 1 };
 
 describe('rate limits', () => {
-  it('read from the contract: each operation gets the group it names, with the root’s limit and window', () => {
-    const table = readRateLimits({
-      'x-rate-limits': { read: { limit: 100, window_seconds: 1, description: 'reads' }, write: { limit: 50, window_seconds: 1, description: 'writes' } },
-      paths: { '/things': { get: { operationId: 'listThings', 'x-rate-limit': 'read' }, post: { operationId: 'createThing', 'x-rate-limit': 'write' }, parameters: [] } },
-    });
-    expect(table.get('listThings')).toEqual({ name: 'read', limit: 100, windowSeconds: 1 });
-    expect(table.get('createThing')).toEqual({ name: 'write', limit: 50, windowSeconds: 1 });
+  it('hold every operation of both contracts to the limit of its group', () => {
+    expect(serviceRateLimits.get('getBalance')).toEqual({ group: 'read', limit: 100, windowSeconds: 1 });
+    expect(serviceRateLimits.get('createDisbursement')).toEqual({ group: 'write', limit: 50, windowSeconds: 1 });
+    expect(controlRateLimits.get('advanceClock')?.group).toBe('control');
   });
 
-  it('refuse a contract whose operation names no group, or a group it does not define', () => {
-    const groups = { read: { limit: 1, window_seconds: 1 } };
-    expect(() => readRateLimits({ 'x-rate-limits': groups, paths: { '/a': { get: { operationId: 'a' } } } })).toThrow(/a: x-rate-limit undefined/);
-    expect(() => readRateLimits({ 'x-rate-limits': groups, paths: { '/a': { get: { operationId: 'a', 'x-rate-limit': 'burst' } } } })).toThrow(/burst is not a group/);
-    expect(() => readRateLimits({ 'x-rate-limits': { read: { limit: 0, window_seconds: 1 } }, paths: {} })).toThrow(/read needs/);
-    expect(() => readRateLimits({ paths: {} })).toThrow(/no x-rate-limits/);
+  it('refuse a contract with an operation that has no limit', () => {
+    const operation = (operationId: string, rateLimit?: RateLimitModel) => ({ operationId, ...(rateLimit ? { rateLimit } : {}) }) as OperationModel;
+    expect(() => rateLimitTable([operation('a', READ), operation('b'), operation('c')])).toThrow(/the contract gives no x-rate-limit to b, c/);
+    expect(rateLimitTable([operation('a', READ)]).get('a')).toBe(READ);
   });
 
   it('let a key make the limit’s requests in a window, counting down, then refuse until the next window starts', () => {
@@ -41,11 +38,11 @@ describe('rate limits', () => {
     expect(limiter.take(SCOPE, READ).allowed).toBe(false);
     expect(limiter.take({ ...SCOPE, mode: 'live' }, READ).allowed).toBe(true);
     expect(limiter.take({ ...SCOPE, merchantId: 'm2' }, READ).allowed).toBe(true);
-    expect(limiter.take(SCOPE, { ...READ, name: 'write' }).allowed).toBe(true);
+    expect(limiter.take(SCOPE, { ...READ, group: 'write' }).allowed).toBe(true);
   });
 
   it('say how long is left of a longer window, in whole seconds rounded up', () => {
     const limiter = createRateLimiter(() => 60_000 + 20_500);
-    expect(limiter.take(SCOPE, { name: 'otp', limit: 1, windowSeconds: 60 })).toMatchObject({ resetSeconds: 40 });
+    expect(limiter.take(SCOPE, { group: 'otp', limit: 1, windowSeconds: 60 })).toMatchObject({ resetSeconds: 40 });
   });
 });

@@ -5,45 +5,17 @@
 // Each sandbox counts its own requests: several sandboxes behind one address let a key make that many
 // times the limit. Sharing the counts would cost a database round trip on every request, for a limit
 // whose purpose in test mode is to show the client the answer it will meet, not to protect the sandbox.
+import type { OperationModel, RateLimitModel } from '@payments-contract/contract/model/types';
 import type { Scope } from '../store/store.js';
 
-export interface RateLimitGroup {
-  name: string;
-  /** Requests a key may make in one window. */
-  limit: number;
-  windowSeconds: number;
-}
-
 /** By operationId, the group whose limit applies to it. */
-export type RateLimitTable = ReadonlyMap<string, RateLimitGroup>;
+export type RateLimitTable = ReadonlyMap<string, RateLimitModel>;
 
-type JsonObject = { [key: string]: unknown };
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-/** Reads a contract's limits; a group an operation names that the root does not define is the contract's error. */
-export function readRateLimits(document: JsonObject): RateLimitTable {
-  const declared = document['x-rate-limits'];
-  if (!isObject(declared)) throw new Error('the contract declares no x-rate-limits');
-  const groups = new Map<string, RateLimitGroup>();
-  for (const [name, group] of Object.entries(declared)) {
-    const limit = isObject(group) ? group.limit : undefined;
-    const windowSeconds = isObject(group) ? group.window_seconds : undefined;
-    if (!Number.isInteger(limit) || !Number.isInteger(windowSeconds) || (limit as number) < 1 || (windowSeconds as number) < 1) throw new Error(`x-rate-limits.${name} needs a whole limit and window_seconds of at least 1`);
-    groups.set(name, { name, limit: limit as number, windowSeconds: windowSeconds as number });
-  }
-  const table = new Map<string, RateLimitGroup>();
-  for (const pathItem of Object.values(isObject(document.paths) ? document.paths : {})) {
-    if (!isObject(pathItem)) continue;
-    for (const [method, operation] of Object.entries(pathItem)) {
-      if (!HTTP_METHODS.has(method) || !isObject(operation) || typeof operation.operationId !== 'string') continue;
-      const named = operation['x-rate-limit'];
-      const group = typeof named === 'string' ? groups.get(named) : undefined;
-      if (!group) throw new Error(`${operation.operationId}: x-rate-limit ${String(named)} is not a group of x-rate-limits`);
-      table.set(operation.operationId, group);
-    }
-  }
-  return table;
+/** The limits of a contract's operations (read by the contract model); the sandbox holds every operation to one. */
+export function rateLimitTable(operations: readonly OperationModel[]): RateLimitTable {
+  const unlimited = operations.filter((operation) => !operation.rateLimit).map((operation) => operation.operationId);
+  if (unlimited.length > 0) throw new Error(`the contract gives no x-rate-limit to ${unlimited.join(', ')}`);
+  return new Map(operations.map((operation) => [operation.operationId, operation.rateLimit!]));
 }
 
 /** Where a key stands in its group's current window, after counting one more request (or refusing it). */
@@ -58,7 +30,7 @@ export interface RateLimitVerdict {
 
 export interface RateLimiter {
   /** Counts a request of `scope` to an operation of `group`, unless the window's limit is already reached. */
-  take(scope: Scope, group: RateLimitGroup): RateLimitVerdict;
+  take(scope: Scope, group: RateLimitModel): RateLimitVerdict;
 }
 
 /**
@@ -72,7 +44,7 @@ export function createRateLimiter(realTime: () => number = Date.now): RateLimite
       const now = realTime();
       const length = group.windowSeconds * 1000;
       const start = now - (now % length);
-      const key = `${scope.mode}\u0000${scope.merchantId}\u0000${group.name}`;
+      const key = `${scope.mode}\u0000${scope.merchantId}\u0000${group.group}`;
       let window = windows.get(key);
       if (!window || window.start !== start) windows.set(key, (window = { start, used: 0 }));
       const resetSeconds = Math.max(1, Math.ceil((start + length - now) / 1000));

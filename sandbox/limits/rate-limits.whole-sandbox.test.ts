@@ -28,7 +28,7 @@ describe('rate limits (on by default, at the values the contract decides)', () =
 
   it('count a key’s reads down in RateLimit-Remaining, then answer the contract’s 429 with Retry-After until the window ends', async () => {
     const { sandbox, move } = await start();
-    expect(read).toMatchObject({ name: 'read', limit: 100, windowSeconds: 1 });
+    expect(read).toMatchObject({ group: 'read', limit: 100, windowSeconds: 1 });
     const answers: RawAnswer[] = [];
     for (let n = 0; n < read.limit; n++) answers.push(await balance(sandbox));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
@@ -66,7 +66,7 @@ describe('rate limits (on by default, at the values the contract decides)', () =
   it('count writes in their own group, apart from reads', async () => {
     const { sandbox } = await start();
     const write = serviceRateLimits.get('createCustomer')!;
-    expect(write).toMatchObject({ name: 'write', limit: 50 });
+    expect(write).toMatchObject({ group: 'write', limit: 50 });
     for (let n = 0; n <= read.limit; n++) await balance(sandbox);
     const created = await sandbox.request('POST', '/customers', { body: { reference_id: 'limits-1', type: 'INDIVIDUAL', individual_detail: { given_names: 'Siti' } }, headers: { 'idempotency-key': 'limits-1' } });
     expect(created.status).not.toBe(429);
@@ -76,7 +76,7 @@ describe('rate limits (on by default, at the values the contract decides)', () =
   it('hold the control API to its own group', async () => {
     const { sandbox } = await start();
     const control = controlRateLimits.get('getClock')!;
-    expect(control).toMatchObject({ name: 'control', limit: 100 });
+    expect(control).toMatchObject({ group: 'control', limit: 100 });
     for (let n = 0; n < control.limit; n++) expect((await sandbox.request('GET', '/sandbox/clock')).status).toBe(200);
     const refused = await sandbox.request('GET', '/sandbox/clock');
     expect([refused.status, (refused.body as { error_code?: string }).error_code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
