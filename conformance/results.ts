@@ -12,19 +12,18 @@ export function mergeBySubject(results: CheckResult[]): CheckResult[] {
   return [...bySubject.values()].map((group) => {
     const [first] = group as [CheckResult, ...CheckResult[]];
     const ran = group.filter((r) => r.outcome !== 'skipped');
-    // Skipped only when none ran; then the first reason is the subject's and the others stay notes.
-    if (ran.length === 0) {
-      const others = group.slice(1).flatMap((r) => (r.skippedReason ? [`skipped: ${r.skippedReason}`] : []));
-      return { ...first, cases: sum(group), findings: group.flatMap((r) => r.findings), notes: [...group.flatMap((r) => r.notes ?? []), ...others] };
-    }
-    const { skippedReason: _none, ...base } = first;
-    return {
+    const skipped = group.filter((r) => r.outcome === 'skipped');
+    // Skipped only when none ran: the first skip's reason is then the subject's, and every other reason a note.
+    const noted = ran.length === 0 ? skipped.slice(1) : skipped;
+    const { skippedReason: _first, ...base } = first;
+    const merged: CheckResult = {
       ...base,
-      outcome: ran.some((r) => r.outcome === 'failed') ? 'failed' : 'passed',
       cases: sum(group),
       findings: group.flatMap((r) => r.findings),
-      notes: [...group.flatMap((r) => r.notes ?? []), ...group.flatMap((r) => (r.outcome === 'skipped' && r.skippedReason ? [`skipped: ${r.skippedReason}`] : []))],
+      notes: [...group.flatMap((r) => r.notes ?? []), ...noted.flatMap((r) => (r.skippedReason ? [`skipped: ${r.skippedReason}`] : []))],
     };
+    if (ran.length === 0) return { ...merged, ...(first.skippedReason ? { skippedReason: first.skippedReason } : {}) };
+    return { ...merged, outcome: ran.some((r) => r.outcome === 'failed') ? 'failed' : 'passed' };
   });
 }
 
