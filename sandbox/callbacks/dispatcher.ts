@@ -263,7 +263,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (delivery && delivery.state === 'pending' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) return start(scope, delivery);
         // Not attempted now (rolled back, settled, or not due): a granted lease is taken again when it is.
         grantedLeases.delete(deliveryId);
-        if (delivery?.state === 'pending' && delivery.next_attempt_at !== null) schedule(scope, delivery);
+        if (delivery?.state === 'pending') schedule(scope, delivery);
       })
       .catch((error: unknown) => console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error));
   };
