@@ -122,6 +122,7 @@ const operation = (overrides: Partial<OperationModel>): OperationModel => ({
   responses: [{ status: 400, description: '', errorCodes: ['GENERIC', 'AMOUNT_TOO_HIGH'], headers: [], headerFields: [] }, { status: 422, description: '', errorCodes: ['AMOUNT_REQUIRED'], headers: [], headerFields: [] }],
   validationError: { status: 400, error_code: 'GENERIC' },
   errorTriggers: {},
+  timeBound: [],
   pointer: '#/paths/~1op/post',
   ...overrides,
 });

@@ -81,3 +81,35 @@ describe('readModel: rate limits', () => {
     expect(() => readModel(limited({ read: { limit: 1.5, window_seconds: 1 } }, 'read'))).toThrow(/x-rate-limits.read needs a whole limit/);
   });
 });
+
+describe('readModel: time-bound fields and the examples’ reference time', () => {
+  /** The fixture with `when` refused in the past on createThing, and a machine whose `ends.at` ends a thing. */
+  const timed = (extra: JsonObject = {}): JsonObject => {
+    const doc = structuredClone(fixture) as { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, Record<string, Record<string, unknown>>> } } & JsonObject;
+    const post = doc.paths['/things']?.post;
+    const schema = doc.components.schemas.CreateThing;
+    if (!post || !schema?.properties) throw new Error('the fixture has POST /things and CreateThing');
+    post['x-error-triggers'] = { WHEN_PAST: { when: 'past_timestamp', field: 'when', description: 'when is in the past.' } };
+    schema.properties.ends = { allOf: [{ type: 'object', properties: { at: { type: 'string' } } }] };
+    const machine = { resource: 'Thing', field: 'status', states: ['A', 'B'], initial: 'A', transitions: [{ from: 'A', trigger: { time: 'ends.at' }, to: 'B' }, { from: 'A', trigger: { time: 'gone' }, to: 'B' }] };
+    return { ...doc, 'x-state-machines': { thing: machine }, ...extra } as JsonObject;
+  };
+  const timeBound = (doc: JsonObject, id: string) => readModel(doc).operations.find((o) => o.operationId === id)?.timeBound;
+
+  it('lists a past_timestamp trigger’s field as refused in the past, and a machine’s time field the body declares as deciding by its side of now', () => {
+    expect(timeBound(timed(), 'createThing')).toEqual([{ field: 'when', pastRefused: true }, { field: 'ends.at', pastRefused: false }]);
+  });
+
+  it('lists none for an operation without a body or without those rules', () => {
+    expect(timeBound(timed(), 'getThing')).toEqual([]);
+    expect(operation('createThing').timeBound).toEqual([]);
+  });
+
+  it('reads x-examples-reference-time, and refuses one that is not an ISO 8601 time in UTC', () => {
+    expect(readModel(timed({ 'x-examples-reference-time': '2026-11-21T09:30:00.000Z' })).examplesReferenceTime).toBe('2026-11-21T09:30:00.000Z');
+    expect(model.examplesReferenceTime).toBeUndefined();
+    for (const wrong of ['2026-11-21', '2026-11-21T09:30:00+07:00', 1_700_000_000_000]) {
+      expect(() => readModel(timed({ 'x-examples-reference-time': wrong }))).toThrow(/x-examples-reference-time .* is not an ISO 8601 time in UTC/);
+    }
+  });
+});

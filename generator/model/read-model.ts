@@ -13,6 +13,7 @@ import type {
   ParameterModel,
   RateLimitModel,
   ResponseHeaderModel,
+  TimeBoundField,
   ResponseModel,
   WebhookModel,
 } from './types.js';
@@ -159,14 +160,60 @@ function readRateLimit(doc: JsonObject, operation: JsonObject, where: string): R
   return { group: String(group), limit, windowSeconds };
 }
 
-function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject): OperationModel {
+/** Whether `schema` declares the dotted `path` (through references and allOf/anyOf/oneOf). */
+function declaresPath(doc: JsonObject, schema: Json | undefined, path: string[], depth = 0): boolean {
+  const node = dereference(doc, schema);
+  const [head, ...rest] = path;
+  if (!isObject(node) || head === undefined || depth > 32) return false;
+  const properties = dereference(doc, node.properties);
+  const child = isObject(properties) ? properties[head] : undefined;
+  if (child !== undefined && (rest.length === 0 || declaresPath(doc, child, rest, depth + 1))) return true;
+  return (['allOf', 'anyOf', 'oneOf'] as const).some((key) => {
+    const members = node[key];
+    return Array.isArray(members) && members.some((member) => declaresPath(doc, member, path, depth + 1));
+  });
+}
+
+/** The fields the state machines' time triggers name (`trigger.time`): a resource's life ends when that time passes. */
+function machineTimeFields(doc: JsonObject): string[] {
+  const machines = dereference(doc, doc['x-state-machines']);
+  const fields = Object.values(isObject(machines) ? machines : {}).flatMap((raw) => {
+    const machine = dereference(doc, raw);
+    const transitions = isObject(machine) && Array.isArray(machine.transitions) ? machine.transitions : [];
+    return transitions.flatMap((t) => (isObject(t) && isObject(t.trigger) && typeof t.trigger.time === 'string' ? [t.trigger.time] : []));
+  });
+  return [...new Set(fields)];
+}
+
+/**
+ * The operation's time-bound body fields: those a `past_timestamp` trigger refuses in the past, then those
+ * a machine's time trigger names that the body declares (the same value, given here, ends a resource later).
+ */
+function readTimeBound(doc: JsonObject, triggers: Record<string, JsonObject>, body: BodyModel | undefined, timeFields: string[]): TimeBoundField[] {
+  const refused = Object.values(triggers).flatMap((t) => (t.when === 'past_timestamp' && typeof t.field === 'string' ? [t.field] : []));
+  const bounded = body ? timeFields.filter((field) => !refused.includes(field) && declaresPath(doc, body.schema, field.split('.'))) : [];
+  return [...new Set(refused)].map((field) => ({ field, pastRefused: true })).concat(bounded.map((field) => ({ field, pastRefused: false })));
+}
+
+/** `x-examples-reference-time`, refused unless it is an ISO 8601 time in UTC. */
+function readReferenceTime(doc: JsonObject): string | undefined {
+  const value = doc['x-examples-reference-time'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new Error(`x-examples-reference-time ${JSON.stringify(value)} is not an ISO 8601 time in UTC`);
+  }
+  return value;
+}
+
+function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject, timeFields: string[]): OperationModel {
   const where = `${method.toUpperCase()} ${path}`;
   const operationId = expectString(operation.operationId, `${where} operationId`);
   const tags = Array.isArray(operation.tags) ? operation.tags.map(String) : [];
   const body = readBody(doc, operation, where);
   const validationError = readErrorAnswer(operation['x-validation-error'], `${where} x-validation-error`);
   const malformedBodyError = readErrorAnswer(operation['x-malformed-body-error'], `${where} x-malformed-body-error`);
-  const triggers = operation['x-error-triggers'];
+  const raw = operation['x-error-triggers'];
+  const triggers = isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, JsonObject] => isObject(entry[1]))) : {};
   const rateLimit = readRateLimit(doc, operation, where);
   return {
     operationId,
@@ -179,9 +226,10 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
     responses: readResponses(doc, operation, where),
     ...(validationError ? { validationError } : {}),
     ...(malformedBodyError ? { malformedBodyError } : {}),
-    errorTriggers: isObject(triggers) ? (Object.fromEntries(Object.entries(triggers).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))) : {},
+    errorTriggers: triggers,
     ...(isObject(operation['x-test-mode']) ? { testMode: operation['x-test-mode'] } : {}),
     ...(rateLimit ? { rateLimit } : {}),
+    timeBound: readTimeBound(doc, triggers, body, timeFields),
     pointer: `#/paths/${escapePointerToken(path)}/${method}`,
   };
 }
@@ -210,10 +258,12 @@ function readWebhook(doc: JsonObject, name: string, operation: JsonObject): Webh
 export function readModel(doc: JsonObject): ApiModel {
   const info = expectObject(doc.info, 'info');
   const operations: OperationModel[] = [];
+  const timeFields = machineTimeFields(doc);
+  const examplesReferenceTime = readReferenceTime(doc);
   for (const [path, rawItem] of Object.entries(expectObject(doc.paths, 'paths'))) {
     const pathItem = expectObject(dereference(doc, rawItem), `path ${path}`);
     for (const method of METHODS) {
-      if (isObject(pathItem[method])) operations.push(readOperation(doc, path, method, pathItem, pathItem[method]));
+      if (isObject(pathItem[method])) operations.push(readOperation(doc, path, method, pathItem, pathItem[method], timeFields));
     }
   }
   const webhooks: WebhookModel[] = [];
@@ -225,8 +275,11 @@ export function readModel(doc: JsonObject): ApiModel {
   return {
     title: expectString(info.title, 'info.title'),
     version: expectString(info.version, 'info.version'),
+    ...(examplesReferenceTime === undefined ? {} : { examplesReferenceTime }),
     operations,
     webhooks,
     componentSchemas: isObject(components.schemas) ? components.schemas : {},
   };
 }
+
+export { redateExample, shiftValue, timeOfValue, type Redated } from './example-time.js';

@@ -190,6 +190,13 @@ describe('rate limits', () => {
   });
 });
 
+describe('examples reference time', () => {
+  it('is one ISO 8601 time in UTC at the root, the moment the examples are written against', () => {
+    expect(conforms('examplesReferenceTime', doc['x-examples-reference-time'])).toEqual([]);
+    expect(conforms('examplesReferenceTime', '2026-11-21T16:30:00+07:00')).not.toEqual([]);
+  });
+});
+
 describe('known variants', () => {
   it('are well-formed wherever they appear', () => {
     const problems: unknown[] = [];

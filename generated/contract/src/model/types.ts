@@ -57,6 +57,20 @@ export interface RateLimitModel {
   windowSeconds: number;
 }
 
+/**
+ * A request body field that a rule compares with the current time. Such a value in an example is written
+ * against the document's `x-examples-reference-time`, so a client sends it moved to its own time.
+ */
+export interface TimeBoundField {
+  /** Dotted path in the request body (`expiration_date`, `properties.card_expiry`). */
+  field: string;
+  /**
+   * A value before the current time is refused (an `x-error-triggers` entry `past_timestamp`); otherwise the
+   * side of the current time it lies on decides what happens (a state machine's time trigger names it).
+   */
+  pastRefused: boolean;
+}
+
 export interface ErrorAnswer {
   status: number;
   error_code: string;
@@ -82,6 +96,8 @@ export interface OperationModel {
   testMode?: JsonObject;
   /** `x-rate-limit`, if any, resolved against the root's `x-rate-limits`. */
   rateLimit?: RateLimitModel;
+  /** The body fields its rules and the state machines compare with the current time. */
+  timeBound: TimeBoundField[];
   /** JSON Pointer of the operation in the bundled document. */
   pointer: string;
 }
@@ -101,6 +117,8 @@ export interface WebhookModel {
 export interface ApiModel {
   title: string;
   version: string;
+  /** `x-examples-reference-time`: the moment the examples' times are written against (ISO 8601), if declared. */
+  examplesReferenceTime?: string;
   operations: OperationModel[];
   webhooks: WebhookModel[];
   /** `components.schemas` of the bundled document, the target of every `$ref` in the model. */
