@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import { dereference, isObject, readModel } from '@payments-contract/contract/model';
 import type { ApiModel, Json, JsonObject, OperationModel, ResponseModel, WebhookModel } from '@payments-contract/contract/model/types';
 import { openapiPath } from '@payments-contract/contract';
+import { createTargetClock, type TargetClock } from './target-clock.js';
 
 export const defaultSpecPath = openapiPath;
 const DOCUMENT_ID = 'https://payments-conformance.local/contract.json';
@@ -23,6 +24,8 @@ export interface Contract {
   validateClosed: (schema: Json, value: unknown) => ErrorObject[];
   response: (operation: OperationModel, status: number) => ResponseModel | undefined;
   deref: (value: Json | undefined) => Json | undefined;
+  /** The target's time, which the examples' time-bound values are moved to (a run reads it from its target). */
+  clock: TargetClock;
 }
 
 function anchor(value: Json): Json {
@@ -86,6 +89,7 @@ export function createContract(doc: JsonObject): Contract {
     },
     response: (operation, status) => operation.responses.find((response) => response.status === status),
     deref: (value) => dereference(doc, value),
+    clock: createTargetClock(),
   };
 }
 

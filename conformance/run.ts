@@ -6,6 +6,7 @@ import { createHttpClient, DEFAULT_RATE_LIMIT_HANDLING, type Exchange } from './
 import { operationLocator } from './operation-at.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { outcomeOf } from './results.js';
+import { syncTargetClock } from './target-clock.js';
 import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
 
 /** `*` matches any run of characters; a pattern matches the check, the subject, or `check:subject`. */
@@ -28,6 +29,8 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   // and body as the contract documents them), though the check that sent the request sees only the answer after it.
   let observeRateLimited = (_exchange: Exchange): void => undefined;
   const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs, rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) } });
+  // The examples' time-bound values are sent moved to the target's own clock, read once before the checks.
+  await syncTargetClock(contract.clock, http);
 
   // Check 1 runs on every response any other check sees; its results are per operation.
   const observed = new Map<string, { exchanges: number; findings: Finding[] }>();

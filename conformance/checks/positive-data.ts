@@ -3,7 +3,7 @@
 // duplicate of an earlier run, the balance...), the codes the contract documents for that state are
 // accepted too: the request was valid, the state was not.
 import type { OperationModel } from '@payments-contract/contract/model/types';
-import { bodyExamples, buildRequest, stateDependentCodes } from '../data/requests.js';
+import { bodyExamples, buildRequest, redatedNotes, stateDependentCodes } from '../data/requests.js';
 import { expectationFindings } from '../expectations.js';
 import { outcomeOf } from '../results.js';
 import { mapPool } from '../pool.js';
@@ -23,7 +23,8 @@ async function checkOperation(context: CheckContext, operation: OperationModel):
     const isStateAnswer = stateStatuses.includes(exchange.status) && stateCodes.includes(String((exchange.json as { error_code?: unknown } | undefined)?.error_code));
     if (!isStateAnswer) findings.push(...expectationFindings(http, exchange, { status: success }, `valid ${what}`));
   }
-  return { check: 'positive_data', subject: operation.operationId, outcome: outcomeOf(findings), cases: requests.length, findings };
+  const notes = redatedNotes(contract, bodies);
+  return { check: 'positive_data', subject: operation.operationId, outcome: outcomeOf(findings), cases: requests.length, findings, ...(notes.length > 0 ? { notes } : {}) };
 }
 
 export const positiveData: Check = {

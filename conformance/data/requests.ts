@@ -1,7 +1,7 @@
 // Valid requests for an operation, built from the contract's own examples (and, where a parameter has
 // none, from its schema), so that the suite restates nothing.
 import { randomUUID } from 'node:crypto';
-import { isObject } from '@payments-contract/contract/model';
+import { isObject, redateExample, type Redated } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { fillPath, type RequestSpec } from '../http.js';
@@ -9,10 +9,22 @@ import { fillPath, type RequestSpec } from '../http.js';
 export interface ExampleBody {
   name: string;
   mediaType: string;
+  /** The example's value, its time-bound values moved to the target's time. */
   value: Json;
+  /** The time-bound values moved, as the example holds them and as they are sent. */
+  redated: Redated[];
 }
 
-/** The named examples of the operation's request body (JSON media type). */
+/**
+ * How far the target's time is from the moment the contract's examples are written against: what each
+ * time-bound value is moved by, so it means what the example means (none for a contract without that moment).
+ */
+export function exampleShiftMs(contract: Contract): number {
+  const reference = contract.model.examplesReferenceTime;
+  return reference === undefined ? 0 : contract.clock.now() - Date.parse(reference);
+}
+
+/** The named examples of the operation's request body (JSON media type), re-dated to the target's time. */
 export function bodyExamples(contract: Contract, operation: OperationModel): ExampleBody[] {
   const raw = contract.deref({ $ref: operation.pointer }) as JsonObject;
   const body = contract.deref(raw.requestBody);
@@ -21,10 +33,22 @@ export function bodyExamples(contract: Contract, operation: OperationModel): Exa
   const media = isObject(content) ? contract.deref(content['application/json']) : undefined;
   const examples = isObject(media) ? contract.deref(media.examples) : undefined;
   if (!isObject(examples)) return [];
+  const shiftMs = exampleShiftMs(contract);
   return Object.entries(examples).flatMap(([name, example]) => {
     const resolved = contract.deref(example);
-    return isObject(resolved) && resolved.value !== undefined ? [{ name, mediaType: 'application/json', value: resolved.value }] : [];
+    return isObject(resolved) && resolved.value !== undefined ? [{ name, mediaType: 'application/json', ...redateExample(resolved.value, operation.timeBound, shiftMs) }] : [];
   });
+}
+
+/** One line per example whose time-bound values were sent moved: which, from what to what, and why. */
+export function redatedNotes(contract: Contract, examples: readonly ExampleBody[]): string[] {
+  const reference = contract.model.examplesReferenceTime;
+  return examples
+    .filter((example) => example.redated.length > 0)
+    .map((example) => {
+      const moved = example.redated.map((r) => `${r.field} ${r.from} sent as ${r.to}`).join(', ');
+      return `example "${example.name}": ${moved} (re-dated from the examples' reference time ${String(reference)} to the target's time, read from ${contract.clock.source()})`;
+    });
 }
 
 /** A value for a parameter: its first example, else its schema's example/enum/default, else a plain string. */

@@ -211,7 +211,10 @@ class TransitionRunner {
   private async clockNow(): Promise<number> {
     const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
     const now = await clock.now();
-    return 'ms' in now ? now.ms : this.s.skip(`the target's time cannot be read: ${now.reason}`);
+    if (!('ms' in now)) return this.s.skip(`the target's time cannot be read: ${now.reason}`);
+    // Later examples are re-dated to the time read, which the suite's own moves put ahead of real time.
+    this.contract.clock.observe(now.ms, `the clock of the sandbox control API (${clock.operation.operationId})`);
+    return now.ms;
   }
 
   /** Moves the target's clock just past the time the resource's field holds. */
@@ -221,8 +224,10 @@ class TransitionRunner {
     if (Number.isNaN(at)) this.s.skip(`${step}: the ${this.plan.machine.resource} was created without a time in ${field}`);
     const now = await this.clockNow();
     this.s.cases++;
-    const moved = await clock.advance(Math.max(0, at - now + PAST_EXPIRY_MS));
+    const by = Math.max(0, at - now + PAST_EXPIRY_MS);
+    const moved = await clock.advance(by);
     if (!moved.ok) this.s.skip(`${step}: the clock could not be moved: ${moved.reason}`);
+    this.contract.clock.observe(now + by, `the clock of the sandbox control API (${clock.operation.operationId})`);
   }
 
   /** Before an event, the test-mode confirmation the state accepts (a direct debit's OTP), as the bank waits for it. */
