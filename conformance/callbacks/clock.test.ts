@@ -1,16 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { clockSteps } from './clock.js';
-import { readRecords } from './sandbox.js';
+import { landings, nextLanding, unexplainedMove } from './clock.js';
+import { readRecords, type ClockMove, type ControlClock } from './sandbox.js';
 
-const expectation = (attempts: number, intervalMs: number) => ({ attempts, intervalMs, earlyToleranceMs: 0, lateToleranceMs: 0 });
+const expected = { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 };
 
-describe('clockSteps', () => {
+describe('landings', () => {
+  it('lands on the earliest allowed time, the interval, and either side of the latest', () => {
+    expect(landings(1_000, expected)).toEqual([23_500, 31_000, 42_250, 49_750]);
+  });
+});
+
+describe('nextLanding', () => {
   it.each([
-    ['nothing to time', [], []],
-    ['three attempts: two moves bring the retries, a third proves none follows', [expectation(3, 30_000)], [30_000, 30_000, 30_000]],
-    ['policies of their own: steps of the shortest interval up to the longest policy', [expectation(3, 30_000), expectation(2, 60_000)], [30_000, 30_000, 30_000, 30_000]],
-  ] as [string, ReturnType<typeof expectation>[], number[]][])('%s', (_name, expectations, want) => {
-    expect(clockSteps(expectations)).toEqual(want);
+    ['the nearest landing ahead across callbacks', 20_000, [{ times: [0], expected }, { times: [5_000], expected }], 22_500],
+    ['none behind the clock: real time already passed it', 23_000, [{ times: [0], expected }], 30_000],
+    ['from the latest attempt', 31_000, [{ times: [0, 30_000], expected }], 52_500],
+    ['the last attempt followed to past the latest time one more could come', 60_000, [{ times: [0, 30_000, 60_000], expected }], 82_500],
+    ['nothing for a callback with an attempt too many', 0, [{ times: [0, 1, 2, 3], expected }], undefined],
+    ['nothing once the clock is past every landing', 200_000, [{ times: [0, 30_000, 60_000], expected }], undefined],
+  ] as [string, number, { times: number[]; expected: typeof expected }[], number | undefined][])('%s', (_name, now, attempts, want) => {
+    expect(nextLanding(now, attempts)).toBe(want);
+  });
+});
+
+describe('unexplainedMove', () => {
+  const clockWith = (moves: ClockMove[]): ControlClock => ({ operation: {} as ControlClock['operation'], advance: async () => ({ ok: true }), now: async () => ({ ms: 0 }), moves: () => moves });
+  const reading = (offsetMs: number, moves: number) => ({ offsetMs, uncertaintyMs: 5, moves });
+
+  it('is nothing when the clock moved by the suite’s own moves, within the readings’ uncertainty', () => {
+    expect(unexplainedMove(reading(0, 0), reading(3_008, 2), clockWith([{ ms: 1_000 }, { ms: 2_000 }]))).toBeUndefined();
+  });
+
+  it('is what the clock moved beyond the suite’s moves since the first reading', () => {
+    expect(unexplainedMove(reading(500, 1), reading(6_500, 2), clockWith([{ ms: 500 }, { ms: 2_000 }]))).toEqual({ ms: 4_000, uncertaintyMs: 10 });
   });
 });
 

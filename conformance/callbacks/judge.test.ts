@@ -103,7 +103,7 @@ describe('judgeRecordedRetries: retries timed in the target time, from its deliv
   const arrivals = [0, 1, 2].map((seq) => delivery({ seq, receivedAt: seq * 10 }));
   const record = (attemptTimes: number[]): { payload: unknown; attemptTimes: number[] } => ({ payload: valid, attemptTimes });
   const judge = (deliveries: Delivery[], records: { payload: unknown; attemptTimes: number[] }[]): string[] =>
-    judgeRecordedRetries(event, deliveries, records, expected, 'curl …', 'listDeliveries').map((f) => f.message.replace(`${webhook.operationId} retries for the test event: `, ''));
+    judgeRecordedRetries(event, deliveries, { records, listedBy: 'listDeliveries', moves: [] }, expected, 'curl …').findings.map((f) => f.message.replace(`${webhook.operationId} retries for the test event: `, ''));
 
   it('passes three attempts a retry interval apart in the target time, however close they came in real time', () => {
     expect(judge(arrivals, [record([0, 30_020, 60_050])])).toEqual([]);
@@ -117,5 +117,10 @@ describe('judgeRecordedRetries: retries timed in the target time, from its deliv
   ] as [string, Delivery[], { payload: unknown; attemptTimes: number[] }[], RegExp][])('reports %s', (_name, deliveries, records, pattern) => {
     expect(judge(deliveries, records).join('\n')).toMatch(pattern);
   });
-});
 
+  it("reports a gap stretched by the suite's own move as not judged, not as a failure", () => {
+    const stretched = judgeRecordedRetries(event, arrivals, { records: [record([0, 33_000, 63_000])], listedBy: 'listDeliveries', moves: [{ ms: 20_000, now: 33_000 }] }, expected, 'curl …');
+    expect(stretched.findings).toEqual([]);
+    expect(stretched.unjudged).toEqual([expect.stringMatching(/^\S+ retries for the test event: attempt 2 came 33000 ms after attempt 1, at the end of a 20000 ms move .* in the target's time \(listDeliveries\)$/)]);
+  });
+});

@@ -3,15 +3,17 @@
 // contract says this event leads to (after an update, the update's values and the state it led to, not the
 // creation's); and, for the event whose deliveries the receiver failed, the retries went as `x-delivery`
 // says, timed by the receiver or, when the suite moved the target's clock, from the target's own delivery
-// records. Redeliveries are fine: delivery is at least once.
+// records, net of the moves of that clock the suite made (spacing.ts). Redeliveries are fine: delivery is
+// at least once.
 import { isDeepStrictEqual } from 'node:util';
 import type { Contract } from '../contract.js';
 import type { Finding } from '../types.js';
 import { getAt, sameValue } from './fields.js';
 import { bodyIssues } from './identify.js';
 import type { Delivery } from './receiver.js';
-import { judgeRetries, type RetryExpectation } from './retry.js';
-import type { RecordedDelivery } from './sandbox.js';
+import type { RetryExpectation } from './retry.js';
+import type { ClockMove, RecordedDelivery } from './sandbox.js';
+import { judgeSpacing, type UnexplainedMove } from './spacing.js';
 import type { CallbackEvent, Change, Expectation } from './events.js';
 
 const EXCERPT = 300;
@@ -111,28 +113,48 @@ export function judgeRetryEvent(event: CallbackEvent, deliveries: readonly Deliv
   return byBody(deliveries).flatMap((attempts) => {
     const [first] = attempts;
     if (!first) return [];
-    return judgeRetries(attempts.map((d) => d.receivedAt), expected).map((problem) => deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl));
+    return judgeSpacing(attempts.map((d) => d.receivedAt), expected, []).problems.map((problem) => deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl));
   });
+}
+
+/** The target's records of the callback whose body the receiver got as `json`. */
+export const ownRecords = (records: readonly RecordedDelivery[], json: unknown): RecordedDelivery[] => records.filter((record) => isDeepStrictEqual(record.payload, json));
+
+/** What the target's records say of the timing of its attempts, and the suite's own part in it. */
+export interface RecordedTiming {
+  records: readonly RecordedDelivery[];
+  /** Where they were listed (an operationId), for messages. */
+  listedBy: string;
+  /** The suite's moves of the target's clock. */
+  moves: readonly ClockMove[];
+  /** Moves the suite did not make, found while the attempts were timed. */
+  unexplained?: UnexplainedMove;
 }
 
 /**
  * Retry findings for an event whose every attempt the receiver failed while the suite moved the target's
- * clock: the spacing is judged in the target's own time, from the delivery records it lists (`listedBy`),
- * and the attempts the receiver got must be as many as the records say and as `x-delivery` says, none after
- * the last (the clock was moved past one more interval).
+ * clock: the spacing is judged in the target's own time, from the delivery records it lists, net of the
+ * suite's moves; the attempts the receiver got must be as many as the records say and as `x-delivery` says,
+ * none after the last (the clock was moved past the latest time one more could come). Gaps the records and
+ * moves cannot decide come back as `unjudged`.
  */
-export function judgeRecordedRetries(event: CallbackEvent, deliveries: readonly Delivery[], records: readonly RecordedDelivery[], expected: RetryExpectation, curl: string, listedBy: string): Finding[] {
-  return byBody(deliveries).flatMap((attempts) => {
+export function judgeRecordedRetries(event: CallbackEvent, deliveries: readonly Delivery[], timing: RecordedTiming, expected: RetryExpectation, curl: string): { findings: Finding[]; unjudged: string[] } {
+  const { listedBy } = timing;
+  const unjudged: string[] = [];
+  const findings = byBody(deliveries).flatMap((attempts) => {
     const [first] = attempts;
     if (!first) return [];
-    const own = records.filter((record) => isDeepStrictEqual(record.payload, first.json));
+    const own = ownRecords(timing.records, first.json);
     const problems: string[] = [];
     if (attempts.length !== expected.attempts) problems.push(`the receiver got ${attempts.length} attempt(s) while it failed every one; x-delivery.attempts is ${expected.attempts}`);
     if (own.length === 0) problems.push(`${listedBy} lists no delivery with this body, so its attempts cannot be timed in the target's time`);
     for (const record of own) {
       if (record.attemptTimes.length !== attempts.length) problems.push(`${listedBy} records ${record.attemptTimes.length} attempt(s) of it; the receiver got ${attempts.length}`);
-      problems.push(...judgeRetries(record.attemptTimes, expected).map((problem) => `${problem}, in the target's time (${listedBy})`));
+      const spacing = judgeSpacing(record.attemptTimes, expected, timing.moves, timing.unexplained);
+      problems.push(...spacing.problems.map((problem) => `${problem}, in the target's time (${listedBy})`));
+      unjudged.push(...spacing.unjudged.map((gap) => `${event.webhook} retries for ${event.label}: ${gap}, in the target's time (${listedBy})`));
     }
     return problems.map((problem) => deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl));
   });
+  return { findings, unjudged };
 }

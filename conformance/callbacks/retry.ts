@@ -1,5 +1,6 @@
-// Retry behaviour measured against a webhook's `x-delivery`: when every attempt fails, the target makes
-// exactly `attempts` attempts, `retry_interval_seconds` apart within a tolerance, and then stops.
+// Retry behaviour expected from a webhook's `x-delivery`: when every attempt fails, the target makes
+// exactly `attempts` attempts, `retry_interval_seconds` apart within a tolerance, and then stops
+// (judged in spacing.ts).
 import type { JsonObject } from '@payments-contract/contract/model/types';
 
 export interface RetryExpectation {
@@ -34,22 +35,4 @@ export function retryExpectation(delivery: JsonObject, overrideIntervalMs?: numb
 /** How long after the first attempt to keep listening: long enough to see one attempt too many. */
 export function retryWindowMs(expected: RetryExpectation): number {
   return expected.attempts * expected.intervalMs + expected.lateToleranceMs;
-}
-
-/** What departs from the expectation, given the arrival times (ms) of every attempt of one callback. */
-export function judgeRetries(times: readonly number[], expected: RetryExpectation): string[] {
-  const sorted = [...times].sort((a, b) => a - b);
-  const problems: string[] = [];
-  if (sorted.length !== expected.attempts) {
-    problems.push(`${sorted.length} attempt(s) while every attempt failed; x-delivery.attempts is ${expected.attempts}`);
-  }
-  const lowest = expected.intervalMs - expected.earlyToleranceMs;
-  const highest = expected.intervalMs + expected.lateToleranceMs;
-  for (let index = 1; index < sorted.length; index++) {
-    const gap = (sorted[index] as number) - (sorted[index - 1] as number);
-    if (gap < lowest || gap > highest) {
-      problems.push(`attempt ${index + 1} came ${Math.round(gap)} ms after attempt ${index}; expected ${expected.intervalMs} ms (x-delivery.retry_interval_seconds), between ${Math.round(lowest)} and ${Math.round(highest)} ms`);
-    }
-  }
-  return problems;
 }

@@ -39,10 +39,24 @@ export interface RecordedDelivery {
   attemptTimes: number[];
 }
 
+/**
+ * One move of the target's clock the suite made: by how much, and the target's time it answered after it
+ * (when the marker names the answer's field for it). The target time it skipped is `[now - ms, now]`.
+ */
+export interface ClockMove {
+  ms: number;
+  now?: number;
+}
+
 /** Moves the clock of the key's merchant and mode (`x-clock-advance`). */
 export interface ControlClock {
   operation: OperationModel;
-  advance: (milliseconds: number) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  advance: (milliseconds: number) => Promise<{ ok: true; now?: number } | { ok: false; reason: string }>;
+  /**
+   * Every move made through this API so far, oldest first: a retry's spacing is judged net of the suite's
+   * own moves (callbacks/spacing.ts), whichever case made them.
+   */
+  moves: () => readonly ClockMove[];
   /** The clock's time (a move by 0), in epoch milliseconds, where the marker names the answer's field for it. */
   now: () => Promise<{ ms: number } | { reason: string }>;
 }
@@ -205,19 +219,28 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
   const advance = operationFieldOf(contract, 'x-clock-advance');
   const marker = contract.doc['x-clock-advance'];
   const nowField = isObject(marker) ? text(marker.now) : undefined;
+  const moves: ClockMove[] = [];
+  /** The target's time in a move's answer, in epoch ms, when the marker names its field. */
+  const answeredNow = (answer: Json | undefined): { ms: number } | { reason: string } => {
+    if (nowField === undefined) return { reason: 'x-clock-advance names no answer field with the time (now)' };
+    const value = isObject(answer ?? null) ? (answer as JsonObject)[nowField] : undefined;
+    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+    return Number.isNaN(ms) ? { reason: `${advance?.operation.operationId ?? 'x-clock-advance'} answered no time in ${nowField}` } : { ms };
+  };
   const clock: ControlClock | undefined = advance && {
     operation: advance.operation,
     advance: async (milliseconds) => {
       const answer = await call(advance.operation.operationId, { body: { [advance.field]: milliseconds } });
-      return answer.ok ? { ok: true } : { ok: false, reason: answer.reason };
+      if (!answer.ok) return { ok: false, reason: answer.reason };
+      const now = answeredNow(answer.exchange.json as Json | undefined);
+      const move: ClockMove = { ms: milliseconds, ...('ms' in now ? { now: now.ms } : {}) };
+      if (milliseconds > 0) moves.push(move);
+      return { ok: true, ...(move.now === undefined ? {} : { now: move.now }) };
     },
+    moves: () => moves,
     now: async () => {
-      if (nowField === undefined) return { reason: 'x-clock-advance names no answer field with the time (now)' };
       const answer = await call(advance.operation.operationId, { body: { [advance.field]: 0 } });
-      if (!answer.ok) return { reason: answer.reason };
-      const value = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[nowField] : undefined;
-      const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-      return Number.isNaN(ms) ? { reason: `${advance.operation.operationId} answered no time in ${nowField}` } : { ms };
+      return answer.ok ? answeredNow(answer.exchange.json as Json | undefined) : { reason: answer.reason };
     },
   };
   const recorded = deliveriesOf(contract);

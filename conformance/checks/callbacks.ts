@@ -6,20 +6,22 @@
 // state its transition leads to); redeliveries are accepted; and when the receiver fails every attempt of
 // one event per webhook, the attempts and their spacing follow `x-delivery`. Against a target whose control
 // contract can move its clock and lists its deliveries, the retries are brought on by moving the clock and
-// timed in the target's own time from its records (callbacks/clock.ts); against any other, the suite waits
-// for them in real time. A webhook the suite cannot cause here is skipped with the reason, never passed.
+// timed in the target's own time from its records (callbacks/clock.ts), net of the suite's own moves and
+// only while no other case moves that clock (callbacks/fire.ts, callbacks/spacing.ts); against any other,
+// the suite waits for them in real time. A webhook the suite cannot cause here is skipped with the reason,
+// never passed; a retry gap the data cannot decide is reported unchecked, never passed.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isObject } from '@payments-contract/contract/model';
 import type { WebhookModel } from '@payments-contract/contract/model/types';
-import { driveRetries, type TimedRetry } from '../callbacks/clock.js';
-import { belongsTo, byBody, isStepDelivery, judgeEvent, judgeRecordedRetries, judgeRetryEvent } from '../callbacks/judge.js';
+import { driveRetries, readOffset, unexplainedMove, type OffsetReading, type TimedRetry } from '../callbacks/clock.js';
+import { fireAll, type Watched } from '../callbacks/fire.js';
+import { belongsTo, byBody, isStepDelivery, judgeEvent, judgeRecordedRetries, judgeRetryEvent, type RecordedTiming } from '../callbacks/judge.js';
 import { createSupply } from '../callbacks/prerequisites.js';
 import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';
 import { retryExpectation, retryWindowMs, type RetryExpectation } from '../callbacks/retry.js';
-import { probeSandbox, type ControlClock, type ControlDeliveries, type RecordedDelivery, type SandboxStatus, type SettingsChange } from '../callbacks/sandbox.js';
-import { deriveTriggers, type CallbackEvent, type Fired, type Phase, type TriggerSource } from '../callbacks/triggers.js';
-import { mapPool } from '../pool.js';
+import { probeSandbox, type ControlClock, type ControlDeliveries, type SandboxStatus, type SettingsChange } from '../callbacks/sandbox.js';
+import { deriveTriggers, type CallbackEvent, type Fired, type TriggerSource } from '../callbacks/triggers.js';
 import { outcomeOf } from '../results.js';
 import type { Check, CheckContext, CheckResult, Finding, ProgressEvent } from '../types.js';
 
@@ -40,17 +42,12 @@ interface RetrySpacing {
   source: string;
 }
 
-interface Watched {
-  event: CallbackEvent;
-  fired: Fired;
-}
-
 type FiredWatch = { event: CallbackEvent; fired: Extract<Fired, { fired: true }> };
 
-/** How the retries of the timed events were brought on, and what the target recorded of them. */
+/** How the retries of a timed event were brought on, and what the target recorded of them. */
 type RetryDrive =
   | { by: 'real time' }
-  | { by: 'clock'; clock: ControlClock; deliveries: ControlDeliveries; records: RecordedDelivery[] }
+  | { by: 'clock'; clock: ControlClock; deliveries: ControlDeliveries; timing: RecordedTiming }
   | { by: 'clock'; clock: ControlClock; deliveries: ControlDeliveries; failed: string };
 
 const describeEvent = (event: CallbackEvent): string => `${event.webhook} for ${event.label}`;
@@ -88,15 +85,15 @@ function dashboardHint(webhook: WebhookModel, receiver: CallbackReceiver): strin
   return typeof setting === 'string' ? ` (the target sends it to its dashboard setting ${setting}: check that it is ${receiver.publicUrl})` : '';
 }
 
-function retryFindings(plan: Plan, event: CallbackEvent, deliveries: readonly Delivery[], curl: string, drive: RetryDrive): Finding[] {
+function retryFindings(plan: Plan, event: CallbackEvent, deliveries: readonly Delivery[], curl: string, drive: RetryDrive | undefined): { findings: Finding[]; unjudged: string[] } {
   const retry = plan.retry;
-  if (!retry) return [];
-  if (drive.by === 'real time') return judgeRetryEvent(event, deliveries, retry.expected, curl);
-  if ('failed' in drive) return [{ severity: 'failure', message: `${event.webhook} retries for ${event.label} could not be brought on or read through the sandbox control API: ${drive.failed}`, curl }];
-  return judgeRecordedRetries(event, deliveries, drive.records, retry.expected, curl, drive.deliveries.operation.operationId);
+  if (!retry || !drive) return { findings: [], unjudged: [] };
+  if (drive.by === 'real time') return { findings: judgeRetryEvent(event, deliveries, retry.expected, curl), unjudged: [] };
+  if ('failed' in drive) return { findings: [{ severity: 'failure', message: `${event.webhook} retries for ${event.label} could not be brought on or read through the sandbox control API: ${drive.failed}`, curl }], unjudged: [] };
+  return judgeRecordedRetries(event, deliveries, drive.timing, retry.expected, curl);
 }
 
-function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: Plan, watched: Watched[], waitMs: number, drive: RetryDrive): CheckResult {
+function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: Plan, watched: Watched[], waitMs: number, drives: ReadonlyMap<CallbackEvent, RetryDrive>): CheckResult {
   const { contract, options } = context;
   const id = plan.webhook.operationId;
   const notes = plan.sources.filter((s) => s.unavailable !== undefined).map((s) => `not triggered by ${s.via}: ${s.unavailable}`);
@@ -110,6 +107,7 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
   const findings: Finding[] = fired.flatMap(({ event, fired: f }) => (!f.fired && f.serverError !== undefined ? [{ severity: 'failure' as const, message: `${id} could not be caused by ${event.label}: ${f.reason}`, curl: f.serverError }] : []));
   const broken = findings.length;
   let redeliveries = 0;
+  const unchecked: string[] = [];
   for (const { event, fired: f } of triggered) {
     const deliveries = receiver.deliveries().filter((d) => belongsTo(event, d));
     if (deliveries.length === 0) {
@@ -118,8 +116,11 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
     }
     findings.push(...judgeEvent(contract, event, f, deliveries, waitMs));
     if (f.change?.earlier && f.change.marks.length === 0) notes.push(`${event.label}: ${f.change.step}'s callback is not told from the earlier one (${f.change.step} changed no value its callback carries)`);
-    if (plan.retry?.event === event) findings.push(...retryFindings(plan, event, deliveries, f.curl, drive));
-    else redeliveries += deliveries.length - byBody(deliveries).length;
+    if (plan.retry?.event === event) {
+      const retries = retryFindings(plan, event, deliveries, f.curl, drives.get(event));
+      findings.push(...retries.findings);
+      unchecked.push(...retries.unjudged);
+    } else redeliveries += deliveries.length - byBody(deliveries).length;
   }
   if (options.callbacks?.token === undefined) notes.push(`the ${plan.webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
   if (redeliveries > 0) notes.push(`${redeliveries} redelivery(ies) of an acknowledged callback accepted (delivery is at least once)`);
@@ -127,12 +128,13 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
   if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (${retry.source}), not the contract's ${retry.expected.overriddenFromMs} ms`);
   const retryMeasured = retry !== undefined && triggered.some((w) => w.event === retry.event);
   if (retry && !retryMeasured) notes.push('retries not measured: the event chosen for it could not be triggered');
-  if (retryMeasured && drive.by === 'clock') {
+  const drive = retry ? drives.get(retry.event) : undefined;
+  if (retryMeasured && drive?.by === 'clock') {
     notes.push(`retries brought on by moving the target's clock (${drive.clock.operation.operationId}) and timed in its own time from its delivery records (${drive.deliveries.operation.operationId})`);
   }
   notes.push(...notFired.map((reason) => `not triggered: ${reason}`));
   const unique = dedupe(findings);
-  return { check: 'callbacks', subject: id, outcome: outcomeOf(unique), cases: triggered.length + broken + (retryMeasured ? 1 : 0), findings: unique, ...(notes.length > 0 ? { notes } : {}) };
+  return { check: 'callbacks', subject: id, outcome: outcomeOf(unique), cases: triggered.length + broken + (retryMeasured ? 1 : 0), findings: unique, ...(notes.length > 0 ? { notes } : {}), ...(unchecked.length > 0 ? { unchecked } : {}) };
 }
 
 function dedupe(findings: Finding[]): Finding[] {
@@ -151,12 +153,16 @@ function strays(receiver: CallbackReceiver, events: CallbackEvent[]): Map<string
   return counts;
 }
 
-/** The webhook's events; the first one's deliveries are failed to time the retries. */
+/**
+ * The webhook's events; one's deliveries are failed to time the retries: the first the suite causes itself
+ * when there is one, since an object the target finishes by itself may finish before the move of the clock
+ * that hastens the others, and that move would then fall inside the gap being measured.
+ */
 function planWebhook(webhook: WebhookModel, sources: TriggerSource[], spacing: RetrySpacing | undefined): Plan {
   const own = sources.filter((s) => s.webhook === webhook.operationId);
   const events = own.flatMap((s) => s.events);
   const expected = retryExpectation(webhook.delivery, spacing?.ms);
-  const [first] = events;
+  const first = events.find((e) => e.phase?.finishing === undefined) ?? events[0];
   return { webhook, sources: own, events, ...(first && expected ? { retry: { event: first, expected, source: spacing?.source ?? "the contract's x-delivery" } } : {}) };
 }
 
@@ -196,39 +202,6 @@ async function pointDashboardAtReceiver(context: CheckContext, sandbox: SandboxS
   });
 }
 
-/**
- * Fires the events phase by phase (each phase's events inside its enter/leave), the timed ones last within
- * each; a phase in which the target finishes the objects by itself lasts until `arrived` has their callbacks.
- */
-async function fireAll(context: CheckContext, events: CallbackEvent[], timed: Set<CallbackEvent>, arrived: (watched: Watched[]) => Promise<void>): Promise<Watched[]> {
-  const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, context.options.concurrency, async (event) => ({ event, fired: await event.fire() }));
-  const phases = [...new Set(events.flatMap((e) => (e.phase ? [e.phase] : [])))];
-  const watched: Watched[] = [];
-  // Phased events first: the events whose retries are timed without a phase then go last, so that their
-  // attempts arrive while the suite is idle rather than busy firing (the receiver stamps arrivals on the
-  // suite's own event loop).
-  for (const phase of [...phases, undefined] as (Phase | undefined)[]) {
-    const own = events.filter((e) => e.phase === phase);
-    if (own.length === 0) continue;
-    const entered = phase ? await phase.enter() : ({ ok: true } as const);
-    if (!entered.ok) {
-      watched.push(...own.map((event) => ({ event, fired: { fired: false, reason: `${phase?.label ?? ''}: ${entered.reason}` } as Fired })));
-      continue;
-    }
-    try {
-      const inPhase = [...(await fire(own.filter((e) => !timed.has(e)))), ...(await fire(own.filter((e) => timed.has(e))))];
-      watched.push(...inPhase);
-      if (phase?.finishing) {
-        await phase.finishing.bringOn();
-        await arrived(inPhase);
-      }
-    } finally {
-      await phase?.leave();
-    }
-  }
-  return watched;
-}
-
 async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Promise<CheckResult[]> {
   const settings = context.options.callbacks;
   if (!settings) return webhooks.map((w) => skipped(w.operationId, 'no callback receiver: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)'));
@@ -265,11 +238,21 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const timed = new Set(plans.flatMap((p) => (p.retry ? [p.retry.event] : [])));
     const tell = (event: ProgressEvent): void => context.options.onProgress?.(event);
     const firstArrivals = (watched: Watched[]) => Promise.all(watched.filter((w): w is FiredWatch => w.fired.fired).map(async (w) => ((await awaitFirst(receiver, w, waitMs, tell)) ? [w.event] : [])));
-    const watched = await fireAll(context, events, timed, async (inPhase) => void (await firstArrivals(inPhase)));
-    const arrived = await firstArrivals(watched);
-    const retries = plans.flatMap((p): TimedRetry[] => (p.retry && arrived.flat().includes(p.retry.event) ? [{ event: p.retry.event, expected: p.retry.expected }] : []));
-    const drive = await bringRetries(sandbox, receiver, retries, tell);
-    const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs, drive)));
+    const drives = new Map<CallbackEvent, RetryDrive>();
+    // Each phase settles before the next: its callbacks arrive (all of them when the target finishes them by
+    // itself, else the timed ones) and its timed retries are measured while no other case moves the clock.
+    const watched = await fireAll(events, timed, context.options.concurrency, async (own) => {
+      const before = own.some((e) => timed.has(e)) && sandbox.control?.clock ? await readOffset(sandbox.control.clock) : undefined;
+      return async (inPhase) => {
+        const arrived = (await firstArrivals(inPhase.filter((w) => w.event.phase?.finishing !== undefined || timed.has(w.event)))).flat();
+        const retries = plans.flatMap((p): TimedRetry[] => (p.retry && arrived.includes(p.retry.event) ? [{ event: p.retry.event, expected: p.retry.expected }] : []));
+        if (retries.length === 0) return;
+        const drive = await bringRetries(sandbox, receiver, retries, before, tell);
+        for (const retry of retries) drives.set(retry.event, drive);
+      };
+    });
+    await firstArrivals(watched);
+    const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs, drives)));
     for (const [webhook, count] of strays(receiver, events)) {
       const result = results.find((r) => r.subject === webhook);
       if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this run and were not judged`];
@@ -287,19 +270,23 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
 /**
  * Brings on the attempts of the timed callbacks: by moving the target's clock when its control contract says
  * how (and lists the deliveries, to time them in the target's time), else by waiting for them in real time.
+ * `before` read the clock before the events were fired: a move the suite did not make since then is found.
  */
-async function bringRetries(sandbox: SandboxStatus, receiver: CallbackReceiver, retries: TimedRetry[], tell: (event: ProgressEvent) => void): Promise<RetryDrive> {
+async function bringRetries(sandbox: SandboxStatus, receiver: CallbackReceiver, retries: TimedRetry[], before: OffsetReading | { reason: string } | undefined, tell: (event: ProgressEvent) => void): Promise<RetryDrive> {
   const clock = sandbox.control?.clock;
   const deliveries = sandbox.control?.deliveries;
   if (!clock || !deliveries) {
     await Promise.all(retries.map((r) => awaitRetries(receiver, r.event, r.expected, tell)));
     return { by: 'real time' };
   }
-  if (retries.length === 0) return { by: 'clock', clock, deliveries, records: [] };
-  const driven = await driveRetries(clock, receiver, retries, tell);
-  if (!driven.ok) return { by: 'clock', clock, deliveries, failed: driven.reason };
-  const listed = await deliveries.list();
-  return 'reason' in listed ? { by: 'clock', clock, deliveries, failed: listed.reason } : { by: 'clock', clock, deliveries, records: listed.records };
+  const failed = (reason: string): RetryDrive => ({ by: 'clock', clock, deliveries, failed: reason });
+  if (!before || 'reason' in before) return failed(`the target's time could not be read before its callbacks were caused: ${before?.reason ?? 'not read'}`);
+  const driven = await driveRetries(clock, deliveries, receiver, retries, tell);
+  if ('reason' in driven) return failed(driven.reason);
+  const after = await readOffset(clock);
+  if ('reason' in after) return failed(`the target's time could not be read after its retries: ${after.reason}`);
+  const unexplained = unexplainedMove(before, after, clock);
+  return { by: 'clock', clock, deliveries, timing: { records: driven.records, listedBy: deliveries.operation.operationId, moves: clock.moves(), ...(unexplained ? { unexplained } : {}) } };
 }
 
 /** What the suite did to, or could not do to, the target's dashboard settings. */
