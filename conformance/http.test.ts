@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadContract } from './contract.js';
 import { createHttpClient, retryAfterMs, type Exchange } from './http.js';
 import { operationLocator } from './operation-at.js';
+import { documentedLimits } from './pacing/limits.js';
+import { createPacer } from './pacing/pacer.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -98,5 +100,49 @@ describe('finding the operation a request went to', () => {
     expect(locate('GET', 'http://target.test/balance')).toBeUndefined();
     expect(locate('DELETE', 'http://target.test/api/balance')).toBeUndefined();
     expect(locate('GET', 'http://target.test/api/disbursements/a/b')).toBeUndefined();
+  });
+});
+
+describe('the HTTP client pacing its requests', () => {
+  /** A target that limits every key to `limit` in one window that never ends: the first `limit` pass, the rest get 429. */
+  async function exhaustibleTarget(limit: number): Promise<{ url: string; authorizations: (string | undefined)[] }> {
+    const authorizations: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      request.resume();
+      authorizations.push(request.headers.authorization);
+      const used = authorizations.length;
+      const headers = { 'content-type': 'application/json', 'ratelimit-limit': String(limit), 'ratelimit-remaining': String(Math.max(0, limit - used)), 'ratelimit-reset': '1', 'retry-after': '1' };
+      response.writeHead(used > limit ? 429 : 200, headers).end(used > limit ? '{"error_code":"RATE_LIMIT_EXCEEDED","message":"slow down"}' : '{"balance":1}');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authorizations };
+  }
+
+  // A clock that never moves: a request the pacer holds back never goes, so "it was sent" proves "it was not held".
+  const frozen = { now: () => 0, setTimer: () => () => undefined };
+
+  it("sends the rate_limit check's requests (rateLimited: 'return') at once past the limit, counting their 429s apart", async () => {
+    const target = await exhaustibleTarget(2);
+    const pacer = createPacer({ clock: frozen });
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) } });
+    expect((await http.send({ method: 'GET', path: '/balance' })).status).toBe(200);
+    const burst = await Promise.all(Array.from({ length: 4 }, () => http.send({ method: 'GET', path: '/balance', rateLimited: 'return' })));
+    expect(burst.map((answer) => answer.status).sort()).toEqual([200, 429, 429, 429]);
+    expect(pacer.tally()).toMatchObject({ rateLimited: 3, rateLimitedPaced: 0 });
+    expect(pacer.tally().requests).toEqual([{ keyLabel: 'PAYMENTS_API_KEY', group: 'read', limit: 100, windowSeconds: 1, requests: 5 }]);
+  });
+
+  it('holds back a paced request once the target says none is left, while another key and a request with no key go', async () => {
+    const target = await exhaustibleTarget(1);
+    const pacer = createPacer({ clock: frozen });
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 0, maxWaitSeconds: 0, totalWaitSeconds: 0 }, pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) } });
+    expect((await http.send({ method: 'GET', path: '/balance' })).status).toBe(200);
+    let held = true;
+    void http.send({ method: 'GET', path: '/balance' }).then(() => (held = false));
+    expect((await http.send({ method: 'GET', path: '/balance', auth: 'none' })).status).toBe(429);
+    expect((await http.withKey('k2', 'OTHER_KEY').send({ method: 'GET', path: '/balance' })).status).toBe(429);
+    expect(held).toBe(true);
+    expect(target.authorizations).toHaveLength(3);
   });
 });

@@ -1,6 +1,8 @@
 // Talks to the target. Every request is bounded (timeout, response size) so a broken target yields
 // findings, never a hang or a crash, and every exchange can be replayed with a printed curl command.
 import { readBodyText, type BodyText } from '@payments-contract/server/runtime/request-body';
+import type { LimitOf } from './pacing/limits.js';
+import type { Pacer } from './pacing/pacer.js';
 
 export type AuthMode = 'valid' | 'none' | { authorization: string };
 
@@ -12,7 +14,10 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   body?: { contentType: string; text: string };
   auth?: AuthMode;
-  /** `return`: a 429 comes back as it is, not waited out (for a check of the rate limit itself). */
+  /**
+   * `return`: a 429 comes back as it is, not waited out, and the request is not paced (for a check of the
+   * rate limit itself).
+   */
   rateLimited?: 'retry' | 'return';
 }
 
@@ -38,6 +43,8 @@ export interface HttpClientOptions {
   keyVariable?: string;
   /** What to do with a 429 (default: wait as its Retry-After says, up to 10 s, and send again, at most 5 times). */
   rateLimits?: RateLimitHandling;
+  /** Keeps every request but the rate limit check's within its documented limit (shared by `withKey` clients). */
+  pacing?: { pacer: Pacer; limitOf: LimitOf };
 }
 
 /**
@@ -114,14 +121,19 @@ const BASIC_HEADER = /^(\S+) +([A-Za-z0-9+/]+=*) *$/;
  * shows; undefined when the header holds no known key.
  */
 function maskedAuthorization(value: string, keys: readonly KnownKey[]): string | undefined {
-  const [, scheme, token] = BASIC_HEADER.exec(value) ?? [];
-  if (scheme === undefined || token === undefined) return undefined;
-  const decoded = Buffer.from(token, 'base64').toString('utf8');
-  const held = keys.filter(({ key }) => key !== '' && decoded.includes(key));
-  if (held.length === 0) return undefined;
+  const { scheme, decoded, held } = heldKeys(value, keys);
+  if (scheme === undefined || held.length === 0) return undefined;
   // Inside double quotes only $, `, \ and " are special; the credentials are quoted with them escaped.
   const credentials = held.reduce((text, { key, variable }) => text.replaceAll(key, `\u0000${variable}\u0000`), decoded).replace(/[$`\\"]/g, '\\$&').replace(/\u0000(\w+)\u0000/g, '${$1}');
   return `"authorization: ${scheme} $(printf '%s' "${credentials}" | base64 | tr -d '\\n')"`;
+}
+
+/** The known keys an Authorization header's Basic credentials hold, with the scheme and the decoded credentials. */
+function heldKeys(value: string, keys: readonly KnownKey[]): { scheme?: string; decoded: string; held: KnownKey[] } {
+  const [, scheme, token] = BASIC_HEADER.exec(value) ?? [];
+  if (scheme === undefined || token === undefined) return { decoded: '', held: [] };
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  return { scheme, decoded, held: keys.filter(({ key }) => key !== '' && decoded.includes(key)) };
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -179,6 +191,26 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
       auth: auth === 'valid' || auth === 'none' ? auth : 'custom',
       ...(spec.body ? { body: spec.body.text } : {}),
     };
+    // A custom Authorization counts against a known key it holds (a target may take a wrong form of the key
+    // for the key); one holding none, like no key at all, counts against no key's limit.
+    const counted = auth === 'valid' ? keys[0] : auth === 'none' ? undefined : heldKeys(auth.authorization, keys).held[0];
+    const admission = await options.pacing?.pacer.admit({
+      key: counted?.key,
+      keyLabel: counted?.variable ?? keyVariable,
+      limit: options.pacing.limitOf(request.method, request.url),
+      paced: spec.rateLimited !== 'return',
+    });
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await transmit(url, request, spec);
+      return exchange;
+    } finally {
+      admission?.answered(exchange?.status ?? 0, exchange?.headers ?? {});
+    }
+  };
+
+  const transmit = async (url: URL, request: Exchange['request'], spec: RequestSpec): Promise<Exchange> => {
+    const { headers } = request;
     const started = performance.now();
     const done = (partial: Omit<Exchange, 'request' | 'durationMs'>): Exchange => ({ request, durationMs: performance.now() - started, ...partial });
     let response: Response;
