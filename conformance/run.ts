@@ -4,6 +4,8 @@ import { loadContract } from './contract.js';
 import { responseFindings } from './expectations.js';
 import { createHttpClient, DEFAULT_RATE_LIMIT_HANDLING, type Exchange } from './http.js';
 import { operationLocator } from './operation-at.js';
+import { documentedLimits } from './pacing/limits.js';
+import { createPacer } from './pacing/pacer.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { outcomeOf } from './results.js';
 import { syncTargetClock } from './target-clock.js';
@@ -28,7 +30,15 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   // Every 429 the client waits out is judged as an answer of the operation it came from (its Retry-After
   // and body as the contract documents them), though the check that sent the request sees only the answer after it.
   let observeRateLimited = (_exchange: Exchange): void => undefined;
-  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs, rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) } });
+  // Every request but the rate_limit check's keeps within its documented limit, so none needs refusing.
+  const pacer = createPacer();
+  const http = createHttpClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs,
+    rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) },
+    pacing: { pacer, limitOf: documentedLimits(contract, options.baseUrl) },
+  });
   // The examples' time-bound values are sent moved to the target's own clock, read once before the checks.
   await syncTargetClock(contract.clock, http);
 
@@ -74,6 +84,7 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
 
   const wallMs = performance.now() - started;
   const requests = http.requestCount();
+  const pacing = pacer.tally();
   return {
     baseUrl: options.baseUrl,
     profile: options.profile,
@@ -81,6 +92,9 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     wallMs,
     requests,
     requestsPerSecond: requests / (wallMs / 1000),
+    rateLimitedResponses: pacing.rateLimited,
+    rateLimitedOutsideRateLimitCheck: pacing.rateLimitedPaced,
+    requestsPerRateLimit: pacing.requests.map(({ keyLabel, ...limit }) => ({ key: keyLabel, ...limit })),
     results,
     counts: {
       passed: results.filter((r) => r.outcome === 'passed').length,

@@ -106,6 +106,15 @@ export interface RunSummary {
   requestsPerSecond: number;
   results: CheckResult[];
   counts: Record<Outcome, number> & { warnings: number };
+  /** 429 answers met during the run, the rate_limit check's included (it drives a limit past on purpose). */
+  rateLimitedResponses?: number;
+  /**
+   * Of those, the ones met outside the rate_limit check (waited out and judged like any answer): the run
+   * keeps to the documented limits, so a conforming target gives none.
+   */
+  rateLimitedOutsideRateLimitCheck?: number;
+  /** Requests per API key (named by the variable that holds it) and rate-limit group, with the group's documented limit. */
+  requestsPerRateLimit?: { key: string; group: string; limit: number; windowSeconds: number; requests: number }[];
 }
 
 /** What a check gets to work with. */
