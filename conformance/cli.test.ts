@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '@payments-contract/server/runtime/package-version';
 import { main, parseCli, SECRET_VARIABLES, USAGE, type CliIo } from './cli.js';
+import { preflightOperation } from './preflight.js';
 import { loadContract } from './contract.js';
 import { freePort } from './mock/prism.js';
 import { startTarget, type Target } from './tests/target.js';
@@ -38,8 +39,8 @@ function io(tty = false): CliIo & { out: () => string; err: () => string } {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
   good = await startTarget(contract, KEY);
-  // One operation answers a status its contract does not document.
-  brokenOperation = contract.model.operations[0]?.operationId ?? '';
+  // One operation answers a status its contract does not document: not the one the preflight asks.
+  brokenOperation = contract.model.operations.find((o) => o.operationId !== preflightOperation(contract)?.operationId)?.operationId ?? '';
   broken = await startTarget(contract, KEY, ({ operation, authorized }) => (authorized && operation.operationId === brokenOperation ? { status: 418, body: '{}' } : undefined));
 });
 
@@ -150,15 +151,16 @@ describe('runs', () => {
     expect(streams.err()).toMatch(/does not answer/);
   });
 
-  it('exits 0 against a conforming target, with a table, totals and both reports', async () => {
+  it('exits 0 against a conforming target, with counts per check, the verdict and both reports', async () => {
     const streams = io();
     const junit = join(dir, 'nested', 'good.xml');
     const json = join(dir, 'good.json');
     expect(await main(['--base-url', good.url, '--api-key', KEY, ...only, '--junit', junit, '--json', json], streams)).toBe(0);
-    expect(streams.out()).toMatch(/^operation +response_conformance +positive_data/);
-    expect(streams.out()).toMatch(/\d+ passed, 0 failed, 0 skipped, 0 warnings; \d+ requests in [\d.]+ s \(\d+ requests\/s\)/);
-    // Not a terminal: one plain line per result.
-    expect(streams.err().split('\n').filter((line) => line.startsWith('PASS ')).length).toBe(contract.model.operations.length * 2);
+    expect(streams.out()).toMatch(/^check +passed +failed +not run +n\/a +warnings\nresponse_conformance +\d+ +0 +0 +0 +0\npositive_data /m);
+    expect(streams.out()).toMatch(/^PASS: \d+ passed, 0 failed, 0 not run, 0 not applicable, 0 warnings; \d+ requests in [\d.]+ s \(\d+ requests\/s\)/m);
+    // Not a terminal (CI): no line per result, and the summary is short.
+    expect(streams.err()).toBe('');
+    expect(streams.out().split('\n').length).toBeLessThanOrEqual(10);
     expect(readFileSync(junit, 'utf8')).toContain(`<testcase classname="positive_data" name="${contract.model.operations[0]?.operationId ?? ''}"`);
     const report = JSON.parse(readFileSync(json, 'utf8')) as { counts: { failed: number }; contract: { version: string } };
     expect(report.counts.failed).toBe(0);
@@ -176,6 +178,35 @@ describe('runs', () => {
     expect(streams.err()).not.toContain(KEY);
   });
 
+  it('with --verbose, also writes a line per result and the table of operations by check', async () => {
+    const streams = io();
+    expect(await main(['--base-url', good.url, '--api-key', KEY, ...only, '--verbose'], streams)).toBe(0);
+    expect(streams.err().split('\n').filter((line) => line.startsWith('PASS ')).length).toBe(contract.model.operations.length * 2);
+    expect(streams.out()).toMatch(/^operation +response_conformance +positive_data/m);
+  });
+
+  it('exits 3 when a check the profile selects cannot run, saying first what was not checked and why', async () => {
+    const streams = io();
+    const junit = join(dir, 'incomplete.xml');
+    // The full profile's callbacks need a receiver (--callback-listen); positive_data runs as usual.
+    expect(await main(['--base-url', good.url, '--api-key', KEY, '--profile', 'full', '--only', 'callbacks,positive_data', '--junit', junit], streams)).toBe(3);
+    const lines = streams.out().split('\n');
+    expect(lines[0]).toBe('Not checked (the run is incomplete):');
+    expect(lines[1]).toMatch(/^  callbacks \w+, \w+, \w+ \(\+\d+ more\): no callback receiver: pass --callback-listen HOST:PORT/);
+    expect(streams.out()).toMatch(/^INCOMPLETE: \d+ passed, 0 failed, \d+ not run/m);
+    expect(readFileSync(junit, 'utf8')).toContain('<error message="incomplete:');
+  });
+
+  it('exits 0 when what cannot run is left out by name', async () => {
+    const streams = io();
+    expect(await main(['--base-url', good.url, '--api-key', KEY, '--profile', 'full', '--only', 'callbacks,positive_data', '--skip', 'callbacks'], streams)).toBe(0);
+    expect(streams.out()).toContain('Chosen by name (what this leaves out is not counted as not run): --only callbacks,positive_data --skip callbacks');
+  });
+
+  it('exits 1 when a check failed, even if another could not run', async () => {
+    expect(await main(['--base-url', broken.url, '--api-key', KEY, '--profile', 'full', '--only', 'callbacks,positive_data,response_conformance'], io())).toBe(1);
+  });
+
   it('shows one live line on a terminal', async () => {
     const streams = io(true);
     await main(['--base-url', good.url, '--api-key', KEY, ...only], streams);
@@ -187,9 +218,10 @@ describe('runs', () => {
     const json = join(dir, 'same.json');
     expect(await main(['--base-url', broken.url, '--api-key', KEY, ...only, '--json', json], io())).toBe(1);
     const viaCli = (JSON.parse(readFileSync(json, 'utf8')) as RunSummary).results;
-    const viaLibrary = (await runConformance({ baseUrl: broken.url, apiKey: KEY, profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: 10_000, concurrency: 8, strict: false })).results;
+    const library = await runConformance({ baseUrl: broken.url, apiKey: KEY, profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: 10_000, concurrency: 8, strict: false });
     const outcomes = (results: CheckResult[]): string[] => results.map((r) => `${r.check} ${r.subject} ${r.outcome} ${r.findings.map((f) => f.message).join('|')}`).sort();
-    expect(outcomes(viaCli)).toEqual(outcomes(viaLibrary));
+    expect(outcomes(viaCli)).toEqual(outcomes(library.results));
+    expect(library.verdict).toBe('fail');
   });
 
   it('exits 2 when --only selects nothing', async () => {

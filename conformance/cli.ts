@@ -1,20 +1,20 @@
 // The `payments-conformance` command. Parses and checks its flags (bad usage: exit 2), makes sure the target
-// answers at all (unreachable: exit 2), runs the suite with live progress, prints the summary and writes
-// the JUnit/JSON reports. Exit 0 when no check failed, 1 when any did.
+// is the contract's API and accepts the key (preflight.ts; unreachable, refused or not the API: exit 2),
+// runs the suite, prints the summary and writes the JUnit/JSON reports. The exit status is the verdict's:
+// 0 pass, 1 a check failed, 3 incomplete (a selected check could not run); a failure wins over incomplete.
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine, refuse, UsageError } from '@payments-contract/server/runtime/command-line';
 import { COMMAND, SECRET_VARIABLES } from './command.js';
 import { loadContract, type Contract } from './contract.js';
-import { buildRequest } from './data/requests.js';
-import { createHttpClient } from './http.js';
+import { preflight } from './preflight.js';
 import { toJsonReport } from './report/json.js';
 import { toJUnit } from './report/junit.js';
 import { formatSummary } from './report/summary.js';
 import { createProgress, type ProgressStream } from './report/terminal.js';
 import { runConformance } from './run.js';
-import { PROFILES, type Profile, type RunOptions, type RunSummary } from './types.js';
+import { PROFILES, type Profile, type RunOptions, type RunSummary, type Verdict } from './types.js';
 
 export interface CliIo {
   stdout: ProgressStream;
@@ -28,7 +28,12 @@ export interface ParsedCli {
   contract: Contract;
   junit?: string;
   json?: string;
+  /** Notes, waits, every result as it comes and the table of operations by check. */
+  verbose: boolean;
 }
+
+/** The exit status of each verdict; 2 is for bad usage and a target that cannot be checked. */
+export const EXIT_STATUS: Record<Verdict, number> = { pass: 0, fail: 1, incomplete: 3 };
 
 export { UsageError };
 export { COMMAND, SECRET_VARIABLES, USAGE } from './command.js';
@@ -131,18 +136,8 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
     },
     ...(values.junit !== undefined ? { junit: values.junit } : {}),
     ...(values.json !== undefined ? { json: values.json } : {}),
+    verbose: values.verbose === true,
   };
-}
-
-/**
- * Whether the target answers at all: one unauthenticated GET of the contract's first GET operation. Any
- * HTTP answer will do (a 401 is expected); no answer means there is nothing to check.
- */
-export async function probe(contract: Contract, options: Pick<RunOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>): Promise<string | undefined> {
-  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs });
-  const first = contract.model.operations.find((o) => o.method === 'get' && !o.parameters.some((p) => p.in === 'path'));
-  const exchange = await http.send(first ? { ...buildRequest(contract, first), auth: 'none' } : { method: 'GET', path: '/', auth: 'none' });
-  return exchange.status === 0 ? `${exchange.request.method} ${exchange.request.url}: ${exchange.failure?.message ?? 'no answer'}` : undefined;
 }
 
 function writeReport(file: string, text: string): void {
@@ -163,12 +158,12 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     return 0;
   }
   const { options, contract } = parsed;
-  const unreachable = await probe(contract, options);
-  if (unreachable) {
-    io.stderr.write(`payments-conformance: the target does not answer (${unreachable}). Check --base-url and that the service is running.\n`);
+  const problem = await preflight(contract, options);
+  if (problem) {
+    io.stderr.write(`payments-conformance: ${problem.message}\n`);
     return 2;
   }
-  const progress = createProgress(io.stderr);
+  const progress = createProgress(io.stderr, undefined, { verbose: parsed.verbose });
   let summary: RunSummary;
   try {
     summary = await runConformance({ ...options, onResult: progress.onResult, onProgress: progress.onProgress });
@@ -182,7 +177,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     io.stderr.write(`payments-conformance: --only/--skip left nothing to run (patterns: only ${options.only?.join(',') || '-'}, skip ${options.skip?.join(',') || '-'}).\n`);
     return 2;
   }
-  io.stdout.write(formatSummary(summary));
+  io.stdout.write(formatSummary(summary, { verbose: parsed.verbose }));
   try {
     if (parsed.junit) writeReport(parsed.junit, toJUnit(summary));
     if (parsed.json) {
@@ -193,7 +188,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     io.stderr.write(`payments-conformance: cannot write a report: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  return summary.counts.failed > 0 ? 1 : 0;
+  return EXIT_STATUS[summary.verdict];
 }
 
 function invokedDirectly(): boolean {

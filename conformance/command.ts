@@ -28,7 +28,8 @@ Options:
   --profile NAME             which checks run (default stateless):
                                stateless  ${PROFILE_CHECKS.stateless.join(', ')}
                                           (state-dependent answers relaxed; for the Prism mock)
-                               stateful   adds ${PROFILE_CHECKS.stateful.filter((c) => !PROFILE_CHECKS.stateless.includes(c)).join(', ')} (a deployed test environment)
+                               stateful   adds ${PROFILE_CHECKS.stateful.filter((c) => !PROFILE_CHECKS.stateless.includes(c)).join(', ')} (a deployed test environment;
+                                          isolation needs both --other-*-api-key)
                                full       adds ${PROFILE_CHECKS.full.filter((c) => !PROFILE_CHECKS.stateful.includes(c)).join(', ')} (needs --callback-listen)
                              e.g. --profile stateful
   --spec FILE                the contract to check against (a bundled OpenAPI 3.1 JSON document).
@@ -37,9 +38,13 @@ Options:
                              operationId (or other subject), or check:subject; * is a wildcard.
                              Repeat the flag or separate patterns with commas.
                              e.g. --only auth --only 'negative_data:create*'
-  --skip PATTERN             leave out what PATTERN matches (same syntax as --only).
+  --skip PATTERN             leave out what PATTERN matches (same syntax as --only). What is left out
+                             by name does not make the run incomplete; a check the profile selects
+                             that cannot run (no receiver, no other key) does, unless skipped so.
                              e.g. --skip 'callbacks,*Disbursement*'
-  --junit FILE               also write JUnit XML: one test case per operation x check.
+  --junit FILE               also write JUnit XML: one test case per operation x check (a check not
+                             run is a <skipped> case with its reason, and an incomplete run has one
+                             more case, in error, listing what was not checked).
                              e.g. --junit reports/conformance.xml
   --json FILE                also write the full results as JSON.
                              e.g. --json reports/conformance.json
@@ -67,7 +72,7 @@ Options:
   --other-merchant-api-key KEY
                              a key of a second merchant of the target, in the same mode as --api-key:
                              the isolation check reads, changes and looks up the first merchant's
-                             objects with it (skipped without it). Better given as
+                             objects with it (without it, not run: the run is incomplete). Better as
                              PAYMENTS_OTHER_MERCHANT_API_KEY (below); the flag wins over it.
                              e.g. --other-merchant-api-key sk_test_other_merchant_key
   --other-mode-api-key KEY   the same merchant's key of the other mode (its live key when --api-key is
@@ -85,6 +90,10 @@ Options:
                              rate_limit; it spends that window of the key's requests). Any 429 met in
                              a run is waited out as its Retry-After says and judged like any answer.
                              e.g. --check-rate-limit --only rate_limit
+  --verbose                  also print every note, skip and warning in full, the table of operations
+                             by check, and off a terminal one line per result and per callback wait
+                             (by default: what was not checked, the failures, counts per check).
+                             e.g. --verbose
 ${STANDARD_USAGE_LINES}
 
 Environment (a flag wins over its variable; an empty variable counts as unset):
@@ -96,7 +105,17 @@ Environment (a flag wins over its variable; an empty variable counts as unset):
                              and isolation.
 
 Checks: ${CHECK_NAMES.join(', ')}.
-Exit status: 0 no check failed; 1 at least one check failed; 2 bad usage or unreachable target.
+Before any check, the suite asks the contract's first GET without path parameters once without the
+key and once with it: a target that answers as the API does not (an HTML page, a 404 for a documented
+path) or refuses the key ends the run at once (exit 2), saying so in one line.
+
+Exit status:
+  0  pass: every check the profile selects ran, and none failed.
+  1  fail: at least one check failed (whatever else could not run).
+  2  bad usage, or a target that cannot be checked: unreachable, not the API, or refusing the key.
+  3  incomplete: nothing failed, but a selected check could not run (no --callback-listen, no
+     --other-merchant-api-key / --other-mode-api-key, a control API or simulation the target lacks);
+     the summary starts with what was not checked and why. --skip it by name to accept the gap.
 
 Example:
   export PAYMENTS_API_KEY=...   # from your CI's secret store
@@ -123,6 +142,7 @@ const OPTIONS = {
   'other-mode-api-key': { type: 'string' },
   strict: { type: 'boolean' },
   'check-rate-limit': { type: 'boolean' },
+  verbose: { type: 'boolean' },
 } as const;
 
 export const COMMAND = { name: 'payments-conformance', usage: USAGE, options: OPTIONS, module: import.meta.url } satisfies Command<typeof OPTIONS>;

@@ -2,9 +2,11 @@
 export { runConformance, isSelected, matchesPattern } from './run.js';
 export { loadContract, createContract, defaultSpecPath, type Contract } from './contract.js';
 export { CHECK_NAMES, PROFILES, PROFILE_CHECKS } from './types.js';
-export type { Check, CheckContext, CheckName, CheckResult, Finding, Outcome, Profile, RunOptions, RunSummary } from './types.js';
+export type { Check, CheckContext, CheckName, CheckResult, Finding, Outcome, Profile, RunCounts, RunOptions, RunSummary, Verdict } from './types.js';
+export { isNotRun, notRunReasons } from './verdict.js';
+export { preflight, type PreflightProblem } from './preflight.js';
 export { formatSummary, summaryTable, totalsLine, formatFinding } from './report/summary.js';
 export { createProgress, resultLine, type Progress, type ProgressStream } from './report/terminal.js';
 export { toJUnit } from './report/junit.js';
 export { toJsonReport, JSON_REPORT_FORMAT } from './report/json.js';
-export { main as runCli } from './cli.js';
+export { main as runCli, EXIT_STATUS } from './cli.js';

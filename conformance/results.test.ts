@@ -29,6 +29,22 @@ describe('mergeBySubject', () => {
     expect(merged).toMatchObject({ outcome: 'skipped', skippedReason: 'first', notes: ['skipped: second'] });
   });
 
+  it('is not applicable only when every scenario was not applicable', () => {
+    const [none] = mergeBySubject([result('skipped', { skippedReason: 'no rule', notApplicable: true }), result('skipped', { skippedReason: 'no example', notApplicable: true })]);
+    expect(none).toMatchObject({ outcome: 'skipped', skippedReason: 'no rule', notApplicable: true });
+  });
+
+  it('gives a subject none of whose scenarios ran the reason one could not run, so that the run counts it as not run', () => {
+    const [merged] = mergeBySubject([result('skipped', { skippedReason: 'no rule', notApplicable: true }), result('skipped', { skippedReason: 'no clock to move' })]);
+    expect(merged).toMatchObject({ outcome: 'skipped', skippedReason: 'no clock to move', notes: ['skipped: no rule'] });
+    expect(merged?.notApplicable).toBeUndefined();
+  });
+
+  it('keeps what each scenario left unchecked, once', () => {
+    const [merged] = mergeBySubject([result('passed', { unchecked: ['across modes'] }), result('passed', { unchecked: ['across modes'] })]);
+    expect(merged).toMatchObject({ outcome: 'passed', unchecked: ['across modes'] });
+  });
+
   it('keeps subjects apart, in the order they first appear', () => {
     const merged = mergeBySubject([result('passed', { subject: 'b' }), result('failed', { subject: 'a' }), result('passed', { subject: 'b' })]);
     expect(merged.map((r) => [r.subject, r.outcome, r.cases])).toEqual([['b', 'passed', 2], ['a', 'failed', 1]]);

@@ -9,6 +9,7 @@ import { createPacer } from './pacing/pacer.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { outcomeOf } from './results.js';
 import { syncTargetClock } from './target-clock.js';
+import { countsOf, verdictOf } from './verdict.js';
 import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
 
 /** `*` matches any run of characters; a pattern matches the check, the subject, or `check:subject`. */
@@ -76,7 +77,8 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
       const entry = observed.get(operation.operationId);
       const result: CheckResult = entry
         ? { check: 'response_conformance', subject: operation.operationId, outcome: outcomeOf(entry.findings), cases: entry.exchanges, findings: dedupe(entry.findings) }
-        : { check: 'response_conformance', subject: operation.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: 'no response of this operation was seen (all its checks were deselected)' };
+        : // Only --only/--skip can leave an operation unseen: what the user left out is not a check that could not run.
+          { check: 'response_conformance', subject: operation.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: 'no response of this operation was seen (all its checks were deselected)', notApplicable: true };
       results.push(result);
       options.onResult?.(result);
     }
@@ -85,6 +87,7 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   const wallMs = performance.now() - started;
   const requests = http.requestCount();
   const pacing = pacer.tally();
+  const counts = countsOf(results);
   return {
     baseUrl: options.baseUrl,
     profile: options.profile,
@@ -95,13 +98,10 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     rateLimitedResponses: pacing.rateLimited,
     rateLimitedOutsideRateLimitCheck: pacing.rateLimitedPaced,
     requestsPerRateLimit: pacing.requests.map(({ keyLabel, ...limit }) => ({ key: keyLabel, ...limit })),
+    verdict: verdictOf(counts),
+    selection: { only: options.only ?? [], skip: options.skip ?? [] },
     results,
-    counts: {
-      passed: results.filter((r) => r.outcome === 'passed').length,
-      failed: results.filter((r) => r.outcome === 'failed').length,
-      skipped: results.filter((r) => r.outcome === 'skipped').length,
-      warnings: results.reduce((sum, r) => sum + r.findings.filter((f) => f.severity === 'warning').length, 0),
-    },
+    counts,
   };
 }
 

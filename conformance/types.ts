@@ -52,6 +52,17 @@ export interface CheckResult {
   cases: number;
   findings: Finding[];
   skippedReason?: string;
+  /**
+   * On a skip: the subject has nothing this check could try (an operation without a request rule to break).
+   * Absent, a skip means the check could not run (a receiver, a key, a control API or a simulation missing),
+   * and the run is incomplete: the safe default, since a check that was not run has not passed.
+   */
+  notApplicable?: true;
+  /**
+   * On a result that ran: parts of it left out for want of something the run was not given (one of the
+   * isolation keys). They make the run incomplete, as a skip does; the cases that ran decide the outcome.
+   */
+  unchecked?: string[];
   /** What a reader needs to trust the outcome: cases not applicable here, expectations overridden by an option. */
   notes?: string[];
 }
@@ -97,6 +108,20 @@ export type ProgressEvent =
   | { kind: 'waiting'; check: CheckName; what: string; untilMs: number }
   | { kind: 'waited'; check: CheckName; what: string; tookMs: number };
 
+/**
+ * A run's verdict: `fail` when any check failed (it wins over the rest), `incomplete` when a check the run
+ * selected could not run or ran only in part (see CheckResult.notApplicable and unchecked), else `pass`.
+ */
+export type Verdict = 'pass' | 'fail' | 'incomplete';
+
+export interface RunCounts extends Record<Outcome, number> {
+  warnings: number;
+  /** Results the check could not run, wholly (a skip not marked not applicable) or in part (unchecked). */
+  notRun: number;
+  /** Skips marked not applicable; with the not-run skips they make up `skipped`. */
+  notApplicable: number;
+}
+
 export interface RunSummary {
   baseUrl: string;
   profile: Profile;
@@ -104,8 +129,11 @@ export interface RunSummary {
   wallMs: number;
   requests: number;
   requestsPerSecond: number;
+  verdict: Verdict;
+  /** The --only and --skip patterns: what the user left out by name is not counted as not run. */
+  selection: { only: string[]; skip: string[] };
   results: CheckResult[];
-  counts: Record<Outcome, number> & { warnings: number };
+  counts: RunCounts;
   /** 429 answers met during the run, the rate_limit check's included (it drives a limit past on purpose). */
   rateLimitedResponses?: number;
   /**

@@ -119,9 +119,9 @@ function inertRequest(request: RequestSpec): RequestSpec {
 function plan(context: CheckContext, operation: OperationModel): OperationPlan {
   const { contract, http } = context;
   const schemes = securitySchemes(contract, operation);
-  if (schemes.length === 0) return { operation, cases: [], notes: [], skippedReason: 'the contract lets this operation be called without a key' };
+  if (schemes.length === 0) return { operation, cases: [], notes: [], skippedReason: 'the contract lets this operation be called without a key', notApplicable: true };
   const unauthorized = contract.response(operation, 401);
-  if (!unauthorized) return { operation, cases: [], notes: [], skippedReason: 'the operation documents no 401 answer' };
+  if (!unauthorized) return { operation, cases: [], notes: [], skippedReason: 'the operation documents no 401 answer', notApplicable: true };
   const { cases, notes } = authCases(context, schemes.some(isBasic));
   return {
     operation,

@@ -223,10 +223,11 @@ async function checkOperation(context: CheckContext, operation: OperationModel, 
     }
   }
   const missing = (['merchant', 'mode'] as const).filter((relation) => !sides.some((s) => s.relation === relation));
-  notes.push(...missing.map((relation) => `across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`));
+  // A key not given leaves half the check undone: that makes the run incomplete, not a note to overlook.
+  const unchecked = missing.map((relation) => `across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`);
   const extra = notes.length > 0 ? { notes } : {};
-  if (cases === 0) return { check: 'isolation', subject: operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: notes.join('; '), ...extra };
-  return { check: 'isolation', subject: operation.operationId, outcome: outcomeOf(findings), cases, findings, ...extra };
+  if (cases === 0) return { check: 'isolation', subject: operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: [...notes, ...unchecked].join('; '), ...extra };
+  return { check: 'isolation', subject: operation.operationId, outcome: outcomeOf(findings), cases, findings, ...extra, ...(unchecked.length > 0 ? { unchecked } : {}) };
 }
 
 export const isolation: Check = {

@@ -49,6 +49,7 @@ function plan(context: CheckContext, operation: OperationModel): OperationPlan {
     operation,
     notes,
     skippedReason: 'the operation declares no request rule that can be broken',
+    notApplicable: true,
     cases: requests.map((request) => ({ what: request.what, spec: request.spec, judge: (exchange) => judge(context, operation, request, exchange) })),
   };
 }

@@ -22,8 +22,10 @@ export interface OperationPlan {
   cases: RequestCase[];
   /** Cases not run here and why (shown in reports, not counted). */
   notes: string[];
-  /** Set when the operation has nothing to check; the result is then `skipped`. */
+  /** Why the operation has nothing to check, when it has not; the result is then `skipped`. */
   skippedReason?: string;
+  /** The reason says the operation offers nothing to try (not that a case could not be sent): see CheckResult.notApplicable. */
+  notApplicable?: true;
 }
 
 export async function runPlans(context: CheckContext, check: CheckName, plans: OperationPlan[]): Promise<CheckResult[]> {
@@ -37,7 +39,7 @@ export async function runPlans(context: CheckContext, check: CheckName, plans: O
     const findings = found.filter((f) => f.index === index).flatMap((f) => f.findings);
     const notes = plan.notes.length > 0 ? { notes: plan.notes } : {};
     if (plan.cases.length === 0) {
-      return { check, subject: plan.operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: plan.skippedReason ?? 'no case applies to this operation', ...notes };
+      return { check, subject: plan.operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: plan.skippedReason ?? 'no case applies to this operation', ...(plan.notApplicable ? { notApplicable: true } : {}), ...notes };
     }
     return { check, subject: plan.operation.operationId, outcome: outcomeOf(findings), cases: plan.cases.length, findings, ...notes };
   });

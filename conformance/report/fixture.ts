@@ -1,4 +1,5 @@
-// A small run summary with one of everything (pass, failure, warning, skip, note) for the report tests.
+// A small run summary with one of everything (pass, failure, warning, skip not run, skip not applicable,
+// note) for the report tests.
 import type { CheckResult, RunSummary } from '../types.js';
 
 export const FIXTURE_RESULTS: CheckResult[] = [
@@ -21,6 +22,7 @@ export const FIXTURE_RESULTS: CheckResult[] = [
   },
   { check: 'response_conformance', subject: 'getBalance', outcome: 'passed', cases: 2, findings: [{ severity: 'warning', message: '/amount matches a known variant', schemaPath: '#/properties/amount/type' }], notes: ['one case relaxed'] },
   { check: 'auth', subject: 'getBalance', outcome: 'skipped', cases: 0, findings: [], skippedReason: 'the target cannot tell keys apart' },
+  { check: 'negative_data', subject: 'getBalance', outcome: 'skipped', cases: 0, findings: [], skippedReason: 'the operation declares no request rule that can be broken', notApplicable: true },
   { check: 'response_conformance', subject: 'createCustomer', outcome: 'failed', cases: 1, findings: [{ severity: 'failure', message: 'status 418 is not documented' }], notes: ['one case relaxed'] },
 ];
 
@@ -33,7 +35,9 @@ export function fixtureSummary(): RunSummary {
     wallMs: 2500,
     requests: 250,
     requestsPerSecond: 100,
+    verdict: 'fail',
+    selection: { only: [], skip: [] },
     results: FIXTURE_RESULTS,
-    counts: { passed: 2, failed: 2, skipped: 1, warnings: 1 },
+    counts: { passed: 2, failed: 2, skipped: 2, notRun: 1, notApplicable: 1, warnings: 1 },
   };
 }

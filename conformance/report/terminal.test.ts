@@ -8,14 +8,24 @@ function capture(isTTY: boolean): { stream: { write: (text: string) => void; isT
 }
 
 describe('live progress', () => {
-  it('writes one plain line per result when not on a terminal (CI)', () => {
+  it('writes nothing when not on a terminal (CI): the summary says it all', () => {
     const { stream, text } = capture(false);
     const progress = createProgress(stream);
+    FIXTURE_RESULTS.forEach(progress.onResult);
+    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1 });
+    progress.finish();
+    expect(text()).toBe('');
+  });
+
+  it('writes one plain line per result when not on a terminal, with verbose', () => {
+    const { stream, text } = capture(false);
+    const progress = createProgress(stream, undefined, { verbose: true });
     FIXTURE_RESULTS.forEach(progress.onResult);
     progress.finish();
     expect(text().split('\n').slice(0, -1)).toEqual(FIXTURE_RESULTS.map(resultLine));
     expect(text()).toContain('FAIL positive_data createCustomer: 1 failure(s), first: body does not match');
     expect(text()).toContain('SKIP auth getBalance: the target cannot tell keys apart');
+    expect(text()).toContain('SKIP negative_data getBalance: not applicable: the operation declares no request rule that can be broken');
   });
 
   it('rewrites a single line on a terminal, counting failures so far, and clears it at the end', () => {
@@ -28,15 +38,15 @@ describe('live progress', () => {
     }
     const frames = text().split('\r\u001b[2K').filter((frame) => frame !== '');
     expect(frames).toHaveLength(FIXTURE_RESULTS.length);
-    expect(frames.at(-1)).toMatch(/^5 checks done on 2 operations, 2 failed so far, 2\.5 s/);
+    expect(frames.at(-1)).toMatch(/^6 checks done on 2 operations, 2 failed so far, 3\.0 s/);
     expect(frames.every((frame) => frame.length <= 59 && !frame.includes('\n'))).toBe(true);
     progress.finish();
     expect(text().endsWith('\r\u001b[2K')).toBe(true);
   });
 
-  it('writes one line per finished wait in CI, and nothing for work or waits under way', () => {
+  it('writes one line per finished wait in CI with verbose, and nothing for work or waits under way', () => {
     const { stream, text } = capture(false);
-    const progress = createProgress(stream);
+    const progress = createProgress(stream, undefined, { verbose: true });
     progress.onProgress({ kind: 'working', check: 'callbacks', what: 'running' });
     progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', untilMs: 15_000 });
     progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1_234 });

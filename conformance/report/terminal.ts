@@ -1,7 +1,8 @@
 // Live progress while a run goes on. On a terminal: one line, rewritten in place, with the results and
 // subjects done, the failures so far and what the suite is doing or waiting for (which check, which
-// callback, how long the wait may still last, counted down). Elsewhere (CI logs): one plain line per result
-// and one per finished wait, since a rewritten line would only pile up carriage returns in the log.
+// callback, how long the wait may still last, counted down). Elsewhere (CI logs): nothing, since the summary
+// says it all and a rewritten line would only pile up carriage returns in the log; with `verbose`, one plain
+// line per result and one per finished wait.
 import type { CheckName, CheckResult, ProgressEvent } from '../types.js';
 
 export interface ProgressStream {
@@ -21,6 +22,11 @@ export interface Progress {
   finish: () => void;
 }
 
+export interface ProgressOptions {
+  /** Off a terminal, one line per result and per finished wait (by default nothing). */
+  verbose?: boolean;
+}
+
 const LABEL = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
 /** How often the terminal line counts a wait down. */
 const REFRESH_MS = 250;
@@ -31,7 +37,7 @@ export function resultLine(result: CheckResult): string {
     result.outcome === 'failed'
       ? `: ${result.findings.filter((f) => f.severity === 'failure').length} failure(s), first: ${result.findings.find((f) => f.severity === 'failure')?.message ?? ''}`
       : result.outcome === 'skipped'
-        ? `: ${result.skippedReason ?? 'no reason given'}`
+        ? `: ${result.notApplicable ? 'not applicable: ' : ''}${result.skippedReason ?? 'no reason given'}`
         : ` (${result.cases} case${result.cases === 1 ? '' : 's'})`;
   return `${LABEL[result.outcome]} ${result.check} ${result.subject}${detail}`;
 }
@@ -53,12 +59,13 @@ function activity(check: CheckName | undefined, working: string | undefined, wai
   return check && working ? `${check}: ${working}` : undefined;
 }
 
-export function createProgress(stream: ProgressStream, now: () => number = () => performance.now()): Progress {
+export function createProgress(stream: ProgressStream, now: () => number = () => performance.now(), options: ProgressOptions = {}): Progress {
   if (!stream.isTTY) {
+    const verbose = options.verbose === true;
     return {
-      onResult: (result) => void stream.write(`${resultLine(result)}\n`),
+      onResult: (result) => void (verbose && stream.write(`${resultLine(result)}\n`)),
       onProgress: (event) => {
-        if (event.kind === 'waited') stream.write(`${waitedLine(event)}\n`);
+        if (verbose && event.kind === 'waited') stream.write(`${waitedLine(event)}\n`);
       },
       finish: () => undefined,
     };

@@ -6,7 +6,9 @@ import { mutants as authMutants } from '../mutants/catalogue/auth.js';
 import { mutants as isolationMutants } from '../mutants/catalogue/isolation.js';
 import { failedResults, type MutantTarget, runAgainst, runMutant, startMutant } from '../mutants/runner.js';
 import type { Mutant } from '../mutants/types.js';
+import { runConformance } from '../run.js';
 import type { RunSummary } from '../types.js';
+import { notRunReasons } from '../verdict.js';
 
 const messages = (summary: RunSummary, subject: string): string[] => summary.results.filter((r) => r.subject === subject && r.outcome === 'failed').flatMap((r) => r.findings.map((f) => f.message));
 
@@ -31,7 +33,22 @@ describe('the sandbox as it is', () => {
     expect(summary.results.filter((r) => r.outcome === 'skipped').map((r) => `${r.check}:${r.subject}: ${r.skippedReason ?? ''}`)).toEqual([]);
     // Both foreign keys were tried on every operation that addresses an object.
     for (const result of isolation) expect(result.cases, result.subject).toBeGreaterThanOrEqual(2);
+    expect(summary.verdict).toBe('pass');
   });
+
+  it('is incomplete with one foreign key only: the other half of each case was not run, and says which key it needs', async () => {
+    const oneKey = await runConformance({ baseUrl: target.url, apiKey: target.keys.test, profile: 'stateful', only: ['isolation'], timeoutMs: 15_000, concurrency: 8, strict: false, isolation: { otherMerchantKey: target.keys.otherMerchantTest } });
+    expect(failedResults(oneKey)).toEqual([]);
+    expect(oneKey.verdict).toBe('incomplete');
+    const isolation = oneKey.results.filter((r) => r.check === 'isolation');
+    for (const result of isolation) expect(notRunReasons(result), result.subject).toEqual([expect.stringMatching(/^across modes: not tried, give .*--other-mode-api-key/)]);
+  }, 60_000);
+
+  it('is incomplete without the foreign keys, and complete when isolation is left out by name', async () => {
+    const base = { baseUrl: target.url, apiKey: target.keys.test, profile: 'stateful' as const, timeoutMs: 15_000, concurrency: 8, strict: false };
+    expect((await runConformance({ ...base, only: ['isolation', 'auth:getBalance'] })).verdict).toBe('incomplete');
+    expect((await runConformance({ ...base, only: ['isolation', 'auth:getBalance'], skip: ['isolation'] })).verdict).toBe('pass');
+  }, 60_000);
 });
 
 const expected: Record<string, { subject: string; message: RegExp }> = {

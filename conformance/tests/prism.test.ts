@@ -6,6 +6,7 @@ import { startMock, type RunningMock } from '../mock/serve.js';
 import { formatSummary, totalsLine } from '../report/summary.js';
 import { runConformance } from '../run.js';
 import { PROFILE_CHECKS, type RunSummary } from '../types.js';
+import { isNotRun, notRunReasons } from '../verdict.js';
 
 const contract = loadContract();
 let mock: RunningMock;
@@ -27,6 +28,11 @@ describe('the stateless profile against the Prism mock', () => {
     const failed = summary.results.filter((r) => r.outcome === 'failed');
     expect(failed.length, formatSummary(summary)).toBe(0);
     expect(summary.counts.failed).toBe(0);
+  });
+
+  it('is complete: nothing the profile selects was left unchecked (only checks that do not apply are skipped)', () => {
+    expect(summary.results.filter(isNotRun).map((r) => `${r.check} ${r.subject}: ${notRunReasons(r).join('; ')}`)).toEqual([]);
+    expect(summary.verdict).toBe('pass');
   });
 
   it('gives a reason for every skipped check', () => {

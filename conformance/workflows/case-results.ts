@@ -58,6 +58,8 @@ export async function runCases(context: CheckContext, check: CheckName, cases: S
       ...notRun.map((u) => `${u.label}: not run: ${u.reason}`),
     ];
     const outcome = mine.some((r) => r.result.outcome === 'failed') ? 'failed' : mine.some((r) => r.result.outcome === 'passed') ? 'passed' : 'skipped';
+    // A subject none of whose cases ran does not apply only if no case of it was left out for want of something.
+    const notApplicable = outcome === 'skipped' && notRun.length === 0 && mine.every((r) => r.result.notApplicable === true);
     return {
       check,
       subject,
@@ -66,6 +68,7 @@ export async function runCases(context: CheckContext, check: CheckName, cases: S
       findings,
       ...(notes.length > 0 ? { notes } : {}),
       ...(outcome === 'skipped' ? { skippedReason: notes.join('; ') || 'no case could run' } : {}),
+      ...(notApplicable ? { notApplicable: true as const } : {}),
     };
   });
 }

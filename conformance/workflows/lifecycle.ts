@@ -16,7 +16,7 @@ export function lifecycleWorkflow(subject: string, machineKey: string): Workflow
     script: async (s, env) => {
       const { machine, create } = creationOrSkip(s, machineKey);
       const { read, update } = resourceOrSkip(s, create, ['read', 'update']);
-      const expiry = expiryField(machine) ?? s.skip(`the state machine ${machine.key} ends no state by time`);
+      const expiry = expiryField(machine) ?? s.notApplicable(`the state machine ${machine.key} ends no state by time`);
 
       const created = await s.succeed('create', create, buildRequest(s.contract, create, { body: freshBody(s, env, create, expiry) }));
       const id = createdId(s, 'create', created, create, read);
@@ -34,11 +34,11 @@ export function lifecycleWorkflow(subject: string, machineKey: string): Workflow
       s.require(stale.length === 0, 'update', updated.exchange, `the answer does not show the updated ${stale.join(', ')}`);
 
       const ending = endingTransition(machine, state);
-      if (!ending || ending.trigger.operation !== update.operationId) return s.skip(`the state machine ${machine.key} has no transition by ${update.operationId} from ${state} into a final state`);
+      if (!ending || ending.trigger.operation !== update.operationId) return s.notApplicable(`the state machine ${machine.key} has no transition by ${update.operationId} from ${state} into a final state`);
       const expired = await s.succeed('expire', update, itemRequest(s, update, id, withFields({}, { [expiry]: pastTimestamp() })));
       requireState(s, 'expire', expired, machine, [ending.to]);
 
-      const code = errorInState(machine, ending.to, update.operationId) ?? s.skip(`the state machine ${machine.key} documents no error for ${update.operationId} in ${ending.to}`);
+      const code = errorInState(machine, ending.to, update.operationId) ?? s.notApplicable(`the state machine ${machine.key} documents no error for ${update.operationId} in ${ending.to}`);
       await s.reject('update when ended', update, itemRequest(s, update, id, change), code);
     },
   };

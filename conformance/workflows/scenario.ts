@@ -15,7 +15,11 @@ export class StepFailed extends Error {}
 
 /** Thrown when the target cannot exercise the scenario (its configuration, or the contract lacks a piece). */
 export class ScenarioSkipped extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The contract gives the scenario nothing to try, rather than the target or the run lacking something. */
+    readonly notApplicable = false,
+  ) {
     super(reason);
   }
 }
@@ -134,8 +138,14 @@ export class Scenario {
     return value;
   }
 
+  /** Stops a scenario that cannot run here (a control API, a clock, a setting missing): the run is then incomplete. */
   skip(reason: string): never {
     throw new ScenarioSkipped(reason);
+  }
+
+  /** Stops a scenario the contract gives nothing to try (no such state machine, no example): not a gap in the run. */
+  notApplicable(reason: string): never {
+    throw new ScenarioSkipped(reason, true);
   }
 
   /** A documented refusal because of the target's settings or balance means the scenario cannot run there. */
@@ -174,7 +184,7 @@ export async function runScenario(context: CheckContext, check: CheckName, subje
   } catch (error) {
     if (error instanceof ScenarioSkipped) {
       const failed = outcomeOf(scenario.findings) === 'failed';
-      return result({ outcome: failed ? 'failed' : 'skipped', skippedReason: error.reason });
+      return result({ outcome: failed ? 'failed' : 'skipped', skippedReason: error.reason, ...(error.notApplicable && !failed ? { notApplicable: true } : {}) });
     }
     if (!(error instanceof StepFailed)) {
       // A bug or an unforeseen answer shape must not end the run: it is this subject's failure.

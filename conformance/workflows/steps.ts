@@ -33,14 +33,14 @@ export interface Workflow {
 
 /** The state machine a workflow follows and the operation that creates its resource, or a skip. */
 export function creationOrSkip(scenario: Scenario, key: string): { machine: StateMachine; create: OperationModel } {
-  return machineWithCreation(scenario.contract, key) ?? scenario.skip(`the contract has no state machine ${key} with an operation that creates its resource`);
+  return machineWithCreation(scenario.contract, key) ?? scenario.notApplicable(`the contract has no state machine ${key} with an operation that creates its resource`);
 }
 
 /** The resource operations a workflow needs, or a skip naming the missing one. */
 export function resourceOrSkip<K extends keyof ResourceOperations>(scenario: Scenario, create: OperationModel, needed: K[]): ResourceOperations & Required<Pick<ResourceOperations, K>> {
   const operations = resourceOperations(scenario.contract, create);
   const missing = needed.filter((role) => operations[role] === undefined);
-  if (missing.length > 0) scenario.skip(`the contract has no ${missing.join(' or ')} operation for what ${create.operationId} creates`);
+  if (missing.length > 0) scenario.notApplicable(`the contract has no ${missing.join(' or ')} operation for what ${create.operationId} creates`);
   return operations as ResourceOperations & Required<Pick<ResourceOperations, K>>;
 }
 
@@ -49,7 +49,7 @@ export function resourceOrSkip<K extends keyof ResourceOperations>(scenario: Sce
  * and, when the run has a public callback address, that address in the field a webhook is delivered to.
  */
 export function freshBody(scenario: Scenario, env: WorkflowEnv, operation: OperationModel, expiry?: string): Json {
-  const example = bodyExamples(scenario.contract, operation)[0]?.value ?? scenario.skip(`${operation.operationId} has no request body example to build from`);
+  const example = bodyExamples(scenario.contract, operation)[0]?.value ?? scenario.notApplicable(`${operation.operationId} has no request body example to build from`);
   const body = withFutureTime(scenario.contract, operation, uniquify(scenario.contract, operation, example, env.unique), expiry);
   const publicUrl = scenario.context.options.callbacks?.publicUrl;
   const destinations = scenario.contract.model.webhooks.map((webhook) => webhook.delivery.destination).filter(isObject).map((destination) => destination.request_field).filter(isObject);

@@ -48,14 +48,14 @@ function outcomeWorkflow(subject: string, machineKey: string, expected: Expectat
     steps: ['create', 'poll state'],
     script: async (s, env) => {
       const { machine, create } = creationOrSkip(s, machineKey);
-      const field = typeof create.testMode?.field === 'string' ? create.testMode.field : s.skip(`${create.operationId} has no test-mode field`);
+      const field = typeof create.testMode?.field === 'string' ? create.testMode.field : s.notApplicable(`${create.operationId} has no test-mode field`);
       const example = freshBody(s, env, create);
       const listed = expectations(s.contract, machineKey).flatMap((e) => (e.value === undefined ? [] : [e.value]));
       if (expected.value === undefined && listed.includes(getPath(example, field) ?? null)) return s.skip(`the example's ${field} selects a listed test-mode outcome, so the default outcome cannot be exercised`);
       const body = expected.value === undefined ? example : setPath(example, field, expected.value);
 
       await s.succeed('create', create, buildRequest(s.contract, create, { body }));
-      const wanted = typeof expected.outcome.status === 'string' ? expected.outcome.status : s.skip('the test-mode outcome names no state');
+      const wanted = typeof expected.outcome.status === 'string' ? expected.outcome.status : s.notApplicable('the test-mode outcome names no state');
       const { state, answer } = await pollUntilFinal(s, env, machineKey, body);
       if (state === undefined || !machine.final.includes(state)) {
         const callback = typeof create.testMode?.callback === 'string' ? ` (the ${create.testMode.callback} callback, checked by the callbacks check)` : '';
@@ -78,7 +78,7 @@ function outcomeWorkflow(subject: string, machineKey: string, expected: Expectat
 export function testModeWorkflows(contract: Contract, prefix: string, machineKey: string): Workflow[] {
   const all = expectations(contract, machineKey);
   if (all.length === 0) {
-    return [{ subject: prefix, steps: [], script: async (s) => s.skip(`the creation of ${machineKey} documents no test-mode outcomes`) }];
+    return [{ subject: prefix, steps: [], script: async (s) => s.notApplicable(`the creation of ${machineKey} documents no test-mode outcomes`) }];
   }
   return all.map((expected) => outcomeWorkflow(`${prefix}:${expected.value === undefined ? 'default' : String(expected.value)}`, machineKey, expected));
 }
