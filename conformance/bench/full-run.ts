@@ -4,6 +4,13 @@
 // suite's own, and the bench's including the sandbox's start), the requests, each check's time and the
 // pass/fail counts. Figures, and the exit status of the run: 0 when no check failed.
 //
+// The sandbox keeps its rate limits on, as `npm start` does, and the suite paces itself to them. Beside the
+// wall time the bench prints the floor those limits put under it: a key may send a group's `limit` requests
+// per `window_seconds`, so the run's requests of one key and group take at least requests / (limit /
+// window_seconds) seconds; the floor is the largest of those over keys and groups (the groups are counted
+// apart, so they could all proceed side by side; checks that wait on one another make the run longer). It
+// also prints the 429s met: outside the rate_limit check, a paced run meets none.
+//
 //   npm run bench:conformance [-- --rounds N]
 //
 // The sandbox runs as its own process (as `npm start` would), so it does not share an event loop with the
@@ -71,6 +78,17 @@ async function round(live: boolean): Promise<Round> {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
+/** The least time the documented limits allow the run's requests (see the header), and each key and group's share. */
+function rateLimitFloor(summary: RunSummary): string[] {
+  const spans = (summary.requestsPerRateLimit ?? []).map((entry) => ({ ...entry, seconds: entry.requests / (entry.limit / entry.windowSeconds) }));
+  if (spans.length === 0) return ['  rate-limit floor:  none (no request had a documented limit)'];
+  const slowest = spans.reduce((most, span) => (span.seconds > most.seconds ? span : most));
+  return [
+    `  rate-limit floor:  ${seconds(slowest.seconds * 1000)} (${slowest.group} of ${slowest.key}); the suite took ${(summary.wallMs / 1000 / slowest.seconds).toFixed(2)}x it`,
+    ...spans.map((span) => `    ${`${span.group} of ${span.key}`.padEnd(40)} ${String(span.requests).padStart(5)} requests at ${span.limit} per ${span.windowSeconds} s: ${seconds(span.seconds * 1000)}`),
+  ];
+}
+
 function report(result: Round, index: number): string {
   const { summary } = result;
   const checks = CHECK_NAMES.filter((check) => summary.results.some((r) => r.check === check));
@@ -84,9 +102,11 @@ function report(result: Round, index: number): string {
     return `  ${check.padEnd(width)}  ${(took === undefined ? 'in others' : seconds(took)).padStart(9)}   ${passed} passed, ${failed} failed, ${skipped} skipped`;
   });
   return [
-    `round ${index + 1}: full profile against the sandbox at its defaults (callback retries ${contractRetryDelayMs()} ms apart)`,
+    `round ${index + 1}: full profile against the sandbox at its defaults (rate limits on, as npm start has them; callback retries ${contractRetryDelayMs()} ms apart)`,
     `  suite wall time:   ${seconds(summary.wallMs)}   (bench, with the sandbox's start of ${seconds(result.startMs)}: ${seconds(result.benchWallMs)})`,
     `  requests:          ${summary.requests} (${Math.round(summary.requestsPerSecond)}/s)`,
+    ...rateLimitFloor(summary),
+    `  429s met:          ${summary.rateLimitedResponses ?? 0} (${summary.rateLimitedOutsideRateLimitCheck ?? 0} outside the rate_limit check)`,
     `  results:           ${summary.counts.passed} passed, ${summary.counts.failed} failed, ${summary.counts.skipped} skipped, ${summary.counts.warnings} warning(s)`,
     '  per check:',
     ...perCheck,
