@@ -127,7 +127,8 @@ function judgeWebhook(context: CheckContext, receiver: CallbackReceiver, plan: P
   const retry = plan.retry;
   if (retry?.expected.overriddenFromMs !== undefined) notes.push(`retry spacing judged against ${retry.expected.intervalMs} ms (${retry.source}), not the contract's ${retry.expected.overriddenFromMs} ms`);
   const retryMeasured = retry !== undefined && triggered.some((w) => w.event === retry.event);
-  if (retry && !retryMeasured) notes.push('retries not measured: the event chosen for it could not be triggered');
+  // Not measured is not passed: the run is incomplete, as for a gap the data cannot decide.
+  if (retry && !retryMeasured) unchecked.push('retries not measured: the event chosen for it could not be triggered');
   const drive = retry ? drives.get(retry.event) : undefined;
   if (retryMeasured && drive?.by === 'clock') {
     notes.push(`retries brought on by moving the target's clock (${drive.clock.operation.operationId}) and timed in its own time from its delivery records (${drive.deliveries.operation.operationId})`);
