@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the tests need from Debian: headless Chromium for the docs browser test, and PostgreSQL 15's
+# Installs what the tests need from Debian: headless Chromium for the docs browser test, PostgreSQL 15's
 # server programs for the PostgreSQL store's tests (each test starts a throwaway server of its own with them;
-# nothing is started here). Idempotent: does nothing when both are already there. Never downloads a browser build.
+# nothing is started here), and faketime, which runs the date-sensitive suites years ahead (.ci/time-travel.sh).
+# Idempotent: does nothing when all are already there. Never downloads a browser build.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/lib/postgresql/15/bin/pg_ctl ] || missing+=(postgresql)
+command -v faketime >/dev/null || missing+=(faketime)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the suites whose verdict could depend on the date under Debian's faketime, 400 days and 3 years ahead,
+# so that an example, fixture or test that holds a date a rule will one day refuse fails CI the day it is
+# written rather than the day its date passes. The list is the one place that names them: every test that
+# reads the clock or sends the contract's time-bound examples (`npm run test:time-travel`; .ci/run runs it
+# after `npm test`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v faketime >/dev/null || bash .ci/install-system-deps.sh
+
+suites=(
+  # The contract's own time rules and the examples' re-dating.
+  generator/model/example-time.test.ts
+  spec/tests/example-times.test.ts
+  conformance/data/requests.test.ts
+  conformance/data/trigger-requests.test.ts
+  conformance/target-clock.test.ts
+  # The full profile against the sandbox, which compares every expiry with its clock.
+  conformance/tests/sandbox-full.test.ts
+  conformance/tests/faults-existing-families.test.ts
+)
+
+for offset in '+400 days' '+3 years'; do
+  echo "== $(faketime "$offset" date -u +%FT%TZ) (faketime $offset)"
+  faketime "$offset" npx vitest run "${suites[@]}"
+  # The mutants' baseline is the full profile against the unmutated sandbox; the past-expiry mutants with it.
+  faketime "$offset" npm run conformance:mutants -- --family negative_data --fast
+done
