@@ -140,6 +140,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     const index = name ? indexNamed.get(name) : undefined;
     return index ? new DuplicateKeyError(index.collection, index.field, String(record[index.field])) : error;
   };
+  /** The first `count` rows of `rows`; the statement is let go of once they are read. */
+  const firstRows = <Row>(rows: IterableIterator<Row>, count: number): Row[] => {
+    const taken: Row[] = [];
+    if (count <= 0) return (rows.return?.(), taken);
+    for (const row of rows) if (taken.push(row) === count) break;
+    return taken;
+  };
   /** The rows `options` keeps, parsed (only those: rows left out by an offset are never parsed). */
   const parsePage = <T>(rows: RecordRow[], options?: FindOptions): T[] => pageOf(rows, options).map((row) => JSON.parse(row.data) as T);
 
@@ -153,7 +160,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
       const order = options?.order ?? 'newest';
       const statement = lookup(keyOf(collection, field), options?.limit === 1 ? `${order}1` : order);
-      return parsePage<T>(statement.all(sqlValue(value), scope.merchantId, scope.mode), options);
+      const args = [sqlValue(value), scope.merchantId, scope.mode];
+      // With a limit, rows are read only as far as the page ends (the SQL has none, see `lookup`).
+      const rows = options?.limit === undefined ? statement.all(...args) : firstRows(statement.iterate(...args), (options.offset ?? 0) + options.limit);
+      return parsePage<T>(rows, options);
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const statements = statementsFor(collection);

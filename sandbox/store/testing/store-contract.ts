@@ -215,6 +215,21 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       expect(await store.list('things', merchantA, { offset: 4 })).toEqual([]);
     });
 
+    it('finds a page of a lookup, either way, and reads and writes on after it in the same transaction', async () => {
+      const store = await open();
+      for (const id of ['1', '2', '3', '4', '5']) await store.insert('things', merchantA, thing(id));
+      const ids = (records: JsonRecord[]): string[] => records.map((r) => r.id);
+      await store.transaction(async (tx) => {
+        expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { limit: 2 }))).toEqual(['5', '4']);
+        expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { offset: 2, limit: 2 }))).toEqual(['3', '2']);
+        expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { order: 'oldest', offset: 1, limit: 3 }))).toEqual(['2', '3', '4']);
+        expect(await tx.findBy('things', merchantA, 'state', 'open', { limit: 0 })).toEqual([]);
+        // A lookup stopped at its page has let go of what it read: the same transaction goes on.
+        await tx.insert('things', merchantA, thing('6'));
+        expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { limit: 2 }))).toEqual(['6', '5']);
+      });
+    });
+
     it('refuses an update that would duplicate a unique value, and keeps the record as it was', async () => {
       const store = await open();
       await store.insert('things', merchantA, thing('1'));
