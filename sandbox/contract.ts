@@ -132,15 +132,29 @@ export function controlDefaults(name: string): Readonly<Record<string, Json>> {
   return Object.fromEntries(Object.entries(isObject(properties) ? properties : {}).flatMap(([property, schema]) => (isObject(schema) && schema.default !== undefined ? [[property, schema.default]] : [])));
 }
 
-/** At most how many entries the operation's 200 answer lists (its array's `maxItems`, decision `list-bounds`). */
-export function listLimit(operationId: string): number {
-  const schema = dereference(document, contractOperation(operationId).responses.find((response) => response.status === 200)?.schema);
+/** The `maxItems` of the array `operationId` answers with 200 in `source` (decision `list-bounds`). */
+function listLimitOf(source: JsonObject, operations: OperationModel[], operationId: string): number {
+  const operation = operations.find((candidate) => candidate.operationId === operationId);
+  if (!operation) throw new Error(`the contract has no operation ${operationId}`);
+  const schema = dereference(source, operation.responses.find((response) => response.status === 200)?.schema);
   const limit = isObject(schema) ? schema.maxItems : undefined;
   if (typeof limit !== 'number') throw new Error(`${operationId} 200 is not a list with maxItems`);
   return limit;
 }
 
+/** At most how many entries the service operation's 200 answer lists (its array's `maxItems`, decision `list-bounds`). */
+export function listLimit(operationId: string): number {
+  return listLimitOf(document, model.operations, operationId);
+}
+
+const controlModel = readModel(controlDocument);
+
+/** At most how many entries the control operation's 200 answer lists (its array's `maxItems`). */
+export function controlListLimit(operationId: string): number {
+  return listLimitOf(controlDocument, controlModel.operations, operationId);
+}
+
 /** The service's rate limits by operationId (`x-rate-limits`, `x-rate-limit`). */
 export const serviceRateLimits: RateLimitTable = rateLimitTable(model.operations);
 /** The control API's, from its own contract. */
-export const controlRateLimits: RateLimitTable = rateLimitTable(readModel(controlDocument).operations);
+export const controlRateLimits: RateLimitTable = rateLimitTable(controlModel.operations);

@@ -7,6 +7,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
 import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
+import { controlListLimit } from '../contract.js';
 import type { Leases } from '../cluster/leases.js';
 import { createRetention, type RetentionOptions } from './retention.js';
 
@@ -29,7 +30,7 @@ export interface ListFilter {
 export type ResendOutcome = { kind: 'resent'; delivery: DeliveryRecord } | { kind: 'not_found' } | { kind: 'pending' };
 
 export interface Outbox extends Callbacks {
-  /** The scope's deliveries, newest first. */
+  /** The scope's newest deliveries matching `filter`, newest first: at most LISTED_DELIVERIES. */
   list(scope: Scope, filter?: ListFilter): Promise<DeliveryRecord[]>;
   get(scope: Scope, id: string): Promise<DeliveryRecord | undefined>;
   /** A fresh delivery of a delivered or failed delivery's payload, to the URL configured now. */
@@ -66,6 +67,25 @@ function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { 
   } catch (error) {
     if (error instanceof WebhookPayloadError) throw error;
     return { urlProblem: `the callback URL is not an absolute URL: ${url ?? ''}` };
+  }
+}
+
+/**
+ * At most how many deliveries a list holds: the control contract's bound on listCallbackDeliveries. Retention
+ * keeps more than that at times (it looks every so many deliveries, and never removes a pending one).
+ */
+export const LISTED_DELIVERIES = controlListLimit('listCallbackDeliveries');
+
+/**
+ * The newest `limit` of the records `page` reads (newest first, a page at a time) that `keep` accepts: for a
+ * filter on two fields, as the store looks up one. Each page is `limit` records, so memory stays bounded.
+ */
+async function newestKept<T>(page: (offset: number, limit: number) => Promise<T[]>, keep: (record: T) => boolean, limit: number): Promise<T[]> {
+  const kept: T[] = [];
+  for (let offset = 0; ; offset += limit) {
+    const records = await page(offset, limit);
+    for (const record of records) if (keep(record) && kept.push(record) === limit) return kept;
+    if (records.length < limit) return kept;
   }
 }
 
@@ -109,13 +129,16 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
   return {
     enqueue: async (tx, scope, webhookOperationId, payload, url) => void (await enqueue(tx, scope, webhookOperationId, payload, url, null)),
-    list: async (scope, filter = {}) => {
-      const records = filter.state
-        ? await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', filter.state)
-        : filter.webhook
-          ? await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', filter.webhook)
-          : await store.list<DeliveryRecord>(DELIVERIES_COLLECTION, scope);
-      return records.filter((record) => (!filter.state || record.state === filter.state) && (!filter.webhook || record.webhook === filter.webhook));
+    // Bounded in the store (FindOptions.limit), so a long history is neither read nor answered whole.
+    list: async (scope, { state, webhook } = {}) => {
+      const newest = { limit: LISTED_DELIVERIES };
+      if (state && webhook) {
+        const page = (offset: number, limit: number) => store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', webhook, { offset, limit });
+        return newestKept(page, (record) => record.state === state, LISTED_DELIVERIES);
+      }
+      if (state) return store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', state, newest);
+      if (webhook) return store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', webhook, newest);
+      return store.list<DeliveryRecord>(DELIVERIES_COLLECTION, scope, newest);
     },
     get: (scope, id) => store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, id),
     resend: (scope, id) =>

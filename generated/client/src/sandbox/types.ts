@@ -216,8 +216,8 @@ export interface paths {
         /**
          * List callback deliveries
          * @description Returns the callbacks the sandbox has sent or is trying to send for the key's merchant and mode, newest
-         *     first, each with every attempt and its answer, as the dashboard shows them per event. Filter by `state`
-         *     or by `webhook`. A delivery is recorded in the same transaction as the change it reports, then sent:
+         *     first, each with every attempt and its answer, as the dashboard shows them per event: the newest 1000
+         *     when more match. Filter by `state` or by `webhook`. A delivery is recorded in the same transaction as the change it reports, then sent:
          *     any 2xx acknowledges; otherwise it is attempted again `CALLBACK_RETRY_DELAY_MS` later (default the
          *     contract's 30 seconds, in the merchant's time; `advanceClock` with its key hurries it) until the webhook's
          *     `x-delivery.attempts` are spent, and then it is `failed` with `alert` set. Sandbox decision: a callback
@@ -2272,7 +2272,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The matching deliveries, newest first. */
+            /** @description The matching deliveries, newest first; the newest 1000 when more match. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
