@@ -159,9 +159,10 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
 
     listCustomers: async ({ query }, { principal }) => {
       // Decision `customers-list-without-filter`: newest first, unpaginated; with external_id, 0 or 1.
-      const found = query.external_id === undefined ? await ctx.store.list<CustomerRecord>(COLLECTION, principal) : await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id);
-      // Decision `list-bounds`: the newest ones past the contract's limit.
-      return { status: 200, body: found.slice(0, LIST_LIMIT) };
+      // Decision `list-bounds`: the newest ones past the contract's limit, bounded in the store.
+      const newest = { limit: LIST_LIMIT };
+      const found = query.external_id === undefined ? await ctx.store.list<CustomerRecord>(COLLECTION, principal, newest) : await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id, newest);
+      return { status: 200, body: found };
     },
   };
 }
