@@ -28,7 +28,7 @@ export const mutants: Mutant[] = [
     edits: [
       {
         file: 'customers/customers.ts',
-        find: "await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id);",
+        find: "await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id, newest);",
         replace: "(await ctx.store.findAcrossScopes<CustomerRecord>(COLLECTION, 'external_id', query.external_id)).filter(({ scope }) => scope.mode === principal.mode).map(({ record }) => record);",
       },
     ],

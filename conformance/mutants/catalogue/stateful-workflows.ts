@@ -14,7 +14,7 @@ export const mutants: Mutant[] = [
     name: 'disbursement-lookup-ignores-external-id',
     family: 'stateful_workflows',
     mistake: 'the disbursement lookup by external_id answers every disbursement of the merchant (the filter was dropped)',
-    edits: [{ file: 'disbursements/index.ts', find: "await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { order: 'oldest' });", replace: "await ctx.store.list<DisbursementRecord>(COLLECTION, principal, { order: 'oldest' });" }],
+    edits: [{ file: 'disbursements/index.ts', find: "await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { limit: LIST_LIMIT });", replace: "await ctx.store.list<DisbursementRecord>(COLLECTION, principal, { limit: LIST_LIMIT });" }],
   },
   {
     name: 'fpc-get-reads-live-mode',
