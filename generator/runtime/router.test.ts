@@ -226,6 +226,19 @@ describe('request bodies', () => {
     expect(calls).toEqual([]);
   });
 
+  it('text no store keeps (a lone surrogate, U+0000), in a value or a name, JSON or form, is a validation error naming where it is', async () => {
+    const { router, calls } = setup();
+    const post = (body: string, type = 'application/json') => router(request('POST', '/things', { body, headers: { 'content-type': type } }));
+    expect(await answer(await post('{"name":"a\\ud800","amount":5}'))).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/name', keyword: 'pattern' }] } });
+    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"k":"\\u0000"}}'))).toMatchObject({ status: 400, body: { errors: [{ path: '/metadata/k', keyword: 'pattern' }] } });
+    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"\\u0000":1}}'))).toMatchObject({ status: 400, body: { errors: [{ path: '/metadata', keyword: 'propertyNames' }] } });
+    expect(await answer(await post('name=a%00&amount=5', 'application/x-www-form-urlencoded'))).toMatchObject({ status: 400, body: { errors: [{ path: '/name', keyword: 'pattern' }] } });
+    expect(calls).toEqual([]);
+    // A surrogate pair is one character, and the escape written out is plain text.
+    expect((await post('{"name":"\\ud83d\\ude00 \\\\u0000","amount":5}')).status).toBe(200);
+    expect(calls).toHaveLength(1);
+  });
+
   it('a body nested deeper than maxJsonDepth is a validation error, at any depth', async () => {
     const { router, calls } = setup({ maxJsonDepth: 8 });
     const deep = (levels: number): string => `{"name":"a","amount":5,"extra":${'['.repeat(levels)}${']'.repeat(levels)}}`;

@@ -174,8 +174,9 @@ async function readBody(route: RouteDefinition, request: NativeRequest, { maxByt
   }
   const parsed = parseBody(text.text, mediaType);
   if (!parsed.ok) return malformed(route);
-  // Before the validators and handlers, which walk the body recursively and store it as JSON again.
-  const breach = mediaType === 'application/json' ? findJsonLimitBreach(parsed.value, maxJsonDepth) : undefined;
+  // Before the validators and handlers, which walk the body recursively and store it as JSON again. A form
+  // is looked at too: its values are text, and `%00` decodes to U+0000 as `\u0000` does in JSON.
+  const breach = findJsonLimitBreach(parsed.value, maxJsonDepth);
   if (breach) return { ok: false, response: validationFailure(route, [{ location: 'body', ...breach }]) };
   return { ok: true, value: parsed.value, mediaType };
 }

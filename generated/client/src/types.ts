@@ -1827,7 +1827,8 @@ export interface components {
          * Metadata
          * @description Free-form JSON object the merchant attaches for its own bookkeeping (order numbers, internal ids...).
          *     The service stores it as given and returns it unchanged; it never interprets it. `null` or an absent
-         *     field means no metadata.
+         *     field means no metadata. Its names and texts are Unicode text without U+0000, as everywhere in a request
+         *     ([decision](#/decisions/json-body-text)).
          *
          */
         Metadata: {
