@@ -11,7 +11,7 @@
 import { createGroupCommit, storeOver, type CommitSteps } from './group-commit.js';
 import { clearOperation, deleteOperation, JournalFile, journalLine, JOURNAL_VERSION, putOperation, type JournalOperation } from './journal-file.js';
 import { MemoryRecords, type StoredRecord, type Undo } from './memory-records.js';
-import type { CollectionDefinition, FindOptions, JsonRecord, Scope, Store, Transaction } from './store.js';
+import { recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
 export interface JournalStoreOptions {
   /** A directory (the journal is `sandbox.journal` inside it) or `:memory:` (no journal: nothing outlives the process). */
@@ -152,13 +152,13 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, findOptions?: FindOptions) => records.findBy(collection, scope, field, value, findOptions).map(parse<T>),
     list: async <T extends JsonRecord>(collection: string, scope: Scope, findOptions?: FindOptions) => records.list(collection, scope, findOptions).map(parse<T>),
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-      const text = JSON.stringify(record);
+      const text = recordText(collection, record);
       work.push(records.insert(collection, scope, record, text));
       workOperations.push(putOperation(collection, scope.merchantId, scope.mode, text));
       return record;
     },
     update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-      const text = JSON.stringify(record);
+      const text = recordText(collection, record);
       work.push(records.update(collection, scope, record, text));
       workOperations.push(putOperation(collection, scope.merchantId, scope.mode, text));
       return record;

@@ -13,7 +13,7 @@ import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit, storeOver } from './group-commit.js';
 import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
-import { DataDirInUseError, DuplicateKeyError, pageOf, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+import { DataDirInUseError, DuplicateKeyError, isUnstorableValue, pageOf, recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
 
 interface RecordRow {
   data: string;
@@ -160,6 +160,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
       const order = options?.order ?? 'newest';
       const statement = lookup(keyOf(collection, field), options?.limit === 1 ? `${order}1` : order);
+      // SQLite would bind a lone surrogate as U+FFFD and find records holding that: no record holds this value.
+      if (isUnstorableValue(value)) return [];
       const args = [sqlValue(value), scope.merchantId, scope.mode];
       // With a limit, rows are read only as far as the page ends (the SQL has none, see `lookup`).
       const rows = options?.limit === undefined ? statement.all(...args) : firstRows(statement.iterate(...args), (options.offset ?? 0) + options.limit);
@@ -171,7 +173,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return statement.all(scope.merchantId, scope.mode, options?.limit ?? -1, options?.offset ?? 0).map((row) => JSON.parse(row.data) as T);
     },
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-      const text = JSON.stringify(record);
+      const text = recordText(collection, record);
       try {
         statementsFor(collection).insert.run(scope.merchantId, scope.mode, record.id, text);
       } catch (error) {
@@ -181,7 +183,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return record;
     },
     update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-      const text = JSON.stringify(record);
+      const text = recordText(collection, record);
       let changed: number;
       try {
         changed = statementsFor(collection).update.run(text, scope.merchantId, scope.mode, record.id).changes;
@@ -206,7 +208,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const committedRecords = new CommittedRecords(COMMITTED_RECORDS_CACHED);
   const commits = createGroupCommit(sqliteCommitSteps(db, committedRecords));
   const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
-    (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
+    isUnstorableValue(value) ? [] : (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
   /** A read by id outside a transaction: committed data, from memory when the record was read or written lately. */
   const getCommitted = async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
     const key = recordKey(collection, scope.merchantId, scope.mode, id);

@@ -34,6 +34,39 @@ export class DuplicateKeyError extends Error {
   }
 }
 
+/**
+ * Raised by insert/update when a record holds text that is not Unicode characters (a lone surrogate) or
+ * holds U+0000: PostgreSQL's jsonb cannot keep either, so no store keeps it, and the record is not written.
+ * The contract refuses such text in requests (decision `json-body-text`); this is the store's own guard.
+ */
+export class UnstorableTextError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+  ) {
+    super(`${collection} ${id} holds a lone surrogate or U+0000, which no store keeps`);
+    this.name = 'UnstorableTextError';
+  }
+}
+
+/**
+ * JSON.stringify writes a lone surrogate as the escape `\udXXX` in lower case (well-formed stringify, ES2019)
+ * and U+0000 as `\u0000`, and nothing else as either: such a `\u` after an even run of backslashes (after an
+ * odd one it is a backslash written out, then `u`) is exactly the text no store keeps.
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/;
+
+/** The record as JSON text, as every store writes it; throws UnstorableTextError for text no store keeps. */
+export function recordText(collection: string, record: JsonRecord): string {
+  const text = JSON.stringify(record);
+  // Most records hold no `\u` escape at all: one scan, and the pattern only when there is one.
+  if (text.includes('\\u') && UNSTORABLE_ESCAPE.test(text)) throw new UnstorableTextError(collection, record.id);
+  return text;
+}
+
+/** A lookup value no record can hold (see recordText): every store finds nothing for it without asking its data. */
+export const isUnstorableValue = (value: string | number | boolean): boolean => typeof value === 'string' && UNSTORABLE_ESCAPE.test(JSON.stringify(value));
+
 /** The data directory is held by another process (another sandbox on the same DATA_DIR). */
 export class DataDirInUseError extends Error {
   constructor(readonly file: string) {

@@ -18,7 +18,7 @@
 // database, whatever happens to the sandbox process after it.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { DuplicateKeyError, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from '../store.js';
+import { DuplicateKeyError, isUnstorableValue, recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from '../store.js';
 import { DatabaseUnreachableError, isRetryable, isUnavailable, maskConnectionString, unavailable, uniqueViolation } from './errors.js';
 import { keyOf, keyValue, prepareSchema, tablesOf, type CollectionTable, type KeyIndex } from './schema.js';
 
@@ -208,6 +208,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
       const { sql } = tableOf(collection);
       const text = lookupOf(options?.order === 'oldest' ? sql.findOldest : sql.findNewest, collection, field);
+      // jsonb cannot read such a value as a key: no record holds it.
+      if (isUnstorableValue(value)) return [];
       return data<T>((await query<{ data: unknown }>(on(), text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)])).rows);
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
@@ -267,9 +269,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     };
     /** Whether the statement wrote the record (it writes nothing when a unique value is taken, or, updating, when there is no such record). */
     const write = async (statement: 'insert' | 'update', collection: string, scope: Scope, record: JsonRecord): Promise<boolean> => {
+      // Refused before the scope is locked: jsonb would refuse it with an error of its own.
+      const text = recordText(collection, record);
       const on = await enter(scope);
       try {
-        return ((await query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, JSON.stringify(record)])).rowCount ?? 0) > 0;
+        return ((await query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, text])).rowCount ?? 0) > 0;
       } catch (error) {
         throw duplicateOf(error, record);
       }
@@ -378,6 +382,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     clearScope: (scope) => transaction((tx) => tx.clearScope(scope)),
     findAcrossScopes: async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) => {
       const { sql } = tableOf(collection);
+      if (isUnstorableValue(value)) return [];
       const { rows } = field === 'id' ? await query<{ merchant_id: string; mode: string; data: unknown }>(pool, sql.acrossById, [String(value)]) : await query<{ merchant_id: string; mode: string; data: unknown }>(pool, lookupOf(sql.across, collection, field), [keyValue(value)]);
       return rows.map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: row.data as T }));
     },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../open-store.js';
-import { DataDirInUseError, DuplicateKeyError, type CollectionDefinition, type JsonRecord, type Scope, type Store } from '../store.js';
+import { DataDirInUseError, DuplicateKeyError, UnstorableTextError, type CollectionDefinition, type JsonRecord, type Scope, type Store } from '../store.js';
 
 export const collections: CollectionDefinition[] = [{ name: 'things', unique: ['external_id'], indexed: ['state'] }];
 export const merchantA: Scope = { merchantId: 'm-a', mode: 'test' };
@@ -146,6 +146,50 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       expect((await store.findBy('things', merchantA, 'state', '1')).map((r) => r.id)).toEqual(['s']);
       expect((await store.findBy('things', merchantA, 'state', 1)).map((r) => r.id)).toEqual(['b', 'n']);
       expect((await store.findBy('things', merchantA, 'state', true)).map((r) => r.id)).toEqual(['b', 'n']);
+    });
+
+    // Text that is not Unicode characters (a lone surrogate) or holds U+0000: PostgreSQL's jsonb keeps
+    // neither, so every store refuses it the same way, writes nothing, and finds nothing by it (decision
+    // `json-body-text` refuses it in requests). Every other text is kept exactly.
+    const UNSTORABLE: [string, Partial<JsonRecord>][] = [
+      ['a lone high surrogate', { state: 'a\ud800' }],
+      ['a lone low surrogate', { state: '\udc00' }],
+      ['a high surrogate before a pair', { note: '\ud800\ud83d\ude00' }],
+      ['U+0000 in a nested value', { metadata: { note: ['a\u0000b'] } }],
+      ['U+0000 in a member name', { metadata: { 'a\u0000': 1 } }],
+      ['a lone surrogate in a member name', { metadata: { '\ud800': 'x' } }],
+      ['a lone surrogate after an escaped backslash', { note: '\\\ud800' }],
+    ];
+    it.each(UNSTORABLE)('refuses %s with UnstorableTextError, on insert, update and in a transaction, writing nothing', async (_name, extra) => {
+      const store = await open();
+      await expect(store.insert('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
+      expect(await store.get('things', merchantA, '1')).toBeUndefined();
+      await store.insert('things', merchantA, thing('1'));
+      await expect(store.update('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('things', merchantA, thing('2'));
+          await tx.update('things', merchantA, thing('1', extra));
+        }),
+      ).rejects.toBeInstanceOf(UnstorableTextError);
+      expect(await store.list('things', merchantA)).toEqual([thing('1')]);
+    });
+
+    it('keeps every other text exactly: pairs, astral characters, control characters, escapes written out', async () => {
+      const store = await open();
+      const texts = { pair: '\ud83d\ude00 😀', controls: '\u0001\u001f\u007f\u2028\u2029', last: '\uffff\ufffd', written: '\\u0000 \\ud800 \\\\u0000', quote: '"\\"' };
+      const kept = thing('1', { ...texts, metadata: { 'k😀\u0001': ['é', '\\ud800'] } });
+      await store.insert('things', merchantA, kept);
+      expect(await store.get('things', merchantA, '1')).toEqual(kept);
+      await store.insert('things', merchantA, thing('2', { state: '\ufffd' }));
+      await store.insert('things', merchantA, thing('3', { state: '\\u0000' }));
+      expect((await store.findBy('things', merchantA, 'state', '\ufffd')).map((r) => r.id)).toEqual(['2']);
+      expect((await store.findBy('things', merchantA, 'state', '\\u0000')).map((r) => r.id)).toEqual(['3']);
+      // Nothing holds a lone surrogate or U+0000, so nothing is found by one (not the U+FFFD a driver makes of it).
+      for (const value of ['\ud800', 'a\u0000', '\udc00']) {
+        expect(await store.findBy('things', merchantA, 'state', value)).toEqual([]);
+        expect(await store.findAcrossScopes('things', 'state', value)).toEqual([]);
+      }
     });
 
     it('finds a record by id across scopes', async () => {
