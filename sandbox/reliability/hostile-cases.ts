@@ -166,7 +166,7 @@ class Cases {
   readonly list: HostileCase[] = [];
 
   constructor(
-    private readonly base: Base,
+    readonly base: Base,
     readonly keys: CaseKeys = KEYS,
   ) {}
 
@@ -252,6 +252,42 @@ function bodyCases(cases: Cases, base: Base, limits: Limits): void {
   }
 }
 
+/** The group of unicodeCases: text no store keeps, which the suite sends to every store. */
+export const UNICODE_GROUP = 'unicode text';
+
+/**
+ * Decision `json-body-text`: with a valid key, a lone surrogate escape or U+0000 in any string of a JSON body
+ * (a field, a free-form member or its name, an unknown field) gets the operation's validation error. PostgreSQL
+ * answered 500 to these where the embedded stores stored them (issue 24).
+ */
+function unicodeCases(cases: Cases, base: Base): void {
+  if (!base.operation.body) return;
+  const refused = beyondLimits(base, true);
+  for (const property of base.properties) {
+    if (property.types.includes('string') || property.types.length === 0) {
+      for (const [name, value] of hostile.UNSTORABLE_STRINGS) cases.add(UNICODE_GROUP, `${property.name} ${name}`, { body: bodyWith(base, property.name, value) }, refused);
+    }
+    if (property.freeForm) {
+      for (const [name, value] of hostile.UNSTORABLE_STRINGS) {
+        cases.add(UNICODE_GROUP, `${property.name}.n ${name}`, { body: bodyWith(base, property.name, `{"n":${value}}`) }, refused);
+        cases.add(UNICODE_GROUP, `${property.name} name ${name}`, { body: bodyWith(base, property.name, `{${value}:1}`) }, refused);
+      }
+    }
+  }
+  for (const [name, value] of hostile.UNSTORABLE_STRINGS) cases.add(UNICODE_GROUP, `unknown field ${name}`, { body: bodyPlus(base, `{"reliability_unknown":${value}}`) }, refused);
+}
+
+/** The unicode text cases of every operation of `contracts` that takes a body. */
+export function unicodeTextCases(options: HostileCaseOptions): HostileCase[] {
+  return options.contracts.flatMap((contract) =>
+    contract.model.operations.flatMap((operation) => {
+      const cases = new Cases(baseOf(contract, operation, options.baseUrl, options.callbackUrl), FAULT_ARMING.has(operation.operationId) ? FAULT_KEYS : KEYS);
+      unicodeCases(cases, cases.base);
+      return cases.list;
+    }),
+  );
+}
+
 /** Bodies around the cap: declared over it, sent over it with and without a length, exactly at it. */
 function limitCases(cases: Cases, base: Base): void {
   const cap = DEFAULT_MAX_BODY_BYTES;
@@ -333,6 +369,7 @@ export function hostileCases(options: HostileCaseOptions): HostileCase[] {
       first ??= base;
       const cases = new Cases(base, FAULT_ARMING.has(operation.operationId) ? FAULT_KEYS : KEYS);
       bodyCases(cases, base, limits);
+      unicodeCases(cases, base);
       limitCases(cases, base);
       protocolCases(cases, base);
       pathCases(cases, base);

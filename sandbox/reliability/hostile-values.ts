@@ -61,6 +61,13 @@ export const ODD_STRINGS: ReadonlyArray<readonly [string, string]> = [
   ['control characters', '"\\u0001\\u0002\\u001f\\u007f"'],
 ];
 
+/** JSON string literals that are not text a store keeps (decision `json-body-text`): refused wherever they are. */
+export const UNSTORABLE_STRINGS: ReadonlyArray<readonly [string, string]> = [
+  ['lone high surrogate', '"Siti \\ud800"'],
+  ['lone low surrogate', '"\\udc00x"'],
+  ['U+0000', '"a\\u0000b"'],
+];
+
 /** Keys and values of unknown fields that attack the object model or the parser. */
 export const UNKNOWN_FIELDS: ReadonlyArray<readonly [string, string]> = [
   ['__proto__', '{"__proto__":{"admin":true},"polluted":true}'],
