@@ -8,6 +8,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
+import { DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
+import { splitHost } from './host-names.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
 import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/progressions.js';
 import { STORE_CHOICES, type StoreChoice } from './store/open-store.js';
@@ -44,6 +46,10 @@ export interface DatabaseConfig {
 export interface SandboxConfig {
   port: number;
   host: string;
+  /** PUBLIC_HOST: host names (`name` or `name:port`) requests may give in Host besides localhost, 127.0.0.1, [::1] and HOST. */
+  publicHosts: readonly string[];
+  /** How long a TLS handshake, a request head and a whole request may take. */
+  deadlines: Deadlines;
   /** The default merchant first, then SANDBOX_MERCHANTS. */
   merchants: MerchantConfig[];
   /** Where every dashboard-configured callback goes unless a per-kind URL says otherwise; null: none. */
@@ -119,6 +125,10 @@ const perKindOptions = Object.fromEntries(
 export const OPTIONS = {
   port: { env: 'PORT', description: 'port to listen on (default 3000; 0 picks a free one)' },
   host: { env: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
+  'public-host': { env: 'PUBLIC_HOST', description: 'comma-separated host names clients use (name or name:port), answered besides localhost, 127.0.0.1, [::1] and HOST; a request naming another host in Host is refused 421' },
+  'headers-timeout-ms': { env: 'HEADERS_TIMEOUT_MS', description: `a request head must arrive within this from the connection's start, over HTTP and HTTPS, or is answered 408 (default ${DEFAULT_DEADLINES.headersMs})` },
+  'request-timeout-ms': { env: 'REQUEST_TIMEOUT_MS', description: `a whole request must arrive within this, or is answered 408 (default ${DEFAULT_DEADLINES.requestMs})` },
+  'tls-handshake-timeout-ms': { env: 'TLS_HANDSHAKE_TIMEOUT_MS', description: `with TLS: a connection's first byte, and then its handshake, must come within this, or it is closed (default ${DEFAULT_DEADLINES.handshakeMs})` },
   'secret-key': { env: 'SANDBOX_SECRET_KEY', description: `the default merchant's test key (starts with ${TEST_KEY_PREFIX}; default: a fixed development key, printed)` },
   'live-secret-key': { env: 'SANDBOX_LIVE_SECRET_KEY', description: `the default merchant's live key (starts with ${LIVE_KEY_PREFIX}; default: a fixed development key, printed)` },
   'callback-token': { env: 'SANDBOX_CALLBACK_TOKEN', description: "the default merchant's test-mode callback token (x-callback-token)" },
@@ -192,6 +202,13 @@ function url(name: string, raw: string): string {
   // Decision `callback-url-without-credentials`; the message leaves the credentials out, as every log must.
   if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${maskUrlCredentials(raw)}`);
   return raw;
+}
+
+/** PUBLIC_HOST: names as a Host header gives them, with or without a port. */
+function hostNames(name: string, raw: string): string[] {
+  const names = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of names) if (!splitHost(entry)) throw new ConfigError(`${name} must list host names as a Host header gives them (name or name:port, an IPv6 address in brackets), not ${JSON.stringify(entry)}`);
+  return names;
 }
 
 function databaseUrl(name: string, raw: string): string {
@@ -329,6 +346,11 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
 
   const port = get('port', (label, value) => integer(label, value, 0, 65535), 3000);
   const host = get('host', (_label, value) => value.trim(), '127.0.0.1');
+  const publicHosts = get('public-host', hostNames, []);
+  const timeout = (name: OptionName, fallback: number): number => get(name, (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000), fallback);
+  const deadlines: Deadlines = { headersMs: timeout('headers-timeout-ms', DEFAULT_DEADLINES.headersMs), requestMs: timeout('request-timeout-ms', DEFAULT_DEADLINES.requestMs), handshakeMs: timeout('tls-handshake-timeout-ms', DEFAULT_DEADLINES.handshakeMs) };
+  // Node refuses a head deadline past the request's (the head is part of the request).
+  if (deadlines.headersMs > deadlines.requestMs) throw new ConfigError('HEADERS_TIMEOUT_MS (--headers-timeout-ms) must not be longer than REQUEST_TIMEOUT_MS (--request-timeout-ms)');
   const testKey = get('secret-key', (label, value) => key(label, value, 'test'), DEFAULT_TEST_SECRET_KEY);
   const liveKey = get('live-secret-key', (label, value) => key(label, value, 'live'), DEFAULT_LIVE_SECRET_KEY);
   const testToken = get('callback-token', token, DEFAULT_TEST_CALLBACK_TOKEN);
@@ -362,7 +384,7 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
 
   const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, rateLimits, validateResponses, logFormat, logLevel, given } };
+  return { kind: 'config', config: { port, host, publicHosts, deadlines, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, rateLimits, validateResponses, logFormat, logLevel, given } };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */

@@ -52,6 +52,8 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
       host: config.host,
       port: config.port,
       tls: config.tls,
+      publicHosts: config.publicHosts,
+      deadlines: config.deadlines,
       onError: (error) => console.error('sandbox:', error),
     });
   } catch (error) {

@@ -6,11 +6,16 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
 import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
-import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler } from '@payments-contract/server/runtime/node-listener';
+import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler, type ProtocolError } from '@payments-contract/server/runtime/node-listener';
+import { CROSS_SITE_REFUSAL, isBrowserRequest, isCrossSiteWrite, type HeaderOf } from './browser-requests.js';
 import { compressedPage, type CompressedPage } from './compressed-page.js';
 import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.js';
+import { checkIntervalMs, DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
+import { hostChecker } from './host-names.js';
+import { API_SECURITY_HEADERS, docsSecurityHeaders, withHeaders } from './security-headers.js';
 import type { HealthAnswer, RequestObserver, SiteTarget } from './observability/index.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
@@ -49,6 +54,22 @@ export interface SiteOptions {
 }
 
 const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const refusalAnswer = ({ status, error_code, message }: ProtocolError): NativeAnswer => jsonAnswer(status, { error_code, message });
+
+/** An answer with the security headers, and, to a browser, no Basic challenge (browser-requests.ts says why). */
+function securedAnswer(answer: NativeAnswer, fromBrowser: boolean): NativeAnswer {
+  const headers = withHeaders(answer.headers, API_SECURITY_HEADERS);
+  if (fromBrowser && answer.status === 401) delete headers['www-authenticate'];
+  return { ...answer, headers };
+}
+
+/** The same for a Response; its headers may be immutable (a fetched one), so it is made again. */
+function securedResponse(response: Response, fromBrowser: boolean): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) if (!headers.has(name)) headers.set(name, value);
+  if (fromBrowser && response.status === 401) headers.delete('www-authenticate');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
 
 /** The whole sandbox as one fetch-standard handler. */
 export function createSite(options: SiteOptions): FetchHandler {
@@ -60,12 +81,15 @@ export function createSite(options: SiteOptions): FetchHandler {
   // The docs pages are megabytes of HTML: answered compressed when the client accepts it.
   const compressedDocs = (page: string | undefined): CompressedPage | undefined => (page === undefined ? undefined : compressedPage(page));
   const compressed = { service: compressedDocs(options.docs?.service), control: compressedDocs(options.docs?.control) };
+  // Each page's policy names its own inline scripts, so it is made from the page, once.
+  const docsHeaders = (page: string | undefined): Record<string, string> => (page === undefined ? {} : docsSecurityHeaders(page));
+  const securityOf = { service: docsHeaders(options.docs?.service), control: docsHeaders(options.docs?.control) };
   // Each page as a plain answer, given the request's Accept-Encoding; the fetch entry turns it into a Response.
   const pages = new Map<string, (acceptEncoding: string | null) => NativeAnswer | Promise<NativeAnswer>>([
     ['/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.service })],
     ['/sandbox/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control })],
-    ['/docs', (acceptEncoding) => html(compressed.service, acceptEncoding)],
-    ['/sandbox/docs', (acceptEncoding) => html(compressed.control, acceptEncoding)],
+    ['/docs', (acceptEncoding) => html(compressed.service, securityOf.service, acceptEncoding)],
+    ['/sandbox/docs', (acceptEncoding) => html(compressed.control, securityOf.control, acceptEncoding)],
     ...[...dashboardPages()].map(([path, answer]) => [path, () => answer] as const),
     // Reached only by a browser (see targetOf): it is shown the dashboard.
     ['/', () => ({ status: 302, headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' }, body: `See ${DASHBOARD_PATH}` })],
@@ -75,10 +99,10 @@ export function createSite(options: SiteOptions): FetchHandler {
     const answer = await health();
     return jsonAnswer(answer.status, answer.body, { 'cache-control': 'no-store' });
   });
-  async function html(page: CompressedPage | undefined, acceptEncoding: string | null): Promise<NativeAnswer> {
+  async function html(page: CompressedPage | undefined, security: Record<string, string>, acceptEncoding: string | null): Promise<NativeAnswer> {
     if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
     const { coding, body } = await page.encode(acceptEncoding);
-    const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.byteLength), vary: 'accept-encoding' };
+    const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.byteLength), vary: 'accept-encoding', ...security };
     if (coding !== 'identity') headers['content-encoding'] = coding;
     return { status: 200, headers, body };
   }
@@ -99,14 +123,18 @@ export function createSite(options: SiteOptions): FetchHandler {
     if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
     return page(acceptEncoding);
   }
+  /** The control API's answer to a write a page of another site sent, before its key is even looked at. */
+  const crossSite = (target: SiteTarget, method: string, header: HeaderOf): NativeAnswer | undefined => (target === 'control' && isCrossSiteWrite(method, header) ? refusalAnswer(CROSS_SITE_REFUSAL) : undefined);
   const site: FetchHandler = async (request) => {
     const target = targetOf(new URL(request.url).pathname, request.method, request.headers.get('accept'));
     const handle: FetchHandler = async (seen) => {
-      if (target !== 'page') return options[target](seen);
-      const answer = await pageAnswer(seen.method, new URL(seen.url).pathname, seen.headers.get('accept-encoding'));
+      const header: HeaderOf = (name) => seen.headers.get(name);
+      const answer = crossSite(target, seen.method, header) ?? (target === 'page' ? await pageAnswer(seen.method, new URL(seen.url).pathname, seen.headers.get('accept-encoding')) : undefined);
+      if (answer === undefined) return options[target as 'service' | 'control'](seen);
       return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
     };
-    return observer ? observer.fetch(request, target, handle) : handle(request);
+    const response = await (observer ? observer.fetch(request, target, handle) : handle(request));
+    return securedResponse(response, isBrowserRequest((name) => request.headers.get(name)));
   };
   // The Node listener's entry, when both routers have one (the generated routers do).
   const natives = { service: nativeHandlerOf(options.service), control: nativeHandlerOf(options.control) };
@@ -114,8 +142,10 @@ export function createSite(options: SiteOptions): FetchHandler {
   const nativeRouters = natives as Record<'service' | 'control', NativeHandler>;
   return withNativeHandler(site, async (request) => {
     const target = targetOf(request.pathname, request.method, request.header('accept'));
-    const handle: NativeHandler = async (seen) => (target === 'page' ? pageAnswer(seen.method, seen.pathname, seen.header('accept-encoding')) : nativeRouters[target](seen));
-    return observer ? observer.native(request, target, handle) : handle(request);
+    const handle: NativeHandler = async (seen) =>
+      crossSite(target, seen.method, (name) => seen.header(name)) ?? (target === 'page' ? pageAnswer(seen.method, seen.pathname, seen.header('accept-encoding')) : nativeRouters[target](seen));
+    const answer = await (observer ? observer.native(request, target, handle) : handle(request));
+    return securedAnswer(answer, isBrowserRequest((name) => request.header(name)));
   });
 }
 
@@ -124,6 +154,10 @@ export interface ListenOptions {
   port: number;
   tls?: { cert: string; key: string } | null;
   onError?: (error: unknown) => void;
+  /** Names besides the loopback ones and `host` that requests may give in Host (PUBLIC_HOST). */
+  publicHosts?: readonly string[];
+  /** How long each part of a request may take; Node's defaults and a 30 s handshake unless given. */
+  deadlines?: Partial<Deadlines>;
 }
 
 export interface Listening {
@@ -137,8 +171,6 @@ export interface Listening {
 const TLS_HANDSHAKE = 0x16;
 /** How much of a plain-HTTP request head is read before it is answered anyway. */
 const PLAIN_HEAD_LIMIT = 16 * 1024;
-/** How long a connection may take to send its first byte, and a plain-HTTP one the rest of its request head. */
-const SNIFF_TIMEOUT_MS = 30_000;
 
 /** The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body. */
 export function httpsRequiredResponse(httpsUrl: string): string {
@@ -150,7 +182,7 @@ export function httpsRequiredResponse(httpsUrl: string): string {
  * `refusal` once the request head is in (answering before it would make some clients see a reset instead),
  * or once `timeoutMs` has passed without it, so a request cut off mid-head is answered, not held open.
  */
-export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string, timeoutMs: number = SNIFF_TIMEOUT_MS): void {
+export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string, timeoutMs: number = DEFAULT_DEADLINES.handshakeMs): void {
   // A connection that never says anything must not be kept forever.
   const silent = (): void => void socket.destroy();
   socket.setTimeout(timeoutMs, silent);
@@ -189,6 +221,13 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
   socket.on('error', () => socket.destroy());
 }
 
+/** A refusal written before the site sees the request (no handler knows the port it came in on). */
+function refuseRequest(out: ServerResponse, refusal: ProtocolError): void {
+  const { status, headers, body = '' } = refusalAnswer(refusal);
+  out.writeHead(status, { ...headers, ...API_SECURITY_HEADERS, 'content-length': String(Buffer.byteLength(body)) });
+  out.end(body);
+}
+
 /** Serves `handler` on node:http, or on node:https with the plain-HTTP refusal when `tls` is given. */
 export async function listen(handler: FetchHandler, options: ListenOptions): Promise<Listening> {
   const scheme = options.tls ? 'https' : 'http';
@@ -197,7 +236,16 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   const adapt = (origin: string): RequestListener => toNodeListener(handler, { origin, ...(options.onError ? { onError: options.onError } : {}) });
   let origin = `${scheme}://${displayHost}:${options.port}`;
   let nodeListener = adapt(origin);
-  const listener: RequestListener = (message, out) => nodeListener(message, out);
+  let port = options.port;
+  const refusalFor = hostChecker({ listenHost: options.host, publicHosts: options.publicHosts ?? [] });
+  const listener: RequestListener = (message, out) => {
+    const refusal = refusalFor(message.headers.host, port, message.httpVersion);
+    if (refusal) return refuseRequest(out, refusal);
+    nodeListener(message, out);
+  };
+  const deadlines: Deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
+  // Node's own empty 400 for a missing Host is replaced by the JSON one above.
+  const serverOptions = { requireHostHeader: false, headersTimeout: deadlines.headersMs, requestTimeout: deadlines.requestMs, connectionsCheckingInterval: checkIntervalMs(deadlines) };
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
     sockets.add(socket);
@@ -207,15 +255,15 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   let httpServer: HttpServer;
   let front: ReturnType<typeof createNetServer> | HttpServer;
   if (options.tls) {
-    const https = answerProtocolErrors(createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener));
+    const https = answerProtocolErrors(createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: deadlines.handshakeMs, ...serverOptions }, listener));
     httpServer = https;
     https.on('tlsClientError', (_error, socket) => socket.destroy());
     front = createNetServer((socket) => {
       track(socket);
-      routeByFirstByte(socket, (raw) => https.emit('connection', raw), httpsRequiredResponse(`${origin}/`));
+      routeByFirstByte(socket, (raw) => https.emit('connection', raw), httpsRequiredResponse(`${origin}/`), deadlines.handshakeMs);
     });
   } else {
-    httpServer = answerProtocolErrors(createHttpServer(listener));
+    httpServer = answerProtocolErrors(createHttpServer(serverOptions, listener));
     httpServer.on('connection', track);
     front = httpServer;
   }
@@ -229,7 +277,11 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
       resolve();
     });
   });
-  const { port } = front.address() as AddressInfo;
+  // Node starts checking the header and request deadlines when a server emits `listening`; the HTTPS server
+  // is handed its sockets by the front and never listens itself, so it is told here (without this, a TLS
+  // connection could hold a request head open forever).
+  if (front !== httpServer) httpServer.emit('listening');
+  port = (front.address() as AddressInfo).port;
   origin = `${scheme}://${displayHost}:${port}`;
   nodeListener = adapt(origin);
   let closing: Promise<void> | undefined;

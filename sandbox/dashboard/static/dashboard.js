@@ -96,7 +96,9 @@ async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (secretKey !== null) headers.authorization = `Basic ${btoa(`${secretKey}:`)}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  // credentials 'omit': the key goes in the header above only, so the browser neither prompts for one on a
+  // 401 (a mistyped key would hang the page behind its login box) nor adds one it keeps from elsewhere.
+  const response = await fetch(path, { method, headers, credentials: 'omit', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const raw = await response.text();
   /** @type {Json} */
   let parsed = null;
@@ -595,7 +597,8 @@ async function useKey(key) {
     sessionStorage.removeItem(KEY_STORAGE);
     byId('tabs').hidden = true;
     for (const panel of document.querySelectorAll('[data-panel]')) /** @type {HTMLElement} */ (panel).hidden = true;
-    notify(`The key was not accepted: ${describeError(info)}`, 'error');
+    // A 401's message tells API clients how to send a key over HTTP; here the key was typed into the page.
+    notify(info.status === 401 ? 'The key was not accepted: it is not a key of this sandbox (the sandbox prints its keys when it starts).' : `The key was not accepted: ${describeError(info)}`, 'error');
     return;
   }
   sessionStorage.setItem(KEY_STORAGE, key);
