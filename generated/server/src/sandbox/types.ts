@@ -1393,7 +1393,8 @@ export interface components {
          * Metadata
          * @description Free-form JSON object the merchant attaches for its own bookkeeping (order numbers, internal ids...).
          *     The service stores it as given and returns it unchanged; it never interprets it. `null` or an absent
-         *     field means no metadata.
+         *     field means no metadata. Its names and texts are Unicode text without U+0000, as everywhere in a request
+         *     ([decision](#/decisions/json-body-text)).
          *
          */
         Metadata: {
@@ -1842,6 +1843,26 @@ export interface components {
                 };
             };
         };
+        /** @description The API key has no permission for this operation, or a web browser sent the request for a page of another
+         *     site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` other than the sandbox's own):
+         *     a form or script on any site could otherwise change the sandbox with a key the browser holds. Nothing is
+         *     done ([decision](#/decisions/sandbox-browser-requests)).
+         *      */
+        WriteForbidden: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    error_code?: "REQUEST_FORBIDDEN_ERROR" | "CROSS_SITE_REQUEST_REFUSED";
+                };
+            };
+        };
     };
     parameters: {
         /** @description Id of the direct debit payment returned by `createDirectDebitPayment` (`ddpy-` prefix). An id without the
@@ -2013,7 +2034,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2107,7 +2128,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2156,7 +2177,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2201,7 +2222,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2350,7 +2371,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No callback delivery has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2437,7 +2458,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No fixed virtual account has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2522,7 +2543,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No fixed payment code has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2607,7 +2628,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No disbursement has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2694,7 +2715,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No disbursement has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2776,7 +2797,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No e-wallet payment matches in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2858,7 +2879,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No e-wallet payment matches in the key's merchant and mode. */
             404: {
                 headers: {
@@ -2940,7 +2961,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No direct debit payment has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -3026,7 +3047,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No direct debit payment has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -3108,7 +3129,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No payment method has this id in the key's merchant and mode. */
             404: {
                 headers: {
@@ -3282,7 +3303,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description 20 faults are armed for the merchant and mode already; remove one first. */
             409: {
                 headers: {
@@ -3343,7 +3364,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3391,7 +3412,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WriteForbidden"];
             /** @description No fault with this id is armed for the key's merchant and mode. */
             404: {
                 headers: {

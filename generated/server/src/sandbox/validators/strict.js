@@ -6245,7 +6245,7 @@ return errors === 0;
 validate64.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const advanceClock_response403 = validate67;
-const schema82 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"advanceClock_response403"};
+const schema82 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"advanceClock_response403"};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6617,7 +6617,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema82.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema82.allOf[1].properties.error_code.enum,parentSchema:schema82.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -13437,7 +13437,7 @@ return errors === 0;
 validate109.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const updateSettings_response403 = validate112;
-const schema130 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"updateSettings_response403"};
+const schema130 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"updateSettings_response403"};
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13809,7 +13809,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema130.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema130.allOf[1].properties.error_code.enum,parentSchema:schema130.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -15992,7 +15992,7 @@ return errors === 0;
 validate129.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const topUpBalance_response403 = validate132;
-const schema152 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"topUpBalance_response403"};
+const schema152 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"topUpBalance_response403"};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -16364,7 +16364,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema152.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema152.allOf[1].properties.error_code.enum,parentSchema:schema152.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -18671,7 +18671,7 @@ return errors === 0;
 validate148.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const resetSandbox_response403 = validate151;
-const schema172 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"resetSandbox_response403"};
+const schema172 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"resetSandbox_response403"};
 
 function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19043,7 +19043,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema172.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema172.allOf[1].properties.error_code.enum,parentSchema:schema172.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -27868,7 +27868,7 @@ return errors === 0;
 validate211.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const resendCallbackDelivery_response403 = validate214;
-const schema235 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"resendCallbackDelivery_response403"};
+const schema235 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"resendCallbackDelivery_response403"};
 
 function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -28240,7 +28240,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema235.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema235.allOf[1].properties.error_code.enum,parentSchema:schema235.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -31623,7 +31623,7 @@ return errors === 0;
 validate237.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const simulateFixedVirtualAccountPayment_response403 = validate240;
-const schema263 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"simulateFixedVirtualAccountPayment_response403"};
+const schema263 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"simulateFixedVirtualAccountPayment_response403"};
 
 function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -31995,7 +31995,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema263.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema263.allOf[1].properties.error_code.enum,parentSchema:schema263.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -35576,7 +35576,7 @@ return errors === 0;
 validate263.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const simulateFixedPaymentCodePayment_response403 = validate266;
-const schema291 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"simulateFixedPaymentCodePayment_response403"};
+const schema291 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"simulateFixedPaymentCodePayment_response403"};
 
 function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -35948,7 +35948,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema291.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema291.allOf[1].properties.error_code.enum,parentSchema:schema291.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -39639,7 +39639,7 @@ return errors === 0;
 validate291.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const completeDisbursement_response403 = validate294;
-const schema323 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"completeDisbursement_response403"};
+const schema323 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"completeDisbursement_response403"};
 
 function validate295(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -40011,7 +40011,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema323.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema323.allOf[1].properties.error_code.enum,parentSchema:schema323.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -43750,7 +43750,7 @@ return errors === 0;
 validate321.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const failDisbursement_response403 = validate324;
-const schema356 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"failDisbursement_response403"};
+const schema356 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"failDisbursement_response403"};
 
 function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -44122,7 +44122,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema356.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema356.allOf[1].properties.error_code.enum,parentSchema:schema356.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -47359,7 +47359,7 @@ return errors === 0;
 validate349.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const approveEwalletPayment_response403 = validate352;
-const schema386 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"approveEwalletPayment_response403"};
+const schema386 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"approveEwalletPayment_response403"};
 
 function validate353(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -47731,7 +47731,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema386.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema386.allOf[1].properties.error_code.enum,parentSchema:schema386.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -50998,7 +50998,7 @@ return errors === 0;
 validate377.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const declineEwalletPayment_response403 = validate380;
-const schema417 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"declineEwalletPayment_response403"};
+const schema417 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"declineEwalletPayment_response403"};
 
 function validate381(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -51370,7 +51370,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema417.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema417.allOf[1].properties.error_code.enum,parentSchema:schema417.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -55577,7 +55577,7 @@ return errors === 0;
 validate406.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const completeDirectDebitPayment_response403 = validate409;
-const schema448 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"completeDirectDebitPayment_response403"};
+const schema448 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"completeDirectDebitPayment_response403"};
 
 function validate410(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -55949,7 +55949,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema448.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema448.allOf[1].properties.error_code.enum,parentSchema:schema448.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -59767,7 +59767,7 @@ return errors === 0;
 validate437.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const failDirectDebitPayment_response403 = validate440;
-const schema480 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"failDirectDebitPayment_response403"};
+const schema480 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"failDirectDebitPayment_response403"};
 
 function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -60139,7 +60139,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema480.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema480.allOf[1].properties.error_code.enum,parentSchema:schema480.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -63574,7 +63574,7 @@ return errors === 0;
 validate464.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const invalidatePaymentMethod_response403 = validate467;
-const schema508 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"invalidatePaymentMethod_response403"};
+const schema508 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"invalidatePaymentMethod_response403"};
 
 function validate468(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -63946,7 +63946,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema508.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema508.allOf[1].properties.error_code.enum,parentSchema:schema508.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -74087,7 +74087,7 @@ return errors === 0;
 validate532.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const armFault_response403 = validate535;
-const schema578 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"armFault_response403"};
+const schema578 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"armFault_response403"};
 
 function validate536(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -74459,7 +74459,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema578.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema578.allOf[1].properties.error_code.enum,parentSchema:schema578.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -77465,7 +77465,7 @@ return errors === 0;
 validate556.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const clearFaults_response403 = validate559;
-const schema602 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"clearFaults_response403"};
+const schema602 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"clearFaults_response403"};
 
 function validate560(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -77837,7 +77837,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema602.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema602.allOf[1].properties.error_code.enum,parentSchema:schema602.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
@@ -80372,7 +80372,7 @@ return errors === 0;
 validate575.evaluated = {"props":{"error_code":true,"message":true,"errors":true},"dynamicProps":false,"dynamicItems":false};
 
 export const removeFault_response403 = validate578;
-const schema622 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR"]}}}],"$id":"removeFault_response403"};
+const schema622 = {"allOf":[{"$ref":"openapi#/components/schemas/Error"},{"type":"object","properties":{"error_code":{"enum":["REQUEST_FORBIDDEN_ERROR","CROSS_SITE_REQUEST_REFUSED"]}}}],"$id":"removeFault_response403"};
 
 function validate579(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -80744,7 +80744,7 @@ errors = vErrors.length;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error_code !== undefined){
 let data0 = data.error_code;
-if(!(data0 === "REQUEST_FORBIDDEN_ERROR")){
+if(!((data0 === "REQUEST_FORBIDDEN_ERROR") || (data0 === "CROSS_SITE_REQUEST_REFUSED"))){
 const err0 = {instancePath:instancePath+"/error_code",schemaPath:"#/allOf/1/properties/error_code/enum",keyword:"enum",params:{allowedValues: schema622.allOf[1].properties.error_code.enum},message:"must be equal to one of the allowed values",schema:schema622.allOf[1].properties.error_code.enum,parentSchema:schema622.allOf[1].properties.error_code,data:data0};
 if(vErrors === null){
 vErrors = [err0];
