@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `payments-conformance`: npm links a package's commands before the repository's `prepare` builds dist/, and
+// skips one whose file is missing (`npx payments-conformance` then asks the public registry). This file exists
+// from the start, so the link is made; the command is the compiled dist/bin.js.
+import '../dist/bin.js';
