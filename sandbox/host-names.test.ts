@@ -61,12 +61,15 @@ describe('the Host header over the network', () => {
     expect(answer.status).toBe(421);
     expect(answer.body).toEqual({ error_code: 'MISDIRECTED_REQUEST', message: expect.stringContaining('PUBLIC_HOST') });
     expect(answer.headers).toMatch(/x-content-type-options: nosniff/i);
+    // Every answer names its request, refusals included (the control contract's promise).
+    expect(answer.headers).toMatch(/^x-request-id: req_\w+$/im);
   });
 
   it('answers a request without Host 400 in JSON, not with an empty body', async () => {
     const answer = await send('GET /balance HTTP/1.1\r\n\r\n');
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error_code: 'INVALID_HTTP_REQUEST' });
+    expect(answer.headers).toMatch(/^x-request-id: req_\w+$/im);
   });
 
   it('serves its own names and the public host', async () => {

@@ -106,6 +106,25 @@ describe('npm start', () => {
     await expect.poll(() => output).toMatch(new RegExp(`GET /health  200  [\\d.]+ ms  ${id}`));
   });
 
+  it('answers a foreign Host and a missing Host with a request id too, and logs them under it', async () => {
+    /** One GET with `host` as its Host header (or none), giving the status and the x-request-id. */
+    const get = (host: string | undefined): Promise<{ status: number; id: string | undefined }> =>
+      new Promise((resolve, reject) => {
+        const request = httpRequest(`${url}/balance`, { setHost: false, headers: host === undefined ? {} : { host } }, (response) => {
+          response.resume();
+          const id = response.headers['x-request-id'];
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, id: typeof id === 'string' ? id : undefined }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (const [host, status] of [['attacker.example', 421], [undefined, 400]] as const) {
+      const answer = await get(host);
+      expect([host, answer.status, answer.id]).toEqual([host, status, expect.stringMatching(/^req_/)]);
+      await expect.poll(() => output).toMatch(new RegExp(`GET /balance  ${status} [A-Z_]+  [\\d.]+ ms  ${answer.id}`));
+    }
+  });
+
   it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', () => {
     const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
     expect(other.status).toBe(2);

@@ -54,6 +54,7 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
       tls: config.tls,
       publicHosts: config.publicHosts,
       deadlines: config.deadlines,
+      refused: (request) => app.observer.refused(request),
       onError: (error) => console.error('sandbox:', error),
     });
   } catch (error) {

@@ -72,13 +72,15 @@ describe('readDocs', () => {
 describe('listen over HTTPS', () => {
   let server: Listening;
   let cert: string;
+  let key: string;
 
   beforeAll(async () => {
     // A throwaway self-signed certificate for 127.0.0.1 (openssl is part of the base system the tests run on).
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+    key = readFileSync(join(dir, 'key.pem'), 'utf8');
+    server = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key } });
   });
   afterAll(() => server?.close());
 
@@ -108,6 +110,20 @@ describe('listen over HTTPS', () => {
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/content-type: application\/json/i);
     expect(JSON.parse(body!)).toEqual({ error_code: 'HTTPS_REQUIRED', message: expect.stringContaining(`https://127.0.0.1:${server.port}/`) });
+  });
+
+  it('gives that refusal a request id from the `refused` hook (which logs it) and the security headers', async () => {
+    const refused: unknown[] = [];
+    const logged = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key }, refused: (request) => (refused.push(request), 'req_refused1') });
+    try {
+      const response = await fetch(`http://127.0.0.1:${logged.port}/balance?x=1`);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('x-request-id')).toBe('req_refused1');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(refused).toEqual([{ method: 'GET', path: '/balance?x=1', status: 400, error_code: 'HTTPS_REQUIRED' }]);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('answers fetch over plain HTTP with that JSON error', async () => {

@@ -16,7 +16,7 @@ import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.j
 import { checkIntervalMs, DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { hostChecker } from './host-names.js';
 import { API_SECURITY_HEADERS, docsSecurityHeaders, withHeaders } from './security-headers.js';
-import type { HealthAnswer, RequestObserver, SiteTarget } from './observability/index.js';
+import { newRequestId, REQUEST_ID_HEADER, type HealthAnswer, type RefusedRequest, type RequestObserver, type SiteTarget } from './observability/index.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -158,6 +158,8 @@ export interface ListenOptions {
   publicHosts?: readonly string[];
   /** How long each part of a request may take; Node's defaults and a 30 s handshake unless given. */
   deadlines?: Partial<Deadlines>;
+  /** Logs a request refused before the site sees it and gives its id (the observer's `refused`); by default an id, unlogged. */
+  refused?: (request: RefusedRequest) => string;
 }
 
 export interface Listening {
@@ -172,9 +174,23 @@ const TLS_HANDSHAKE = 0x16;
 /** How much of a plain-HTTP request head is read before it is answered anyway. */
 const PLAIN_HEAD_LIMIT = 16 * 1024;
 
-/** The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body. */
-export function httpsRequiredResponse(httpsUrl: string): string {
-  return rawErrorResponse({ status: 400, error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
+const httpsRequired = (httpsUrl: string): ProtocolError => ({ status: 400, error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
+
+/**
+ * The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body, the
+ * security headers and, when given, its request id (every answer carries one, as the control contract says).
+ */
+export function httpsRequiredResponse(httpsUrl: string, requestId?: string): string {
+  const raw = rawErrorResponse(httpsRequired(httpsUrl));
+  const extra = { ...API_SECURITY_HEADERS, ...(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId }) };
+  const afterStatusLine = raw.indexOf('\r\n') + 2;
+  return `${raw.slice(0, afterStatusLine)}${Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`).join('')}${raw.slice(afterStatusLine)}`;
+}
+
+/** The method and target of a request head as far as it came (for the log line of its refusal). */
+function requestLineOf(head: Buffer): { method: string; path: string } {
+  const [method = '-', path = '-'] = /^(\S{1,32}) (\S{1,2048})/.exec(head.toString('latin1'))?.slice(1) ?? [];
+  return { method, path };
 }
 
 /**
@@ -182,7 +198,7 @@ export function httpsRequiredResponse(httpsUrl: string): string {
  * `refusal` once the request head is in (answering before it would make some clients see a reset instead),
  * or once `timeoutMs` has passed without it, so a request cut off mid-head is answered, not held open.
  */
-export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string, timeoutMs: number = DEFAULT_DEADLINES.handshakeMs): void {
+export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string | ((head: Buffer) => string), timeoutMs: number = DEFAULT_DEADLINES.handshakeMs): void {
   // A connection that never says anything must not be kept forever.
   const silent = (): void => void socket.destroy();
   socket.setTimeout(timeoutMs, silent);
@@ -203,7 +219,7 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
       answered = true;
       clearTimeout(deadline);
       socket.removeAllListeners('data');
-      socket.end(refusal);
+      socket.end(typeof refusal === 'string' ? refusal : refusal(head));
       // A client that never reads its answer or closes must not hold the socket either.
       setTimeout(() => socket.destroy(), timeoutMs).unref();
     };
@@ -222,9 +238,9 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
 }
 
 /** A refusal written before the site sees the request (no handler knows the port it came in on). */
-function refuseRequest(out: ServerResponse, refusal: ProtocolError): void {
+function refuseRequest(out: ServerResponse, refusal: ProtocolError, requestId: string): void {
   const { status, headers, body = '' } = refusalAnswer(refusal);
-  out.writeHead(status, { ...headers, ...API_SECURITY_HEADERS, 'content-length': String(Buffer.byteLength(body)) });
+  out.writeHead(status, { ...headers, ...API_SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId, 'content-length': String(Buffer.byteLength(body)) });
   out.end(body);
 }
 
@@ -238,9 +254,10 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   let nodeListener = adapt(origin);
   let port = options.port;
   const refusalFor = hostChecker({ listenHost: options.host, publicHosts: options.publicHosts ?? [] });
+  const refusedId = options.refused ?? (() => newRequestId());
   const listener: RequestListener = (message, out) => {
     const refusal = refusalFor(message.headers.host, port, message.httpVersion);
-    if (refusal) return refuseRequest(out, refusal);
+    if (refusal) return refuseRequest(out, refusal, refusedId({ method: message.method ?? '-', path: message.url ?? '-', status: refusal.status, error_code: refusal.error_code }));
     nodeListener(message, out);
   };
   const deadlines: Deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
@@ -260,7 +277,11 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
     https.on('tlsClientError', (_error, socket) => socket.destroy());
     front = createNetServer((socket) => {
       track(socket);
-      routeByFirstByte(socket, (raw) => https.emit('connection', raw), httpsRequiredResponse(`${origin}/`), deadlines.handshakeMs);
+      const refusal = (head: Buffer): string => {
+        const { status, error_code } = httpsRequired(`${origin}/`);
+        return httpsRequiredResponse(`${origin}/`, refusedId({ ...requestLineOf(head), status, error_code }));
+      };
+      routeByFirstByte(socket, (raw) => https.emit('connection', raw), refusal, deadlines.handshakeMs);
     });
   } else {
     httpServer = answerProtocolErrors(createHttpServer(serverOptions, listener));

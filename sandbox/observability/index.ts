@@ -16,7 +16,8 @@ import { createRequestLog, type RequestLog } from './request-log.js';
 
 export { createLogger, silentLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, type SandboxLogger } from './logger.js';
 export type { HealthAnswer } from './health.js';
-export type { RequestObserver, SiteTarget } from './observe.js';
+export { newRequestId, REQUEST_ID_HEADER } from './observe.js';
+export type { RefusedRequest, RequestObserver, SiteTarget } from './observe.js';
 export type { RequestLog, RequestRecord } from './request-log.js';
 
 export interface ObservabilityOptions {

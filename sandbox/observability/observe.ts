@@ -17,9 +17,19 @@ import type { RequestLog } from './request-log.js';
 /** Where the site sends a request: one of its own pages, the control API or the service. */
 export type SiteTarget = 'page' | 'control' | 'service';
 
+/** A request the listener refused before the site saw it (a foreign or missing Host, plain HTTP on the TLS port). */
+export interface RefusedRequest {
+  method: string;
+  path: string;
+  status: number;
+  error_code: string;
+}
+
 export interface RequestObserver {
   native(request: NativeRequest, target: SiteTarget, handle: NativeHandler): Promise<NativeAnswer>;
   fetch(request: Request, target: SiteTarget, handle: FetchHandler): Promise<Response>;
+  /** Logs a refusal and gives its request id, which the listener sends back: every answer carries one. */
+  refused(request: RefusedRequest): string;
 }
 
 export interface RecordedRequests {
@@ -43,7 +53,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** The idempotency headers the service contract's operations take (their names differ per product). */
 const IDEMPOTENCY_HEADERS: readonly string[] = [...new Set(Object.values(operationTable).flatMap((route) => route.parameters.header.filter((name) => name.includes('idempotency'))))];
 
-const newRequestIdDefault = (): string => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
 /** The `error_code` of an error answer's JSON body, or null. */
 function errorCodeOf(status: number, body: string | null): string | null {
@@ -85,7 +95,7 @@ const pathOf = (pathname: string, search: string): string => (search === '' ? pa
 
 export function createRequestObserver(options: ObserverOptions): RequestObserver {
   const { logger, mask, requests } = options;
-  const newRequestId = options.newRequestId ?? newRequestIdDefault;
+  const newId = options.newRequestId ?? newRequestId;
 
   /** The log line and, for a recorded request, its entry: both after the answer is made. */
   const note = (seen: { id: string; method: string; path: string; started: number; status: number; responseBody: string | null; record: (() => RecordFields) | null }): void => {
@@ -119,7 +129,7 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
 
   return {
     async native(request, target, handle) {
-      const id = newRequestId();
+      const id = newId();
       const started = performance.now();
       const recording = target === 'service' && requests !== undefined;
       let body: BodyText | undefined;
@@ -150,7 +160,7 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
     },
 
     async fetch(request, target, handle) {
-      const id = newRequestId();
+      const id = newId();
       const started = performance.now();
       const url = new URL(request.url);
       const recording = target === 'service' && requests !== undefined;
@@ -171,6 +181,13 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
         record: recording ? () => ({ scope: requests.scopeOf(request.headers.get('authorization')), idempotencyKey: idempotencyKeyOf((name) => request.headers.get(name)), requestBody: seen.text() }) : null,
       });
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+
+    refused({ method, path, status, error_code }) {
+      const id = newId();
+      // Not recorded: the request never reached a merchant's API.
+      logger.request({ request_id: id, method, path: mask(path), status, error_code, duration_ms: 0 });
+      return id;
     },
   };
 }
