@@ -1001,6 +1001,19 @@ export interface components {
             error: string | null;
             /** @description How long the attempt took, in real milliseconds. */
             duration_ms: number;
+            /**
+             * Format: int32
+             * @description How many bytes of the answer's body the sandbox read, when an answer came. Its content does not
+             *     matter, so the sandbox reads at most 65536 bytes of it and then closes the connection (see
+             *     `answer_cut`): an endless or huge answer costs it no memory.
+             *
+             */
+            answer_bytes?: number;
+            /** @description When an answer came: true if its body went on past the 65536 bytes the sandbox reads, which then
+             *     closed the connection without reading the rest; false if the body was read to its end (or stopped
+             *     with the attempt's timeout). The status stands either way: a 2xx with a cut answer acknowledges.
+             *      */
+            answer_cut?: boolean;
         };
         /**
          * CallbackDelivery

@@ -22995,7 +22995,7 @@ validate181.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 export const listCallbackDeliveries_response200 = validate184;
 const schema205 = {"type":"array","maxItems":1000,"items":{"$ref":"openapi#/components/schemas/CallbackDelivery"},"$id":"listCallbackDeliveries_response200"};
 const schema206 = {"type":"object","required":["id","webhook","event","url","state","payload","attempts","max_attempts","next_attempt_at","alert","failure_reason","resent_from","created","updated"],"properties":{"id":{"type":"string","maxLength":24,"pattern":"^[0-9a-f]{24}$"},"webhook":{"type":"string","maxLength":64,"pattern":"^[A-Za-z][A-Za-z0-9]*$"},"event":{"type":"string","maxLength":64,"pattern":"^[a-z][a-z0-9_.]*$"},"url":{"type":["string","null"],"format":"uri","maxLength":2048},"state":{"type":"string","enum":["pending","delivered","failed"]},"payload":{"type":"object","additionalProperties":true},"attempts":{"type":"array","maxItems":100,"items":{"$ref":"openapi#/components/schemas/CallbackDeliveryAttempt"}},"max_attempts":{"type":"integer","format":"int32","maximum":100,"minimum":1},"next_attempt_at":{"type":["string","null"],"format":"date-time","maxLength":35},"alert":{"type":"boolean"},"failure_reason":{"type":["string","null"],"maxLength":2048,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"resent_from":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":"string","format":"date-time","maxLength":35}}};
-const schema207 = {"type":"object","required":["at","status","error","duration_ms"],"properties":{"at":{"type":"string","format":"date-time","maxLength":35},"status":{"type":["integer","null"],"format":"int32","minimum":100,"maximum":599},"error":{"type":["string","null"],"maxLength":1024,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"duration_ms":{"type":"number","minimum":0}}};
+const schema207 = {"type":"object","required":["at","status","error","duration_ms"],"properties":{"at":{"type":"string","format":"date-time","maxLength":35},"status":{"type":["integer","null"],"format":"int32","minimum":100,"maximum":599},"error":{"type":["string","null"],"maxLength":1024,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"duration_ms":{"type":"number","minimum":0},"answer_bytes":{"type":"integer","format":"int32","minimum":0,"maximum":65536},"answer_cut":{"type":"boolean"}}};
 const pattern334 = new RegExp("^[0-9a-f]{24}$", "u");
 const pattern336 = new RegExp("^[a-z][a-z0-9_.]*$", "u");
 
@@ -23525,9 +23525,10 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/attempts/" + i0,schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema207.type,parentSchema:schema207,data:data7};
+if(data7.answer_bytes !== undefined){
+let data12 = data7.answer_bytes;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+const err46 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema207.properties.answer_bytes.type,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -23536,10 +23537,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema206.properties.attempts.type,parentSchema:schema206.properties.attempts,data:data6};
+if(typeof data12 == "number"){
+if(data12 > 65536 || isNaN(data12)){
+const err47 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65536},message:"must be <= 65536",schema:65536,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -23548,11 +23548,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data.max_attempts !== undefined){
-let data12 = data.max_attempts;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err48 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema206.properties.max_attempts.type,parentSchema:schema206.properties.max_attempts,data:data12};
+if(data12 < 0 || isNaN(data12)){
+const err48 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -23561,9 +23558,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(typeof data12 == "number"){
-if(data12 > 100 || isNaN(data12)){
-const err49 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema206.properties.max_attempts,data:data12};
+if(!(formats2.validate(data12))){
+const err49 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -23572,8 +23568,12 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data12 < 1 || isNaN(data12)){
-const err50 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema206.properties.max_attempts,data:data12};
+}
+}
+if(data7.answer_cut !== undefined){
+let data13 = data7.answer_cut;
+if(typeof data13 !== "boolean"){
+const err50 = {instancePath:instancePath+"/attempts/" + i0+"/answer_cut",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_cut/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema207.properties.answer_cut.type,parentSchema:schema207.properties.answer_cut,data:data13};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -23582,8 +23582,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(!(formats2.validate(data12))){
-const err51 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema206.properties.max_attempts,data:data12};
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/attempts/" + i0,schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema207.type,parentSchema:schema207,data:data7};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -23594,10 +23596,8 @@ errors++;
 }
 }
 }
-if(data.next_attempt_at !== undefined){
-let data13 = data.next_attempt_at;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err52 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema206.properties.next_attempt_at.type},message:"must be string,null",schema:schema206.properties.next_attempt_at.type,parentSchema:schema206.properties.next_attempt_at,data:data13};
+else {
+const err52 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema206.properties.attempts.type,parentSchema:schema206.properties.attempts,data:data6};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -23606,9 +23606,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(typeof data13 === "string"){
-if(func1(data13) > 35){
-const err53 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.next_attempt_at,data:data13};
+}
+if(data.max_attempts !== undefined){
+let data14 = data.max_attempts;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err53 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema206.properties.max_attempts.type,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -23617,8 +23619,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!(formats0.validate(data13))){
-const err54 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.next_attempt_at,data:data13};
+if(typeof data14 == "number"){
+if(data14 > 100 || isNaN(data14)){
+const err54 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -23627,12 +23630,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-}
-if(data.alert !== undefined){
-let data14 = data.alert;
-if(typeof data14 !== "boolean"){
-const err55 = {instancePath:instancePath+"/alert",schemaPath:"#/properties/alert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema206.properties.alert.type,parentSchema:schema206.properties.alert,data:data14};
+if(data14 < 1 || isNaN(data14)){
+const err55 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -23641,11 +23640,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data.failure_reason !== undefined){
-let data15 = data.failure_reason;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err56 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/type",keyword:"type",params:{type: schema206.properties.failure_reason.type},message:"must be string,null",schema:schema206.properties.failure_reason.type,parentSchema:schema206.properties.failure_reason,data:data15};
+if(!(formats2.validate(data14))){
+const err56 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -23654,9 +23650,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 2048){
-const err57 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema206.properties.failure_reason,data:data15};
+}
+}
+if(data.next_attempt_at !== undefined){
+let data15 = data.next_attempt_at;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err57 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema206.properties.next_attempt_at.type},message:"must be string,null",schema:schema206.properties.next_attempt_at.type,parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -23665,8 +23664,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!pattern7.test(data15)){
-const err58 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema206.properties.failure_reason,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err58 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -23675,12 +23675,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-if(data.resent_from !== undefined){
-let data16 = data.resent_from;
-if((typeof data16 !== "string") && (data16 !== null)){
-const err59 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/type",keyword:"type",params:{type: schema206.properties.resent_from.type},message:"must be string,null",schema:schema206.properties.resent_from.type,parentSchema:schema206.properties.resent_from,data:data16};
+if(!(formats0.validate(data15))){
+const err59 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -23689,9 +23685,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(typeof data16 === "string"){
-if(func1(data16) > 64){
-const err60 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema206.properties.resent_from,data:data16};
+}
+}
+if(data.alert !== undefined){
+let data16 = data.alert;
+if(typeof data16 !== "boolean"){
+const err60 = {instancePath:instancePath+"/alert",schemaPath:"#/properties/alert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema206.properties.alert.type,parentSchema:schema206.properties.alert,data:data16};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -23700,8 +23699,11 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!pattern4.test(data16)){
-const err61 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema206.properties.resent_from,data:data16};
+}
+if(data.failure_reason !== undefined){
+let data17 = data.failure_reason;
+if((typeof data17 !== "string") && (data17 !== null)){
+const err61 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/type",keyword:"type",params:{type: schema206.properties.failure_reason.type},message:"must be string,null",schema:schema206.properties.failure_reason.type,parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -23710,13 +23712,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-if(data.created !== undefined){
-let data17 = data.created;
 if(typeof data17 === "string"){
-if(func1(data17) > 35){
-const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.created,data:data17};
+if(func1(data17) > 2048){
+const err62 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -23725,8 +23723,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(!(formats0.validate(data17))){
-const err63 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.created,data:data17};
+if(!pattern7.test(data17)){
+const err63 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -23736,8 +23734,11 @@ vErrors.push(err63);
 errors++;
 }
 }
-else {
-const err64 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.created.type,parentSchema:schema206.properties.created,data:data17};
+}
+if(data.resent_from !== undefined){
+let data18 = data.resent_from;
+if((typeof data18 !== "string") && (data18 !== null)){
+const err64 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/type",keyword:"type",params:{type: schema206.properties.resent_from.type},message:"must be string,null",schema:schema206.properties.resent_from.type,parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -23746,12 +23747,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data18 = data.updated;
 if(typeof data18 === "string"){
-if(func1(data18) > 35){
-const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.updated,data:data18};
+if(func1(data18) > 64){
+const err65 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -23760,8 +23758,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!(formats0.validate(data18))){
-const err66 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.updated,data:data18};
+if(!pattern4.test(data18)){
+const err66 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -23771,8 +23769,12 @@ vErrors.push(err66);
 errors++;
 }
 }
-else {
-const err67 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.updated.type,parentSchema:schema206.properties.updated,data:data18};
+}
+if(data.created !== undefined){
+let data19 = data.created;
+if(typeof data19 === "string"){
+if(func1(data19) > 35){
+const err67 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.created,data:data19};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -23781,15 +23783,71 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-else {
-const err68 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema206.type,parentSchema:schema206,data};
+if(!(formats0.validate(data19))){
+const err68 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.created,data:data19};
 if(vErrors === null){
 vErrors = [err68];
 }
 else {
 vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.created.type,parentSchema:schema206.properties.created,data:data19};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data.updated !== undefined){
+let data20 = data.updated;
+if(typeof data20 === "string"){
+if(func1(data20) > 35){
+const err70 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if(!(formats0.validate(data20))){
+const err71 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.updated.type,parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema206.type,parentSchema:schema206,data};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -26773,9 +26831,10 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/attempts/" + i0,schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema207.type,parentSchema:schema207,data:data7};
+if(data7.answer_bytes !== undefined){
+let data12 = data7.answer_bytes;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+const err46 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema207.properties.answer_bytes.type,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -26784,10 +26843,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema206.properties.attempts.type,parentSchema:schema206.properties.attempts,data:data6};
+if(typeof data12 == "number"){
+if(data12 > 65536 || isNaN(data12)){
+const err47 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65536},message:"must be <= 65536",schema:65536,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -26796,11 +26854,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data.max_attempts !== undefined){
-let data12 = data.max_attempts;
-if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err48 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema206.properties.max_attempts.type,parentSchema:schema206.properties.max_attempts,data:data12};
+if(data12 < 0 || isNaN(data12)){
+const err48 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -26809,9 +26864,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(typeof data12 == "number"){
-if(data12 > 100 || isNaN(data12)){
-const err49 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema206.properties.max_attempts,data:data12};
+if(!(formats2.validate(data12))){
+const err49 = {instancePath:instancePath+"/attempts/" + i0+"/answer_bytes",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_bytes/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema207.properties.answer_bytes,data:data12};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -26820,8 +26874,12 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data12 < 1 || isNaN(data12)){
-const err50 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema206.properties.max_attempts,data:data12};
+}
+}
+if(data7.answer_cut !== undefined){
+let data13 = data7.answer_cut;
+if(typeof data13 !== "boolean"){
+const err50 = {instancePath:instancePath+"/attempts/" + i0+"/answer_cut",schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/properties/answer_cut/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema207.properties.answer_cut.type,parentSchema:schema207.properties.answer_cut,data:data13};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -26830,8 +26888,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(!(formats2.validate(data12))){
-const err51 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema206.properties.max_attempts,data:data12};
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/attempts/" + i0,schemaPath:"openapi#/components/schemas/CallbackDeliveryAttempt/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema207.type,parentSchema:schema207,data:data7};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -26842,10 +26902,8 @@ errors++;
 }
 }
 }
-if(data.next_attempt_at !== undefined){
-let data13 = data.next_attempt_at;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err52 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema206.properties.next_attempt_at.type},message:"must be string,null",schema:schema206.properties.next_attempt_at.type,parentSchema:schema206.properties.next_attempt_at,data:data13};
+else {
+const err52 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema206.properties.attempts.type,parentSchema:schema206.properties.attempts,data:data6};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -26854,9 +26912,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(typeof data13 === "string"){
-if(func1(data13) > 35){
-const err53 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.next_attempt_at,data:data13};
+}
+if(data.max_attempts !== undefined){
+let data14 = data.max_attempts;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err53 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema206.properties.max_attempts.type,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -26865,8 +26925,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!(formats0.validate(data13))){
-const err54 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.next_attempt_at,data:data13};
+if(typeof data14 == "number"){
+if(data14 > 100 || isNaN(data14)){
+const err54 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -26875,12 +26936,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-}
-if(data.alert !== undefined){
-let data14 = data.alert;
-if(typeof data14 !== "boolean"){
-const err55 = {instancePath:instancePath+"/alert",schemaPath:"#/properties/alert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema206.properties.alert.type,parentSchema:schema206.properties.alert,data:data14};
+if(data14 < 1 || isNaN(data14)){
+const err55 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -26889,11 +26946,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data.failure_reason !== undefined){
-let data15 = data.failure_reason;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err56 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/type",keyword:"type",params:{type: schema206.properties.failure_reason.type},message:"must be string,null",schema:schema206.properties.failure_reason.type,parentSchema:schema206.properties.failure_reason,data:data15};
+if(!(formats2.validate(data14))){
+const err56 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema206.properties.max_attempts,data:data14};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -26902,9 +26956,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 2048){
-const err57 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema206.properties.failure_reason,data:data15};
+}
+}
+if(data.next_attempt_at !== undefined){
+let data15 = data.next_attempt_at;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err57 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema206.properties.next_attempt_at.type},message:"must be string,null",schema:schema206.properties.next_attempt_at.type,parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -26913,8 +26970,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!pattern7.test(data15)){
-const err58 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema206.properties.failure_reason,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err58 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -26923,12 +26981,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-if(data.resent_from !== undefined){
-let data16 = data.resent_from;
-if((typeof data16 !== "string") && (data16 !== null)){
-const err59 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/type",keyword:"type",params:{type: schema206.properties.resent_from.type},message:"must be string,null",schema:schema206.properties.resent_from.type,parentSchema:schema206.properties.resent_from,data:data16};
+if(!(formats0.validate(data15))){
+const err59 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.next_attempt_at,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -26937,9 +26991,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(typeof data16 === "string"){
-if(func1(data16) > 64){
-const err60 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema206.properties.resent_from,data:data16};
+}
+}
+if(data.alert !== undefined){
+let data16 = data.alert;
+if(typeof data16 !== "boolean"){
+const err60 = {instancePath:instancePath+"/alert",schemaPath:"#/properties/alert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema206.properties.alert.type,parentSchema:schema206.properties.alert,data:data16};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -26948,8 +27005,11 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(!pattern4.test(data16)){
-const err61 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema206.properties.resent_from,data:data16};
+}
+if(data.failure_reason !== undefined){
+let data17 = data.failure_reason;
+if((typeof data17 !== "string") && (data17 !== null)){
+const err61 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/type",keyword:"type",params:{type: schema206.properties.failure_reason.type},message:"must be string,null",schema:schema206.properties.failure_reason.type,parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -26958,13 +27018,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-if(data.created !== undefined){
-let data17 = data.created;
 if(typeof data17 === "string"){
-if(func1(data17) > 35){
-const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.created,data:data17};
+if(func1(data17) > 2048){
+const err62 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -26973,8 +27029,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(!(formats0.validate(data17))){
-const err63 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.created,data:data17};
+if(!pattern7.test(data17)){
+const err63 = {instancePath:instancePath+"/failure_reason",schemaPath:"#/properties/failure_reason/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema206.properties.failure_reason,data:data17};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -26984,8 +27040,11 @@ vErrors.push(err63);
 errors++;
 }
 }
-else {
-const err64 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.created.type,parentSchema:schema206.properties.created,data:data17};
+}
+if(data.resent_from !== undefined){
+let data18 = data.resent_from;
+if((typeof data18 !== "string") && (data18 !== null)){
+const err64 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/type",keyword:"type",params:{type: schema206.properties.resent_from.type},message:"must be string,null",schema:schema206.properties.resent_from.type,parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -26994,12 +27053,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data18 = data.updated;
 if(typeof data18 === "string"){
-if(func1(data18) > 35){
-const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.updated,data:data18};
+if(func1(data18) > 64){
+const err65 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -27008,8 +27064,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!(formats0.validate(data18))){
-const err66 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.updated,data:data18};
+if(!pattern4.test(data18)){
+const err66 = {instancePath:instancePath+"/resent_from",schemaPath:"#/properties/resent_from/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema206.properties.resent_from,data:data18};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -27019,8 +27075,12 @@ vErrors.push(err66);
 errors++;
 }
 }
-else {
-const err67 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.updated.type,parentSchema:schema206.properties.updated,data:data18};
+}
+if(data.created !== undefined){
+let data19 = data.created;
+if(typeof data19 === "string"){
+if(func1(data19) > 35){
+const err67 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.created,data:data19};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -27029,15 +27089,71 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-else {
-const err68 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema206.type,parentSchema:schema206,data};
+if(!(formats0.validate(data19))){
+const err68 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.created,data:data19};
 if(vErrors === null){
 vErrors = [err68];
 }
 else {
 vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.created.type,parentSchema:schema206.properties.created,data:data19};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data.updated !== undefined){
+let data20 = data.updated;
+if(typeof data20 === "string"){
+if(func1(data20) > 35){
+const err70 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if(!(formats0.validate(data20))){
+const err71 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema206.properties.updated.type,parentSchema:schema206.properties.updated,data:data20};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema206.type,parentSchema:schema206,data};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -38026,7 +38142,7 @@ const schema312 = {"type":"object","required":["id","user_id","external_id","amo
 const schema313 = {"type":"string","enum":["INSUFFICIENT_BALANCE","UNKNOWN_BANK_NETWORK_ERROR","TEMPORARY_BANK_NETWORK_ERROR","INVALID_DESTINATION","SWITCHING_NETWORK_ERROR","REJECTED_BY_BANK","TRANSFER_ERROR","TEMPORARY_TRANSFER_ERROR"]};
 const schema314 = {"type":"array","maxItems":3,"items":{"type":"string","format":"email","maxLength":254}};
 const pattern545 = new RegExp("^[A-Z0-9_]+$", "u");
-const formats60 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const formats64 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -38570,7 +38686,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!(formats60.test(data12))){
+if(!(formats64.test(data12))){
 const err42 = {instancePath:instancePath+"/email_to/" + i0,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data12};
 if(vErrors === null){
 vErrors = [err42];
@@ -38631,7 +38747,7 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!(formats60.test(data14))){
+if(!(formats64.test(data14))){
 const err47 = {instancePath:instancePath+"/email_cc/" + i1,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data14};
 if(vErrors === null){
 vErrors = [err47];
@@ -38692,7 +38808,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!(formats60.test(data16))){
+if(!(formats64.test(data16))){
 const err52 = {instancePath:instancePath+"/email_bcc/" + i2,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data16};
 if(vErrors === null){
 vErrors = [err52];
@@ -42681,7 +42797,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!(formats60.test(data12))){
+if(!(formats64.test(data12))){
 const err42 = {instancePath:instancePath+"/email_to/" + i0,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data12};
 if(vErrors === null){
 vErrors = [err42];
@@ -42742,7 +42858,7 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!(formats60.test(data14))){
+if(!(formats64.test(data14))){
 const err47 = {instancePath:instancePath+"/email_cc/" + i1,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data14};
 if(vErrors === null){
 vErrors = [err47];
@@ -42803,7 +42919,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!(formats60.test(data16))){
+if(!(formats64.test(data16))){
 const err52 = {instancePath:instancePath+"/email_bcc/" + i2,schemaPath:"openapi#/components/schemas/DisbursementEmailList/items/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\"",schema:"email",parentSchema:schema314.items,data:data16};
 if(vErrors === null){
 vErrors = [err52];
