@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@payments-contract/client/webhooks';
 import type { Scope } from '../store/store.js';
 import { maskUrlCredentials } from './mask-credentials.js';
-import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
-import { CALLBACK_TOKEN, MERCHANT, openTestPlatform, removeTempDirs, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
+import { NO_CALLBACK_URL, DELIVERIES_COLLECTION } from './outbox.js';
+import { CALLBACK_TOKEN, enqueue, MERCHANT, openTestPlatform, removeTempDirs, settled, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
 
 const opened: TestPlatform[] = [];
 const receivers: Receiver[] = [];
@@ -23,24 +23,6 @@ const receiver = async (status?: Parameters<typeof startReceiver>[0]): Promise<R
   return started;
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
-async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, scope: Scope = MERCHANT): Promise<DeliveryRecord> {
-  const deadline = performance.now() + 15_000;
-  for (;;) {
-    const delivery = await t.platform.callbacks.get(scope, id);
-    if (delivery && done(delivery)) return delivery;
-    if (performance.now() > deadline) throw new Error(`delivery ${id} did not settle: ${JSON.stringify(delivery)}`);
-    await sleep(10);
-  }
-}
-
-async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null, scope: Scope = MERCHANT): Promise<string> {
-  await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, scope, kind, webhookExample(kind), url));
-  const [newest] = await t.platform.callbacks.list(scope);
-  if (!newest) throw new Error('nothing was enqueued');
-  return newest.id;
-}
 
 describe('callback delivery', () => {
   it('sends the merchant token and a body the contract’s own receiver accepts, then records it delivered', async () => {

@@ -21,6 +21,8 @@ import type { Leases } from '../cluster/leases.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
 import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
 import { maskUrlCredentials } from './mask-credentials.js';
+import { createFairSlots } from './fair-slots.js';
+import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
 import { attemptLease, DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
 
 export interface DispatcherOptions {
@@ -39,8 +41,18 @@ export interface DispatcherOptions {
   attemptTimeoutMs?: number;
   /** Safety net: how often to look for due deliveries even when nothing announced one. Default 1 s. */
   sweepIntervalMs?: number;
-  /** Attempts made at the same time at most. Default 16. */
+  /**
+   * Attempts made at the same time at most, all merchants together. Default 64: an attempt holds a socket and
+   * at most the bounded part of an answer it reads (read-answer.ts), so the pool is cheap.
+   */
   concurrency?: number;
+  /**
+   * Attempts of one merchant in one mode made at the same time at most, within `concurrency`: a receiver that
+   * hangs holds these only, never the slots other scopes need (fair-slots.ts). Default 16, what one merchant
+   * had when all shared 16; it takes `concurrency / scopeConcurrency` hanging scopes to fill the pool, and even
+   * then a waiting scope gets the next freed slot.
+   */
+  scopeConcurrency?: number;
   /**
    * With a store other sandboxes share: each attempt is claimed first, so exactly one sandbox makes it, and
    * an attempt whose claimer died is made by another once the lease lapses.
@@ -70,6 +82,9 @@ export const SHARED_SWEEP_GRACE_MS = 2000;
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
+/** Whose turn an attempt waits for: fairness is between merchants and between a merchant's two modes. */
+const scopeKey = (scope: Scope): string => `${scope.mode}:${scope.merchantId}`;
+
 
 /** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
 const ATTEMPT_ERROR_LENGTH = 1024;
@@ -92,31 +107,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const send = options.fetch ?? fetch;
   const onAlert = options.onAlert ?? defaultAlert;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? 64;
+  const slots = createFairSlots({ total: concurrency, perKey: Math.min(concurrency, options.scopeConcurrency ?? 16) });
 
   let running = false;
   let sweep: NodeJS.Timeout | undefined;
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, Promise<void>>();
-  let active = 0;
-  const waiting: (() => void)[] = [];
   /** Attempts another sandbox had claimed that this one waited for (their outcome may make more due). */
   let remoteWaits = 0;
   /** First attempts whose lease the enqueuing transaction took for this sandbox: when each lapses (real ms). */
   const grantedLeases = new Map<string, number>();
-
-  const slot = async (): Promise<void> => {
-    if (active < concurrency) {
-      active++;
-      return;
-    }
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const release = (): void => {
-    const next = waiting.shift();
-    if (next) next();
-    else active--;
-  };
 
   /**
    * Records an attempt's outcome, or a `failure` that ends the delivery without one (`alert`: the merchant
@@ -216,18 +217,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const started = performance.now();
     let status: number | null = null;
     let error: string | null = null;
+    let answer: Pick<DeliveryAttempt, 'answer_bytes' | 'answer_cut'> = {};
     try {
       const response = await send(request, { signal: AbortSignal.timeout(attemptTimeoutMs), redirect: 'manual' });
       status = response.status;
-      // Read the answer to the end so the connection is released; its content does not matter.
-      await response.arrayBuffer().catch(() => undefined);
+      const read = await readAnswer(response, ANSWER_READ_LIMIT);
+      answer = { answer_bytes: read.bytes, answer_cut: read.cut };
     } catch (caught) {
       error = describe(caught);
     }
     const took = performance.now() - started;
-    const stored = await record(scope, delivery, { at, status, error, duration_ms: Math.ceil(took) }, null, Date.parse(at) + took);
+    const stored = await record(scope, delivery, { at, status, error, duration_ms: Math.ceil(took), ...answer }, null, Date.parse(at) + took);
     try {
-      options.onAttempt?.(delivery, { at, status, error, duration_ms: took }, delivery.attempts.length + 1);
+      options.onAttempt?.(delivery, { at, status, error, duration_ms: took, ...answer }, delivery.attempts.length + 1);
     } catch {
       // The outcome is stored; a failing log line must not stop the next attempt from being scheduled.
     }
@@ -239,13 +241,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const start = (scope: Scope, delivery: DeliveryRecord, waitForOthers = false): Promise<void> => {
     const existing = inFlight.get(delivery.id);
     if (existing) return existing;
+    const key = scopeKey(scope);
     const run = (async () => {
-      await slot();
+      await slots.acquire(key);
       try {
         // Stopped while waiting for a slot: leave it pending for the next start.
         if (running) await attemptOnce(scope, delivery, waitForOthers);
       } finally {
-        release();
+        slots.release(key);
       }
     })()
       .catch((error: unknown) => console.error(`callback delivery ${delivery.id} could not be processed:`, error))

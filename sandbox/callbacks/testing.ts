@@ -72,6 +72,24 @@ export async function startReceiver(status: (request: Received) => number = () =
   };
 }
 
+/** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
+export async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, scope: Scope = MERCHANT): Promise<DeliveryRecord> {
+  const deadline = performance.now() + 15_000;
+  for (;;) {
+    const delivery = await t.platform.callbacks.get(scope, id);
+    if (delivery && done(delivery)) return delivery;
+    if (performance.now() > deadline) throw new Error(`delivery ${id} did not settle: ${JSON.stringify(delivery)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null, scope: Scope = MERCHANT): Promise<string> {
+  await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, scope, kind, webhookExample(kind), url));
+  const [newest] = await t.platform.callbacks.list(scope);
+  if (!newest) throw new Error('nothing was enqueued');
+  return newest.id;
+}
+
 export interface TestPlatform {
   platform: Platform;
   store: Store;
@@ -130,6 +148,89 @@ export async function openTestPlatform(dataDir: string, options: Partial<Omit<Pl
     close: async () => {
       await platform.dispatcher.stop();
       await store.close();
+    },
+  };
+}
+
+export interface HangingReceiver {
+  url: string;
+  /** Requests that arrived (none is ever answered). */
+  requests(): number;
+  /** Resolves once `count` requests have arrived. */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** Drops every held connection (the attempts waiting on them fail at once) and stops listening. */
+  close(): Promise<void>;
+}
+
+/** A merchant's endpoint on 127.0.0.1:0 that accepts every request and never answers. */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  let requests = 0;
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server: Server = createServer((request) => {
+    request.resume();
+    requests++;
+    for (const waiter of waiters.filter((w) => requests >= w.count)) waiter.resolve();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    requests: () => requests,
+    waitFor: (count, timeoutMs = 5000) =>
+      new Promise((resolve, reject) => {
+        if (requests >= count) return resolve();
+        const timer = setTimeout(() => reject(new Error(`expected ${count} requests, got ${requests}`)), timeoutMs);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      }),
+    close: () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      return closed;
+    },
+  };
+}
+
+export interface EndlessReceiver {
+  url: string;
+  /** Bytes of answer written so far, all connections together. */
+  written(): number;
+  /** Resolves once the sandbox has closed the connection of the first request. */
+  firstClosed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A merchant's endpoint on 127.0.0.1:0 answering 200 with a body that goes on as fast as the reader takes it,
+ * up to `limitBytes` (a bound, so a reader that takes it all ends instead of filling the machine).
+ */
+export async function startEndlessReceiver(limitBytes = 256 * 1024 * 1024): Promise<EndlessReceiver> {
+  let written = 0;
+  let markFirstClosed: () => void = () => undefined;
+  const firstClosed = new Promise<void>((resolve) => (markFirstClosed = resolve));
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    response.socket?.once('close', markFirstClosed);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const pump = (): void => {
+      while (!response.destroyed && written < limitBytes) {
+        written += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+      if (!response.destroyed) response.end();
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    written: () => written,
+    firstClosed,
+    close: () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      return closed;
     },
   };
 }
