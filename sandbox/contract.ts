@@ -158,3 +158,11 @@ export function controlListLimit(operationId: string): number {
 export const serviceRateLimits: RateLimitTable = rateLimitTable(model.operations);
 /** The control API's, from its own contract. */
 export const controlRateLimits: RateLimitTable = rateLimitTable(controlModel.operations);
+
+/** `latest` of the control contract's `x-clock-advance`: the time no advance may take a clock past (decision `sandbox-clock-range`), in ms. */
+export function clockLatestMs(): number {
+  const marker = controlDocument['x-clock-advance'];
+  const latest = isObject(marker) && typeof marker.latest === 'string' ? Date.parse(marker.latest) : Number.NaN;
+  if (Number.isNaN(latest)) throw new Error('the control contract has no date-time x-clock-advance.latest');
+  return latest;
+}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDataDir, testStores } from '../callbacks/testing.js';
 import type { Caller, Scope } from '../context.js';
-import { CLOCK_COLLECTION, clockCollections, createClock, LEGACY_SHARED_SCOPE } from './clock.js';
+import { CLOCK_COLLECTION, clockCollections, ClockRangeError, createClock, LEGACY_SHARED_SCOPE } from './clock.js';
 
 const stores = testStores(clockCollections);
 const open = stores.open;
@@ -47,6 +47,34 @@ describe('the sandbox clock', () => {
     expect(clock.offsetMs(A_TEST)).toBe(10_000);
     await expect(clock.advance(A_TEST, -1)).rejects.toThrow(RangeError);
     expect(clock.offsetMs(A_TEST)).toBe(10_000);
+  });
+
+  it('refuses an advance past its latest time and stores nothing, concurrent advances included; 0 is always allowed', async () => {
+    const latestMs = REAL + 10_000;
+    const store = open(':memory:');
+    const clock = await createClock({ store, realTime: () => REAL, latestMs });
+    await clock.advance(A_TEST, 4000);
+    const refused = await clock.advance(A_TEST, 6001).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ClockRangeError);
+    expect(refused).toMatchObject({ latestMs, allowedMs: 6000 });
+    expect(clock.offsetMs(A_TEST)).toBe(4000);
+    expect(await store.get(CLOCK_COLLECTION, A_TEST, 'clock')).toEqual({ id: 'clock', offset_ms: 4000 });
+    // Together they would pass it: the ones that fit commit, the others are refused.
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => clock.advance(A_TEST, 2000)));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    expect(clock.now(A_TEST).getTime()).toBe(latestMs);
+    expect((await clock.advance(A_TEST, 0)).getTime()).toBe(latestMs);
+    // Only this scope reached it.
+    expect((await clock.advance(B_TEST, 10_000)).getTime()).toBe(latestMs);
+  });
+
+  it('by default stops at the end of year 9999, the last time a four-digit year writes', async () => {
+    const clock = await createClock({ store: open(':memory:'), realTime: () => REAL });
+    const hundredYears = 3_155_760_000_000;
+    let advances = 0;
+    while (advances < 200 && (await clock.advance(A_TEST, hundredYears).then(() => true, () => false))) advances++;
+    expect(advances).toBe(79);
+    expect(clock.now(A_TEST).toISOString()).toMatch(/^99\d\d-/);
   });
 
   it("keeps every scope's offset across a restart", async () => {

@@ -31,8 +31,27 @@ export interface SandboxClock extends Clock {
   reload(): Promise<void>;
 }
 
+/**
+ * An advance that would take a scope's time past the latest time its clock may show (decision
+ * `sandbox-clock-range`): refused before anything is written. `allowedMs` is how far it can still go.
+ */
+export class ClockRangeError extends RangeError {
+  constructor(
+    readonly latestMs: number,
+    readonly allowedMs: number,
+  ) {
+    super(`the sandbox clock cannot be moved past ${new Date(latestMs).toISOString()} (at most ${allowedMs} ms more)`);
+    this.name = 'ClockRangeError';
+  }
+}
+
 export interface ClockOptions {
   store: Store;
+  /**
+   * The latest time (ms) an advance may take a scope to; further ones throw ClockRangeError. Default: the
+   * end of year 9999, the last a four-digit ISO 8601 year writes; the sandbox passes the contract's bound.
+   */
+  latestMs?: number;
   /** The real clock in milliseconds; tests replace it. */
   realTime?: () => number;
   /** Told when a listener throws; the advance itself still succeeds. */
@@ -49,6 +68,7 @@ const isLegacy = (scope: Scope): boolean => scopeKey(scope) === scopeKey(LEGACY_
 export async function createClock(options: ClockOptions): Promise<SandboxClock> {
   const { store } = options;
   const realTime = options.realTime ?? (() => Date.now());
+  const latestMs = options.latestMs ?? Date.parse('9999-12-31T23:59:59.999Z');
   const changed = options.onChange ?? (() => undefined);
   const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
   // `now` is synchronous and asked at every request, so every stored offset is held in memory.
@@ -93,7 +113,12 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
       // Read-modify-write in one transaction, so concurrent advances add up instead of overwriting each other.
       const offset = await store.transaction(async (tx) => {
         const existing = await tx.get<ClockRecord>(CLOCK_COLLECTION, scope, CLOCK_ID);
-        const next: ClockRecord = { id: CLOCK_ID, offset_ms: (existing?.offset_ms ?? start) + ms };
+        const current = existing?.offset_ms ?? start;
+        // Checked on the stored offset, inside the transaction, so concurrent advances cannot add up past it;
+        // a move by 0 moves nothing and stays allowed wherever the clock is.
+        const allowedMs = Math.max(0, latestMs - (realTime() + current));
+        if (ms > allowedMs) throw new ClockRangeError(latestMs, allowedMs);
+        const next: ClockRecord = { id: CLOCK_ID, offset_ms: current + ms };
         if (existing) await tx.update(CLOCK_COLLECTION, scope, next);
         else await tx.insert(CLOCK_COLLECTION, scope, next);
         return next.offset_ms;

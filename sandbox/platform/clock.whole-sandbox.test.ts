@@ -68,6 +68,32 @@ describe('time per merchant and mode', () => {
     expect(paying).toEqual(['EXPIRED_OTP_ERROR', 'status 200', 'status 200']);
   });
 
+  it('refuses, moving nothing, an advance past the latest time the contract allows, and every date it writes stays four-digit', async () => {
+    sandbox = await createTestSandbox({ realTime: () => START });
+    const hundredYears = 3_155_760_000_000;
+    let answer = await sandbox.control('aTest').advanceClock({ body: { milliseconds: hundredYears } });
+    let advances = 0;
+    for (; answer.ok && advances < 200; advances++) answer = await sandbox.control('aTest').advanceClock({ body: { milliseconds: hundredYears } });
+    // 2026 plus 78 centuries is 9827; the next would pass 9899-12-31T23:59:59.999Z (decision sandbox-clock-range).
+    expect(advances).toBe(78);
+    expect(answer.status).toBe(400);
+    expect(answer.ok ? null : answer.error).toMatchObject({ error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/milliseconds', keyword: 'maximum' }] });
+    const reached = START + advances * hundredYears;
+    const clock = await sandbox.control('aTest').getClock();
+    expect(clock.ok && clock.data.now).toBe(new Date(reached).toISOString());
+    // A default expiry, 31 years on, still has a four-digit year; so does the rest of the way to the bound.
+    const expiryAt = async (): Promise<string | number> => {
+      const created = await sandbox.service('aTest').createFixedVirtualAccount({ body: { external_id: 'order-0102', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
+      return created.ok ? created.data.expiration_date : created.status;
+    };
+    expect(await expiryAt()).toMatch(/^9858-/);
+    const rest = Date.parse('9899-12-31T23:59:59.999Z') - reached;
+    expect((await sandbox.control('aTest').advanceClock({ body: { milliseconds: rest + 1 } })).status).toBe(400);
+    const last = await sandbox.control('aTest').advanceClock({ body: { milliseconds: rest } });
+    expect(last.ok && last.data.now).toBe('9899-12-31T23:59:59.999Z');
+    expect(await expiryAt()).toBe('9930-12-31T23:59:59.999Z');
+  });
+
   it("makes only the advancing merchant's callback retries in that mode due", async () => {
     sandbox = await createTestSandbox({ realTime: () => START, callbackStatus: () => 503, config: { callbackRetryDelayMs: MINUTE } });
     for (const key of KEYS) {

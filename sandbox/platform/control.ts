@@ -4,6 +4,7 @@
 import type { Handlers } from '@payments-contract/server/sandbox/server';
 import { scopeOf, type Caller, type SandboxContext, type Scope } from '../context.js';
 import type { Platform } from './index.js';
+import { ClockRangeError } from './clock.js';
 import { SettingsValidationError } from './settings.js';
 
 type ControlHandlers = Handlers<Caller>;
@@ -25,7 +26,21 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
 
     advanceClock: async ({ body }, { principal }) => {
       const scope = scopeOf(principal);
-      await platform.clock.advance(scope, body.milliseconds);
+      try {
+        await platform.clock.advance(scope, body.milliseconds);
+      } catch (error) {
+        if (!(error instanceof ClockRangeError)) throw error;
+        // Decision sandbox-clock-range: the contract's validation error, pointing at the amount, with how far the clock can still go.
+        const latest = new Date(error.latestMs).toISOString();
+        return {
+          status: 400,
+          body: {
+            error_code: 'API_VALIDATION_ERROR',
+            message: `The clock cannot be moved past ${latest}. See errors for each problem.`,
+            errors: [{ location: 'body' as const, path: '/milliseconds', message: `must be <= ${error.allowedMs}, which takes the clock to ${latest}`, keyword: 'maximum' }],
+          },
+        };
+      }
       return { status: 200, body: clockBody(scope) };
     },
 

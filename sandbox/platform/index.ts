@@ -7,6 +7,7 @@ import type { CollectionDefinition, Scope, Store } from '../store/store.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
 import { createLeases, leasesCollections } from '../cluster/leases.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
+import { clockLatestMs } from '../contract.js';
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
 import { contractFacts } from './contract-facts.js';
@@ -82,7 +83,7 @@ const LEASE_MARGIN_MS = 5_000;
 export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const { store } = options;
   const onChange = options.onSharedStateChange ? { onChange: options.onSharedStateChange } : {};
-  const clock = await createClock({ store, ...(options.realTime ? { realTime: options.realTime } : {}), ...onChange });
+  const clock = await createClock({ store, latestMs: clockLatestMs(), ...(options.realTime ? { realTime: options.realTime } : {}), ...onChange });
   const ids = createIds();
   const settings = await createSettings({
     store,
