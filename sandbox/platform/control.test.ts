@@ -82,6 +82,16 @@ describe('control API: clock', () => {
     expect((await call('GET', '/sandbox/clock')).body.offset_ms).toBe(0);
   });
 
+  it('answers API_VALIDATION_ERROR, moving nothing, for an advance past the latest time of x-clock-advance', async () => {
+    const hundredYears = 3_155_760_000_000;
+    let answer = await call('POST', '/sandbox/clock/advance', { body: { milliseconds: hundredYears } });
+    for (let advances = 1; answer.status === 200 && advances < 200; advances++) answer = await call('POST', '/sandbox/clock/advance', { body: { milliseconds: hundredYears } });
+    expect(answer).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/milliseconds', keyword: 'maximum' }] } });
+    const clock = await call('GET', '/sandbox/clock');
+    expect(String(clock.body.now) < '9899-12-31T23:59:59.999Z').toBe(true);
+    expect((await call('POST', '/sandbox/clock/advance', { body: { milliseconds: 0 } })).body).toEqual(expect.objectContaining({ offset_ms: clock.body.offset_ms }));
+  });
+
   it('answers 401 INVALID_API_KEY without a known key', async () => {
     expect(await call('GET', '/sandbox/clock', { key: null })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
     expect(await call('POST', '/sandbox/clock/advance', { key: 'sk_test_unknown', body: { milliseconds: 1 } })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
@@ -99,6 +109,23 @@ describe('control API: settings', () => {
     expect(changed.body).toMatchObject({ closed_virtual_accounts_enabled: false, virtual_account_number_range: { BRI: { to: '262159999000999' } } });
     expect((changed.body.virtual_account_number_range as Record<string, unknown>).BCA).toEqual((defaults.body.virtual_account_number_range as Record<string, unknown>).BCA);
     expect((await call('GET', '/sandbox/settings', { key: 'sk_live_a' })).body.closed_virtual_accounts_enabled).toBe(true);
+  });
+
+  it('ignores unknown fields, as every request does: not stored, not echoed, whatever their name or size', async () => {
+    const defaults = await call('GET', '/sandbox/settings');
+    const raw = `{"__proto__":{"admin":true},"constructor":{"prototype":{}},"toString":1,"pad":"${'p'.repeat(900_000)}","ewallet_auto_resolve":false,"callback_urls":{"ewallet_callback_url":"https://merchant.example/cb"}}`;
+    const changed = await call('PATCH', '/sandbox/settings', { raw });
+    expect(changed.status).toBe(200);
+    expect(Object.keys(changed.body).sort()).toEqual(Object.keys(defaults.body).sort());
+    expect(changed.body).toMatchObject({ ewallet_auto_resolve: false, callback_urls: { ewallet_callback_url: 'https://merchant.example/cb' } });
+    const read = await call('GET', '/sandbox/settings');
+    expect(read.body).toEqual(changed.body);
+    expect(JSON.stringify(read.body).length).toBeLessThan(JSON.stringify(defaults.body).length + 100);
+  });
+
+  it('answers API_VALIDATION_ERROR for a map with more entries than the schema allows', async () => {
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`setting_${index}_url`, null]));
+    expect(await call('PATCH', '/sandbox/settings', { body: { callback_urls: many } })).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ path: '/callback_urls', keyword: 'maxProperties' }] } });
   });
 
   it('answers API_VALIDATION_ERROR for a schema violation and for a bank the contract does not have, changing nothing', async () => {

@@ -3,7 +3,7 @@ import { webhookMetadata } from '@payments-contract/client/webhooks';
 import type { Scope, Store } from '../store/store.js';
 import { tempDataDir, testStores } from '../callbacks/testing.js';
 import { contractFacts } from './contract-facts.js';
-import { createSettings, SettingsValidationError, settingsCollections } from './settings.js';
+import { createSettings, SETTINGS_COLLECTION, SettingsValidationError, settingsCollections } from './settings.js';
 
 const merchant: Scope = { merchantId: '5ed75086a883856178afc12e', mode: 'test' };
 const stores = testStores(settingsCollections);
@@ -75,6 +75,33 @@ describe('merchant settings', () => {
     await stores.close(store);
     const restarted = await (await settingsOn(open(dir))).get(merchant);
     expect(restarted).toMatchObject({ virtual_account_bank_activation: ['BRI'], closed_virtual_accounts_enabled: false, default_disbursement_description: 'Pembayaran' });
+  });
+
+  it('keep only the fields they describe: unknown ones, in a range too, are neither stored nor returned', async () => {
+    const dir = tempDataDir();
+    const store = open(dir);
+    const settings = await settingsOn(store);
+    const before = await settings.get(merchant);
+    const given = JSON.parse(
+      '{"__proto__":{"polluted":true},"constructor":"x","padding":"' + 'p'.repeat(100_000) + '","closed_virtual_accounts_enabled":false,' +
+        '"payment_code_range":{"ALFAMART":{"prefix":"12345","from":"12345000001","to":"12345000999","extra":"' + 'q'.repeat(1000) + '"}}}',
+    ) as Parameters<typeof settings.update>[1];
+    const updated = await settings.update(merchant, given);
+    expect(Object.keys(updated).sort()).toEqual(Object.keys(before).sort());
+    expect(updated.payment_code_range.ALFAMART).toEqual({ prefix: '12345', from: '12345000001', to: '12345000999' });
+    expect(updated.closed_virtual_accounts_enabled).toBe(false);
+    expect(Object.getPrototypeOf(updated)).toBe(Object.prototype);
+    const record = await store.get(SETTINGS_COLLECTION, merchant, 'settings');
+    expect(JSON.stringify(record).length).toBeLessThan(500);
+
+    // A record written before unknown fields were dropped is read without them, and rewritten without them.
+    await store.update(SETTINGS_COLLECTION, merchant, { id: 'settings', kind: 'settings', overrides: { ...given, padding: 'p'.repeat(100_000) } });
+    await stores.close(store);
+    const reopened = open(dir);
+    const restarted = await settingsOn(reopened);
+    expect(Object.keys(await restarted.get(merchant)).sort()).toEqual(Object.keys(before).sort());
+    await restarted.update(merchant, { ewallet_auto_resolve: false });
+    expect(JSON.stringify(await reopened.get(SETTINGS_COLLECTION, merchant, 'settings')).length).toBeLessThan(500);
   });
 
   it('refuse names the contract does not have and ranges that do not fit, changing nothing', async () => {

@@ -77,6 +77,44 @@ export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallb
   };
 }
 
+type Range = { from: string; to: string };
+const rangesOf = <R extends Range>(ranges: Record<string, R>, own: (range: R) => R): Record<string, R> =>
+  Object.fromEntries(Object.entries(ranges).map(([name, range]) => [name, own(range)]));
+const same = <T>(value: T): T => value;
+
+/**
+ * Per setting, what of a given value is kept: a range only its three fields. A setting added to
+ * MerchantSettings fails to compile here until it says what it keeps.
+ */
+const KEEP: { [K in keyof MerchantSettings]: (value: MerchantSettings[K]) => MerchantSettings[K] } = {
+  virtual_account_number_range: (ranges) => rangesOf(ranges, ({ merchant_code, from, to }) => ({ merchant_code, from, to })),
+  virtual_account_bank_activation: same,
+  closed_virtual_accounts_enabled: same,
+  expiration_date_enabled: same,
+  payment_code_range: (ranges) => rangesOf(ranges, ({ prefix, from, to }) => ({ prefix, from, to })),
+  default_disbursement_description: same,
+  ewallet_auto_resolve: same,
+  disbursement_auto_resolve: same,
+  direct_debit_auto_resolve: same,
+  rate_limits_enabled: same,
+  callback_urls: same,
+};
+
+/**
+ * Only the settings the contract describes: unknown fields, as in every request of the contract, are
+ * ignored, so they are neither stored nor echoed (a settings record cannot grow with what a client adds).
+ */
+export function knownChanges(given: Overrides): Overrides {
+  const kept: Overrides = {};
+  const keep = <K extends keyof MerchantSettings>(key: K): void => {
+    const value: MerchantSettings[K] | undefined = given[key];
+    const own: (value: MerchantSettings[K]) => MerchantSettings[K] = KEEP[key];
+    if (value !== undefined) (kept as Pick<MerchantSettings, K>)[key] = own(value);
+  };
+  for (const key of Object.keys(KEEP) as (keyof MerchantSettings)[]) keep(key);
+  return kept;
+}
+
 /** Maps are merged key by key; every other field is replaced. */
 function merge(base: MerchantSettings, changes: Overrides): MerchantSettings {
   return {
@@ -169,7 +207,8 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     const loaded = new Map<string, Overrides>();
     for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(SETTINGS_COLLECTION, 'kind', SETTINGS_KIND)) {
       // Written by `update` below from an `Overrides` value; JSON keeps its shape.
-      loaded.set(scopeKey(scope), record.overrides as unknown as Overrides);
+      // Kept to the known settings: a record written before unknown fields were dropped may hold others.
+      loaded.set(scopeKey(scope), knownChanges(record.overrides as unknown as Overrides));
     }
     // Replaced whole: a scope reset elsewhere has no record any more.
     overrides = loaded;
@@ -195,12 +234,13 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   return {
     get: async (scope) => current(scope),
     peek: (scope) => settingsOf(scope),
-    update: async (scope, changes) => {
+    update: async (scope, given) => {
+      const changes = knownChanges(given);
       const issues = settingsIssues(changes, facts);
       if (issues.length > 0) throw new SettingsValidationError(issues);
       const updated = await store.transaction(async (tx) => {
         const stored = await tx.get<SettingsRecord>(SETTINGS_COLLECTION, scope, SETTINGS_ID);
-        const next = mergeOverrides(stored ? (stored.overrides as unknown as Overrides) : {}, changes);
+        const next = mergeOverrides(stored ? knownChanges(stored.overrides as unknown as Overrides) : {}, changes);
         // Overrides hold only JSON values (strings, booleans, null, maps and lists of them).
         const record: SettingsRecord = { id: SETTINGS_ID, kind: SETTINGS_KIND, overrides: next as unknown as Json };
         if (stored) await tx.update(SETTINGS_COLLECTION, scope, record);
