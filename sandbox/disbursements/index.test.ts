@@ -98,6 +98,14 @@ describe('X-IDEMPOTENCY-KEY', () => {
     expect((await bench.call('GET', `/disbursements?external_id=${bca.external_id}`)).json).toHaveLength(1);
   });
 
+  it('takes a key of up to 1000 characters and refuses a longer one with API_VALIDATION_ERROR, creating nothing', async () => {
+    const longest = 'k'.repeat(1000);
+    expect((await create({ ...bca, external_id: 'payout-key-1000' }, { idempotencyKey: longest })).status).toBe(200);
+    const refused = await create({ ...bca, external_id: 'payout-key-1001' }, { idempotencyKey: `${longest}k` });
+    expect(refused).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'header', keyword: 'maxLength' }] } });
+    expect((await bench.call('GET', '/disbursements?external_id=payout-key-1001')).status).toBe(404);
+  });
+
   it('keeps keys per merchant and mode', async () => {
     expect((await create(danamon, { idempotencyKey: 'shared-key' })).status).toBe(200);
     expect((await create(danamon, { key: 'aLive', idempotencyKey: 'shared-key' })).status).toBe(200);
