@@ -1,11 +1,17 @@
 // Body and header limits, each on both sides of its edge: a body exactly at the cap is read, one byte more
 // (declared, or arriving in chunks with no length) is the documented 413; a header section past the server's
 // limit is the documented 431, one just under it is served. Every answer is JSON, and the sandbox serves the
-// next request after each.
+// next request after each. What a scope keeps of its own is bounded too: a clock moved century by century
+// stops, refused with a 400, before the dates it writes would need a fifth digit, and settings sent with
+// megabytes of unknown fields store none of them, so neither that merchant nor another one slows down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isObject } from '@payments-contract/contract/model';
+import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_MAX_BODY_BYTES } from '@payments-contract/server/runtime/router';
+import { TEST_KEYS, type TestKeyName } from '../testing/index.js';
 import { routerLevelAnswers } from './contract-facts.js';
 import { baseOf, bodyPlus, baseText, VALID_AUTHORIZATION, variantRequest, type Base, type Variant } from './hostile-cases.js';
+import { useSandbox } from './fixtures.js';
 import { createJudge } from './judge.js';
 import { controlContract, serviceContract } from './live-conformance.js';
 import { sendRaw, serialize, type RawOutcome } from './raw-http.js';
@@ -82,5 +88,90 @@ describe('body and header limits', () => {
     console.log(summaryLine('body and header limits', { edges: EDGES.length, operation: operation.operationId, 'body cap': cap, 'header limit': HEADER_LIMIT, wrong: wrong.length }));
     for (const line of lines) console.log(line);
     expect(wrong).toEqual([]);
+  });
+});
+
+/** One control or service request of a test key, with its answer's status, body and time. */
+async function send(sandbox: SandboxProcess, key: TestKeyName, method: string, path: string, body?: string): Promise<{ status: number; json: Record<string, unknown>; bytes: number; ms: number }> {
+  const started = performance.now();
+  const headers: Record<string, string> = { authorization: basicAuthorization({ username: TEST_KEYS[key], password: '' }) };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${sandbox.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  return { status: response.status, json: JSON.parse(text) as Record<string, unknown>, bytes: Buffer.byteLength(text), ms: performance.now() - started };
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+describe('what a scope keeps of its own', () => {
+  const started = useSandbox();
+
+  it('stops the clock before its dates need a fifth digit: the refused advance moves nothing, and dates are written after it', async () => {
+    const { sandbox } = started;
+    const marker = controlContract.doc['x-clock-advance'];
+    const latest = isObject(marker) && typeof marker.latest === 'string' ? marker.latest : '';
+    expect(latest).not.toBe('');
+    const century = 3_155_760_000_000;
+    const advance = (ms: number) => send(sandbox, 'aTest', 'POST', '/sandbox/clock/advance', JSON.stringify({ milliseconds: ms }));
+    let answer = await advance(century);
+    let accepted = 0;
+    for (; answer.status === 200 && accepted < 200; accepted++) answer = await advance(century);
+    const before = await send(sandbox, 'aTest', 'GET', '/sandbox/clock');
+    const refusedAgain = await advance(century);
+    const after = await send(sandbox, 'aTest', 'GET', '/sandbox/clock');
+    const account = await send(sandbox, 'aTest', 'POST', '/callback_virtual_accounts', JSON.stringify({ external_id: 'reliability-clock', bank_code: 'BCA', name: 'Toko Sinar Jaya' }));
+    console.log(
+      summaryLine('clock range', { 'advances of 100 years accepted': accepted, refused: `${answer.status} ${String(answer.json.error_code)}`, 'clock at': String(before.json.now), latest, 'account created': account.status, 'its default expiry': String(account.json.expiration_date) }),
+    );
+    expect(answer).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(refusedAgain.status).toBe(400);
+    expect(after.json.offset_ms).toBe(before.json.offset_ms);
+    expect(String(before.json.now) <= latest).toBe(true);
+    expect(account.status).toBe(200);
+    expect(String(account.json.expiration_date)).toMatch(/^\d{4}-/);
+  });
+
+  it('stores no unknown settings field: 40 updates of 0.9 MB leave the settings their size, and no read slows down', async () => {
+    const { sandbox } = started;
+    const updates = 40;
+    const pad = 'p'.repeat(900 * 1024);
+    const readsOf = async (key: TestKeyName, count: number): Promise<number[]> => {
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) times.push((await send(sandbox, key, 'GET', '/sandbox/settings')).ms);
+      return times;
+    };
+    const baseline = await send(sandbox, 'aTest', 'GET', '/sandbox/settings');
+    const otherBefore = await readsOf('bTest', 20);
+    const statuses = new Map<number, number>();
+    let otherMaxMs = 0;
+    const updateMs: number[] = [];
+    for (let i = 0; i < updates; i++) {
+      const body = `{"__proto__":{"polluted":true},"constructor":{"prototype":{}},"unknown_${i}":"${pad}","ewallet_auto_resolve":${i % 2 === 0}}`;
+      const [update, other] = await Promise.all([send(sandbox, 'aTest', 'PATCH', '/sandbox/settings', body), send(sandbox, 'bTest', 'GET', '/sandbox/settings')]);
+      statuses.set(update.status, (statuses.get(update.status) ?? 0) + 1);
+      updateMs.push(update.ms);
+      otherMaxMs = Math.max(otherMaxMs, other.ms);
+    }
+    const settings = await send(sandbox, 'aTest', 'GET', '/sandbox/settings');
+    const ownAfter = await readsOf('aTest', 20);
+    const otherAfter = await readsOf('bTest', 20);
+    console.log(
+      summaryLine('settings size', {
+        updates,
+        'bytes sent each': pad.length,
+        statuses: [...statuses].map(([status, count]) => `${count}x${status}`).join(' '),
+        'settings bytes before': baseline.bytes,
+        'settings bytes after': settings.bytes,
+        'update median ms': Math.round(median(updateMs)),
+        'own read median ms after': median(ownAfter).toFixed(1),
+        "other merchant's read median ms before/after": `${median(otherBefore).toFixed(1)}/${median(otherAfter).toFixed(1)}`,
+        "other merchant's slowest read during ms": Math.round(otherMaxMs),
+      }),
+    );
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(Object.keys(settings.json).sort()).toEqual(Object.keys(baseline.json).sort());
+    expect(settings.bytes).toBeLessThan(baseline.bytes + 100);
+    expect(median(ownAfter)).toBeLessThan(50);
+    expect(median(otherAfter)).toBeLessThan(50);
   });
 });
