@@ -106,8 +106,9 @@ export interface CreateDisbursementInput {
   /**
    * Sent as the `X-IDEMPOTENCY-KEY` header.
    *
-   * Optional key that makes disbursement creation safe to retry. Any non-empty string of printable ASCII
-   * characters, with no upper length limit of its own ([decision](#/decisions/disbursement-idempotency-key-length)).
+   * Optional key that makes disbursement creation safe to retry. 1 to 1000 printable ASCII characters, as
+   * many as an `external_id` may have, so an ASCII `external_id` can serve as its key; a longer key is
+   * refused with `400 API_VALIDATION_ERROR` ([decision](#/decisions/disbursement-idempotency-key-length)).
    * Generate a fresh value (a UUID works) for every distinct disbursement and never use one value in both
    * test and live mode. The service remembers a key for 24 hours per merchant and mode: sending it again with
    * the same body returns `400 DUPLICATE_TRANSACTION_ERROR` instead of paying twice, and sending it with a

@@ -74,7 +74,10 @@ export interface paths {
          *     triggers the next attempt without waiting). Other merchants, and the same merchant in the other mode,
          *     keep their own time: nothing of theirs expires and none of their callbacks is retried sooner
          *     ([decision](#/decisions/sandbox-clock-per-merchant-and-mode)). Sandbox decisions: time only moves forward, and the offset is
-         *     stored, so it survives a restart.
+         *     stored, so it survives a restart. The clock goes no further than 9899-12-31T23:59:59.999Z, so that every
+         *     date the sandbox sets from it (up to 31 years later) keeps a four-digit year: an advance that would take
+         *     it past that is refused with `400 API_VALIDATION_ERROR` and moves nothing
+         *     ([decision](#/decisions/sandbox-clock-range)).
          *
          */
         post: operations["advanceClock"];
@@ -773,7 +776,8 @@ export interface components {
         SandboxClockAdvanceRequest: {
             /**
              * Format: int64
-             * @description Milliseconds to add to the clock's time, at most 100 years (3155760000000). `0` moves nothing but
+             * @description Milliseconds to add to the clock's time, at most 100 years (3155760000000), and no more than takes the
+             *     clock to 9899-12-31T23:59:59.999Z ([decision](#/decisions/sandbox-clock-range)). `0` moves nothing but
              *     still runs whatever is due now for the key's merchant and mode (callback attempts whose time has come).
              *
              */
@@ -887,7 +891,9 @@ export interface components {
          *     `payment_code_range` and `callback_urls` are merged key by key (a bank, outlet or setting not named keeps
          *     its value); every other field is replaced. Bank codes, retail outlets and callback settings must be ones
          *     the service's contract names, a range's numbers must start with its prefix, have the same length and not
-         *     run backwards; otherwise `API_VALIDATION_ERROR` and nothing changes.
+         *     run backwards; otherwise `API_VALIDATION_ERROR` and nothing changes. As in every request, fields this
+         *     schema does not name (in a range too) are ignored: they are neither stored nor returned, so the settings
+         *     hold only what is described here.
          *
          */
         SandboxSettingsUpdate: {
@@ -2030,7 +2036,9 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxClock"];
                 };
             };
-            /** @description The body is malformed or `milliseconds` is not a whole number from 0 to 100 years. */
+            /** @description The body is malformed, `milliseconds` is not a whole number from 0 to 100 years, or it would take the
+             *     clock past 9899-12-31T23:59:59.999Z ([decision](#/decisions/sandbox-clock-range)). The clock did not move.
+             *      */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

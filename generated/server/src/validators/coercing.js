@@ -1846,7 +1846,7 @@ return errors === 0;
 validate29.evaluated = {"props":{"external_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createDisbursement_header = validate30;
-const schema43 = {"type":"object","properties":{"x-idempotency-key":{"type":"string","minLength":1,"pattern":"^[\\x20-\\x7E]+$"}},"required":[],"$id":"createDisbursement_header"};
+const schema43 = {"type":"object","properties":{"x-idempotency-key":{"type":"string","minLength":1,"maxLength":1000,"pattern":"^[\\x20-\\x7E]+$"}},"required":[],"$id":"createDisbursement_header"};
 const pattern16 = new RegExp("^[\\x20-\\x7E]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1892,8 +1892,8 @@ data["x-idempotency-key"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties["x-idempotency-key"],data:data0};
+if(func1(data0) > 1000){
+const err1 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema43.properties["x-idempotency-key"],data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1902,8 +1902,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern16.test(data0)){
-const err2 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x20-\\x7E]+$"},message:"must match pattern \""+"^[\\x20-\\x7E]+$"+"\"",schema:"^[\\x20-\\x7E]+$",parentSchema:schema43.properties["x-idempotency-key"],data:data0};
+if(func1(data0) < 1){
+const err2 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema43.properties["x-idempotency-key"],data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1912,16 +1912,26 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(!pattern16.test(data0)){
+const err3 = {instancePath:instancePath+"/x-idempotency-key",schemaPath:"#/properties/x-idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x20-\\x7E]+$"},message:"must match pattern \""+"^[\\x20-\\x7E]+$"+"\"",schema:"^[\\x20-\\x7E]+$",parentSchema:schema43.properties["x-idempotency-key"],data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema43.type,parentSchema:schema43,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }

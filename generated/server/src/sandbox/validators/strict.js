@@ -7846,7 +7846,7 @@ validate76.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const getSettings_response200 = validate79;
 const schema94 = {"$ref":"openapi#/components/schemas/SandboxSettings","$id":"getSettings_response200"};
-const schema95 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","disbursement_auto_resolve","direct_debit_auto_resolve","rate_limits_enabled","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"disbursement_auto_resolve":{"type":"boolean"},"direct_debit_auto_resolve":{"type":"boolean"},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
+const schema95 = {"type":"object","required":["virtual_account_number_range","virtual_account_bank_activation","closed_virtual_accounts_enabled","expiration_date_enabled","payment_code_range","default_disbursement_description","ewallet_auto_resolve","disbursement_auto_resolve","direct_debit_auto_resolve","rate_limits_enabled","callback_urls"],"properties":{"virtual_account_number_range":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean"},"disbursement_auto_resolve":{"type":"boolean"},"direct_debit_auto_resolve":{"type":"boolean"},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048}}}};
 const schema96 = {"type":"object","required":["merchant_code","from","to"],"properties":{"merchant_code":{"type":"string","maxLength":5,"pattern":"^[0-9]{5}$"},"from":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"to":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"}}};
 const schema97 = {"type":"object","required":["prefix","from","to"],"properties":{"prefix":{"type":"string","maxLength":6,"pattern":"^[0-9]{3,6}$"},"from":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"},"to":{"type":"string","maxLength":32,"pattern":"^[0-9]+$"}}};
 const pattern114 = new RegExp("^[A-Z][A-Z_]*$", "u");
@@ -7980,11 +7980,8 @@ errors++;
 if(data.virtual_account_number_range !== undefined){
 let data0 = data.virtual_account_number_range;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key0 in data0){
-const _errs3 = errors;
-if(typeof key0 === "string"){
-if(!pattern114.test(key0)){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
+if(Object.keys(data0).length > 64){
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7993,10 +7990,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+for(const key0 in data0){
+const _errs3 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 64){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8005,12 +8003,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+if(!pattern114.test(key0)){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8019,8 +8013,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8029,8 +8025,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8039,11 +8039,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(func1(data2) > 5){
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.from === undefined){
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8052,8 +8049,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern115.test(data2)){
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8062,9 +8059,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(func1(data2) > 5){
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8073,12 +8072,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(func1(data3) > 32){
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
+if(!pattern115.test(data2)){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8087,8 +8082,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern116.test(data3)){
-const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
+}
+else {
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8098,8 +8094,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(func1(data3) > 32){
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8108,12 +8107,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(func1(data4) > 32){
-const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
+if(!pattern116.test(data3)){
+const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8122,8 +8117,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern116.test(data4)){
-const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
+}
+else {
+const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8133,8 +8129,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8143,10 +8142,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
+if(!pattern116.test(data4)){
+const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8156,9 +8153,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err26 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8168,11 +8164,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.virtual_account_bank_activation !== undefined){
-let data5 = data.virtual_account_bank_activation;
-if(Array.isArray(data5)){
-if(data5.length > 64){
-const err27 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+}
+else {
+const err27 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8181,12 +8175,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8195,8 +8187,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern114.test(data6)){
-const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+if(data.virtual_account_bank_activation !== undefined){
+let data5 = data.virtual_account_bank_activation;
+if(Array.isArray(data5)){
+if(data5.length > 64){
+const err29 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8205,14 +8201,38 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
+}
+errors++;
+}
+if(!pattern114.test(data6)){
+const err31 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -8228,12 +8248,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+const err33 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err33];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err33);
 }
 errors++;
 break;
@@ -8243,33 +8263,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.closed_virtual_accounts_enabled !== undefined){
-let data7 = data.closed_virtual_accounts_enabled;
-if(typeof data7 !== "boolean"){
-const err33 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data.expiration_date_enabled !== undefined){
-let data8 = data.expiration_date_enabled;
-if(typeof data8 !== "boolean"){
-const err34 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+const err34 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8279,14 +8273,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.payment_code_range !== undefined){
-let data9 = data.payment_code_range;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key2 in data9){
-const _errs24 = errors;
-if(typeof key2 === "string"){
-if(!pattern114.test(key2)){
-const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
+if(data.closed_virtual_accounts_enabled !== undefined){
+let data7 = data.closed_virtual_accounts_enabled;
+if(typeof data7 !== "boolean"){
+const err35 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8296,9 +8286,10 @@ vErrors.push(err35);
 errors++;
 }
 }
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err36 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
+if(data.expiration_date_enabled !== undefined){
+let data8 = data.expiration_date_enabled;
+if(typeof data8 !== "boolean"){
+const err36 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8308,11 +8299,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(data.payment_code_range !== undefined){
+let data9 = data.payment_code_range;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(Object.keys(data9).length > 64){
+const err37 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8321,8 +8312,11 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+for(const key2 in data9){
+const _errs24 = errors;
+if(typeof key2 === "string"){
+if(func1(key2) > 64){
+const err38 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8331,8 +8325,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(!pattern114.test(key2)){
+const err39 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8341,11 +8335,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(func1(data11) > 6){
-const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err40 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8354,8 +8347,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern120.test(data11)){
-const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8364,9 +8361,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
+if(data10.from === undefined){
+const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8375,12 +8371,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(func1(data12) > 32){
-const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
+if(data10.to === undefined){
+const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8389,8 +8381,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(!pattern116.test(data12)){
-const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(func1(data11) > 6){
+const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8399,9 +8394,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
+if(!pattern120.test(data11)){
+const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8411,11 +8405,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(func1(data13) > 32){
-const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
+else {
+const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8424,8 +8415,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!pattern116.test(data13)){
-const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
+}
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8434,9 +8429,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
+if(!pattern116.test(data12)){
+const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8446,9 +8440,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
 else {
-const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
+const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8458,9 +8451,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(func1(data13) > 32){
+const err50 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8469,11 +8464,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(!pattern116.test(data13)){
+const err51 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8482,9 +8474,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) > 1000){
-const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+else {
+const err52 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8493,8 +8485,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(func1(data14) < 1){
-const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8503,8 +8497,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
-const err54 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8514,11 +8510,10 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err55 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err55 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8527,11 +8522,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data.disbursement_auto_resolve !== undefined){
-let data16 = data.disbursement_auto_resolve;
-if(typeof data16 !== "boolean"){
-const err56 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
+if(typeof data14 === "string"){
+if(func1(data14) > 1000){
+const err56 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8540,11 +8533,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.direct_debit_auto_resolve !== undefined){
-let data17 = data.direct_debit_auto_resolve;
-if(typeof data17 !== "boolean"){
-const err57 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
+if(func1(data14) < 1){
+const err57 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8553,11 +8543,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data.rate_limits_enabled !== undefined){
-let data18 = data.rate_limits_enabled;
-if(typeof data18 !== "boolean"){
-const err58 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
+if(!pattern7.test(data14)){
+const err58 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8567,14 +8554,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data19 = data.callback_urls;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key4 in data19){
-const _errs47 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err59 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err59 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8584,9 +8568,10 @@ vErrors.push(err59);
 errors++;
 }
 }
-var valid12 = _errs47 === errors;
-if(!valid12){
-const err60 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err60 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8596,10 +8581,10 @@ vErrors.push(err60);
 errors++;
 }
 }
-for(const key5 in data19){
-let data20 = data19[key5];
-if((typeof data20 !== "string") && (data20 !== null)){
-const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err61 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8608,9 +8593,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(typeof data20 === "string"){
-if(func1(data20) > 2048){
-const err62 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err62 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8619,8 +8606,12 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(!(formats16(data20))){
-const err63 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length > 64){
+const err63 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8629,11 +8620,11 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(func1(key4) > 64){
+const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -8642,15 +8633,84 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-else {
-const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(!pattern124.test(key4)){
+const err65 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
+}
+errors++;
+}
+}
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err66 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err67 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err68 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(!(formats16(data20))){
+const err69 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+}
+else {
+const err71 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
 }
 errors++;
 }
@@ -11082,7 +11142,7 @@ validate97.evaluated = {"props":{"error_code":true,"message":true,"errors":true}
 
 export const updateSettings_body = validate100;
 const schema116 = {"$ref":"openapi#/components/schemas/SandboxSettingsUpdate","$id":"updateSettings_body"};
-const schema117 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","propertyNames":{"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean","x-resolves":{"machine":"ewalletPayment"}},"disbursement_auto_resolve":{"type":"boolean","x-resolves":{"machine":"disbursement"}},"direct_debit_auto_resolve":{"type":"boolean","x-resolves":{"machine":"directDebitPayment"}},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
+const schema117 = {"type":"object","properties":{"virtual_account_number_range":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxVirtualAccountNumberRange"}},"virtual_account_bank_activation":{"type":"array","maxItems":64,"uniqueItems":true,"items":{"type":"string","maxLength":64,"pattern":"^[A-Z][A-Z_]*$"}},"closed_virtual_accounts_enabled":{"type":"boolean"},"expiration_date_enabled":{"type":"boolean"},"payment_code_range":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[A-Z][A-Z_]*$"},"additionalProperties":{"$ref":"openapi#/components/schemas/SandboxPaymentCodeRange"}},"default_disbursement_description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1},"ewallet_auto_resolve":{"type":"boolean","x-resolves":{"machine":"ewalletPayment"}},"disbursement_auto_resolve":{"type":"boolean","x-resolves":{"machine":"disbursement"}},"direct_debit_auto_resolve":{"type":"boolean","x-resolves":{"machine":"directDebitPayment"}},"rate_limits_enabled":{"type":"boolean"},"callback_urls":{"type":"object","maxProperties":64,"propertyNames":{"maxLength":64,"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"}}}};
 const pattern172 = new RegExp("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$", "u");
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11099,11 +11159,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.virtual_account_number_range !== undefined){
 let data0 = data.virtual_account_number_range;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key0 in data0){
-const _errs3 = errors;
-if(typeof key0 === "string"){
-if(!pattern114.test(key0)){
-const err0 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
+if(Object.keys(data0).length > 64){
+const err0 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema117.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11112,10 +11169,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema117.properties.virtual_account_number_range.propertyNames,parentSchema:schema117.properties.virtual_account_number_range,data:data0};
+for(const key0 in data0){
+const _errs3 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 64){
+const err1 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema117.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -11124,12 +11182,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err2 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+if(!pattern114.test(key0)){
+const err2 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11138,8 +11192,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err3 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err3 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema117.properties.virtual_account_number_range.propertyNames,parentSchema:schema117.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11148,8 +11204,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err4 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err4 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11158,11 +11218,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(func1(data2) > 5){
-const err5 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.from === undefined){
+const err5 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11171,8 +11228,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern115.test(data2)){
-const err6 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err6 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11181,9 +11238,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(func1(data2) > 5){
+const err7 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11192,12 +11251,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(func1(data3) > 32){
-const err8 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
+if(!pattern115.test(data2)){
+const err8 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11206,8 +11261,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern116.test(data3)){
-const err9 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
+}
+else {
+const err9 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11217,8 +11273,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(func1(data3) > 32){
+const err10 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11227,12 +11286,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(func1(data4) > 32){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
+if(!pattern116.test(data3)){
+const err11 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11241,8 +11296,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern116.test(data4)){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
+}
+else {
+const err12 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11252,8 +11308,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11262,10 +11321,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
+if(!pattern116.test(data4)){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11275,9 +11332,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
 else {
-const err15 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.virtual_account_number_range.type,parentSchema:schema117.properties.virtual_account_number_range,data:data0};
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11287,11 +11343,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.virtual_account_bank_activation !== undefined){
-let data5 = data.virtual_account_bank_activation;
-if(Array.isArray(data5)){
-if(data5.length > 64){
-const err16 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
+}
+else {
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11300,12 +11354,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err17 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.virtual_account_number_range.type,parentSchema:schema117.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11314,8 +11366,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern114.test(data6)){
-const err18 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
+}
+if(data.virtual_account_bank_activation !== undefined){
+let data5 = data.virtual_account_bank_activation;
+if(Array.isArray(data5)){
+if(data5.length > 64){
+const err18 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11324,14 +11380,38 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema117.properties.virtual_account_bank_activation.items.type,parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err19 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(!pattern114.test(data6)){
+const err20 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema117.properties.virtual_account_bank_activation.items.type,parentSchema:schema117.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -11347,12 +11427,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err20 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
+const err22 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err22];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err22);
 }
 errors++;
 break;
@@ -11362,33 +11442,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema117.properties.virtual_account_bank_activation.type,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.closed_virtual_accounts_enabled !== undefined){
-let data7 = data.closed_virtual_accounts_enabled;
-if(typeof data7 !== "boolean"){
-const err22 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.closed_virtual_accounts_enabled.type,parentSchema:schema117.properties.closed_virtual_accounts_enabled,data:data7};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.expiration_date_enabled !== undefined){
-let data8 = data.expiration_date_enabled;
-if(typeof data8 !== "boolean"){
-const err23 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.expiration_date_enabled.type,parentSchema:schema117.properties.expiration_date_enabled,data:data8};
+const err23 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema117.properties.virtual_account_bank_activation.type,parentSchema:schema117.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11398,14 +11452,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.payment_code_range !== undefined){
-let data9 = data.payment_code_range;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key2 in data9){
-const _errs24 = errors;
-if(typeof key2 === "string"){
-if(!pattern114.test(key2)){
-const err24 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
+if(data.closed_virtual_accounts_enabled !== undefined){
+let data7 = data.closed_virtual_accounts_enabled;
+if(typeof data7 !== "boolean"){
+const err24 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.closed_virtual_accounts_enabled.type,parentSchema:schema117.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11415,9 +11465,10 @@ vErrors.push(err24);
 errors++;
 }
 }
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err25 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema117.properties.payment_code_range.propertyNames,parentSchema:schema117.properties.payment_code_range,data:data9};
+if(data.expiration_date_enabled !== undefined){
+let data8 = data.expiration_date_enabled;
+if(typeof data8 !== "boolean"){
+const err25 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.expiration_date_enabled.type,parentSchema:schema117.properties.expiration_date_enabled,data:data8};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11427,11 +11478,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err26 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(data.payment_code_range !== undefined){
+let data9 = data.payment_code_range;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(Object.keys(data9).length > 64){
+const err26 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema117.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11440,8 +11491,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err27 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+for(const key2 in data9){
+const _errs24 = errors;
+if(typeof key2 === "string"){
+if(func1(key2) > 64){
+const err27 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema117.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11450,8 +11504,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err28 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(!pattern114.test(key2)){
+const err28 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema117.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -11460,11 +11514,10 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(func1(data11) > 6){
-const err29 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err29 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema117.properties.payment_code_range.propertyNames,parentSchema:schema117.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -11473,8 +11526,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern120.test(data11)){
-const err30 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err30 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11483,9 +11540,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
+if(data10.from === undefined){
+const err31 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -11494,12 +11550,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(func1(data12) > 32){
-const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
+if(data10.to === undefined){
+const err32 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -11508,8 +11560,11 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(!pattern116.test(data12)){
-const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(func1(data11) > 6){
+const err33 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -11518,9 +11573,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
+if(!pattern120.test(data11)){
+const err34 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -11530,11 +11584,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(func1(data13) > 32){
-const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
+else {
+const err35 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -11543,8 +11594,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!pattern116.test(data13)){
-const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
+}
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err36 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -11553,9 +11608,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
+if(!pattern116.test(data12)){
+const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -11565,9 +11619,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
 else {
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
+const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -11577,9 +11630,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.payment_code_range.type,parentSchema:schema117.properties.payment_code_range,data:data9};
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(func1(data13) > 32){
+const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -11588,11 +11643,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err40 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema117.properties.default_disbursement_description.type},message:"must be string,null",schema:schema117.properties.default_disbursement_description.type,parentSchema:schema117.properties.default_disbursement_description,data:data14};
+if(!pattern116.test(data13)){
+const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -11601,9 +11653,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) > 1000){
-const err41 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema117.properties.default_disbursement_description,data:data14};
+}
+else {
+const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -11612,8 +11664,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(func1(data14) < 1){
-const err42 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema117.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -11622,8 +11676,10 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
-const err43 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema117.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.payment_code_range.type,parentSchema:schema117.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -11633,11 +11689,10 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err44 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.ewallet_auto_resolve.type,parentSchema:schema117.properties.ewallet_auto_resolve,data:data15};
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err44 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema117.properties.default_disbursement_description.type},message:"must be string,null",schema:schema117.properties.default_disbursement_description.type,parentSchema:schema117.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -11646,11 +11701,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data.disbursement_auto_resolve !== undefined){
-let data16 = data.disbursement_auto_resolve;
-if(typeof data16 !== "boolean"){
-const err45 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.disbursement_auto_resolve.type,parentSchema:schema117.properties.disbursement_auto_resolve,data:data16};
+if(typeof data14 === "string"){
+if(func1(data14) > 1000){
+const err45 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema117.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -11659,11 +11712,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-if(data.direct_debit_auto_resolve !== undefined){
-let data17 = data.direct_debit_auto_resolve;
-if(typeof data17 !== "boolean"){
-const err46 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.direct_debit_auto_resolve.type,parentSchema:schema117.properties.direct_debit_auto_resolve,data:data17};
+if(func1(data14) < 1){
+const err46 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema117.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -11672,11 +11722,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data.rate_limits_enabled !== undefined){
-let data18 = data.rate_limits_enabled;
-if(typeof data18 !== "boolean"){
-const err47 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.rate_limits_enabled.type,parentSchema:schema117.properties.rate_limits_enabled,data:data18};
+if(!pattern7.test(data14)){
+const err47 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema117.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -11686,14 +11733,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data19 = data.callback_urls;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key4 in data19){
-const _errs47 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err48 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema117.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err48 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.ewallet_auto_resolve.type,parentSchema:schema117.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -11703,9 +11747,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-var valid12 = _errs47 === errors;
-if(!valid12){
-const err49 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema117.properties.callback_urls.propertyNames,parentSchema:schema117.properties.callback_urls,data:data19};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err49 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.disbursement_auto_resolve.type,parentSchema:schema117.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -11715,10 +11760,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-for(const key5 in data19){
-let data20 = data19[key5];
-if((typeof data20 !== "string") && (data20 !== null)){
-const err50 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema117.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema117.properties.callback_urls.additionalProperties.type,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err50 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.direct_debit_auto_resolve.type,parentSchema:schema117.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -11727,9 +11772,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(typeof data20 === "string"){
-if(func1(data20) > 2048){
-const err51 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err51 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema117.properties.rate_limits_enabled.type,parentSchema:schema117.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -11738,8 +11785,12 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern172.test(data20)){
-const err52 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length > 64){
+const err52 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema117.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -11748,8 +11799,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(!(formats16(data20))){
-const err53 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(func1(key4) > 64){
+const err53 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema117.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -11758,11 +11812,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.callback_urls.type,parentSchema:schema117.properties.callback_urls,data:data19};
+if(!pattern124.test(key4)){
+const err54 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema117.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -11772,14 +11823,83 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.type,parentSchema:schema117,data};
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err55 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema117.properties.callback_urls.propertyNames,parentSchema:schema117.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err56 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema117.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema117.properties.callback_urls.additionalProperties.type,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err57 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if(!pattern172.test(data20)){
+const err58 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$"+"\"",schema:"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*([/?#].*)?$",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+if(!(formats16(data20))){
+const err59 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema117.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.properties.callback_urls.type,parentSchema:schema117.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+}
+else {
+const err61 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema117.type,parentSchema:schema117,data};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
 }
 errors++;
 }
@@ -11936,11 +12056,8 @@ errors++;
 if(data.virtual_account_number_range !== undefined){
 let data0 = data.virtual_account_number_range;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key0 in data0){
-const _errs3 = errors;
-if(typeof key0 === "string"){
-if(!pattern114.test(key0)){
-const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
+if(Object.keys(data0).length > 64){
+const err11 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11949,10 +12066,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-var valid1 = _errs3 === errors;
-if(!valid1){
-const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+for(const key0 in data0){
+const _errs3 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 64){
+const err12 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11961,12 +12079,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-for(const key1 in data0){
-let data1 = data0[key1];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.merchant_code === undefined){
-const err13 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+if(!pattern114.test(key0)){
+const err13 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_number_range.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11975,8 +12089,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data1.from === undefined){
-const err14 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+const err14 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema95.properties.virtual_account_number_range.propertyNames,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11985,8 +12101,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data1.to === undefined){
-const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
+}
+for(const key1 in data0){
+let data1 = data0[key1];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.merchant_code === undefined){
+const err15 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "merchant_code"},message:"must have required property '"+"merchant_code"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11995,11 +12115,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data1.merchant_code !== undefined){
-let data2 = data1.merchant_code;
-if(typeof data2 === "string"){
-if(func1(data2) > 5){
-const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.from === undefined){
+const err16 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12008,8 +12125,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern115.test(data2)){
-const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.to === undefined){
+const err17 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema96.required,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12018,9 +12135,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
+if(data1.merchant_code !== undefined){
+let data2 = data1.merchant_code;
+if(typeof data2 === "string"){
+if(func1(data2) > 5){
+const err18 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters",schema:5,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12029,12 +12148,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data1.from !== undefined){
-let data3 = data1.from;
-if(typeof data3 === "string"){
-if(func1(data3) > 32){
-const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
+if(!pattern115.test(data2)){
+const err19 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\"",schema:"^[0-9]{5}$",parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12043,8 +12158,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern116.test(data3)){
-const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
+}
+else {
+const err20 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/merchant_code",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/merchant_code/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.merchant_code.type,parentSchema:schema96.properties.merchant_code,data:data2};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12054,8 +12170,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
+if(data1.from !== undefined){
+let data3 = data1.from;
+if(typeof data3 === "string"){
+if(func1(data3) > 32){
+const err21 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12064,12 +12183,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data1.to !== undefined){
-let data4 = data1.to;
-if(typeof data4 === "string"){
-if(func1(data4) > 32){
-const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
+if(!pattern116.test(data3)){
+const err22 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12078,8 +12193,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern116.test(data4)){
-const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
+}
+else {
+const err23 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.from.type,parentSchema:schema96.properties.from,data:data3};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12089,8 +12205,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
+if(data1.to !== undefined){
+let data4 = data1.to;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err24 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12099,10 +12218,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
+if(!pattern116.test(data4)){
+const err25 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12112,9 +12229,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
+const err26 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema96.properties.to.type,parentSchema:schema96.properties.to,data:data4};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12124,11 +12240,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.virtual_account_bank_activation !== undefined){
-let data5 = data.virtual_account_bank_activation;
-if(Array.isArray(data5)){
-if(data5.length > 64){
-const err27 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+}
+else {
+const err27 = {instancePath:instancePath+"/virtual_account_number_range/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxVirtualAccountNumberRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema96.type,parentSchema:schema96,data:data1};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -12137,12 +12251,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err28 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/virtual_account_number_range",schemaPath:"#/properties/virtual_account_number_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.virtual_account_number_range.type,parentSchema:schema95.properties.virtual_account_number_range,data:data0};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -12151,8 +12263,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern114.test(data6)){
-const err29 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+}
+if(data.virtual_account_bank_activation !== undefined){
+let data5 = data.virtual_account_bank_activation;
+if(Array.isArray(data5)){
+if(data5.length > 64){
+const err29 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -12161,14 +12277,38 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err30 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
+}
+errors++;
+}
+if(!pattern114.test(data6)){
+const err31 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/virtual_account_bank_activation/" + i0,schemaPath:"#/properties/virtual_account_bank_activation/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema95.properties.virtual_account_bank_activation.items.type,parentSchema:schema95.properties.virtual_account_bank_activation.items,data:data6};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -12184,12 +12324,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err31 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
+const err33 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)",schema:true,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err33];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err33);
 }
 errors++;
 break;
@@ -12199,33 +12339,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.closed_virtual_accounts_enabled !== undefined){
-let data7 = data.closed_virtual_accounts_enabled;
-if(typeof data7 !== "boolean"){
-const err33 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data.expiration_date_enabled !== undefined){
-let data8 = data.expiration_date_enabled;
-if(typeof data8 !== "boolean"){
-const err34 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
+const err34 = {instancePath:instancePath+"/virtual_account_bank_activation",schemaPath:"#/properties/virtual_account_bank_activation/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema95.properties.virtual_account_bank_activation.type,parentSchema:schema95.properties.virtual_account_bank_activation,data:data5};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -12235,14 +12349,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.payment_code_range !== undefined){
-let data9 = data.payment_code_range;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key2 in data9){
-const _errs24 = errors;
-if(typeof key2 === "string"){
-if(!pattern114.test(key2)){
-const err35 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
+if(data.closed_virtual_accounts_enabled !== undefined){
+let data7 = data.closed_virtual_accounts_enabled;
+if(typeof data7 !== "boolean"){
+const err35 = {instancePath:instancePath+"/closed_virtual_accounts_enabled",schemaPath:"#/properties/closed_virtual_accounts_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.closed_virtual_accounts_enabled.type,parentSchema:schema95.properties.closed_virtual_accounts_enabled,data:data7};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -12252,9 +12362,10 @@ vErrors.push(err35);
 errors++;
 }
 }
-var valid8 = _errs24 === errors;
-if(!valid8){
-const err36 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
+if(data.expiration_date_enabled !== undefined){
+let data8 = data.expiration_date_enabled;
+if(typeof data8 !== "boolean"){
+const err36 = {instancePath:instancePath+"/expiration_date_enabled",schemaPath:"#/properties/expiration_date_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.expiration_date_enabled.type,parentSchema:schema95.properties.expiration_date_enabled,data:data8};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -12264,11 +12375,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-for(const key3 in data9){
-let data10 = data9[key3];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.prefix === undefined){
-const err37 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(data.payment_code_range !== undefined){
+let data9 = data.payment_code_range;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(Object.keys(data9).length > 64){
+const err37 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -12277,8 +12388,11 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data10.from === undefined){
-const err38 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+for(const key2 in data9){
+const _errs24 = errors;
+if(typeof key2 === "string"){
+if(func1(key2) > 64){
+const err38 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -12287,8 +12401,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data10.to === undefined){
-const err39 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
+if(!pattern114.test(key2)){
+const err39 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\"",schema:"^[A-Z][A-Z_]*$",parentSchema:schema95.properties.payment_code_range.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -12297,11 +12411,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data10.prefix !== undefined){
-let data11 = data10.prefix;
-if(typeof data11 === "string"){
-if(func1(data11) > 6){
-const err40 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+const err40 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema95.properties.payment_code_range.propertyNames,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -12310,8 +12423,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern120.test(data11)){
-const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
+}
+for(const key3 in data9){
+let data10 = data9[key3];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.prefix === undefined){
+const err41 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -12320,9 +12437,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
+if(data10.from === undefined){
+const err42 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -12331,12 +12447,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data10.from !== undefined){
-let data12 = data10.from;
-if(typeof data12 === "string"){
-if(func1(data12) > 32){
-const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
+if(data10.to === undefined){
+const err43 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'",schema:schema97.required,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -12345,8 +12457,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(!pattern116.test(data12)){
-const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
+if(data10.prefix !== undefined){
+let data11 = data10.prefix;
+if(typeof data11 === "string"){
+if(func1(data11) > 6){
+const err44 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 6},message:"must NOT have more than 6 characters",schema:6,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -12355,9 +12470,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
+if(!pattern120.test(data11)){
+const err45 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{3,6}$"+"\"",schema:"^[0-9]{3,6}$",parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -12367,11 +12481,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data10.to !== undefined){
-let data13 = data10.to;
-if(typeof data13 === "string"){
-if(func1(data13) > 32){
-const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
+else {
+const err46 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.prefix.type,parentSchema:schema97.properties.prefix,data:data11};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -12380,8 +12491,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!pattern116.test(data13)){
-const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
+}
+if(data10.from !== undefined){
+let data12 = data10.from;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err47 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -12390,9 +12505,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
+if(!pattern116.test(data12)){
+const err48 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -12402,9 +12516,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
 else {
-const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
+const err49 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/from",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.from.type,parentSchema:schema97.properties.from,data:data12};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -12414,9 +12527,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
+if(data10.to !== undefined){
+let data13 = data10.to;
+if(typeof data13 === "string"){
+if(func1(data13) > 32){
+const err50 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters",schema:32,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -12425,11 +12540,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data.default_disbursement_description !== undefined){
-let data14 = data.default_disbursement_description;
-if((typeof data14 !== "string") && (data14 !== null)){
-const err51 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+if(!pattern116.test(data13)){
+const err51 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",schema:"^[0-9]+$",parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -12438,9 +12550,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(typeof data14 === "string"){
-if(func1(data14) > 1000){
-const err52 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+else {
+const err52 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/to",schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema97.properties.to.type,parentSchema:schema97.properties.to,data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -12449,8 +12561,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(func1(data14) < 1){
-const err53 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/payment_code_range/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/SandboxPaymentCodeRange/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema97.type,parentSchema:schema97,data:data10};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -12459,8 +12573,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
-const err54 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/payment_code_range",schemaPath:"#/properties/payment_code_range/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.payment_code_range.type,parentSchema:schema95.properties.payment_code_range,data:data9};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -12470,11 +12586,10 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-if(data.ewallet_auto_resolve !== undefined){
-let data15 = data.ewallet_auto_resolve;
-if(typeof data15 !== "boolean"){
-const err55 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
+if(data.default_disbursement_description !== undefined){
+let data14 = data.default_disbursement_description;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err55 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/type",keyword:"type",params:{type: schema95.properties.default_disbursement_description.type},message:"must be string,null",schema:schema95.properties.default_disbursement_description.type,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -12483,11 +12598,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data.disbursement_auto_resolve !== undefined){
-let data16 = data.disbursement_auto_resolve;
-if(typeof data16 !== "boolean"){
-const err56 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
+if(typeof data14 === "string"){
+if(func1(data14) > 1000){
+const err56 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters",schema:1000,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -12496,11 +12609,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.direct_debit_auto_resolve !== undefined){
-let data17 = data.direct_debit_auto_resolve;
-if(typeof data17 !== "boolean"){
-const err57 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
+if(func1(data14) < 1){
+const err57 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -12509,11 +12619,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data.rate_limits_enabled !== undefined){
-let data18 = data.rate_limits_enabled;
-if(typeof data18 !== "boolean"){
-const err58 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
+if(!pattern7.test(data14)){
+const err58 = {instancePath:instancePath+"/default_disbursement_description",schemaPath:"#/properties/default_disbursement_description/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema95.properties.default_disbursement_description,data:data14};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -12523,14 +12630,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.callback_urls !== undefined){
-let data19 = data.callback_urls;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key4 in data19){
-const _errs47 = errors;
-if(typeof key4 === "string"){
-if(!pattern124.test(key4)){
-const err59 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
+}
+if(data.ewallet_auto_resolve !== undefined){
+let data15 = data.ewallet_auto_resolve;
+if(typeof data15 !== "boolean"){
+const err59 = {instancePath:instancePath+"/ewallet_auto_resolve",schemaPath:"#/properties/ewallet_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.ewallet_auto_resolve.type,parentSchema:schema95.properties.ewallet_auto_resolve,data:data15};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -12540,9 +12644,10 @@ vErrors.push(err59);
 errors++;
 }
 }
-var valid12 = _errs47 === errors;
-if(!valid12){
-const err60 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
+if(data.disbursement_auto_resolve !== undefined){
+let data16 = data.disbursement_auto_resolve;
+if(typeof data16 !== "boolean"){
+const err60 = {instancePath:instancePath+"/disbursement_auto_resolve",schemaPath:"#/properties/disbursement_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.disbursement_auto_resolve.type,parentSchema:schema95.properties.disbursement_auto_resolve,data:data16};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -12552,10 +12657,10 @@ vErrors.push(err60);
 errors++;
 }
 }
-for(const key5 in data19){
-let data20 = data19[key5];
-if((typeof data20 !== "string") && (data20 !== null)){
-const err61 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(data.direct_debit_auto_resolve !== undefined){
+let data17 = data.direct_debit_auto_resolve;
+if(typeof data17 !== "boolean"){
+const err61 = {instancePath:instancePath+"/direct_debit_auto_resolve",schemaPath:"#/properties/direct_debit_auto_resolve/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.direct_debit_auto_resolve.type,parentSchema:schema95.properties.direct_debit_auto_resolve,data:data17};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -12564,9 +12669,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(typeof data20 === "string"){
-if(func1(data20) > 2048){
-const err62 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.rate_limits_enabled !== undefined){
+let data18 = data.rate_limits_enabled;
+if(typeof data18 !== "boolean"){
+const err62 = {instancePath:instancePath+"/rate_limits_enabled",schemaPath:"#/properties/rate_limits_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema95.properties.rate_limits_enabled.type,parentSchema:schema95.properties.rate_limits_enabled,data:data18};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -12575,8 +12682,12 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(!(formats16(data20))){
-const err63 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+}
+if(data.callback_urls !== undefined){
+let data19 = data.callback_urls;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length > 64){
+const err63 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/maxProperties",keyword:"maxProperties",params:{limit: 64},message:"must NOT have more than 64 properties",schema:64,parentSchema:schema95.properties.callback_urls,data:data19};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -12585,11 +12696,11 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+for(const key4 in data19){
+const _errs47 = errors;
+if(typeof key4 === "string"){
+if(func1(key4) > 64){
+const err64 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -12598,15 +12709,84 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-else {
-const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(!pattern124.test(key4)){
+const err65 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",schema:"^[a-z][a-z0-9_]*$",parentSchema:schema95.properties.callback_urls.propertyNames,data:key4,propertyName:key4};
 if(vErrors === null){
 vErrors = [err65];
 }
 else {
 vErrors.push(err65);
+}
+errors++;
+}
+}
+var valid12 = _errs47 === errors;
+if(!valid12){
+const err66 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/propertyNames",keyword:"propertyNames",params:{propertyName: key4},message:"property name must be valid",schema:schema95.properties.callback_urls.propertyNames,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+for(const key5 in data19){
+let data20 = data19[key5];
+if((typeof data20 !== "string") && (data20 !== null)){
+const err67 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/type",keyword:"type",params:{type: schema95.properties.callback_urls.additionalProperties.type},message:"must be string,null",schema:schema95.properties.callback_urls.additionalProperties.type,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(typeof data20 === "string"){
+if(func1(data20) > 2048){
+const err68 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(!(formats16(data20))){
+const err69 = {instancePath:instancePath+"/callback_urls/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/callback_urls/additionalProperties/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\"",schema:"uri",parentSchema:schema95.properties.callback_urls.additionalProperties,data:data20};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/callback_urls",schemaPath:"#/properties/callback_urls/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.properties.callback_urls.type,parentSchema:schema95.properties.callback_urls,data:data19};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+}
+else {
+const err71 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
 }
 errors++;
 }
