@@ -26,3 +26,15 @@ export function maxJsonDepth(contracts: readonly Contract[]): number {
   if (depth === undefined) throw new Error('no contract has a decision json-body-limits naming the deepest nesting');
   return Number(depth);
 }
+
+/**
+ * The answers to a request naming a host the sandbox does not answer to, and to an HTTP/1.1 request naming
+ * none (decision `sandbox-host-names` of any of `contracts`).
+ */
+export function hostRefusals(contracts: readonly Contract[]): { foreign: { status: number; code: string }; missing: { status: number; code: string } } {
+  const text = contracts.map((contract) => decisionText(contract, 'sandbox-host-names')).find((found) => found !== undefined) ?? '';
+  const foreign = /another host is answered (\d{3}) `([A-Z_]+)`/.exec(text);
+  const missing = /without\s+`Host`, (\d{3}) `([A-Z_]+)`/.exec(text);
+  if (!foreign || !missing) throw new Error('no contract has a decision sandbox-host-names naming the status and code of a foreign and a missing Host');
+  return { foreign: { status: Number(foreign[1]), code: foreign[2]! }, missing: { status: Number(missing[1]), code: missing[2]! } };
+}

@@ -16,6 +16,8 @@ export interface Figures {
   slowHoldMs: number;
   /** Wait for the server's own timeouts of slow clients (a 408 or a close), at most this long; 0 skips waiting. */
   slowTimeoutWaitMs: number;
+  /** Connections of each slow kind held against short configured deadlines, per scheme (HTTP, HTTPS). */
+  deadlineClients: number;
   /** Requests that race with one idempotency key or one unique value. */
   raceSize: number;
   /** SIGKILLs of a sandbox under write load, per store. */
@@ -37,6 +39,7 @@ export const FIGURES: Record<Scale, Figures> = {
     slowHoldMs: 20_000,
     // Node's own requestTimeout (300 s) checked every connectionsCheckingInterval (30 s), with room.
     slowTimeoutWaitMs: 345_000,
+    deadlineClients: 40,
     raceSize: 100,
     kills: 6,
     writersInFlight: 32,
@@ -49,6 +52,7 @@ export const FIGURES: Record<Scale, Figures> = {
     slowClients: 30,
     slowHoldMs: 5_000,
     slowTimeoutWaitMs: 0,
+    deadlineClients: 8,
     raceSize: 100,
     kills: 2,
     writersInFlight: 16,
