@@ -35,7 +35,10 @@ describe('installing the repository', () => {
     expect(root.scarfSettings?.enabled).toBe(false);
   });
 
-  it.each((root.workspaces ?? []).map((folder) => [folder] as const))('%s: every bin names a file the repository holds before the build', (folder) => {
+  it.each((root.workspaces ?? []).map((folder) => [folder] as const))('%s: every bin names a file the repository holds before the build, as the lockfile says', (folder) => {
+    // A fresh install links what the lockfile records, not the manifest: both must name the same files.
+    const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, Manifest> };
+    expect(lock.packages[folder]?.bin).toEqual(manifestOf(folder).bin);
     // npm links bins before the root `prepare` builds dist/, and skips one whose file is not there yet.
     for (const [name, target] of Object.entries(manifestOf(folder).bin ?? {})) {
       const file = join(folder, target);
