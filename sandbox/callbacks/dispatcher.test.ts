@@ -74,18 +74,19 @@ describe('callback delivery', () => {
   });
 
   it('attempts each delivery it enqueued, and each retry, by itself: without reading the whole outbox every time', async () => {
-    // The first 20 attempts fail: twenty retries are needed.
-    let answered = 0;
-    const merchant = await receiver(() => (++answered <= 20 ? 500 : 200));
+    // Each delivery goes to a URL of its own whose first attempt fails: twenty retries are needed. (Failing
+    // the first twenty attempts overall let a slow enqueue loop see one delivery fail all its attempts.)
+    const attempted = new Set<string>();
+    const merchant = await receiver(({ url }) => (attempted.has(url) ? 200 : (attempted.add(url), 500)));
     const t = await open(tempDataDir(), { callbackRetryDelayMs: 100 });
     await t.platform.dispatcher.start();
     await sleep(50);
     const across = vi.spyOn(t.store, 'findAcrossScopes');
     const byField = vi.spyOn(t.store, 'findBy');
     const ids: string[] = [];
-    for (let n = 0; n < 20; n++) ids.push(await enqueue(t, 'disbursementFinished', merchant.url));
+    for (let n = 0; n < 20; n++) ids.push(await enqueue(t, 'disbursementFinished', `${merchant.url}/${n}`));
     const delivered = await Promise.all(ids.map((id) => settled(t, id, (d) => d.state === 'delivered')));
-    // Twenty attempts failed, whichever deliveries they were: each was retried from its own timer.
+    // Twenty attempts failed, one per delivery: each was retried from its own timer.
     expect(delivered.reduce((attempts, d) => attempts + d.attempts.length, 0)).toBe(40);
     const lookups = [...across.mock.calls, ...byField.mock.calls].filter(([collection]) => collection === DELIVERIES_COLLECTION);
     // `enqueue` above reads the newest delivery back once per call; the dispatcher adds no look of its own.

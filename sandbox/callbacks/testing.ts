@@ -31,6 +31,8 @@ export function webhookExample(kind: WebhookKind): JsonObject {
 
 export interface Received {
   at: number;
+  /** The path and query the callback was sent to. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -51,7 +53,7 @@ export async function startReceiver(status: (request: Received) => number = () =
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { at: performance.now(), headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = { at: performance.now(), url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(entry);
       response.writeHead(status(entry), { 'content-type': 'application/json' }).end('{}');
       for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
