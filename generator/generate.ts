@@ -1,7 +1,7 @@
 // `npm run generate`: reads generated/openapi.json (run `npm run bundle` first) once into the model and
 // writes every artifact under generated/. Deterministic: the same contract gives byte-identical files.
 //   --check   write nothing; exit 1 and list the files that differ from a fresh run (drift check)
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readModel } from './model/read-model.js';
@@ -69,6 +69,7 @@ function write(files: GeneratedFile[], dir: string = generatedDir): void {
   for (const file of files) {
     mkdirSync(dirname(join(dir, file.path)), { recursive: true });
     writeFileSync(join(dir, file.path), file.contents);
+    if (file.executable) chmodSync(join(dir, file.path), 0o755);
   }
 }
 

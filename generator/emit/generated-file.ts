@@ -19,6 +19,8 @@ export interface GeneratedFile {
   /** Path relative to generated/. */
   path: string;
   contents: string;
+  /** A command (a package's bin): written executable, as git holds it and as npm would make it at install. */
+  executable?: boolean;
 }
 
 /** The header every generated file starts with; `source` is the generator file that wrote it. */

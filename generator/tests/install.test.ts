@@ -2,7 +2,7 @@
 // approves (none that reports the install anywhere), and links every workspace's commands, so `npx <bin>`
 // runs this checkout instead of asking the public registry for a package of that name.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -45,6 +45,9 @@ describe('installing the repository', () => {
       expect(existsSync(join(repoRoot, file)), `${name} -> ${file}`).toBe(true);
       const ignored = spawnSync('git', ['check-ignore', '--quiet', file], { cwd: repoRoot }).status === 0;
       expect(ignored, `${name} -> ${file} is a build output (ignored by git)`).toBe(false);
+      // Executable as committed and on disk: npm makes it so at install, which must not show as a change.
+      expect(spawnSync('git', ['ls-files', '--stage', file], { cwd: repoRoot, encoding: 'utf8' }).stdout, `${name} -> ${file} in git`).toMatch(/^100755 /);
+      expect(statSync(join(repoRoot, file)).mode & 0o111, `${name} -> ${file} on disk`).toBe(0o111);
     }
   });
 });
