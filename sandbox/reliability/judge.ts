@@ -5,7 +5,7 @@
 import { isObject } from '@payments-contract/contract/model';
 import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../../conformance/contract.js';
-import { routerLevelAnswers } from './contract-facts.js';
+import { hostRefusals, routerLevelAnswers } from './contract-facts.js';
 import type { RawOutcome } from './raw-http.js';
 
 /** What a case's answer is judged against. */
@@ -52,6 +52,10 @@ export interface Judge {
 /** A judge for the answers of the services described by `contracts` (the service and the control API). */
 export function createJudge(contracts: readonly Contract[]): Judge {
   const routerLevel = routerLevelAnswers(contracts);
+  // A request naming a host the sandbox does not answer to (two Host headers, say) is refused before any
+  // operation is found, as decision sandbox-host-names documents: an answer of the router like the others.
+  const { foreign } = hostRefusals(contracts);
+  if (!routerLevel.has(foreign.status)) routerLevel.set(foreign.status, foreign.code);
   // A request whose path or method is bent may reach any operation: any status and code one documents.
   const anyOperation = new Map<number, Set<string>>();
   for (const operation of contracts.flatMap((contract) => contract.model.operations)) {
