@@ -82,9 +82,9 @@ function headerFindings(contract: Contract, http: HttpClient, operation: Operati
       continue;
     }
     // A header whose schema admits no value is one the contract says is never sent (a CORS header on an API
-    // for servers): sent anyway, it is reported, as a warning, since a client reading the answer is not misled.
+    // for servers, which would let a web page read answers made with a secret key): sent anyway, it fails.
     if (isObject(schema) && isObject(schema.not) && Object.keys(schema.not).length === 0) {
-      findings.push({ ...finding(http, exchange, `the answer carries the ${name} header, which the contract says is never sent`), severity: 'warning' });
+      findings.push(finding(http, exchange, `the answer carries the ${name} header, which the contract says is never sent`));
       continue;
     }
     const type = isObject(schema) ? schema.type : undefined;
