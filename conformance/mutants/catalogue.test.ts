@@ -1,14 +1,17 @@
 // The catalogue is a proof only while it is whole and current: every family of checks has its mutants, and
-// every mutant's text is still in the sandbox (a mutant that no longer applies would silently prove nothing).
+// every mutant's text is still in the sandbox, inside the declaration it names (a mutant that no longer
+// applies would silently prove nothing; one anchored to nothing would go stale at the first refactoring).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../types.js';
 import { loadCatalogue } from './catalogue.js';
-import { applyEdit } from './runner.js';
+import { editedFiles } from './source-edit.js';
+import { MUTANT_CLASSES } from './types.js';
 
 const catalogue = await loadCatalogue();
 const sandbox = join(import.meta.dirname, '..', '..', 'sandbox');
+const read = (file: string): string => readFileSync(join(sandbox, file), 'utf8');
 
 describe('the catalogue of broken sandboxes', () => {
   it('has at least 30 mutants, at least three for every check', () => {
@@ -17,13 +20,20 @@ describe('the catalogue of broken sandboxes', () => {
     expect(Object.entries(perFamily).filter(([, count]) => count < 3)).toEqual([]);
   });
 
+  it('anchors every edit to the declaration its text is in', () => {
+    const unanchored = catalogue.flatMap((mutant) => mutant.edits.filter((edit) => !edit.within).map((edit) => `${mutant.name}: ${edit.file}`));
+    expect(unanchored).toEqual([]);
+  });
+
+  it('names only the classes of fault the kill-rate report knows', () => {
+    expect(catalogue.filter((m) => m.class !== undefined && !MUTANT_CLASSES.includes(m.class)).map((m) => `${m.name}: ${m.class}`)).toEqual([]);
+  });
+
   it.each(catalogue.map((mutant) => [mutant.name, mutant] as const))('%s still applies to the sandbox and changes it', (_name, mutant) => {
     expect(mutant.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     expect(mutant.mistake.length).toBeGreaterThan(10);
     expect(mutant.edits.length).toBeGreaterThan(0);
-    for (const edit of mutant.edits) {
-      const source = readFileSync(join(sandbox, edit.file), 'utf8');
-      expect(applyEdit(source, edit, mutant.name)).not.toBe(source);
-    }
+    const edited = editedFiles(mutant, read);
+    for (const [file, text] of edited) expect(text, file).not.toBe(read(file));
   });
 });

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyEdit, judgeMutant, prepareCopy, StaleMutantError, startMutant } from './runner.js';
+import { judgeMutant, prepareCopy, startMutant } from './runner.js';
 import type { Mutant } from './types.js';
 
 /** getBalance answers a string: a response-shape mistake check 1 sees on the first request. */
@@ -12,19 +12,8 @@ const balanceAsText: Mutant = {
   name: 'balance-as-text',
   family: 'response_conformance',
   mistake: 'the balance is sent as a string',
-  edits: [{ file: 'balance/index.ts', find: "return { status: 200, body: { balance } };", replace: "return { status: 200, body: { balance: String(balance) } } as never;" }],
+  edits: [{ file: 'balance/index.ts', within: 'balanceAndBankHandlers.getBalance', find: "return { status: 200, body: { balance } };", replace: "return { status: 200, body: { balance: String(balance) } } as never;" }],
 };
-
-describe('applyEdit', () => {
-  it('replaces the one occurrence of the text', () => {
-    expect(applyEdit('a b c', { file: 'x.ts', find: 'b', replace: 'B' }, 'm')).toBe('a B c');
-  });
-
-  it('calls a mutant stale when its text is gone or ambiguous', () => {
-    expect(() => applyEdit('a b c', { file: 'x.ts', find: 'z', replace: 'Z' }, 'm')).toThrow(StaleMutantError);
-    expect(() => applyEdit('b b', { file: 'x.ts', find: 'b', replace: 'B' }, 'm')).toThrow(/more than once/);
-  });
-});
 
 describe('startMutant', () => {
   it('edits a copy and leaves the sandbox itself alone', () => {
@@ -55,7 +44,7 @@ describe('startMutant', () => {
   }, 60_000);
 
   it('reports a stale mutant as an error, not as a pass', async () => {
-    const stale: Mutant = { ...balanceAsText, name: 'stale', edits: [{ file: 'balance/index.ts', find: 'text that is not there', replace: '' }] };
+    const stale: Mutant = { ...balanceAsText, name: 'stale', edits: [{ file: 'balance/index.ts', within: 'balanceAndBankHandlers.getBalance', find: 'text that is not there', replace: '' }] };
     const verdict = await judgeMutant(stale, { fast: true });
     expect(verdict.caught).toBe(false);
     expect(verdict.error).toMatch(/no longer contains/);

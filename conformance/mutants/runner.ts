@@ -8,23 +8,14 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConformance } from '../run.js';
 import type { CheckName, Profile, RunSummary } from '../types.js';
-import type { Mutant, SourceEdit } from './types.js';
+import { editedFiles } from './source-edit.js';
+import type { Mutant } from './types.js';
 
 const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sandboxSource = join(repository, 'sandbox');
 
 /** Parts of the sandbox folder that are not the service: tests, their helpers, builds. */
 const NOT_SERVICE = [/\.test\.ts$/, /^dist(\/|$)/, /^node_modules(\/|$)/, /^reliability(\/|$)/, /^bench(\/|$)/, /^testing(\/|$)/, /(^|\/)testing\.ts$/];
-
-/** A mutant whose text is no longer in the sandbox: it proves nothing until it is written again. */
-export class StaleMutantError extends Error {}
-
-export function applyEdit(source: string, edit: SourceEdit, mutant: string): string {
-  const at = source.indexOf(edit.find);
-  if (at === -1) throw new StaleMutantError(`${mutant}: sandbox/${edit.file} no longer contains ${JSON.stringify(edit.find.slice(0, 80))}`);
-  if (source.indexOf(edit.find, at + 1) !== -1) throw new StaleMutantError(`${mutant}: the text to replace occurs more than once in sandbox/${edit.file}`);
-  return source.slice(0, at) + edit.replace + source.slice(at + edit.find.length);
-}
 
 /** The second merchant of every mutant target, for the isolation check. */
 const OTHER_MERCHANT = {
@@ -68,10 +59,7 @@ export function prepareCopy(mutant: Mutant | undefined): string {
   });
   symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'), 'dir');
   try {
-    for (const edit of mutant?.edits ?? []) {
-      const file = join(root, 'sandbox', edit.file);
-      writeFileSync(file, applyEdit(readFileSync(file, 'utf8'), edit, mutant?.name ?? ''));
-    }
+    if (mutant) for (const [file, text] of editedFiles(mutant, (path) => readFileSync(join(root, 'sandbox', path), 'utf8'))) writeFileSync(join(root, 'sandbox', file), text);
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;

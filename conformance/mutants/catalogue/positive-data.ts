@@ -10,8 +10,9 @@ export const mutants: Mutant[] = [
     edits: [
       {
         file: 'fixed-virtual-accounts/index.ts',
-        find: '      const forbidden = forbiddenNameTerms.exec(body.name);\n',
-        replace: "      if (body.suggested_amount !== undefined && supportsSuggestedAmount(bank)) return fail(400, 'API_VALIDATION_ERROR', `suggested_amount is not supported for ${bank} accounts.`);\n      const forbidden = forbiddenNameTerms.exec(body.name);\n",
+        within: 'fixedVirtualAccountHandlers.createFixedVirtualAccount',
+        find: 'const forbidden = forbiddenNameTerms.exec(body.name);',
+        replace: "if (body.suggested_amount !== undefined && supportsSuggestedAmount(bank)) return fail(400, 'API_VALIDATION_ERROR', `suggested_amount is not supported for ${bank} accounts.`);\n      const forbidden = forbiddenNameTerms.exec(body.name);",
       },
     ],
   },
@@ -19,7 +20,7 @@ export const mutants: Mutant[] = [
     name: 'disbursement-ewallet-destination-refused',
     family: 'positive_data',
     mistake: 'only banks are accepted as disbursement destinations; an e-wallet code the bank list includes (OVO) is refused as not supported',
-    edits: [{ file: 'balance/banks.ts', find: 'return disbursementBankCatalog.find((bank) => bank.code === code);', replace: 'return disbursementBankCatalog.find((bank) => bank.code === code && /bank/i.test(bank.name));' }],
+    edits: [{ file: 'balance/banks.ts', within: 'findDisbursementBank', find: 'return disbursementBankCatalog.find((bank) => bank.code === code);', replace: 'return disbursementBankCatalog.find((bank) => bank.code === code && /bank/i.test(bank.name));' }],
   },
   {
     name: 'ewallet-test-decline-refused-at-creation',
@@ -28,8 +29,9 @@ export const mutants: Mutant[] = [
     edits: [
       {
         file: 'ewallets/index.ts',
-        find: '      const record: EwalletPaymentRecord = {',
-        replace: "      if (principal.mode === 'test' && automaticOutcome(principal, body).status === 'FAILED') return { status: 400, body: { error_code: 'API_VALIDATION_ERROR', message: 'The payment was declined.' } } as never;\n      const record: EwalletPaymentRecord = {",
+        within: 'ewalletHandlers.createEwalletPayment',
+        find: 'const record: EwalletPaymentRecord = {',
+        replace: "if (principal.mode === 'test' && automaticOutcome(principal, body).status === 'FAILED') return { status: 400, body: { error_code: 'API_VALIDATION_ERROR', message: 'The payment was declined.' } } as never;\n      const record: EwalletPaymentRecord = {",
       },
     ],
   },
