@@ -1,11 +1,15 @@
 // `npm run conformance:mutants`: the suite against every mutant of the catalogue, one line per mutant and
 // `caught X of N`. The unmutated sandbox runs first and must pass, or no mutant's failure would mean
 // anything. Exit 0 when every mutant was caught, 1 when one was missed or is stale, 2 for a usage mistake or
-// a baseline that fails.
+// a baseline that fails. With --by-check, the kill rate of each check alone (by-check.ts); exit 1 then only
+// when a mutant could not be run.
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readCommandLine, refuse, UsageError, STANDARD_USAGE_LINES } from '@payments-contract/server/runtime/command-line';
 import { mapPool } from '../pool.js';
 import { CHECK_NAMES, type CheckName } from '../types.js';
+import { formatMatrix, rowLine } from './by-check.js';
+import { runByCheck } from './by-check-run.js';
 import { loadCatalogue } from './catalogue.js';
 import { failedResults, familyPatterns, judgeMutant, runAgainst, startMutant, type Verdict } from './runner.js';
 import type { Mutant } from './types.js';
@@ -22,6 +26,10 @@ Options:
   --family CHECK             only the mutants of this check's family (repeatable).
   --fast                     run only each mutant's own check instead of the full profile.
   --parallel N               mutants run at the same time (default 1; each is a sandbox and a suite run).
+  --by-check                 run each check of the full profile alone against every mutant (started once)
+                             and print the kill rate per check, the checks that catch each class of fault
+                             and the mutants only the second round's checks catch.
+  --json FILE                with --by-check: also write that matrix to FILE as JSON.
   --list                     print the catalogue and exit.
 ${STANDARD_USAGE_LINES}`,
   options: {
@@ -30,6 +38,8 @@ ${STANDARD_USAGE_LINES}`,
     fast: { type: 'boolean' },
     parallel: { type: 'string' },
     list: { type: 'boolean' },
+    'by-check': { type: 'boolean' },
+    json: { type: 'string' },
   },
   module: import.meta.url,
 } as const;
@@ -65,10 +75,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     chosen = select(catalogue, values.mutant ?? [], values.family ?? []);
     parallel = Number(values.parallel ?? '1');
     if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8) throw new UsageError(`--parallel must be a whole number from 1 to 8, not "${values.parallel}"`);
+    if (values['by-check'] && values.fast) throw new UsageError('--by-check runs every check alone; --fast cannot be added to it');
+    if (values.json !== undefined && !values['by-check']) throw new UsageError('--json writes the --by-check matrix; give --by-check too');
   } catch (error) {
     if (error instanceof UsageError) return refuse(COMMAND, error);
     throw error;
   }
+  if (values['by-check']) return byCheck(chosen, parallel, values.json);
   const fast = values.fast === true;
   const started = performance.now();
 
@@ -95,6 +108,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   const caught = verdicts.filter((v) => v.caught).length;
   console.log(`caught ${caught} of ${verdicts.length} (${fast ? "each mutant's own check" : 'full profile'}, ${seconds(performance.now() - started)})`);
   return caught === verdicts.length ? 0 : 1;
+}
+
+async function byCheck(chosen: Mutant[], parallel: number, json: string | undefined): Promise<number> {
+  const started = performance.now();
+  const { baseline, matrix } = await runByCheck(chosen, parallel, (row) => console.log(rowLine(row)));
+  if (!matrix) {
+    console.error(`the unmutated sandbox ${baseline.error ?? `fails ${baseline.caughtBy.join(', ')} run alone`}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`);
+    return 2;
+  }
+  console.log(`\n${formatMatrix(matrix)}(${seconds(performance.now() - started)})`);
+  if (json !== undefined) writeFileSync(json, `${JSON.stringify(matrix, null, 2)}\n`);
+  return matrix.errors.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

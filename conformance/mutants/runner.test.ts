@@ -1,10 +1,10 @@
 // The mutant runner starts a copy of the sandbox with the mutant's edits and never the repository's own
 // files; a mutant whose text is gone is reported as stale instead of running an unmutated sandbox.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { judgeMutant, prepareCopy, startMutant } from './runner.js';
+import { compiledBesideSource, judgeMutant, prepareCopy, startMutant } from './runner.js';
 import type { Mutant } from './types.js';
 
 /** getBalance answers a string: a response-shape mistake check 1 sees on the first request. */
@@ -14,6 +14,18 @@ const balanceAsText: Mutant = {
   mistake: 'the balance is sent as a string',
   edits: [{ file: 'balance/index.ts', within: 'balanceAndBankHandlers.getBalance', find: "return { status: 200, body: { balance } };", replace: "return { status: 200, body: { balance: String(balance) } } as never;" }],
 };
+
+describe('compiledBesideSource', () => {
+  it('leaves out of the copy a compiled file beside its source, which imports would load instead of the mutated source', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'payments-mutant-compiled-'));
+    try {
+      for (const file of ['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts']) writeFileSync(join(folder, file), '');
+      expect(['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts'].filter((file) => compiledBesideSource(join(folder, file)))).toEqual(['index.js', 'index.d.ts']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('startMutant', () => {
   it('edits a copy and leaves the sandbox itself alone', () => {

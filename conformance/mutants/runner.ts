@@ -2,7 +2,7 @@
 // copied to a temporary folder, the mutant's edits applied to the copy, and the copy started in this process
 // on 127.0.0.1 — the repository's own files are never touched, so mutants can run side by side with each
 // other and with work in progress. The copy reaches the repository's packages through a `node_modules` link.
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +16,15 @@ const sandboxSource = join(repository, 'sandbox');
 
 /** Parts of the sandbox folder that are not the service: tests, their helpers, builds. */
 const NOT_SERVICE = [/\.test\.ts$/, /^dist(\/|$)/, /^node_modules(\/|$)/, /^reliability(\/|$)/, /^bench(\/|$)/, /^testing(\/|$)/, /(^|\/)testing\.ts$/];
+
+/**
+ * A compiled file beside its own source (left by a tsc run without noEmit): the copy's `import './x.js'` would
+ * load it, unmutated, instead of the mutated `x.ts`, and every mutant would pass unnoticed as caught or not.
+ */
+export function compiledBesideSource(path: string): boolean {
+  const source = path.replace(/\.(d\.ts|js)$/, '.ts');
+  return source !== path && existsSync(source);
+}
 
 /** The second merchant of every mutant target, for the isolation check. */
 const OTHER_MERCHANT = {
@@ -54,7 +63,7 @@ export function prepareCopy(mutant: Mutant | undefined): string {
     recursive: true,
     filter: (path) => {
       const inside = relative(sandboxSource, path).split(sep).join('/');
-      return inside === '' || !NOT_SERVICE.some((pattern) => pattern.test(inside));
+      return inside === '' || (!NOT_SERVICE.some((pattern) => pattern.test(inside)) && !compiledBesideSource(path));
     },
   });
   symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'), 'dir');
@@ -166,6 +175,6 @@ export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & 
 }
 
 /** Check 1 judges only what the other checks send, so alone it sends nothing: its mutants run with the checks that feed it. */
-export function familyPatterns(family: CheckName): string[] {
+export function familyPatterns(family: CheckName): CheckName[] {
   return family === 'response_conformance' ? ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'] : [family];
 }

@@ -15,7 +15,7 @@ export const mutants: Mutant[] = [
     family: 'stateful_workflows',
     class: 'lookups',
     mistake: 'the disbursement lookup by external_id answers every disbursement of the merchant (the filter was dropped)',
-    edits: [{ file: 'disbursements/index.ts', within: 'disbursementHandlers.listDisbursementsByExternalId', find: "await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { limit: LIST_LIMIT });", replace: "await ctx.store.list<DisbursementRecord>(COLLECTION, principal, { limit: LIST_LIMIT });" }],
+    edits: [{ file: 'disbursements/index.ts', within: 'disbursementHandlers.listDisbursementsByExternalId', find: "ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, {", replace: 'ctx.store.list<DisbursementRecord>(COLLECTION, principal, {' }],
   },
   {
     name: 'fpc-get-reads-live-mode',
