@@ -1,6 +1,7 @@
 // The vocabulary of a conformance run: profiles, checks, findings and results.
 import type { Contract } from './contract.js';
 import type { HttpClient, Exchange } from './http.js';
+import type { WholeRun } from './callbacks/whole-run.js';
 
 export const PROFILES = ['stateless', 'stateful', 'full'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -12,12 +13,18 @@ export const CHECK_NAMES = [
   'positive_data',
   'stateful_workflows',
   'transitions',
+  'forbidden_transitions',
   'uniqueness',
   'boundaries',
   'money',
+  'balance_rules',
   'isolation',
   'idempotency',
+  'idempotency_scope',
+  'timestamps',
+  'lookups',
   'callbacks',
+  'callback_deliveries',
   'rate_limit',
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
@@ -25,7 +32,7 @@ export type CheckName = (typeof CHECK_NAMES)[number];
 /** Which checks each profile runs. */
 export const PROFILE_CHECKS: Record<Profile, CheckName[]> = {
   stateless: ['response_conformance', 'auth', 'negative_data', 'positive_data'],
-  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'transitions', 'uniqueness', 'boundaries', 'money', 'isolation', 'idempotency'],
+  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'transitions', 'forbidden_transitions', 'uniqueness', 'boundaries', 'money', 'balance_rules', 'isolation', 'idempotency', 'idempotency_scope', 'timestamps', 'lookups', 'callback_deliveries'],
   // The rate limit is driven past only when asked (--check-rate-limit): it spends a window of the key's requests.
   full: CHECK_NAMES.filter((name) => name !== 'rate_limit'),
 };
@@ -154,6 +161,8 @@ export interface CheckContext {
   observe: (operationId: string, exchange: Exchange) => Finding[];
   /** Whether a subject is selected by --only/--skip for this check. */
   selected: (check: CheckName, subject: string) => boolean;
+  /** The callback receiver and request log of the whole run (callbacks/whole-run.ts), when the run has a receiver. */
+  callbackRun?: WholeRun;
 }
 
 export interface Check {

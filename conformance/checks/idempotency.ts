@@ -17,7 +17,7 @@ import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/s
 const CASES = ['first request', 'same key and body', 'same key, other body', 'same key, other values', 'concurrent requests', 'no key', 'key too long', 'key at the longest', 'key too short'];
 const CASES_IN_ORDER: Case[] = [sameKeyAndBody, otherBody, otherValuesBody, concurrentRequests, keyLimits];
 
-function subjects(context: CheckContext): Subject[] {
+export function subjects(context: CheckContext): Subject[] {
   return context.contract.model.operations.flatMap((operation) => {
     const header = operation.parameters.find(isIdempotencyHeader);
     if (!header) return [];
@@ -28,7 +28,7 @@ function subjects(context: CheckContext): Subject[] {
   });
 }
 
-function setupOf(context: CheckContext, subject: Subject): Action[] | string {
+export function setupOf(context: CheckContext, subject: Subject): Action[] | string {
   try {
     return planReferences(context.contract, subject.operation);
   } catch (error) {

@@ -25,19 +25,19 @@ import { DEFAULT_WORKFLOW_SETTINGS, freshBody, type WorkflowEnv } from '../workf
 import { addresses, codesFor, type Address, type Relation } from './isolation-targets.js';
 
 /** A key that must not reach the owner's objects. */
-interface ForeignSide {
+export interface ForeignSide {
   relation: Relation;
   client: HttpClient;
   /** How findings name it. */
   label: string;
 }
 
-const OPTION_HINT = {
+export const OPTION_HINT = {
   merchant: `a second merchant's key (--other-merchant-api-key or ${SECRET_VARIABLES['other-merchant-api-key']})`,
   mode: `the other mode's key (--other-mode-api-key or ${SECRET_VARIABLES['other-mode-api-key']})`,
 } as const;
 
-function foreignSides(context: CheckContext): ForeignSide[] {
+export function foreignSides(context: CheckContext): ForeignSide[] {
   const { otherMerchantKey, otherModeKey } = context.options.isolation ?? {};
   return [
     ...(otherMerchantKey ? [{ relation: 'merchant' as const, client: context.http.withKey(otherMerchantKey, SECRET_VARIABLES['other-merchant-api-key']), label: "another merchant's key" }] : []),

@@ -4,6 +4,11 @@
 // say RateLimit-Limit as the contract's limit and RateLimit-Remaining 0 on it, count RateLimit-Remaining
 // down on the answers it accepted, and serve the key again after the Retry-After it gave.
 //
+// With the run's other keys (another merchant's, the other mode's: the isolation keys), each key's own window
+// is judged too: right after the run's key was refused, each other key and the run's key are sent one
+// request at once. When the run's key is still refused (the same window), another key is served unless the
+// group's `scope` (what one count belongs to) does not separate it, and then refused (decision rate-limits).
+//
 // The operation is the cheapest the contract has: a GET with no path parameter and no required query (the
 // balance), in the group with the smallest limit among those. The burst is sent all at once; when the target
 // cannot answer it within one window, no verdict can be drawn, and the case is skipped saying so.
@@ -14,6 +19,7 @@ import { finding } from '../expectations.js';
 import { retryAfterMs, type Exchange } from '../http.js';
 import { outcomeOf } from '../results.js';
 import type { Check, CheckContext, CheckResult, Finding } from '../types.js';
+import { foreignSides, OPTION_HINT, type ForeignSide } from './isolation.js';
 
 interface LimitedOperation {
   operation: OperationModel;
@@ -45,6 +51,53 @@ async function burst(context: CheckContext, target: LimitedOperation): Promise<{
   const started = performance.now();
   const exchanges = await Promise.all(Array.from({ length: target.limit + 1 }, () => context.http.send(spec)));
   return { exchanges, tookMs: performance.now() - started };
+}
+
+interface KeysJudged {
+  findings: Finding[];
+  cases: number;
+  /** Parts that could not be judged, and why. */
+  unchecked: string[];
+}
+
+const BETWEEN_KEYS_TRIES = 4;
+
+/**
+ * Each other key, sent at once with the run's key right after the run's key spent its window: when the
+ * run's key is refused again (so the window is still spent), every other key must be served if the group's
+ * scope separates it, and refused if not. A boundary between windows falling there is tried again.
+ */
+async function otherKeysWindows(context: CheckContext, target: LimitedOperation, sides: ForeignSide[]): Promise<KeysJudged> {
+  const { operation, group } = target;
+  const judged: KeysJudged = { findings: [], cases: 0, unchecked: [] };
+  const scope = operation.rateLimit?.scope;
+  const missing = (['merchant', 'mode'] as const).filter((relation) => !sides.some((side) => side.relation === relation));
+  judged.unchecked.push(...missing.map((relation) => `another ${relation === 'merchant' ? "merchant's" : "mode's"} window: not tried, give ${OPTION_HINT[relation]}`));
+  if (sides.length === 0) return judged;
+  if (!scope) return { ...judged, unchecked: [...judged.unchecked, `other keys' windows: not tried, the ${group} group of x-rate-limits does not say what one count belongs to (scope)`] };
+  const spec = { ...buildRequest(context.contract, operation), rateLimited: 'return' as const };
+  const windowMs = target.windowSeconds * 1000;
+  for (let tried = 0; tried < BETWEEN_KEYS_TRIES; tried++) {
+    // Windows commonly start at whole multiples of their length: starting there leaves the burst and the
+    // requests after it the whole window on a busy machine. Only a heuristic: the verdict needs the run's key refused again.
+    await new Promise((resolve) => setTimeout(resolve, windowMs - (Date.now() % windowMs) + 5));
+    const spent = await burst(context, target);
+    if (!spent.exchanges.some((e) => e.status === 429)) continue;
+    const [own, ...others] = await Promise.all([context.http.send(spec), ...sides.map((side) => side.client.send(spec))]);
+    judged.cases += spent.exchanges.length + 1 + others.length;
+    if (own?.status !== 429) continue;
+    sides.forEach((side, index) => {
+      const exchange = others[index];
+      if (!exchange) return;
+      judged.findings.push(...context.observe(operation.operationId, exchange));
+      const separate = scope.includes(side.relation);
+      const what = `${side.label}, sent while the run's key was refused for its spent ${group} window`;
+      if (separate && exchange.status === 429) judged.findings.push(finding(side.client, exchange, `${what}: refused with 429 too, though the ${group} limit is counted per ${scope.join(' and ')} (x-rate-limits scope), so that key has its own window`));
+      if (!separate && exchange.status !== 429) judged.findings.push(finding(side.client, exchange, `${what}: answered ${exchange.status}, though the ${group} limit is shared across ${side.relation === 'merchant' ? 'merchants' : 'modes'} (x-rate-limits scope ${JSON.stringify(scope)}), so it should be refused with 429`));
+    });
+    return judged;
+  }
+  return { ...judged, unchecked: [...judged.unchecked, `other keys' windows: not judged, the run's key was not refused again within one window in ${BETWEEN_KEYS_TRIES} tries`] };
 }
 
 async function checkLimit(context: CheckContext, target: LimitedOperation): Promise<CheckResult> {
@@ -92,12 +145,15 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
     findings.push(...context.observe(subject, again));
     if (again.status === 429) findings.push(finding(http, again, `still refused with 429 after waiting the ${waitMs / 1000} s its Retry-After asked`));
   }
-  return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length + 1, findings };
+  const keys = await otherKeysWindows(context, target, foreignSides(context));
+  findings.push(...keys.findings);
+  return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length + 1 + keys.cases, findings, ...(keys.unchecked.length > 0 ? { unchecked: keys.unchecked } : {}) };
 }
 
 export const rateLimit: Check = {
   name: 'rate_limit',
-  description: 'One operation driven past its rate limit within a window: the documented 429 with Retry-After, RateLimit-Limit as the contract says and RateLimit-Remaining counting down to 0; served again after Retry-After.',
+  description:
+    "One operation driven past its rate limit within a window: the documented 429 with Retry-After, RateLimit-Limit as the contract says and RateLimit-Remaining counting down to 0; served again after Retry-After; with the isolation keys, another merchant's and the other mode's key keep their own window (x-rate-limits scope).",
   run: async (context) => {
     const candidates = limitedOperations(context.contract).filter((candidate) => context.selected('rate_limit', candidate.operation.operationId));
     const target = candidates[0];

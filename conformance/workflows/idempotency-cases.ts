@@ -47,7 +47,7 @@ export type Case = (ground: Ground) => Promise<void>;
 const listed = (g: Ground, found: unknown[]): string => `${found.length} resource(s) (${found.map((item) => String(g.idOf(item))).join(', ')})`;
 
 /** Runs a case; its failed step ends the case, not the check. */
-async function guarded(work: () => Promise<void>): Promise<void> {
+export async function guarded(work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {

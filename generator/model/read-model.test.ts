@@ -80,6 +80,37 @@ describe('readModel: rate limits', () => {
     expect(() => readModel(limited({ read: { limit: 0, window_seconds: 1 } }, 'read'))).toThrow(/x-rate-limits.read needs a whole limit/);
     expect(() => readModel(limited({ read: { limit: 1.5, window_seconds: 1 } }, 'read'))).toThrow(/x-rate-limits.read needs a whole limit/);
   });
+
+  it('reads what one count belongs to (scope), and refuses a dimension it does not know', () => {
+    const scoped = { write: { limit: 50, window_seconds: 1, scope: ['merchant', 'mode'], description: 'writes' } };
+    expect(readOperation(limited(scoped, 'write'), 'createThing')?.rateLimit).toEqual({ group: 'write', limit: 50, windowSeconds: 1, scope: ['merchant', 'mode'] });
+    expect(() => readModel(limited({ write: { ...scoped.write, scope: ['merchant', 'region'] } }, 'write'))).toThrow(/x-rate-limits.write.scope: expected a list of merchant, mode, operation/);
+  });
+});
+
+describe('readModel: idempotency', () => {
+  /** The fixture with createThing's `x-idempotency` set to `value`. */
+  const keyed = (value: unknown): JsonObject => {
+    const doc = structuredClone(fixture) as { paths: Record<string, Record<string, Record<string, unknown>>> } & JsonObject;
+    const post = doc.paths['/things']?.post;
+    if (!post) throw new Error('the fixture has POST /things');
+    post['x-idempotency'] = value;
+    return doc;
+  };
+  const declared = { header: 'Idempotency-key', scope: ['merchant', 'mode', 'operation'], lifetime_seconds: 86400, comparison: 'exact', remembered_refusals: ['AMOUNT_TOO_HIGH'] };
+
+  it('gives the operation its key header, scope, lifetime, comparison and remembered refusals; none to one without', () => {
+    const model = readModel(keyed(declared));
+    expect(model.operations.find((o) => o.operationId === 'createThing')?.idempotency).toEqual({ header: 'Idempotency-key', scope: ['merchant', 'mode', 'operation'], lifetimeSeconds: 86400, comparison: 'exact', rememberedRefusals: ['AMOUNT_TOO_HIGH'] });
+    expect(model.operations.find((o) => o.operationId === 'getThing')?.idempotency).toBeUndefined();
+  });
+
+  it('refuses a header the operation does not take, an unknown scope, a lifetime that is not whole seconds or another comparison', () => {
+    expect(() => readModel(keyed({ ...declared, header: 'X-Key' }))).toThrow(/X-Key is not a header parameter of the operation/);
+    expect(() => readModel(keyed({ ...declared, scope: ['tenant'] }))).toThrow(/x-idempotency.scope: expected a list/);
+    expect(() => readModel(keyed({ ...declared, lifetime_seconds: 0.5 }))).toThrow(/lifetime_seconds: expected a whole number/);
+    expect(() => readModel(keyed({ ...declared, comparison: 'case-insensitive' }))).toThrow(/comparison: expected exact/);
+  });
 });
 
 describe('readModel: time-bound fields and the examples’ reference time', () => {

@@ -6,17 +6,23 @@ import type {
   BodyModel,
   ErrorAnswer,
   HttpMethod,
+  IdempotencyModel,
   Json,
   JsonObject,
+  KeyScope,
+  KeyScopeDimension,
+  MatchOrder,
   OperationModel,
   ParameterLocation,
   ParameterModel,
   RateLimitModel,
   ResponseHeaderModel,
   TimeBoundField,
+  TimestampRule,
   ResponseModel,
   WebhookModel,
 } from './types.js';
+import { readCallbackSource, readDeliveryRules } from './callback-delivery.js';
 
 const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_MEDIA_TYPES: BodyMediaType[] = ['application/json', 'application/x-www-form-urlencoded'];
@@ -157,7 +163,29 @@ function readRateLimit(doc: JsonObject, operation: JsonObject, where: string): R
   if (typeof limit !== 'number' || typeof windowSeconds !== 'number' || !Number.isInteger(limit) || !Number.isInteger(windowSeconds) || limit < 1 || windowSeconds < 1) {
     throw new Error(`x-rate-limits.${String(group)} needs a whole limit and window_seconds of at least 1`);
   }
-  return { group: String(group), limit, windowSeconds };
+  const scope = declared.scope === undefined ? undefined : readKeyScope(declared.scope, `x-rate-limits.${String(group)}.scope`);
+  return { group: String(group), limit, windowSeconds, ...(scope ? { scope } : {}) };
+}
+
+const KEY_SCOPE_DIMENSIONS: KeyScopeDimension[] = ['merchant', 'mode', 'operation'];
+
+function readKeyScope(value: Json | undefined, where: string): KeyScope {
+  if (!Array.isArray(value) || value.some((item) => !KEY_SCOPE_DIMENSIONS.includes(item as KeyScopeDimension))) throw new Error(`${where}: expected a list of ${KEY_SCOPE_DIMENSIONS.join(', ')}`);
+  return [...new Set(value as KeyScopeDimension[])];
+}
+
+/** The operation's `x-idempotency`; its header must be one of the operation's header parameters. */
+function readIdempotency(raw: Json | undefined, parameters: ParameterModel[], where: string): IdempotencyModel | undefined {
+  if (raw === undefined) return undefined;
+  const value = expectObject(raw, `${where} x-idempotency`);
+  const header = expectString(value.header, `${where} x-idempotency.header`);
+  if (!parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === header.toLowerCase())) throw new Error(`${where} x-idempotency: ${header} is not a header parameter of the operation`);
+  const lifetime = value.lifetime_seconds;
+  if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 1) throw new Error(`${where} x-idempotency.lifetime_seconds: expected a whole number of seconds`);
+  if (value.comparison !== 'exact') throw new Error(`${where} x-idempotency.comparison: expected exact`);
+  const remembered = value.remembered_refusals;
+  if (!Array.isArray(remembered) || remembered.some((code) => typeof code !== 'string')) throw new Error(`${where} x-idempotency.remembered_refusals: expected a list of codes`);
+  return { header, scope: readKeyScope(value.scope, `${where} x-idempotency.scope`), lifetimeSeconds: lifetime, comparison: 'exact', rememberedRefusals: remembered as string[] };
 }
 
 /** Whether `schema` declares the dotted `path` (through references and allOf/anyOf/oneOf). */
@@ -205,6 +233,34 @@ function readReferenceTime(doc: JsonObject): string | undefined {
   return value;
 }
 
+/** `x-matches` of an operation, refused unless its order is one the extension defines. */
+function readMatches(value: Json | undefined, where: string): MatchOrder | undefined {
+  if (value === undefined) return undefined;
+  const matches = expectObject(value, `${where} x-matches`);
+  const order = matches.order;
+  if (order !== 'newest_first' && order !== 'oldest_first') throw new Error(`${where} x-matches: order ${JSON.stringify(order)} is neither newest_first nor oldest_first`);
+  return { order, decision: expectString(matches.decision, `${where} x-matches.decision`) };
+}
+
+/** `x-timestamps` of every component schema that has them, keyed by the schema's title (else its name). */
+function readTimestamps(schemas: JsonObject): Record<string, TimestampRule[]> {
+  const byKind: Record<string, TimestampRule[]> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const declared = isObject(schema) ? schema['x-timestamps'] : undefined;
+    if (declared === undefined || !isObject(schema)) continue;
+    const where = `components.schemas.${name} x-timestamps`;
+    byKind[typeof schema.title === 'string' ? schema.title : name] = Object.entries(expectObject(declared, where)).map(([field, raw]) => {
+      const rule = expectObject(raw, `${where}.${field}`);
+      const set = rule.set;
+      if (set !== 'creation' && set !== 'change' && set !== 'transition') throw new Error(`${where}.${field}: set ${JSON.stringify(set)} is not creation, change or transition`);
+      const states = Array.isArray(rule.states) ? rule.states.map(String) : [];
+      if (set === 'transition' && states.length === 0) throw new Error(`${where}.${field}: a transition time names the states that set it`);
+      return { field, set, states, nullUntilChange: rule.null_until_change === true, ...(typeof rule.decision === 'string' ? { decision: rule.decision } : {}) };
+    });
+  }
+  return byKind;
+}
+
 function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject, timeFields: string[]): OperationModel {
   const where = `${method.toUpperCase()} ${path}`;
   const operationId = expectString(operation.operationId, `${where} operationId`);
@@ -215,13 +271,16 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
   const raw = operation['x-error-triggers'];
   const triggers = isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, JsonObject] => isObject(entry[1]))) : {};
   const rateLimit = readRateLimit(doc, operation, where);
+  const matches = readMatches(operation['x-matches'], where);
+  const parameters = readParameters(doc, pathItem, operation, where);
+  const idempotency = readIdempotency(operation['x-idempotency'], parameters, where);
   return {
     operationId,
     method,
     path,
     tag: tags[0] ?? '',
     summary: typeof operation.summary === 'string' ? operation.summary : operationId,
-    parameters: readParameters(doc, pathItem, operation, where),
+    parameters,
     ...(body ? { body } : {}),
     responses: readResponses(doc, operation, where),
     ...(validationError ? { validationError } : {}),
@@ -229,7 +288,9 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
     errorTriggers: triggers,
     ...(isObject(operation['x-test-mode']) ? { testMode: operation['x-test-mode'] } : {}),
     ...(rateLimit ? { rateLimit } : {}),
+    ...(idempotency ? { idempotency } : {}),
     timeBound: readTimeBound(doc, triggers, body, timeFields),
+    ...(matches ? { matches } : {}),
     pointer: `#/paths/${escapePointerToken(path)}/${method}`,
   };
 }
@@ -243,13 +304,17 @@ function readWebhook(doc: JsonObject, name: string, operation: JsonObject): Webh
     .map((raw) => dereference(doc, raw))
     .find((parameter) => isObject(parameter) && parameter.in === 'header');
   if (!isObject(tokenParameter)) throw new Error(`${where}: no callback token header`);
+  const delivery = expectObject(operation['x-delivery'], `${where} x-delivery`);
+  const source = readCallbackSource(operation['x-callback-source'], where);
   return {
     name,
     operationId: expectString(operation.operationId, `${where} operationId`),
     summary: typeof operation.summary === 'string' ? operation.summary : name,
     tokenHeader: expectString(tokenParameter.name, `${where} token header`).toLowerCase(),
     bodySchema: media.schema ?? {},
-    delivery: expectObject(operation['x-delivery'], `${where} x-delivery`),
+    delivery,
+    deliveryRules: readDeliveryRules(delivery, where),
+    ...(source ? { source } : {}),
     pointer: `#/webhooks/${escapePointerToken(name)}/post`,
   };
 }
@@ -272,13 +337,15 @@ export function readModel(doc: JsonObject): ApiModel {
     if (isObject(pathItem.post)) webhooks.push(readWebhook(doc, name, pathItem.post));
   }
   const components = isObject(doc.components) ? doc.components : {};
+  const componentSchemas = isObject(components.schemas) ? components.schemas : {};
   return {
     title: expectString(info.title, 'info.title'),
     version: expectString(info.version, 'info.version'),
     ...(examplesReferenceTime === undefined ? {} : { examplesReferenceTime }),
     operations,
     webhooks,
-    componentSchemas: isObject(components.schemas) ? components.schemas : {},
+    componentSchemas,
+    timestamps: readTimestamps(componentSchemas),
   };
 }
 

@@ -170,6 +170,18 @@ describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, en
     expect([...allDocumented].filter((code) => !accounted.has(code))).toEqual([]);
   });
 
+  it('says how its idempotency key works (x-idempotency) exactly when it takes one: a header of its own, replay and mismatch codes for it, remembered refusals it documents', () => {
+    const idempotency = entry.operation['x-idempotency'];
+    const triggers = (isObject(entry.operation['x-error-triggers']) ? Object.values(entry.operation['x-error-triggers']) : []).filter(isObject);
+    const keyHeaders = triggers.filter((t) => t.when === 'idempotency_replay' || t.when === 'idempotency_mismatch').map((t) => String(t.header));
+    expect(idempotency !== undefined, 'x-idempotency is present exactly when a replay or mismatch code names a key').toBe(keyHeaders.length > 0);
+    if (!isObject(idempotency)) return;
+    expect(conforms('idempotency', idempotency)).toEqual([]);
+    expect([...new Set(keyHeaders)]).toEqual([idempotency.header]);
+    const codes = Object.values(documented).flat();
+    for (const code of idempotency.remembered_refusals as string[]) expect(codes, `remembered refusal ${code}`).toContain(code);
+  });
+
   it('has well-formed test-mode data, if any', () => {
     const testMode = entry.operation['x-test-mode'];
     if (testMode !== undefined) expect(conforms('testMode', testMode)).toEqual([]);
@@ -181,6 +193,8 @@ describe('rate limits', () => {
     expect(conforms('rateLimits', doc['x-rate-limits'])).toEqual([]);
     const limits = Object.entries(doc['x-rate-limits'] as JsonObject).map(([group, value]) => [group, (value as JsonObject).limit, (value as JsonObject).window_seconds]);
     expect(limits).toEqual([['read', 100, 1], ['write', 50, 1], ['otp', 5, 1]]);
+    // Decision rate-limits: per API key, that is per merchant and mode.
+    expect(Object.values(doc['x-rate-limits'] as JsonObject).map((value) => (value as JsonObject).scope)).toEqual([['merchant', 'mode'], ['merchant', 'mode'], ['merchant', 'mode']]);
   });
 
   it('put every GET in read, the two OTP validations in otp and every other operation in write', () => {
@@ -238,6 +252,23 @@ describe.each(webhooks.map((w) => [w.key, w] as const))('webhook %s', (_key, ent
       const source = operations.find((o) => o.operationId === requestField.operation);
       expect(source, `operation ${String(requestField.operation)}`).toBeDefined();
     }
+  });
+
+  it('says which object it reports (x-callback-source): a state machine with a transition sending it, callback fields its body declares, each derived from a field the object is answered with', () => {
+    const source = entry.operation['x-callback-source'];
+    expect(conforms('callbackSource', source)).toEqual([]);
+    const { machine: key, identity, fields } = source as { machine: string; identity: string[]; fields: Record<string, JsonObject> };
+    const machine = deref(doc, (doc['x-state-machines'] as JsonObject)[key]) as JsonObject;
+    const transitions = machine.transitions as JsonObject[];
+    expect(transitions.some((t) => (t.effects as JsonObject[] | undefined)?.some((e) => e.callback === entry.operationId)), `${key} sends ${entry.operationId}`).toBe(true);
+    expect(identity.filter((name) => fields[name] === undefined)).toEqual([]);
+    const declared = propertiesOf(jsonBodySchema(entry.operation.requestBody));
+    expect(Object.keys(fields).filter((name) => declared[name] === undefined)).toEqual([]);
+    // The object as the machine's resource schema and the answers of the operations that make its transitions show it.
+    const answers = transitions.flatMap((t) => operations.filter((o) => o.operationId === (t.trigger as JsonObject).operation));
+    const answered = Object.assign({}, propertiesOf({ $ref: `#/components/schemas/${String(machine.resource)}` }), ...answers.map((o) => propertiesOf(jsonBodySchema(((o.operation.responses ?? {}) as JsonObject)['200'])))) as JsonObject;
+    const sources = Object.values(fields).flatMap((f) => [String(f.from), ...(f.without_prefix === undefined ? [] : [String(f.without_prefix)])]);
+    expect(sources.filter((name) => answered[name] === undefined)).toEqual([]);
   });
 });
 
@@ -328,3 +359,36 @@ function expectFieldPathsResolve(machine: JsonObject, transition: JsonObject, pa
 }
 
 describeDecisions(doc, { conforms });
+
+describe('timestamps and the order of matches', () => {
+  const decisionIds = new Set(((doc['x-decisions'] ?? []) as JsonObject[]).map((d) => String(d.id)));
+  const schemas = (doc.components as JsonObject).schemas as JsonObject;
+  const machines = Object.values(doc['x-state-machines'] as JsonObject).map((m) => deref(doc, m) as JsonObject);
+  const timed = Object.entries(schemas).filter(([, schema]) => isObject(schema) && schema['x-timestamps'] !== undefined);
+
+  it('x-timestamps sit on the resources that carry timestamps, each naming a date-time field, known states and a decision', () => {
+    expect(timed.map(([name]) => name).sort()).toEqual(['Customer', 'DirectDebitPayment', 'Disbursement', 'EwalletPayment', 'EwalletPaymentStatus', 'FixedVirtualAccount', 'PaymentMethod']);
+    for (const [name, schema] of timed) {
+      const rules = (schema as JsonObject)['x-timestamps'] as JsonObject;
+      expect(conforms('timestamps', rules), name).toEqual([]);
+      const properties = propertiesOf(schema);
+      const states = machines.filter((m) => m.resource === name).flatMap((m) => m.states as string[]);
+      for (const [field, rule] of Object.entries(rules) as [string, JsonObject][]) {
+        expect((deref(doc, properties[field]) as JsonObject | undefined)?.format, `${name}.${field}`).toBe('date-time');
+        for (const state of (rule.states ?? []) as string[]) expect(states, `${name}.${field}`).toContain(state);
+        if (rule.decision !== undefined) expect(decisionIds.has(String(rule.decision)), `${name}.${field}: ${String(rule.decision)}`).toBe(true);
+      }
+    }
+  });
+
+  it('x-matches sit on GET operations answering the merchant\'s objects, each with a decision', () => {
+    const ordered = operations.filter((entry) => entry.operation['x-matches'] !== undefined);
+    expect(ordered.map((entry) => entry.operationId).sort()).toEqual(['getDirectDebitPaymentByReferenceId', 'listCustomers', 'listDisbursementsByExternalId', 'listLinkedAccountTokenAccounts', 'listPaymentMethodsByCustomer']);
+    for (const entry of ordered) {
+      const matches = entry.operation['x-matches'] as JsonObject;
+      expect(conforms('matches', matches), entry.operationId).toEqual([]);
+      expect(entry.method, entry.operationId).toBe('get');
+      expect(decisionIds.has(String(matches.decision)), `${entry.operationId}: ${String(matches.decision)}`).toBe(true);
+    }
+  });
+});

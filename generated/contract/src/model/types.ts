@@ -55,6 +55,24 @@ export interface RateLimitModel {
   /** Requests a key may make in one window. */
   limit: number;
   windowSeconds: number;
+  /** What one count belongs to (`[merchant, mode]`: each API key its own); undefined when the group does not say. */
+  scope?: KeyScope;
+}
+
+/** The dimensions that give a key (an idempotency key, a rate-limit count) its own space. */
+export type KeyScopeDimension = 'merchant' | 'mode' | 'operation';
+export type KeyScope = KeyScopeDimension[];
+
+/** `x-idempotency` on an operation: how its idempotency key works. */
+export interface IdempotencyModel {
+  /** The header parameter that carries the key, as the contract names it. */
+  header: string;
+  scope: KeyScope;
+  lifetimeSeconds: number;
+  /** The key is compared as sent: every character, letter case included. */
+  comparison: 'exact';
+  /** Refusals that use up the key as a success does; every other refusal leaves it unused. */
+  rememberedRefusals: string[];
 }
 
 /**
@@ -69,6 +87,28 @@ export interface TimeBoundField {
    * side of the current time it lies on decides what happens (a state machine's time trigger names it).
    */
   pastRefused: boolean;
+}
+
+/**
+ * `x-timestamps` of a resource schema: when one of its date-time fields is set and moved, in the service's
+ * time (decision timestamps-move). `creation`: never moves; `change`: moves forward with every accepted
+ * change and nothing else; `transition`: moves when the object enters one of `states`.
+ */
+export interface TimestampRule {
+  field: string;
+  set: 'creation' | 'change' | 'transition';
+  /** For `transition`: the states whose entry sets it. */
+  states: string[];
+  /** For `change`: null from creation until the first change. */
+  nullUntilChange: boolean;
+  /** The decision that states the rule, when one does. */
+  decision?: string;
+}
+
+/** `x-matches` of a list or lookup operation: the order of the objects it answers when several match. */
+export interface MatchOrder {
+  order: 'newest_first' | 'oldest_first';
+  decision: string;
 }
 
 export interface ErrorAnswer {
@@ -96,8 +136,12 @@ export interface OperationModel {
   testMode?: JsonObject;
   /** `x-rate-limit`, if any, resolved against the root's `x-rate-limits`. */
   rateLimit?: RateLimitModel;
+  /** `x-idempotency`, if any. */
+  idempotency?: IdempotencyModel;
   /** The body fields its rules and the state machines compare with the current time. */
   timeBound: TimeBoundField[];
+  /** `x-matches`, on an operation that lists or looks up the merchant's objects. */
+  matches?: MatchOrder;
   /** JSON Pointer of the operation in the bundled document. */
   pointer: string;
 }
@@ -111,7 +155,36 @@ export interface WebhookModel {
   tokenHeader: string;
   bodySchema: Json;
   delivery: JsonObject;
+  /** What `x-delivery` says of acknowledgement and redelivery. */
+  deliveryRules: WebhookDeliveryRules;
+  /** `x-callback-source`: the object a callback reports and where its fields come from, when given. */
+  source?: CallbackSourceModel;
   pointer: string;
+}
+
+export interface WebhookDeliveryRules {
+  /** The receiver's answers that acknowledge an attempt (inclusive bounds); any other answer fails it. */
+  acknowledgingStatuses: { minimum: number; maximum: number };
+  /** `redelivery.only: after_failed_attempt`: an acknowledged callback is never sent again (decision callback-redelivery-after-failure). */
+  redeliveryOnlyAfterFailure: boolean;
+}
+
+/** `x-callback-source` (decision callback-fields-from-object). */
+export interface CallbackSourceModel {
+  /** The `x-state-machines` key of the object the callback reports. */
+  machine: string;
+  /** Callback fields that name the object (each in `fields`). */
+  identity: string[];
+  /** Callback field -> the object's field it derives from. */
+  fields: Record<string, CallbackFieldSource>;
+}
+
+export interface CallbackFieldSource {
+  /** The object's field, as its operations answer it. */
+  from: string;
+  /** The object's field whose value is taken off the start of `from`'s (the payment callback's account number). */
+  withoutPrefix?: string;
+  decision?: string;
 }
 
 export interface ApiModel {
@@ -123,4 +196,6 @@ export interface ApiModel {
   webhooks: WebhookModel[];
   /** `components.schemas` of the bundled document, the target of every `$ref` in the model. */
   componentSchemas: JsonObject;
+  /** `x-timestamps` of each resource schema that declares them, by the schema's title. */
+  timestamps: Record<string, TimestampRule[]>;
 }
