@@ -33,7 +33,7 @@ export interface ServedSandbox {
 export type ServeSandbox = (config: SandboxConfig, appOptions: SandboxAppOptions) => Promise<ServedSandbox>;
 
 /** One in-process sandbox, served as `npm start` serves it (x-request-id on every answer, the request record). */
-const serveInProcess: ServeSandbox = async (config, appOptions) => {
+export const serveInProcess: ServeSandbox = async (config, appOptions) => {
   const app = await createSandboxApp(config, appOptions);
   await app.start();
   const server: Listening = await listen(createSite({ service: app.service, control: app.control, observer: app.observer }), { host: config.host, port: config.port });

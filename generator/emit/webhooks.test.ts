@@ -14,6 +14,7 @@ const webhook = (name: string, operationId: string, summary: string, destination
   tokenHeader: 'x-callback-token',
   bodySchema: { $ref: `#/components/schemas/${operationId}` },
   delivery: { destination, ...delivery },
+  deliveryRules: { acknowledgingStatuses: { minimum: 200, maximum: 299 }, redeliveryOnlyAfterFailure: false },
   pointer: `#/webhooks/${name}/post`,
 });
 /** Two webhooks, one per kind of destination, one summary with a quote in it. */
@@ -26,6 +27,7 @@ const fixture: ApiModel = {
     webhook('refund.done', 'refundDone', 'A refund was paid out', { request_field: { operation: 'createRefund', field: 'callback_url' } }),
   ],
   componentSchemas: {},
+  timestamps: {},
 };
 
 describe('payloadTypeName', () => {

@@ -199,7 +199,8 @@ describe('invalidatePaymentMethod (control API)', () => {
     const replacement = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
     expect(replacement.status).toBe(200);
     const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: customerId } });
-    expect(listed.ok ? listed.data.map((method) => method.status) : listed.status).toEqual(['INACTIVE', 'ACTIVE']);
+    // Newest first (decision list-order): the replacement before the method it replaces.
+    expect(listed.ok ? listed.data.map((method) => method.status) : listed.status).toEqual(['ACTIVE', 'INACTIVE']);
   });
 
   it('answers 409 SANDBOX_STATE_CONFLICT for a method that is INACTIVE or EXPIRED already, and leaves it as it is', async () => {

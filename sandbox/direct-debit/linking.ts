@@ -119,9 +119,9 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
       if (!token) return tokenNotFound(path.id);
       // Decision `accounts-before-linking`: a token that is not SUCCESS gives access to nothing.
       if (token.status !== 'SUCCESS') return { status: 200, body: [] };
-      // Decision `list-bounds`: past the contract's limit, the newest ones (limited in the store), still oldest first.
-      const accounts = await ctx.store.findBy<LinkedAccountRecord>(COLLECTIONS.accounts, scope, 'token_id', token.id, { limit: ACCOUNTS_LIMIT });
-      return { status: 200, body: accounts.reverse().map(linkedAccountView) };
+      // Decision `list-order` (x-matches): newest first; decision `list-bounds`: past the contract's limit, the newest ones.
+      const accounts = await ctx.store.findBy<LinkedAccountRecord>(COLLECTIONS.accounts, scope, 'token_id', token.id, { order: 'newest', limit: ACCOUNTS_LIMIT });
+      return { status: 200, body: accounts.map(linkedAccountView) };
     },
 
     createPaymentMethod: ({ body }, { principal }) => {
@@ -173,10 +173,10 @@ export function linkingHandlers(ctx: SandboxContext): LinkingHandlers {
 
     listPaymentMethodsByCustomer: async ({ query }, { principal }): Promise<ResultOf<'listPaymentMethodsByCustomer'>> => {
       // Decision `payment-methods-unknown-customer`: an unknown customer simply has none.
-      // Decision `list-bounds`: past the contract's limit, the newest ones (limited in the store), still oldest first.
-      const methods = await ctx.store.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scopeOf(principal), 'customer_id', query.customer_id, { limit: PAYMENT_METHODS_LIMIT });
+      // Decision `list-order` (x-matches): newest first; decision `list-bounds`: past the contract's limit, the newest ones.
+      const methods = await ctx.store.findBy<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scopeOf(principal), 'customer_id', query.customer_id, { order: 'newest', limit: PAYMENT_METHODS_LIMIT });
       const now = ctx.clock.now(principal);
-      return { status: 200, body: methods.reverse().map((method) => paymentMethodView(method, now)) };
+      return { status: 200, body: methods.map((method) => paymentMethodView(method, now)) };
     },
   };
 }

@@ -125,12 +125,13 @@ describe('X-IDEMPOTENCY-KEY', () => {
 });
 
 describe('getDisbursement and listDisbursementsByExternalId', () => {
-  it('finds a disbursement by id and by external id, oldest first', async () => {
+  it('finds a disbursement by id and by external id, newest first (decision list-order)', async () => {
     const first = await create(danamon);
     const second = await create(danamon);
+    const third = await create(danamon);
     expect(await bench.call('GET', `/disbursements/${idOf(first.json)}`)).toEqual({ status: 200, json: first.json });
     const found = await bench.call('GET', `/disbursements?external_id=${danamon.external_id}`);
-    expect(found).toEqual({ status: 200, json: [first.json, second.json] });
+    expect(found).toEqual({ status: 200, json: [third.json, second.json, first.json] });
   });
 
   it('answers DIRECT_DISBURSEMENT_NOT_FOUND_ERROR for an unknown id and an unknown external id', async () => {

@@ -162,10 +162,10 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
     },
 
     listDisbursementsByExternalId: async ({ query }, { principal }) => {
-      // Decision `list-bounds`: past the contract's limit, the newest ones, read newest first with the limit in
-      // the store; then answered oldest first, so a failed disbursement comes before its repeat under the same external_id.
-      const found = await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { limit: LIST_LIMIT });
-      const [first, ...rest] = found.reverse().map(resourceOf);
+      // Decision `list-order` (x-matches): newest first, so a repeat after a failure comes before the failed one;
+      // decision `list-bounds`: past the contract's limit, the newest ones, limited in the store.
+      const found = await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { order: 'newest', limit: LIST_LIMIT });
+      const [first, ...rest] = found.map(resourceOf);
       if (!first) return { status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `No disbursement with external_id ${query.external_id} was found.` } };
       return { status: 200, body: [first, ...rest] };
     },

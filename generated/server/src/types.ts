@@ -277,7 +277,8 @@ export interface paths {
          * @description Returns every disbursement of the merchant (in the key's mode) whose `external_id` equals the given
          *     value exactly, case included. More than one can match because `external_id` need not be unique. Use it
          *     to reconcile, and after a `500` on creation to find out whether the disbursement exists. When nothing
-         *     matches the answer is `404 DIRECT_DISBURSEMENT_NOT_FOUND_ERROR`, not an empty list.
+         *     matches the answer is `404 DIRECT_DISBURSEMENT_NOT_FOUND_ERROR`, not an empty list. The matches come newest
+         *     first, in reverse order of creation ([decision](#/decisions/list-order)).
          *
          */
         get: operations["listDisbursementsByExternalId"];
@@ -531,7 +532,7 @@ export interface paths {
         /**
          * List a customer's payment methods
          * @description Returns every payment method of one customer, whatever its status, so check `status` before charging:
-         *     only `ACTIVE` ones can be used. An empty array means the customer has none. List responses return every item at once ([decision](#/decisions/no-pagination)). A customer id that does not exist is not an error; it simply has no payment methods, so the answer is
+         *     only `ACTIVE` ones can be used. They come newest first, in reverse order of creation ([decision](#/decisions/list-order)). An empty array means the customer has none. List responses return every item at once ([decision](#/decisions/no-pagination)). A customer id that does not exist is not an error; it simply has no payment methods, so the answer is
          *     an empty array ([decision](#/decisions/payment-methods-unknown-customer)).
          *
          */
@@ -689,12 +690,16 @@ export interface webhooks {
          *     **Duplicates and order.** Delivery is at least once, so the same payment can arrive more than once:
          *     make the handler idempotent by recording `payment_id` and ignoring a `payment_id` already processed.
          *     Callbacks are not ordered; a payment may arrive before the creation callback of its account. Fetch
-         *     what you are missing with `getFixedVirtualAccount` (using `callback_virtual_account_id`).
+         *     what you are missing with `getFixedVirtualAccount` (using `callback_virtual_account_id`). A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs. For extra assurance, fetch the
          *     payment with `getFixedVirtualAccountPayment` using `payment_id` and check the amount before
-         *     releasing goods.
+         *     releasing goods. Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -740,11 +745,15 @@ export interface webhooks {
          *     **Duplicates and order.** Delivery is at least once: deduplicate on `id` together with `updated`
          *     (the account `id` alone repeats across its creation and each update). Callbacks are not ordered, so
          *     an older update can arrive after a newer one; keep the state with the latest `updated`, or fetch the
-         *     current account with `getFixedVirtualAccount`.
+         *     current account with `getFixedVirtualAccount`. A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs, or fetch the account with
-         *     `getFixedVirtualAccount` and trust that answer instead of the body.
+         *     `getFixedVirtualAccount` and trust that answer instead of the body. Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -785,11 +794,15 @@ export interface webhooks {
          *
          *     **Duplicates and order.** Delivery is at least once, so the same payment can arrive more than once:
          *     record `id` and ignore an `id` already processed. Callbacks are not ordered; if you do not know the
-         *     code yet, fetch it with `getFixedPaymentCode` using `fixed_payment_code_id`.
+         *     code yet, fetch it with `getFixedPaymentCode` using `fixed_payment_code_id`. A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs. You can also fetch the code with
-         *     `getFixedPaymentCode` to confirm it exists and belongs to you (a paid single-use code is inactive).
+         *     `getFixedPaymentCode` to confirm it exists and belongs to you (a paid single-use code is inactive). Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -833,11 +846,15 @@ export interface webhooks {
          *     **Duplicates and order.** Delivery is at least once: record `id` and ignore an `id` already
          *     processed. Callbacks are not ordered; if you do not know the disbursement (for example after a 500 on
          *     creation), fetch it with `getDisbursement` or find it by `external_id` with
-         *     `listDisbursementsByExternalId`.
+         *     `listDisbursementsByExternalId`. A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs, or fetch the disbursement with
-         *     `getDisbursement` and trust its `status` instead of the body.
+         *     `getDisbursement` and trust its `status` instead of the body. Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -880,11 +897,15 @@ export interface webhooks {
          *     **Duplicates and order.** Delivery is at least once: record `id` and ignore an `id` already
          *     processed. Callbacks are not ordered and may arrive before your own create request has returned;
          *     match on `external_id`, and fetch the payment with `getEwalletPaymentStatus` (by `external_id` and
-         *     `ewallet_type`) when you need its state.
+         *     `ewallet_type`) when you need its state. A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs, or look the payment up with
-         *     `getEwalletPaymentStatus` and trust its `status` instead of the body.
+         *     `getEwalletPaymentStatus` and trust its `status` instead of the body. Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -926,11 +947,15 @@ export interface webhooks {
          *
          *     **Duplicates and order.** Delivery is at least once: record `id` with `status` and ignore a pair
          *     already processed. Callbacks are not ordered; if you do not know the payment, fetch it with
-         *     `getDirectDebitPayment` (or `getDirectDebitPaymentByReferenceId`).
+         *     `getDirectDebitPayment` (or `getDirectDebitPaymentByReferenceId`). A callback you acknowledged
+         *     with a 2xx answer is never sent again: a repeat follows only an attempt that got no 2xx answer
+         *     ([decision](#/decisions/callback-redelivery-after-failure)).
          *
          *     **Verification.** Compare the `x-callback-token` header with your callback token using a
          *     constant-time comparison and reject the request when it differs, or fetch the payment with
-         *     `getDirectDebitPayment` and trust its `status` instead of the body.
+         *     `getDirectDebitPayment` and trust its `status` instead of the body. Its fields carry the values of the object it reports as
+         *     the API answers them, and it reports only an object you created, in the mode of the key you created it with
+         *     ([decision](#/decisions/callback-fields-from-object)).
          *
          *     **Endpoint.** An HTTPS endpoint must present a valid certificate (not expired, not self-signed,
          *     matching the host name); otherwise every attempt fails.
@@ -1564,7 +1589,7 @@ export interface components {
             status: "PENDING";
             /**
              * Format: date-time
-             * @description When the payment request was created, in UTC.
+             * @description When the payment request was created, in UTC; it never changes ([decision](#/decisions/timestamps-move)).
              */
             created: string;
         };
@@ -1691,7 +1716,7 @@ export interface components {
             created: string;
             /**
              * Format: date-time
-             * @description When the customer was last changed, set by the service, in UTC (GMT+0).
+             * @description When the customer was last changed, set by the service, in UTC (GMT+0), moved by every accepted update, never by a read or a refused request ([decision](#/decisions/timestamps-move)).
              */
             updated: string;
         } & (unknown & unknown & unknown & unknown & unknown & unknown);
@@ -2011,7 +2036,7 @@ export interface components {
             created: string;
             /**
              * Format: date-time
-             * @description When the payment method last changed, including status changes (UTC).
+             * @description When the payment method last changed, including status changes (UTC); a read or a refused request leaves it ([decision](#/decisions/timestamps-move)).
              */
             updated: string;
             metadata: components["schemas"]["Metadata"];
@@ -2155,7 +2180,7 @@ export interface components {
             created: string;
             /**
              * Format: date-time
-             * @description When the payment last changed (UTC), or `null` when it has not changed since creation.
+             * @description When the payment last changed (UTC), by an accepted OTP or the bank's outcome, or `null` when it has not changed since creation ([decision](#/decisions/timestamps-move)).
              */
             updated: string | null;
             metadata: components["schemas"]["DirectDebitMetadata"];
