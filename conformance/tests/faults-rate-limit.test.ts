@@ -1,6 +1,7 @@
 // Proof that the rate_limit check (--check-rate-limit) passes the sandbox as it is and catches each of the
 // rate limit's mutants with only that check: a limit never enforced, a RateLimit-Remaining that does not
-// count, a window that never starts again, a 429 stating another limit. Each runs the sandbox with its
+// count, a window that never starts again, a 429 stating another limit, and one count per merchant or for
+// everyone where the contract keeps one per key (x-rate-limits scope). Each runs the sandbox with its
 // limits on, as `npm start` does.
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../mutants/catalogue.js';
@@ -14,6 +15,8 @@ describe('the rate_limit check', () => {
     const summary = await runMutant(undefined, { only: ['rate_limit'], checkRateLimit: true });
     expect(failedResults(summary)).toEqual([]);
     expect(summary.results.find((result) => result.check === 'rate_limit')).toMatchObject({ subject: 'getBalance', outcome: 'passed' });
+    // Another merchant's key and the other mode's key were judged too: nothing was left unchecked.
+    expect(summary.results.find((result) => result.check === 'rate_limit')?.unchecked).toBeUndefined();
   }, 60_000);
 
   it.each(rateLimitMutants.map((mutant) => [mutant.name, mutant] as const))('catches %s', async (_name, mutant) => {
