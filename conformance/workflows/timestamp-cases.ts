@@ -131,7 +131,8 @@ class TimestampJudge {
           `${label} did not move forward with ${why}: ${shown(previous)} before, ${value} after (the step ran between ${new Date(at.before).toISOString()} and ${new Date(at.after).toISOString()})`,
         );
       } else {
-        this.s.flag(previous === value, step, answer.exchange, `${label} moved with ${why}: ${shown(previous)} before, ${value} after`);
+        // The same moment, however written.
+        this.s.flag(previous === value || previousMs === ms, step, answer.exchange, `${label} moved with ${why}: ${shown(previous)} before, ${value} after`);
       }
     }
     this.seen.values.set(view.kind, now);
