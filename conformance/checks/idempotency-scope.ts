@@ -63,11 +63,14 @@ export function createIdempotencyScope(settings: WorkflowSettings = DEFAULT_WORK
           for (const action of setup) await action.run(s, env, provided);
           const ground = await firstRequest(s, env, subject, replay, provided);
           const g: ScopeGround = { ...ground, idempotency: subject.idempotency, env, setup, ...(subject.mismatch ? { mismatch: subject.mismatch } : {}) };
-          for (const side of sides) await acrossKeys(g, side);
-          // The refusals are built from a fresh body, with this run's references in it.
-          for (const refusal of refusals(context.contract, subject.operation, g.body())) await afterRefusal(g, refusal);
-          await keyShapes(g);
-          await distinctKeysAtOnce(g);
+          // The cases use keys of their own, so they run side by side; the refusals are built from a fresh
+          // body, with this run's references in it.
+          await Promise.all([
+            ...sides.map((side) => acrossKeys(g, side)),
+            ...refusals(context.contract, subject.operation, g.body()).map((refusal) => afterRefusal(g, refusal)),
+            keyShapes(g),
+            distinctKeysAtOnce(g),
+          ]);
         });
         return unchecked.length > 0 && result.outcome !== 'skipped' ? { ...result, unchecked } : result;
       });
