@@ -16,9 +16,9 @@ export async function judgeByCheck(mutant: Mutant | undefined, checks: CheckName
     return { ...row, error: error instanceof Error ? error.message : String(error) };
   }
   try {
-    for (const run of soloRuns(checks, familyPatterns('response_conformance'))) {
+    for (const { run, judged } of soloRuns(checks, familyPatterns)) {
       const summary = await runAgainst(target, { only: run, checkRateLimit: run.includes('rate_limit') });
-      for (const check of run) {
+      for (const check of judged) {
         row.ran.push(check);
         // Each check is judged by its own results only.
         if (summary.results.some((result) => result.check === check && result.outcome === 'failed')) row.caughtBy.push(check);

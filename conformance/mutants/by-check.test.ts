@@ -92,10 +92,20 @@ describe('the checks run alone', () => {
     expect(checksAlone(undefined)).toContain('rate_limit');
   });
 
-  it('run check 1 with the checks that feed it, which are judged from that run, and every other check by itself', () => {
-    const feeding: CheckName[] = ['positive_data', 'negative_data'];
-    expect(soloRuns(['response_conformance', 'auth', 'positive_data', 'money', 'negative_data'], feeding)).toEqual([['response_conformance', 'positive_data', 'negative_data'], ['auth'], ['money']]);
-    expect(soloRuns(['auth', 'positive_data'], feeding)).toEqual([['auth'], ['positive_data']]);
+  it('run a check that judges what others do with them, and every other check by itself', () => {
+    const feeders: Partial<Record<CheckName, CheckName[]>> = { response_conformance: ['response_conformance', 'positive_data', 'negative_data'], callback_deliveries: ['response_conformance', 'positive_data', 'negative_data', 'money', 'callback_deliveries'] };
+    const feedersOf = (check: CheckName): CheckName[] => feeders[check] ?? [check];
+    // Check 1's feeders are judged from its run; the whole-run judge's run holds check 1, so only it is judged there.
+    expect(soloRuns(['response_conformance', 'auth', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], feedersOf)).toEqual([
+      { run: ['response_conformance', 'positive_data', 'negative_data'], judged: ['response_conformance', 'positive_data', 'negative_data'] },
+      { run: ['response_conformance', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], judged: ['callback_deliveries'] },
+      { run: ['auth'], judged: ['auth'] },
+      { run: ['money'], judged: ['money'] },
+    ]);
+    expect(soloRuns(['auth', 'positive_data'], feedersOf)).toEqual([
+      { run: ['auth'], judged: ['auth'] },
+      { run: ['positive_data'], judged: ['positive_data'] },
+    ]);
   });
 
   it('count as new only the second round checks the suite has', () => {

@@ -31,14 +31,29 @@ export function checksAlone(mutant: Mutant | undefined): CheckName[] {
   return [...PROFILE_CHECKS.full, ...(mutant === undefined || mutant.family === 'rate_limit' ? (['rate_limit'] as const) : [])];
 }
 
+/** One run against a mutant, and the checks whose verdict alone it gives. */
+export interface SoloRun {
+  run: CheckName[];
+  judged: CheckName[];
+}
+
 /**
- * The runs that give each check's verdict alone: check 1 judges only what the checks that feed it send, so it
- * runs with them, and their own verdicts are taken from that run (check 1 sends nothing, and a run takes its
- * checks one after another, as these runs are taken against one target); every other check runs by itself.
+ * The runs that give each check's verdict alone. A check that judges what others do (check 1 the answers
+ * they get, callback_deliveries the deliveries they cause: `feedersOf` names more than itself) runs with
+ * them; the feeders' own verdicts are taken from that run too when it holds no other such judge (check 1
+ * sends nothing, and a run takes its checks one after another, as these runs are taken against one
+ * target), else they are not the feeders alone. Every other check runs by itself.
  */
-export function soloRuns(checks: CheckName[], feeding: CheckName[]): CheckName[][] {
-  const together = checks.includes('response_conformance') ? checks.filter((check) => check === 'response_conformance' || feeding.includes(check)) : [];
-  return [...(together.length > 0 ? [together] : []), ...checks.filter((check) => !together.includes(check)).map((check) => [check])];
+export function soloRuns(checks: CheckName[], feedersOf: (check: CheckName) => CheckName[]): SoloRun[] {
+  const judges = checks.filter((check) => feedersOf(check).some((other) => other !== check));
+  const judged = new Set<CheckName>(judges);
+  const groups = judges.map((judge) => {
+    const run = checks.filter((check) => check === judge || feedersOf(judge).includes(check));
+    const feeders = run.some((check) => check !== judge && judges.includes(check)) ? [] : run.filter((check) => !judged.has(check));
+    for (const feeder of feeders) judged.add(feeder);
+    return { run, judged: [judge, ...feeders] };
+  });
+  return [...groups, ...checks.filter((check) => !judged.has(check)).map((check) => ({ run: [check], judged: [check] }))];
 }
 
 export interface ByCheckMatrix {

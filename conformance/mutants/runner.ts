@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConformance } from '../run.js';
-import type { CheckName, Profile, RunSummary } from '../types.js';
+import { PROFILE_CHECKS, type CheckName, type Profile, type RunSummary } from '../types.js';
 import { editedFiles } from './source-edit.js';
 import type { Mutant } from './types.js';
 
@@ -174,7 +174,12 @@ export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & 
   }
 }
 
-/** Check 1 judges only what the other checks send, so alone it sends nothing: its mutants run with the checks that feed it. */
+/**
+ * The checks a check runs with to judge anything: itself, but check 1 judges only the answers the request
+ * checks get, and callback_deliveries every delivery the whole run caused, so they run with what feeds them.
+ */
 export function familyPatterns(family: CheckName): CheckName[] {
-  return family === 'response_conformance' ? ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'] : [family];
+  if (family === 'response_conformance') return ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'];
+  if (family === 'callback_deliveries') return PROFILE_CHECKS.full;
+  return [family];
 }
