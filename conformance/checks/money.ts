@@ -25,7 +25,7 @@ import { createdId, DEFAULT_WORKFLOW_SETTINGS, freshBody, stateOf, type Workflow
 /** Amounts are IDR with at most two decimals. */
 const SAME_AMOUNT = 0.005;
 
-interface MoneyCase {
+export interface MoneyCase {
   subject: string;
   machine: StateMachine;
   create: OperationModel;
@@ -60,7 +60,7 @@ function variants(control: ControlApi, simulation: Simulation, effects: BalanceE
   return distinct.length > 0 ? distinct : [{}];
 }
 
-function casesOf(context: CheckContext, control: ControlApi | undefined): { cases: MoneyCase[]; unavailable: { subject: string; reason: string }[] } {
+export function casesOf(context: CheckContext, control: ControlApi | undefined): { cases: MoneyCase[]; unavailable: { subject: string; reason: string }[] } {
   const { contract } = context;
   const cases: MoneyCase[] = [];
   const unavailable: { subject: string; reason: string }[] = [];
@@ -130,15 +130,27 @@ function describeEffects(effects: BalanceEffect[], values: TransitionValues): st
   return applied.map((e) => `${e.change} ${accountLabel(e.account)} by ${e.amount}`).join(', ');
 }
 
-async function runCase(s: Scenario, c: MoneyCase, control: ControlApi | undefined, env: WorkflowEnv, accounts: Account[]): Promise<void> {
+/** Body fields a case sends instead of the example's (another amount), in the creation and in the simulation. */
+export interface CaseValues {
+  creation: JsonObject;
+  simulation: JsonObject;
+}
+
+const NO_VALUES: CaseValues = { creation: {}, simulation: {} };
+
+export async function runCase(s: Scenario, c: MoneyCase, control: ControlApi | undefined, env: WorkflowEnv, accounts: Account[], sentValues: CaseValues = NO_VALUES): Promise<void> {
   const { contract } = s;
   const provided: Provided = new Map();
   for (const action of planReferences(contract, c.create)) await action.run(s, env, provided);
-  const body = withReferences(contract, c.create, freshBody(s, env, c.create, expiryField(c.machine)), provided);
+  const example = withReferences(contract, c.create, freshBody(s, env, c.create, expiryField(c.machine)), provided);
+  const body = isObject(example) ? { ...example, ...sentValues.creation } : example;
 
   const before = await readBalances(s, accounts, 'balance before');
   const created = await s.succeed(c.create.operationId, c.create, buildRequest(contract, c.create, { body }));
   const resource = s.object(c.create.operationId, created);
+  for (const [field, sent] of Object.entries(sentValues.creation)) {
+    if (field in resource) s.flag(resource[field] === sent, c.create.operationId, created.exchange, `${field} was sent as ${JSON.stringify(sent)}, the object records ${JSON.stringify(resource[field])}`);
+  }
   const creationTransitions = acceptedTransitions(c.machine, null, c.create.operationId);
   const atCreation: TransitionValues = { resource, payload: {} };
   const creationEffects = takenEffects(c, creationTransitions, resource);
@@ -161,7 +173,8 @@ async function runCase(s: Scenario, c: MoneyCase, control: ControlApi | undefine
   const beforeEvent = await readBalances(s, accounts, 'balance before the event');
   const parameter = onlyPathParameter(control.contract, simulation);
   const simulationRequest = simulationBody(control.contract, c.simulation.operation, resource);
-  const sent = simulationRequest === undefined && Object.keys(c.given).length === 0 ? undefined : { ...(simulationRequest ?? {}), ...c.given };
+  const given = { ...c.given, ...sentValues.simulation };
+  const sent = simulationRequest === undefined && Object.keys(given).length === 0 ? undefined : { ...(simulationRequest ?? {}), ...given };
   s.cases++;
   const caused = await control.call(simulation, { ...(parameter ? { parameters: { [parameter]: idOf() } } : {}), ...(sent ? { body: sent } : {}) });
   if (!caused.ok) return caused.exchange ? s.fail(simulation, caused.exchange, `${simulation}: ${caused.reason}`) : s.skip(caused.reason);
@@ -176,7 +189,7 @@ async function runCase(s: Scenario, c: MoneyCase, control: ControlApi | undefine
   compare(s, 'balance after the event', accounts, beforeEvent.balances, afterEvent.balances, changes.changes, caused.exchange, `${c.machine.key} ${c.simulation.event}: ${describeEffects(effects, values)}`);
 }
 
-const STEPS = ['balance before', 'balance after creation', 'balance before the event', 'balance after the event'];
+export const MONEY_STEPS = ['balance before', 'balance after creation', 'balance before the event', 'balance after the event'];
 
 export const money: Check = {
   name: 'money',
@@ -198,7 +211,7 @@ export const money: Check = {
     try {
       // One case at a time: each compares balances that every other case moves too.
       for (const c of selected) {
-        const result = await runScenario(context, 'money', c.subject, [...new Set([c.create.operationId, ...STEPS])], async (s) => {
+        const result = await runScenario(context, 'money', c.subject, [...new Set([c.create.operationId, ...MONEY_STEPS])], async (s) => {
           if (!entered.ok) s.skip(entered.reason);
           s.notes.push(c.what);
           await runCase(s, c, control, env, accounts);

@@ -48,6 +48,19 @@ describe('the sandbox control contract', () => {
     if (simulates.to !== undefined) expect(transitions.map((t) => t.to)).toContain(simulates.to);
   });
 
+  it.each(simulations.map((o) => [o.operationId, o] as const))('%s: a body property left out for a field of the object (x-default-from) names a field that object has', (_id, entry) => {
+    const machine = deref(service, machines[String((entry.operation['x-simulates'] as JsonObject).machine)]) as JsonObject;
+    const resource = deref(service, ((service.components as JsonObject).schemas as JsonObject)[String(machine.resource)]) as JsonObject;
+    const content = ((entry.operation.requestBody as JsonObject | undefined)?.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined;
+    const body = content ? (deref(control, content.schema) as JsonObject) : {};
+    for (const [name, raw] of Object.entries((body.properties ?? {}) as JsonObject)) {
+      const from = (deref(control, raw) as JsonObject)['x-default-from'];
+      if (from === undefined) continue;
+      expect(conforms('defaultFrom', from), name).toEqual([]);
+      expect(Object.keys(resource.properties as JsonObject), `${name} defaults to ${String(from)}`).toContain(from);
+    }
+  });
+
   /** The properties of the JSON request body of the control operation a root extension names, checked against its definition. */
   const namedBodyProperties = (extension: string, definition: string): { named: JsonObject; properties: JsonObject } => {
     const named = control[extension] as JsonObject;
@@ -69,6 +82,12 @@ describe('the sandbox control contract', () => {
     const operation = controlOperations.find((o) => o.operationId === named.operation);
     const answer = deref(control, ((((operation?.operation.responses as JsonObject)['200'] as JsonObject).content as JsonObject)['application/json'] as JsonObject).schema) as JsonObject;
     expect((answer.properties as JsonObject)[String(named.now)]).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('names the operation and body fields that add money to a balance', () => {
+    const { named, properties } = namedBodyProperties('x-balance-top-up', 'balanceTopUp');
+    expect(properties[String(named.field)]).toMatchObject({ type: 'number' });
+    expect(properties[String(named.account)]).toMatchObject({ type: 'string' });
   });
 
   it('names the callback deliveries list and the fields of its records the suite times retries from', () => {
