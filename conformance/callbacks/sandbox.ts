@@ -64,7 +64,10 @@ export interface ControlClock {
 /** Lists the callbacks the target sent, with their attempts (`x-callback-deliveries`). */
 export interface ControlDeliveries {
   operation: OperationModel;
-  list: () => Promise<{ records: RecordedDelivery[] } | { reason: string }>;
+  /** Every delivery, or only a webhook's (by its operationId) when the marker names the filter (`webhook_filter`). */
+  list: (webhook?: string) => Promise<{ records: RecordedDelivery[] } | { reason: string }>;
+  /** Whether `list` can keep only one webhook's deliveries. */
+  filters: boolean;
 }
 
 export interface ControlApi {
@@ -140,12 +143,13 @@ function operationFieldOf(contract: Contract, extension: 'x-callback-settings' |
 }
 
 /** The delivery records' operation and the fields of a record `x-callback-deliveries` names. */
-function deliveriesOf(contract: Contract): { operation: OperationModel; payload: string; attempts: string; attemptTime: string } | undefined {
+function deliveriesOf(contract: Contract): { operation: OperationModel; payload: string; attempts: string; attemptTime: string; webhookFilter?: string } | undefined {
   const raw = contract.doc['x-callback-deliveries'];
   if (!isObject(raw)) return undefined;
   const [operationId, payload, attempts, attemptTime] = [raw.operation, raw.payload, raw.attempts, raw.attempt_time].map(text);
   const operation = contract.model.operations.find((o) => o.operationId === operationId);
-  return operation && payload && attempts && attemptTime ? { operation, payload, attempts, attemptTime } : undefined;
+  const webhookFilter = text(raw.webhook_filter);
+  return operation && payload && attempts && attemptTime ? { operation, payload, attempts, attemptTime, ...(webhookFilter ? { webhookFilter } : {}) } : undefined;
 }
 
 /** The records of a delivery list answer, or why they cannot be read (an attempt without a time, a record that is no object). */
@@ -246,8 +250,10 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
   const recorded = deliveriesOf(contract);
   const deliveries: ControlDeliveries | undefined = recorded && {
     operation: recorded.operation,
-    list: async () => {
-      const answer = await call(recorded.operation.operationId);
+    filters: recorded.webhookFilter !== undefined,
+    list: async (webhook) => {
+      const filter = recorded.webhookFilter;
+      const answer = await call(recorded.operation.operationId, webhook !== undefined && filter !== undefined ? { parameters: { [filter]: webhook } } : {});
       if (!answer.ok) return { reason: answer.reason };
       const read = readRecords(answer.exchange.json as Json | undefined, recorded);
       return 'reason' in read ? { reason: `${recorded.operation.operationId} (sandbox control API): ${read.reason}` } : read;

@@ -9,6 +9,8 @@ export interface Trigger {
   operation?: string;
   event?: string;
   time?: string;
+  /** With `time`: inclusive when the transition happens at the instant itself, exclusive when only after it. */
+  boundary?: 'inclusive' | 'exclusive';
 }
 
 export interface Effect {
@@ -46,10 +48,11 @@ function readTransition(raw: JsonObject): Transition {
   const operation = text(trigger.operation);
   const event = text(trigger.event);
   const time = text(trigger.time);
+  const boundary = trigger.boundary === 'inclusive' || trigger.boundary === 'exclusive' ? trigger.boundary : undefined;
   return {
     from: text(raw.from) ?? null,
     to: text(raw.to) ?? '',
-    trigger: { ...(operation ? { operation } : {}), ...(event ? { event } : {}), ...(time ? { time } : {}) },
+    trigger: { ...(operation ? { operation } : {}), ...(event ? { event } : {}), ...(time ? { time } : {}), ...(boundary ? { boundary } : {}) },
     condition: text(raw.condition) ?? '',
     ...(isObject(raw.when) ? { when: raw.when } : {}),
     effects: effects.map((effect) => {

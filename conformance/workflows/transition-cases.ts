@@ -13,10 +13,10 @@ import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
-import type { Exchange } from '../http.js';
+import type { Exchange, RequestSpec } from '../http.js';
 import type { ControlApi, Simulation } from '../callbacks/sandbox.js';
 import { holdPhase, simulationBody } from '../callbacks/simulations.js';
-import { onlyPathParameter } from '../callbacks/steps.js';
+import { onlyPathParameter, type StepResult } from '../callbacks/steps.js';
 import { futureTimestamp, getPath, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from './machines.js';
 import { CannotProvide, planReferences, succeedingTestValue, withReferences, type Action, type Provided } from './provision.js';
@@ -25,7 +25,7 @@ import type { Answer, Scenario } from './scenario.js';
 import type { SubjectCase, UnavailableCase } from './case-results.js';
 import { freshBody, itemRequest, lookupRequest, stateOf, type WorkflowEnv } from './steps.js';
 
-type Cause =
+export type Cause =
   /** An operation on the resource, by its id. */
   | { kind: 'item'; operation: OperationModel }
   /** The resource's creation again, with the same references. */
@@ -40,14 +40,14 @@ type Cause =
 const EXPIRY_LEAD_MS = 10 * 60_000;
 const PAST_EXPIRY_MS = 60_000;
 
-interface Planned {
+export interface Planned {
   machine: StateMachine;
   create: OperationModel;
   setup: Action[];
 }
 
 /** A resource made for one case. */
-interface Instance {
+export interface Instance {
   id: string | undefined;
   created: JsonObject;
   body: Json;
@@ -60,7 +60,7 @@ const triggerKey = (t: Transition): string => JSON.stringify(t.trigger);
 const arrow = (t: Transition): string => `${t.from ?? 'none'} → ${t.to} by ${t.trigger.operation ?? t.trigger.event ?? `time ${t.trigger.time ?? ''}`}`;
 const resourceWhen = (t: Transition): [string, Json][] => Object.entries(t.when ?? {}).filter(([path]) => path.startsWith('resource.')).map(([path, value]) => [path.slice('resource.'.length), value]);
 
-function causeOf(contract: Contract, machine: StateMachine, control: ControlApi | undefined, t: Transition): Cause | string {
+export function causeOf(contract: Contract, machine: StateMachine, control: ControlApi | undefined, t: Transition): Cause | string {
   const { operation: operationId, event } = t.trigger;
   if (operationId !== undefined) {
     const operation = contract.model.operations.find((o) => o.operationId === operationId);
@@ -84,7 +84,7 @@ function causeOf(contract: Contract, machine: StateMachine, control: ControlApi 
 }
 
 /** Why the data cannot single the transition out among those with the same state and trigger, if it cannot. */
-function ambiguity(contract: Contract, machine: StateMachine, t: Transition, cause: Cause, expiry: string | undefined): string | undefined {
+export function ambiguity(contract: Contract, machine: StateMachine, t: Transition, cause: Cause, expiry: string | undefined): string | undefined {
   const siblings = machine.transitions.filter((o) => o !== t && o.from === t.from && triggerKey(o) === triggerKey(t));
   if (siblings.length === 0 || resourceWhen(t).length > 0) return undefined;
   const final = (o: Transition): boolean => machine.final.includes(o.to);
@@ -119,7 +119,7 @@ function testValueFor(contract: Contract, operation: OperationModel, t: Transiti
 }
 
 /** The body of an operation's request that takes the transition: its test-mode value, else a fresh body whose expiry says whether the resource ends. */
-function requestBody(s: Scenario, env: WorkflowEnv, machine: StateMachine, operation: OperationModel, t: Transition): Json | undefined {
+export function requestBody(s: Scenario, env: WorkflowEnv, machine: StateMachine, operation: OperationModel, t: Transition): Json | undefined {
   if (!operation.body) return undefined;
   const testValue = testValueFor(s.contract, operation, t);
   const field = operation.testMode?.field;
@@ -140,12 +140,14 @@ function requireCode(s: Scenario, step: string, operation: OperationModel, excha
   s.require(statuses.includes(exchange.status) && got === code, step, exchange, `${operation.operationId} should answer ${code} (status ${statuses.join(' or ')}), answered ${shown}`);
 }
 
-class TransitionRunner {
+export class TransitionRunner {
   constructor(
     private readonly s: Scenario,
     private readonly env: WorkflowEnv,
     private readonly plan: Planned,
     private readonly control: ControlApi | undefined,
+    /** How far past a resource's time a time transition moves the clock (0: to the instant itself). */
+    private readonly pastExpiryMs = PAST_EXPIRY_MS,
   ) {}
 
   private get contract(): Contract {
@@ -193,22 +195,27 @@ class TransitionRunner {
       await this.confirm(instance, t.from ?? machine.initial, step);
       return this.simulate(instance, cause.simulation, step);
     }
-    if (cause.kind === 'time') return this.passTime(instance, cause.field, step);
+    if (cause.kind === 'time') return this.moveClock(instance, cause.field, step, this.pastExpiryMs);
+    const { operation } = cause;
+    const code = errorOf(t);
+    if (code === undefined) {
+      await this.s.succeed(step, operation, this.operationRequest(instance, t, cause, step));
+      return;
+    }
+    requireCode(this.s, step, operation, await this.s.send(step, operation, this.operationRequest(instance, t, cause, step)), code);
+  }
+
+  /** The request of an operation cause, with the values that take the transition `t`. */
+  operationRequest(instance: Instance, t: Transition, cause: Extract<Cause, { operation: OperationModel }>, step: string): RequestSpec {
     const { operation } = cause;
     const body =
       cause.kind === 'item'
-        ? requestBody(this.s, this.env, machine, operation, t)
+        ? requestBody(this.s, this.env, this.plan.machine, operation, t)
         : withReferences(this.contract, operation, freshBody(this.s, this.env, operation), instance.provided);
-    const request = cause.kind === 'item' ? itemRequest(this.s, operation, this.idOf(instance, step), body) : buildRequest(this.contract, operation, { ...(body === undefined ? {} : { body }) });
-    const code = errorOf(t);
-    if (code === undefined) {
-      await this.s.succeed(step, operation, request);
-      return;
-    }
-    requireCode(this.s, step, operation, await this.s.send(step, operation, request), code);
+    return cause.kind === 'item' ? itemRequest(this.s, operation, this.idOf(instance, step), body) : buildRequest(this.contract, operation, { ...(body === undefined ? {} : { body }) });
   }
 
-  private async clockNow(): Promise<number> {
+  async clockNow(): Promise<number> {
     const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
     const now = await clock.now();
     if (!('ms' in now)) return this.s.skip(`the target's time cannot be read: ${now.reason}`);
@@ -217,14 +224,14 @@ class TransitionRunner {
     return now.ms;
   }
 
-  /** Moves the target's clock just past the time the resource's field holds. */
-  private async passTime(instance: Instance, field: string, step: string): Promise<void> {
+  /** Moves the target's clock to `relativeMs` after the time the resource's field holds (negative: before it). */
+  async moveClock(instance: Instance, field: string, step: string, relativeMs: number): Promise<void> {
     const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
     const at = Date.parse(String(getPath(instance.body, field)));
     if (Number.isNaN(at)) this.s.skip(`${step}: the ${this.plan.machine.resource} was created without a time in ${field}`);
     const now = await this.clockNow();
     this.s.cases++;
-    const by = Math.max(0, at - now + PAST_EXPIRY_MS);
+    const by = Math.max(0, at - now + relativeMs);
     const moved = await clock.advance(by);
     if (!moved.ok) this.s.skip(`${step}: the clock could not be moved: ${moved.reason}`);
     this.contract.clock.observe(now + by, `the clock of the sandbox control API (${clock.operation.operationId})`);
@@ -240,24 +247,28 @@ class TransitionRunner {
   }
 
   private async simulate(instance: Instance, simulation: Simulation, step: string): Promise<void> {
+    const result = await this.callSimulation(instance, simulation, step);
+    // The control API is not the service under test: its refusal means the case cannot run here.
+    if (!result.ok) this.s.skip(`${step}: the simulation was refused: ${result.reason}`);
+  }
+
+  /** Calls the simulation on the resource, with the values of the resource it accepts; the answer is the caller's to judge. */
+  async callSimulation(instance: Instance, simulation: Simulation, step: string): Promise<StepResult> {
     const control = this.control ?? this.s.skip('the target offers no sandbox control API');
     const operationId = simulation.operation.operationId;
     const parameter = onlyPathParameter(control.contract, operationId);
     const body = simulationBody(control.contract, simulation.operation, instance.created);
     this.s.cases++;
-    const result = await control.call(operationId, { ...(parameter === undefined ? {} : { parameters: { [parameter]: this.idOf(instance, step) } }), ...(body ? { body } : {}) });
-    // The control API is not the service under test: its refusal means the case cannot run here.
-    if (!result.ok) this.s.skip(`${step}: the simulation was refused: ${result.reason}`);
+    return control.call(operationId, { ...(parameter === undefined ? {} : { parameters: { [parameter]: this.idOf(instance, step) } }), ...(body ? { body } : {}) });
   }
 
   /** Requires the resource to be in `expected`, read back through its read or lookup, else through an operation whose answer in that state the machine fixes. */
   async expectState(instance: Instance, expected: string, step: string, setup: boolean): Promise<void> {
-    const { machine, create } = this.plan;
-    const { read, lookup } = resourceOperations(this.contract, create);
-    const reader = read && instance.id !== undefined ? read : lookup;
-    if (machine.field && reader) {
-      const answer = await this.s.succeed(step, reader, reader === read ? itemRequest(this.s, reader, instance.id ?? '') : lookupRequest(this.s, reader, instance.body).request);
-      const state = stateOf(machine, this.itemOf(answer, instance));
+    const { machine } = this.plan;
+    const read = machine.field ? await this.read(instance, step) : undefined;
+    if (read) {
+      const { answer, item } = read;
+      const state = stateOf(machine, item);
       if (state === expected) return;
       // A resource that moved on by an event of its own (a test-mode outcome) cannot show this case.
       const movedOn = machine.transitions.some((t) => t.from === expected && t.to === state && t.trigger.event !== undefined);
@@ -268,6 +279,15 @@ class TransitionRunner {
     if (!probe) return void this.s.notes.push(`the ${machine.resource} state cannot be read back (no state field with a read, and no operation whose answer tells ${expected})`);
     const operation = this.contract.operation(probe.trigger.operation ?? '');
     await this.cause(instance, probe, { kind: 'item', operation }, `${step} (${operation.operationId} tells the state)`);
+  }
+
+  /** The resource as its read or lookup answers it now; undefined when the contract has neither. */
+  async read(instance: Instance, step: string): Promise<{ answer: Answer; item: Json } | undefined> {
+    const { read, lookup } = resourceOperations(this.contract, this.plan.create);
+    const reader = read && instance.id !== undefined ? read : lookup;
+    if (!reader) return undefined;
+    const answer = await this.s.succeed(step, reader, reader === read ? itemRequest(this.s, reader, instance.id ?? '') : lookupRequest(this.s, reader, instance.body).request);
+    return { answer, item: this.itemOf(answer, instance) };
   }
 
   /** A transition from the state back to it by an item operation: an error one leaves everything as it was. */
@@ -285,7 +305,7 @@ class TransitionRunner {
 }
 
 /** The shortest path of causable transitions from a state creation reaches into `state` (empty when creation reaches it). */
-function pathsInto(machine: StateMachine, state: string, causable: (t: Transition) => boolean): Transition[][] {
+export function pathsInto(machine: StateMachine, state: string, causable: (t: Transition) => boolean): Transition[][] {
   const starts = machine.transitions.filter((t) => t.from === null && !hasError(t)).map((t) => t.to);
   if (starts.includes(state)) return [[]];
   const shortest = new Map<string, Transition[]>(starts.map((s) => [s, []]));
