@@ -8,6 +8,7 @@ import { documentedLimits } from './pacing/limits.js';
 import { createPacer } from './pacing/pacer.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { outcomeOf } from './results.js';
+import { startWholeRun } from './callbacks/whole-run.js';
 import { syncTargetClock } from './target-clock.js';
 import { countsOf, verdictOf } from './verdict.js';
 import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
@@ -33,13 +34,18 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
   let observeRateLimited = (_exchange: Exchange): void => undefined;
   // Every request but the rate_limit check's keeps within its documented limit, so none needs refusing.
   const pacer = createPacer();
-  const http = createHttpClient({
+  const direct = createHttpClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     timeoutMs: options.timeoutMs,
     rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) },
     pacing: { pacer, limitOf: documentedLimits(contract, options.baseUrl) },
   });
+  const enabled = new Set<CheckName>([...PROFILE_CHECKS[options.profile], ...(options.checkRateLimit ? ['rate_limit' as const] : [])]);
+  // One callback receiver listens for the whole run and the client logs what the run does, so that every
+  // delivery is judged against it at the end (callbacks/whole-run.ts).
+  const wholeRun = options.callbacks && (enabled.has('callbacks') || enabled.has('callback_deliveries')) ? await startWholeRun(contract, options.callbacks, direct, options.apiKey) : undefined;
+  const http = wholeRun?.http ?? direct;
   // The examples' time-bound values are sent moved to the target's own clock, read once before the checks.
   await syncTargetClock(contract.clock, http);
 
@@ -58,18 +64,21 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     const operation = operationAt(exchange.request.method, exchange.request.url);
     if (operation) observe(operation.operationId, exchange);
   };
-  const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject) };
+  const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject), ...(wholeRun?.run ? { callbackRun: wholeRun.run } : {}) };
 
   const results: CheckResult[] = [];
-  const enabled = new Set<CheckName>([...PROFILE_CHECKS[options.profile], ...(options.checkRateLimit ? ['rate_limit' as const] : [])]);
-  for (const check of ALL_CHECKS) {
-    if (!enabled.has(check.name) || check.name === 'response_conformance') continue;
-    // Every check says when it begins, so live progress names the check at work even before its first result.
-    options.onProgress?.({ kind: 'working', check: check.name, what: 'running' });
-    for (const result of await check.run(context)) {
-      results.push(result);
-      options.onResult?.(result);
+  try {
+    for (const check of ALL_CHECKS) {
+      if (!enabled.has(check.name) || check.name === 'response_conformance') continue;
+      // Every check says when it begins, so live progress names the check at work even before its first result.
+      options.onProgress?.({ kind: 'working', check: check.name, what: 'running' });
+      for (const result of await check.run(context)) {
+        results.push(result);
+        options.onResult?.(result);
+      }
     }
+  } finally {
+    await wholeRun?.run?.close();
   }
   if (enabled.has('response_conformance')) {
     for (const operation of contract.model.operations) {

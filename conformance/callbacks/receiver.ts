@@ -38,6 +38,11 @@ export interface ReceiverOptions {
   /** The callback token the target must send; when absent, tokens are only checked for presence. */
   token?: string;
   maxBodyBytes?: number;
+  /**
+   * The answer to a delivery no `failFirst` rule claims; default 200. The whole-run receiver answers each
+   * status the contract says acknowledges in turn, and fails some attempts on purpose (whole-run.ts).
+   */
+  answer?: (delivery: Delivery) => number;
 }
 
 export interface CallbackReceiver {
@@ -98,7 +103,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<CallbackR
       rule.seen.set(delivery.bodyText, seen);
       return seen <= rule.attempts ? 500 : 200;
     }
-    return 200;
+    return options.answer?.(delivery) ?? 200;
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -130,8 +135,14 @@ export async function startReceiver(options: ReceiverOptions): Promise<CallbackR
     };
     delivery.answered = answerFor(delivery);
     recorded.push(delivery);
-    response.writeHead(delivery.answered, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(delivery.answered < 300 ? { received: true } : { error_code: 'SERVER_ERROR', message: 'The conformance suite fails this attempt on purpose to measure retries.' }));
+    // 204, 205 and 304 answers have no body.
+    if ([204, 205, 304].includes(delivery.answered)) {
+      response.writeHead(delivery.answered);
+      response.end();
+    } else {
+      response.writeHead(delivery.answered, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(delivery.answered < 300 ? { received: true } : { error_code: 'SERVER_ERROR', message: 'The conformance suite fails this attempt on purpose to measure retries.' }));
+    }
     for (const waiter of waiters) {
       if (waiter.matches(delivery)) {
         waiters.delete(waiter);

@@ -17,6 +17,7 @@ import type { WebhookModel } from '@payments-contract/contract/model/types';
 import { driveRetries, readOffset, unexplainedMove, type OffsetReading, type TimedRetry } from '../callbacks/clock.js';
 import { fireAll, type Watched } from '../callbacks/fire.js';
 import { belongsTo, byBody, isStepDelivery, judgeEvent, judgeRecordedRetries, judgeRetryEvent, type RecordedTiming } from '../callbacks/judge.js';
+import { dashboardSettings, pointDashboardAtReceiver } from '../callbacks/dashboard.js';
 import { createSupply } from '../callbacks/prerequisites.js';
 import { startReceiver, type CallbackReceiver, type Delivery } from '../callbacks/receiver.js';
 import { retryExpectation, retryWindowMs, type RetryExpectation } from '../callbacks/retry.js';
@@ -177,37 +178,14 @@ async function retrySpacing(given: number | undefined, sandbox: SandboxStatus): 
   return reported && 'ms' in reported ? { ms: reported.ms, source: 'reported by the sandbox through x-callback-retry-delay' } : undefined;
 }
 
-/** The dashboard settings the webhooks are sent to, each with the webhooks that use it. */
-function dashboardSettings(webhooks: readonly WebhookModel[]): Map<string, string[]> {
-  const settings = new Map<string, string[]>();
-  for (const webhook of webhooks) {
-    const destination = webhook.delivery.destination;
-    const setting = isObject(destination) ? destination.dashboard_setting : undefined;
-    if (typeof setting === 'string') settings.set(setting, [...(settings.get(setting) ?? []), webhook.operationId]);
-  }
-  return settings;
-}
-
-/**
- * Points every dashboard callback setting at the receiver through the control API: a setting one webhook
- * uses gets a URL naming that webhook, so a delivery there is known by where it arrived.
- */
-async function pointDashboardAtReceiver(context: CheckContext, sandbox: SandboxStatus, receiver: CallbackReceiver, runId: string): Promise<SettingsChange | undefined> {
-  const control = sandbox.control;
-  if (!control?.callbackSettings) return undefined;
-  const settings = dashboardSettings(context.contract.model.webhooks);
-  if (settings.size === 0) return undefined;
-  return control.configureCallbackUrls([...settings.keys()], (setting) => {
-    const [only, ...others] = settings.get(setting) ?? [];
-    return only !== undefined && others.length === 0 ? receiver.callbackUrl(only, `${runId}-dashboard`) : receiver.publicUrl;
-  });
-}
-
 async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Promise<CheckResult[]> {
   const settings = context.options.callbacks;
   if (!settings) return webhooks.map((w) => skipped(w.operationId, 'no callback receiver: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)'));
+  // The run's receiver listens for the whole run (callbacks/whole-run.ts); one of its own only without it.
+  const shared = context.callbackRun?.receiver;
   let receiver: CallbackReceiver;
-  try {
+  if (shared) receiver = shared;
+  else try {
     receiver = await startReceiver({ contract: context.contract, ...settings.listen, ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}), ...(settings.token ? { token: settings.token } : {}) });
   } catch (error) {
     const reason = `the callback receiver could not listen on ${settings.listen.host}:${settings.listen.port}: ${error instanceof Error ? error.message : String(error)}`;
@@ -221,7 +199,7 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const runId = randomUUID().slice(0, 8);
     let counter = 0;
     const sandbox = await probeSandbox(context.http);
-    dashboard = await pointDashboardAtReceiver(context, sandbox, receiver, runId);
+    dashboard = await pointDashboardAtReceiver(context.contract, sandbox, receiver, `${runId}-dashboard`);
     const sources = deriveTriggers({
       context,
       callbackUrl: receiver.callbackUrl,
@@ -256,7 +234,7 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     const results = plans.map((plan) => (plan.events.length === 0 ? skipped(plan.webhook.operationId, plan.sources.map((s) => `${s.via}: ${s.unavailable ?? 'no event'}`).join('; ') || 'nothing in the contract triggers it') : judgeWebhook(context, receiver, plan, watched, waitMs, drives)));
     for (const [webhook, count] of strays(receiver, events)) {
       const result = results.find((r) => r.subject === webhook);
-      if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this run and were not judged`];
+      if (result) result.notes = [...(result.notes ?? []), `${count} delivery(ies) matched no event of this check${shared ? ' (the callback_deliveries check judges every delivery of the run)' : ' and were not judged'}`];
     }
     const setup = dashboardNote(dashboard, sandbox);
     const viaDashboard = [...dashboardSettings(webhooks).values()].flat();
@@ -264,7 +242,7 @@ async function runCallbacks(context: CheckContext, webhooks: WebhookModel[]): Pr
     return results;
   } finally {
     if (dashboard?.ok) await dashboard.undo();
-    await receiver.close();
+    if (!shared) await receiver.close();
   }
 }
 

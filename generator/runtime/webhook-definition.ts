@@ -6,10 +6,14 @@ import type { Validator } from './validator.js';
 export interface DeliveryRules {
   readonly destination: { readonly dashboard_setting: string } | { readonly request_field: { readonly operation: string; readonly field: string } };
   readonly acknowledgement: '2xx';
+  /** The answers that acknowledge an attempt, inclusive (decision callback-retry-all-kinds). */
+  readonly acknowledging_statuses?: { readonly minimum: number; readonly maximum: number; readonly decisions: readonly string[] };
   /** Attempts in total, the first one included. */
   readonly attempts: number;
   readonly retry_interval_seconds: number;
   readonly guarantee: 'at-least-once';
+  /** An acknowledged callback is never sent again (decision callback-redelivery-after-failure). */
+  readonly redelivery?: { readonly only: 'after_failed_attempt'; readonly decision: string };
   readonly ordering: 'none';
   readonly after_final_failure: 'alert';
 }

@@ -1,0 +1,42 @@
+// What a webhook's data says about judging its deliveries: which answers acknowledge an attempt and whether
+// an acknowledged callback may come again (`x-delivery`), and which object a callback reports and how its
+// fields derive from that object's (`x-callback-source`).
+import type { CallbackFieldSource, CallbackSourceModel, Json, JsonObject, WebhookDeliveryRules } from './types.js';
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function fail(where: string, what: string): never {
+  throw new Error(`${where}: ${what}`);
+}
+
+/** The acknowledging statuses and redelivery rule of `x-delivery`; `acknowledgement: 2xx` alone means 200 to 299. */
+export function readDeliveryRules(delivery: JsonObject, where: string): WebhookDeliveryRules {
+  const range = delivery.acknowledging_statuses;
+  let acknowledgingStatuses = { minimum: 200, maximum: 299 };
+  if (range !== undefined) {
+    if (!isObject(range) || typeof range.minimum !== 'number' || typeof range.maximum !== 'number' || range.minimum > range.maximum) fail(where, 'x-delivery.acknowledging_statuses must be { minimum, maximum } with minimum <= maximum');
+    acknowledgingStatuses = { minimum: range.minimum, maximum: range.maximum };
+  } else if (delivery.acknowledgement !== '2xx') fail(where, 'x-delivery names no acknowledging statuses');
+  const redelivery = delivery.redelivery;
+  const onlyAfterFailure = isObject(redelivery) && redelivery.only === 'after_failed_attempt';
+  return { acknowledgingStatuses, redeliveryOnlyAfterFailure: onlyAfterFailure };
+}
+
+/** `x-callback-source`, when the webhook has it. */
+export function readCallbackSource(raw: Json | undefined, where: string): CallbackSourceModel | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw) || typeof raw.machine !== 'string' || !Array.isArray(raw.identity) || !isObject(raw.fields)) fail(where, 'x-callback-source must have machine, identity and fields');
+  const fields: Record<string, CallbackFieldSource> = {};
+  for (const [name, value] of Object.entries(raw.fields)) {
+    if (!isObject(value) || typeof value.from !== 'string') fail(where, `x-callback-source field ${name} has no from`);
+    fields[name] = {
+      from: value.from,
+      ...(typeof value.without_prefix === 'string' ? { withoutPrefix: value.without_prefix } : {}),
+      ...(typeof value.decision === 'string' ? { decision: value.decision } : {}),
+    };
+  }
+  const identity = raw.identity.map(String);
+  const unnamed = identity.filter((name) => fields[name] === undefined);
+  if (unnamed.length > 0) fail(where, `x-callback-source identity ${unnamed.join(', ')} not among its fields`);
+  return { machine: raw.machine, identity, fields };
+}
