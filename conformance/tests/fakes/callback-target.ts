@@ -154,8 +154,10 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
   };
   const handlers: Record<string, (call: TargetRequest, request: JsonObject) => { status: number; body: string }> = {
     createEwalletPayment: (call, request) => {
-      deliver(options.dashboardUrl, 'ewalletPayment', ewalletCallback(contract, testOutcome(call.operation, request.amount) ?? {}, request));
-      return reply(200, overlay(example(call.operation, 200), request));
+      // The callback carries the payment's values as the answer gives them (x-callback-source of ewalletPayment).
+      const answer = overlay(example(call.operation, 200), request);
+      deliver(options.dashboardUrl, 'ewalletPayment', ewalletCallback(contract, testOutcome(call.operation, request.amount) ?? {}, answer));
+      return reply(200, answer);
     },
     createFixedVirtualAccount: (call, request) => {
       const account = { ...overlay(example(call.operation, 200), request), id: freshId(undefined) };
