@@ -20,7 +20,7 @@ import { accountKey, balanceEffectsOf, type Account } from '../data/balance-effe
 import type { Exchange } from '../http.js';
 import type { SubjectCase, UnavailableCase } from './case-results.js';
 import { getPath, identifierFields } from './data.js';
-import { compareSnapshots, objectMarkers, SharedExclusive, takeSnapshot, type SnapshotSources } from './forbidden-effects.js';
+import { balanceSnapshot, compareSnapshots, objectMarkers, objectSnapshot, SharedExclusive, type SnapshotSources } from './forbidden-effects.js';
 import { creationOperation, errorInState, stateMachines, type StateMachine, type Transition } from './machines.js';
 import { CannotProvide, planReferences } from './provision.js';
 import { resourceOperations, statusesOf, triggersOf } from './resources.js';
@@ -228,17 +228,21 @@ export function forbiddenCases(contract: Contract, control: ControlApi | undefin
               const readable = machine.field !== null && reader !== undefined;
               if (!readable) await runner.expectState(instance, state, `in ${state}`, true);
               const sources = machinePlan.sources(runner, instance, actor);
-              await lock.withExclusive(async () => {
-                const before = await takeSnapshot(s, sources, 'before');
-                const was = stateOf(machine, before.object ?? null);
-                // A resource that moved on by itself (an event of its own) cannot show this case.
-                if (readable && was !== state) s.skip(`the ${machine.resource} was ${was ?? 'missing'} instead of ${state} before ${actor.name}`);
+              const objectBefore = await objectSnapshot(sources);
+              const was = stateOf(machine, objectBefore.object ?? null);
+              // A resource that moved on by itself (an event of its own) cannot show this case.
+              if (readable && was !== state) s.skip(`the ${machine.resource} was ${was ?? 'missing'} instead of ${state} before ${actor.name}`);
+              // Only the balances need a window no other case's step moves them in; without any, none is taken.
+              const window = sources.accounts.length > 0 ? <T>(work: () => Promise<T>) => lock.withExclusive(work) : <T>(work: () => Promise<T>) => work();
+              const { sent, balancesBefore, balancesAfter } = await window(async () => {
+                const balancesBefore = await balanceSnapshot(s, sources.accounts, 'before');
                 const sent = await attempt(runner, s, actor, instance, actor.name);
-                if ('accepted' in sent) return void s.findings.push({ severity: 'failure', message: `${label}: ${actor.name} got no answer to judge: ${sent.reason}` });
-                judgeRefusal(s, actor.name, expected.operation, sent, expected.code);
-                const after = await takeSnapshot(s, sources, 'after');
-                compareSnapshots(s, 'after', sent, before, after, sources.accounts);
+                return { sent, balancesBefore, balancesAfter: await balanceSnapshot(s, sources.accounts, 'after') };
               });
+              if ('accepted' in sent) return void s.findings.push({ severity: 'failure', message: `${label}: ${actor.name} got no answer to judge: ${sent.reason}` });
+              judgeRefusal(s, actor.name, expected.operation, sent, expected.code);
+              const objectAfter = await objectSnapshot(sources);
+              compareSnapshots(s, 'after', sent, { ...objectBefore, balances: balancesBefore }, { ...objectAfter, balances: balancesAfter }, sources.accounts);
               // Without a read of the state, the state is told by the machine's answer in it, asked again.
               if (!readable) await runner.expectState(instance, state, 'after', false);
             },

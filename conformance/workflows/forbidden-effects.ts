@@ -1,7 +1,8 @@
 // What a refused action must leave as it was: the object as its read answers it, every balance the state
 // machines' balance effects name, and the callbacks sent about the object (the sandbox control API's
-// delivery records, `x-callback-deliveries`). A snapshot is taken before and after the action, inside a
-// window no other case of the check writes in (see SharedExclusive), so any difference is the action's.
+// delivery records, `x-callback-deliveries`). A snapshot is taken before and after the action; the balances,
+// which any case's steps move, inside a window no other case of the check writes in (see SharedExclusive),
+// so any difference is the action's.
 import { isObject } from '@payments-contract/contract/model';
 import type { Json } from '@payments-contract/contract/model/types';
 import type { ControlApi } from '../callbacks/sandbox.js';
@@ -83,24 +84,30 @@ const names = (payload: unknown, markers: readonly string[]): boolean => {
   return markers.some((marker) => text.includes(JSON.stringify(marker)));
 };
 
-export async function takeSnapshot(s: Scenario, sources: SnapshotSources, step: string): Promise<Snapshot> {
+/** The object as read back and the callbacks about it: nothing another case does changes them, so they are read outside the window. */
+export async function objectSnapshot(sources: SnapshotSources): Promise<Omit<Snapshot, 'balances'>> {
   const object = await sources.readObject();
-  const balances = new Map<string, Json | undefined>();
-  for (const account of sources.accounts) {
-    const operation = s.contract.operation(account.operation);
-    const answer = await s.succeed(`${step}: ${accountLabel(account)}`, operation, buildRequest(s.contract, operation, { parameters: account.query }));
-    balances.set(accountKey(account), getPath(answer.value, account.field));
-  }
   const deliveries = sources.control?.deliveries;
-  if (!deliveries) return { object, balances, deliveries: undefined, deliveriesUnread: 'the target lists no callback deliveries (x-callback-deliveries in a sandbox control contract)' };
+  if (!deliveries) return { object, deliveries: undefined, deliveriesUnread: 'the target lists no callback deliveries (x-callback-deliveries in a sandbox control contract)' };
   // Only the webhooks that could be about the object, when the target filters: the full list grows with the run.
   let count = 0;
   for (const webhook of deliveries.filters ? sources.webhooks : [undefined]) {
     const listed = await deliveries.list(webhook);
-    if ('reason' in listed) return { object, balances, deliveries: undefined, deliveriesUnread: listed.reason };
+    if ('reason' in listed) return { object, deliveries: undefined, deliveriesUnread: listed.reason };
     count += listed.records.filter((record) => names(record.payload, sources.markers)).length;
   }
-  return { object, balances, deliveries: count };
+  return { object, deliveries: count };
+}
+
+/** The balances, which every case's steps may move: read inside the window. */
+export async function balanceSnapshot(s: Scenario, accounts: readonly Account[], step: string): Promise<Snapshot['balances']> {
+  const balances = new Map<string, Json | undefined>();
+  for (const account of accounts) {
+    const operation = s.contract.operation(account.operation);
+    const answer = await s.succeed(`${step}: ${accountLabel(account)}`, operation, buildRequest(s.contract, operation, { parameters: account.query }));
+    balances.set(accountKey(account), getPath(answer.value, account.field));
+  }
+  return balances;
 }
 
 /** Records, without stopping the scenario, every way `after` differs from `before`. */
