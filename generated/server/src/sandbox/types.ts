@@ -1532,7 +1532,7 @@ export interface components {
             created: string;
             /**
              * Format: date-time
-             * @description When the payment last changed (UTC), or `null` when it has not changed since creation.
+             * @description When the payment last changed (UTC), by an accepted OTP or the bank's outcome, or `null` when it has not changed since creation ([decision](#/decisions/timestamps-move)).
              */
             updated: string | null;
             metadata: components["schemas"]["DirectDebitMetadata"];
@@ -1595,7 +1595,7 @@ export interface components {
             created: string;
             /**
              * Format: date-time
-             * @description When the payment method last changed, including status changes (UTC).
+             * @description When the payment method last changed, including status changes (UTC); a read or a refused request leaves it ([decision](#/decisions/timestamps-move)).
              */
             updated: string;
             metadata: components["schemas"]["Metadata"];
