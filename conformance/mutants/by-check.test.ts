@@ -95,10 +95,11 @@ describe('the checks run alone', () => {
   it('run a check that judges what others do with them, and every other check by itself', () => {
     const feeders: Partial<Record<CheckName, CheckName[]>> = { response_conformance: ['response_conformance', 'positive_data', 'negative_data'], callback_deliveries: ['response_conformance', 'positive_data', 'negative_data', 'money', 'callback_deliveries'] };
     const feedersOf = (check: CheckName): CheckName[] => feeders[check] ?? [check];
-    // Check 1's feeders are judged from its run; the whole-run judge's run holds check 1, so only it is judged there.
+    // Check 1's feeders are judged from its run; the whole-run judge's run holds check 1, so only it is judged
+    // there, and it comes first, on a target no other run has touched.
     expect(soloRuns(['response_conformance', 'auth', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], feedersOf)).toEqual([
-      { run: ['response_conformance', 'positive_data', 'negative_data'], judged: ['response_conformance', 'positive_data', 'negative_data'] },
       { run: ['response_conformance', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], judged: ['callback_deliveries'] },
+      { run: ['response_conformance', 'positive_data', 'negative_data'], judged: ['response_conformance', 'positive_data', 'negative_data'] },
       { run: ['auth'], judged: ['auth'] },
       { run: ['money'], judged: ['money'] },
     ]);

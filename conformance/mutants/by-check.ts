@@ -42,7 +42,7 @@ export interface SoloRun {
  * they get, callback_deliveries the deliveries they cause: `feedersOf` names more than itself) runs with
  * them; the feeders' own verdicts are taken from that run too when it holds no other such judge (check 1
  * sends nothing, and a run takes its checks one after another, as these runs are taken against one
- * target), else they are not the feeders alone. Every other check runs by itself.
+ * target), else they are not the feeders alone. Every other check runs by itself, after them.
  */
 export function soloRuns(checks: CheckName[], feedersOf: (check: CheckName) => CheckName[]): SoloRun[] {
   const judges = checks.filter((check) => feedersOf(check).some((other) => other !== check));
@@ -53,7 +53,9 @@ export function soloRuns(checks: CheckName[], feedersOf: (check: CheckName) => C
     for (const feeder of feeders) judged.add(feeder);
     return { run, judged: [judge, ...feeders] };
   });
-  return [...groups, ...checks.filter((check) => !judged.has(check)).map((check) => ({ run: [check], judged: [check] }))];
+  // The largest run first: a judge of every delivery the target made must meet a target no earlier run touched.
+  const largestFirst = [...groups].sort((a, b) => b.run.length - a.run.length);
+  return [...largestFirst, ...checks.filter((check) => !judged.has(check)).map((check) => ({ run: [check], judged: [check] }))];
 }
 
 export interface ByCheckMatrix {
