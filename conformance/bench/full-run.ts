@@ -11,7 +11,11 @@
 // apart, so they could all proceed side by side; checks that wait on one another make the run longer). It
 // also prints the 429s met: outside the rate_limit check, a paced run meets none.
 //
-//   npm run bench:conformance [-- --rounds N]
+//   npm run bench:conformance [-- --rounds N] [--rate-limits off]
+//
+// With `--rate-limits off` the sandbox answers at full speed (SANDBOX_RATE_LIMITS=false) and the suite
+// does not pace itself: the figure the suite's speed budget is held to (the full profile within 10 s on
+// the 2-core machine), beside each check's share of it.
 //
 // The sandbox runs as its own process (as `npm start` would), so it does not share an event loop with the
 // suite; only SANDBOX_MERCHANTS adds a second merchant, which changes no timing and lets the isolation
@@ -47,10 +51,10 @@ function checkTimer(): { mark: (check: CheckName) => void; finish: () => Map<Che
   };
 }
 
-async function round(live: boolean): Promise<Round> {
+async function round(live: boolean, rateLimits: boolean): Promise<Round> {
   const began = performance.now();
   // An empty CALLBACK_RETRY_DELAY_MS counts as unset: the sandbox keeps the contract's spacing.
-  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: '' } });
+  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: '', SANDBOX_RATE_LIMITS: String(rateLimits) } });
   try {
     const timer = checkTimer();
     const progress = createProgress(live ? process.stderr : { write: () => true, isTTY: false });
@@ -89,7 +93,7 @@ function rateLimitFloor(summary: RunSummary): string[] {
   ];
 }
 
-function report(result: Round, index: number): string {
+function report(result: Round, index: number, rateLimits: boolean): string {
   const { summary } = result;
   const checks = CHECK_NAMES.filter((check) => summary.results.some((r) => r.check === check));
   const width = Math.max(...checks.map((check) => check.length));
@@ -102,7 +106,7 @@ function report(result: Round, index: number): string {
     return `  ${check.padEnd(width)}  ${(took === undefined ? 'in others' : seconds(took)).padStart(9)}   ${passed} passed, ${failed} failed, ${skipped} skipped`;
   });
   return [
-    `round ${index + 1}: full profile against the sandbox at its defaults (rate limits on, as npm start has them; callback retries ${contractRetryDelayMs()} ms apart)`,
+    `round ${index + 1}: full profile against the sandbox ${rateLimits ? 'at its defaults (rate limits on, as npm start has them' : 'with rate limits off (the speed budget: within 10 s'}; callback retries ${contractRetryDelayMs()} ms apart)`,
     `  suite wall time:   ${seconds(summary.wallMs)}   (bench, with the sandbox's start of ${seconds(result.startMs)}: ${seconds(result.benchWallMs)})`,
     `  requests:          ${summary.requests} (${Math.round(summary.requestsPerSecond)}/s)`,
     ...rateLimitFloor(summary),
@@ -116,18 +120,21 @@ function report(result: Round, index: number): string {
 async function main(argv: readonly string[]): Promise<number> {
   const at = argv.indexOf('--rounds');
   const rounds = at === -1 ? 1 : Number(argv[at + 1]);
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    process.stderr.write('usage: npm run bench:conformance [-- --rounds N]\n');
+  const limitsAt = argv.indexOf('--rate-limits');
+  const limits = limitsAt === -1 ? 'on' : argv[limitsAt + 1];
+  if (!Number.isInteger(rounds) || rounds < 1 || (limits !== 'on' && limits !== 'off')) {
+    process.stderr.write('usage: npm run bench:conformance [-- --rounds N] [--rate-limits on|off]\n');
     return 2;
   }
+  const rateLimits = limits === 'on';
   let failed = false;
   for (let index = 0; index < rounds; index++) {
-    const result = await round(process.stderr.isTTY === true);
+    const result = await round(process.stderr.isTTY === true, rateLimits);
     if (result.summary.counts.failed > 0) {
       failed = true;
       process.stdout.write(formatSummary(result.summary));
     }
-    process.stdout.write(`${report(result, index)}\n`);
+    process.stdout.write(`${report(result, index, rateLimits)}\n`);
   }
   return failed ? 1 : 0;
 }

@@ -121,7 +121,10 @@ describe('response-level faults are reported against the right operation', () =>
 
   it('blames no other operation', () => {
     const planted = new Set([faults.wrongType, faults.missingRequired, faults.undocumentedStatus].map((f) => f?.operation.operationId));
-    const blamed = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome === 'failed').map((r) => r.subject);
+    // Prism itself adds Access-Control-Allow-Origin to every answer (its CORS switch notwithstanding), a header
+    // the contract says is never sent: a fault of the tool, not one planted here, so it is left out of the tally.
+    const prismOwn = (message: string): boolean => message.includes('access-control-allow-origin header, which the contract says is never sent');
+    const blamed = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome === 'failed' && r.findings.some((f) => !prismOwn(f.message))).map((r) => r.subject);
     expect(blamed.sort()).toEqual([...planted].sort());
   });
 });
