@@ -66,7 +66,7 @@ export const mutants: Mutant[] = [
     family: 'balance_rules',
     class: 'concurrency',
     mistake:
-      'The balance is checked on committed data before the destination account is verified with the bank (a call of some 50 ms) and the debit in the transaction after it no longer refuses: disbursements sent together all pass the check, and more are accepted than the balance covers.',
+      'The balance is checked on committed data before the destination account is verified with the bank (a call of some 200 ms) and the debit in the transaction after it no longer refuses: disbursements sent together all pass the check, and more are accepted than the balance covers.',
     edits: [
       { file: 'disbursements/index.ts', within: 'create', find: DISBURSEMENT_DEBIT, replace: "await ctx.balances.debit(tx, caller, 'CASH', body.amount);" },
       {
@@ -74,7 +74,7 @@ export const mutants: Mutant[] = [
         within: 'disbursementHandlers',
         find: "const key = header['x-idempotency-key'];",
         replace:
-          "const key = header['x-idempotency-key'];\n      if ((await ctx.balances.get(ctx.store, principal, 'CASH')) < body.amount) {\n        return { status: 400, body: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR', message: `The cash balance is too low to send ${body.amount} IDR.` } };\n      }\n      await new Promise((verified) => setTimeout(verified, 50));",
+          "const key = header['x-idempotency-key'];\n      if ((await ctx.balances.get(ctx.store, principal, 'CASH')) < body.amount) {\n        return { status: 400, body: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR', message: `The cash balance is too low to send ${body.amount} IDR.` } };\n      }\n      await new Promise((verified) => setTimeout(verified, 200));",
       },
     ],
   },
