@@ -11,7 +11,7 @@
 // apart, so they could all proceed side by side; checks that wait on one another make the run longer). It
 // also prints the 429s met: outside the rate_limit check, a paced run meets none.
 //
-//   npm run bench:conformance [-- --rounds N] [--rate-limits off]
+//   npm run bench:conformance [-- --rounds N] [--rate-limits off] [--store journal|sqlite]
 //
 // With `--rate-limits off` the sandbox answers at full speed (SANDBOX_RATE_LIMITS=false) and the suite
 // does not pace itself: the figure the suite's speed budget is held to (the full profile within 10 s on
@@ -51,10 +51,10 @@ function checkTimer(): { mark: (check: CheckName) => void; finish: () => Map<Che
   };
 }
 
-async function round(live: boolean, rateLimits: boolean): Promise<Round> {
+async function round(live: boolean, rateLimits: boolean, store: string): Promise<Round> {
   const began = performance.now();
   // An empty CALLBACK_RETRY_DELAY_MS counts as unset: the sandbox keeps the contract's spacing.
-  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: '', SANDBOX_RATE_LIMITS: String(rateLimits) } });
+  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: store, SANDBOX_RATE_LIMITS: String(rateLimits) } });
   try {
     const timer = checkTimer();
     const progress = createProgress(live ? process.stderr : { write: () => true, isTTY: false });
@@ -93,7 +93,7 @@ function rateLimitFloor(summary: RunSummary): string[] {
   ];
 }
 
-function report(result: Round, index: number, rateLimits: boolean): string {
+function report(result: Round, index: number, rateLimits: boolean, store: string): string {
   const { summary } = result;
   const checks = CHECK_NAMES.filter((check) => summary.results.some((r) => r.check === check));
   const width = Math.max(...checks.map((check) => check.length));
@@ -106,7 +106,7 @@ function report(result: Round, index: number, rateLimits: boolean): string {
     return `  ${check.padEnd(width)}  ${(took === undefined ? 'in others' : seconds(took)).padStart(9)}   ${passed} passed, ${failed} failed, ${skipped} skipped`;
   });
   return [
-    `round ${index + 1}: full profile against the sandbox ${rateLimits ? 'at its defaults (rate limits on, as npm start has them' : 'with rate limits off (the speed budget: within 10 s'}; callback retries ${contractRetryDelayMs()} ms apart)`,
+    `round ${index + 1}: full profile against the sandbox (${store} store) ${rateLimits ? 'at its defaults (rate limits on, as npm start has them' : 'with rate limits off (the speed budget: within 10 s'}; callback retries ${contractRetryDelayMs()} ms apart)`,
     `  suite wall time:   ${seconds(summary.wallMs)}   (bench, with the sandbox's start of ${seconds(result.startMs)}: ${seconds(result.benchWallMs)})`,
     `  requests:          ${summary.requests} (${Math.round(summary.requestsPerSecond)}/s)`,
     ...rateLimitFloor(summary),
@@ -122,19 +122,22 @@ async function main(argv: readonly string[]): Promise<number> {
   const rounds = at === -1 ? 1 : Number(argv[at + 1]);
   const limitsAt = argv.indexOf('--rate-limits');
   const limits = limitsAt === -1 ? 'on' : argv[limitsAt + 1];
-  if (!Number.isInteger(rounds) || rounds < 1 || (limits !== 'on' && limits !== 'off')) {
-    process.stderr.write('usage: npm run bench:conformance [-- --rounds N] [--rate-limits on|off]\n');
+  const storeAt = argv.indexOf('--store');
+  const store = storeAt === -1 ? 'journal' : (argv[storeAt + 1] ?? '');
+  // PostgreSQL needs a database: its full-profile runs are conformance/tests/sandbox-postgres-cluster.test.ts.
+  if (!Number.isInteger(rounds) || rounds < 1 || (limits !== 'on' && limits !== 'off') || (store !== 'journal' && store !== 'sqlite')) {
+    process.stderr.write('usage: npm run bench:conformance [-- --rounds N] [--rate-limits on|off] [--store journal|sqlite]\n');
     return 2;
   }
   const rateLimits = limits === 'on';
   let failed = false;
   for (let index = 0; index < rounds; index++) {
-    const result = await round(process.stderr.isTTY === true, rateLimits);
+    const result = await round(process.stderr.isTTY === true, rateLimits, store);
     if (result.summary.counts.failed > 0) {
       failed = true;
       process.stdout.write(formatSummary(result.summary));
     }
-    process.stdout.write(`${report(result, index, rateLimits)}\n`);
+    process.stdout.write(`${report(result, index, rateLimits, store)}\n`);
   }
   return failed ? 1 : 0;
 }
