@@ -8,8 +8,8 @@ const READ: RateLimitModel = { group: 'read', limit: 3, windowSeconds: 1 };
 
 describe('rate limits', () => {
   it('hold every operation of both contracts to the limit of its group', () => {
-    expect(serviceRateLimits.get('getBalance')).toEqual({ group: 'read', limit: 100, windowSeconds: 1 });
-    expect(serviceRateLimits.get('createDisbursement')).toEqual({ group: 'write', limit: 50, windowSeconds: 1 });
+    expect(serviceRateLimits.get('getBalance')).toEqual({ group: 'read', limit: 100, windowSeconds: 1, scope: ['merchant', 'mode'] });
+    expect(serviceRateLimits.get('createDisbursement')).toEqual({ group: 'write', limit: 50, windowSeconds: 1, scope: ['merchant', 'mode'] });
     expect(controlRateLimits.get('advanceClock')?.group).toBe('control');
   });
 
