@@ -8,13 +8,12 @@
 import { mapPool } from '../pool.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
 import { UniqueValues } from '../workflows/data.js';
-import { firstRequest, type Subject } from '../workflows/idempotency-cases.js';
+import type { Subject } from '../workflows/idempotency-cases.js';
 import { acrossKeys, afterRefusal, atOnceStep, distinctKeysAtOnce, DISTINCT_STEP, keyShapes, otherKeyStep, refusals, refusedStep, SHAPE_STEPS, type ScopeGround } from '../workflows/idempotency-scope-cases.js';
-import type { Provided } from '../workflows/provision.js';
 import { bodyExamples } from '../data/requests.js';
 import { runScenario } from '../workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/steps.js';
-import { setupOf, subjects } from './idempotency.js';
+import { firstRequestOf, setupOf, subjects } from './idempotency.js';
 import { foreignSides, OPTION_HINT } from './isolation.js';
 
 interface ScopeSubject extends Subject {
@@ -57,11 +56,8 @@ export function createIdempotencyScope(settings: WorkflowSettings = DEFAULT_WORK
         ];
         const result = await runScenario(context, 'idempotency_scope', subject.operation.operationId, steps, async (s) => {
           if (typeof setup === 'string') return s.skip(setup);
-          const replay = subject.replay ?? s.skip(`${subject.operation.operationId} documents no replay answer (x-error-triggers kind idempotency_replay) for ${subject.header.name}`);
           const env = { unique, settings };
-          const provided: Provided = new Map();
-          for (const action of setup) await action.run(s, env, provided);
-          const ground = await firstRequest(s, env, subject, replay, provided);
+          const ground = await firstRequestOf(s, env, subject, setup);
           const g: ScopeGround = { ...ground, idempotency: subject.idempotency, env, setup, ...(subject.mismatch ? { mismatch: subject.mismatch } : {}) };
           // The cases use keys of their own, so they run side by side; the refusals are built from a fresh
           // body, with this run's references in it.

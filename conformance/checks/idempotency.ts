@@ -6,13 +6,13 @@
 // limits) is enforced. What a request refers to is provided first.
 import { mapPool } from '../pool.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
-import { concurrentRequests, firstRequest, keyLimits, otherBody, otherValuesBody, sameKeyAndBody, type Case, type Subject } from '../workflows/idempotency-cases.js';
+import { concurrentRequests, firstRequest, keyLimits, otherBody, otherValuesBody, sameKeyAndBody, type Case, type Ground, type Subject } from '../workflows/idempotency-cases.js';
 import { isIdempotencyHeader } from '../data/requests.js';
 import { UniqueValues } from '../workflows/data.js';
 import { CannotProvide, planReferences, type Action, type Provided } from '../workflows/provision.js';
 import { triggersOf } from '../workflows/resources.js';
-import { runScenario } from '../workflows/scenario.js';
-import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/steps.js';
+import { runScenario, type Scenario } from '../workflows/scenario.js';
+import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowEnv, type WorkflowSettings } from '../workflows/steps.js';
 
 const CASES = ['first request', 'same key and body', 'same key, other body', 'same key, other values', 'concurrent requests', 'no key', 'key too long', 'key at the longest', 'key too short'];
 const CASES_IN_ORDER: Case[] = [sameKeyAndBody, otherBody, otherValuesBody, concurrentRequests, keyLimits];
@@ -37,6 +37,17 @@ export function setupOf(context: CheckContext, subject: Subject): Action[] | str
   }
 }
 
+/**
+ * Provides what the subject's request refers to, then sends its first request with a key. It must succeed
+ * (and the operation must document its replay answer), or nothing else can be judged.
+ */
+export async function firstRequestOf(s: Scenario, env: WorkflowEnv, subject: Subject, setup: Action[]): Promise<Ground> {
+  const replay = subject.replay ?? s.skip(`${subject.operation.operationId} documents no replay answer (x-error-triggers kind idempotency_replay) for ${subject.header.name}`);
+  const provided: Provided = new Map();
+  for (const action of setup) await action.run(s, env, provided);
+  return firstRequest(s, env, subject, replay, provided);
+}
+
 export function createIdempotency(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'idempotency',
@@ -49,12 +60,7 @@ export function createIdempotency(settings: WorkflowSettings = DEFAULT_WORKFLOW_
         const steps = [...(typeof setup === 'string' ? [] : setup.map((action) => action.step)), ...CASES];
         return runScenario(context, 'idempotency', subject.operation.operationId, steps, async (s) => {
           if (typeof setup === 'string') return s.skip(setup);
-          const replay = subject.replay ?? s.skip(`${subject.operation.operationId} documents no replay answer (x-error-triggers kind idempotency_replay) for ${subject.header.name}`);
-          const env = { unique, settings };
-          const provided: Provided = new Map();
-          for (const action of setup) await action.run(s, env, provided);
-          // The first request must succeed, or nothing else can be judged.
-          const ground = await firstRequest(s, env, subject, replay, provided);
+          const ground = await firstRequestOf(s, { unique, settings }, subject, setup);
           for (const run of CASES_IN_ORDER) await run(ground);
         });
       });
