@@ -1,10 +1,10 @@
 // Proof that the callback_deliveries check catches what it claims against a target that sends callbacks
 // (./fakes/callback-target.ts): the callbacks a conforming target sends while the run lasts pass; one sent
 // again after the receiver acknowledged it, or one whose body reports another object, fails the check.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
+import { freePort } from '../mock/prism.js';
 import { runConformance } from '../run.js';
 import type { CheckResult, RunSummary } from '../types.js';
 import { startCallbackTarget, type CallbackTarget, type CallbackTargetOptions } from './fakes/callback-target.js';
@@ -13,16 +13,6 @@ const contract = loadContract();
 const API_KEY = 'sk_test_conformance_callback_deliveries';
 const TOKEN = 'cbtok_test_conformance_deliveries';
 const WEBHOOK = 'ewalletPayment';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let target: CallbackTarget | undefined;
 afterEach(async () => {

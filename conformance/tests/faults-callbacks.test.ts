@@ -2,10 +2,10 @@
 // passes when it follows the contract, and each fault (wrong token, invalid body, too few retries, retries
 // too fast, no callback at all) is reported against the webhook it concerns, while redeliveries pass and
 // what cannot be triggered is skipped with a reason.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@payments-contract/contract/model/types';
 import { loadContract } from '../contract.js';
+import { freePort } from '../mock/prism.js';
 import { runConformance } from '../run.js';
 import type { CheckResult, RunOptions, RunSummary } from '../types.js';
 import { startCallbackTarget, type CallbackTarget, type CallbackTargetOptions } from './fakes/callback-target.js';
@@ -15,16 +15,6 @@ const API_KEY = 'sk_test_conformance_callbacks';
 const TOKEN = 'cbtok_test_conformance';
 // Short enough for a test, long enough that scheduling jitter on a loaded machine stays within tolerance.
 const INTERVAL_MS = 500;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let target: CallbackTarget | undefined;
 afterEach(async () => {
