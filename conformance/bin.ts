@@ -15,6 +15,8 @@ try {
   // exit() rather than letting the loop drain: kept-alive sockets to the target must not delay CI.
   process.exit(code);
 } catch (error) {
-  process.stderr.write(`payments-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `payments-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(2);
 }

@@ -38,7 +38,6 @@ export const EXIT_STATUS: Record<Verdict, number> = { pass: 0, fail: 1, incomple
 export { UsageError };
 export { COMMAND, SECRET_VARIABLES, USAGE } from './command.js';
 
-
 function httpUrl(value: string, flag: string): string {
   let url: URL;
   try {
@@ -46,14 +45,16 @@ function httpUrl(value: string, flag: string): string {
   } catch {
     throw new UsageError(`${flag} must be an http(s) URL, not "${value}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http(s) URL, not "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag} must be an http(s) URL, not "${value}"`);
   return value;
 }
 
 function positiveInteger(value: string | undefined, flag: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1 || number > max) throw new UsageError(`${flag} must be a whole number from 1 to ${max}, not "${value}"`);
+  if (!/^\d+$/.test(value) || number < 1 || number > max)
+    throw new UsageError(`${flag} must be a whole number from 1 to ${max}, not "${value}"`);
   return number;
 }
 
@@ -61,14 +62,23 @@ function positiveInteger(value: string | undefined, flag: string, fallback: numb
 export function parseHostPort(value: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
   const port = Number(match?.[3]);
-  if (!match || port > 65535) throw new UsageError(`--callback-listen must be HOST:PORT (e.g. 127.0.0.1:8787), not "${value}"`);
+  if (!match || port > 65535)
+    throw new UsageError(`--callback-listen must be HOST:PORT (e.g. 127.0.0.1:8787), not "${value}"`);
   return { host: match[1] ?? match[2] ?? '', port };
 }
 
-const patterns = (values: string[] | undefined): string[] => (values ?? []).flatMap((value) => value.split(',')).map((p) => p.trim()).filter((p) => p !== '');
+const patterns = (values: string[] | undefined): string[] =>
+  (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 
 /** A secret's flag, else its variable (an empty one counts as unset, as a blank `FOO=` line in a .env file). */
-function secret(values: { [K in keyof typeof SECRET_VARIABLES]?: string | undefined }, env: CliIo['env'], flag: keyof typeof SECRET_VARIABLES): string | undefined {
+function secret(
+  values: { [K in keyof typeof SECRET_VARIABLES]?: string | undefined },
+  env: CliIo['env'],
+  flag: keyof typeof SECRET_VARIABLES,
+): string | undefined {
   return values[flag] ?? (env[SECRET_VARIABLES[flag]] || undefined);
 }
 
@@ -81,17 +91,25 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
   const apiKey = secret(values, env, 'api-key');
   if (!apiKey) throw new UsageError(`set ${SECRET_VARIABLES['api-key']} (or give --api-key)`);
   const profile = values.profile ?? 'stateless';
-  if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, not "${profile}"`);
+  if (!PROFILES.includes(profile as Profile))
+    throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, not "${profile}"`);
   let contract: Contract;
   const specPath = values.spec === undefined ? undefined : resolve(values.spec);
   try {
     contract = loadContract(specPath);
   } catch (error) {
-    throw new UsageError(`--spec ${values.spec ?? ''}: cannot load the contract: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `--spec ${values.spec ?? ''}: cannot load the contract: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const listen = values['callback-listen'];
   // The token's variable is not among them: a CI job's environment may carry it for runs that do listen.
-  const callbackFlags = ['callback-public-url', 'callback-token', 'callback-wait-ms', 'callback-retry-interval-ms'] as const;
+  const callbackFlags = [
+    'callback-public-url',
+    'callback-token',
+    'callback-wait-ms',
+    'callback-retry-interval-ms',
+  ] as const;
   if (!listen && callbackFlags.some((flag) => values[flag] !== undefined)) {
     throw new UsageError(`${callbackFlags.map((flag) => `--${flag}`).join(', ')} need --callback-listen`);
   }
@@ -99,11 +117,22 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
   const callbacks: RunOptions['callbacks'] = listen
     ? {
         listen: parseHostPort(listen),
-        ...(values['callback-public-url'] !== undefined ? { publicUrl: httpUrl(values['callback-public-url'], '--callback-public-url') } : {}),
+        ...(values['callback-public-url'] !== undefined
+          ? { publicUrl: httpUrl(values['callback-public-url'], '--callback-public-url') }
+          : {}),
         ...(callbackToken !== undefined ? { token: callbackToken } : {}),
-        ...(values['callback-wait-ms'] !== undefined ? { waitMs: positiveInteger(values['callback-wait-ms'], '--callback-wait-ms', 0, 3_600_000) } : {}),
+        ...(values['callback-wait-ms'] !== undefined
+          ? { waitMs: positiveInteger(values['callback-wait-ms'], '--callback-wait-ms', 0, 3_600_000) }
+          : {}),
         ...(values['callback-retry-interval-ms'] !== undefined
-          ? { retryIntervalMs: positiveInteger(values['callback-retry-interval-ms'], '--callback-retry-interval-ms', 0, 3_600_000) }
+          ? {
+              retryIntervalMs: positiveInteger(
+                values['callback-retry-interval-ms'],
+                '--callback-retry-interval-ms',
+                0,
+                3_600_000,
+              ),
+            }
           : {}),
       }
     : undefined;
@@ -113,9 +142,15 @@ export function parseCli(argv: string[], env: CliIo['env']): ParsedCli | { kind:
     ...(otherMerchantKey !== undefined ? { otherMerchantKey } : {}),
     ...(otherModeKey !== undefined ? { otherModeKey } : {}),
   };
-  for (const [flag, other] of [['other-merchant-api-key', otherMerchantKey], ['other-mode-api-key', otherModeKey]] as const) {
+  for (const [flag, other] of [
+    ['other-merchant-api-key', otherMerchantKey],
+    ['other-mode-api-key', otherModeKey],
+  ] as const) {
     // The same key twice would make every isolation case a read by the owner; the message never shows a key.
-    if (other === apiKey) throw new UsageError(`${SECRET_VARIABLES[flag]} (--${flag}) is the same key as ${SECRET_VARIABLES['api-key']}: give a key of another merchant or mode`);
+    if (other === apiKey)
+      throw new UsageError(
+        `${SECRET_VARIABLES[flag]} (--${flag}) is the same key as ${SECRET_VARIABLES['api-key']}: give a key of another merchant or mode`,
+      );
   }
   return {
     kind: 'run',
@@ -145,7 +180,10 @@ function writeReport(file: string, text: string): void {
   writeFileSync(file, text);
 }
 
-export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   let parsed: ParsedCli | { kind: 'print'; text: string };
   try {
     parsed = parseCli(argv, io.env);
@@ -169,12 +207,16 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     summary = await runConformance({ ...options, onResult: progress.onResult, onProgress: progress.onProgress });
   } catch (error) {
     progress.finish();
-    io.stderr.write(`payments-conformance: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(
+      `payments-conformance: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
   progress.finish();
   if (summary.results.length === 0) {
-    io.stderr.write(`payments-conformance: --only/--skip left nothing to run (patterns: only ${options.only?.join(',') || '-'}, skip ${options.skip?.join(',') || '-'}).\n`);
+    io.stderr.write(
+      `payments-conformance: --only/--skip left nothing to run (patterns: only ${options.only?.join(',') || '-'}, skip ${options.skip?.join(',') || '-'}).\n`,
+    );
     return 2;
   }
   io.stdout.write(formatSummary(summary, { verbose: parsed.verbose }));
@@ -182,10 +224,21 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
     if (parsed.junit) writeReport(parsed.junit, toJUnit(summary));
     if (parsed.json) {
       const info = contract.model;
-      writeReport(parsed.json, toJsonReport(summary, { contract: { title: info.title, version: info.version, ...(options.specPath ? { specPath: options.specPath } : {}) } }));
+      writeReport(
+        parsed.json,
+        toJsonReport(summary, {
+          contract: {
+            title: info.title,
+            version: info.version,
+            ...(options.specPath ? { specPath: options.specPath } : {}),
+          },
+        }),
+      );
     }
   } catch (error) {
-    io.stderr.write(`payments-conformance: cannot write a report: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(
+      `payments-conformance: cannot write a report: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 2;
   }
   return EXIT_STATUS[summary.verdict];
@@ -204,7 +257,9 @@ if (invokedDirectly()) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(`payments-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `payments-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(2);
     },
   );

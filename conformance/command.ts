@@ -145,4 +145,9 @@ const OPTIONS = {
   verbose: { type: 'boolean' },
 } as const;
 
-export const COMMAND = { name: 'payments-conformance', usage: USAGE, options: OPTIONS, module: import.meta.url } satisfies Command<typeof OPTIONS>;
+export const COMMAND = {
+  name: 'payments-conformance',
+  usage: USAGE,
+  options: OPTIONS,
+  module: import.meta.url,
+} satisfies Command<typeof OPTIONS>;

@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { dereference, isObject, readModel } from '@payments-contract/contract/model';
-import type { ApiModel, Json, JsonObject, OperationModel, ResponseModel, WebhookModel } from '@payments-contract/contract/model/types';
+import type {
+  ApiModel,
+  Json,
+  JsonObject,
+  OperationModel,
+  ResponseModel,
+  WebhookModel,
+} from '@payments-contract/contract/model/types';
 import { openapiPath } from '@payments-contract/contract';
 import { createTargetClock, type TargetClock } from './target-clock.js';
 
@@ -31,14 +38,26 @@ export interface Contract {
 function anchor(value: Json): Json {
   if (Array.isArray(value)) return value.map(anchor);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, key === '$ref' && typeof child === 'string' && child.startsWith('#') ? `${DOCUMENT_ID}${child}` : anchor(child)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [
+      key,
+      key === '$ref' && typeof child === 'string' && child.startsWith('#') ? `${DOCUMENT_ID}${child}` : anchor(child),
+    ]),
+  );
 }
 
 /** Adds `unevaluatedProperties: false` to every object schema, so undeclared fields are reported. */
 function closeObjects(value: Json): Json {
   if (Array.isArray(value)) return value.map(closeObjects);
   if (!isObject(value)) return value;
-  const copy: JsonObject = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, key === 'properties' && isObject(child) ? Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, closeObjects(schema)])) : closeObjects(child)]));
+  const copy: JsonObject = Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [
+      key,
+      key === 'properties' && isObject(child)
+        ? Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, closeObjects(schema)]))
+        : closeObjects(child),
+    ]),
+  );
   if (copy.type === 'object' || isObject(copy.properties)) copy.unevaluatedProperties = false;
   return copy;
 }

@@ -23,11 +23,21 @@ function balanceAnswer(headers: Record<string, string>): Exchange {
 
 describe('headers the contract says are never sent', () => {
   it('an answer without them passes', () => {
-    expect(responseFindings(contract, http, getBalance, balanceAnswer({}), false).filter((f) => f.severity === 'failure')).toEqual([]);
+    expect(
+      responseFindings(contract, http, getBalance, balanceAnswer({}), false).filter((f) => f.severity === 'failure'),
+    ).toEqual([]);
   });
 
   it('an answer that carries Access-Control-Allow-Origin fails, since it lets a web page read what a secret key fetched', () => {
-    const findings = responseFindings(contract, http, getBalance, balanceAnswer({ 'access-control-allow-origin': '*' }), false);
-    expect(findings.map((f) => [f.severity, f.message])).toEqual([['failure', 'the answer carries the access-control-allow-origin header, which the contract says is never sent']]);
+    const findings = responseFindings(
+      contract,
+      http,
+      getBalance,
+      balanceAnswer({ 'access-control-allow-origin': '*' }),
+      false,
+    );
+    expect(findings.map((f) => [f.severity, f.message])).toEqual([
+      ['failure', 'the answer carries the access-control-allow-origin header, which the contract says is never sent'],
+    ]);
   });
 });

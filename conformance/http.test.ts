@@ -13,13 +13,19 @@ afterEach(async () => {
 });
 
 /** A target that answers the first `limited` requests 429 with `retryAfter`, then 200. */
-async function limitedTarget(limited: number, retryAfter: string | null): Promise<{ url: string; requests: () => number }> {
+async function limitedTarget(
+  limited: number,
+  retryAfter: string | null,
+): Promise<{ url: string; requests: () => number }> {
   let requests = 0;
   const server = createServer((request, response) => {
     request.resume();
     requests++;
     if (requests <= limited) {
-      response.writeHead(429, { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) });
+      response.writeHead(429, {
+        'content-type': 'application/json',
+        ...(retryAfter === null ? {} : { 'retry-after': retryAfter }),
+      });
       response.end(JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }));
       return;
     }
@@ -35,7 +41,18 @@ describe('the HTTP client meeting a rate limit', () => {
     const target = await limitedTarget(2, '1');
     const waits: number[] = [];
     const met: Exchange[] = [];
-    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 60, onRateLimited: (exchange) => met.push(exchange), sleep: async (ms) => void waits.push(ms) } });
+    const http = createHttpClient({
+      baseUrl: target.url,
+      apiKey: 'k',
+      timeoutMs: 2000,
+      rateLimits: {
+        retries: 5,
+        maxWaitSeconds: 10,
+        totalWaitSeconds: 60,
+        onRateLimited: (exchange) => met.push(exchange),
+        sleep: async (ms) => void waits.push(ms),
+      },
+    });
     const answer = await http.send({ method: 'GET', path: '/balance' });
     expect(answer.status).toBe(200);
     expect(waits).toEqual([1000, 1000]);
@@ -46,11 +63,32 @@ describe('the HTTP client meeting a rate limit', () => {
   it('hands the 429 back when it has no readable Retry-After, asks too long a wait, or keeps coming', async () => {
     const noHeader = await limitedTarget(1, null);
     const quick = { retries: 2, maxWaitSeconds: 10, totalWaitSeconds: 60, sleep: async () => undefined };
-    expect((await createHttpClient({ baseUrl: noHeader.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    expect(
+      (
+        await createHttpClient({ baseUrl: noHeader.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({
+          method: 'GET',
+          path: '/',
+        })
+      ).status,
+    ).toBe(429);
     const long = await limitedTarget(1, '3600');
-    expect((await createHttpClient({ baseUrl: long.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    expect(
+      (
+        await createHttpClient({ baseUrl: long.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({
+          method: 'GET',
+          path: '/',
+        })
+      ).status,
+    ).toBe(429);
     const always = await limitedTarget(100, '1');
-    expect((await createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({ method: 'GET', path: '/' })).status).toBe(429);
+    expect(
+      (
+        await createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: quick }).send({
+          method: 'GET',
+          path: '/',
+        })
+      ).status,
+    ).toBe(429);
     expect(always.requests()).toBe(3);
   });
 
@@ -62,7 +100,12 @@ describe('the HTTP client meeting a rate limit', () => {
       waits.push(ms);
       clock += ms;
     };
-    const http = createHttpClient({ baseUrl: always.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 5, sleep, now: () => clock } });
+    const http = createHttpClient({
+      baseUrl: always.url,
+      apiKey: 'k',
+      timeoutMs: 2000,
+      rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 5, sleep, now: () => clock },
+    });
     const other = http.withKey('k2', 'OTHER_KEY');
     expect((await http.send({ method: 'GET', path: '/' })).status).toBe(429);
     expect((await other.send({ method: 'GET', path: '/' })).status).toBe(429);
@@ -72,7 +115,17 @@ describe('the HTTP client meeting a rate limit', () => {
 
   it('counts waits made side by side once: concurrent requests waiting out one window spend its length, not a multiple', async () => {
     const target = await limitedTarget(8, '1');
-    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 5, maxWaitSeconds: 10, totalWaitSeconds: 2, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } });
+    const http = createHttpClient({
+      baseUrl: target.url,
+      apiKey: 'k',
+      timeoutMs: 2000,
+      rateLimits: {
+        retries: 5,
+        maxWaitSeconds: 10,
+        totalWaitSeconds: 2,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      },
+    });
     const answers = await Promise.all(Array.from({ length: 8 }, () => http.send({ method: 'GET', path: '/' })));
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 8 }, () => 200));
   });
@@ -111,8 +164,16 @@ describe('the HTTP client pacing its requests', () => {
       request.resume();
       authorizations.push(request.headers.authorization);
       const used = authorizations.length;
-      const headers = { 'content-type': 'application/json', 'ratelimit-limit': String(limit), 'ratelimit-remaining': String(Math.max(0, limit - used)), 'ratelimit-reset': '1', 'retry-after': '1' };
-      response.writeHead(used > limit ? 429 : 200, headers).end(used > limit ? '{"error_code":"RATE_LIMIT_EXCEEDED","message":"slow down"}' : '{"balance":1}');
+      const headers = {
+        'content-type': 'application/json',
+        'ratelimit-limit': String(limit),
+        'ratelimit-remaining': String(Math.max(0, limit - used)),
+        'ratelimit-reset': '1',
+        'retry-after': '1',
+      };
+      response
+        .writeHead(used > limit ? 429 : 200, headers)
+        .end(used > limit ? '{"error_code":"RATE_LIMIT_EXCEEDED","message":"slow down"}' : '{"balance":1}');
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -125,18 +186,33 @@ describe('the HTTP client pacing its requests', () => {
   it("sends the rate_limit check's requests (rateLimited: 'return') at once past the limit, counting their 429s apart", async () => {
     const target = await exhaustibleTarget(2);
     const pacer = createPacer({ clock: frozen });
-    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) } });
+    const http = createHttpClient({
+      baseUrl: target.url,
+      apiKey: 'k',
+      timeoutMs: 2000,
+      pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) },
+    });
     expect((await http.send({ method: 'GET', path: '/balance' })).status).toBe(200);
-    const burst = await Promise.all(Array.from({ length: 4 }, () => http.send({ method: 'GET', path: '/balance', rateLimited: 'return' })));
+    const burst = await Promise.all(
+      Array.from({ length: 4 }, () => http.send({ method: 'GET', path: '/balance', rateLimited: 'return' })),
+    );
     expect(burst.map((answer) => answer.status).sort()).toEqual([200, 429, 429, 429]);
     expect(pacer.tally()).toMatchObject({ rateLimited: 3, rateLimitedPaced: 0 });
-    expect(pacer.tally().requests).toEqual([{ keyLabel: 'PAYMENTS_API_KEY', group: 'read', limit: 100, windowSeconds: 1, requests: 5 }]);
+    expect(pacer.tally().requests).toEqual([
+      { keyLabel: 'PAYMENTS_API_KEY', group: 'read', limit: 100, windowSeconds: 1, requests: 5 },
+    ]);
   });
 
   it('holds back a paced request once the target says none is left, while another key and a request with no key go', async () => {
     const target = await exhaustibleTarget(1);
     const pacer = createPacer({ clock: frozen });
-    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000, rateLimits: { retries: 0, maxWaitSeconds: 0, totalWaitSeconds: 0 }, pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) } });
+    const http = createHttpClient({
+      baseUrl: target.url,
+      apiKey: 'k',
+      timeoutMs: 2000,
+      rateLimits: { retries: 0, maxWaitSeconds: 0, totalWaitSeconds: 0 },
+      pacing: { pacer, limitOf: documentedLimits(loadContract(), target.url) },
+    });
     expect((await http.send({ method: 'GET', path: '/balance' })).status).toBe(200);
     let held = true;
     void http.send({ method: 'GET', path: '/balance' }).then(() => (held = false));

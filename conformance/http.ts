@@ -22,7 +22,13 @@ export interface RequestSpec {
 }
 
 export interface Exchange {
-  request: { method: string; url: string; headers: Record<string, string>; body?: string; auth: 'valid' | 'none' | 'custom' };
+  request: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: string;
+    auth: 'valid' | 'none' | 'custom';
+  };
   /** 0 when there was no HTTP answer (see `failure`). */
   status: number;
   headers: Record<string, string>;
@@ -124,7 +130,10 @@ function maskedAuthorization(value: string, keys: readonly KnownKey[]): string |
   const { scheme, decoded, held } = heldKeys(value, keys);
   if (scheme === undefined || held.length === 0) return undefined;
   // Inside double quotes only $, `, \ and " are special; the credentials are quoted with them escaped.
-  const credentials = held.reduce((text, { key, variable }) => text.replaceAll(key, `\u0000${variable}\u0000`), decoded).replace(/[$`\\"]/g, '\\$&').replace(/\u0000(\w+)\u0000/g, '${$1}');
+  const credentials = held
+    .reduce((text, { key, variable }) => text.replaceAll(key, `\u0000${variable}\u0000`), decoded)
+    .replace(/[$`\\"]/g, '\\$&')
+    .replace(/\u0000(\w+)\u0000/g, '${$1}');
   return `"authorization: ${scheme} $(printf '%s' "${credentials}" | base64 | tr -d '\\n')"`;
 }
 
@@ -137,7 +146,11 @@ function heldKeys(value: string, keys: readonly KnownKey[]): { scheme?: string; 
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  return clientFor(options, [{ key: options.apiKey, variable: options.keyVariable ?? DEFAULT_KEY_VARIABLE }], { requests: 0, rateLimitWaitMs: 0, waitingUntil: 0 });
+  return clientFor(options, [{ key: options.apiKey, variable: options.keyVariable ?? DEFAULT_KEY_VARIABLE }], {
+    requests: 0,
+    rateLimitWaitMs: 0,
+    waitingUntil: 0,
+  });
 }
 
 /** What the clients of one run share: the requests sent, and the time spent waiting out 429s. */
@@ -153,7 +166,15 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
   const base = options.baseUrl.replace(/\/+$/, '');
   const keyVariable = options.keyVariable ?? DEFAULT_KEY_VARIABLE;
   const mask = (text: string): string =>
-    keys.reduce((masked, { key, variable }) => (key ? masked.replaceAll(key, `<${variable}>`).replaceAll(Buffer.from(`${key}:`).toString('base64'), `<${variable}_BASIC>`) : masked), text);
+    keys.reduce(
+      (masked, { key, variable }) =>
+        key
+          ? masked
+              .replaceAll(key, `<${variable}>`)
+              .replaceAll(Buffer.from(`${key}:`).toString('base64'), `<${variable}_BASIC>`)
+          : masked,
+      text,
+    );
 
   const rateLimits = options.rateLimits ?? DEFAULT_RATE_LIMIT_HANDLING;
   const sleep = rateLimits.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -163,7 +184,8 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
       if (exchange.status !== 429 || spec.rateLimited === 'return') return exchange;
       rateLimits.onRateLimited?.(exchange);
       const waitMs = retryAfterMs(exchange.headers['retry-after']);
-      if (retry >= rateLimits.retries || waitMs === undefined || waitMs > rateLimits.maxWaitSeconds * 1000) return exchange;
+      if (retry >= rateLimits.retries || waitMs === undefined || waitMs > rateLimits.maxWaitSeconds * 1000)
+        return exchange;
       // The budget is the run's time spent waiting: requests waiting side by side spend the time they
       // overlap once (what this wait adds beyond the waits already under way).
       const now = (rateLimits.now ?? performance.now.bind(performance))();
@@ -193,7 +215,8 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
     };
     // A custom Authorization counts against a known key it holds (a target may take a wrong form of the key
     // for the key); one holding none, like no key at all, counts against no key's limit.
-    const counted = auth === 'valid' ? keys[0] : auth === 'none' ? undefined : heldKeys(auth.authorization, keys).held[0];
+    const counted =
+      auth === 'valid' ? keys[0] : auth === 'none' ? undefined : heldKeys(auth.authorization, keys).held[0];
     const admission = await options.pacing?.pacer.admit({
       key: counted?.key,
       keyLabel: counted?.variable ?? keyVariable,
@@ -212,28 +235,75 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
   const transmit = async (url: URL, request: Exchange['request'], spec: RequestSpec): Promise<Exchange> => {
     const { headers } = request;
     const started = performance.now();
-    const done = (partial: Omit<Exchange, 'request' | 'durationMs'>): Exchange => ({ request, durationMs: performance.now() - started, ...partial });
+    const done = (partial: Omit<Exchange, 'request' | 'durationMs'>): Exchange => ({
+      request,
+      durationMs: performance.now() - started,
+      ...partial,
+    });
     let response: Response;
     try {
-      response = await fetch(url, { method: request.method, headers, body: spec.body?.text, signal: AbortSignal.timeout(options.timeoutMs), redirect: 'manual' });
+      response = await fetch(url, {
+        method: request.method,
+        headers,
+        body: spec.body?.text,
+        signal: AbortSignal.timeout(options.timeoutMs),
+        redirect: 'manual',
+      });
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      return done({ status: 0, headers: {}, bodyText: '', failure: { kind: timedOut ? 'timeout' : 'connection', message: timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error) } });
+      return done({
+        status: 0,
+        headers: {},
+        bodyText: '',
+        failure: {
+          kind: timedOut ? 'timeout' : 'connection',
+          message: timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error),
+        },
+      });
     }
-    const responseHeaders = Object.fromEntries([...response.headers.entries()].map(([name, value]) => [name.toLowerCase(), value]));
+    const responseHeaders = Object.fromEntries(
+      [...response.headers.entries()].map(([name, value]) => [name.toLowerCase(), value]),
+    );
     let body: BodyText;
     try {
       body = await readBodyText(response, limit);
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: timedOut ? 'timeout' : 'connection', message: describe(error) } });
+      return done({
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: '',
+        failure: { kind: timedOut ? 'timeout' : 'connection', message: describe(error) },
+      });
     }
-    if (body.kind === 'too-large') return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: 'too_large', message: `response body larger than ${limit} bytes` } });
-    if (body.kind === 'not-utf8') return done({ status: response.status, headers: responseHeaders, bodyText: '', failure: { kind: 'not_json', message: 'the response body is not UTF-8 text, so not JSON' } });
+    if (body.kind === 'too-large')
+      return done({
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: '',
+        failure: { kind: 'too_large', message: `response body larger than ${limit} bytes` },
+      });
+    if (body.kind === 'not-utf8')
+      return done({
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: '',
+        failure: { kind: 'not_json', message: 'the response body is not UTF-8 text, so not JSON' },
+      });
     try {
-      return done({ status: response.status, headers: responseHeaders, bodyText: body.text, json: body.text === '' ? undefined : (JSON.parse(body.text) as unknown) });
+      return done({
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: body.text,
+        json: body.text === '' ? undefined : (JSON.parse(body.text) as unknown),
+      });
     } catch {
-      return done({ status: response.status, headers: responseHeaders, bodyText: body.text, failure: { kind: 'not_json', message: 'the response body is not JSON' } });
+      return done({
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: body.text,
+        failure: { kind: 'not_json', message: 'the response body is not JSON' },
+      });
     }
   };
 
@@ -251,7 +321,11 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
   };
 
   const withKey = (key: string, variable: string): HttpClient =>
-    clientFor({ ...options, apiKey: key, keyVariable: variable }, [{ key, variable }, ...keys.filter((known) => known.key !== key)], counter);
+    clientFor(
+      { ...options, apiKey: key, keyVariable: variable },
+      [{ key, variable }, ...keys.filter((known) => known.key !== key)],
+      counter,
+    );
 
   return { send, requestCount: () => counter.requests, curl, basicAuthorization, withKey };
 }

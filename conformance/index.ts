@@ -2,7 +2,19 @@
 export { runConformance, isSelected, matchesPattern } from './run.js';
 export { loadContract, createContract, defaultSpecPath, type Contract } from './contract.js';
 export { CHECK_NAMES, PROFILES, PROFILE_CHECKS } from './types.js';
-export type { Check, CheckContext, CheckName, CheckResult, Finding, Outcome, Profile, RunCounts, RunOptions, RunSummary, Verdict } from './types.js';
+export type {
+  Check,
+  CheckContext,
+  CheckName,
+  CheckResult,
+  Finding,
+  Outcome,
+  Profile,
+  RunCounts,
+  RunOptions,
+  RunSummary,
+  Verdict,
+} from './types.js';
 export { isNotRun, notRunReasons } from './verdict.js';
 export { preflight, type PreflightProblem } from './preflight.js';
 export { formatSummary, summaryTable, totalsLine, formatFinding } from './report/summary.js';

@@ -22,7 +22,9 @@ const REFUSALS = [401, 403];
 
 /** The operation the preflight asks: the contract's first GET that needs no path parameter. */
 export function preflightOperation(contract: Contract): OperationModel | undefined {
-  return contract.model.operations.find((operation) => operation.method === 'get' && !operation.parameters.some((parameter) => parameter.in === 'path'));
+  return contract.model.operations.find(
+    (operation) => operation.method === 'get' && !operation.parameters.some((parameter) => parameter.in === 'path'),
+  );
 }
 
 const errorCodeOf = (exchange: Exchange): string | undefined => {
@@ -41,14 +43,23 @@ function described(exchange: Exchange): string {
 /** Why an answer is not one the contract documents for the operation, or nothing when it is. */
 function undocumented(contract: Contract, operation: OperationModel, exchange: Exchange): string | undefined {
   const response = contract.response(operation, exchange.status);
-  if (!response) return `a status the contract does not document for ${operation.operationId} (it documents ${operation.responses.map((r) => r.status).join(', ')})`;
+  if (!response)
+    return `a status the contract does not document for ${operation.operationId} (it documents ${operation.responses.map((r) => r.status).join(', ')})`;
   if (response.schema === undefined) return undefined;
   if (exchange.json === undefined) return `a body that is not JSON, where the contract documents a JSON body`;
   const [error] = contract.validate(response.schema, exchange.json);
-  return error ? `a body that is not the contract's ${exchange.status} answer (${error.instancePath || '(body)'} ${error.message ?? error.keyword})` : undefined;
+  return error
+    ? `a body that is not the contract's ${exchange.status} answer (${error.instancePath || '(body)'} ${error.message ?? error.keyword})`
+    : undefined;
 }
 
-function notTheApi(contract: Contract, baseUrl: string, what: string, exchange: Exchange, why: string): PreflightProblem {
+function notTheApi(
+  contract: Contract,
+  baseUrl: string,
+  what: string,
+  exchange: Exchange,
+  why: string,
+): PreflightProblem {
   return {
     kind: 'not_the_api',
     message: `${baseUrl} does not answer as the ${contract.model.title} does: ${what} answered ${described(exchange)}, ${why}. Check that --base-url is the API's base URL, the one its paths start from.`,
@@ -56,24 +67,40 @@ function notTheApi(contract: Contract, baseUrl: string, what: string, exchange: 
 }
 
 /** Asks the target the two questions; the first problem found, or nothing when the run can start. */
-export async function preflight(contract: Contract, options: Pick<RunOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>, client?: HttpClient): Promise<PreflightProblem | undefined> {
-  const http = client ?? createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs });
+export async function preflight(
+  contract: Contract,
+  options: Pick<RunOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>,
+  client?: HttpClient,
+): Promise<PreflightProblem | undefined> {
+  const http =
+    client ?? createHttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs });
   const operation = preflightOperation(contract);
   const request = operation ? buildRequest(contract, operation) : { method: 'GET', path: '/' };
   const anonymous = await http.send({ ...request, auth: 'none' });
   if (anonymous.status === 0) {
-    return { kind: 'unreachable', message: `the target does not answer (${anonymous.request.method} ${anonymous.request.url}: ${anonymous.failure?.message ?? 'no answer'}). Check --base-url and that the service is running.` };
+    return {
+      kind: 'unreachable',
+      message: `the target does not answer (${anonymous.request.method} ${anonymous.request.url}: ${anonymous.failure?.message ?? 'no answer'}). Check --base-url and that the service is running.`,
+    };
   }
   // A contract without such an operation leaves nothing to ask: the checks will tell.
   if (!operation) return undefined;
   const line = `${request.method.toUpperCase()} ${anonymous.request.url} (${operation.operationId})`;
   const anonymousProblem = undocumented(contract, operation, anonymous);
-  if (anonymousProblem) return notTheApi(contract, options.baseUrl, `${line} without a key`, anonymous, anonymousProblem);
+  if (anonymousProblem)
+    return notTheApi(contract, options.baseUrl, `${line} without a key`, anonymous, anonymousProblem);
 
   const keyed = await http.send({ ...request, auth: 'valid' });
-  if (keyed.status === 0) return { kind: 'unreachable', message: `the target stopped answering (${line} with the key: ${keyed.failure?.message ?? 'no answer'}).` };
+  if (keyed.status === 0)
+    return {
+      kind: 'unreachable',
+      message: `the target stopped answering (${line} with the key: ${keyed.failure?.message ?? 'no answer'}).`,
+    };
   if (REFUSALS.includes(keyed.status) && errorCodeOf(keyed) !== undefined) {
-    return { kind: 'refused', message: `the target refused the API key: ${described(keyed)} (${line}). Check PAYMENTS_API_KEY (or --api-key): a key of this target, in test mode.` };
+    return {
+      kind: 'refused',
+      message: `the target refused the API key: ${described(keyed)} (${line}). Check PAYMENTS_API_KEY (or --api-key): a key of this target, in test mode.`,
+    };
   }
   const keyedProblem = undocumented(contract, operation, keyed);
   return keyedProblem ? notTheApi(contract, options.baseUrl, `${line} with the key`, keyed, keyedProblem) : undefined;

@@ -26,11 +26,19 @@ export function mergeBySubject(results: CheckResult[]): CheckResult[] {
       ...base,
       cases: sum(group),
       findings: group.flatMap((r) => r.findings),
-      notes: [...group.flatMap((r) => r.notes ?? []), ...noted.flatMap((r) => (r.skippedReason ? [`skipped: ${r.skippedReason}`] : []))],
+      notes: [
+        ...group.flatMap((r) => r.notes ?? []),
+        ...noted.flatMap((r) => (r.skippedReason ? [`skipped: ${r.skippedReason}`] : [])),
+      ],
       ...(unchecked.length > 0 ? { unchecked } : {}),
     };
     if (ran.length === 0) {
-      return { ...merged, outcome: 'skipped', ...(lead.skippedReason ? { skippedReason: lead.skippedReason } : {}), ...(skipped.every((r) => r.notApplicable) ? { notApplicable: true } : {}) };
+      return {
+        ...merged,
+        outcome: 'skipped',
+        ...(lead.skippedReason ? { skippedReason: lead.skippedReason } : {}),
+        ...(skipped.every((r) => r.notApplicable) ? { notApplicable: true } : {}),
+      };
     }
     return { ...merged, outcome: ran.some((r) => r.outcome === 'failed') ? 'failed' : 'passed' };
   });

@@ -11,11 +11,24 @@ import { outcomeOf } from './results.js';
 import { startWholeRun } from './callbacks/whole-run.js';
 import { syncTargetClock } from './target-clock.js';
 import { countsOf, verdictOf } from './verdict.js';
-import { PROFILE_CHECKS, type CheckContext, type CheckName, type CheckResult, type Finding, type RunOptions, type RunSummary } from './types.js';
+import {
+  PROFILE_CHECKS,
+  type CheckContext,
+  type CheckName,
+  type CheckResult,
+  type Finding,
+  type RunOptions,
+  type RunSummary,
+} from './types.js';
 
 /** `*` matches any run of characters; a pattern matches the check, the subject, or `check:subject`. */
 export function matchesPattern(pattern: string, check: CheckName, subject: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return regex.test(check) || regex.test(subject) || regex.test(`${check}:${subject}`);
 }
 
@@ -41,10 +54,16 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     rateLimits: { ...DEFAULT_RATE_LIMIT_HANDLING, onRateLimited: (exchange) => observeRateLimited(exchange) },
     pacing: { pacer, limitOf: documentedLimits(contract, options.baseUrl) },
   });
-  const enabled = new Set<CheckName>([...PROFILE_CHECKS[options.profile], ...(options.checkRateLimit ? ['rate_limit' as const] : [])]);
+  const enabled = new Set<CheckName>([
+    ...PROFILE_CHECKS[options.profile],
+    ...(options.checkRateLimit ? ['rate_limit' as const] : []),
+  ]);
   // One callback receiver listens for the whole run and the client logs what the run does, so that every
   // delivery is judged against it at the end (callbacks/whole-run.ts).
-  const wholeRun = options.callbacks && (enabled.has('callbacks') || enabled.has('callback_deliveries')) ? await startWholeRun(contract, options.callbacks, direct, options.apiKey) : undefined;
+  const wholeRun =
+    options.callbacks && (enabled.has('callbacks') || enabled.has('callback_deliveries'))
+      ? await startWholeRun(contract, options.callbacks, direct, options.apiKey)
+      : undefined;
   const http = wholeRun?.http ?? direct;
   // The examples' time-bound values are sent moved to the target's own clock, read once before the checks.
   await syncTargetClock(contract.clock, http);
@@ -64,7 +83,14 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
     const operation = operationAt(exchange.request.method, exchange.request.url);
     if (operation) observe(operation.operationId, exchange);
   };
-  const context: CheckContext = { contract, http, options, observe, selected: (check, subject) => isSelected(options, check, subject), ...(wholeRun?.run ? { callbackRun: wholeRun.run } : {}) };
+  const context: CheckContext = {
+    contract,
+    http,
+    options,
+    observe,
+    selected: (check, subject) => isSelected(options, check, subject),
+    ...(wholeRun?.run ? { callbackRun: wholeRun.run } : {}),
+  };
 
   const results: CheckResult[] = [];
   try {
@@ -85,9 +111,23 @@ export async function runConformance(options: RunOptions): Promise<RunSummary> {
       if (!isSelected(options, 'response_conformance', operation.operationId)) continue;
       const entry = observed.get(operation.operationId);
       const result: CheckResult = entry
-        ? { check: 'response_conformance', subject: operation.operationId, outcome: outcomeOf(entry.findings), cases: entry.exchanges, findings: dedupe(entry.findings) }
+        ? {
+            check: 'response_conformance',
+            subject: operation.operationId,
+            outcome: outcomeOf(entry.findings),
+            cases: entry.exchanges,
+            findings: dedupe(entry.findings),
+          }
         : // Only --only/--skip can leave an operation unseen: what the user left out is not a check that could not run.
-          { check: 'response_conformance', subject: operation.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: 'no response of this operation was seen (all its checks were deselected)', notApplicable: true };
+          {
+            check: 'response_conformance',
+            subject: operation.operationId,
+            outcome: 'skipped',
+            cases: 0,
+            findings: [],
+            skippedReason: 'no response of this operation was seen (all its checks were deselected)',
+            notApplicable: true,
+          };
       results.push(result);
       options.onResult?.(result);
     }

@@ -33,7 +33,10 @@ describe('syncTargetClock', () => {
     target = await startTarget(loadContract(), 'sk_test_clock');
     sandbox = await createSandboxApp(defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0 }));
     await sandbox.start();
-    served = await listen(createSite({ service: sandbox.service, control: sandbox.control, observer: sandbox.observer }), { host: '127.0.0.1', port: 0 });
+    served = await listen(
+      createSite({ service: sandbox.service, control: sandbox.control, observer: sandbox.observer }),
+      { host: '127.0.0.1', port: 0 },
+    );
   });
   afterAll(async () => {
     await target?.close();
@@ -50,7 +53,15 @@ describe('syncTargetClock', () => {
 
   it('reads a sandbox from the clock of the key’s merchant, moved ahead of real time', async () => {
     const http = createHttpClient({ baseUrl: served.url, apiKey: key, timeoutMs: 5_000 });
-    expect((await http.send({ method: 'POST', path: '/sandbox/clock/advance', body: { contentType: 'application/json', text: JSON.stringify({ milliseconds: 40 * DAY }) } })).status).toBe(200);
+    expect(
+      (
+        await http.send({
+          method: 'POST',
+          path: '/sandbox/clock/advance',
+          body: { contentType: 'application/json', text: JSON.stringify({ milliseconds: 40 * DAY }) },
+        })
+      ).status,
+    ).toBe(200);
     const clock = createTargetClock();
     await syncTargetClock(clock, http);
     expect(Math.abs(clock.now() - (Date.now() + 40 * DAY))).toBeLessThan(5_000);

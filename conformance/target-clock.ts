@@ -34,7 +34,11 @@ export function createTargetClock(localNow: () => number = Date.now): TargetCloc
 export async function syncTargetClock(clock: TargetClock, http: HttpClient): Promise<void> {
   const sandbox = await probeSandbox(http);
   const read = sandbox.control?.clock ? await sandbox.control.clock.now() : undefined;
-  if (read && 'ms' in read) return clock.observe(read.ms, `the clock of the sandbox control API (${sandbox.control?.clock?.operation.operationId})`);
+  if (read && 'ms' in read)
+    return clock.observe(
+      read.ms,
+      `the clock of the sandbox control API (${sandbox.control?.clock?.operation.operationId})`,
+    );
   const exchange = await http.send({ method: 'GET', path: '/', auth: 'none', rateLimited: 'return' });
   const date = exchange.headers.date === undefined ? Number.NaN : Date.parse(exchange.headers.date);
   if (!Number.isNaN(date)) clock.observe(date, 'the Date header of the target’s answer');

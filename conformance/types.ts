@@ -32,7 +32,25 @@ export type CheckName = (typeof CHECK_NAMES)[number];
 /** Which checks each profile runs. */
 export const PROFILE_CHECKS: Record<Profile, CheckName[]> = {
   stateless: ['response_conformance', 'auth', 'negative_data', 'positive_data'],
-  stateful: ['response_conformance', 'auth', 'negative_data', 'positive_data', 'stateful_workflows', 'transitions', 'forbidden_transitions', 'uniqueness', 'boundaries', 'money', 'balance_rules', 'isolation', 'idempotency', 'idempotency_scope', 'timestamps', 'lookups', 'callback_deliveries'],
+  stateful: [
+    'response_conformance',
+    'auth',
+    'negative_data',
+    'positive_data',
+    'stateful_workflows',
+    'transitions',
+    'forbidden_transitions',
+    'uniqueness',
+    'boundaries',
+    'money',
+    'balance_rules',
+    'isolation',
+    'idempotency',
+    'idempotency_scope',
+    'timestamps',
+    'lookups',
+    'callback_deliveries',
+  ],
   // The rate limit is driven past only when asked (--check-rate-limit): it spends a window of the key's requests.
   full: CHECK_NAMES.filter((name) => name !== 'rate_limit'),
 };

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { CheckResult } from './types.js';
 import { countsOf, isNotRun, notRunReasons, verdictOf } from './verdict.js';
 
-const result = (outcome: CheckResult['outcome'], extra: Partial<CheckResult> = {}): CheckResult => ({ check: 'callbacks', subject: 'ewalletPayment', outcome, cases: outcome === 'skipped' ? 0 : 1, findings: [], ...extra });
+const result = (outcome: CheckResult['outcome'], extra: Partial<CheckResult> = {}): CheckResult => ({
+  check: 'callbacks',
+  subject: 'ewalletPayment',
+  outcome,
+  cases: outcome === 'skipped' ? 0 : 1,
+  findings: [],
+  ...extra,
+});
 const verdict = (results: CheckResult[]) => verdictOf(countsOf(results));
 
 describe('the verdict of a run', () => {
@@ -16,22 +23,33 @@ describe('the verdict of a run', () => {
   });
 
   it('counts a result with parts left unchecked as not run, whatever its cases decided', () => {
-    expect(notRunReasons(result('passed', { unchecked: ['across modes: give --other-mode-api-key'] }))).toEqual(['across modes: give --other-mode-api-key']);
+    expect(notRunReasons(result('passed', { unchecked: ['across modes: give --other-mode-api-key'] }))).toEqual([
+      'across modes: give --other-mode-api-key',
+    ]);
     expect(isNotRun(result('passed', { notes: ['skipped: one case'] }))).toBe(false);
   });
 
   it('passes only when every result ran or does not apply', () => {
     expect(verdict([result('passed'), result('skipped', { notApplicable: true })])).toBe('pass');
-    expect(verdict([result('passed'), result('skipped', { skippedReason: 'no callback receiver' })])).toBe('incomplete');
+    expect(verdict([result('passed'), result('skipped', { skippedReason: 'no callback receiver' })])).toBe(
+      'incomplete',
+    );
     expect(verdict([result('passed', { unchecked: ['across merchants'] })])).toBe('incomplete');
   });
 
   it('fails when any check failed, even with checks not run', () => {
-    expect(verdict([result('failed', { findings: [{ severity: 'failure', message: 'x' }] }), result('skipped')])).toBe('fail');
+    expect(verdict([result('failed', { findings: [{ severity: 'failure', message: 'x' }] }), result('skipped')])).toBe(
+      'fail',
+    );
   });
 
   it('counts not run and not applicable within the skips', () => {
-    const counts = countsOf([result('passed', { unchecked: ['x'] }), result('skipped'), result('skipped', { notApplicable: true }), result('failed', { findings: [{ severity: 'warning', message: 'w' }] })]);
+    const counts = countsOf([
+      result('passed', { unchecked: ['x'] }),
+      result('skipped'),
+      result('skipped', { notApplicable: true }),
+      result('failed', { findings: [{ severity: 'warning', message: 'w' }] }),
+    ]);
     expect(counts).toEqual({ passed: 1, failed: 1, skipped: 2, notRun: 2, notApplicable: 1, warnings: 1 });
   });
 });

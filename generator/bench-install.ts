@@ -8,7 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './median.js';
-import { installedBytes, installedPackages, installProject, packPackages, runCommand, tarballsFor, userEnvironment, type InstallOptions } from './packed.js';
+import {
+  installedBytes,
+  installedPackages,
+  installProject,
+  packPackages,
+  runCommand,
+  tarballsFor,
+  userEnvironment,
+  type InstallOptions,
+} from './packed.js';
 import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from './runtime/command-line.js';
 
 const COMMAND = {
@@ -66,7 +75,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const line = readCommandLine(COMMAND, argv);
   if (typeof line === 'number') return line;
   const runs = Number(line.values.runs ?? '7');
-  if (!Number.isInteger(runs) || runs < 1) return refuse(COMMAND, new UsageError(`--runs must be a whole number of at least 1, not "${line.values.runs ?? ''}"`));
+  if (!Number.isInteger(runs) || runs < 1)
+    return refuse(
+      COMMAND,
+      new UsageError(`--runs must be a whole number of at least 1, not "${line.values.runs ?? ''}"`),
+    );
 
   const work = mkdtempSync(join(tmpdir(), 'payments-bench-install-'));
   try {
@@ -80,8 +93,16 @@ async function main(argv: readonly string[]): Promise<number> {
       const packages = installedPackages(folder).length;
       const bin = row.install?.ignoreScripts ? undefined : pkg.bins[0];
       const npx = bin === undefined ? undefined : await timeVersion(folder, ['npx', bin, '--version'], runs);
-      const direct = bin === undefined ? undefined : await timeVersion(folder, [join(folder, 'node_modules/.bin', bin), '--version'], runs);
-      const goal = row.package === 'client' ? `<= 3 packages: ${packages <= 3 ? 'met' : 'NOT met'}` : row.package === 'conformance' && npx !== undefined ? `npx < 1 s: ${npx < 1000 ? 'met' : 'NOT met'}` : '';
+      const direct =
+        bin === undefined
+          ? undefined
+          : await timeVersion(folder, [join(folder, 'node_modules/.bin', bin), '--version'], runs);
+      const goal =
+        row.package === 'client'
+          ? `<= 3 packages: ${packages <= 3 ? 'met' : 'NOT met'}`
+          : row.package === 'conformance' && npx !== undefined
+            ? `npx < 1 s: ${npx < 1000 ? 'met' : 'NOT met'}`
+            : '';
       table[row.label] = {
         tarball: kB(pkg.size),
         installed: MB(installedBytes(folder)),
@@ -92,9 +113,13 @@ async function main(argv: readonly string[]): Promise<number> {
         goal,
       };
     }
-    console.log(`install benchmark (Node.js ${process.versions.node}; medians of ${runs} runs; a package's tarball alone, everything it installs counted)`);
+    console.log(
+      `install benchmark (Node.js ${process.versions.node}; medians of ${runs} runs; a package's tarball alone, everything it installs counted)`,
+    );
     console.table(table);
-    console.log('"the bin alone" runs node_modules/.bin/<bin> without npx: the rest of the npx figure is npm finding the bin.');
+    console.log(
+      '"the bin alone" runs node_modules/.bin/<bin> without npx: the rest of the npx figure is npm finding the bin.',
+    );
     return 0;
   } finally {
     rmSync(work, { recursive: true, force: true });

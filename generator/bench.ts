@@ -49,7 +49,12 @@ function timeGenerate(): number[] {
 
 /** The documented examples of the FVA get response, plus one invalid copy, so both paths are exercised. */
 function fvaSamples(doc: JsonObject): Json[] {
-  const media = (((((doc.paths as JsonObject)['/callback_virtual_accounts/{id}'] as JsonObject).get as JsonObject).responses as JsonObject)['200'] as JsonObject).content as JsonObject;
+  const media = (
+    (
+      (((doc.paths as JsonObject)['/callback_virtual_accounts/{id}'] as JsonObject).get as JsonObject)
+        .responses as JsonObject
+    )['200'] as JsonObject
+  ).content as JsonObject;
   const examples = ((media['application/json'] as JsonObject).examples ?? {}) as JsonObject;
   const values = Object.values(examples).map((example) => (example as JsonObject).value as Json);
   const invalid = { ...(values[0] as JsonObject), merchant_code: 12 };
@@ -62,7 +67,9 @@ function runtimeValidator(doc: JsonObject): Validator {
   const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi' });
-  return ajv.compile({ $ref: 'openapi#/paths/~1callback_virtual_accounts~1%7Bid%7D/get/responses/200/content/application~1json/schema' });
+  return ajv.compile({
+    $ref: 'openapi#/paths/~1callback_virtual_accounts~1%7Bid%7D/get/responses/200/content/application~1json/schema',
+  });
 }
 
 function validationsPerSecond(validate: Validator, samples: Json[], durationMs: number): number {
@@ -84,7 +91,8 @@ function main(argv: readonly string[]): number {
   const runtime = runtimeValidator(doc);
   const compiled = compiledValidator as Validator;
   for (const sample of samples) {
-    if (runtime(sample) !== compiled(sample)) throw new Error('the two validators disagree; the comparison would be meaningless');
+    if (runtime(sample) !== compiled(sample))
+      throw new Error('the two validators disagree; the comparison would be meaningless');
   }
 
   // Alternate the two in rounds so drift in machine load hits both alike.
@@ -104,10 +112,22 @@ function main(argv: readonly string[]): number {
   const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
   console.log('generator benchmark');
   console.table({
-    'npm run generate': { figure: `${(generateMedian / 1000).toFixed(2)} s median of ${GENERATE_RUNS}`, target: '< 10 s', met: generateMedian < 10_000 },
-    'compiled validator (FVA response)': { figure: `${fmt(compiledRate)} validations/s`, target: '>= run-time ajv', met: compiledRate >= runtimeRate },
+    'npm run generate': {
+      figure: `${(generateMedian / 1000).toFixed(2)} s median of ${GENERATE_RUNS}`,
+      target: '< 10 s',
+      met: generateMedian < 10_000,
+    },
+    'compiled validator (FVA response)': {
+      figure: `${fmt(compiledRate)} validations/s`,
+      target: '>= run-time ajv',
+      met: compiledRate >= runtimeRate,
+    },
     'run-time ajv, same schema': { figure: `${fmt(runtimeRate)} validations/s`, target: 'peer', met: '' },
-    'compiled / run-time': { figure: `${(compiledRate / runtimeRate).toFixed(2)}x`, target: '>= 1.00x', met: compiledRate >= runtimeRate },
+    'compiled / run-time': {
+      figure: `${(compiledRate / runtimeRate).toFixed(2)}x`,
+      target: '>= 1.00x',
+      met: compiledRate >= runtimeRate,
+    },
   });
   console.log(`generate runs (ms): ${generateTimes.map((t) => Math.round(t)).join(', ')}`);
   return 0;

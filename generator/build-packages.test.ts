@@ -9,13 +9,23 @@ import { PACKAGE_BUILDS } from './build-packages.js';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 describe('the built packages', () => {
-  it.each(PACKAGE_BUILDS.map((build) => [build.name, build] as const))('%s: every export and bin points at a built file', (_name, build) => {
-    const folder = join(repoRoot, build.folder);
-    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>>; bin?: Record<string, string> };
-    const targets = Object.values(manifest.exports).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry)));
-    const missing = [...targets, ...Object.values(manifest.bin ?? {})].filter((target) => !existsSync(join(folder, target)));
-    expect(missing).toEqual([]);
-  });
+  it.each(PACKAGE_BUILDS.map((build) => [build.name, build] as const))(
+    '%s: every export and bin points at a built file',
+    (_name, build) => {
+      const folder = join(repoRoot, build.folder);
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
+        exports: Record<string, string | Record<string, string>>;
+        bin?: Record<string, string>;
+      };
+      const targets = Object.values(manifest.exports).flatMap((entry) =>
+        typeof entry === 'string' ? [entry] : Object.values(entry),
+      );
+      const missing = [...targets, ...Object.values(manifest.bin ?? {})].filter(
+        (target) => !existsSync(join(folder, target)),
+      );
+      expect(missing).toEqual([]);
+    },
+  );
 
   it.each([
     ['docs/index.html', 'Payments API', 'createDisbursement'],

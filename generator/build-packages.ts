@@ -36,7 +36,6 @@ export const PACKAGE_BUILDS: readonly PackageBuild[] = [
   { name: 'sandbox', folder: 'sandbox', tsconfig: 'tsconfig.build.json' },
 ];
 
-
 function binOf(pkg: string, name: string): string {
   const manifestPath = require.resolve(`${pkg}/package.json`);
   const manifest = require(manifestPath) as { bin: Record<string, string> | string };
@@ -65,7 +64,10 @@ function copyShippedSources(folder: string): number {
  */
 async function buildDocs(folder: string): Promise<void> {
   const redocly = binOf('@redocly/cli', 'redocly');
-  const documents = CONTRACT_DOCUMENTS.map((entry) => ({ ...entry, doc: JSON.parse(readFileSync(join(folder, entry.spec), 'utf8')) as Record<string, unknown> }));
+  const documents = CONTRACT_DOCUMENTS.map((entry) => ({
+    ...entry,
+    doc: JSON.parse(readFileSync(join(folder, entry.spec), 'utf8')) as Record<string, unknown>,
+  }));
   const allDecisions = documents.flatMap(({ doc }) => decisionsOf(doc));
   const scratch = mkdtempSync(join(tmpdir(), 'contract-docs-'));
   try {
@@ -76,7 +78,22 @@ async function buildDocs(folder: string): Promise<void> {
         writeFileSync(shown, JSON.stringify(withDecisionsSection(doc, others)));
         const output = join(folder, page);
         mkdirSync(dirname(output), { recursive: true });
-        await run(process.execPath, [redocly, 'build-docs', shown, '--inlineBundle', '--template', PAGE_TEMPLATE, '--title', title, '--output', output], { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 });
+        await run(
+          process.execPath,
+          [
+            redocly,
+            'build-docs',
+            shown,
+            '--inlineBundle',
+            '--template',
+            PAGE_TEMPLATE,
+            '--title',
+            title,
+            '--output',
+            output,
+          ],
+          { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 },
+        );
         writeFileSync(output, callbackWording(offlinePage(readFileSync(output, 'utf8'))));
       }),
     );
@@ -90,9 +107,13 @@ export async function buildPackage(build: PackageBuild): Promise<void> {
   // A file removed from the sources must not live on in the package.
   rmSync(join(folder, 'dist'), { recursive: true, force: true });
   const tsc = binOf('typescript', 'tsc');
-  const work: Promise<unknown>[] = [run(process.execPath, [tsc, '-p', join(folder, build.tsconfig)], { maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout?: string; message: string }) => {
-    throw new Error(`tsc failed for ${build.name}:\n${error.stdout ?? error.message}`);
-  })];
+  const work: Promise<unknown>[] = [
+    run(process.execPath, [tsc, '-p', join(folder, build.tsconfig)], { maxBuffer: 16 * 1024 * 1024 }).catch(
+      (error: { stdout?: string; message: string }) => {
+        throw new Error(`tsc failed for ${build.name}:\n${error.stdout ?? error.message}`);
+      },
+    ),
+  ];
   if (build.docs) work.push(buildDocs(folder));
   await Promise.all(work);
   if (build.copiesSources) copyShippedSources(folder);

@@ -22,7 +22,13 @@ const BUNDLE = 'openapi.json';
 /** The sandbox's control API: its own contract, generated beside the service's (no webhooks, same runtime). */
 export const SANDBOX_TARGET: EmitTarget = { folder: 'sandbox/' };
 /** What building or installing adds inside generated/, never written or checked by the generator. */
-const NOT_GENERATED = [/(^|\/)openapi\.json$/, /^[a-z]+\/dist\//, /^[a-z]+\/node_modules\//, /^contract\/docs\//, /\.tsbuildinfo$/];
+const NOT_GENERATED = [
+  /(^|\/)openapi\.json$/,
+  /^[a-z]+\/dist\//,
+  /^[a-z]+\/node_modules\//,
+  /^contract\/docs\//,
+  /\.tsbuildinfo$/,
+];
 const extensionsSchemaPath = fileURLToPath(new URL('../spec/x-extensions.yaml', import.meta.url));
 
 /** The artifacts of one contract, written under its target's folder. */
@@ -39,8 +45,14 @@ export async function generateContract(doc: JsonObject, target: EmitTarget): Pro
 }
 
 /** Everything under generated/ but the bundles: the packages of the service's and the sandbox's artifacts. */
-export async function generateAll(service: JsonObject = readBundle(), sandbox: JsonObject = readBundle(join(contractDir, SANDBOX_TARGET.folder))): Promise<GeneratedFile[]> {
-  const emitted = [...(await generateContract(service, SERVICE_TARGET)), ...(await generateContract(sandbox, SANDBOX_TARGET))];
+export async function generateAll(
+  service: JsonObject = readBundle(),
+  sandbox: JsonObject = readBundle(join(contractDir, SANDBOX_TARGET.folder)),
+): Promise<GeneratedFile[]> {
+  const emitted = [
+    ...(await generateContract(service, SERVICE_TARGET)),
+    ...(await generateContract(sandbox, SANDBOX_TARGET)),
+  ];
   const extensionsSchema = parseYaml(readFileSync(extensionsSchemaPath, 'utf8')) as JsonObject;
   return placeInPackages(emitted, service, extensionsSchema).sort((a, b) => a.path.localeCompare(b.path));
 }
@@ -58,7 +70,9 @@ function listFiles(dir: string): string[] {
 export function drift(files: GeneratedFile[], dir: string = generatedDir): string[] {
   const wanted = new Map(files.map((file) => [file.path, file.contents]));
   const present = listFiles(dir);
-  const changed = files.filter((file) => !existsSync(join(dir, file.path)) || readFileSync(join(dir, file.path), 'utf8') !== file.contents).map((file) => file.path);
+  const changed = files
+    .filter((file) => !existsSync(join(dir, file.path)) || readFileSync(join(dir, file.path), 'utf8') !== file.contents)
+    .map((file) => file.path);
   const stale = present.filter((path) => !wanted.has(path));
   return [...changed, ...stale].sort();
 }

@@ -10,7 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../conformance/mock/serve.js';
-import { installedPackages, installProject, nodeBinary, packPackages, repoRoot, runCommand, tarballsFor, undeclaredImports, userEnvironment, type PackedPackage, type Ran } from './packed.js';
+import {
+  installedPackages,
+  installProject,
+  nodeBinary,
+  packPackages,
+  repoRoot,
+  runCommand,
+  tarballsFor,
+  undeclaredImports,
+  userEnvironment,
+  type PackedPackage,
+  type Ran,
+} from './packed.js';
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
@@ -20,12 +32,20 @@ const DEVELOPMENT_TOOLS = ['tsx', 'typescript', 'vitest', '@redocly/cli', 'bette
 
 /** The Node.js versions the packages support, each proven: the one running the tests, 22 and 24. */
 const RUNNING_MAJOR = Number(process.versions.node.split('.')[0]);
-const NODES: [label: string, major: number][] = [[`${process.versions.node} (running the tests)`, RUNNING_MAJOR], ...[22, 24].filter((major) => major !== RUNNING_MAJOR).map((major): [string, number] => [String(major), major])];
+const NODES: [label: string, major: number][] = [
+  [`${process.versions.node} (running the tests)`, RUNNING_MAJOR],
+  ...[22, 24].filter((major) => major !== RUNNING_MAJOR).map((major): [string, number] => [String(major), major]),
+];
 
 const MODULE_RESOLUTIONS = ['node16', 'bundler'] as const;
 
 const work = mkdtempSync(join(tmpdir(), 'payments-packed-'));
-const projects = { client: join(work, 'client'), server: join(work, 'server'), conformance: join(work, 'conformance'), sandbox: join(work, 'sandbox') };
+const projects = {
+  client: join(work, 'client'),
+  server: join(work, 'server'),
+  conformance: join(work, 'conformance'),
+  sandbox: join(work, 'sandbox'),
+};
 let packed: Map<string, PackedPackage>;
 let mock: RunningMock | undefined;
 const nodes = new Map<number, string>();
@@ -58,11 +78,18 @@ function consumerTsconfig(moduleResolution: (typeof MODULE_RESOLUTIONS)[number])
 }
 
 async function prepareClientConsumer(): Promise<void> {
-  for (const file of ['readme-client-example.ts', 'packed-client-consumer.ts']) copyFileSync(join(repoRoot, 'generator/tests', file), join(projects.client, file));
+  for (const file of ['readme-client-example.ts', 'packed-client-consumer.ts'])
+    copyFileSync(join(repoRoot, 'generator/tests', file), join(projects.client, file));
   await Promise.all(
     MODULE_RESOLUTIONS.map(async (moduleResolution) => {
-      writeFileSync(join(projects.client, `tsconfig.${moduleResolution}.json`), JSON.stringify(consumerTsconfig(moduleResolution), null, 2));
-      typeChecks.set(moduleResolution, await runCommand(process.execPath, [tsc, '-p', `tsconfig.${moduleResolution}.json`], { cwd: projects.client }));
+      writeFileSync(
+        join(projects.client, `tsconfig.${moduleResolution}.json`),
+        JSON.stringify(consumerTsconfig(moduleResolution), null, 2),
+      );
+      typeChecks.set(
+        moduleResolution,
+        await runCommand(process.execPath, [tsc, '-p', `tsconfig.${moduleResolution}.json`], { cwd: projects.client }),
+      );
     }),
   );
 }
@@ -71,12 +98,19 @@ beforeAll(async () => {
   packed = await packPackages(join(work, 'tarballs'));
   const installs = [
     installProject(projects.client, tarballsFor(packed, 'client')).then(prepareClientConsumer),
-    installProject(projects.server, tarballsFor(packed, 'server')).then(() => copyFileSync(join(repoRoot, 'generator/tests/packed-server-consumer.js'), join(projects.server, 'packed-server-consumer.js'))),
+    installProject(projects.server, tarballsFor(packed, 'server')).then(() =>
+      copyFileSync(
+        join(repoRoot, 'generator/tests/packed-server-consumer.js'),
+        join(projects.server, 'packed-server-consumer.js'),
+      ),
+    ),
     installProject(projects.conformance, tarballsFor(packed, 'conformance')),
     // better-sqlite3 is optional and compiled natively for one Node.js ABI; the default store needs nothing.
     installProject(projects.sandbox, tarballsFor(packed, 'sandbox'), { omitOptional: true }),
   ];
-  const fetches = NODES.map(async ([, major]) => nodes.set(major, major === RUNNING_MAJOR ? process.execPath : await nodeBinary(major)));
+  const fetches = NODES.map(async ([, major]) =>
+    nodes.set(major, major === RUNNING_MAJOR ? process.execPath : await nodeBinary(major)),
+  );
   const mockStarted = startMock().then((started) => {
     mock = started;
   });
@@ -107,7 +141,12 @@ function npx(node: string, cwd: string, args: string[], extra: Record<string, st
  * the whole group is stopped.
  */
 async function withSandbox<T>(node: string, use: (url: string, testKey: string) => Promise<T>): Promise<T> {
-  const child = spawn('npx', ['payments-sandbox'], { cwd: projects.sandbox, env: userEnvironment(node, { PORT: '0' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npx', ['payments-sandbox'], {
+    cwd: projects.sandbox,
+    env: userEnvironment(node, { PORT: '0' }),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const group = child.pid;
   if (group === undefined) throw new Error('npx payments-sandbox did not start');
   sandboxGroups.add(group);
@@ -141,14 +180,21 @@ async function withSandbox<T>(node: string, use: (url: string, testKey: string) 
 
 describe('the packed packages, installed from their tarballs outside the repository', () => {
   it('the client installs three packages in all: itself, openapi-fetch and the helpers openapi-fetch depends on', () => {
-    expect(installedPackages(projects.client)).toEqual(['@payments-contract/client', 'openapi-fetch', 'openapi-typescript-helpers']);
+    expect(installedPackages(projects.client)).toEqual([
+      '@payments-contract/client',
+      'openapi-fetch',
+      'openapi-typescript-helpers',
+    ]);
   });
 
-  it.each(['client', 'server', 'conformance'] as const)("%s: the installed tree holds none of the repository's development tools", (project) => {
-    const installed = installedPackages(projects[project]);
-    expect(installed).toContain(`@payments-contract/${project}`);
-    expect(installed.filter((name) => DEVELOPMENT_TOOLS.includes(name))).toEqual([]);
-  });
+  it.each(['client', 'server', 'conformance'] as const)(
+    "%s: the installed tree holds none of the repository's development tools",
+    (project) => {
+      const installed = installedPackages(projects[project]);
+      expect(installed).toContain(`@payments-contract/${project}`);
+      expect(installed.filter((name) => DEVELOPMENT_TOOLS.includes(name))).toEqual([]);
+    },
+  );
 
   it.each([
     ['contract', 'conformance'],
@@ -156,21 +202,28 @@ describe('the packed packages, installed from their tarballs outside the reposit
     ['server', 'server'],
     ['conformance', 'conformance'],
     ['sandbox', 'sandbox'],
-  ] as const)('%s: its JavaScript imports only what the package declares and Node.js provides', (name, project) => {
-    // A devDependency imported at run time works in the repository and fails for users (the conformance
-    // package once exported the mock, which needs Prism); so does a module of another package not declared.
-    expect(undeclaredImports(projects[project], `@payments-contract/${name}`)).toEqual([]);
-    // Parsing every module of the server package (its compiled validators are large) took 5-7 s on two busy
-    // cores, past vitest's 5 s default; the scan is work to finish, not a time to meet.
-  }, 60_000);
+  ] as const)(
+    '%s: its JavaScript imports only what the package declares and Node.js provides',
+    (name, project) => {
+      // A devDependency imported at run time works in the repository and fails for users (the conformance
+      // package once exported the mock, which needs Prism); so does a module of another package not declared.
+      expect(undeclaredImports(projects[project], `@payments-contract/${name}`)).toEqual([]);
+      // Parsing every module of the server package (its compiled validators are large) took 5-7 s on two busy
+      // cores, past vitest's 5 s default; the scan is work to finish, not a time to meet.
+    },
+    60_000,
+  );
 
-  it.each(MODULE_RESOLUTIONS)("a TypeScript consumer of the client type-checks under moduleResolution %s, the README's switch narrowing error_code", (moduleResolution) => {
-    // packed-client-consumer.ts expects an error on a `case` for a code createDisbursement does not document
-    // for 400: were error_code not narrowed, that directive would go unused and fail the check here.
-    const checked = typeChecks.get(moduleResolution);
-    expect(checked?.stdout).toBe('');
-    expect(checked?.code).toBe(0);
-  });
+  it.each(MODULE_RESOLUTIONS)(
+    "a TypeScript consumer of the client type-checks under moduleResolution %s, the README's switch narrowing error_code",
+    (moduleResolution) => {
+      // packed-client-consumer.ts expects an error on a `case` for a code createDisbursement does not document
+      // for 400: were error_code not narrowed, that directive would go unused and fail the check here.
+      const checked = typeChecks.get(moduleResolution);
+      expect(checked?.stdout).toBe('');
+      expect(checked?.code).toBe(0);
+    },
+  );
 
   describe.each(NODES)('under Node.js %s', (_label, major) => {
     const node = (): string => nodes.get(major) ?? '';
@@ -181,16 +234,24 @@ describe('the packed packages, installed from their tarballs outside the reposit
     });
 
     it('the TypeScript client consumer calls the mock: a disbursement sent, then a refusal the README switch throws on', async () => {
-      const ran = await runCommand(node(), ['out/packed-client-consumer.js', mock?.url ?? ''], { cwd: projects.client });
+      const ran = await runCommand(node(), ['out/packed-client-consumer.js', mock?.url ?? ''], {
+        cwd: projects.client,
+      });
       expect(ran.stderr).toBe('');
-      expect(ran.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^sent \S+$/), 'refused: API_VALIDATION_ERROR']);
+      expect(ran.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(/^sent \S+$/),
+        'refused: API_VALIDATION_ERROR',
+      ]);
       expect(ran.code).toBe(0);
     }, 60_000);
 
     it('a JavaScript consumer of the server serves requests through the router with a handler of its own', async () => {
       const ran = await runCommand(node(), ['packed-server-consumer.js'], { cwd: projects.server });
       expect(ran.stderr).toBe('');
-      const answers = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
+      const answers = ran.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
       expect(answers).toEqual([
         { status: 200, body: { balance: 4200 } },
         { status: 401, body: expect.objectContaining({ error_code: 'INVALID_API_KEY' }) as unknown },
@@ -203,14 +264,18 @@ describe('the packed packages, installed from their tarballs outside the reposit
       const version = await npx(node(), projects.conformance, ['payments-conformance', '--version']);
       expect(version).toMatchObject({ code: 0, stdout: `${packed.get('conformance')?.version ?? ''}\n` });
 
-      const run = await npx(node(), projects.conformance, ['payments-conformance', '--base-url', mock?.url ?? ''], { PAYMENTS_API_KEY: 'sk_test_packed_consumer' });
+      const run = await npx(node(), projects.conformance, ['payments-conformance', '--base-url', mock?.url ?? ''], {
+        PAYMENTS_API_KEY: 'sk_test_packed_consumer',
+      });
       expect(run.stdout).toMatch(/\d+ passed, 0 failed/);
       expect(run.code).toBe(0);
     }, 120_000);
 
     it('npx payments-sandbox starts on the default store and answers GET /balance', async () => {
       const answer = await withSandbox(node(), async (url, testKey) => {
-        const response = await fetch(`${url}/balance`, { headers: { authorization: `Basic ${Buffer.from(`${testKey}:`).toString('base64')}` } });
+        const response = await fetch(`${url}/balance`, {
+          headers: { authorization: `Basic ${Buffer.from(`${testKey}:`).toString('base64')}` },
+        });
         return { status: response.status, body: (await response.json()) as unknown };
       });
       expect(answer).toEqual({ status: 200, body: { balance: expect.any(Number) as unknown } });

@@ -54,49 +54,85 @@ export interface Ran {
  * its own `npm_*` variables (the script, the package, the local prefix) on. `node` is the Node.js binary
  * the command and every `#!/usr/bin/env node` under it runs with: its folder comes first on PATH.
  */
-export function userEnvironment(node: string = process.execPath, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function userEnvironment(
+  node: string = process.execPath,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     const lower = key.toLowerCase();
-    const fromParentNpm = lower.startsWith('npm_') && (!lower.startsWith('npm_config_') || lower === 'npm_config_local_prefix');
-    if (fromParentNpm || ['init_cwd', 'node', 'node_options', 'node_path'].includes(lower) || value === undefined) continue;
+    const fromParentNpm =
+      lower.startsWith('npm_') && (!lower.startsWith('npm_config_') || lower === 'npm_config_local_prefix');
+    if (fromParentNpm || ['init_cwd', 'node', 'node_options', 'node_path'].includes(lower) || value === undefined)
+      continue;
     env[key] = value;
   }
-  const path = (process.env.PATH ?? '').split(delimiter).filter((entry) => entry !== '' && !entry.endsWith(`node_modules${sep}.bin`) && !entry.startsWith(repoRoot));
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => entry !== '' && !entry.endsWith(`node_modules${sep}.bin`) && !entry.startsWith(repoRoot));
   env.PATH = [dirname(node), ...path].join(delimiter);
   env.NPM_CONFIG_UPDATE_NOTIFIER = 'false';
   return { ...env, ...extra };
 }
 
 /** Runs a command to its end; never rejects (the caller reads `code`). */
-export function runCommand(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Ran> {
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Ran> {
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(file, [...args], { cwd: options.cwd, env: options.env ?? userEnvironment(), timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
+    execFile(
+      file,
+      [...args],
+      {
+        cwd: options.cwd,
+        env: options.env ?? userEnvironment(),
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr, ms: performance.now() - started });
+      },
+    );
   });
 }
 
-async function mustRun(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Ran> {
+async function mustRun(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Ran> {
   const ran = await runCommand(file, args, options);
-  if (ran.code !== 0) throw new Error(`${file} ${args.join(' ')} (in ${options.cwd}) exited ${String(ran.code)}:\n${ran.stderr || ran.stdout}`);
+  if (ran.code !== 0)
+    throw new Error(
+      `${file} ${args.join(' ')} (in ${options.cwd}) exited ${String(ran.code)}:\n${ran.stderr || ran.stdout}`,
+    );
   return ran;
 }
 
 /** Packs every package into `destination`, in one `npm pack` of all the workspaces. */
 export async function packPackages(destination: string): Promise<Map<string, PackedPackage>> {
   mkdirSync(destination, { recursive: true });
-  const manifests = PACKAGE_BUILDS.map((build) => ({ short: build.name, manifest: JSON.parse(readFileSync(join(repoRoot, build.folder, 'package.json'), 'utf8')) as Manifest }));
+  const manifests = PACKAGE_BUILDS.map((build) => ({
+    short: build.name,
+    manifest: JSON.parse(readFileSync(join(repoRoot, build.folder, 'package.json'), 'utf8')) as Manifest,
+  }));
   const workspaces = manifests.flatMap(({ manifest }) => ['-w', manifest.name]);
-  const ran = await mustRun('npm', ['pack', '--json', '--pack-destination', destination, ...workspaces], { cwd: repoRoot });
+  const ran = await mustRun('npm', ['pack', '--json', '--pack-destination', destination, ...workspaces], {
+    cwd: repoRoot,
+  });
   const packed = JSON.parse(ran.stdout) as { name: string; filename: string; size: number }[];
   const result = new Map<string, PackedPackage>();
   for (const { short, manifest } of manifests) {
     const entry = packed.find((candidate) => candidate.name === manifest.name);
     if (!entry) throw new Error(`npm pack did not pack ${manifest.name}`);
-    const bins = typeof manifest.bin === 'string' ? [manifest.name.slice(manifest.name.indexOf('/') + 1)] : Object.keys(manifest.bin ?? {});
+    const bins =
+      typeof manifest.bin === 'string'
+        ? [manifest.name.slice(manifest.name.indexOf('/') + 1)]
+        : Object.keys(manifest.bin ?? {});
     result.set(short, {
       name: manifest.name,
       short,
@@ -140,10 +176,23 @@ export interface InstallOptions {
  * Installs tarballs into a fresh project at `folder`, as `npm install` from a registry would: their
  * dependencies come from the registry (through npm's shared cache). Returns the install's wall time.
  */
-export async function installProject(folder: string, tarballs: readonly string[], options: InstallOptions = {}): Promise<number> {
+export async function installProject(
+  folder: string,
+  tarballs: readonly string[],
+  options: InstallOptions = {},
+): Promise<number> {
   mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  const flags = ['--no-audit', '--no-fund', '--prefer-offline', ...(options.omitOptional ? ['--omit=optional'] : []), ...(options.ignoreScripts ? ['--ignore-scripts'] : [])];
+  writeFileSync(
+    join(folder, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const flags = [
+    '--no-audit',
+    '--no-fund',
+    '--prefer-offline',
+    ...(options.omitOptional ? ['--omit=optional'] : []),
+    ...(options.ignoreScripts ? ['--ignore-scripts'] : []),
+  ];
   const ran = await mustRun('npm', ['install', ...flags, ...tarballs], { cwd: folder, timeoutMs: 300_000 });
   return ran.ms;
 }
@@ -155,7 +204,9 @@ export function installedPackages(folder: string): string[] {
     if (!existsSync(modules)) return;
     for (const entry of readdirSync(modules, { withFileTypes: true })) {
       if (entry.name.startsWith('.') || !entry.isDirectory()) continue;
-      const dirs = entry.name.startsWith('@') ? readdirSync(join(modules, entry.name)).map((name) => join(entry.name, name)) : [entry.name];
+      const dirs = entry.name.startsWith('@')
+        ? readdirSync(join(modules, entry.name)).map((name) => join(entry.name, name))
+        : [entry.name];
       for (const dir of dirs) {
         if (!existsSync(join(modules, dir, 'package.json'))) continue;
         names.push(dir.split(sep).join('/'));
@@ -183,7 +234,10 @@ export function installedBytes(folder: string): number {
  * (.ci/fetch-node.sh; fetched once into node_modules/.cache).
  */
 export async function nodeBinary(major: number): Promise<string> {
-  const ran = await mustRun('bash', [join(repoRoot, '.ci/fetch-node.sh'), String(major)], { cwd: repoRoot, timeoutMs: 300_000 });
+  const ran = await mustRun('bash', [join(repoRoot, '.ci/fetch-node.sh'), String(major)], {
+    cwd: repoRoot,
+    timeoutMs: 300_000,
+  });
   return ran.stdout.trim().split('\n').at(-1) ?? '';
 }
 
@@ -192,11 +246,22 @@ function moduleSpecifiers(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    )
+      found.push(node.moduleSpecifier.text);
     if (ts.isCallExpression(node) && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
       const callee = node.expression;
-      const isRequire = (expression: ts.Expression): boolean => ts.isIdentifier(expression) && expression.text === 'require';
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || isRequire(callee) || (ts.isPropertyAccessExpression(callee) && isRequire(callee.expression) && callee.name.text === 'resolve')) found.push(node.arguments[0].text);
+      const isRequire = (expression: ts.Expression): boolean =>
+        ts.isIdentifier(expression) && expression.text === 'require';
+      if (
+        callee.kind === ts.SyntaxKind.ImportKeyword ||
+        isRequire(callee) ||
+        (ts.isPropertyAccessExpression(callee) && isRequire(callee.expression) && callee.name.text === 'resolve')
+      )
+        found.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
   };
@@ -211,15 +276,29 @@ function moduleSpecifiers(file: string, text: string): string[] {
  */
 export function undeclaredImports(folder: string, name: string): string[] {
   const root = join(folder, 'node_modules', name);
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest & { optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
-  const declared = new Set([name, ...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies })]);
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest & {
+    optionalDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const declared = new Set([
+    name,
+    ...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies }),
+  ]);
   const found: string[] = [];
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.js') || relative(root, entry.parentPath).split(sep).includes('node_modules')) continue;
+    if (
+      !entry.isFile() ||
+      !entry.name.endsWith('.js') ||
+      relative(root, entry.parentPath).split(sep).includes('node_modules')
+    )
+      continue;
     const file = join(entry.parentPath, entry.name);
     for (const specifier of moduleSpecifiers(file, readFileSync(file, 'utf8'))) {
       if (specifier.startsWith('.') || isBuiltin(specifier)) continue;
-      const packageName = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const packageName = specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
       if (!declared.has(packageName)) found.push(`${relative(root, file)}: ${specifier}`);
     }
   }

@@ -34,7 +34,14 @@ const fvaChangedSetting = ((): string => {
 })();
 
 const openAccount = (externalId: string) => ({ external_id: externalId, bank_code: 'BNI', name: 'Toko Sinar Jaya' });
-const disbursement = (externalId: string) => ({ external_id: externalId, bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Komisi', amount: 90000 });
+const disbursement = (externalId: string) => ({
+  external_id: externalId,
+  bank_code: 'BCA',
+  account_holder_name: 'Siti Rahmawati',
+  account_number: '1234567890',
+  description: 'Komisi',
+  amount: 90000,
+});
 
 describe('the assembled sandbox', () => {
   let sandbox: TestSandbox;
@@ -50,10 +57,16 @@ describe('the assembled sandbox', () => {
     const sweep = await createTestSandbox();
     onTestFinished(() => sweep.close());
     for (const table of [operationTable, controlTable] as const) {
-      for (const [operationId, route] of Object.entries(table) as [string, { method: string; path: string; responses: Record<number, readonly string[]> }][]) {
+      for (const [operationId, route] of Object.entries(table) as [
+        string,
+        { method: string; path: string; responses: Record<number, readonly string[]> },
+      ][]) {
         const path = route.path.replace(/\{[^}]+\}/g, 'placeholder-id');
         const answer = await sweep.request(route.method, path, route.method === 'GET' ? {} : { body: {} });
-        expect(Object.keys(route.responses).map(Number), `${operationId} answered ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status);
+        expect(
+          Object.keys(route.responses).map(Number),
+          `${operationId} answered ${answer.status} ${JSON.stringify(answer.body)}`,
+        ).toContain(answer.status);
         expect(answer.status, operationId).not.toBe(500);
       }
     }
@@ -68,13 +81,25 @@ describe('the assembled sandbox', () => {
     ] as const) {
       const result = await sandbox.control(key).getSandbox();
       const token = (key.startsWith('a') ? TEST_MERCHANTS.a : TEST_MERCHANTS.b).callbackTokens[mode];
-      expect(result.ok && result.data).toEqual({ merchant_id: merchant, mode, now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), callback_token: token, callback_retry_delay_ms: 100, auto_progress_delay_ms: 3000 });
+      expect(result.ok && result.data).toEqual({
+        merchant_id: merchant,
+        mode,
+        now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        callback_token: token,
+        callback_retry_delay_ms: 100,
+        auto_progress_delay_ms: 3000,
+      });
     }
   });
 
   it('answers 401 INVALID_API_KEY on both routers for a missing, unknown or malformed key, or a password', async () => {
     for (const path of ['/balance', '/sandbox']) {
-      for (const options of [{ key: null }, { key: 'sk_test_unknown' }, { key: null, headers: { authorization: 'Bearer sk_test_merchant_a_0000000000000000' } }, { key: null, headers: { authorization: `Basic ${btoa(`${TEST_MERCHANTS.a.keys.test}:secret`)}` } }]) {
+      for (const options of [
+        { key: null },
+        { key: 'sk_test_unknown' },
+        { key: null, headers: { authorization: 'Bearer sk_test_merchant_a_0000000000000000' } },
+        { key: null, headers: { authorization: `Basic ${btoa(`${TEST_MERCHANTS.a.keys.test}:secret`)}` } },
+      ]) {
         const answer = await sandbox.request('GET', path, options);
         expect(answer.status, `${path} ${JSON.stringify(options)}`).toBe(401);
         expect(answer.body).toMatchObject({ error_code: 'INVALID_API_KEY' });
@@ -94,11 +119,19 @@ describe('the assembled sandbox', () => {
       expect(answer.body, key).toMatchObject({ error_code: notFound });
     }
     // The same external_id is free in every other merchant and mode.
-    for (const key of ['aLive', 'bTest'] as const) expect((await sandbox.request('POST', '/callback_virtual_accounts', { key, body: openAccount('isolation-fva') })).status, key).toBe(200);
+    for (const key of ['aLive', 'bTest'] as const)
+      expect(
+        (await sandbox.request('POST', '/callback_virtual_accounts', { key, body: openAccount('isolation-fva') }))
+          .status,
+        key,
+      ).toBe(200);
   });
 
   it("answers another merchant's disbursement with the contract's other-merchant code, another mode's with not found", async () => {
-    const created = await sandbox.request('POST', '/disbursements', { body: disbursement('isolation-disbursement'), headers: { 'x-idempotency-key': 'isolation-1' } });
+    const created = await sandbox.request('POST', '/disbursements', {
+      body: disbursement('isolation-disbursement'),
+      headers: { 'x-idempotency-key': 'isolation-1' },
+    });
     expect(created.status).toBe(200);
     const { id } = created.body as { id: string };
     const otherMerchant = await sandbox.request('GET', `/disbursements/${id}`, { key: 'bTest' });
@@ -113,7 +146,11 @@ describe('the assembled sandbox', () => {
 
   it('keeps balances per merchant and mode', async () => {
     const before = await sandbox.request('GET', '/balance', { key: 'bLive' });
-    await sandbox.request('POST', '/disbursements', { key: 'aLive', body: disbursement('balance-isolation'), headers: { 'x-idempotency-key': 'balance-isolation' } });
+    await sandbox.request('POST', '/disbursements', {
+      key: 'aLive',
+      body: disbursement('balance-isolation'),
+      headers: { 'x-idempotency-key': 'balance-isolation' },
+    });
     expect(await sandbox.request('GET', '/balance', { key: 'bLive' })).toMatchObject({ body: before.body });
   });
 
@@ -122,27 +159,42 @@ describe('the assembled sandbox', () => {
     expect(((await spec.json()) as { info: { title: string } }).info.title).toBeTruthy();
     const control = await sandbox.fetch(new Request('http://sandbox.test/sandbox/openapi.json'));
     expect(((await control.json()) as { paths: Record<string, unknown> }).paths).toHaveProperty('/sandbox');
-    expect(await sandbox.request('GET', '/nothing/here')).toMatchObject({ status: 404, body: { error_code: 'NOT_FOUND' } });
-    expect(await sandbox.request('GET', '/sandbox/nothing')).toMatchObject({ status: 404, body: { error_code: 'NOT_FOUND' } });
-    expect(await sandbox.request('DELETE', '/balance')).toMatchObject({ status: 405, body: { error_code: 'METHOD_NOT_ALLOWED' } });
+    expect(await sandbox.request('GET', '/nothing/here')).toMatchObject({
+      status: 404,
+      body: { error_code: 'NOT_FOUND' },
+    });
+    expect(await sandbox.request('GET', '/sandbox/nothing')).toMatchObject({
+      status: 404,
+      body: { error_code: 'NOT_FOUND' },
+    });
+    expect(await sandbox.request('DELETE', '/balance')).toMatchObject({
+      status: 405,
+      body: { error_code: 'METHOD_NOT_ALLOWED' },
+    });
   });
 
   it('takes a trailing slash and ignores unknown fields', async () => {
     expect((await sandbox.request('GET', '/balance/')).status).toBe(200);
     expect((await sandbox.request('GET', '/sandbox/')).status).toBe(200);
-    const created = await sandbox.request('POST', '/callback_virtual_accounts', { body: { ...openAccount('unknown-fields'), favourite_colour: 'teal' } });
+    const created = await sandbox.request('POST', '/callback_virtual_accounts', {
+      body: { ...openAccount('unknown-fields'), favourite_colour: 'teal' },
+    });
     expect(created.status).toBe(200);
     expect(created.body).not.toHaveProperty('favourite_colour');
   });
 
   it('refuses a body over the limit with 413 in JSON', async () => {
-    const answer = await sandbox.request('POST', '/callback_virtual_accounts', { body: { ...openAccount('too-large'), padding: 'x'.repeat(1024 * 1024) } });
+    const answer = await sandbox.request('POST', '/callback_virtual_accounts', {
+      body: { ...openAccount('too-large'), padding: 'x'.repeat(1024 * 1024) },
+    });
     expect(answer).toMatchObject({ status: 413, body: { error_code: 'REQUEST_ENTITY_TOO_LARGE' } });
   });
 
   it("sends each mode's callbacks with that mode's token", async () => {
     await sandbox.request('POST', '/callback_virtual_accounts', { key: 'bLive', body: openAccount('token-live') });
-    const mine = await sandbox.waitForCallback((callback) => (callback.body as { external_id?: string }).external_id === 'token-live');
+    const mine = await sandbox.waitForCallback(
+      (callback) => (callback.body as { external_id?: string }).external_id === 'token-live',
+    );
     expect(mine.headers['x-callback-token']).toBe(TEST_MERCHANTS.b.callbackTokens.live);
     expect(mine.url).toBe(TEST_CALLBACK_URL);
   });
@@ -157,7 +209,9 @@ describe('combineHandlers', () => {
 
 describe('configuration of the assembled sandbox', () => {
   it('sends a kind to its own callback URL when one is configured', async () => {
-    const sandbox = await createTestSandbox({ config: { callbackUrls: { [fvaChangedSetting]: 'https://merchant.test/fva-changes' } } });
+    const sandbox = await createTestSandbox({
+      config: { callbackUrls: { [fvaChangedSetting]: 'https://merchant.test/fva-changes' } },
+    });
     try {
       const settings = await sandbox.control().getSettings();
       expect(settings.ok && settings.data.callback_urls[fvaChangedSetting]).toBe('https://merchant.test/fva-changes');
@@ -178,7 +232,9 @@ describe('configuration of the assembled sandbox', () => {
       await first.close();
       const second = await createTestSandbox({ config: { dataDir } });
       try {
-        expect(await second.request('GET', `/callback_virtual_accounts/${(created.body as { id: string }).id}`)).toMatchObject({ status: 200, body: { external_id: 'restart' } });
+        expect(
+          await second.request('GET', `/callback_virtual_accounts/${(created.body as { id: string }).id}`),
+        ).toMatchObject({ status: 200, body: { external_id: 'restart' } });
       } finally {
         await second.close();
       }

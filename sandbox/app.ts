@@ -3,7 +3,10 @@
 // domain modules' handlers, both authenticating through the merchants' keys. Nothing here knows a rule of
 // the service: the modules implement operations, the routers enforce the contracts.
 import { createRouter, type Handlers } from '@payments-contract/server';
-import { createRouter as createControlRouter, type Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
+import {
+  createRouter as createControlRouter,
+  type Handlers as ControlHandlerSet,
+} from '@payments-contract/server/sandbox/server';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import * as balance from './balance/index.js';
 import type { DeliveryRecord } from './callbacks/outbox.js';
@@ -19,7 +22,14 @@ import * as ewallets from './ewallets/index.js';
 import * as fixedPaymentCodes from './fixed-payment-codes/index.js';
 import * as fixedVirtualAccounts from './fixed-virtual-accounts/index.js';
 import { createMerchants, type Merchants } from './merchants.js';
-import { createObservability, silentLogger, type HealthAnswer, type RequestLog, type RequestObserver, type SandboxLogger } from './observability/index.js';
+import {
+  createObservability,
+  silentLogger,
+  type HealthAnswer,
+  type RequestLog,
+  type RequestObserver,
+  type SandboxLogger,
+} from './observability/index.js';
 import * as platformModule from './platform/index.js';
 import type { Platform } from './platform/index.js';
 import { resourceListHandlers } from './platform/resources.js';
@@ -46,7 +56,10 @@ export const collections: CollectionDefinition[] = [
 ];
 
 /** The operations two handler sets both implement (never, when each is implemented once). */
-type Overlap<Parts extends readonly object[], Seen extends PropertyKey = never> = Parts extends readonly [infer Head extends object, ...infer Rest extends readonly object[]]
+type Overlap<Parts extends readonly object[], Seen extends PropertyKey = never> = Parts extends readonly [
+  infer Head extends object,
+  ...infer Rest extends readonly object[],
+]
   ? Extract<keyof Head, Seen> | Overlap<Rest, Seen | keyof Head>
   : never;
 type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
@@ -56,7 +69,9 @@ type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends 
  * argument type turns into a message naming it), and, for sets built at run time, an error at start-up:
  * a spread alone would let the later one win in silence.
  */
-export function combineHandlers<const Parts extends readonly object[]>(...parts: Parts & ([Overlap<Parts>] extends [never] ? unknown : { implementedTwice: Overlap<Parts> })): Intersection<Parts[number]> {
+export function combineHandlers<const Parts extends readonly object[]>(
+  ...parts: Parts & ([Overlap<Parts>] extends [never] ? unknown : { implementedTwice: Overlap<Parts> })
+): Intersection<Parts[number]> {
   const combined: Record<string, unknown> = {};
   for (const part of parts as readonly object[]) {
     for (const [operationId, handler] of Object.entries(part)) {
@@ -109,11 +124,16 @@ export interface SandboxApp {
  * setting, under what the control API sets. The platform's settings take one default URL for all kinds, so
  * a setting still at that default is replaced here with its own URL.
  */
-function withPerKindCallbackUrls(settings: SandboxSettings, defaultUrl: string | null, perKind: Readonly<Record<string, string>>): SandboxSettings {
+function withPerKindCallbackUrls(
+  settings: SandboxSettings,
+  defaultUrl: string | null,
+  perKind: Readonly<Record<string, string>>,
+): SandboxSettings {
   const entries = Object.entries(perKind);
   if (entries.length === 0) return settings;
   const apply = (current: MerchantSettings): MerchantSettings => {
-    for (const [setting, url] of entries) if ((current.callback_urls[setting] ?? null) === defaultUrl) current.callback_urls[setting] = url;
+    for (const [setting, url] of entries)
+      if ((current.callback_urls[setting] ?? null) === defaultUrl) current.callback_urls[setting] = url;
     return current;
   };
   return {
@@ -130,12 +150,26 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   const merchants = createMerchants(config.merchants);
   const store =
     config.store === 'postgres'
-      ? await openPostgresStore({ ...(config.database.url ? { connectionString: config.database.url } : {}), collections, poolSize: config.database.poolSize, statementTimeoutMs: config.database.statementTimeoutMs })
+      ? await openPostgresStore({
+          ...(config.database.url ? { connectionString: config.database.url } : {}),
+          collections,
+          poolSize: config.database.poolSize,
+          statementTimeoutMs: config.database.statementTimeoutMs,
+        })
       : openStore({ kind: config.store, dataDir: config.dataDir, collections });
   let platform: Platform;
   let closing: Promise<void> | undefined;
-  const sharedState = createSharedStateReads(async () => void (await Promise.all([platform.clock.reload(), platform.settings.reload(), platform.faults.reload()])));
-  const observability = createObservability({ merchants, store, logger: options.logger ?? silentLogger, now: (scope) => platform.clock.now(scope), isStopping: () => closing !== undefined });
+  const sharedState = createSharedStateReads(
+    async () =>
+      void (await Promise.all([platform.clock.reload(), platform.settings.reload(), platform.faults.reload()])),
+  );
+  const observability = createObservability({
+    merchants,
+    store,
+    logger: options.logger ?? silentLogger,
+    now: (scope) => platform.clock.now(scope),
+    isStopping: () => closing !== undefined,
+  });
   try {
     platform = await platformModule.createPlatform({
       store,
@@ -156,7 +190,16 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     throw error;
   }
   const settings = withPerKindCallbackUrls(platform.settings, config.callbackUrl, config.callbackUrls);
-  const ctx: SandboxContext = { store, clock: platform.clock, ids: platform.ids, settings, callbacks: platform.callbacks, balances: platform.balances, idempotency: platform.idempotency, progressions: platform.progressions };
+  const ctx: SandboxContext = {
+    store,
+    clock: platform.clock,
+    ids: platform.ids,
+    settings,
+    callbacks: platform.callbacks,
+    balances: platform.balances,
+    idempotency: platform.idempotency,
+    progressions: platform.progressions,
+  };
 
   const serviceHandlers: Handlers<Caller> = combineHandlers(
     balance.balanceAndBankHandlers(ctx),
@@ -180,7 +223,11 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   );
 
   // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
-  for (const [kind, handler] of Object.entries({ ...disbursements.automaticOutcomes(ctx), ...directDebit.automaticOutcomes(ctx) })) platform.progressions.handle(kind, handler);
+  for (const [kind, handler] of Object.entries({
+    ...disbursements.automaticOutcomes(ctx),
+    ...directDebit.automaticOutcomes(ctx),
+  }))
+    platform.progressions.handle(kind, handler);
 
   // With a store other sandboxes share, a request first makes sure the clocks, settings and which scopes have
   // faults were read at most SHARED_STATE_MAX_AGE_MS ago, and a change of them is answered that long after
@@ -200,14 +247,30 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // whose groups are apart. A faulted request is answered before it is counted.
   const limiter = createRateLimiter(options.realTime);
   const rateLimitsOn = (caller: Caller): boolean => platform.settings.peek(caller).rate_limits_enabled;
-  const faultInjection = platformModule.createFaultInjection({ faults: platform.faults, authenticate: merchants.authenticate, onError: routerOptions.onError });
+  const faultInjection = platformModule.createFaultInjection({
+    faults: platform.faults,
+    authenticate: merchants.authenticate,
+    onError: routerOptions.onError,
+  });
   return {
     config,
     merchants,
     ctx,
     platform,
-    service: guard.wrap(faultInjection.wrap(createRouter(serviceHandlers, { ...routerOptions, around: enforceRateLimits({ table: serviceRateLimits, limiter, enabled: rateLimitsOn }) }))),
-    control: guard.wrap(createControlRouter(controlHandlers, { ...routerOptions, around: enforceRateLimits({ table: controlRateLimits, limiter, enabled: rateLimitsOn }) })),
+    service: guard.wrap(
+      faultInjection.wrap(
+        createRouter(serviceHandlers, {
+          ...routerOptions,
+          around: enforceRateLimits({ table: serviceRateLimits, limiter, enabled: rateLimitsOn }),
+        }),
+      ),
+    ),
+    control: guard.wrap(
+      createControlRouter(controlHandlers, {
+        ...routerOptions,
+        around: enforceRateLimits({ table: controlRateLimits, limiter, enabled: rateLimitsOn }),
+      }),
+    ),
     requests: observability.requests,
     observer: observability.observer,
     health: observability.health,

@@ -22,14 +22,29 @@ const attackPage = (target: string): string =>
   `<!doctype html><html><body><form id="f" method="POST" action="${target}/sandbox/reset"></form><script>document.getElementById('f').submit();</script></body></html>`;
 
 beforeAll(async () => {
-  const parsed = parseConfig({ argv: [], env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' } });
+  const parsed = parseConfig({
+    argv: [],
+    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' },
+  });
   if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
   sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
-  attacker = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(attackPage(sandbox.url)));
+  attacker = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end(attackPage(sandbox.url)),
+  );
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   // localhost, not 127.0.0.1: another site than the sandbox's, as an attacker's page would be.
   attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -38,8 +53,16 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (attacker ? attacker.close(() => resolve()) : resolve()));
 });
 
-const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const response = await fetch(`${sandbox.url}${path}`, { method, headers: { authorization, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const api = async (
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const response = await fetch(`${sandbox.url}${path}`, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 };
 
@@ -71,7 +94,7 @@ describe('a browser holding the key', () => {
 });
 
 describe('the dashboard with a mistyped key', () => {
-  it('says the key is not one of the sandbox\'s, without a login prompt, and takes the right one after it', async () => {
+  it("says the key is not one of the sandbox's, without a login prompt, and takes the right one after it", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const challenges: string[] = [];
@@ -82,7 +105,9 @@ describe('the dashboard with a mistyped key', () => {
     await page.goto(`${sandbox.url}/dashboard`);
     await page.getByLabel('Secret key').fill('sk_test_mistyped');
     await page.getByRole('button', { name: 'Use key' }).click();
-    await expect.poll(() => page.locator('#notice').textContent(), { timeout: 5_000 }).toMatch(/not a key of this sandbox/);
+    await expect
+      .poll(() => page.locator('#notice').textContent(), { timeout: 5_000 })
+      .toMatch(/not a key of this sandbox/);
     expect(await page.locator('#notice').textContent()).not.toMatch(/HTTP Basic/);
     expect(challenges).toEqual([]);
     await page.getByLabel('Secret key').fill(DEFAULT_TEST_SECRET_KEY);

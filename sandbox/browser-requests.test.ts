@@ -35,17 +35,32 @@ describe('isBrowserRequest', () => {
 
 describe('the site to browsers', () => {
   let resets = 0;
-  const unauthorized = async (): Promise<Response> => new Response('{"error_code":"INVALID_API_KEY","message":"Send your key."}', { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="payments"' } });
+  const unauthorized = async (): Promise<Response> =>
+    new Response('{"error_code":"INVALID_API_KEY","message":"Send your key."}', {
+      status: 401,
+      headers: { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="payments"' },
+    });
   const site = createSite({
     service: unauthorized,
-    control: async (request) => (new URL(request.url).pathname === '/sandbox/reset' ? (resets++, new Response('{}', { headers: { 'content-type': 'application/json' } })) : unauthorized()),
+    control: async (request) =>
+      new URL(request.url).pathname === '/sandbox/reset'
+        ? (resets++, new Response('{}', { headers: { 'content-type': 'application/json' } }))
+        : unauthorized(),
     docs: { service: '<html><script>window.x = 1;</script><script src="/x.js"></script></html>' },
   });
   const send = (path: string, init: RequestInit = {}) => site(new Request(`http://127.0.0.1:3000${path}`, init));
 
   it('refuses a form posted to a control operation from another site 403 in JSON, and does nothing', async () => {
     const before = resets;
-    const response = await send('/sandbox/reset', { method: 'POST', headers: { 'sec-fetch-site': 'cross-site', origin: 'http://attacker.example', 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const response = await send('/sandbox/reset', {
+      method: 'POST',
+      headers: {
+        'sec-fetch-site': 'cross-site',
+        origin: 'http://attacker.example',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: '',
+    });
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({ error_code: 'CROSS_SITE_REQUEST_REFUSED', message: expect.any(String) });
     expect(resets).toBe(before);
@@ -55,7 +70,9 @@ describe('the site to browsers', () => {
 
   it('sends the Basic challenge to API clients only', async () => {
     expect((await send('/balance')).headers.get('www-authenticate')).toBe('Basic realm="payments"');
-    expect((await send('/balance', { headers: { 'sec-fetch-mode': 'cors' } })).headers.has('www-authenticate')).toBe(false);
+    expect((await send('/balance', { headers: { 'sec-fetch-mode': 'cors' } })).headers.has('www-authenticate')).toBe(
+      false,
+    );
     expect((await send('/sandbox', { headers: { accept: 'text/html' } })).headers.has('www-authenticate')).toBe(false);
   });
 
@@ -67,7 +84,9 @@ describe('the site to browsers', () => {
     }
     const docs = await send('/docs');
     expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'; .*frame-ancestors 'none'/);
+    expect(docs.headers.get('content-security-policy')).toMatch(
+      /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'; .*frame-ancestors 'none'/,
+    );
     // The dashboard keeps its own, stricter policy.
     expect((await send('/dashboard')).headers.get('content-security-policy')).toMatch(/form-action 'none'/);
   });

@@ -14,7 +14,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CROSS_SITE_REFUSAL = {
   status: 403,
   error_code: 'CROSS_SITE_REQUEST_REFUSED',
-  message: 'A page of another site cannot change this sandbox: send the request from your own code, or from the dashboard.',
+  message:
+    'A page of another site cannot change this sandbox: send the request from your own code, or from the dashboard.',
 } as const satisfies ProtocolError;
 
 /**

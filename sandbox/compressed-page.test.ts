@@ -23,11 +23,19 @@ describe('chooseCoding', () => {
 
 describe('compressedPage', () => {
   const text = `<html>${'<p>Pembayaran diterima — ✓</p>'.repeat(5_000)}</html>`;
-  const decode: Record<ContentCoding, (bytes: Uint8Array) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, identity: (bytes) => Buffer.from(bytes) };
+  const decode: Record<ContentCoding, (bytes: Uint8Array) => Buffer> = {
+    br: brotliDecompressSync,
+    gzip: gunzipSync,
+    identity: (bytes) => Buffer.from(bytes),
+  };
 
   it('answers each coding with bytes that decode to the page, smaller than it when compressed', async () => {
     const page = compressedPage(text);
-    for (const [header, coding] of [['br', 'br'], ['gzip', 'gzip'], [null, 'identity']] as const) {
+    for (const [header, coding] of [
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      [null, 'identity'],
+    ] as const) {
       const answer = await page.encode(header);
       expect(answer.coding).toBe(coding);
       expect(decode[coding](answer.body).toString('utf8')).toBe(text);

@@ -22,7 +22,8 @@ export function chooseCoding(acceptEncoding: string | null): ContentCoding {
     const q = params.map((param) => param.trim().match(/^q=([0-9.]+)$/)?.[1]).find((value) => value !== undefined);
     weights.set(name, q === undefined ? 1 : Number(q));
   }
-  const weightOf = (coding: ContentCoding): number => weights.get(coding) ?? weights.get('*') ?? (coding === 'identity' ? 1 : 0);
+  const weightOf = (coding: ContentCoding): number =>
+    weights.get(coding) ?? weights.get('*') ?? (coding === 'identity' ? 1 : 0);
   let best: ContentCoding = 'identity';
   let bestWeight = 0;
   for (const coding of PREFERRED) {
@@ -34,7 +35,10 @@ export function chooseCoding(acceptEncoding: string | null): ContentCoding {
 
 const compress: Record<Exclude<ContentCoding, 'identity'>, (page: Buffer) => Promise<Buffer>> = {
   // Quality 5: within a few percent of the best for this page at a tenth of the time of 11.
-  br: (page) => promisify(brotliCompress)(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.length } }),
+  br: (page) =>
+    promisify(brotliCompress)(page, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: page.length },
+    }),
   gzip: (page) => promisify(gzip)(page, { level: 9 }),
 };
 

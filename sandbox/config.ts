@@ -5,7 +5,12 @@
 // failure halfway through start-up.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseCommandLine, STANDARD_USAGE_LINES, UsageError, type Command } from '@payments-contract/server/runtime/command-line';
+import {
+  parseCommandLine,
+  STANDARD_USAGE_LINES,
+  UsageError,
+  type Command,
+} from '@payments-contract/server/runtime/command-line';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
 import { DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
@@ -107,7 +112,10 @@ export const callbackUrlSettings: readonly string[] = [
  */
 export function contractRetryDelayMs(): number {
   const spacings = new Set(Object.values(webhookMetadata).map((webhook) => webhook.delivery.retry_interval_seconds));
-  if (spacings.size !== 1) throw new Error(`the contract's webhooks have different retry intervals (${[...spacings].join(', ')} s); the sandbox needs one`);
+  if (spacings.size !== 1)
+    throw new Error(
+      `the contract's webhooks have different retry intervals (${[...spacings].join(', ')} s); the sandbox needs one`,
+    );
   return [...spacings][0]! * 1000;
 }
 
@@ -119,37 +127,117 @@ interface OptionSpec {
 }
 
 const perKindOptions = Object.fromEntries(
-  callbackUrlSettings.map((setting) => [`callback-url-${setting.replaceAll('_', '-')}`, { env: `SANDBOX_CALLBACK_URL_${setting.toUpperCase()}`, description: `URL for ${setting} (default: --callback-url)` }]),
+  callbackUrlSettings.map((setting) => [
+    `callback-url-${setting.replaceAll('_', '-')}`,
+    {
+      env: `SANDBOX_CALLBACK_URL_${setting.toUpperCase()}`,
+      description: `URL for ${setting} (default: --callback-url)`,
+    },
+  ]),
 ) as Record<string, OptionSpec>;
 
 export const OPTIONS = {
   port: { env: 'PORT', description: 'port to listen on (default 3000; 0 picks a free one)' },
   host: { env: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
-  'public-host': { env: 'PUBLIC_HOST', description: 'comma-separated host names clients use (name or name:port), answered besides localhost, 127.0.0.1, [::1] and HOST; a request naming another host in Host is refused 421' },
-  'headers-timeout-ms': { env: 'HEADERS_TIMEOUT_MS', description: `a request head must arrive within this from the connection's start, over HTTP and HTTPS, or is answered 408 (default ${DEFAULT_DEADLINES.headersMs})` },
-  'request-timeout-ms': { env: 'REQUEST_TIMEOUT_MS', description: `a whole request must arrive within this, or is answered 408 (default ${DEFAULT_DEADLINES.requestMs})` },
-  'tls-handshake-timeout-ms': { env: 'TLS_HANDSHAKE_TIMEOUT_MS', description: `with TLS: a connection's first byte, and then its handshake, must come within this, or it is closed (default ${DEFAULT_DEADLINES.handshakeMs})` },
-  'secret-key': { env: 'SANDBOX_SECRET_KEY', description: `the default merchant's test key (starts with ${TEST_KEY_PREFIX}; default: a fixed development key, printed)` },
-  'live-secret-key': { env: 'SANDBOX_LIVE_SECRET_KEY', description: `the default merchant's live key (starts with ${LIVE_KEY_PREFIX}; default: a fixed development key, printed)` },
-  'callback-token': { env: 'SANDBOX_CALLBACK_TOKEN', description: "the default merchant's test-mode callback token (x-callback-token)" },
-  'live-callback-token': { env: 'SANDBOX_LIVE_CALLBACK_TOKEN', description: "the default merchant's live-mode callback token" },
-  'callback-url': { env: 'SANDBOX_CALLBACK_URL', description: "the merchant's callback URL for every dashboard-configured callback" },
+  'public-host': {
+    env: 'PUBLIC_HOST',
+    description:
+      'comma-separated host names clients use (name or name:port), answered besides localhost, 127.0.0.1, [::1] and HOST; a request naming another host in Host is refused 421',
+  },
+  'headers-timeout-ms': {
+    env: 'HEADERS_TIMEOUT_MS',
+    description: `a request head must arrive within this from the connection's start, over HTTP and HTTPS, or is answered 408 (default ${DEFAULT_DEADLINES.headersMs})`,
+  },
+  'request-timeout-ms': {
+    env: 'REQUEST_TIMEOUT_MS',
+    description: `a whole request must arrive within this, or is answered 408 (default ${DEFAULT_DEADLINES.requestMs})`,
+  },
+  'tls-handshake-timeout-ms': {
+    env: 'TLS_HANDSHAKE_TIMEOUT_MS',
+    description: `with TLS: a connection's first byte, and then its handshake, must come within this, or it is closed (default ${DEFAULT_DEADLINES.handshakeMs})`,
+  },
+  'secret-key': {
+    env: 'SANDBOX_SECRET_KEY',
+    description: `the default merchant's test key (starts with ${TEST_KEY_PREFIX}; default: a fixed development key, printed)`,
+  },
+  'live-secret-key': {
+    env: 'SANDBOX_LIVE_SECRET_KEY',
+    description: `the default merchant's live key (starts with ${LIVE_KEY_PREFIX}; default: a fixed development key, printed)`,
+  },
+  'callback-token': {
+    env: 'SANDBOX_CALLBACK_TOKEN',
+    description: "the default merchant's test-mode callback token (x-callback-token)",
+  },
+  'live-callback-token': {
+    env: 'SANDBOX_LIVE_CALLBACK_TOKEN',
+    description: "the default merchant's live-mode callback token",
+  },
+  'callback-url': {
+    env: 'SANDBOX_CALLBACK_URL',
+    description: "the merchant's callback URL for every dashboard-configured callback",
+  },
   ...perKindOptions,
-  merchants: { env: 'SANDBOX_MERCHANTS', description: 'JSON array of more merchants: [{"id","keys":{"test","live"},"callback_tokens":{"test","live"},"owner_id"?}]' },
-  'data-dir': { env: 'DATA_DIR', description: `directory of the embedded store (default ./${DEFAULT_DATA_DIR}; :memory: keeps nothing)` },
-  store: { env: 'STORE', description: `${STORE_CHOICES.join('|')}: where the data is kept (default journal: records in memory, a journal file in DATA_DIR; sqlite: a SQLite file in DATA_DIR; postgres: the DATABASE_URL database, which several sandboxes can share)` },
-  'database-url': { env: 'DATABASE_URL', description: 'STORE=postgres: postgres://user:password@host:port/database (default: the PG* variables, as psql reads them)' },
-  'database-pool-size': { env: 'DATABASE_POOL_SIZE', description: `STORE=postgres: connections of this sandbox at most (default ${DEFAULT_POOL_SIZE})` },
-  'database-statement-timeout-ms': { env: 'DATABASE_STATEMENT_TIMEOUT_MS', description: `STORE=postgres: a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})` },
-  'tls-cert': { env: 'TLS_CERT', description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused' },
+  merchants: {
+    env: 'SANDBOX_MERCHANTS',
+    description:
+      'JSON array of more merchants: [{"id","keys":{"test","live"},"callback_tokens":{"test","live"},"owner_id"?}]',
+  },
+  'data-dir': {
+    env: 'DATA_DIR',
+    description: `directory of the embedded store (default ./${DEFAULT_DATA_DIR}; :memory: keeps nothing)`,
+  },
+  store: {
+    env: 'STORE',
+    description: `${STORE_CHOICES.join('|')}: where the data is kept (default journal: records in memory, a journal file in DATA_DIR; sqlite: a SQLite file in DATA_DIR; postgres: the DATABASE_URL database, which several sandboxes can share)`,
+  },
+  'database-url': {
+    env: 'DATABASE_URL',
+    description:
+      'STORE=postgres: postgres://user:password@host:port/database (default: the PG* variables, as psql reads them)',
+  },
+  'database-pool-size': {
+    env: 'DATABASE_POOL_SIZE',
+    description: `STORE=postgres: connections of this sandbox at most (default ${DEFAULT_POOL_SIZE})`,
+  },
+  'database-statement-timeout-ms': {
+    env: 'DATABASE_STATEMENT_TIMEOUT_MS',
+    description: `STORE=postgres: a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})`,
+  },
+  'tls-cert': {
+    env: 'TLS_CERT',
+    description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused',
+  },
   'tls-key': { env: 'TLS_KEY', description: 'PEM private key file for --tls-cert' },
-  'callback-retry-delay-ms': { env: 'CALLBACK_RETRY_DELAY_MS', description: "spacing of callback attempts (default: the contract's retry_interval_seconds)" },
-  'auto-progress': { env: 'SANDBOX_AUTO_PROGRESS', description: 'true|false: whether disbursements and direct debits finish by themselves after the delay (default true; each merchant can change it)' },
-  'auto-progress-delay-ms': { env: 'SANDBOX_AUTO_PROGRESS_DELAY_MS', description: 'sandbox milliseconds after which disbursements and direct debits finish by themselves (default 3000)' },
-  'rate-limits': { env: 'SANDBOX_RATE_LIMITS', description: "true|false: whether each key is held to the contract's rate limits, answered 429 past them (default true; each merchant can change it)" },
-  'validate-responses': { env: 'SANDBOX_VALIDATE_RESPONSES', description: 'true|false: check every answer against the contract (default true)' },
-  'log-format': { env: 'LOG_FORMAT', description: `${LOG_FORMATS.join('|')}: a line per request and per callback attempt on stdout, for people (default pretty) or as JSON lines` },
-  'log-level': { env: 'LOG_LEVEL', description: `${LOG_LEVELS.join('|')}: the least severe line logged (default info; warn leaves out the line per request)` },
+  'callback-retry-delay-ms': {
+    env: 'CALLBACK_RETRY_DELAY_MS',
+    description: "spacing of callback attempts (default: the contract's retry_interval_seconds)",
+  },
+  'auto-progress': {
+    env: 'SANDBOX_AUTO_PROGRESS',
+    description:
+      'true|false: whether disbursements and direct debits finish by themselves after the delay (default true; each merchant can change it)',
+  },
+  'auto-progress-delay-ms': {
+    env: 'SANDBOX_AUTO_PROGRESS_DELAY_MS',
+    description: 'sandbox milliseconds after which disbursements and direct debits finish by themselves (default 3000)',
+  },
+  'rate-limits': {
+    env: 'SANDBOX_RATE_LIMITS',
+    description:
+      "true|false: whether each key is held to the contract's rate limits, answered 429 past them (default true; each merchant can change it)",
+  },
+  'validate-responses': {
+    env: 'SANDBOX_VALIDATE_RESPONSES',
+    description: 'true|false: check every answer against the contract (default true)',
+  },
+  'log-format': {
+    env: 'LOG_FORMAT',
+    description: `${LOG_FORMATS.join('|')}: a line per request and per callback attempt on stdout, for people (default pretty) or as JSON lines`,
+  },
+  'log-level': {
+    env: 'LOG_LEVEL',
+    description: `${LOG_LEVELS.join('|')}: the least severe line logged (default info; warn leaves out the line per request)`,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 /** A flag name without its dashes (the per-kind callback URL flags are made from the contract, hence string). */
@@ -163,7 +251,9 @@ export function usage(): string {
   const width = Math.max(...Object.keys(OPTIONS).map((name) => name.length)) + 2;
   // Columns as wide as their longest entry plus a gap, so a long variable never runs into its description.
   const envWidth = Math.max(...Object.values(OPTIONS).map((spec: OptionSpec) => spec.env.length)) + 2;
-  const lines = Object.entries(OPTIONS).map(([name, spec]: [string, OptionSpec]) => `  --${name.padEnd(width)}${spec.env.padEnd(envWidth)}${spec.description}`);
+  const lines = Object.entries(OPTIONS).map(
+    ([name, spec]: [string, OptionSpec]) => `  --${name.padEnd(width)}${spec.env.padEnd(envWidth)}${spec.description}`,
+  );
   return `Usage: npm start -- [options]   (or: payments-sandbox [options])
 
 Serves the Payments API in test mode, its docs at /docs and the control API at /sandbox.
@@ -181,13 +271,17 @@ Example: PORT=3001 SANDBOX_CALLBACK_URL=http://127.0.0.1:8787/callbacks npm star
 export const COMMAND = {
   name: 'payments-sandbox',
   usage: usage(),
-  options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' }])) as Record<OptionName, { type: 'string' }>,
+  options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' }])) as Record<
+    OptionName,
+    { type: 'string' }
+  >,
   module: import.meta.url,
 } satisfies Command<Record<OptionName, { type: 'string' }>>;
 
 function integer(name: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -198,16 +292,27 @@ function url(name: string, raw: string): string {
   } catch {
     throw new ConfigError(`${name} must be an absolute http(s) URL, not ${JSON.stringify(raw)}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an http or https URL, not ${JSON.stringify(raw)}`);
   // Decision `callback-url-without-credentials`; the message leaves the credentials out, as every log must.
-  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(`${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${maskUrlCredentials(raw)}`);
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new ConfigError(
+      `${name} must not carry a user name or password (callbacks are authenticated by x-callback-token), not ${maskUrlCredentials(raw)}`,
+    );
   return raw;
 }
 
 /** PUBLIC_HOST: names as a Host header gives them, with or without a port. */
 function hostNames(name: string, raw: string): string[] {
-  const names = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  for (const entry of names) if (!splitHost(entry)) throw new ConfigError(`${name} must list host names as a Host header gives them (name or name:port, an IPv6 address in brackets), not ${JSON.stringify(entry)}`);
+  const names = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of names)
+    if (!splitHost(entry))
+      throw new ConfigError(
+        `${name} must list host names as a Host header gives them (name or name:port, an IPv6 address in brackets), not ${JSON.stringify(entry)}`,
+      );
   return names;
 }
 
@@ -219,21 +324,27 @@ function databaseUrl(name: string, raw: string): string {
     throw new ConfigError(`${name} must be a postgres:// URL (postgres://user:password@host:port/database)`);
   }
   // The message never repeats the URL: it may hold a password.
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
   return raw;
 }
 
 function key(name: string, raw: string, mode: Mode): string {
   const prefix = mode === 'test' ? TEST_KEY_PREFIX : LIVE_KEY_PREFIX;
   // The contract: "Test keys start with sk_test_". Live keys get their own prefix so a key's mode shows at a glance.
-  if (!raw.startsWith(prefix) || raw.length <= prefix.length) throw new ConfigError(`${name} must start with ${prefix} and go on after it`);
+  if (!raw.startsWith(prefix) || raw.length <= prefix.length)
+    throw new ConfigError(`${name} must start with ${prefix} and go on after it`);
   // The key travels as the user name of HTTP Basic: no colon (it ends the user name) and no control characters.
-  if (!/^[\x21-\x39\x3b-\x7e]+$/.test(raw)) throw new ConfigError(`${name} may hold printable ASCII characters other than ':' and spaces only`);
+  if (!/^[\x21-\x39\x3b-\x7e]+$/.test(raw))
+    throw new ConfigError(`${name} may hold printable ASCII characters other than ':' and spaces only`);
   return raw;
 }
 
 function token(name: string, raw: string): string {
-  if (!/^[\x20-\x7e]{1,256}$/.test(raw)) throw new ConfigError(`${name} must be 1-256 characters of printable ASCII (it travels in the x-callback-token header)`);
+  if (!/^[\x20-\x7e]{1,256}$/.test(raw))
+    throw new ConfigError(
+      `${name} must be 1-256 characters of printable ASCII (it travels in the x-callback-token header)`,
+    );
   return raw;
 }
 
@@ -257,7 +368,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function pair(where: string, value: unknown, check: (name: string, raw: string, mode: Mode) => string): Record<Mode, string> {
+function pair(
+  where: string,
+  value: unknown,
+  check: (name: string, raw: string, mode: Mode) => string,
+): Record<Mode, string> {
   if (!isObject(value)) throw new ConfigError(`${where} must be an object with "test" and "live"`);
   const result = {} as Record<Mode, string>;
   for (const mode of ['test', 'live'] as const) {
@@ -283,12 +398,20 @@ function parseMerchants(name: string, raw: string): MerchantConfig[] {
     const where = `${name}[${index}]`;
     if (!isObject(entry)) throw new ConfigError(`${where} must be an object`);
     const { id, owner_id: ownerId } = entry;
-    if (typeof id !== 'string' || !IDENTIFIER.test(id)) throw new ConfigError(`${where}.id must be 1-64 letters, digits, '_' or '-'`);
+    if (typeof id !== 'string' || !IDENTIFIER.test(id))
+      throw new ConfigError(`${where}.id must be 1-64 letters, digits, '_' or '-'`);
     // Ids starting with `__` scope the sandbox's own records (its clock), which no key may reach.
-    if (id.startsWith('__')) throw new ConfigError(`${where}.id must not start with '__' (reserved for the sandbox itself)`);
+    if (id.startsWith('__'))
+      throw new ConfigError(`${where}.id must not start with '__' (reserved for the sandbox itself)`);
     // Answered as owner_id, user_id and business_id, which the contract bounds as identifiers.
-    if (ownerId !== undefined && (typeof ownerId !== 'string' || !IDENTIFIER.test(ownerId))) throw new ConfigError(`${where}.owner_id must be 1-64 letters, digits, '_' or '-'`);
-    return { id, ownerId: ownerId ?? id, keys: pair(`${where}.keys`, entry.keys, key), callbackTokens: pair(`${where}.callback_tokens`, entry.callback_tokens, token) };
+    if (ownerId !== undefined && (typeof ownerId !== 'string' || !IDENTIFIER.test(ownerId)))
+      throw new ConfigError(`${where}.owner_id must be 1-64 letters, digits, '_' or '-'`);
+    return {
+      id,
+      ownerId: ownerId ?? id,
+      keys: pair(`${where}.keys`, entry.keys, key),
+      callbackTokens: pair(`${where}.callback_tokens`, entry.callback_tokens, token),
+    };
   });
 }
 
@@ -347,10 +470,18 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const port = get('port', (label, value) => integer(label, value, 0, 65535), 3000);
   const host = get('host', (_label, value) => value.trim(), '127.0.0.1');
   const publicHosts = get('public-host', hostNames, []);
-  const timeout = (name: OptionName, fallback: number): number => get(name, (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000), fallback);
-  const deadlines: Deadlines = { headersMs: timeout('headers-timeout-ms', DEFAULT_DEADLINES.headersMs), requestMs: timeout('request-timeout-ms', DEFAULT_DEADLINES.requestMs), handshakeMs: timeout('tls-handshake-timeout-ms', DEFAULT_DEADLINES.handshakeMs) };
+  const timeout = (name: OptionName, fallback: number): number =>
+    get(name, (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000), fallback);
+  const deadlines: Deadlines = {
+    headersMs: timeout('headers-timeout-ms', DEFAULT_DEADLINES.headersMs),
+    requestMs: timeout('request-timeout-ms', DEFAULT_DEADLINES.requestMs),
+    handshakeMs: timeout('tls-handshake-timeout-ms', DEFAULT_DEADLINES.handshakeMs),
+  };
   // Node refuses a head deadline past the request's (the head is part of the request).
-  if (deadlines.headersMs > deadlines.requestMs) throw new ConfigError('HEADERS_TIMEOUT_MS (--headers-timeout-ms) must not be longer than REQUEST_TIMEOUT_MS (--request-timeout-ms)');
+  if (deadlines.headersMs > deadlines.requestMs)
+    throw new ConfigError(
+      'HEADERS_TIMEOUT_MS (--headers-timeout-ms) must not be longer than REQUEST_TIMEOUT_MS (--request-timeout-ms)',
+    );
   const testKey = get('secret-key', (label, value) => key(label, value, 'test'), DEFAULT_TEST_SECRET_KEY);
   const liveKey = get('live-secret-key', (label, value) => key(label, value, 'live'), DEFAULT_LIVE_SECRET_KEY);
   const testToken = get('callback-token', token, DEFAULT_TEST_CALLBACK_TOKEN);
@@ -368,23 +499,75 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const database: DatabaseConfig = {
     url: get<string | null>('database-url', databaseUrl, null),
     poolSize: get('database-pool-size', (label, value) => integer(label, value, 1, 1000), DEFAULT_POOL_SIZE),
-    statementTimeoutMs: get('database-statement-timeout-ms', (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000), DEFAULT_STATEMENT_TIMEOUT_MS),
+    statementTimeoutMs: get(
+      'database-statement-timeout-ms',
+      (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000),
+      DEFAULT_STATEMENT_TIMEOUT_MS,
+    ),
   };
   const certPath = read('tls-cert');
   const keyPath = read('tls-key');
-  if ((certPath === undefined) !== (keyPath === undefined)) throw new ConfigError('TLS_CERT and TLS_KEY (--tls-cert, --tls-key) go together: give both or neither');
-  const tls = certPath && keyPath ? { cert: readPem(certPath.label, certPath.value, cwd), key: readPem(keyPath.label, keyPath.value, cwd), certPath: certPath.value, keyPath: keyPath.value } : null;
-  const callbackRetryDelayMs = get('callback-retry-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), contractRetryDelayMs());
+  if ((certPath === undefined) !== (keyPath === undefined))
+    throw new ConfigError('TLS_CERT and TLS_KEY (--tls-cert, --tls-key) go together: give both or neither');
+  const tls =
+    certPath && keyPath
+      ? {
+          cert: readPem(certPath.label, certPath.value, cwd),
+          key: readPem(keyPath.label, keyPath.value, cwd),
+          certPath: certPath.value,
+          keyPath: keyPath.value,
+        }
+      : null;
+  const callbackRetryDelayMs = get(
+    'callback-retry-delay-ms',
+    (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000),
+    contractRetryDelayMs(),
+  );
   const validateResponses = get('validate-responses', boolean, true);
   const autoProgress = get('auto-progress', boolean, true);
   const rateLimits = get('rate-limits', boolean, true);
-  const autoProgressDelayMs = get('auto-progress-delay-ms', (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000), DEFAULT_AUTO_PROGRESS_DELAY_MS);
+  const autoProgressDelayMs = get(
+    'auto-progress-delay-ms',
+    (label, value) => integer(label, value, 0, 24 * 60 * 60 * 1000),
+    DEFAULT_AUTO_PROGRESS_DELAY_MS,
+  );
   const logFormat = get('log-format', oneOf(LOG_FORMATS), 'pretty');
   const logLevel = get('log-level', oneOf(LOG_LEVELS), 'info');
 
-  const merchants: MerchantConfig[] = [{ id: DEFAULT_MERCHANT_ID, ownerId: DEFAULT_MERCHANT_ID, keys: { test: testKey, live: liveKey }, callbackTokens: { test: testToken, live: liveToken } }, ...more];
+  const merchants: MerchantConfig[] = [
+    {
+      id: DEFAULT_MERCHANT_ID,
+      ownerId: DEFAULT_MERCHANT_ID,
+      keys: { test: testKey, live: liveKey },
+      callbackTokens: { test: testToken, live: liveToken },
+    },
+    ...more,
+  ];
   checkDistinct(merchants);
-  return { kind: 'config', config: { port, host, publicHosts, deadlines, merchants, callbackUrl, callbackUrls, dataDir, store, database, tls, callbackRetryDelayMs, autoProgressDelayMs, autoProgress, rateLimits, validateResponses, logFormat, logLevel, given } };
+  return {
+    kind: 'config',
+    config: {
+      port,
+      host,
+      publicHosts,
+      deadlines,
+      merchants,
+      callbackUrl,
+      callbackUrls,
+      dataDir,
+      store,
+      database,
+      tls,
+      callbackRetryDelayMs,
+      autoProgressDelayMs,
+      autoProgress,
+      rateLimits,
+      validateResponses,
+      logFormat,
+      logLevel,
+      given,
+    },
+  };
 }
 
 /** Merchant ids and keys must each name one thing: a key shared by two merchants would leak data between them. */
@@ -396,7 +579,8 @@ function checkDistinct(merchants: readonly MerchantConfig[]): void {
     ids.add(merchant.id);
     for (const mode of ['test', 'live'] as const) {
       // The message names the merchant, never the key.
-      if (keys.has(merchant.keys[mode])) throw new ConfigError(`the ${mode} key of merchant ${merchant.id} is already another key`);
+      if (keys.has(merchant.keys[mode]))
+        throw new ConfigError(`the ${mode} key of merchant ${merchant.id} is already another key`);
       keys.add(merchant.keys[mode]);
     }
   }

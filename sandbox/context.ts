@@ -92,7 +92,10 @@ export interface Balances {
 }
 
 /** What an idempotent create stored, to answer a replay. */
-export type IdempotencyOutcome<Result> = { kind: 'first'; result: Result } | { kind: 'replay'; originalId: string | null } | { kind: 'mismatch' };
+export type IdempotencyOutcome<Result> =
+  | { kind: 'first'; result: Result }
+  | { kind: 'replay'; originalId: string | null }
+  | { kind: 'mismatch' };
 
 export interface Idempotency {
   /**
@@ -100,7 +103,15 @@ export interface Idempotency {
    * is a replay, with another fingerprint a mismatch; concurrent requests with one key see one `first`.
    * `create` runs inside `tx`'s transaction; `idOf` names the resource it made (for the replay message).
    */
-  run<Result>(tx: Transaction, scope: Scope, operationId: string, key: string, fingerprint: string, create: () => Promise<Result>, idOf: (result: Result) => string | null): Promise<IdempotencyOutcome<Result>>;
+  run<Result>(
+    tx: Transaction,
+    scope: Scope,
+    operationId: string,
+    key: string,
+    fingerprint: string,
+    create: () => Promise<Result>,
+    idOf: (result: Result) => string | null,
+  ): Promise<IdempotencyOutcome<Result>>;
 }
 
 export interface SandboxContext {

@@ -28,7 +28,8 @@ export function errorTrigger(operationId: string, code: string): JsonObject {
 /** A list of strings the trigger carries (`terms`, `not_in`...). */
 export function triggerStrings(operationId: string, code: string, field: string): string[] {
   const value = errorTrigger(operationId, code)[field];
-  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string')) throw new Error(`${operationId} x-error-triggers ${code}.${field} is not a list of strings`);
+  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string'))
+    throw new Error(`${operationId} x-error-triggers ${code}.${field} is not a list of strings`);
   return value;
 }
 
@@ -83,15 +84,27 @@ export function sandboxTestMode(operationId: string): SandboxTestMode {
   const where = `x-test-modes.${operationId} of the control contract`;
   const modes = controlDocument['x-test-modes'];
   const raw = isObject(modes) ? modes[operationId] : undefined;
-  if (!isObject(raw) || typeof raw.field !== 'string' || !Array.isArray(raw.outcomes) || !isObject(raw.default_outcome)) throw new Error(`${where}: expected field, outcomes and default_outcome`);
+  if (!isObject(raw) || typeof raw.field !== 'string' || !Array.isArray(raw.outcomes) || !isObject(raw.default_outcome))
+    throw new Error(`${where}: expected field, outcomes and default_outcome`);
   const field = raw.field;
   const outcome = (entry: Json, value: Json, at: string): SandboxTestOutcome => {
     if (!isObject(entry) || typeof entry.status !== 'string') throw new Error(`${where}${at}: expected a status`);
-    return { value, status: entry.status, failureCode: typeof entry.failure_code === 'string' ? entry.failure_code : null };
+    return {
+      value,
+      status: entry.status,
+      failureCode: typeof entry.failure_code === 'string' ? entry.failure_code : null,
+    };
   };
-  const outcomes = raw.outcomes.map((entry, index) => outcome(entry, isObject(entry) ? (entry[field] ?? null) : null, `.outcomes[${index}]`));
+  const outcomes = raw.outcomes.map((entry, index) =>
+    outcome(entry, isObject(entry) ? (entry[field] ?? null) : null, `.outcomes[${index}]`),
+  );
   const defaultOutcome = outcome(raw.default_outcome, null, '.default_outcome');
-  return { field, outcomes, defaultOutcome, outcomeOf: (body) => outcomes.find((listed) => listed.value === body[field]) ?? defaultOutcome };
+  return {
+    field,
+    outcomes,
+    defaultOutcome,
+    outcomeOf: (body) => outcomes.find((listed) => listed.value === body[field]) ?? defaultOutcome,
+  };
 }
 
 /** An automatic outcome of the sandbox's test mode, its failure code one of the contract's. */
@@ -103,19 +116,26 @@ export type AutomaticOutcome<Code extends string> = { status: 'COMPLETED' } | { 
  * component schema `failureCodes` (the enum `Code` is generated from), so a contract that lists another code
  * fails at start-up.
  */
-export function automaticOutcomes<Code extends string>(operationId: string, failureCodes: string): (mode: 'test' | 'live', request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
+export function automaticOutcomes<Code extends string>(
+  operationId: string,
+  failureCodes: string,
+): (mode: 'test' | 'live', request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
   const codes = componentSchema(failureCodes).enum;
   if (!Array.isArray(codes)) throw new Error(`the contract has no ${failureCodes} enum`);
   const isCode = (code: string | null): code is Code => code !== null && codes.includes(code);
   const typed = (outcome: SandboxTestOutcome): AutomaticOutcome<Code> => {
     if (outcome.status === 'COMPLETED' && outcome.failureCode === null) return { status: 'COMPLETED' };
-    if (outcome.status === 'FAILED' && isCode(outcome.failureCode)) return { status: 'FAILED', failureCode: outcome.failureCode };
-    throw new Error(`x-test-modes.${operationId}: ${JSON.stringify(outcome)} is neither COMPLETED nor FAILED with a code of ${failureCodes}`);
+    if (outcome.status === 'FAILED' && isCode(outcome.failureCode))
+      return { status: 'FAILED', failureCode: outcome.failureCode };
+    throw new Error(
+      `x-test-modes.${operationId}: ${JSON.stringify(outcome)} is neither COMPLETED nor FAILED with a code of ${failureCodes}`,
+    );
   };
   const testMode = sandboxTestMode(operationId);
   const listed = testMode.outcomes.map((outcome) => ({ value: outcome.value, outcome: typed(outcome) }));
   const fallback = typed(testMode.defaultOutcome);
-  return (mode, request) => (mode === 'test' ? (listed.find((entry) => entry.value === request[testMode.field])?.outcome ?? fallback) : fallback);
+  return (mode, request) =>
+    mode === 'test' ? (listed.find((entry) => entry.value === request[testMode.field])?.outcome ?? fallback) : fallback;
 }
 
 /** A component schema of the control contract, references resolved at the top level. */
@@ -129,7 +149,11 @@ export function controlComponentSchema(name: string): JsonObject {
 /** The `default` of each property of a control contract schema that has one (what a request leaving it out gets). */
 export function controlDefaults(name: string): Readonly<Record<string, Json>> {
   const properties = controlComponentSchema(name).properties;
-  return Object.fromEntries(Object.entries(isObject(properties) ? properties : {}).flatMap(([property, schema]) => (isObject(schema) && schema.default !== undefined ? [[property, schema.default]] : [])));
+  return Object.fromEntries(
+    Object.entries(isObject(properties) ? properties : {}).flatMap(([property, schema]) =>
+      isObject(schema) && schema.default !== undefined ? [[property, schema.default]] : [],
+    ),
+  );
 }
 
 /** The `maxItems` of the array `operationId` answers with 200 in `source` (decision `list-bounds`). */

@@ -27,14 +27,19 @@ describe('hostChecker', () => {
     expect(check(host, 3000, version)?.status).toBe(status);
   });
   it('answers to the address it listens on when that is not a wildcard', () => {
-    expect(hostChecker({ listenHost: '192.168.1.5', publicHosts: [] })('192.168.1.5:3000', 3000, '1.1')).toBeUndefined();
+    expect(
+      hostChecker({ listenHost: '192.168.1.5', publicHosts: [] })('192.168.1.5:3000', 3000, '1.1'),
+    ).toBeUndefined();
     expect(hostChecker({ listenHost: '::1', publicHosts: [] })('[::1]:3000', 3000, '1.1')).toBeUndefined();
   });
 });
 
 describe('the Host header over the network', () => {
   let server: Listening;
-  const site = createSite({ service: async () => new Response('{"served":true}', { headers: { 'content-type': 'application/json' } }), control: async () => new Response('{"reset":true}', { headers: { 'content-type': 'application/json' } }) });
+  const site = createSite({
+    service: async () => new Response('{"served":true}', { headers: { 'content-type': 'application/json' } }),
+    control: async () => new Response('{"reset":true}', { headers: { 'content-type': 'application/json' } }),
+  });
   beforeAll(async () => {
     server = await listen(site, { host: '127.0.0.1', port: 0, publicHosts: ['sandbox.internal'] });
   });
@@ -43,7 +48,9 @@ describe('the Host header over the network', () => {
   /** Sends a raw request head (the connection closing after it) and gives the status, head and JSON body. */
   const send = (head: string): Promise<{ status: number; headers: string; body: unknown }> =>
     new Promise((resolve, reject) => {
-      const socket = connect(server.port, '127.0.0.1', () => socket.write(head.replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n')));
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.write(head.replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n')),
+      );
       let raw = '';
       socket.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       socket.on('end', () => {

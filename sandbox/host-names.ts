@@ -9,8 +9,17 @@ export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::
 const WILDCARDS = new Set(['0.0.0.0', '[::]']);
 
 export const HOST_REFUSALS = {
-  missing: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'An HTTP/1.1 request must name the host it is for in a Host header.' },
-  foreign: { status: 421, error_code: 'MISDIRECTED_REQUEST', message: 'This sandbox does not answer to that host name: use 127.0.0.1 or localhost, or start it with PUBLIC_HOST naming the host.' },
+  missing: {
+    status: 400,
+    error_code: 'INVALID_HTTP_REQUEST',
+    message: 'An HTTP/1.1 request must name the host it is for in a Host header.',
+  },
+  foreign: {
+    status: 421,
+    error_code: 'MISDIRECTED_REQUEST',
+    message:
+      'This sandbox does not answer to that host name: use 127.0.0.1 or localhost, or start it with PUBLIC_HOST naming the host.',
+  },
 } as const satisfies Record<string, ProtocolError>;
 
 /** A host as Host writes it, split into its name (lower case, an IPv6 address in brackets) and its port. */
@@ -20,7 +29,8 @@ export function splitHost(raw: string): { name: string; port: string | undefined
 }
 
 /** The listening address as a Host names it (an IPv6 address in brackets). */
-const asHostName = (address: string): string => (address.includes(':') && !address.startsWith('[') ? `[${address}]` : address).toLowerCase();
+const asHostName = (address: string): string =>
+  (address.includes(':') && !address.startsWith('[') ? `[${address}]` : address).toLowerCase();
 
 export interface HostNames {
   /** The address the sandbox listens on (HOST): named as it is, unless it is a wildcard. */
@@ -33,7 +43,9 @@ export interface HostNames {
  * The refusal for a request's Host header given the port it came in on, or undefined when the sandbox
  * answers to it. HTTP/1.0 may leave Host out; HTTP/1.1 must not (RFC 9112 §3.2).
  */
-export function hostChecker(names: HostNames): (host: string | undefined, port: number, httpVersion: string) => ProtocolError | undefined {
+export function hostChecker(
+  names: HostNames,
+): (host: string | undefined, port: number, httpVersion: string) => ProtocolError | undefined {
   const own = new Set([...LOOPBACK_NAMES, asHostName(names.listenHost)].filter((name) => !WILDCARDS.has(name)));
   const published = names.publicHosts.map(splitHost).filter((entry) => entry !== undefined);
   return (host, port, httpVersion) => {
@@ -41,7 +53,9 @@ export function hostChecker(names: HostNames): (host: string | undefined, port: 
     const given = splitHost(host);
     if (!given) return HOST_REFUSALS.foreign;
     if (own.has(given.name) && (given.port === undefined || Number(given.port) === port)) return undefined;
-    const known = published.some((entry) => entry.name === given.name && (entry.port === undefined || entry.port === (given.port ?? entry.port)));
+    const known = published.some(
+      (entry) => entry.name === given.name && (entry.port === undefined || entry.port === (given.port ?? entry.port)),
+    );
     return known ? undefined : HOST_REFUSALS.foreign;
   };
 }

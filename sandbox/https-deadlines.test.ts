@@ -16,7 +16,10 @@ const deadlines = { handshakeMs: 400, headersMs: 400, requestMs: 800 };
 const LATE_MS = 200 + 600;
 
 /** Reads the whole body first, as the routers do, so a dripped body is still arriving at the deadline. */
-const answer = async (request: Request): Promise<Response> => new Response(JSON.stringify({ read: (await request.text()).length }), { headers: { 'content-type': 'application/json' } });
+const answer = async (request: Request): Promise<Response> =>
+  new Response(JSON.stringify({ read: (await request.text()).length }), {
+    headers: { 'content-type': 'application/json' },
+  });
 const site = createSite({ service: answer, control: answer });
 
 interface Ended {
@@ -52,7 +55,9 @@ const drip = (socket: Duplex, text: string, everyMs: number): (() => void) => {
 
 const timedOut = (ended: Ended): void => {
   expect(ended.raw).toMatch(/^HTTP\/1\.1 408 /);
-  expect(JSON.parse(ended.raw.slice(ended.raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ error_code: 'REQUEST_TIMEOUT' });
+  expect(JSON.parse(ended.raw.slice(ended.raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+    error_code: 'REQUEST_TIMEOUT',
+  });
 };
 
 describe.each(['https', 'http'] as const)('request deadlines over %s', (scheme) => {
@@ -63,11 +68,32 @@ describe.each(['https', 'http'] as const)('request deadlines over %s', (scheme) 
     let tls: { cert: string; key: string } | undefined;
     if (scheme === 'https') {
       const dir = mkdtempSync(join(tmpdir(), 'sandbox-deadlines-'));
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'pipe' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+        ],
+        { stdio: 'pipe' },
+      );
       tls = { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
     }
     server = await listen(site, { host: '127.0.0.1', port: 0, tls: tls ?? null, deadlines });
-    open = scheme === 'https' ? () => connectTls({ port: server.port, host: '127.0.0.1', rejectUnauthorized: false }) : () => connectTcp(server.port, '127.0.0.1');
+    open =
+      scheme === 'https'
+        ? () => connectTls({ port: server.port, host: '127.0.0.1', rejectUnauthorized: false })
+        : () => connectTcp(server.port, '127.0.0.1');
   });
   afterAll(() => server?.close());
 
@@ -97,23 +123,28 @@ describe.each(['https', 'http'] as const)('request deadlines over %s', (scheme) 
 
   it('answers a body dripped a byte at a time 408 at the request deadline', async () => {
     const ended = await converse(open, (socket) => {
-      socket.write('POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"');
+      socket.write(
+        'POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"',
+      );
       return drip(socket, 'x', 50);
     });
     timedOut(ended);
     expect(ended.ms).toBeLessThan(deadlines.requestMs + LATE_MS);
   });
 
-  it.runIf(scheme === 'https')('closes a connection stalled inside its TLS handshake at the handshake deadline', async () => {
-    // The first byte of a handshake record and nothing more: the TLS layer waits for the rest.
-    const ended = await converse(
-      () => connectTcp(server.port, '127.0.0.1'),
-      (socket) => {
-        socket.write(Buffer.from([0x16, 0x03, 0x01]));
-        return () => undefined;
-      },
-    );
-    expect(ended.raw).toBe('');
-    expect(ended.ms).toBeLessThan(deadlines.handshakeMs + LATE_MS);
-  });
+  it.runIf(scheme === 'https')(
+    'closes a connection stalled inside its TLS handshake at the handshake deadline',
+    async () => {
+      // The first byte of a handshake record and nothing more: the TLS layer waits for the rest.
+      const ended = await converse(
+        () => connectTcp(server.port, '127.0.0.1'),
+        (socket) => {
+          socket.write(Buffer.from([0x16, 0x03, 0x01]));
+          return () => undefined;
+        },
+      );
+      expect(ended.raw).toBe('');
+      expect(ended.ms).toBeLessThan(deadlines.handshakeMs + LATE_MS);
+    },
+  );
 });

@@ -15,7 +15,11 @@ export function toRecord<T extends { id: string }>(value: T): T & JsonRecord {
 function sortedKeys(node: Json): Json {
   if (Array.isArray(node)) return node.map(sortedKeys);
   if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.keys(node).sort().map((key) => [key, sortedKeys(node[key] ?? null)]));
+  return Object.fromEntries(
+    Object.keys(node)
+      .sort()
+      .map((key) => [key, sortedKeys(node[key] ?? null)]),
+  );
 }
 
 /** JSON with object keys sorted at every level: equal requests give equal text (idempotency fingerprints). */

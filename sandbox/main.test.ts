@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
-import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, defaultConfig } from './config.js';
+import {
+  DEFAULT_LIVE_SECRET_KEY,
+  DEFAULT_TEST_CALLBACK_TOKEN,
+  DEFAULT_TEST_SECRET_KEY,
+  defaultConfig,
+} from './config.js';
 import { describeSandbox } from './main.js';
 import { repoRoot } from './testing/repo-root.js';
 
@@ -15,7 +20,11 @@ const entry = join(repoRoot, 'sandbox/main.ts');
 // One process (node with tsx's loader), not the tsx wrapper: killing a wrapper would orphan the sandbox.
 const node = (args: string[]): [string, string[]] => [process.execPath, ['--import', 'tsx', entry, ...args]];
 // Only what the sandbox needs from the environment: a developer's own SANDBOX_* variables must not leak in.
-const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...extra });
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  ...extra,
+});
 
 describe('npm start', () => {
   let child: ChildProcess;
@@ -25,7 +34,11 @@ describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-main-'));
 
   beforeAll(async () => {
-    child = spawn(...node(['--port', '0', '--data-dir', dataDir]), { cwd: repoRoot, env: cleanEnv({ SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9/callbacks' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(...node(['--port', '0', '--data-dir', dataDir]), {
+      cwd: repoRoot,
+      env: cleanEnv({ SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9/callbacks' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     url = await new Promise<string>((resolve, reject) => {
@@ -56,7 +69,9 @@ describe('npm start', () => {
   });
 
   it('serves the API with the printed key', async () => {
-    const response = await fetch(`${url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });
+    const response = await fetch(`${url}/balance`, {
+      headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     const refused = await fetch(`${url}/balance`);
@@ -78,20 +93,39 @@ describe('npm start', () => {
     const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
     const rawGet = (body: string) =>
       new Promise<{ status: number; json: unknown }>((resolve, reject) => {
-        const outgoing = httpRequest(`${url}/disbursements/5ed75086a883856178afc12f`, { method: 'GET', headers: { authorization, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) }));
-        });
+        const outgoing = httpRequest(
+          `${url}/disbursements/5ed75086a883856178afc12f`,
+          {
+            method: 'GET',
+            headers: {
+              authorization,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) }));
+          },
+        );
         outgoing.on('error', reject);
         outgoing.end(body);
       });
     expect(await rawGet('{"not": json')).toMatchObject({ status: 400, json: { error_code: 'INVALID_JSON_FORMAT' } });
-    expect(await rawGet('{}')).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
+    expect(await rawGet('{}')).toMatchObject({
+      status: 404,
+      json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+    });
   });
 
   it('refuses a second sandbox on the same DATA_DIR with exit 2 and the reason', () => {
-    const second = spawnSync(...node(['--port', '0', '--data-dir', dataDir]), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    const second = spawnSync(...node(['--port', '0', '--data-dir', dataDir]), {
+      cwd: repoRoot,
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(second.status).toBe(2);
     expect(second.stderr).toContain('is in use by another process');
     expect(second.stderr).toContain('--data-dir');
@@ -110,15 +144,24 @@ describe('npm start', () => {
     /** One GET with `host` as its Host header (or none), giving the status and the x-request-id. */
     const get = (host: string | undefined): Promise<{ status: number; id: string | undefined }> =>
       new Promise((resolve, reject) => {
-        const request = httpRequest(`${url}/balance`, { setHost: false, headers: host === undefined ? {} : { host } }, (response) => {
-          response.resume();
-          const id = response.headers['x-request-id'];
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, id: typeof id === 'string' ? id : undefined }));
-        });
+        const request = httpRequest(
+          `${url}/balance`,
+          { setHost: false, headers: host === undefined ? {} : { host } },
+          (response) => {
+            response.resume();
+            const id = response.headers['x-request-id'];
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, id: typeof id === 'string' ? id : undefined }),
+            );
+          },
+        );
         request.on('error', reject);
         request.end();
       });
-    for (const [host, status] of [['attacker.example', 421], [undefined, 400]] as const) {
+    for (const [host, status] of [
+      ['attacker.example', 421],
+      [undefined, 400],
+    ] as const) {
       const answer = await get(host);
       expect([host, answer.status, answer.id]).toEqual([host, status, expect.stringMatching(/^req_/)]);
       await expect.poll(() => output).toMatch(new RegExp(`GET /balance  ${status} [A-Z_]+  [\\d.]+ ms  ${answer.id}`));
@@ -126,7 +169,12 @@ describe('npm start', () => {
   });
 
   it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', () => {
-    const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), {
+      cwd: repoRoot,
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(other.status).toBe(2);
     expect(other.stderr).toContain('holds a journal store');
     expect(other.stderr).toContain('--store journal');
@@ -141,16 +189,24 @@ describe('npm start', () => {
 
 describe('LOG_FORMAT=json', () => {
   it('writes only JSON lines on stdout (the banner goes to stderr), one per request', async () => {
-    const child = spawn(...node(['--port', '0', '--data-dir', ':memory:']), { cwd: repoRoot, env: cleanEnv({ LOG_FORMAT: 'json' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(...node(['--port', '0', '--data-dir', ':memory:']), {
+      cwd: repoRoot,
+      env: cleanEnv({ LOG_FORMAT: 'json' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
-      await expect.poll(() => /listening on (\S+) /.exec(stdout)?.[1], { timeout: 60_000, interval: 100 }).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await expect
+        .poll(() => /listening on (\S+) /.exec(stdout)?.[1], { timeout: 60_000, interval: 100 })
+        .toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const url = /listening on (\S+) /.exec(stdout)![1]!;
-      const answer = await fetch(`${url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });
+      const answer = await fetch(`${url}/balance`, {
+        headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) },
+      });
       expect(answer.status).toBe(200);
       await expect.poll(() => stdout).toContain('"path":"/balance"');
     } finally {
@@ -159,7 +215,13 @@ describe('LOG_FORMAT=json', () => {
     }
     const lines = stdout.split('\n').filter((line) => line !== '');
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.find((line) => line.kind === 'request')).toMatchObject({ level: 'info', method: 'GET', path: '/balance', status: 200, error_code: null });
+    expect(parsed.find((line) => line.kind === 'request')).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      path: '/balance',
+      status: 200,
+      error_code: null,
+    });
     expect(stderr).toContain('test secret key:');
   }, 90_000);
 });
@@ -179,7 +241,12 @@ describe('bad configuration', () => {
 describe('describeSandbox', () => {
   it('masks keys the operator chose and prints the built-in development keys', () => {
     const chosen = defaultConfig({
-      merchants: [{ ...defaultConfig().merchants[0]!, keys: { test: 'sk_test_operator_secret_1234', live: DEFAULT_LIVE_SECRET_KEY } }],
+      merchants: [
+        {
+          ...defaultConfig().merchants[0]!,
+          keys: { test: 'sk_test_operator_secret_1234', live: DEFAULT_LIVE_SECRET_KEY },
+        },
+      ],
       given: new Set(['secret-key']),
     });
     const text = describeSandbox('http://127.0.0.1:3000', chosen);

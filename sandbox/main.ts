@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { refuse, UsageError } from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { createSandboxApp, type SandboxApp } from './app.js';
-import { COMMAND, DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig, type SandboxConfig } from './config.js';
+import {
+  COMMAND,
+  DEFAULT_LIVE_SECRET_KEY,
+  DEFAULT_TEST_SECRET_KEY,
+  parseConfig,
+  type SandboxConfig,
+} from './config.js';
 import { createLogger, type SandboxLogger } from './observability/index.js';
 import { DASHBOARD_PATH } from './dashboard/pages.js';
 import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
@@ -40,7 +46,10 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
   if (options.docs !== false) {
     for (const which of ['service', 'control'] as const) {
       const page = readDocs(DOCS[which]);
-      if (page === undefined) log(`warning: no docs at ${which === 'service' ? '/docs' : '/sandbox/docs'}: ${DOCS[which].page} is missing (npm run docs builds it)`);
+      if (page === undefined)
+        log(
+          `warning: no docs at ${which === 'service' ? '/docs' : '/sandbox/docs'}: ${DOCS[which].page} is missing (npm run docs builds it)`,
+        );
       else docs[which] = page;
     }
   }
@@ -48,15 +57,24 @@ export async function startSandbox(config: SandboxConfig, options: StartOptions 
   const app = await createSandboxApp(config, { onError: (error) => console.error('sandbox:', error), logger });
   let listening: Listening;
   try {
-    listening = await listen(createSite({ service: app.service, control: app.control, docs, health: () => app.health(), observer: app.observer }), {
-      host: config.host,
-      port: config.port,
-      tls: config.tls,
-      publicHosts: config.publicHosts,
-      deadlines: config.deadlines,
-      refused: (request) => app.observer.refused(request),
-      onError: (error) => console.error('sandbox:', error),
-    });
+    listening = await listen(
+      createSite({
+        service: app.service,
+        control: app.control,
+        docs,
+        health: () => app.health(),
+        observer: app.observer,
+      }),
+      {
+        host: config.host,
+        port: config.port,
+        tls: config.tls,
+        publicHosts: config.publicHosts,
+        deadlines: config.deadlines,
+        refused: (request) => app.observer.refused(request),
+        onError: (error) => console.error('sandbox:', error),
+      },
+    );
   } catch (error) {
     await app.close();
     throw error;
@@ -83,7 +101,8 @@ function shown(value: string, isDefault: boolean): string {
 }
 
 function dataLine(config: SandboxConfig): string {
-  if (config.store === 'postgres') return `PostgreSQL at ${describeTarget(config.database.url ?? undefined)} (postgres store: every sandbox started on it shares the data)`;
+  if (config.store === 'postgres')
+    return `PostgreSQL at ${describeTarget(config.database.url ?? undefined)} (postgres store: every sandbox started on it shares the data)`;
   return config.dataDir === ':memory:' ? 'in memory (lost at exit)' : `${config.dataDir} (${config.store} store)`;
 }
 
@@ -92,7 +111,9 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
   const defaultTest = merchant.keys.test === DEFAULT_TEST_SECRET_KEY;
   const defaultLive = merchant.keys.live === DEFAULT_LIVE_SECRET_KEY;
   const tokenIsDefault = !config.given.has('callback-token');
-  const perKind = Object.entries(config.callbackUrls).map(([setting, value]) => `\n  ${`${setting}:`.padEnd(22)}${value}`);
+  const perKind = Object.entries(config.callbackUrls).map(
+    ([setting, value]) => `\n  ${`${setting}:`.padEnd(22)}${value}`,
+  );
   return [
     `Payments sandbox listening on ${url}`,
     `  base URL:             ${url}`,
@@ -112,7 +133,10 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
   ].join('\n');
 }
 
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   let config: SandboxConfig;
   try {
     const parsed = parseConfig({ argv, env });
@@ -131,7 +155,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      console.error(`payments-sandbox: cannot listen on ${config.host}:${config.port} (${code}); choose another with PORT or --port.`);
+      console.error(
+        `payments-sandbox: cannot listen on ${config.host}:${config.port} (${code}); choose another with PORT or --port.`,
+      );
       return 2;
     }
     if (error instanceof DataDirInUseError) {
@@ -143,7 +169,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return 2;
     }
     if (error instanceof DatabaseUnreachableError) {
-      console.error(`payments-sandbox: ${error.message}; check DATABASE_URL (--database-url) or the PG* variables, and that the database is running.`);
+      console.error(
+        `payments-sandbox: ${error.message}; check DATABASE_URL (--database-url) or the PG* variables, and that the database is running.`,
+      );
       return 2;
     }
     if (error instanceof NewerSchemaError) {

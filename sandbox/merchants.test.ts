@@ -4,18 +4,44 @@ import type { MerchantConfig } from './config.js';
 import { createMerchants } from './merchants.js';
 
 const merchants: MerchantConfig[] = [
-  { id: 'm1', ownerId: 'owner-1', keys: { test: 'sk_test_one', live: 'sk_live_one' }, callbackTokens: { test: 'tok-1-test', live: 'tok-1-live' } },
-  { id: 'm2', ownerId: 'm2', keys: { test: 'sk_test_two', live: 'sk_live_two' }, callbackTokens: { test: 'tok-2-test', live: 'tok-2-live' } },
+  {
+    id: 'm1',
+    ownerId: 'owner-1',
+    keys: { test: 'sk_test_one', live: 'sk_live_one' },
+    callbackTokens: { test: 'tok-1-test', live: 'tok-1-live' },
+  },
+  {
+    id: 'm2',
+    ownerId: 'm2',
+    keys: { test: 'sk_test_two', live: 'sk_live_two' },
+    callbackTokens: { test: 'tok-2-test', live: 'tok-2-live' },
+  },
 ];
 
 describe('createMerchants', () => {
   const directory = createMerchants(merchants);
 
   it('maps each key to its merchant and mode', () => {
-    expect(directory.authenticate({ username: 'sk_test_one', password: '' })).toEqual({ merchantId: 'm1', mode: 'test', ownerId: 'owner-1' });
-    expect(directory.authenticate({ username: 'sk_live_one', password: '' })).toEqual({ merchantId: 'm1', mode: 'live', ownerId: 'owner-1' });
-    expect(directory.authenticate({ username: 'sk_test_two', password: '' })).toEqual({ merchantId: 'm2', mode: 'test', ownerId: 'm2' });
-    expect(directory.authenticate({ username: 'sk_live_two', password: '' })).toEqual({ merchantId: 'm2', mode: 'live', ownerId: 'm2' });
+    expect(directory.authenticate({ username: 'sk_test_one', password: '' })).toEqual({
+      merchantId: 'm1',
+      mode: 'test',
+      ownerId: 'owner-1',
+    });
+    expect(directory.authenticate({ username: 'sk_live_one', password: '' })).toEqual({
+      merchantId: 'm1',
+      mode: 'live',
+      ownerId: 'owner-1',
+    });
+    expect(directory.authenticate({ username: 'sk_test_two', password: '' })).toEqual({
+      merchantId: 'm2',
+      mode: 'test',
+      ownerId: 'm2',
+    });
+    expect(directory.authenticate({ username: 'sk_live_two', password: '' })).toEqual({
+      merchantId: 'm2',
+      mode: 'live',
+      ownerId: 'm2',
+    });
   });
 
   it('refuses unknown keys, missing credentials and a non-empty password', () => {

@@ -21,7 +21,10 @@ interface KeyEntry {
 
 export function createMerchants(merchants: readonly MerchantConfig[]): Merchants {
   const entries: KeyEntry[] = merchants.flatMap((merchant) =>
-    (['test', 'live'] as const).map((mode: Mode) => ({ digest: secretDigest(merchant.keys[mode]), caller: Object.freeze({ merchantId: merchant.id, mode, ownerId: merchant.ownerId }) })),
+    (['test', 'live'] as const).map((mode: Mode) => ({
+      digest: secretDigest(merchant.keys[mode]),
+      caller: Object.freeze({ merchantId: merchant.id, mode, ownerId: merchant.ownerId }),
+    })),
   );
   const byId = new Map(merchants.map((merchant) => [merchant.id, merchant]));
   return {

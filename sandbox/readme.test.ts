@@ -12,7 +12,10 @@ function tables(markdown: string): [string, string][][] {
   const found: [string, string][][] = [];
   for (const line of markdown.split('\n')) {
     if (!line.startsWith('|')) continue;
-    const [value = '', code = ''] = line.split('|').slice(1, 3).map((cell) => cell.trim().replaceAll('`', ''));
+    const [value = '', code = ''] = line
+      .split('|')
+      .slice(1, 3)
+      .map((cell) => cell.trim().replaceAll('`', ''));
     if (line.includes('Ends `FAILED`')) found.push([]);
     else if (!value.startsWith('---')) found.at(-1)?.push([value, code]);
   }
@@ -21,7 +24,9 @@ function tables(markdown: string): [string, string][][] {
 
 describe('sandbox/README.md', () => {
   it('lists every automatic failure value of the control contract, disbursements then direct debits', () => {
-    const expected = ['createDisbursement', 'createDirectDebitPayment'].map((operationId) => sandboxTestMode(operationId).outcomes.map((o): [string, string] => [String(o.value), String(o.failureCode)]));
+    const expected = ['createDisbursement', 'createDirectDebitPayment'].map((operationId) =>
+      sandboxTestMode(operationId).outcomes.map((o): [string, string] => [String(o.value), String(o.failureCode)]),
+    );
     expect(tables(listed)).toEqual(expected);
   });
 });

@@ -3,8 +3,18 @@
 // reads exactly as the service's lookup answers it.
 import { toJson } from './balance/callbacks.js';
 import { COLLECTION as CUSTOMERS } from './customers/index.js';
-import { COLLECTIONS as DIRECT_DEBIT, paymentMethodView, paymentView, type PaymentMethodRecord, type PaymentRecord } from './direct-debit/records.js';
-import { COLLECTION as DISBURSEMENTS, resourceOf as disbursementView, type DisbursementRecord } from './disbursements/index.js';
+import {
+  COLLECTIONS as DIRECT_DEBIT,
+  paymentMethodView,
+  paymentView,
+  type PaymentMethodRecord,
+  type PaymentRecord,
+} from './direct-debit/records.js';
+import {
+  COLLECTION as DISBURSEMENTS,
+  resourceOf as disbursementView,
+  type DisbursementRecord,
+} from './disbursements/index.js';
 import { COLLECTION as EWALLET_PAYMENTS, type EwalletPaymentRecord } from './ewallets/index.js';
 import { CODES, codeView, inactiveReason, type StoredCode } from './fixed-payment-codes/records.js';
 import { ACCOUNTS, accountView, settledAt, type StoredAccount } from './fixed-virtual-accounts/records.js';
@@ -17,7 +27,11 @@ function jsonObject(value: object): { [field: string]: Json } {
 }
 
 /** A kind whose records are stored as `Stored` (every collection holds one module's records only). */
-function kind<Stored>(collection: string, machine: string | null, show: (record: Stored, now: Date) => { resource: object; state: string | null }): ResourceKind {
+function kind<Stored>(
+  collection: string,
+  machine: string | null,
+  show: (record: Stored, now: Date) => { resource: object; state: string | null },
+): ResourceKind {
   return {
     collection,
     machine,
@@ -31,7 +45,17 @@ function kind<Stored>(collection: string, machine: string | null, show: (record:
 /** An e-wallet payment as its `ewallet.payment` callback shows it: the service has no lookup by id. */
 function ewalletPaymentView(record: EwalletPaymentRecord) {
   const { id, external_id, business_id, phone, ewallet_type, amount, status, created } = record;
-  return { id, external_id, business_id, phone, ewallet_type, amount, status, ...(record.failure_code ? { failure_code: record.failure_code } : {}), created };
+  return {
+    id,
+    external_id,
+    business_id,
+    phone,
+    ewallet_type,
+    amount,
+    status,
+    ...(record.failure_code ? { failure_code: record.failure_code } : {}),
+    created,
+  };
 }
 
 export const RESOURCE_KINDS: Readonly<Record<ResourceKindName, ResourceKind>> = {
@@ -40,13 +64,25 @@ export const RESOURCE_KINDS: Readonly<Record<ResourceKindName, ResourceKind>> = 
     return { resource: accountView(account), state: account.status };
   }),
   // A code has no status field: its state is computed (state machine fixedPaymentCode).
-  fixed_payment_codes: kind<StoredCode>(CODES, 'fixedPaymentCode', (record, now) => ({ resource: codeView(record), state: inactiveReason(record, now) === undefined ? 'ACTIVE' : 'INACTIVE' })),
-  disbursements: kind<DisbursementRecord>(DISBURSEMENTS, 'disbursement', (record) => ({ resource: disbursementView(record), state: record.status })),
-  ewallet_payments: kind<EwalletPaymentRecord>(EWALLET_PAYMENTS, 'ewalletPayment', (record) => ({ resource: ewalletPaymentView(record), state: record.status })),
+  fixed_payment_codes: kind<StoredCode>(CODES, 'fixedPaymentCode', (record, now) => ({
+    resource: codeView(record),
+    state: inactiveReason(record, now) === undefined ? 'ACTIVE' : 'INACTIVE',
+  })),
+  disbursements: kind<DisbursementRecord>(DISBURSEMENTS, 'disbursement', (record) => ({
+    resource: disbursementView(record),
+    state: record.status,
+  })),
+  ewallet_payments: kind<EwalletPaymentRecord>(EWALLET_PAYMENTS, 'ewalletPayment', (record) => ({
+    resource: ewalletPaymentView(record),
+    state: record.status,
+  })),
   customers: kind<JsonRecord>(CUSTOMERS, null, (record) => ({ resource: record, state: null })),
   payment_methods: kind<PaymentMethodRecord>(DIRECT_DEBIT.paymentMethods, 'paymentMethod', (record, now) => {
     const method = paymentMethodView(record, now);
     return { resource: method, state: method.status };
   }),
-  direct_debits: kind<PaymentRecord>(DIRECT_DEBIT.payments, 'directDebitPayment', (record) => ({ resource: paymentView(record), state: record.status })),
+  direct_debits: kind<PaymentRecord>(DIRECT_DEBIT.payments, 'directDebitPayment', (record) => ({
+    resource: paymentView(record),
+    state: record.status,
+  })),
 };

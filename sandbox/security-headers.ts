@@ -21,7 +21,9 @@ function inlineScripts(html: string): string[] {
  * host, no form, no frame around it.
  */
 export function docsSecurityHeaders(html: string): Record<string, string> {
-  const hashes = inlineScripts(html).map((script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`);
+  const hashes = inlineScripts(html).map(
+    (script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`,
+  );
   const policy = [
     "default-src 'none'",
     `script-src 'self' ${hashes.join(' ')}`.trim(),
@@ -38,7 +40,10 @@ export function docsSecurityHeaders(html: string): Record<string, string> {
 }
 
 /** `headers` with `extra` added where it has none of its own (the dashboard's policy is its own). */
-export function withHeaders(headers: Record<string, string>, extra: Readonly<Record<string, string>>): Record<string, string> {
+export function withHeaders(
+  headers: Record<string, string>,
+  extra: Readonly<Record<string, string>>,
+): Record<string, string> {
   const result = { ...headers };
   for (const [name, value] of Object.entries(extra)) if (!(name in result)) result[name] = value;
   return result;

@@ -8,10 +8,25 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { withNativeHandler } from '@payments-contract/server/runtime/native-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSite, DOCS, httpsRequiredResponse, listen, readDocs, routeByFirstByte, type Listening } from './server.js';
+import {
+  createSite,
+  DOCS,
+  httpsRequiredResponse,
+  listen,
+  readDocs,
+  routeByFirstByte,
+  type Listening,
+} from './server.js';
 
-const answer = (who: string) => async (request: Request) => new Response(JSON.stringify({ who, path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
-const site = createSite({ service: answer('service'), control: answer('control'), docs: { service: '<html>service docs</html>' } });
+const answer = (who: string) => async (request: Request) =>
+  new Response(JSON.stringify({ who, path: new URL(request.url).pathname }), {
+    headers: { 'content-type': 'application/json' },
+  });
+const site = createSite({
+  service: answer('service'),
+  control: answer('control'),
+  docs: { service: '<html>service docs</html>' },
+});
 const get = (path: string, method = 'GET') => site(new Request(`http://sandbox.test${path}`, { method }));
 
 describe('createSite', () => {
@@ -77,7 +92,27 @@ describe('listen over HTTPS', () => {
   beforeAll(async () => {
     // A throwaway self-signed certificate for 127.0.0.1 (openssl is part of the base system the tests run on).
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'pipe' },
+    );
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     key = readFileSync(join(dir, 'key.pem'), 'utf8');
     server = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key } });
@@ -100,7 +135,9 @@ describe('listen over HTTPS', () => {
 
   it('answers plain HTTP on the same port with a JSON error, then closes', async () => {
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(server.port, '127.0.0.1', () => socket.write('GET /balance HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.write('GET /balance HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
+      );
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString()));
       socket.on('end', () => resolve(text));
@@ -109,12 +146,20 @@ describe('listen over HTTPS', () => {
     const [head, body] = raw.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/content-type: application\/json/i);
-    expect(JSON.parse(body!)).toEqual({ error_code: 'HTTPS_REQUIRED', message: expect.stringContaining(`https://127.0.0.1:${server.port}/`) });
+    expect(JSON.parse(body!)).toEqual({
+      error_code: 'HTTPS_REQUIRED',
+      message: expect.stringContaining(`https://127.0.0.1:${server.port}/`),
+    });
   });
 
   it('gives that refusal a request id from the `refused` hook (which logs it) and the security headers', async () => {
     const refused: unknown[] = [];
-    const logged = await listen(site, { host: '127.0.0.1', port: 0, tls: { cert, key }, refused: (request) => (refused.push(request), 'req_refused1') });
+    const logged = await listen(site, {
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert, key },
+      refused: (request) => (refused.push(request), 'req_refused1'),
+    });
     try {
       const response = await fetch(`http://127.0.0.1:${logged.port}/balance?x=1`);
       expect(response.status).toBe(400);
@@ -211,38 +256,58 @@ describe('listen over HTTP', () => {
 describe('the docs pages over the network', () => {
   const page = readDocs(DOCS.service);
   // Routers with a native entry too, so the Node listener takes the native path as it does for the sandbox.
-  const nativeAnswer = (who: string) => withNativeHandler(answer(who), async (request) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ who, path: request.pathname }) }));
+  const nativeAnswer = (who: string) =>
+    withNativeHandler(answer(who), async (request) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ who, path: request.pathname }),
+    }));
   const sites = {
     fetch: createSite({ service: answer('service'), control: answer('control'), docs: { service: page } }),
     native: createSite({ service: nativeAnswer('service'), control: nativeAnswer('control'), docs: { service: page } }),
   };
-  const decode: Record<string, (bytes: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, none: (bytes) => bytes };
+  const decode: Record<string, (bytes: Buffer) => Buffer> = {
+    br: brotliDecompressSync,
+    gzip: gunzipSync,
+    none: (bytes) => bytes,
+  };
 
   /** GET /docs with this Accept-Encoding, as raw bytes (fetch would decode them itself). */
   const getDocs = (url: string, acceptEncoding: string | undefined) =>
     new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-      httpGet(`${url}/docs`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
-      }).on('error', reject);
+      httpGet(
+        `${url}/docs`,
+        { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+        },
+      ).on('error', reject);
     });
 
-  it.each(['fetch', 'native'] as const)('answers the built page compressed as the client accepts it (%s path)', async (which) => {
-    expect(page, 'the docs are built (npm run docs)').toBeDefined();
-    const server = await listen(sites[which], { host: '127.0.0.1', port: 0 });
-    try {
-      for (const [acceptEncoding, coding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], [undefined, 'none']] as const) {
-        const { headers, body } = await getDocs(server.url, acceptEncoding);
-        expect(headers['content-encoding'] ?? 'none', String(acceptEncoding)).toBe(coding);
-        expect(headers.vary).toBe('accept-encoding');
-        expect(Number(headers['content-length'])).toBe(body.length);
-        expect(decode[coding]!(body).toString('utf8')).toBe(page);
-        // The page is megabytes of HTML; compressed it is a third of that or less.
-        if (coding !== 'none') expect(body.length).toBeLessThan(Buffer.byteLength(page!) / 3);
+  it.each(['fetch', 'native'] as const)(
+    'answers the built page compressed as the client accepts it (%s path)',
+    async (which) => {
+      expect(page, 'the docs are built (npm run docs)').toBeDefined();
+      const server = await listen(sites[which], { host: '127.0.0.1', port: 0 });
+      try {
+        for (const [acceptEncoding, coding] of [
+          ['gzip, deflate, br', 'br'],
+          ['gzip', 'gzip'],
+          [undefined, 'none'],
+        ] as const) {
+          const { headers, body } = await getDocs(server.url, acceptEncoding);
+          expect(headers['content-encoding'] ?? 'none', String(acceptEncoding)).toBe(coding);
+          expect(headers.vary).toBe('accept-encoding');
+          expect(Number(headers['content-length'])).toBe(body.length);
+          expect(decode[coding]!(body).toString('utf8')).toBe(page);
+          // The page is megabytes of HTML; compressed it is a third of that or less.
+          if (coding !== 'none') expect(body.length).toBeLessThan(Buffer.byteLength(page!) / 3);
+        }
+      } finally {
+        await server.close();
       }
-    } finally {
-      await server.close();
-    }
-  });
+    },
+  );
 });

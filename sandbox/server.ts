@@ -8,15 +8,33 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { docsPaths, openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
-import { nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler } from '@payments-contract/server/runtime/native-request';
-import { answerProtocolErrors, rawErrorResponse, toNodeListener, type FetchHandler, type ProtocolError } from '@payments-contract/server/runtime/node-listener';
+import {
+  nativeHandlerOf,
+  withNativeHandler,
+  type NativeAnswer,
+  type NativeHandler,
+} from '@payments-contract/server/runtime/native-request';
+import {
+  answerProtocolErrors,
+  rawErrorResponse,
+  toNodeListener,
+  type FetchHandler,
+  type ProtocolError,
+} from '@payments-contract/server/runtime/node-listener';
 import { CROSS_SITE_REFUSAL, isBrowserRequest, isCrossSiteWrite, type HeaderOf } from './browser-requests.js';
 import { compressedPage, type CompressedPage } from './compressed-page.js';
 import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.js';
 import { checkIntervalMs, DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { hostChecker } from './host-names.js';
 import { API_SECURITY_HEADERS, docsSecurityHeaders, withHeaders } from './security-headers.js';
-import { newRequestId, REQUEST_ID_HEADER, type HealthAnswer, type RefusedRequest, type RequestObserver, type SiteTarget } from './observability/index.js';
+import {
+  newRequestId,
+  REQUEST_ID_HEADER,
+  type HealthAnswer,
+  type RefusedRequest,
+  type RequestObserver,
+  type SiteTarget,
+} from './observability/index.js';
 
 /** A page of documentation: the bundled contract and its Redoc page, both shipped in the contract package. */
 interface DocsSource {
@@ -53,8 +71,13 @@ export interface SiteOptions {
   observer?: RequestObserver;
 }
 
-const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-const refusalAnswer = ({ status, error_code, message }: ProtocolError): NativeAnswer => jsonAnswer(status, { error_code, message });
+const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+const refusalAnswer = ({ status, error_code, message }: ProtocolError): NativeAnswer =>
+  jsonAnswer(status, { error_code, message });
 
 /** An answer with the security headers, and, to a browser, no Basic challenge (browser-requests.ts says why). */
 function securedAnswer(answer: NativeAnswer, fromBrowser: boolean): NativeAnswer {
@@ -79,35 +102,62 @@ export function createSite(options: SiteOptions): FetchHandler {
     control: readFileSync(DOCS.control.spec, 'utf8'),
   };
   // The docs pages are megabytes of HTML: answered compressed when the client accepts it.
-  const compressedDocs = (page: string | undefined): CompressedPage | undefined => (page === undefined ? undefined : compressedPage(page));
+  const compressedDocs = (page: string | undefined): CompressedPage | undefined =>
+    page === undefined ? undefined : compressedPage(page);
   const compressed = { service: compressedDocs(options.docs?.service), control: compressedDocs(options.docs?.control) };
   // Each page's policy names its own inline scripts, so it is made from the page, once.
-  const docsHeaders = (page: string | undefined): Record<string, string> => (page === undefined ? {} : docsSecurityHeaders(page));
+  const docsHeaders = (page: string | undefined): Record<string, string> =>
+    page === undefined ? {} : docsSecurityHeaders(page);
   const securityOf = { service: docsHeaders(options.docs?.service), control: docsHeaders(options.docs?.control) };
   // Each page as a plain answer, given the request's Accept-Encoding; the fetch entry turns it into a Response.
   const pages = new Map<string, (acceptEncoding: string | null) => NativeAnswer | Promise<NativeAnswer>>([
-    ['/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.service })],
-    ['/sandbox/openapi.json', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control })],
+    [
+      '/openapi.json',
+      () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.service }),
+    ],
+    [
+      '/sandbox/openapi.json',
+      () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: contracts.control }),
+    ],
     ['/docs', (acceptEncoding) => html(compressed.service, securityOf.service, acceptEncoding)],
     ['/sandbox/docs', (acceptEncoding) => html(compressed.control, securityOf.control, acceptEncoding)],
     ...[...dashboardPages()].map(([path, answer]) => [path, () => answer] as const),
     // Reached only by a browser (see targetOf): it is shown the dashboard.
-    ['/', () => ({ status: 302, headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' }, body: `See ${DASHBOARD_PATH}` })],
+    [
+      '/',
+      () => ({
+        status: 302,
+        headers: { location: DASHBOARD_PATH, 'content-type': 'text/plain; charset=utf-8' },
+        body: `See ${DASHBOARD_PATH}`,
+      }),
+    ],
   ]);
   const { health, observer } = options;
-  if (health) pages.set('/health', async () => {
-    const answer = await health();
-    return jsonAnswer(answer.status, answer.body, { 'cache-control': 'no-store' });
-  });
-  async function html(page: CompressedPage | undefined, security: Record<string, string>, acceptEncoding: string | null): Promise<NativeAnswer> {
-    if (page === undefined) return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
+  if (health)
+    pages.set('/health', async () => {
+      const answer = await health();
+      return jsonAnswer(answer.status, answer.body, { 'cache-control': 'no-store' });
+    });
+  async function html(
+    page: CompressedPage | undefined,
+    security: Record<string, string>,
+    acceptEncoding: string | null,
+  ): Promise<NativeAnswer> {
+    if (page === undefined)
+      return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
     const { coding, body } = await page.encode(acceptEncoding);
-    const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.byteLength), vary: 'accept-encoding', ...security };
+    const headers: Record<string, string> = {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': String(body.byteLength),
+      vary: 'accept-encoding',
+      ...security,
+    };
     if (coding !== 'identity') headers['content-encoding'] = coding;
     return { status: 200, headers, body };
   }
   // A trailing slash names the same resource (the contract's convention, kept for these pages too).
-  const withoutTrailingSlash = (pathname: string): string => (pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname);
+  const withoutTrailingSlash = (pathname: string): string =>
+    pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   /** Which of the site's parts a path belongs to. */
   function targetOf(pathname: string, method: string, accept: string | null): SiteTarget {
     const path = withoutTrailingSlash(pathname);
@@ -118,23 +168,40 @@ export function createSite(options: SiteOptions): FetchHandler {
     return path === '/sandbox' || path.startsWith('/sandbox/') ? 'control' : 'service';
   }
   /** A page's answer (or 405 for another method than GET and HEAD). */
-  function pageAnswer(method: string, pathname: string, acceptEncoding: string | null): NativeAnswer | Promise<NativeAnswer> {
+  function pageAnswer(
+    method: string,
+    pathname: string,
+    acceptEncoding: string | null,
+  ): NativeAnswer | Promise<NativeAnswer> {
     const page = pages.get(withoutTrailingSlash(pathname))!;
-    if (method !== 'GET' && method !== 'HEAD') return jsonAnswer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' }, { allow: 'GET, HEAD' });
+    if (method !== 'GET' && method !== 'HEAD')
+      return jsonAnswer(
+        405,
+        { error_code: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD.' },
+        { allow: 'GET, HEAD' },
+      );
     return page(acceptEncoding);
   }
   /** The control API's answer to a write a page of another site sent, before its key is even looked at. */
-  const crossSite = (target: SiteTarget, method: string, header: HeaderOf): NativeAnswer | undefined => (target === 'control' && isCrossSiteWrite(method, header) ? refusalAnswer(CROSS_SITE_REFUSAL) : undefined);
+  const crossSite = (target: SiteTarget, method: string, header: HeaderOf): NativeAnswer | undefined =>
+    target === 'control' && isCrossSiteWrite(method, header) ? refusalAnswer(CROSS_SITE_REFUSAL) : undefined;
   const site: FetchHandler = async (request) => {
     const target = targetOf(new URL(request.url).pathname, request.method, request.headers.get('accept'));
     const handle: FetchHandler = async (seen) => {
       const header: HeaderOf = (name) => seen.headers.get(name);
-      const answer = crossSite(target, seen.method, header) ?? (target === 'page' ? await pageAnswer(seen.method, new URL(seen.url).pathname, seen.headers.get('accept-encoding')) : undefined);
+      const answer =
+        crossSite(target, seen.method, header) ??
+        (target === 'page'
+          ? await pageAnswer(seen.method, new URL(seen.url).pathname, seen.headers.get('accept-encoding'))
+          : undefined);
       if (answer === undefined) return options[target as 'service' | 'control'](seen);
       return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
     };
     const response = await (observer ? observer.fetch(request, target, handle) : handle(request));
-    return securedResponse(response, isBrowserRequest((name) => request.headers.get(name)));
+    return securedResponse(
+      response,
+      isBrowserRequest((name) => request.headers.get(name)),
+    );
   };
   // The Node listener's entry, when both routers have one (the generated routers do).
   const natives = { service: nativeHandlerOf(options.service), control: nativeHandlerOf(options.control) };
@@ -143,9 +210,15 @@ export function createSite(options: SiteOptions): FetchHandler {
   return withNativeHandler(site, async (request) => {
     const target = targetOf(request.pathname, request.method, request.header('accept'));
     const handle: NativeHandler = async (seen) =>
-      crossSite(target, seen.method, (name) => seen.header(name)) ?? (target === 'page' ? pageAnswer(seen.method, seen.pathname, seen.header('accept-encoding')) : nativeRouters[target](seen));
+      crossSite(target, seen.method, (name) => seen.header(name)) ??
+      (target === 'page'
+        ? pageAnswer(seen.method, seen.pathname, seen.header('accept-encoding'))
+        : nativeRouters[target](seen));
     const answer = await (observer ? observer.native(request, target, handle) : handle(request));
-    return securedAnswer(answer, isBrowserRequest((name) => request.header(name)));
+    return securedAnswer(
+      answer,
+      isBrowserRequest((name) => request.header(name)),
+    );
   });
 }
 
@@ -174,7 +247,11 @@ const TLS_HANDSHAKE = 0x16;
 /** How much of a plain-HTTP request head is read before it is answered anyway. */
 const PLAIN_HEAD_LIMIT = 16 * 1024;
 
-const httpsRequired = (httpsUrl: string): ProtocolError => ({ status: 400, error_code: 'HTTPS_REQUIRED', message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.` });
+const httpsRequired = (httpsUrl: string): ProtocolError => ({
+  status: 400,
+  error_code: 'HTTPS_REQUIRED',
+  message: `This sandbox serves HTTPS only: send the request to ${httpsUrl}.`,
+});
 
 /**
  * The answer to a plain-HTTP request on the HTTPS port: a complete HTTP response with a JSON body, the
@@ -184,7 +261,9 @@ export function httpsRequiredResponse(httpsUrl: string, requestId?: string): str
   const raw = rawErrorResponse(httpsRequired(httpsUrl));
   const extra = { ...API_SECURITY_HEADERS, ...(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId }) };
   const afterStatusLine = raw.indexOf('\r\n') + 2;
-  return `${raw.slice(0, afterStatusLine)}${Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`).join('')}${raw.slice(afterStatusLine)}`;
+  return `${raw.slice(0, afterStatusLine)}${Object.entries(extra)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}${raw.slice(afterStatusLine)}`;
 }
 
 /** The method and target of a request head as far as it came (for the log line of its refusal). */
@@ -198,7 +277,12 @@ function requestLineOf(head: Buffer): { method: string; path: string } {
  * `refusal` once the request head is in (answering before it would make some clients see a reset instead),
  * or once `timeoutMs` has passed without it, so a request cut off mid-head is answered, not held open.
  */
-export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, refusal: string | ((head: Buffer) => string), timeoutMs: number = DEFAULT_DEADLINES.handshakeMs): void {
+export function routeByFirstByte(
+  socket: Socket,
+  tls: (socket: Socket) => void,
+  refusal: string | ((head: Buffer) => string),
+  timeoutMs: number = DEFAULT_DEADLINES.handshakeMs,
+): void {
   // A connection that never says anything must not be kept forever.
   const silent = (): void => void socket.destroy();
   socket.setTimeout(timeoutMs, silent);
@@ -240,7 +324,12 @@ export function routeByFirstByte(socket: Socket, tls: (socket: Socket) => void, 
 /** A refusal written before the site sees the request (no handler knows the port it came in on). */
 function refuseRequest(out: ServerResponse, refusal: ProtocolError, requestId: string): void {
   const { status, headers, body = '' } = refusalAnswer(refusal);
-  out.writeHead(status, { ...headers, ...API_SECURITY_HEADERS, [REQUEST_ID_HEADER]: requestId, 'content-length': String(Buffer.byteLength(body)) });
+  out.writeHead(status, {
+    ...headers,
+    ...API_SECURITY_HEADERS,
+    [REQUEST_ID_HEADER]: requestId,
+    'content-length': String(Buffer.byteLength(body)),
+  });
   out.end(body);
 }
 
@@ -249,7 +338,8 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   const scheme = options.tls ? 'https' : 'http';
   const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   // The origin only fills the Request URL (routing reads the path); it is fixed once the port is known.
-  const adapt = (origin: string): RequestListener => toNodeListener(handler, { origin, ...(options.onError ? { onError: options.onError } : {}) });
+  const adapt = (origin: string): RequestListener =>
+    toNodeListener(handler, { origin, ...(options.onError ? { onError: options.onError } : {}) });
   let origin = `${scheme}://${displayHost}:${options.port}`;
   let nodeListener = adapt(origin);
   let port = options.port;
@@ -257,12 +347,27 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   const refusedId = options.refused ?? (() => newRequestId());
   const listener: RequestListener = (message, out) => {
     const refusal = refusalFor(message.headers.host, port, message.httpVersion);
-    if (refusal) return refuseRequest(out, refusal, refusedId({ method: message.method ?? '-', path: message.url ?? '-', status: refusal.status, error_code: refusal.error_code }));
+    if (refusal)
+      return refuseRequest(
+        out,
+        refusal,
+        refusedId({
+          method: message.method ?? '-',
+          path: message.url ?? '-',
+          status: refusal.status,
+          error_code: refusal.error_code,
+        }),
+      );
     nodeListener(message, out);
   };
   const deadlines: Deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
   // Node's own empty 400 for a missing Host is replaced by the JSON one above.
-  const serverOptions = { requireHostHeader: false, headersTimeout: deadlines.headersMs, requestTimeout: deadlines.requestMs, connectionsCheckingInterval: checkIntervalMs(deadlines) };
+  const serverOptions = {
+    requireHostHeader: false,
+    headersTimeout: deadlines.headersMs,
+    requestTimeout: deadlines.requestMs,
+    connectionsCheckingInterval: checkIntervalMs(deadlines),
+  };
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
     sockets.add(socket);
@@ -272,7 +377,12 @@ export async function listen(handler: FetchHandler, options: ListenOptions): Pro
   let httpServer: HttpServer;
   let front: ReturnType<typeof createNetServer> | HttpServer;
   if (options.tls) {
-    const https = answerProtocolErrors(createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: deadlines.handshakeMs, ...serverOptions }, listener));
+    const https = answerProtocolErrors(
+      createHttpsServer(
+        { cert: options.tls.cert, key: options.tls.key, handshakeTimeout: deadlines.handshakeMs, ...serverOptions },
+        listener,
+      ),
+    );
     httpServer = https;
     https.on('tlsClientError', (_error, socket) => socket.destroy());
     front = createNetServer((socket) => {

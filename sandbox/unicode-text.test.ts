@@ -32,16 +32,28 @@ const next = (): number => ++unique;
 async function created(sandbox: TestSandbox, path: string, body: object): Promise<string> {
   const answer = await sandbox.request('POST', path, { body });
   const id = (answer.body as { id?: unknown } | undefined)?.id;
-  if (answer.status !== 200 || typeof id !== 'string') throw new Error(`POST ${path} refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 200 || typeof id !== 'string')
+    throw new Error(`POST ${path} refused: ${answer.status} ${JSON.stringify(answer.body)}`);
   return id;
 }
-const fixedVirtualAccount = (n: number) => ({ external_id: `va-unicode-${n}`, bank_code: 'BNI', name: 'Toko Sinar Jaya' });
-const fixedPaymentCode = (n: number) => ({ external_id: `fpc-unicode-${n}`, retail_outlet_name: 'ALFAMART', name: 'Dewi Lestari', expected_amount: 125000 });
+const fixedVirtualAccount = (n: number) => ({
+  external_id: `va-unicode-${n}`,
+  bank_code: 'BNI',
+  name: 'Toko Sinar Jaya',
+});
+const fixedPaymentCode = (n: number) => ({
+  external_id: `fpc-unicode-${n}`,
+  retail_outlet_name: 'ALFAMART',
+  name: 'Dewi Lestari',
+  expected_amount: 125000,
+});
 
 /** A linked account of a new customer, through the API (customer, token, OTP), with no payment method yet. */
 async function linkedAccount(sandbox: TestSandbox): Promise<{ customerId: string; accountId: string }> {
   const token = await pendingToken(sandbox);
-  const otp = await sandbox.service().validateLinkedAccountTokenOtp({ path: { id: token.id }, body: { otp_code: '222000' } });
+  const otp = await sandbox
+    .service()
+    .validateLinkedAccountTokenOtp({ path: { id: token.id }, body: { otp_code: '222000' } });
   if (!otp.ok) throw new Error(`OTP refused: ${JSON.stringify(otp.error)}`);
   const accounts = await sandbox.service().listLinkedAccountTokenAccounts({ path: { id: token.id } });
   const account = accounts.ok ? accounts.data[0] : undefined;
@@ -50,15 +62,73 @@ async function linkedAccount(sandbox: TestSandbox): Promise<{ customerId: string
 }
 
 const CASES: [string, Case][] = [
-  ['createFixedVirtualAccount name', { method: 'POST', path: async () => '/callback_virtual_accounts', body: async () => ({ ...fixedVirtualAccount(next()), name: HOSTILE }), literal: LONE_SURROGATE, at: '/name' }],
-  ['createFixedPaymentCode name', { method: 'POST', path: async () => '/fixed_payment_code', body: async () => ({ ...fixedPaymentCode(next()), name: HOSTILE }), literal: LONE_SURROGATE, at: '/name' }],
-  ['updateFixedPaymentCode name', { method: 'PATCH', path: async (s) => `/fixed_payment_code/${await created(s, '/fixed_payment_code', fixedPaymentCode(next()))}`, body: async () => ({ name: HOSTILE }), literal: LONE_SURROGATE, at: '/name' }],
+  [
+    'createFixedVirtualAccount name',
+    {
+      method: 'POST',
+      path: async () => '/callback_virtual_accounts',
+      body: async () => ({ ...fixedVirtualAccount(next()), name: HOSTILE }),
+      literal: LONE_SURROGATE,
+      at: '/name',
+    },
+  ],
+  [
+    'createFixedPaymentCode name',
+    {
+      method: 'POST',
+      path: async () => '/fixed_payment_code',
+      body: async () => ({ ...fixedPaymentCode(next()), name: HOSTILE }),
+      literal: LONE_SURROGATE,
+      at: '/name',
+    },
+  ],
+  [
+    'updateFixedPaymentCode name',
+    {
+      method: 'PATCH',
+      path: async (s) => `/fixed_payment_code/${await created(s, '/fixed_payment_code', fixedPaymentCode(next()))}`,
+      body: async () => ({ name: HOSTILE }),
+      literal: LONE_SURROGATE,
+      at: '/name',
+    },
+  ],
   [
     'createDisbursement description',
-    { method: 'POST', path: async () => '/disbursements', body: async () => ({ external_id: `payout-unicode-${next()}`, bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: HOSTILE, amount: 17500 }), literal: LONE_SURROGATE, at: '/description' },
+    {
+      method: 'POST',
+      path: async () => '/disbursements',
+      body: async () => ({
+        external_id: `payout-unicode-${next()}`,
+        bank_code: 'BCA',
+        account_holder_name: 'Siti Rahmawati',
+        account_number: '1234567890',
+        description: HOSTILE,
+        amount: 17500,
+      }),
+      literal: LONE_SURROGATE,
+      at: '/description',
+    },
   ],
-  ['createCustomer given_name', { method: 'POST', path: async () => '/customers', body: async () => ({ external_id: `cust-unicode-${next()}`, customer_type: 'INDIVIDUAL', given_name: HOSTILE }), literal: LONE_SURROGATE, at: '/given_name' }],
-  ['updateCustomer given_name', { method: 'PUT', path: async (s) => `/customers/${await createCustomer(s)}`, body: async () => ({ given_name: HOSTILE }), literal: LONE_SURROGATE, at: '/given_name' }],
+  [
+    'createCustomer given_name',
+    {
+      method: 'POST',
+      path: async () => '/customers',
+      body: async () => ({ external_id: `cust-unicode-${next()}`, customer_type: 'INDIVIDUAL', given_name: HOSTILE }),
+      literal: LONE_SURROGATE,
+      at: '/given_name',
+    },
+  ],
+  [
+    'updateCustomer given_name',
+    {
+      method: 'PUT',
+      path: async (s) => `/customers/${await createCustomer(s)}`,
+      body: async () => ({ given_name: HOSTILE }),
+      literal: LONE_SURROGATE,
+      at: '/given_name',
+    },
+  ],
   [
     'createDirectDebitPayment description',
     {
@@ -66,8 +136,20 @@ const CASES: [string, Case][] = [
       path: async () => '/direct_debits',
       body: async (s) => {
         const { customerId, accountId } = await linkedAccount(s);
-        const paymentMethodId = await created(s, '/payment_methods', { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } });
-        return { reference_id: `INV-unicode-${next()}`, payment_method_id: paymentMethodId, currency: 'IDR', amount: 99000, callback_url: CALLBACK_URL, enable_otp: false, description: HOSTILE };
+        const paymentMethodId = await created(s, '/payment_methods', {
+          customer_id: customerId,
+          type: 'DEBIT_CARD',
+          properties: { id: accountId },
+        });
+        return {
+          reference_id: `INV-unicode-${next()}`,
+          payment_method_id: paymentMethodId,
+          currency: 'IDR',
+          amount: 99000,
+          callback_url: CALLBACK_URL,
+          enable_otp: false,
+          description: HOSTILE,
+        };
       },
       literal: LONE_SURROGATE,
       at: '/description',
@@ -80,14 +162,42 @@ const CASES: [string, Case][] = [
       path: async () => '/payment_methods',
       body: async (s) => {
         const { customerId, accountId } = await linkedAccount(s);
-        return { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId }, metadata: { note: HOSTILE } };
+        return {
+          customer_id: customerId,
+          type: 'DEBIT_CARD',
+          properties: { id: accountId },
+          metadata: { note: HOSTILE },
+        };
       },
       literal: NUL,
       at: '/metadata/note',
     },
   ],
-  ['initializeLinkedAccountTokenization metadata value', { method: 'POST', path: async () => '/linked_account_tokens/auth', body: async (s) => ({ ...tokenRequest(await createCustomer(s)), metadata: { note: HOSTILE } }), literal: NUL, at: '/metadata/note' }],
-  ['createCustomer metadata value', { method: 'POST', path: async () => '/customers', body: async () => ({ external_id: `cust-unicode-${next()}`, customer_type: 'INDIVIDUAL', given_name: 'Siti', metadata: { note: HOSTILE } }), literal: LONE_SURROGATE, at: '/metadata/note' }],
+  [
+    'initializeLinkedAccountTokenization metadata value',
+    {
+      method: 'POST',
+      path: async () => '/linked_account_tokens/auth',
+      body: async (s) => ({ ...tokenRequest(await createCustomer(s)), metadata: { note: HOSTILE } }),
+      literal: NUL,
+      at: '/metadata/note',
+    },
+  ],
+  [
+    'createCustomer metadata value',
+    {
+      method: 'POST',
+      path: async () => '/customers',
+      body: async () => ({
+        external_id: `cust-unicode-${next()}`,
+        customer_type: 'INDIVIDUAL',
+        given_name: 'Siti',
+        metadata: { note: HOSTILE },
+      }),
+      literal: LONE_SURROGATE,
+      at: '/metadata/note',
+    },
+  ],
 ];
 
 const STORES: StoreChoice[] = ['journal', 'sqlite', 'postgres'];
@@ -99,7 +209,11 @@ describe.each(STORES)('on the %s store', (store) => {
   beforeAll(async () => {
     const database = { url: server().url, poolSize: 4, statementTimeoutMs: 10_000 };
     // Router errors are what this file looks for: they are asserted, not thrown at the request.
-    sandbox = await createTestSandbox({ config: { store, ...(store === 'postgres' ? { database } : {}) }, failOnRouterErrors: false, startDispatcher: false });
+    sandbox = await createTestSandbox({
+      config: { store, ...(store === 'postgres' ? { database } : {}) },
+      failOnRouterErrors: false,
+      startDispatcher: false,
+    });
     answers.set(store, new Map());
   });
   afterAll(() => sandbox.close());
@@ -107,9 +221,15 @@ describe.each(STORES)('on the %s store', (store) => {
   it.each(CASES)('%s: the validation error pointing at the value, no 500', async (name, c) => {
     const path = await c.path(sandbox);
     const body = JSON.stringify(await c.body(sandbox)).replace(`"${HOSTILE}"`, c.literal);
-    const answer = await sandbox.request(c.method, path, { body, headers: { 'idempotency-key': `u-${next()}`, 'x-idempotency-key': `u-${next()}` } });
+    const answer = await sandbox.request(c.method, path, {
+      body,
+      headers: { 'idempotency-key': `u-${next()}`, 'x-idempotency-key': `u-${next()}` },
+    });
     answers.get(store)?.set(name, answer);
-    expect(answer.body).toMatchObject({ error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: c.at, keyword: 'pattern' }] });
+    expect(answer.body).toMatchObject({
+      error_code: 'API_VALIDATION_ERROR',
+      errors: [{ location: 'body', path: c.at, keyword: 'pattern' }],
+    });
     expect(answer.status).toBe(400);
     expect(sandbox.routerErrors).toEqual([]);
   });
@@ -117,7 +237,12 @@ describe.each(STORES)('on the %s store', (store) => {
 
 describe('every store', () => {
   it('gives the same answer to each case', () => {
-    const bodies = (store: StoreChoice) => [...(answers.get(store) ?? new Map<string, RawAnswer>())].map(([name, answer]) => [name, answer.status, answer.body]);
+    const bodies = (store: StoreChoice) =>
+      [...(answers.get(store) ?? new Map<string, RawAnswer>())].map(([name, answer]) => [
+        name,
+        answer.status,
+        answer.body,
+      ]);
     expect(bodies('journal')).toHaveLength(CASES.length);
     for (const store of STORES) expect(bodies(store), store).toEqual(bodies('journal'));
   });

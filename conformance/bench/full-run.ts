@@ -20,7 +20,12 @@
 // The sandbox runs as its own process (as `npm start` would), so it does not share an event loop with the
 // suite; only SANDBOX_MERCHANTS adds a second merchant, which changes no timing and lets the isolation
 // check run instead of skipping.
-import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, contractRetryDelayMs } from '../../sandbox/config.js';
+import {
+  DEFAULT_LIVE_SECRET_KEY,
+  DEFAULT_TEST_CALLBACK_TOKEN,
+  DEFAULT_TEST_SECRET_KEY,
+  contractRetryDelayMs,
+} from '../../sandbox/config.js';
 import { startSandboxProcess } from '../../sandbox/reliability/sandbox-process.js';
 import { TEST_MERCHANTS } from '../../sandbox/testing/index.js';
 import { formatSummary } from '../report/summary.js';
@@ -54,7 +59,9 @@ function checkTimer(): { mark: (check: CheckName) => void; finish: () => Map<Che
 async function round(live: boolean, rateLimits: boolean, store: string): Promise<Round> {
   const began = performance.now();
   // An empty CALLBACK_RETRY_DELAY_MS counts as unset: the sandbox keeps the contract's spacing.
-  const sandbox = await startSandboxProcess({ env: { CALLBACK_RETRY_DELAY_MS: '', STORE: store, SANDBOX_RATE_LIMITS: String(rateLimits) } });
+  const sandbox = await startSandboxProcess({
+    env: { CALLBACK_RETRY_DELAY_MS: '', STORE: store, SANDBOX_RATE_LIMITS: String(rateLimits) },
+  });
   try {
     const timer = checkTimer();
     const progress = createProgress(live ? process.stderr : { write: () => true, isTTY: false });
@@ -84,12 +91,18 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 /** The least time the documented limits allow the run's requests (see the header), and each key and group's share. */
 function rateLimitFloor(summary: RunSummary): string[] {
-  const spans = (summary.requestsPerRateLimit ?? []).map((entry) => ({ ...entry, seconds: entry.requests / (entry.limit / entry.windowSeconds) }));
+  const spans = (summary.requestsPerRateLimit ?? []).map((entry) => ({
+    ...entry,
+    seconds: entry.requests / (entry.limit / entry.windowSeconds),
+  }));
   if (spans.length === 0) return ['  rate-limit floor:  none (no request had a documented limit)'];
   const slowest = spans.reduce((most, span) => (span.seconds > most.seconds ? span : most));
   return [
     `  rate-limit floor:  ${seconds(slowest.seconds * 1000)} (${slowest.group} of ${slowest.key}); the suite took ${(summary.wallMs / 1000 / slowest.seconds).toFixed(2)}x it`,
-    ...spans.map((span) => `    ${`${span.group} of ${span.key}`.padEnd(40)} ${String(span.requests).padStart(5)} requests at ${span.limit} per ${span.windowSeconds} s: ${seconds(span.seconds * 1000)}`),
+    ...spans.map(
+      (span) =>
+        `    ${`${span.group} of ${span.key}`.padEnd(40)} ${String(span.requests).padStart(5)} requests at ${span.limit} per ${span.windowSeconds} s: ${seconds(span.seconds * 1000)}`,
+    ),
   ];
 }
 
@@ -125,8 +138,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const storeAt = argv.indexOf('--store');
   const store = storeAt === -1 ? 'journal' : (argv[storeAt + 1] ?? '');
   // PostgreSQL needs a database: its full-profile runs are conformance/tests/sandbox-postgres-cluster.test.ts.
-  if (!Number.isInteger(rounds) || rounds < 1 || (limits !== 'on' && limits !== 'off') || (store !== 'journal' && store !== 'sqlite')) {
-    process.stderr.write('usage: npm run bench:conformance [-- --rounds N] [--rate-limits on|off] [--store journal|sqlite]\n');
+  if (
+    !Number.isInteger(rounds) ||
+    rounds < 1 ||
+    (limits !== 'on' && limits !== 'off') ||
+    (store !== 'journal' && store !== 'sqlite')
+  ) {
+    process.stderr.write(
+      'usage: npm run bench:conformance [-- --rounds N] [--rate-limits on|off] [--store journal|sqlite]\n',
+    );
     return 2;
   }
   const rateLimits = limits === 'on';
@@ -145,7 +165,9 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`bench:conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench:conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(2);
   },
 );

@@ -35,24 +35,47 @@ export interface TimedRetry {
 export function landings(last: number, expected: RetryExpectation): number[] {
   const { intervalMs, earlyToleranceMs, lateToleranceMs } = expected;
   const margin = lateToleranceMs / 4;
-  return [last + intervalMs - earlyToleranceMs, last + intervalMs, last + intervalMs + lateToleranceMs - margin, last + intervalMs + lateToleranceMs + margin];
+  return [
+    last + intervalMs - earlyToleranceMs,
+    last + intervalMs,
+    last + intervalMs + lateToleranceMs - margin,
+    last + intervalMs + lateToleranceMs + margin,
+  ];
 }
 
 /** The landings still ahead of `now`, for every callback of the timed events the records list; a callback with one attempt too many is done. */
-export function nextLanding(now: number, attempts: readonly { times: readonly number[]; expected: RetryExpectation }[]): number | undefined {
-  const ahead = attempts.flatMap(({ times, expected }) => (times.length === 0 || times.length > expected.attempts ? [] : landings(Math.max(...times), expected))).filter((at) => at > now);
+export function nextLanding(
+  now: number,
+  attempts: readonly { times: readonly number[]; expected: RetryExpectation }[],
+): number | undefined {
+  const ahead = attempts
+    .flatMap(({ times, expected }) =>
+      times.length === 0 || times.length > expected.attempts ? [] : landings(Math.max(...times), expected),
+    )
+    .filter((at) => at > now);
   return ahead.length === 0 ? undefined : Math.min(...ahead);
 }
 
 /** The recorded attempt times of every callback of the timed events, matched by the body the receiver got. */
-function recordedAttempts(receiver: CallbackReceiver, timed: readonly TimedRetry[], records: readonly RecordedDelivery[]): { times: number[]; expected: RetryExpectation }[] {
+function recordedAttempts(
+  receiver: CallbackReceiver,
+  timed: readonly TimedRetry[],
+  records: readonly RecordedDelivery[],
+): { times: number[]; expected: RetryExpectation }[] {
   return timed.flatMap(({ event, expected }) =>
-    byBody(receiver.deliveries().filter((d) => belongsTo(event, d))).flatMap(([first]) => (first ? ownRecords(records, first.json).map((record) => ({ times: record.attemptTimes, expected })) : [])),
+    byBody(receiver.deliveries().filter((d) => belongsTo(event, d))).flatMap(([first]) =>
+      first ? ownRecords(records, first.json).map((record) => ({ times: record.attemptTimes, expected })) : [],
+    ),
   );
 }
 
 /** Resolves once every callback of the event has had `count` attempts at the receiver, or after `timeoutMs`. */
-export async function attemptsArrived(receiver: CallbackReceiver, event: CallbackEvent, count: number, timeoutMs: number): Promise<void> {
+export async function attemptsArrived(
+  receiver: CallbackReceiver,
+  event: CallbackEvent,
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const groups = byBody(receiver.deliveries().filter((d) => belongsTo(event, d)));
@@ -77,11 +100,19 @@ export async function readOffset(clock: ControlClock): Promise<OffsetReading | {
   const now = await clock.now();
   const answered = performance.now();
   if ('reason' in now) return now;
-  return { offsetMs: now.ms - (performance.timeOrigin + (sent + answered) / 2), uncertaintyMs: (answered - sent) / 2, moves: clock.moves().length };
+  return {
+    offsetMs: now.ms - (performance.timeOrigin + (sent + answered) / 2),
+    uncertaintyMs: (answered - sent) / 2,
+    moves: clock.moves().length,
+  };
 }
 
 /** How much more the target's clock moved between two readings than the suite moved it, when more than the readings can tell apart. */
-export function unexplainedMove(before: OffsetReading, after: OffsetReading, clock: ControlClock): UnexplainedMove | undefined {
+export function unexplainedMove(
+  before: OffsetReading,
+  after: OffsetReading,
+  clock: ControlClock,
+): UnexplainedMove | undefined {
   const moved = clock
     .moves()
     .slice(before.moves, after.moves)
@@ -96,7 +127,13 @@ export function unexplainedMove(before: OffsetReading, after: OffsetReading, clo
  * the receiver to have every attempt the target recorded. Answers the records as they stand at the end, or
  * why the clock could not be moved or the records read.
  */
-export async function driveRetries(clock: ControlClock, deliveries: ControlDeliveries, receiver: CallbackReceiver, timed: readonly TimedRetry[], onProgress: (event: ProgressEvent) => void): Promise<{ records: RecordedDelivery[] } | { reason: string }> {
+export async function driveRetries(
+  clock: ControlClock,
+  deliveries: ControlDeliveries,
+  receiver: CallbackReceiver,
+  timed: readonly TimedRetry[],
+  onProgress: (event: ProgressEvent) => void,
+): Promise<{ records: RecordedDelivery[] } | { reason: string }> {
   const webhooks = [...new Set(timed.map((t) => t.event.webhook))].join(', ');
   const start = await clock.now();
   if ('reason' in start) return { reason: `${clock.operation.operationId}: ${start.reason}` };
@@ -109,11 +146,24 @@ export async function driveRetries(clock: ControlClock, deliveries: ControlDeliv
     const now = known.now + (performance.now() - known.at);
     const next = nextLanding(now, recordedAttempts(receiver, timed, listed.records));
     if (next === undefined || landing >= bound) {
-      await Promise.all(timed.map((t) => attemptsArrived(receiver, t.event, Math.max(0, ...recordedAttempts(receiver, [t], listed.records).map((r) => r.times.length)), ATTEMPT_GRACE_MS)));
+      await Promise.all(
+        timed.map((t) =>
+          attemptsArrived(
+            receiver,
+            t.event,
+            Math.max(0, ...recordedAttempts(receiver, [t], listed.records).map((r) => r.times.length)),
+            ATTEMPT_GRACE_MS,
+          ),
+        ),
+      );
       return listed;
     }
     const step = Math.ceil(next - now);
-    onProgress({ kind: 'working', check: 'callbacks', what: `moving the target's clock ${step} ms ahead for the retries of ${webhooks}` });
+    onProgress({
+      kind: 'working',
+      check: 'callbacks',
+      what: `moving the target's clock ${step} ms ahead for the retries of ${webhooks}`,
+    });
     const moved = await clock.advance(step);
     if (!moved.ok) return { reason: `${clock.operation.operationId} failed: ${moved.reason}` };
     known = { now: moved.now ?? now + step, at: performance.now() };

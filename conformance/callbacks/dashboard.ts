@@ -21,7 +21,12 @@ export function dashboardSettings(webhooks: readonly WebhookModel[]): Map<string
  * Points every dashboard callback setting at the receiver through the control API: a setting one webhook
  * uses gets a URL naming that webhook and `key`, so a delivery there is known by where it arrived.
  */
-export async function pointDashboardAtReceiver(contract: Contract, sandbox: SandboxStatus, receiver: CallbackReceiver, key: string): Promise<SettingsChange | undefined> {
+export async function pointDashboardAtReceiver(
+  contract: Contract,
+  sandbox: SandboxStatus,
+  receiver: CallbackReceiver,
+  key: string,
+): Promise<SettingsChange | undefined> {
   const control = sandbox.control;
   if (!control?.callbackSettings) return undefined;
   const settings = dashboardSettings(contract.model.webhooks);

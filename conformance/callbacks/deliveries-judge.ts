@@ -7,7 +7,13 @@
 // caused that sends a callback to the receiver brought one; an acknowledged callback never comes again
 // (`x-delivery.redelivery`, `acknowledging_statuses`), and one the receiver refused on purpose is retried.
 import { isObject } from '@payments-contract/contract/model';
-import type { CallbackFieldSource, Json, JsonObject, OperationModel, WebhookModel } from '@payments-contract/contract/model/types';
+import type {
+  CallbackFieldSource,
+  Json,
+  JsonObject,
+  OperationModel,
+  WebhookModel,
+} from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import type { Exchange, HttpClient } from '../http.js';
 import type { CheckResult, Finding } from '../types.js';
@@ -68,7 +74,11 @@ const excerpt = (delivery: Delivery): string => {
   return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
 };
 
-const failure = (message: string, extra: Partial<Finding> = {}): Finding => ({ severity: 'failure', message, ...extra });
+const failure = (message: string, extra: Partial<Finding> = {}): Finding => ({
+  severity: 'failure',
+  message,
+  ...extra,
+});
 
 const is2xx = (status: number): boolean => status >= 200 && status < 300;
 
@@ -85,11 +95,20 @@ export function derive(object: JsonObject, source: CallbackFieldSource): Json | 
   const value = getAt(object, source.from) as Json | undefined;
   if (source.withoutPrefix === undefined) return value;
   const prefix = getAt(object, source.withoutPrefix);
-  return typeof value === 'string' && typeof prefix === 'string' && value.startsWith(prefix) ? value.slice(prefix.length) : undefined;
+  return typeof value === 'string' && typeof prefix === 'string' && value.startsWith(prefix)
+    ? value.slice(prefix.length)
+    : undefined;
 }
 
 /** Absent and null are the same value here: a callback may spell "none" either way. */
-const agrees = (expected: unknown, actual: unknown): boolean => (expected ?? null) === null ? (actual ?? null) === null : sameValue(expected, actual, typeof expected === 'string' && !Number.isNaN(Date.parse(expected)) && /T\d/.test(expected));
+const agrees = (expected: unknown, actual: unknown): boolean =>
+  (expected ?? null) === null
+    ? (actual ?? null) === null
+    : sameValue(
+        expected,
+        actual,
+        typeof expected === 'string' && !Number.isNaN(Date.parse(expected)) && /T\d/.test(expected),
+      );
 
 function identityKey(webhook: WebhookModel, values: (name: string) => unknown): string | undefined {
   const source = webhook.source;
@@ -98,7 +117,8 @@ function identityKey(webhook: WebhookModel, values: (name: string) => unknown): 
   return parts.some((part) => part === undefined || part === null) ? undefined : JSON.stringify(parts);
 }
 
-const describeIdentity = (webhook: WebhookModel, json: unknown): string => (webhook.source?.identity ?? []).map((field) => `${field} ${JSON.stringify(getAt(json, field))}`).join(', ');
+const describeIdentity = (webhook: WebhookModel, json: unknown): string =>
+  (webhook.source?.identity ?? []).map((field) => `${field} ${JSON.stringify(getAt(json, field))}`).join(', ');
 
 /** An exchange of the run with the service operation or simulation it went to. */
 interface Located extends LoggedExchange {
@@ -119,7 +139,12 @@ function locate(input: JudgeInput): Located[] {
 function snapshotsOf(located: readonly Located[]): Snapshot[] {
   return located.flatMap(({ exchange, sender, operation }) => {
     if (!is2xx(exchange.status) || !operation) return [];
-    return objectsOf(exchange.json).map((value) => ({ value, own: sender.own, ...(sender.own || sender.key === undefined ? {} : { key: sender.key }), operationId: operation.operationId }));
+    return objectsOf(exchange.json).map((value) => ({
+      value,
+      own: sender.own,
+      ...(sender.own || sender.key === undefined ? {} : { key: sender.key }),
+      operationId: operation.operationId,
+    }));
   });
 }
 
@@ -127,7 +152,9 @@ function snapshotsOf(located: readonly Located[]): Snapshot[] {
 function keyed(webhook: WebhookModel, snapshots: readonly Snapshot[]): Map<string, Snapshot[]> {
   const byKey = new Map<string, Snapshot[]>();
   for (const snapshot of snapshots) {
-    const key = identityKey(webhook, (name) => derive(snapshot.value, webhook.source?.fields[name] as CallbackFieldSource));
+    const key = identityKey(webhook, (name) =>
+      derive(snapshot.value, webhook.source?.fields[name] as CallbackFieldSource),
+    );
     if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), snapshot]);
   }
   return byKey;
@@ -140,7 +167,17 @@ const pathPatterns = new Map<string, RegExp | undefined>();
 function pathId(operation: { path: string }, url: string): string | undefined {
   if (!pathPatterns.has(operation.path)) {
     const one = [...operation.path.matchAll(/\{([^}]+)\}/g)].length === 1;
-    pathPatterns.set(operation.path, one ? new RegExp(`${operation.path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([^/]+)')}/?$`) : undefined);
+    pathPatterns.set(
+      operation.path,
+      one
+        ? new RegExp(
+            `${operation.path
+              .split(/\{[^}]+\}/)
+              .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+              .join('([^/]+)')}/?$`,
+          )
+        : undefined,
+    );
   }
   const match = pathPatterns.get(operation.path)?.exec(new URL(url).pathname);
   return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
@@ -153,9 +190,16 @@ interface ObjectCauses {
 }
 
 /** What the run did to each object of the webhook's machine, keyed by the object's identity. */
-function causesOf(input: JudgeInput, webhook: WebhookModel, machine: StateMachine, located: readonly Located[], own: ReadonlyMap<string, Snapshot[]>): Map<string, ObjectCauses> {
+function causesOf(
+  input: JudgeInput,
+  webhook: WebhookModel,
+  machine: StateMachine,
+  located: readonly Located[],
+  own: ReadonlyMap<string, Snapshot[]>,
+): Map<string, ObjectCauses> {
   const byKey = new Map<string, ObjectCauses>();
-  const keyOf = (object: JsonObject): string | undefined => identityKey(webhook, (name) => derive(object, webhook.source?.fields[name] as CallbackFieldSource));
+  const keyOf = (object: JsonObject): string | undefined =>
+    identityKey(webhook, (name) => derive(object, webhook.source?.fields[name] as CallbackFieldSource));
   const entry = (key: string): ObjectCauses => {
     const found = byKey.get(key) ?? { causes: [], states: new Set<string>(), reachesReceiver: false };
     byKey.set(key, found);
@@ -167,12 +211,14 @@ function causesOf(input: JudgeInput, webhook: WebhookModel, machine: StateMachin
     for (const snapshot of snapshots) {
       const state = machine.field === null ? undefined : getAt(snapshot.value, machine.field);
       if (typeof state === 'string') entry(key).states.add(state);
-      for (const value of Object.values(snapshot.value)) if (typeof value === 'string' && !byValue.has(value)) byValue.set(value, key);
+      for (const value of Object.values(snapshot.value))
+        if (typeof value === 'string' && !byValue.has(value)) byValue.set(value, key);
     }
   }
   const keyById = (id: string | undefined): string | undefined => (id === undefined ? undefined : byValue.get(id));
   const destination = webhook.delivery.destination;
-  const requestField = isObject(destination) && isObject(destination.request_field) ? destination.request_field : undefined;
+  const requestField =
+    isObject(destination) && isObject(destination.request_field) ? destination.request_field : undefined;
   const answered = new Set<string>();
   const created = new Set<string>();
   for (const { exchange, sender, operation, simulation } of located) {
@@ -189,11 +235,23 @@ function causesOf(input: JudgeInput, webhook: WebhookModel, machine: StateMachin
           if (key === undefined || created.has(key)) continue;
           created.add(key);
           const state = machine.field === null ? undefined : getAt(object, machine.field);
-          const candidates = creations.filter((t) => t.effects.every((e) => e.error === undefined) && (state === undefined || t.to === state));
+          const candidates = creations.filter(
+            (t) => t.effects.every((e) => e.error === undefined) && (state === undefined || t.to === state),
+          );
           const target = entry(key);
-          const requested = requestField?.operation === operation.operationId && typeof requestField.field === 'string' ? getAt(parseBody(exchange.request.body), requestField.field) : undefined;
-          target.reachesReceiver = requestField ? typeof requested === 'string' && requested.startsWith(input.receiverUrl) : input.dashboardReaches;
-          if (candidates.some((t) => callbackOf(t, webhook.operationId))) target.causes.push({ label: `${operation.operationId} (to ${candidates.map((t) => t.to).join(' or ')})`, must: candidates.every((t) => callbackOf(t, webhook.operationId)), exchange });
+          const requested =
+            requestField?.operation === operation.operationId && typeof requestField.field === 'string'
+              ? getAt(parseBody(exchange.request.body), requestField.field)
+              : undefined;
+          target.reachesReceiver = requestField
+            ? typeof requested === 'string' && requested.startsWith(input.receiverUrl)
+            : input.dashboardReaches;
+          if (candidates.some((t) => callbackOf(t, webhook.operationId)))
+            target.causes.push({
+              label: `${operation.operationId} (to ${candidates.map((t) => t.to).join(' or ')})`,
+              must: candidates.every((t) => callbackOf(t, webhook.operationId)),
+              exchange,
+            });
         }
         continue;
       }
@@ -203,19 +261,36 @@ function causesOf(input: JudgeInput, webhook: WebhookModel, machine: StateMachin
       const seen = `${operation.operationId} ${exchange.status} ${exchange.bodyText}`;
       if (answered.has(seen)) continue;
       answered.add(seen);
-      const state = machine.field !== null && isObject(exchange.json as Json) ? getAt(exchange.json, machine.field) : undefined;
+      const state =
+        machine.field !== null && isObject(exchange.json as Json) ? getAt(exchange.json, machine.field) : undefined;
       const applies = is2xx(exchange.status)
-        ? taken.filter((t) => t.from !== null && t.effects.every((e) => e.error === undefined) && (state === undefined || t.to === state))
+        ? taken.filter(
+            (t) =>
+              t.from !== null &&
+              t.effects.every((e) => e.error === undefined) &&
+              (state === undefined || t.to === state),
+          )
         : taken.filter((t) => t.from !== null && typeof code === 'string' && t.effects.some((e) => e.error === code));
       if (applies.some((t) => callbackOf(t, webhook.operationId))) {
-        entry(key).causes.push({ label: `${operation.operationId} answered ${exchange.status}${typeof code === 'string' ? ` ${code}` : ''}`, must: applies.every((t) => callbackOf(t, webhook.operationId)), exchange });
+        entry(key).causes.push({
+          label: `${operation.operationId} answered ${exchange.status}${typeof code === 'string' ? ` ${code}` : ''}`,
+          must: applies.every((t) => callbackOf(t, webhook.operationId)),
+          exchange,
+        });
       }
       continue;
     }
     if (!simulation || simulation.machine !== machine.key || !is2xx(exchange.status)) continue;
     const key = keyById(pathId(simulation.operation, url));
-    const applies = machine.transitions.filter((t) => t.trigger.event === simulation.event && (simulation.to.length === 0 || simulation.to.includes(t.to)));
-    if (key !== undefined && applies.some((t) => callbackOf(t, webhook.operationId))) entry(key).causes.push({ label: `${simulation.operation.operationId} (simulates ${simulation.event})`, must: applies.every((t) => callbackOf(t, webhook.operationId)), exchange });
+    const applies = machine.transitions.filter(
+      (t) => t.trigger.event === simulation.event && (simulation.to.length === 0 || simulation.to.includes(t.to)),
+    );
+    if (key !== undefined && applies.some((t) => callbackOf(t, webhook.operationId)))
+      entry(key).causes.push({
+        label: `${simulation.operation.operationId} (simulates ${simulation.event})`,
+        must: applies.every((t) => callbackOf(t, webhook.operationId)),
+        exchange,
+      });
   }
   return byKey;
 }
@@ -235,7 +310,9 @@ function parseBody(text: string | undefined): unknown {
  */
 function spontaneous(machine: StateMachine, webhook: string, states: ReadonlySet<string>): number {
   const seen = states.size > 0 ? states : new Set([machine.initial]);
-  const open = machine.transitions.filter((t) => t.trigger.operation === undefined && t.from !== null && seen.has(t.from) && callbackOf(t, webhook));
+  const open = machine.transitions.filter(
+    (t) => t.trigger.operation === undefined && t.from !== null && seen.has(t.from) && callbackOf(t, webhook),
+  );
   const toFinal = open.filter((t) => machine.final.includes(t.to));
   return open.length - toFinal.length + (toFinal.length > 0 ? 1 : 0);
 }
@@ -244,19 +321,33 @@ function spontaneous(machine: StateMachine, webhook: string, states: ReadonlySet
 function deliveryFindings(input: JudgeInput, webhook: WebhookModel, delivery: Delivery): Finding[] {
   const at = `${webhook.operationId} delivery ${delivery.seq + 1}`;
   const findings: Finding[] = [];
-  const add = (message: string, schemaPath?: string): void => void findings.push(failure(`${at}: ${message}`, { bodyExcerpt: excerpt(delivery), ...(schemaPath ? { schemaPath } : {}) }));
+  const add = (message: string, schemaPath?: string): void =>
+    void findings.push(
+      failure(`${at}: ${message}`, { bodyExcerpt: excerpt(delivery), ...(schemaPath ? { schemaPath } : {}) }),
+    );
   if (delivery.method !== 'POST') add(`sent with ${delivery.method}, not POST`);
   const token = delivery.token[webhook.tokenHeader];
   if (token === 'missing') add(`no ${webhook.tokenHeader} header`);
-  if (token === 'mismatch') add(`the ${webhook.tokenHeader} header is not this merchant's callback token for this mode`);
+  if (token === 'mismatch')
+    add(`the ${webhook.tokenHeader} header is not this merchant's callback token for this mode`);
   if (delivery.tooLarge) add('the body is larger than the receiver accepts');
   else if (delivery.json === undefined) add('the body is not JSON');
-  else for (const error of bodyIssues(input.contract, webhook.operationId, delivery.json)) add(`body does not match the ${webhook.name} schema: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`, error.schemaPath);
+  else
+    for (const error of bodyIssues(input.contract, webhook.operationId, delivery.json))
+      add(
+        `body does not match the ${webhook.name} schema: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`,
+        error.schemaPath,
+      );
   return findings;
 }
 
 /** Findings about the attempts of one callback: none after an acknowledged one, a refused one retried, no more than x-delivery's attempts. */
-function attemptFindings(input: JudgeInput, webhook: WebhookModel, attempts: readonly Delivery[], unchecked: string[]): { findings: Finding[]; cases: number } {
+function attemptFindings(
+  input: JudgeInput,
+  webhook: WebhookModel,
+  attempts: readonly Delivery[],
+  unchecked: string[],
+): { findings: Finding[]; cases: number } {
   const findings: Finding[] = [];
   let cases = 0;
   const [first] = attempts;
@@ -265,18 +356,36 @@ function attemptFindings(input: JudgeInput, webhook: WebhookModel, attempts: rea
   const acknowledged = attempts.findIndex((d) => acknowledges(webhook, d.answered));
   if (webhook.deliveryRules.redeliveryOnlyAfterFailure && acknowledged >= 0 && acknowledged < attempts.length - 1) {
     const ack = attempts[acknowledged] as Delivery;
-    findings.push(failure(`${label}: sent again ${attempts.length - 1 - acknowledged} time(s) after the receiver acknowledged it with ${ack.answered} (x-delivery.acknowledging_statuses ${webhook.deliveryRules.acknowledgingStatuses.minimum}-${webhook.deliveryRules.acknowledgingStatuses.maximum}; only an attempt that was not acknowledged is retried, x-delivery.redelivery)`, { bodyExcerpt: excerpt(first) }));
+    findings.push(
+      failure(
+        `${label}: sent again ${attempts.length - 1 - acknowledged} time(s) after the receiver acknowledged it with ${ack.answered} (x-delivery.acknowledging_statuses ${webhook.deliveryRules.acknowledgingStatuses.minimum}-${webhook.deliveryRules.acknowledgingStatuses.maximum}; only an attempt that was not acknowledged is retried, x-delivery.redelivery)`,
+        { bodyExcerpt: excerpt(first) },
+      ),
+    );
   }
   const limit = typeof webhook.delivery.attempts === 'number' ? webhook.delivery.attempts : undefined;
-  if (limit !== undefined && attempts.length > limit) findings.push(failure(`${label}: ${attempts.length} attempts; x-delivery.attempts is ${limit}`, { bodyExcerpt: excerpt(first) }));
+  if (limit !== undefined && attempts.length > limit)
+    findings.push(
+      failure(`${label}: ${attempts.length} attempts; x-delivery.attempts is ${limit}`, {
+        bodyExcerpt: excerpt(first),
+      }),
+    );
   for (const [index, attempt] of attempts.entries()) {
     const refused = input.failedOnPurpose.get(attempt.seq);
     if (refused === undefined) continue;
     if (attempts.length > index + 1) cases++;
     else if (input.retriesBrought) {
       cases++;
-      findings.push(failure(`${label}: the receiver answered ${refused}, which does not acknowledge, and it was never retried; x-delivery says up to ${String(limit)} attempts ${String(webhook.delivery.retry_interval_seconds)} s apart`, { bodyExcerpt: excerpt(first) }));
-    } else unchecked.push(`${label}: answered ${refused} on purpose; its retry could not be brought on within the run (no clock to move)`);
+      findings.push(
+        failure(
+          `${label}: the receiver answered ${refused}, which does not acknowledge, and it was never retried; x-delivery says up to ${String(limit)} attempts ${String(webhook.delivery.retry_interval_seconds)} s apart`,
+          { bodyExcerpt: excerpt(first) },
+        ),
+      );
+    } else
+      unchecked.push(
+        `${label}: answered ${refused} on purpose; its retry could not be brought on within the run (no clock to move)`,
+      );
   }
   return { findings, cases };
 }
@@ -304,13 +413,21 @@ export function judgeDeliveries(input: JudgeInput): { results: CheckResult[]; mi
     const source = webhook.source;
     const machine = source ? machines.get(source.machine) : undefined;
     if (!source || !machine) {
-      unchecked.push(`${webhook.operationId} has no x-callback-source naming a state machine: its deliveries cannot be matched to what the run did`);
+      unchecked.push(
+        `${webhook.operationId} has no x-callback-source naming a state machine: its deliveries cannot be matched to what the run did`,
+      );
       cases += grouped.length;
       results.push(resultOf(webhook.operationId, findings, cases, notes, unchecked));
       continue;
     }
-    const own = keyed(webhook, snapshots.filter((s) => s.own));
-    const others = keyed(webhook, snapshots.filter((s) => !s.own));
+    const own = keyed(
+      webhook,
+      snapshots.filter((s) => s.own),
+    );
+    const others = keyed(
+      webhook,
+      snapshots.filter((s) => !s.own),
+    );
     const objects = causesOf(input, webhook, machine, located, own);
     const stateField = machine.field;
     const sends = machine.transitions.filter((t) => callbackOf(t, webhook.operationId));
@@ -326,58 +443,122 @@ export function judgeDeliveries(input: JudgeInput): { results: CheckResult[]; mi
       const seen = key === undefined ? [] : (own.get(key) ?? []);
       if (seen.length === 0) {
         const [other] = key === undefined ? [] : (others.get(key) ?? []);
-        findings.push(failure(other
-          ? `${at} reports an object (${describeIdentity(webhook, body)}) the run made or saw only with another key (${other.key ?? 'a key not the run\'s own'}): another merchant's or mode's callback sent to this merchant's receiver`
-          : `${at} matches nothing the run did: no object the run created or read has ${describeIdentity(webhook, body)} (x-callback-source.identity)`, { bodyExcerpt: excerpt(first) }));
+        findings.push(
+          failure(
+            other
+              ? `${at} reports an object (${describeIdentity(webhook, body)}) the run made or saw only with another key (${other.key ?? "a key not the run's own"}): another merchant's or mode's callback sent to this merchant's receiver`
+              : `${at} matches nothing the run did: no object the run created or read has ${describeIdentity(webhook, body)} (x-callback-source.identity)`,
+            { bodyExcerpt: excerpt(first) },
+          ),
+        );
         continue;
       }
       arrived.set(key as string, (arrived.get(key as string) ?? 0) + 1);
       // The snapshot that agrees on the most fields is the one the callback reports (creation or a later change).
       const compared = Object.entries(source.fields).filter(([name]) => body[name] !== undefined);
       const disagreements = seen
-        .map((snapshot) => ({ snapshot, wrong: compared.filter(([name, from]) => !agrees(derive(snapshot.value, from), body[name])) }))
+        .map((snapshot) => ({
+          snapshot,
+          wrong: compared.filter(([name, from]) => !agrees(derive(snapshot.value, from), body[name])),
+        }))
         .sort((a, b) => a.wrong.length - b.wrong.length)[0];
       for (const [name, from] of disagreements?.wrong ?? []) {
         const expected = derive((disagreements as { snapshot: Snapshot }).snapshot.value, from);
-        findings.push(failure(`${at}: ${name} is ${JSON.stringify(body[name])}; derived from the object's ${from.from}${from.withoutPrefix ? ` without its ${from.withoutPrefix} prefix` : ''} (as ${(disagreements as { snapshot: Snapshot }).snapshot.operationId} answered it) it is ${JSON.stringify(expected ?? null)}${from.decision ? ` (decision ${from.decision})` : ''}`, { bodyExcerpt: excerpt(first) }));
+        findings.push(
+          failure(
+            `${at}: ${name} is ${JSON.stringify(body[name])}; derived from the object's ${from.from}${from.withoutPrefix ? ` without its ${from.withoutPrefix} prefix` : ''} (as ${(disagreements as { snapshot: Snapshot }).snapshot.operationId} answered it) it is ${JSON.stringify(expected ?? null)}${from.decision ? ` (decision ${from.decision})` : ''}`,
+            { bodyExcerpt: excerpt(first) },
+          ),
+        );
       }
       if (stateField !== null && body[stateField] !== undefined && !sends.some((t) => t.to === body[stateField])) {
-        findings.push(failure(`${at}: ${stateField} ${JSON.stringify(body[stateField])}, but x-state-machines ${machine.key} lists no transition to it that sends ${webhook.operationId} (only to ${[...new Set(sends.map((t) => t.to))].join(', ')})`, { bodyExcerpt: excerpt(first) }));
+        findings.push(
+          failure(
+            `${at}: ${stateField} ${JSON.stringify(body[stateField])}, but x-state-machines ${machine.key} lists no transition to it that sends ${webhook.operationId} (only to ${[...new Set(sends.map((t) => t.to))].join(', ')})`,
+            { bodyExcerpt: excerpt(first) },
+          ),
+        );
       }
     }
     for (const [key, object] of objects) {
       const count = arrived.get(key) ?? 0;
       const must = object.causes.filter((c) => c.must).length;
       const most = object.causes.length + spontaneous(machine, webhook.operationId, object.states);
-      const label = `the object with ${JSON.parse(key).map((v: unknown, i: number) => `${source.identity[i] as string} ${JSON.stringify(v)}`).join(', ')}`;
+      const label = `the object with ${JSON.parse(key)
+        .map((v: unknown, i: number) => `${source.identity[i] as string} ${JSON.stringify(v)}`)
+        .join(', ')}`;
       if (count > most) {
-        findings.push(failure(`${count} distinct ${webhook.operationId} callbacks for ${label}; what the run did explains at most ${most} (${object.causes.map((c) => c.label).join('; ') || 'nothing it caused'}${most > object.causes.length ? '; and what the target may do by itself' : ''}, x-state-machines ${machine.key})`, object.causes[0] ? { curl: input.http.curl(object.causes[0].exchange) } : {}));
+        findings.push(
+          failure(
+            `${count} distinct ${webhook.operationId} callbacks for ${label}; what the run did explains at most ${most} (${object.causes.map((c) => c.label).join('; ') || 'nothing it caused'}${most > object.causes.length ? '; and what the target may do by itself' : ''}, x-state-machines ${machine.key})`,
+            object.causes[0] ? { curl: input.http.curl(object.causes[0].exchange) } : {},
+          ),
+        );
       }
       if (must > 0 && object.reachesReceiver) {
         cases++;
         if (count < must) {
           missing++;
           const owed = object.causes.filter((c) => c.must);
-          findings.push(failure(`${label}: the run caused ${owed.map((c) => c.label).join('; ')}, which x-state-machines ${machine.key} says send(s) ${webhook.operationId}; ${count} of ${must} arrived within ${input.waitMs} ms`, owed[0] ? { curl: input.http.curl(owed[0].exchange) } : {}));
+          findings.push(
+            failure(
+              `${label}: the run caused ${owed.map((c) => c.label).join('; ')}, which x-state-machines ${machine.key} says send(s) ${webhook.operationId}; ${count} of ${must} arrived within ${input.waitMs} ms`,
+              owed[0] ? { curl: input.http.curl(owed[0].exchange) } : {},
+            ),
+          );
         }
       }
     }
-    if (!input.dashboardReaches && isObject(webhook.delivery.destination) && webhook.delivery.destination.dashboard_setting !== undefined) {
-      unchecked.push(`the dashboard setting ${String(webhook.delivery.destination.dashboard_setting)} does not point at the receiver: a missing ${webhook.operationId} callback cannot be told`);
+    if (
+      !input.dashboardReaches &&
+      isObject(webhook.delivery.destination) &&
+      webhook.delivery.destination.dashboard_setting !== undefined
+    ) {
+      unchecked.push(
+        `the dashboard setting ${String(webhook.delivery.destination.dashboard_setting)} does not point at the receiver: a missing ${webhook.operationId} callback cannot be told`,
+      );
     }
-    if (!input.tokenGiven) notes.push(`the ${webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
+    if (!input.tokenGiven)
+      notes.push(`the ${webhook.tokenHeader} value was not compared (no callback token given), only its presence`);
     notes.push(`${deliveries.length} delivery(ies) of ${grouped.length} callback(s) judged`);
     results.push(resultOf(webhook.operationId, findings, cases, notes, unchecked));
   }
   const unknown = input.deliveries.filter((d) => d.identified.webhook === undefined);
   if (unknown.length > 0) {
-    results.push(resultOf('(no webhook)', unknown.map((d) => failure(`delivery ${d.seq + 1} to ${d.path} is no webhook of the contract (by its URL, its event field or its body)`, { bodyExcerpt: excerpt(d) })), unknown.length, [], []));
+    results.push(
+      resultOf(
+        '(no webhook)',
+        unknown.map((d) =>
+          failure(
+            `delivery ${d.seq + 1} to ${d.path} is no webhook of the contract (by its URL, its event field or its body)`,
+            { bodyExcerpt: excerpt(d) },
+          ),
+        ),
+        unknown.length,
+        [],
+        [],
+      ),
+    );
   }
   return { results, missing };
 }
 
-function resultOf(subject: string, findings: Finding[], cases: number, notes: string[], unchecked: string[]): CheckResult {
+function resultOf(
+  subject: string,
+  findings: Finding[],
+  cases: number,
+  notes: string[],
+  unchecked: string[],
+): CheckResult {
   const seen = new Set<string>();
   const unique = findings.filter((f) => !seen.has(f.message) && Boolean(seen.add(f.message)));
-  return { check: 'callback_deliveries', subject, outcome: outcomeOf(unique), cases, findings: unique, ...(notes.length > 0 ? { notes } : {}), ...(unchecked.length > 0 ? { unchecked } : {}) };
+  return {
+    check: 'callback_deliveries',
+    subject,
+    outcome: outcomeOf(unique),
+    cases,
+    findings: unique,
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(unchecked.length > 0 ? { unchecked } : {}),
+  };
 }

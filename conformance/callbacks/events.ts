@@ -41,7 +41,9 @@ export interface Change {
  * Whether the event was caused. Not caused with `serverError` set (the curl of the request): the target
  * answered a step the contract says causes the callback with a 5xx, which is its fault, not a missing trigger.
  */
-export type Fired = { fired: true; curl: string; change?: Change } | { fired: false; reason: string; serverError?: string };
+export type Fired =
+  | { fired: true; curl: string; change?: Change }
+  | { fired: false; reason: string; serverError?: string };
 
 /**
  * A state of the target some events need while they are fired (a sandbox setting that keeps payments
@@ -92,38 +94,76 @@ export interface TriggerEnv {
 }
 
 /** How the target learns where to send the webhook when the suite sends `operationId`. */
-export function destination(env: TriggerEnv, webhook: WebhookModel, operationId: string): { field?: string } | { unavailable: string } {
+export function destination(
+  env: TriggerEnv,
+  webhook: WebhookModel,
+  operationId: string,
+): { field?: string } | { unavailable: string } {
   const target = webhook.delivery.destination;
   const requestField = isObject(target) && isObject(target.request_field) ? target.request_field : undefined;
   if (requestField) {
     return requestField.operation === operationId && typeof requestField.field === 'string'
       ? { field: requestField.field }
-      : { unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send` };
+      : {
+          unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send`,
+        };
   }
   const setting = isObject(target) ? String(target.dashboard_setting) : 'a dashboard setting';
   return env.dashboardReachesReceiver
     ? {}
-    : { unavailable: `the target sends ${webhook.operationId} to its dashboard setting ${setting}, which the suite cannot set; set it to the receiver's address and pass --callback-public-url with that address` };
+    : {
+        unavailable: `the target sends ${webhook.operationId} to its dashboard setting ${setting}, which the suite cannot set; set it to the receiver's address and pass --callback-public-url with that address`,
+      };
 }
 
 /** The request body for the triggering operation: destination set to the receiver, echoed and duplicate-guarded fields unique. */
-export function prepareBody(env: TriggerEnv, webhook: WebhookModel, operationId: string, base: JsonObject, key: string, urlField: string | undefined): { body: JsonObject; correlation: Record<string, string> } {
+export function prepareBody(
+  env: TriggerEnv,
+  webhook: WebhookModel,
+  operationId: string,
+  base: JsonObject,
+  key: string,
+  urlField: string | undefined,
+): { body: JsonObject; correlation: Record<string, string> } {
   const { contract } = env.context;
   const operation = contract.operation(operationId);
   const withUrl = urlField === undefined ? base : setAt(base, urlField, env.callbackUrl(webhook.operationId, key));
-  const identifiers = echoedIdentifiers(contract, operation.body?.schema, webhook.bodySchema, withUrl, referenceFields(contract, operationId));
-  const fields = [...new Set([...duplicateFields(operation.errorTriggers), ...identifiers])].filter((field) => field !== urlField);
+  const identifiers = echoedIdentifiers(
+    contract,
+    operation.body?.schema,
+    webhook.bodySchema,
+    withUrl,
+    referenceFields(contract, operationId),
+  );
+  const fields = [...new Set([...duplicateFields(operation.errorTriggers), ...identifiers])].filter(
+    (field) => field !== urlField,
+  );
   const { body, values } = uniquify(contract, operation.body?.schema, withUrl, fields);
-  return { body, correlation: Object.fromEntries(Object.entries(values).filter(([field]) => schemaAt(contract, webhook.bodySchema, field) !== undefined)) };
+  return {
+    body,
+    correlation: Object.fromEntries(
+      Object.entries(values).filter(([field]) => schemaAt(contract, webhook.bodySchema, field) !== undefined),
+    ),
+  };
 }
 
 export const fired = (env: TriggerEnv, result: StepResult): Fired =>
   result.ok
     ? { fired: true, curl: env.context.http.curl(result.exchange) }
-    : { fired: false, reason: result.reason, ...(result.exchange && result.exchange.status >= 500 ? { serverError: env.context.http.curl(result.exchange) } : {}) };
+    : {
+        fired: false,
+        reason: result.reason,
+        ...(result.exchange && result.exchange.status >= 500
+          ? { serverError: env.context.http.curl(result.exchange) }
+          : {}),
+      };
 
 /** Fills the creation body's references to other objects (a direct debit's payment method) with objects the suite makes. */
-export async function withReferences(env: TriggerEnv, creation: string, body: JsonObject): Promise<{ body: JsonObject } | { reason: string }> {
+export async function withReferences(
+  env: TriggerEnv,
+  creation: string,
+  body: JsonObject,
+): Promise<{ body: JsonObject } | { reason: string }> {
   let filled = body;
   for (const reference of bodyReferences(env.context.contract, env.context.contract.operation(creation))) {
     const supplied = await env.supply(reference);

@@ -35,7 +35,14 @@ describe('uniqueVariant', () => {
 });
 
 describe('uniquify', () => {
-  const schema = { type: 'object', properties: { external_id: { type: 'string', maxLength: 30, pattern: '^[a-z0-9-]+$' }, bank: { type: 'string', enum: ['BNI'] }, when: { type: 'string', format: 'date-time' } } };
+  const schema = {
+    type: 'object',
+    properties: {
+      external_id: { type: 'string', maxLength: 30, pattern: '^[a-z0-9-]+$' },
+      bank: { type: 'string', enum: ['BNI'] },
+      when: { type: 'string', format: 'date-time' },
+    },
+  };
 
   it('changes free strings within their schema and leaves enums and formats alone', () => {
     const body = { external_id: 'va-0001', bank: 'BNI', when: '2026-01-01T00:00:00Z' };
@@ -50,14 +57,30 @@ describe('uniquify', () => {
 describe('which fields identify a request', () => {
   it('reads the duplicate-guarded fields from x-error-triggers', () => {
     for (const operation of contract.model.operations) {
-      const declared = Object.values(operation.errorTriggers).filter((t) => t.when === 'duplicate').flatMap((t) => t.fields as string[]);
+      const declared = Object.values(operation.errorTriggers)
+        .filter((t) => t.when === 'duplicate')
+        .flatMap((t) => t.fields as string[]);
       expect(duplicateFields(operation.errorTriggers)).toEqual(declared);
     }
   });
 
   it('takes echoed *_id fields, not references to other objects', () => {
-    const request = { type: 'object', properties: { external_id: { type: 'string' }, payment_method_id: { type: 'string' }, currency: { type: 'string' } } };
-    const webhook = { type: 'object', properties: { external_id: { type: 'string' }, payment_method_id: { type: 'string' }, currency: { type: 'string' } } };
+    const request = {
+      type: 'object',
+      properties: {
+        external_id: { type: 'string' },
+        payment_method_id: { type: 'string' },
+        currency: { type: 'string' },
+      },
+    };
+    const webhook = {
+      type: 'object',
+      properties: {
+        external_id: { type: 'string' },
+        payment_method_id: { type: 'string' },
+        currency: { type: 'string' },
+      },
+    };
     const body = { external_id: 'a', payment_method_id: 'pm-1', currency: 'IDR' };
     expect(echoedIdentifiers(contract, request, webhook, body, ['payment_method_id'])).toEqual(['external_id']);
   });

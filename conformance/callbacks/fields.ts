@@ -68,7 +68,15 @@ const pick = (alphabet: string): string => alphabet.charAt(randomInt(alphabet.le
 /** Same character classes as the original (digits stay digits), so patterns and lengths still hold. */
 function replaceTail(value: string): string {
   const head = value.slice(0, Math.max(0, value.length - TAIL));
-  const tail = [...value.slice(head.length)].map((char) => (/[0-9]/.test(char) ? pick('0123456789') : /[a-z]/.test(char) ? pick('abcdefghijklmnopqrstuvwxyz') : /[A-Z]/.test(char) ? pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ') : char));
+  const tail = [...value.slice(head.length)].map((char) =>
+    /[0-9]/.test(char)
+      ? pick('0123456789')
+      : /[a-z]/.test(char)
+        ? pick('abcdefghijklmnopqrstuvwxyz')
+        : /[A-Z]/.test(char)
+          ? pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ')
+          : char,
+  );
   return head + tail.join('');
 }
 
@@ -84,13 +92,25 @@ export function uniqueVariant(value: string, accepts: (candidate: string) => boo
 }
 
 /** Replaces each listed string field of `body` by a unique variant its schema accepts; enums and formats are left alone. */
-export function uniquify(contract: Contract, schema: Json | undefined, body: JsonObject, fields: readonly string[]): { body: JsonObject; values: Record<string, string> } {
+export function uniquify(
+  contract: Contract,
+  schema: Json | undefined,
+  body: JsonObject,
+  fields: readonly string[],
+): { body: JsonObject; values: Record<string, string> } {
   let result = body;
   const values: Record<string, string> = {};
   for (const field of fields) {
     const current = getAt(result, field);
     const fieldSchema = contract.deref(schemaAt(contract, schema, field));
-    if (typeof current !== 'string' || !isObject(fieldSchema) || 'enum' in fieldSchema || 'const' in fieldSchema || 'format' in fieldSchema) continue;
+    if (
+      typeof current !== 'string' ||
+      !isObject(fieldSchema) ||
+      'enum' in fieldSchema ||
+      'const' in fieldSchema ||
+      'format' in fieldSchema
+    )
+      continue;
     const variant = uniqueVariant(current, (candidate) => contract.validate(fieldSchema, candidate).length === 0);
     if (variant === undefined) continue;
     result = setAt(result, field, variant);
@@ -101,7 +121,9 @@ export function uniquify(contract: Contract, schema: Json | undefined, body: Jso
 
 /** The fields an operation's `duplicate` error triggers say must not repeat. */
 export function duplicateFields(errorTriggers: Record<string, JsonObject>): string[] {
-  return Object.values(errorTriggers).flatMap((trigger) => (trigger.when === 'duplicate' && Array.isArray(trigger.fields) ? trigger.fields.map(String) : []));
+  return Object.values(errorTriggers).flatMap((trigger) =>
+    trigger.when === 'duplicate' && Array.isArray(trigger.fields) ? trigger.fields.map(String) : [],
+  );
 }
 
 /**
@@ -109,8 +131,19 @@ export function duplicateFields(errorTriggers: Record<string, JsonObject>): stri
  * `*_id` (the API's naming for identifiers) that the webhook's body also declares, except `references`
  * to existing objects. Made unique, they tell which request a callback answers.
  */
-export function echoedIdentifiers(contract: Contract, requestSchema: Json | undefined, webhookSchema: Json, body: JsonObject, references: readonly string[]): string[] {
+export function echoedIdentifiers(
+  contract: Contract,
+  requestSchema: Json | undefined,
+  webhookSchema: Json,
+  body: JsonObject,
+  references: readonly string[],
+): string[] {
   return Object.keys(body).filter(
-    (field) => field.endsWith('_id') && !references.includes(field) && typeof body[field] === 'string' && schemaAt(contract, requestSchema, field) !== undefined && schemaAt(contract, webhookSchema, field) !== undefined,
+    (field) =>
+      field.endsWith('_id') &&
+      !references.includes(field) &&
+      typeof body[field] === 'string' &&
+      schemaAt(contract, requestSchema, field) !== undefined &&
+      schemaAt(contract, webhookSchema, field) !== undefined,
   );
 }

@@ -11,7 +11,15 @@ function scenario() {
     leave: async () => void log.push(`leave ${label}`),
     ...(finishing ? { finishing: { bringOn: async () => void log.push(`move the clock for ${label}`) } } : {}),
   });
-  const event = (key: string, on?: Phase): CallbackEvent => ({ key, webhook: 'w', label: key, expect: [], correlation: {}, fire: async () => (log.push(`fire ${key}`), { fired: true, curl: '' }), ...(on ? { phase: on } : {}) });
+  const event = (key: string, on?: Phase): CallbackEvent => ({
+    key,
+    webhook: 'w',
+    label: key,
+    expect: [],
+    correlation: {},
+    fire: async () => (log.push(`fire ${key}`), { fired: true, curl: '' }),
+    ...(on ? { phase: on } : {}),
+  });
   return { log, phase, event };
 }
 
@@ -49,7 +57,11 @@ describe('fireAll', () => {
 
   it('reports the events of a phase it cannot enter as not fired, and fires nothing of them', async () => {
     const { log, event } = scenario();
-    const refused: Phase = { label: 'hold', enter: async () => ({ ok: false, reason: 'settings refused' }), leave: async () => undefined };
+    const refused: Phase = {
+      label: 'hold',
+      enter: async () => ({ ok: false, reason: 'settings refused' }),
+      leave: async () => undefined,
+    };
     const watched = await fireAll([event('held', refused)], new Set(), 1, async () => async () => undefined);
     expect(watched.map((w) => w.fired)).toEqual([{ fired: false, reason: 'hold: settings refused' }]);
     expect(log).toEqual([]);

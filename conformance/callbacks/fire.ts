@@ -28,20 +28,34 @@ function phasesOf(events: readonly CallbackEvent[]): (Phase | undefined)[] {
  * suite is idle rather than busy firing: the receiver stamps arrivals on the suite's own event loop), and
  * settles each phase before leaving it.
  */
-export async function fireAll(events: readonly CallbackEvent[], timed: ReadonlySet<CallbackEvent>, concurrency: number, prepare: PrepareSettle): Promise<Watched[]> {
-  const fire = (list: CallbackEvent[]): Promise<Watched[]> => mapPool(list, concurrency, async (event) => ({ event, fired: await event.fire() }));
+export async function fireAll(
+  events: readonly CallbackEvent[],
+  timed: ReadonlySet<CallbackEvent>,
+  concurrency: number,
+  prepare: PrepareSettle,
+): Promise<Watched[]> {
+  const fire = (list: CallbackEvent[]): Promise<Watched[]> =>
+    mapPool(list, concurrency, async (event) => ({ event, fired: await event.fire() }));
   const watched: Watched[] = [];
   for (const phase of phasesOf(events)) {
     const own = events.filter((e) => e.phase === phase);
     if (own.length === 0) continue;
     const entered = phase ? await phase.enter() : ({ ok: true } as const);
     if (!entered.ok) {
-      watched.push(...own.map((event) => ({ event, fired: { fired: false, reason: `${phase?.label ?? ''}: ${entered.reason}` } as Fired })));
+      watched.push(
+        ...own.map((event) => ({
+          event,
+          fired: { fired: false, reason: `${phase?.label ?? ''}: ${entered.reason}` } as Fired,
+        })),
+      );
       continue;
     }
     try {
       const settle = await prepare(own);
-      const inPhase = [...(await fire(own.filter((e) => !timed.has(e)))), ...(await fire(own.filter((e) => timed.has(e))))];
+      const inPhase = [
+        ...(await fire(own.filter((e) => !timed.has(e)))),
+        ...(await fire(own.filter((e) => timed.has(e)))),
+      ];
       watched.push(...inPhase);
       await phase?.finishing?.bringOn();
       await settle(inPhase);

@@ -8,13 +8,15 @@ if (!first || !second) throw new Error('the contract has fewer than two webhooks
 
 /** A webhook's first documented example body. */
 function exampleBody(operationId: string): unknown {
-  const raw = contract.deref({ $ref: contract.webhook(operationId).pointer }) as { requestBody: { content: { 'application/json': { examples: Record<string, { value: unknown }> } } } };
+  const raw = contract.deref({ $ref: contract.webhook(operationId).pointer }) as {
+    requestBody: { content: { 'application/json': { examples: Record<string, { value: unknown }> } } };
+  };
   return Object.values(raw.requestBody.content['application/json'].examples)[0]?.value;
 }
 
 describe('callback paths', () => {
   it.each([
-    ['the suite\'s own path', callbackPath('ewalletPayment', 'run-1'), { webhook: 'ewalletPayment', key: 'run-1' }],
+    ["the suite's own path", callbackPath('ewalletPayment', 'run-1'), { webhook: 'ewalletPayment', key: 'run-1' }],
     ['behind a proxy prefix', `/hooks/x${callbackPath('a b', 'k/1')}`, { webhook: 'a b', key: 'k/1' }],
     ['another path', '/dashboard', undefined],
     ['too short', '/callbacks/ewalletPayment', undefined],
@@ -25,13 +27,22 @@ describe('callback paths', () => {
 
 describe('identifyWebhook', () => {
   it('believes the path first', () => {
-    expect(identifyWebhook(contract, callbackPath(second.operationId, 'k'), exampleBody(first.operationId))).toEqual({ webhook: second.operationId, by: 'path', key: 'k' });
+    expect(identifyWebhook(contract, callbackPath(second.operationId, 'k'), exampleBody(first.operationId))).toEqual({
+      webhook: second.operationId,
+      by: 'path',
+      key: 'k',
+    });
   });
 
   it('then the event field', () => {
-    const named = contract.model.webhooks.find((w) => (exampleBody(w.operationId) as { event?: unknown }).event === w.name);
+    const named = contract.model.webhooks.find(
+      (w) => (exampleBody(w.operationId) as { event?: unknown }).event === w.name,
+    );
     if (!named) throw new Error('no webhook example carries an event field');
-    expect(identifyWebhook(contract, '/dashboard', { event: named.name })).toEqual({ webhook: named.operationId, by: 'event' });
+    expect(identifyWebhook(contract, '/dashboard', { event: named.name })).toEqual({
+      webhook: named.operationId,
+      by: 'event',
+    });
   });
 
   it('then the one schema the body is valid against, for every webhook example', () => {

@@ -35,7 +35,8 @@ export interface Identification {
 export function identifyWebhook(contract: Contract, pathname: string, json: unknown): Identification {
   const webhooks = contract.model.webhooks;
   const fromPath = parseCallbackPath(pathname);
-  if (fromPath && webhooks.some((w) => w.operationId === fromPath.webhook)) return { webhook: fromPath.webhook, by: 'path', key: fromPath.key };
+  if (fromPath && webhooks.some((w) => w.operationId === fromPath.webhook))
+    return { webhook: fromPath.webhook, by: 'path', key: fromPath.key };
   const key = fromPath ? { key: fromPath.key } : {};
   const event = typeof json === 'object' && json !== null && 'event' in json ? json.event : undefined;
   const named = webhooks.find((w) => w.name === event);

@@ -58,14 +58,22 @@ export function isStepDelivery(change: Change | undefined, delivery: Delivery): 
 }
 
 /** What is wrong with one delivery of `event`, judged against `expectations`. `curl` replays the request that triggered it. */
-export function judgeDelivery(contract: Contract, event: CallbackEvent, delivery: Delivery, curl: string, expectations: readonly Expectation[] = event.expect): Finding[] {
+export function judgeDelivery(
+  contract: Contract,
+  event: CallbackEvent,
+  delivery: Delivery,
+  curl: string,
+  expectations: readonly Expectation[] = event.expect,
+): Finding[] {
   const webhook = contract.webhook(event.webhook);
   const at = `${event.webhook} delivery ${delivery.seq + 1} for ${event.label}`;
   const findings: Finding[] = [];
-  const add = (message: string, schemaPath?: string): void => void findings.push(deliveryFinding(delivery, `${at}: ${message}`, curl, schemaPath));
+  const add = (message: string, schemaPath?: string): void =>
+    void findings.push(deliveryFinding(delivery, `${at}: ${message}`, curl, schemaPath));
   if (delivery.method !== 'POST') add(`sent with ${delivery.method}, not POST`);
   const { webhook: identified, by } = delivery.identified;
-  if (identified !== undefined && identified !== event.webhook && by !== 'schema') add(`arrived as ${identified} (by its ${by}), not ${event.webhook}`);
+  if (identified !== undefined && identified !== event.webhook && by !== 'schema')
+    add(`arrived as ${identified} (by its ${by}), not ${event.webhook}`);
   const token = delivery.token[webhook.tokenHeader];
   if (token === 'missing') add(`no ${webhook.tokenHeader} header`);
   if (token === 'mismatch') add(`the ${webhook.tokenHeader} header does not match the callback token`);
@@ -73,10 +81,16 @@ export function judgeDelivery(contract: Contract, event: CallbackEvent, delivery
   else if (delivery.json === undefined) add('the body is not JSON');
   else {
     for (const error of bodyIssues(contract, event.webhook, delivery.json)) {
-      add(`body does not match the ${webhook.name} schema: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`, error.schemaPath);
+      add(
+        `body does not match the ${webhook.name} schema: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`,
+        error.schemaPath,
+      );
     }
     for (const expectation of expectations) {
-      if (!carries(delivery, expectation)) add(`${expectation.field} is ${JSON.stringify(getAt(delivery.json, expectation.field))}; ${expectation.source} says ${expectation.allowed.map((v) => JSON.stringify(v)).join(' or ')}`);
+      if (!carries(delivery, expectation))
+        add(
+          `${expectation.field} is ${JSON.stringify(getAt(delivery.json, expectation.field))}; ${expectation.source} says ${expectation.allowed.map((v) => JSON.stringify(v)).join(' or ')}`,
+        );
     }
   }
   return findings;
@@ -88,15 +102,31 @@ export function judgeDelivery(contract: Contract, event: CallbackEvent, delivery
  * the object (the creation's) are not held to the step's values, but at least one delivery must carry them:
  * a callback of the update that reports the object as it was before is no callback of the update.
  */
-export function judgeEvent(contract: Contract, event: CallbackEvent, fired: { curl: string; change?: Change }, deliveries: readonly Delivery[], waitMs: number): Finding[] {
+export function judgeEvent(
+  contract: Contract,
+  event: CallbackEvent,
+  fired: { curl: string; change?: Change },
+  deliveries: readonly Delivery[],
+  waitMs: number,
+): Finding[] {
   const change = fired.change;
   const stepExpect = [...event.expect, ...(change?.expect ?? []), ...(change?.marks ?? [])];
   const step = deliveries.filter((d) => isStepDelivery(change, d));
-  const findings = deliveries.flatMap((delivery) => judgeDelivery(contract, event, delivery, fired.curl, step.includes(delivery) ? stepExpect : []));
+  const findings = deliveries.flatMap((delivery) =>
+    judgeDelivery(contract, event, delivery, fired.curl, step.includes(delivery) ? stepExpect : []),
+  );
   if (change && step.length === 0 && deliveries.length > 0) {
-    const values = change.marks.map((mark) => `${mark.field} ${mark.allowed.map((v) => JSON.stringify(v)).join(' or ')}`).join(', ');
+    const values = change.marks
+      .map((mark) => `${mark.field} ${mark.allowed.map((v) => JSON.stringify(v)).join(' or ')}`)
+      .join(', ');
     const [first] = deliveries;
-    findings.push(deliveryFinding(first as Delivery, `no ${event.webhook} delivery for ${event.label} carried the change ${change.step} made (${values}) within ${waitMs} ms; ${deliveries.length} delivery(ies) carried the object as it was before (the earlier transition's callback, or a stale one)`, fired.curl));
+    findings.push(
+      deliveryFinding(
+        first as Delivery,
+        `no ${event.webhook} delivery for ${event.label} carried the change ${change.step} made (${values}) within ${waitMs} ms; ${deliveries.length} delivery(ies) carried the object as it was before (the earlier transition's callback, or a stale one)`,
+        fired.curl,
+      ),
+    );
   }
   return findings;
 }
@@ -104,21 +134,34 @@ export function judgeEvent(contract: Contract, event: CallbackEvent, fired: { cu
 /** Deliveries grouped by body: the attempts of one callback repeat its body. */
 export function byBody(deliveries: readonly Delivery[]): Delivery[][] {
   const groups = new Map<string, Delivery[]>();
-  for (const delivery of deliveries) groups.set(delivery.bodyText, [...(groups.get(delivery.bodyText) ?? []), delivery]);
+  for (const delivery of deliveries)
+    groups.set(delivery.bodyText, [...(groups.get(delivery.bodyText) ?? []), delivery]);
   return [...groups.values()];
 }
 
 /** Retry findings for an event whose every attempt the receiver failed, timed by the receiver's clock. */
-export function judgeRetryEvent(event: CallbackEvent, deliveries: readonly Delivery[], expected: RetryExpectation, curl: string): Finding[] {
+export function judgeRetryEvent(
+  event: CallbackEvent,
+  deliveries: readonly Delivery[],
+  expected: RetryExpectation,
+  curl: string,
+): Finding[] {
   return byBody(deliveries).flatMap((attempts) => {
     const [first] = attempts;
     if (!first) return [];
-    return judgeSpacing(attempts.map((d) => d.receivedAt), expected, []).problems.map((problem) => deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl));
+    return judgeSpacing(
+      attempts.map((d) => d.receivedAt),
+      expected,
+      [],
+    ).problems.map((problem) =>
+      deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl),
+    );
   });
 }
 
 /** The target's records of the callback whose body the receiver got as `json`. */
-export const ownRecords = (records: readonly RecordedDelivery[], json: unknown): RecordedDelivery[] => records.filter((record) => isDeepStrictEqual(record.payload, json));
+export const ownRecords = (records: readonly RecordedDelivery[], json: unknown): RecordedDelivery[] =>
+  records.filter((record) => isDeepStrictEqual(record.payload, json));
 
 /** What the target's records say of the timing of its attempts, and the suite's own part in it. */
 export interface RecordedTiming {
@@ -138,7 +181,13 @@ export interface RecordedTiming {
  * none after the last (the clock was moved past the latest time one more could come). Gaps the records and
  * moves cannot decide come back as `unjudged`.
  */
-export function judgeRecordedRetries(event: CallbackEvent, deliveries: readonly Delivery[], timing: RecordedTiming, expected: RetryExpectation, curl: string): { findings: Finding[]; unjudged: string[] } {
+export function judgeRecordedRetries(
+  event: CallbackEvent,
+  deliveries: readonly Delivery[],
+  timing: RecordedTiming,
+  expected: RetryExpectation,
+  curl: string,
+): { findings: Finding[]; unjudged: string[] } {
   const { listedBy } = timing;
   const unjudged: string[] = [];
   const findings = byBody(deliveries).flatMap((attempts) => {
@@ -146,15 +195,30 @@ export function judgeRecordedRetries(event: CallbackEvent, deliveries: readonly 
     if (!first) return [];
     const own = ownRecords(timing.records, first.json);
     const problems: string[] = [];
-    if (attempts.length !== expected.attempts) problems.push(`the receiver got ${attempts.length} attempt(s) while it failed every one; x-delivery.attempts is ${expected.attempts}`);
-    if (own.length === 0) problems.push(`${listedBy} lists no delivery with this body, so its attempts cannot be timed in the target's time`);
+    if (attempts.length !== expected.attempts)
+      problems.push(
+        `the receiver got ${attempts.length} attempt(s) while it failed every one; x-delivery.attempts is ${expected.attempts}`,
+      );
+    if (own.length === 0)
+      problems.push(
+        `${listedBy} lists no delivery with this body, so its attempts cannot be timed in the target's time`,
+      );
     for (const record of own) {
-      if (record.attemptTimes.length !== attempts.length) problems.push(`${listedBy} records ${record.attemptTimes.length} attempt(s) of it; the receiver got ${attempts.length}`);
+      if (record.attemptTimes.length !== attempts.length)
+        problems.push(
+          `${listedBy} records ${record.attemptTimes.length} attempt(s) of it; the receiver got ${attempts.length}`,
+        );
       const spacing = judgeSpacing(record.attemptTimes, expected, timing.moves, timing.unexplained);
       problems.push(...spacing.problems.map((problem) => `${problem}, in the target's time (${listedBy})`));
-      unjudged.push(...spacing.unjudged.map((gap) => `${event.webhook} retries for ${event.label}: ${gap}, in the target's time (${listedBy})`));
+      unjudged.push(
+        ...spacing.unjudged.map(
+          (gap) => `${event.webhook} retries for ${event.label}: ${gap}, in the target's time (${listedBy})`,
+        ),
+      );
     }
-    return problems.map((problem) => deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl));
+    return problems.map((problem) =>
+      deliveryFinding(first, `${event.webhook} retries for ${event.label}: ${problem}`, curl),
+    );
   });
   return { findings, unjudged };
 }

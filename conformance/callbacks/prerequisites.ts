@@ -28,10 +28,17 @@ async function provide(context: CheckContext, kind: string): Promise<Supplied> {
   }
   const env = { unique: new UniqueValues(context.contract), settings: DEFAULT_WORKFLOW_SETTINGS };
   const provided: Provided = new Map();
-  const result = await runScenario(context, 'callbacks', `a ${kind} to refer to`, actions.map((action) => action.step), async (scenario) => {
-    for (const action of actions) await action.run(scenario, env, provided);
-  });
-  if (result.outcome === 'failed' || result.outcome === 'skipped') return { reason: result.skippedReason ?? result.findings.map((finding) => finding.message).join('; ') };
+  const result = await runScenario(
+    context,
+    'callbacks',
+    `a ${kind} to refer to`,
+    actions.map((action) => action.step),
+    async (scenario) => {
+      for (const action of actions) await action.run(scenario, env, provided);
+    },
+  );
+  if (result.outcome === 'failed' || result.outcome === 'skipped')
+    return { reason: result.skippedReason ?? result.findings.map((finding) => finding.message).join('; ') };
   const id = provided.get(kind)?.id;
   return typeof id === 'string' ? { value: id } : { reason: `the ${kind} provided has no id` };
 }
@@ -41,10 +48,13 @@ export function createSupply(context: CheckContext): (reference: Reference) => P
   const cache = new Map<string, Promise<Supplied>>();
   return (reference) => {
     const kind = referencedKind(context.contract, reference);
-    if (kind === undefined) return Promise.resolve({ reason: `the suite cannot tell which kind of object ${reference.field} names` });
+    if (kind === undefined)
+      return Promise.resolve({ reason: `the suite cannot tell which kind of object ${reference.field} names` });
     const existing = cache.get(kind);
     if (existing) return existing;
-    const made = provide(context, kind).catch((error: unknown) => ({ reason: `${kind}: ${error instanceof Error ? error.message : String(error)}` }));
+    const made = provide(context, kind).catch((error: unknown) => ({
+      reason: `${kind}: ${error instanceof Error ? error.message : String(error)}`,
+    }));
     cache.set(kind, made);
     return made;
   };

@@ -13,14 +13,20 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-async function start(options: { publicUrl?: string; maxBodyBytes?: number; host?: string } = {}): Promise<CallbackReceiver> {
+async function start(
+  options: { publicUrl?: string; maxBodyBytes?: number; host?: string } = {},
+): Promise<CallbackReceiver> {
   receiver = await startReceiver({ contract, host: options.host ?? '127.0.0.1', port: 0, token: TOKEN, ...options });
   return receiver;
 }
 
 /** `token` null sends no token header. */
 const send = async (url: string, body: string, token: string | null = TOKEN, method = 'POST'): Promise<number> => {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(token === null ? {} : { [webhook.tokenHeader]: token }) }, ...(method === 'POST' ? { body } : {}) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token === null ? {} : { [webhook.tokenHeader]: token }) },
+    ...(method === 'POST' ? { body } : {}),
+  });
   await response.arrayBuffer();
   return response.status;
 };
@@ -30,7 +36,13 @@ describe('the callback receiver', () => {
     const r = await start();
     expect(await send(r.callbackUrl(webhook.operationId, 'k1'), '{"a":1}')).toBe(200);
     const [delivery] = r.deliveries();
-    expect(delivery).toMatchObject({ seq: 0, method: 'POST', json: { a: 1 }, answered: 200, identified: { webhook: webhook.operationId, by: 'path', key: 'k1' } });
+    expect(delivery).toMatchObject({
+      seq: 0,
+      method: 'POST',
+      json: { a: 1 },
+      answered: 200,
+      identified: { webhook: webhook.operationId, by: 'path', key: 'k1' },
+    });
     expect(delivery?.token[webhook.tokenHeader]).toBe('match');
     expect(JSON.stringify(delivery)).not.toContain(TOKEN);
   });
@@ -60,7 +72,13 @@ describe('the callback receiver', () => {
     const r = await start();
     r.failFirst((d) => d.path.endsWith('/fail'), 2);
     const url = `${r.publicUrl}/fail`;
-    const statuses = [await send(url, '{"n":1}'), await send(url, '{"n":1}'), await send(url, '{"n":2}'), await send(url, '{"n":1}'), await send(`${r.publicUrl}/other`, '{"n":1}')];
+    const statuses = [
+      await send(url, '{"n":1}'),
+      await send(url, '{"n":1}'),
+      await send(url, '{"n":2}'),
+      await send(url, '{"n":1}'),
+      await send(`${r.publicUrl}/other`, '{"n":1}'),
+    ];
     expect(statuses).toEqual([500, 500, 500, 200, 200]);
   });
 
@@ -82,7 +100,11 @@ describe('the callback receiver', () => {
   });
 
   it.each([
-    ['a public URL without its trailing slash', { publicUrl: 'https://hooks.example.test/base/' }, /^https:\/\/hooks\.example\.test\/base$/],
+    [
+      'a public URL without its trailing slash',
+      { publicUrl: 'https://hooks.example.test/base/' },
+      /^https:\/\/hooks\.example\.test\/base$/,
+    ],
     ['a wildcard host as loopback', { host: '0.0.0.0' }, /^http:\/\/127\.0\.0\.1:\d+$/],
   ])('uses %s', async (_name, options, want) => {
     const r = await start(options);

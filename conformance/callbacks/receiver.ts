@@ -93,7 +93,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<CallbackR
   const tokenHeaders = [...new Set(contract.model.webhooks.map((w) => w.tokenHeader))];
   const recorded: Delivery[] = [];
   const rules: { matches: (delivery: Delivery) => boolean; attempts: number; seen: Map<string, number> }[] = [];
-  const waiters = new Set<{ matches: (delivery: Delivery) => boolean; resolve: (delivery: Delivery | undefined) => void }>();
+  const waiters = new Set<{
+    matches: (delivery: Delivery) => boolean;
+    resolve: (delivery: Delivery | undefined) => void;
+  }>();
 
   const answerFor = (delivery: Delivery): number => {
     for (const rule of rules) {
@@ -111,12 +114,15 @@ export async function startReceiver(options: ReceiverOptions): Promise<CallbackR
     const body = await readBody(request, options.maxBodyBytes ?? 1024 * 1024);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && !tokenHeaders.includes(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      if (value !== undefined && !tokenHeaders.includes(name))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const token = Object.fromEntries(tokenHeaders.map((name) => {
-      const value = request.headers[name];
-      return [name, tokenVerdict(Array.isArray(value) ? value.join(', ') : value, options.token)];
-    }));
+    const token = Object.fromEntries(
+      tokenHeaders.map((name) => {
+        const value = request.headers[name];
+        return [name, tokenVerdict(Array.isArray(value) ? value.join(', ') : value, options.token)];
+      }),
+    );
     const json = body.tooLarge ? undefined : parseJson(body.text);
     const path = new URL(request.url ?? '/', 'http://receiver').pathname;
     const delivery: Delivery = {
@@ -141,7 +147,16 @@ export async function startReceiver(options: ReceiverOptions): Promise<CallbackR
       response.end();
     } else {
       response.writeHead(delivery.answered, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(delivery.answered < 300 ? { received: true } : { error_code: 'SERVER_ERROR', message: 'The conformance suite fails this attempt on purpose to measure retries.' }));
+      response.end(
+        JSON.stringify(
+          delivery.answered < 300
+            ? { received: true }
+            : {
+                error_code: 'SERVER_ERROR',
+                message: 'The conformance suite fails this attempt on purpose to measure retries.',
+              },
+        ),
+      );
     }
     for (const waiter of waiters) {
       if (waiter.matches(delivery)) {

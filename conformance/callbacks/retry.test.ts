@@ -5,9 +5,21 @@ const policy = { attempts: 3, retry_interval_seconds: 30 };
 
 describe('retryExpectation', () => {
   it.each([
-    ['the contract policy', undefined, { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 }],
-    ['an override, saying what it replaces', 200, { attempts: 3, intervalMs: 200, earlyToleranceMs: 100, lateToleranceMs: 300, overriddenFromMs: 30_000 }],
-    ['an override equal to the contract, not flagged', 30_000, { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 }],
+    [
+      'the contract policy',
+      undefined,
+      { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 },
+    ],
+    [
+      'an override, saying what it replaces',
+      200,
+      { attempts: 3, intervalMs: 200, earlyToleranceMs: 100, lateToleranceMs: 300, overriddenFromMs: 30_000 },
+    ],
+    [
+      'an override equal to the contract, not flagged',
+      30_000,
+      { attempts: 3, intervalMs: 30_000, earlyToleranceMs: 7_500, lateToleranceMs: 15_000 },
+    ],
   ])('%s', (_name, override, want) => {
     expect(retryExpectation(policy, override)).toEqual(want);
   });

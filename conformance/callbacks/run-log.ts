@@ -35,7 +35,13 @@ export function recordingClient(http: HttpClient, ownKey: string): { http: HttpC
       const exchange = await client.send(spec);
       const authorization = exchange.request.headers.authorization;
       const own = carriesKey(authorization, ownKey, ownBasic);
-      logged.push({ seq: logged.length, exchange, sender: own ? { own: true } : { own: false, ...(variable !== undefined && authorization !== undefined ? { key: variable } : {}) } });
+      logged.push({
+        seq: logged.length,
+        exchange,
+        sender: own
+          ? { own: true }
+          : { own: false, ...(variable !== undefined && authorization !== undefined ? { key: variable } : {}) },
+      });
       return exchange;
     },
     withKey: (key, keyVariable) => wrap(client.withKey(key, keyVariable), keyVariable),

@@ -8,7 +8,14 @@ import { isObject } from '@payments-contract/contract/model';
 import type { Json } from '@payments-contract/contract/model/types';
 import { testModeOutcomes, testModeValue } from '../workflows/data.js';
 import { creationOperation, stateMachines } from '../workflows/machines.js';
-import { destination, prepareBody, type CallbackEvent, type Phase, type TriggerEnv, type TriggerSource } from './events.js';
+import {
+  destination,
+  prepareBody,
+  type CallbackEvent,
+  type Phase,
+  type TriggerEnv,
+  type TriggerSource,
+} from './events.js';
 import { getAt, schemaAt, setAt } from './fields.js';
 import type { ControlApi } from './sandbox.js';
 import { createConfirmed, settingsPhase } from './simulations.js';
@@ -36,27 +43,63 @@ export function sandboxTestModeTriggers(env: TriggerEnv): TriggerSource[] {
   return Object.entries(control.testModes).flatMap(([operationId, testMode]): TriggerSource[] => {
     const operation = contract.model.operations.find((o) => o.operationId === operationId);
     const machine = machines.find((m) => creationOperation(m) === operationId);
-    if (!operation || !machine || typeof testMode.callback !== 'string' || typeof testMode.field !== 'string') return [];
+    if (!operation || !machine || typeof testMode.callback !== 'string' || typeof testMode.field !== 'string')
+      return [];
     const webhook = contract.webhook(testMode.callback);
     const field = testMode.field;
     const via = `${operationId} in the target's test mode (x-test-modes ${field} of ${control.source})`;
     const target = destination(env, webhook, operationId);
-    if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
+    if ('unavailable' in target)
+      return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
     const phase = finishingPhase(control, machine.key);
-    if (!phase) return [{ webhook: webhook.operationId, via, unavailable: `no setting of ${control.source} says it lets ${machine.key} objects finish by themselves (x-resolves)`, events: [] }];
+    if (!phase)
+      return [
+        {
+          webhook: webhook.operationId,
+          via,
+          unavailable: `no setting of ${control.source} says it lets ${machine.key} objects finish by themselves (x-resolves)`,
+          events: [],
+        },
+      ];
     const base = firstExample(contract, operationId);
-    const outcomes = testModeOutcomes({ ...operation, testMode }).map((outcome) => ({ outcome, value: testModeValue(testMode, outcome) }));
+    const outcomes = testModeOutcomes({ ...operation, testMode }).map((outcome) => ({
+      outcome,
+      value: testModeValue(testMode, outcome),
+    }));
     // The example's own value exercises the default outcome when no listed outcome claims it.
     const fallback = getAt(base, field) as Json | undefined;
-    if (isObject(testMode.default_outcome) && fallback !== undefined && !outcomes.some((o) => o.value === fallback)) outcomes.unshift({ outcome: testMode.default_outcome, value: fallback });
+    if (isObject(testMode.default_outcome) && fallback !== undefined && !outcomes.some((o) => o.value === fallback))
+      outcomes.unshift({ outcome: testMode.default_outcome, value: fallback });
     const events = outcomes.flatMap(({ outcome, value }): CallbackEvent[] => {
       if (value === undefined) return [];
       const key = env.newKey();
-      const { body, correlation } = prepareBody(env, webhook, operationId, setAt(base, field, value), key, target.field);
+      const { body, correlation } = prepareBody(
+        env,
+        webhook,
+        operationId,
+        setAt(base, field, value),
+        key,
+        target.field,
+      );
       const source = `x-test-modes of ${control.source} for ${operationId} ${field} ${JSON.stringify(value)}`;
-      const carried: [string, Json][] = [[field, value], ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field)];
-      const expect = carried.filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined).map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
-      return [{ key, webhook: webhook.operationId, label: `${operationId} with ${field} ${JSON.stringify(value)}, finishing by itself`, expect, correlation, phase, fire: async () => (await createConfirmed(env, machine, operationId, machine.initial, body)).fired }];
+      const carried: [string, Json][] = [
+        [field, value],
+        ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field),
+      ];
+      const expect = carried
+        .filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined)
+        .map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
+      return [
+        {
+          key,
+          webhook: webhook.operationId,
+          label: `${operationId} with ${field} ${JSON.stringify(value)}, finishing by itself`,
+          expect,
+          correlation,
+          phase,
+          fire: async () => (await createConfirmed(env, machine, operationId, machine.initial, body)).fired,
+        },
+      ];
     });
     return [{ webhook: webhook.operationId, via, events }];
   });

@@ -107,13 +107,23 @@ const text = (value: Json | undefined): string | undefined => (typeof value === 
 /** The control contract the target serves, else the bundled one. */
 async function controlDocument(http: HttpClient): Promise<{ doc: JsonObject; source: string } | { reason: string }> {
   const served = await http.send({ method: 'GET', path: CONTROL_CONTRACT_PATH });
-  if (served.status >= 200 && served.status < 300 && isObject(served.json as Json) && typeof (served.json as JsonObject).openapi === 'string') {
+  if (
+    served.status >= 200 &&
+    served.status < 300 &&
+    isObject(served.json as Json) &&
+    typeof (served.json as JsonObject).openapi === 'string'
+  ) {
     return { doc: served.json as JsonObject, source: `the target's ${CONTROL_CONTRACT_PATH}` };
   }
   try {
-    return { doc: JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject, source: 'the bundled control contract (@payments-contract/contract)' };
+    return {
+      doc: JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject,
+      source: 'the bundled control contract (@payments-contract/contract)',
+    };
   } catch (error) {
-    return { reason: `no control contract: the target does not serve ${CONTROL_CONTRACT_PATH} and the bundled copy cannot be read (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      reason: `no control contract: the target does not serve ${CONTROL_CONTRACT_PATH} and the bundled copy cannot be read (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
@@ -125,7 +135,11 @@ export function readSimulations(contract: Contract): Simulation[] {
     if (!isObject(simulates)) return [];
     const machine = text(simulates.machine);
     const event = text(simulates.event);
-    const to = Array.isArray(simulates.to) ? simulates.to.flatMap((s) => (typeof s === 'string' ? [s] : [])) : typeof simulates.to === 'string' ? [simulates.to] : [];
+    const to = Array.isArray(simulates.to)
+      ? simulates.to.flatMap((s) => (typeof s === 'string' ? [s] : []))
+      : typeof simulates.to === 'string'
+        ? [simulates.to]
+        : [];
     return machine && event ? [{ operation, machine, event, to }] : [];
   });
 }
@@ -135,7 +149,10 @@ export function readSimulations(contract: Contract): Simulation[] {
  * `x-callback-settings` (the body field holding the callback URLs) or `x-callback-retry-delay` (the response
  * field holding the spacing of callback attempts, in ms).
  */
-function operationFieldOf(contract: Contract, extension: 'x-callback-settings' | 'x-callback-retry-delay' | 'x-auto-progress-delay' | 'x-clock-advance'): { operation: OperationModel; field: string } | undefined {
+function operationFieldOf(
+  contract: Contract,
+  extension: 'x-callback-settings' | 'x-callback-retry-delay' | 'x-auto-progress-delay' | 'x-clock-advance',
+): { operation: OperationModel; field: string } | undefined {
   const raw = contract.doc[extension];
   if (!isObject(raw) || typeof raw.operation !== 'string' || typeof raw.field !== 'string') return undefined;
   const operation = contract.model.operations.find((o) => o.operationId === raw.operation);
@@ -143,23 +160,41 @@ function operationFieldOf(contract: Contract, extension: 'x-callback-settings' |
 }
 
 /** The delivery records' operation and the fields of a record `x-callback-deliveries` names. */
-function deliveriesOf(contract: Contract): { operation: OperationModel; payload: string; attempts: string; attemptTime: string; webhookFilter?: string } | undefined {
+function deliveriesOf(
+  contract: Contract,
+):
+  | { operation: OperationModel; payload: string; attempts: string; attemptTime: string; webhookFilter?: string }
+  | undefined {
   const raw = contract.doc['x-callback-deliveries'];
   if (!isObject(raw)) return undefined;
-  const [operationId, payload, attempts, attemptTime] = [raw.operation, raw.payload, raw.attempts, raw.attempt_time].map(text);
+  const [operationId, payload, attempts, attemptTime] = [
+    raw.operation,
+    raw.payload,
+    raw.attempts,
+    raw.attempt_time,
+  ].map(text);
   const operation = contract.model.operations.find((o) => o.operationId === operationId);
   const webhookFilter = text(raw.webhook_filter);
-  return operation && payload && attempts && attemptTime ? { operation, payload, attempts, attemptTime, ...(webhookFilter ? { webhookFilter } : {}) } : undefined;
+  return operation && payload && attempts && attemptTime
+    ? { operation, payload, attempts, attemptTime, ...(webhookFilter ? { webhookFilter } : {}) }
+    : undefined;
 }
 
 /** The records of a delivery list answer, or why they cannot be read (an attempt without a time, a record that is no object). */
-export function readRecords(answer: Json | undefined, fields: { payload: string; attempts: string; attemptTime: string }): { records: RecordedDelivery[] } | { reason: string } {
+export function readRecords(
+  answer: Json | undefined,
+  fields: { payload: string; attempts: string; attemptTime: string },
+): { records: RecordedDelivery[] } | { reason: string } {
   if (!Array.isArray(answer)) return { reason: 'the answer is not a list of deliveries' };
   const records: RecordedDelivery[] = [];
   for (const record of answer) {
     const attempts = isObject(record) ? record[fields.attempts] : undefined;
     if (!isObject(record) || !Array.isArray(attempts)) return { reason: `a delivery has no ${fields.attempts} list` };
-    const attemptTimes = attempts.map((attempt) => (isObject(attempt) && typeof attempt[fields.attemptTime] === 'string' ? Date.parse(attempt[fields.attemptTime] as string) : Number.NaN));
+    const attemptTimes = attempts.map((attempt) =>
+      isObject(attempt) && typeof attempt[fields.attemptTime] === 'string'
+        ? Date.parse(attempt[fields.attemptTime] as string)
+        : Number.NaN,
+    );
     if (attemptTimes.some(Number.isNaN)) return { reason: `an attempt has no date-time ${fields.attemptTime}` };
     records.push({ payload: record[fields.payload], attemptTimes });
   }
@@ -172,7 +207,10 @@ function previousValues(current: JsonObject | undefined, changes: JsonObject): J
     Object.entries(changes).map(([key, value]) => {
       const before = current?.[key];
       if (!isObject(value)) return [key, before ?? null];
-      return [key, Object.fromEntries(Object.keys(value).map((name) => [name, isObject(before) ? (before[name] ?? null) : null]))];
+      return [
+        key,
+        Object.fromEntries(Object.keys(value).map((name) => [name, isObject(before) ? (before[name] ?? null) : null])),
+      ];
     }),
   );
 }
@@ -180,8 +218,14 @@ function previousValues(current: JsonObject | undefined, changes: JsonObject): J
 export function createControlApi(http: HttpClient, contract: Contract, source: string): ControlApi {
   const call: ControlApi['call'] = async (operationId, options = {}) => {
     const operation = contract.operation(operationId);
-    const exchange = await http.send(buildRequest(contract, operation, { ...(options.parameters ? { parameters: options.parameters } : {}), ...(options.body !== undefined ? { body: options.body } : {}) }));
-    if (exchange.failure && exchange.failure.kind !== 'not_json') return { ok: false, reason: `${operationId} (sandbox control API): ${exchange.failure.message}`, exchange };
+    const exchange = await http.send(
+      buildRequest(contract, operation, {
+        ...(options.parameters ? { parameters: options.parameters } : {}),
+        ...(options.body !== undefined ? { body: options.body } : {}),
+      }),
+    );
+    if (exchange.failure && exchange.failure.kind !== 'not_json')
+      return { ok: false, reason: `${operationId} (sandbox control API): ${exchange.failure.message}`, exchange };
     const success = operation.responses.map((r) => r.status).filter((status) => status >= 200 && status < 300);
     const what = `${operationId} (sandbox control API)`;
     const [wrongAnswer] = expectationFindings(http, exchange, { status: success }, what);
@@ -192,16 +236,24 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
   };
   const callbackSettings = operationFieldOf(contract, 'x-callback-settings');
   // The current settings come from the GET on the same path, when the contract has one.
-  const read = callbackSettings ? contract.model.operations.find((o) => o.method === 'get' && o.path === callbackSettings.operation.path) : undefined;
+  const read = callbackSettings
+    ? contract.model.operations.find((o) => o.method === 'get' && o.path === callbackSettings.operation.path)
+    : undefined;
 
   const changeSettings: ControlApi['changeSettings'] = async (changes) => {
-    if (!callbackSettings) return { ok: false, reason: 'the control contract names no settings operation (x-callback-settings)' };
+    if (!callbackSettings)
+      return { ok: false, reason: 'the control contract names no settings operation (x-callback-settings)' };
     const current = read ? await call(read.operationId) : undefined;
-    const before = current?.ok && isObject(current.exchange.json as Json) ? (current.exchange.json as JsonObject) : undefined;
+    const before =
+      current?.ok && isObject(current.exchange.json as Json) ? (current.exchange.json as JsonObject) : undefined;
     const changed = await call(callbackSettings.operation.operationId, { body: changes });
     if (!changed.ok) return { ok: false, reason: changed.reason };
     const restore = previousValues(before, changes);
-    return { ok: true, undo: async () => void (before ? await call(callbackSettings.operation.operationId, { body: restore }) : undefined) };
+    return {
+      ok: true,
+      undo: async () =>
+        void (before ? await call(callbackSettings.operation.operationId, { body: restore }) : undefined),
+    };
   };
 
   /** The milliseconds the operation and field a root extension names answer. */
@@ -212,13 +264,19 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
       const answer = await call(named.operation.operationId);
       if (!answer.ok) return { reason: answer.reason };
       const ms = isObject(answer.exchange.json as Json) ? (answer.exchange.json as JsonObject)[named.field] : undefined;
-      return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 ? { ms } : { reason: `${named.operation.operationId} answered no whole number of milliseconds in ${named.field}` };
+      return typeof ms === 'number' && Number.isInteger(ms) && ms >= 0
+        ? { ms }
+        : { reason: `${named.operation.operationId} answered no whole number of milliseconds in ${named.field}` };
     };
   };
   const callbackRetryDelayMs = millisecondsAt('x-callback-retry-delay', 'retry delay');
   const autoProgressDelayMs = millisecondsAt('x-auto-progress-delay', 'delay of automatic outcomes');
   const declaredTestModes = contract.doc['x-test-modes'];
-  const testModes = Object.fromEntries(Object.entries(isObject(declaredTestModes) ? declaredTestModes : {}).flatMap(([operationId, mode]) => (isObject(mode) ? [[operationId, mode]] : [])));
+  const testModes = Object.fromEntries(
+    Object.entries(isObject(declaredTestModes) ? declaredTestModes : {}).flatMap(([operationId, mode]) =>
+      isObject(mode) ? [[operationId, mode]] : [],
+    ),
+  );
 
   const advance = operationFieldOf(contract, 'x-clock-advance');
   const marker = contract.doc['x-clock-advance'];
@@ -229,7 +287,9 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     if (nowField === undefined) return { reason: 'x-clock-advance names no answer field with the time (now)' };
     const value = isObject(answer ?? null) ? (answer as JsonObject)[nowField] : undefined;
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-    return Number.isNaN(ms) ? { reason: `${advance?.operation.operationId ?? 'x-clock-advance'} answered no time in ${nowField}` } : { ms };
+    return Number.isNaN(ms)
+      ? { reason: `${advance?.operation.operationId ?? 'x-clock-advance'} answered no time in ${nowField}` }
+      : { ms };
   };
   const clock: ControlClock | undefined = advance && {
     operation: advance.operation,
@@ -253,10 +313,15 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     filters: recorded.webhookFilter !== undefined,
     list: async (webhook) => {
       const filter = recorded.webhookFilter;
-      const answer = await call(recorded.operation.operationId, webhook !== undefined && filter !== undefined ? { parameters: { [filter]: webhook } } : {});
+      const answer = await call(
+        recorded.operation.operationId,
+        webhook !== undefined && filter !== undefined ? { parameters: { [filter]: webhook } } : {},
+      );
       if (!answer.ok) return { reason: answer.reason };
       const read = readRecords(answer.exchange.json as Json | undefined, recorded);
-      return 'reason' in read ? { reason: `${recorded.operation.operationId} (sandbox control API): ${read.reason}` } : read;
+      return 'reason' in read
+        ? { reason: `${recorded.operation.operationId} (sandbox control API): ${read.reason}` }
+        : read;
     },
   };
 
@@ -273,15 +338,22 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
     ...(callbackSettings ? { callbackSettings } : {}),
     changeSettings,
     configureCallbackUrls: (settings, urlFor) => {
-      if (!callbackSettings) return Promise.resolve({ ok: false, reason: 'the control contract names no callback settings (x-callback-settings)' });
-      return changeSettings({ [callbackSettings.field]: Object.fromEntries(settings.map((setting) => [setting, urlFor(setting)])) });
+      if (!callbackSettings)
+        return Promise.resolve({
+          ok: false,
+          reason: 'the control contract names no callback settings (x-callback-settings)',
+        });
+      return changeSettings({
+        [callbackSettings.field]: Object.fromEntries(settings.map((setting) => [setting, urlFor(setting)])),
+      });
     },
   };
 }
 
 export async function probeSandbox(http: HttpClient): Promise<SandboxStatus> {
   const exchange = await http.send({ method: 'GET', path: SANDBOX_PROBE_PATH });
-  const answer = exchange.failure && exchange.failure.kind !== 'not_json' ? exchange.failure.message : `answered ${exchange.status}`;
+  const answer =
+    exchange.failure && exchange.failure.kind !== 'not_json' ? exchange.failure.message : `answered ${exchange.status}`;
   if (exchange.status < 200 || exchange.status >= 300 || exchange.json === undefined) {
     return { offered: false, reason: `target offers no sandbox control API (GET ${SANDBOX_PROBE_PATH} ${answer})` };
   }
@@ -291,8 +363,17 @@ export async function probeSandbox(http: HttpClient): Promise<SandboxStatus> {
   try {
     contract = createContract(found.doc);
   } catch (error) {
-    return { offered: true, reason: `the control contract from ${found.source} cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      offered: true,
+      reason: `the control contract from ${found.source} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const control = createControlApi(http, contract, found.source);
-  return control.simulations.length > 0 ? { offered: true, control } : { offered: true, reason: `the control contract from ${found.source} declares no simulation (x-simulates)`, control };
+  return control.simulations.length > 0
+    ? { offered: true, control }
+    : {
+        offered: true,
+        reason: `the control contract from ${found.source} declares no simulation (x-simulates)`,
+        control,
+      };
 }

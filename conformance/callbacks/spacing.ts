@@ -27,17 +27,27 @@ const round = Math.round;
 
 /** The suite's move during which the target made an attempt at `at`: the attempt was due in the time it skipped. */
 function moveEndingAt(at: number, moves: readonly ClockMove[]): (ClockMove & { now: number }) | undefined {
-  return moves.find((move): move is ClockMove & { now: number } => move.now !== undefined && move.now - move.ms < at && at <= move.now);
+  return moves.find(
+    (move): move is ClockMove & { now: number } => move.now !== undefined && move.now - move.ms < at && at <= move.now,
+  );
 }
 
 /**
  * Judges the gaps between the attempt times (ms, the target's time) against the expectation, given the
  * moves of the target's clock the suite made (from the move answers' target times) and any it did not make.
  */
-export function judgeSpacing(times: readonly number[], expected: RetryExpectation, moves: readonly ClockMove[], unexplained?: UnexplainedMove): SpacingVerdict {
+export function judgeSpacing(
+  times: readonly number[],
+  expected: RetryExpectation,
+  moves: readonly ClockMove[],
+  unexplained?: UnexplainedMove,
+): SpacingVerdict {
   const sorted = [...times].sort((a, b) => a - b);
   const verdict: SpacingVerdict = { problems: [], unjudged: [] };
-  if (sorted.length !== expected.attempts) verdict.problems.push(`${sorted.length} attempt(s) while every attempt failed; x-delivery.attempts is ${expected.attempts}`);
+  if (sorted.length !== expected.attempts)
+    verdict.problems.push(
+      `${sorted.length} attempt(s) while every attempt failed; x-delivery.attempts is ${expected.attempts}`,
+    );
   const lowest = expected.intervalMs - expected.earlyToleranceMs;
   const highest = expected.intervalMs + expected.lateToleranceMs;
   const wanted = `expected ${expected.intervalMs} ms (x-delivery.retry_interval_seconds), between ${round(lowest)} and ${round(highest)} ms`;
@@ -50,7 +60,9 @@ export function judgeSpacing(times: readonly number[], expected: RetryExpectatio
       continue;
     }
     if (unexplained) {
-      verdict.unjudged.push(`${what}, but the target's clock moved ${round(unexplained.ms)} ms (± ${round(unexplained.uncertaintyMs)}) more than the suite moved it while its attempts were timed, so only a gap too short can be told; ${wanted}`);
+      verdict.unjudged.push(
+        `${what}, but the target's clock moved ${round(unexplained.ms)} ms (± ${round(unexplained.uncertaintyMs)}) more than the suite moved it while its attempts were timed, so only a gap too short can be told; ${wanted}`,
+      );
       continue;
     }
     const move = moveEndingAt(at, moves);
@@ -58,7 +70,9 @@ export function judgeSpacing(times: readonly number[], expected: RetryExpectatio
     const least = move ? Math.max(move.now - move.ms - before, 0) : gap;
     if (least > highest) verdict.problems.push(`${what}; ${wanted}`);
     else if (least < lowest || gap > highest) {
-      verdict.unjudged.push(`${what}, at the end of a ${move?.ms ?? 0} ms move of the target's clock the suite made, so it was due between ${round(least)} and ${round(gap)} ms after it; ${wanted}`);
+      verdict.unjudged.push(
+        `${what}, at the end of a ${move?.ms ?? 0} ms move of the target's clock the suite made, so it was due between ${round(least)} and ${round(gap)} ms after it; ${wanted}`,
+      );
     }
   }
   return verdict;

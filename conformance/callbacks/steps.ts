@@ -27,7 +27,10 @@ export function firstExample(contract: Contract, operationId: string): JsonObjec
 
 /** The operation's only path parameter (the id of the object it acts on), if it has exactly one. */
 export function onlyPathParameter(contract: Contract, operationId: string): string | undefined {
-  const names = contract.operation(operationId).parameters.filter((p) => p.in === 'path').map((p) => p.name);
+  const names = contract
+    .operation(operationId)
+    .parameters.filter((p) => p.in === 'path')
+    .map((p) => p.name);
   return names.length === 1 ? names[0] : undefined;
 }
 
@@ -40,8 +43,11 @@ export async function runStep(context: CheckContext, spec: StepSpec): Promise<St
   });
   const exchange = await http.send(request);
   context.observe(operation.operationId, exchange);
-  if (exchange.failure && exchange.failure.kind !== 'not_json') return { ok: false, reason: `${spec.operationId}: ${exchange.failure.message}`, exchange };
-  const expected = spec.expect ?? { status: operation.responses.map((r) => r.status).filter((status) => status >= 200 && status < 300) };
+  if (exchange.failure && exchange.failure.kind !== 'not_json')
+    return { ok: false, reason: `${spec.operationId}: ${exchange.failure.message}`, exchange };
+  const expected = spec.expect ?? {
+    status: operation.responses.map((r) => r.status).filter((status) => status >= 200 && status < 300),
+  };
   const [problem] = expectationFindings(http, exchange, expected, spec.operationId);
   return problem ? { ok: false, reason: problem.message, exchange } : { ok: true, exchange };
 }

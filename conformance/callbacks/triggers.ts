@@ -15,7 +15,18 @@ import type { Contract } from '../contract.js';
 import type { Expected } from '../expectations.js';
 import { testModeOutcomes, testModeValue } from '../workflows/data.js';
 import { creationOperation, stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
-import { destination, fired, prepareBody, withReferences, type CallbackEvent, type Change, type Expectation, type Fired, type TriggerEnv, type TriggerSource } from './events.js';
+import {
+  destination,
+  fired,
+  prepareBody,
+  withReferences,
+  type CallbackEvent,
+  type Change,
+  type Expectation,
+  type Fired,
+  type TriggerEnv,
+  type TriggerSource,
+} from './events.js';
 import { getAt, sameValue, schemaAt, setAt } from './fields.js';
 import { finishingPhase, sandboxTestModeTriggers } from './sandbox-test-modes.js';
 import { simulationTriggers } from './simulations.js';
@@ -23,7 +34,8 @@ import { createdId, firstExample, onlyPathParameter, runStep, type StepSpec } fr
 
 export type { CallbackEvent, Change, Expectation, Fired, Phase, TriggerEnv, TriggerSource } from './events.js';
 
-export const callbacksOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
+export const callbacksOf = (t: Transition): string[] =>
+  t.effects.flatMap((e) => (e.callback === undefined ? [] : [e.callback]));
 const errorsOf = (t: Transition): string[] => t.effects.flatMap((e) => (e.error === undefined ? [] : [e.error]));
 
 /** Operations whose test mode names the callback its outcomes arrive by. */
@@ -36,7 +48,8 @@ function testModeTriggers(env: TriggerEnv): TriggerSource[] {
     const field = testMode.field;
     const via = `${operation.operationId} in test mode (x-test-mode ${field})`;
     const target = destination(env, webhook, operation.operationId);
-    if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
+    if ('unavailable' in target)
+      return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
     const base = firstExample(contract, operation.operationId);
     // A target that can turn its test mode's automatic outcome off has it on while these are fired.
     const machine = [...stateMachines(contract).values()].find((m) => creationOperation(m) === operation.operationId);
@@ -45,16 +58,39 @@ function testModeTriggers(env: TriggerEnv): TriggerSource[] {
     const fallback = getAt(base, field) as Json | undefined;
     const outcomes = listed.map((outcome) => ({ outcome, value: testModeValue(testMode, outcome) }));
     // The example's own value exercises the default outcome when no listed outcome claims it.
-    if (isObject(testMode.default_outcome) && fallback !== undefined && !outcomes.some((o) => o.value === fallback)) outcomes.unshift({ outcome: testMode.default_outcome, value: fallback });
+    if (isObject(testMode.default_outcome) && fallback !== undefined && !outcomes.some((o) => o.value === fallback))
+      outcomes.unshift({ outcome: testMode.default_outcome, value: fallback });
     const events = outcomes.flatMap(({ outcome, value }): CallbackEvent[] => {
       if (value === undefined) return [];
       const key = env.newKey();
-      const { body, correlation } = prepareBody(env, webhook, operation.operationId, setAt(base, field, value), key, target.field);
+      const { body, correlation } = prepareBody(
+        env,
+        webhook,
+        operation.operationId,
+        setAt(base, field, value),
+        key,
+        target.field,
+      );
       // The callback echoes the selecting value and carries the outcome's fields that its body declares.
-      const carried: [string, Json][] = [[field, value], ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field)];
+      const carried: [string, Json][] = [
+        [field, value],
+        ...Object.entries(outcome).filter(([name]) => name !== 'description' && name !== 'value' && name !== field),
+      ];
       const source = `x-test-mode of ${operation.operationId} for ${field} ${JSON.stringify(value)}`;
-      const expect = carried.filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined).map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
-      return [{ key, webhook: webhook.operationId, label: `${operation.operationId} with ${field} ${JSON.stringify(value)}`, expect, correlation, ...(phase ? { phase } : {}), fire: async () => fired(env, await runStep(env.context, { operationId: operation.operationId, body })) }];
+      const expect = carried
+        .filter(([name]) => schemaAt(contract, webhook.bodySchema, name) !== undefined)
+        .map(([name, allowed]) => ({ field: name, allowed: [allowed], source }));
+      return [
+        {
+          key,
+          webhook: webhook.operationId,
+          label: `${operation.operationId} with ${field} ${JSON.stringify(value)}`,
+          expect,
+          correlation,
+          ...(phase ? { phase } : {}),
+          fire: async () => fired(env, await runStep(env.context, { operationId: operation.operationId, body })),
+        },
+      ];
     });
     return [{ webhook: webhook.operationId, via, events }];
   });
@@ -69,14 +105,28 @@ interface Selection {
 }
 
 /** Ways an operation can be made to take a callback-sending transition from the states creation reaches. */
-function selections(contract: Contract, machine: StateMachine, operationId: string, webhook: string, starts: string[]): Selection[] {
+function selections(
+  contract: Contract,
+  machine: StateMachine,
+  operationId: string,
+  webhook: string,
+  starts: string[],
+): Selection[] {
   const operation = contract.operation(operationId);
   const base = operation.body ? firstExample(contract, operationId) : undefined;
-  const fromStarts = machine.transitions.filter((t) => t.trigger.operation === operationId && t.from !== null && starts.includes(t.from));
+  const fromStarts = machine.transitions.filter(
+    (t) => t.trigger.operation === operationId && t.from !== null && starts.includes(t.from),
+  );
   const plain = fromStarts.filter((t) => errorsOf(t).length === 0);
   // Always taken: whichever plain transition applies from whichever start state, the callback is sent.
   if (starts.every((s) => plain.some((t) => t.from === s)) && plain.every((t) => callbacksOf(t).includes(webhook))) {
-    return [{ label: `${operationId} (every transition it makes from ${starts.join(' or ')} sends ${webhook})`, body: base, to: [...new Set(plain.map((t) => t.to))] }];
+    return [
+      {
+        label: `${operationId} (every transition it makes from ${starts.join(' or ')} sends ${webhook})`,
+        body: base,
+        to: [...new Set(plain.map((t) => t.to))],
+      },
+    ];
   }
   const testMode = operation.testMode;
   const field = testMode?.field;
@@ -84,9 +134,18 @@ function selections(contract: Contract, machine: StateMachine, operationId: stri
   return testModeOutcomes(operation).flatMap((outcome) => {
     const value = testModeValue(testMode, outcome);
     const code = outcome.error_code;
-    const transition = fromStarts.find((t) => callbacksOf(t).includes(webhook) && typeof code === 'string' && errorsOf(t).includes(code));
+    const transition = fromStarts.find(
+      (t) => callbacksOf(t).includes(webhook) && typeof code === 'string' && errorsOf(t).includes(code),
+    );
     if (!transition || value === undefined || typeof outcome.status !== 'number' || typeof code !== 'string') return [];
-    return [{ label: `${operationId} with test-mode ${field} ${JSON.stringify(value)} (${code})`, body: setAt(base, field, value), expectAnswer: { status: outcome.status, errorCode: code }, to: [transition.to] }];
+    return [
+      {
+        label: `${operationId} with test-mode ${field} ${JSON.stringify(value)} (${code})`,
+        body: setAt(base, field, value),
+        expectAnswer: { status: outcome.status, errorCode: code },
+        to: [transition.to],
+      },
+    ];
   });
 }
 
@@ -97,19 +156,45 @@ function transitionTriggers(env: TriggerEnv): TriggerSource[] {
     const creations = machine.transitions.filter((t) => t.from === null);
     if (creation === undefined || creations.some((t) => t.trigger.operation !== creation)) return [];
     const starts = [...new Set(creations.map((t) => t.to))];
-    const acting = [...new Set(machine.transitions.flatMap((t) => (t.trigger.operation !== undefined && t.trigger.operation !== creation && callbacksOf(t).length > 0 ? [t.trigger.operation] : [])))];
+    const acting = [
+      ...new Set(
+        machine.transitions.flatMap((t) =>
+          t.trigger.operation !== undefined && t.trigger.operation !== creation && callbacksOf(t).length > 0
+            ? [t.trigger.operation]
+            : [],
+        ),
+      ),
+    ];
     return acting.flatMap((operationId) =>
       contract.model.webhooks.flatMap((webhook): TriggerSource[] => {
         const choices = selections(contract, machine, operationId, webhook.operationId, starts);
         if (choices.length === 0) return [];
         const via = `${creation} then ${operationId} (state machine ${machine.key})`;
         const target = destination(env, webhook, creation);
-        if ('unavailable' in target) return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
+        if ('unavailable' in target)
+          return [{ webhook: webhook.operationId, via, unavailable: target.unavailable, events: [] }];
         const events = choices.map((choice): CallbackEvent => {
           const key = env.newKey();
-          const { body, correlation } = prepareBody(env, webhook, creation, firstExample(contract, creation), key, target.field);
-          const expect = machine.field === null || schemaAt(contract, webhook.bodySchema, machine.field) === undefined ? [] : [{ field: machine.field, allowed: choice.to, source: `x-state-machines ${machine.key}` }];
-          return { key, webhook: webhook.operationId, label: `${creation}, then ${choice.label}`, expect, correlation, fire: () => fireTransition(env, { machine, webhook, creation, operationId, choice }, body) };
+          const { body, correlation } = prepareBody(
+            env,
+            webhook,
+            creation,
+            firstExample(contract, creation),
+            key,
+            target.field,
+          );
+          const expect =
+            machine.field === null || schemaAt(contract, webhook.bodySchema, machine.field) === undefined
+              ? []
+              : [{ field: machine.field, allowed: choice.to, source: `x-state-machines ${machine.key}` }];
+          return {
+            key,
+            webhook: webhook.operationId,
+            label: `${creation}, then ${choice.label}`,
+            expect,
+            correlation,
+            fire: () => fireTransition(env, { machine, webhook, creation, operationId, choice }, body),
+          };
         });
         return [{ webhook: webhook.operationId, via, events }];
       }),
@@ -134,11 +219,19 @@ async function fireTransition(env: TriggerEnv, route: Route, creationBody: JsonO
   if (!created.ok) return fired(env, created);
   const id = createdId(created.exchange);
   const parameter = onlyPathParameter(env.context.contract, operationId);
-  if (id === undefined || parameter === undefined) return { fired: false, reason: `${creation}'s answer has no id to give ${operationId}` };
-  const step: StepSpec = { operationId, parameters: { [parameter]: id }, ...(choice.body ? { body: choice.body } : {}), ...(choice.expectAnswer ? { expect: choice.expectAnswer } : {}) };
+  if (id === undefined || parameter === undefined)
+    return { fired: false, reason: `${creation}'s answer has no id to give ${operationId}` };
+  const step: StepSpec = {
+    operationId,
+    parameters: { [parameter]: id },
+    ...(choice.body ? { body: choice.body } : {}),
+    ...(choice.expectAnswer ? { expect: choice.expectAnswer } : {}),
+  };
   const acted = await runStep(env.context, step);
   const result = fired(env, acted);
-  return result.fired && acted.ok ? { ...result, change: stepChange(env.context.contract, route, created.exchange.json, acted.exchange.json) } : result;
+  return result.fired && acted.ok
+    ? { ...result, change: stepChange(env.context.contract, route, created.exchange.json, acted.exchange.json) }
+    : result;
 }
 
 /**
@@ -153,13 +246,22 @@ function stepChange(contract: Contract, route: Route, createdJson: unknown, answ
     const schema = contract.deref(schemaAt(contract, webhook.bodySchema, field));
     if (field === machine.field || schema === undefined) return [];
     const instant = isObject(schema) && schema.format === 'date-time';
-    return sameValue(getAt(createdJson, field), value, instant) ? [] : [{ field, allowed: [value], source: `the ${operationId} request`, ...(instant ? { instant } : {}) }];
+    return sameValue(getAt(createdJson, field), value, instant)
+      ? []
+      : [{ field, allowed: [value], source: `the ${operationId} request`, ...(instant ? { instant } : {}) }];
   });
   const earlier = machine.transitions.some((t) => t.from === null && callbacksOf(t).includes(webhook.operationId));
   const field = machine.field;
-  if (field === null || schemaAt(contract, webhook.bodySchema, field) === undefined) return { step: operationId, marks, expect: [], earlier };
+  if (field === null || schemaAt(contract, webhook.bodySchema, field) === undefined)
+    return { step: operationId, marks, expect: [], earlier };
   const from = getAt(createdJson, field);
-  const taken = [...new Set(machine.transitions.filter((t) => t.trigger.operation === operationId && t.from === from && choice.to.includes(t.to)).map((t) => t.to))];
+  const taken = [
+    ...new Set(
+      machine.transitions
+        .filter((t) => t.trigger.operation === operationId && t.from === from && choice.to.includes(t.to))
+        .map((t) => t.to),
+    ),
+  ];
   const allowed = taken.length > 0 ? taken : choice.to;
   const reported = getAt(answeredJson, field);
   const narrowed = typeof reported === 'string' && allowed.includes(reported) ? [reported] : allowed;
@@ -168,5 +270,10 @@ function stepChange(contract: Contract, route: Route, createdJson: unknown, answ
 }
 
 export function deriveTriggers(env: TriggerEnv): TriggerSource[] {
-  return [...testModeTriggers(env), ...sandboxTestModeTriggers(env), ...transitionTriggers(env), ...simulationTriggers(env)];
+  return [
+    ...testModeTriggers(env),
+    ...sandboxTestModeTriggers(env),
+    ...transitionTriggers(env),
+    ...simulationTriggers(env),
+  ];
 }

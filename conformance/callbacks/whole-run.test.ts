@@ -10,7 +10,19 @@ const [webhook] = contract.model.webhooks;
 if (!webhook) throw new Error('the contract has no webhook');
 
 let seq = 0;
-const delivery = (body: string, key: string = WHOLE_RUN_KEY): Delivery => ({ seq: seq++, receivedAt: 0, at: '', method: 'POST', path: '/', headers: {}, token: {}, bodyText: body, tooLarge: false, identified: { webhook: webhook.operationId, by: 'path', key }, answered: 0 });
+const delivery = (body: string, key: string = WHOLE_RUN_KEY): Delivery => ({
+  seq: seq++,
+  receivedAt: 0,
+  at: '',
+  method: 'POST',
+  path: '/',
+  headers: {},
+  token: {},
+  bodyText: body,
+  tooLarge: false,
+  identified: { webhook: webhook.operationId, by: 'path', key },
+  answered: 0,
+});
 
 describe('answerPolicy', () => {
   it("answers each acknowledging status in turn, and fails the first callback sent to the whole run's URL once", () => {
@@ -19,7 +31,9 @@ describe('answerPolicy', () => {
     const refused = answer(first);
     expect(refused < 200 || refused > 299).toBe(true);
     expect(failed.get(first.seq)).toBe(refused);
-    expect([delivery('a'), delivery('b'), delivery('c'), delivery('d'), delivery('e')].map(answer)).toEqual([200, 201, 202, 203, 204]);
+    expect([delivery('a'), delivery('b'), delivery('c'), delivery('d'), delivery('e')].map(answer)).toEqual([
+      200, 201, 202, 203, 204,
+    ]);
     expect(failed.size).toBe(1);
   });
 
@@ -37,7 +51,18 @@ describe('recordingClient', () => {
     ...createHttpClient({ baseUrl: 'http://target.test', apiKey: key, timeoutMs: 1000 }),
     send: async (spec) => {
       const headers: Record<string, string> = spec.auth === 'none' ? {} : { authorization: basicAuthorization(key) };
-      return { request: { method: spec.method, url: `http://target.test${spec.path}`, headers, auth: spec.auth === 'none' ? 'none' : 'valid' }, status: 200, headers: {}, bodyText: '', durationMs: 0 } satisfies Exchange;
+      return {
+        request: {
+          method: spec.method,
+          url: `http://target.test${spec.path}`,
+          headers,
+          auth: spec.auth === 'none' ? 'none' : 'valid',
+        },
+        status: 200,
+        headers: {},
+        bodyText: '',
+        durationMs: 0,
+      } satisfies Exchange;
     },
     withKey: (other) => answering(other),
   });
@@ -47,6 +72,10 @@ describe('recordingClient', () => {
     await http.send({ method: 'GET', path: '/a' });
     await http.withKey('other_key', 'OTHER_KEY').send({ method: 'GET', path: '/b' });
     await http.send({ method: 'GET', path: '/c', auth: 'none' });
-    expect(log.exchanges().map((e) => e.sender)).toEqual([{ own: true }, { own: false, key: 'OTHER_KEY' }, { own: false }]);
+    expect(log.exchanges().map((e) => e.sender)).toEqual([
+      { own: true },
+      { own: false, key: 'OTHER_KEY' },
+      { own: false },
+    ]);
   });
 });

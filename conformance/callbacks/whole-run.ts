@@ -35,14 +35,19 @@ export interface WholeRun {
 
 export type WholeRunSetup = { http: HttpClient; run?: WholeRun; reason?: string };
 
-export const acknowledges = (webhook: WebhookModel, status: number): boolean => status >= webhook.deliveryRules.acknowledgingStatuses.minimum && status <= webhook.deliveryRules.acknowledgingStatuses.maximum;
+export const acknowledges = (webhook: WebhookModel, status: number): boolean =>
+  status >= webhook.deliveryRules.acknowledgingStatuses.minimum &&
+  status <= webhook.deliveryRules.acknowledgingStatuses.maximum;
 
 /**
  * The receiver's answers: per webhook, each acknowledging status in turn; the first attempt of the first
  * callback of each webhook sent to the whole run's own URL fails once (when the target's clock can be moved
  * to bring its retry on: else the retry would come only after the contract's interval, past the run).
  */
-export function answerPolicy(contract: Contract, failOnce: boolean): { answer: (delivery: Delivery) => number; failed: Map<number, number> } {
+export function answerPolicy(
+  contract: Contract,
+  failOnce: boolean,
+): { answer: (delivery: Delivery) => number; failed: Map<number, number> } {
   const turns = new Map<string, number>();
   const failedBodies = new Map<string, string>();
   const failed = new Map<number, number>();
@@ -67,23 +72,50 @@ export function answerPolicy(contract: Contract, failOnce: boolean): { answer: (
 }
 
 /** Starts the whole run's receiver and log; without one (none configured, or it cannot listen) the client is returned as it was. */
-export async function startWholeRun(contract: Contract, settings: NonNullable<RunOptions['callbacks']>, http: HttpClient, apiKey: string): Promise<WholeRunSetup> {
+export async function startWholeRun(
+  contract: Contract,
+  settings: NonNullable<RunOptions['callbacks']>,
+  http: HttpClient,
+  apiKey: string,
+): Promise<WholeRunSetup> {
   const recorded = recordingClient(http, apiKey);
   const sandbox = await probeSandbox(recorded.http);
   const policy = answerPolicy(contract, sandbox.control?.clock !== undefined);
   let receiver: CallbackReceiver;
   try {
-    receiver = await startReceiver({ contract, ...settings.listen, ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}), ...(settings.token ? { token: settings.token } : {}), answer: policy.answer });
+    receiver = await startReceiver({
+      contract,
+      ...settings.listen,
+      ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+      ...(settings.token ? { token: settings.token } : {}),
+      answer: policy.answer,
+    });
   } catch (error) {
-    return { http, reason: `the callback receiver could not listen on ${settings.listen.host}:${settings.listen.port}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      http,
+      reason: `the callback receiver could not listen on ${settings.listen.host}:${settings.listen.port}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
-  const pointed: SettingsChange | undefined = await pointDashboardAtReceiver(contract, sandbox, receiver, WHOLE_RUN_KEY);
+  const pointed: SettingsChange | undefined = await pointDashboardAtReceiver(
+    contract,
+    sandbox,
+    receiver,
+    WHOLE_RUN_KEY,
+  );
   const operation = sandbox.control?.callbackSettings?.operation.operationId;
   const dashboard: WholeRun['dashboard'] = pointed?.ok
-    ? { reaches: true, how: `pointed at the receiver for the whole run through the sandbox control API (${operation ?? 'x-callback-settings'})` }
+    ? {
+        reaches: true,
+        how: `pointed at the receiver for the whole run through the sandbox control API (${operation ?? 'x-callback-settings'})`,
+      }
     : settings.publicUrl !== undefined
       ? { reaches: true, how: `said to reach the receiver (--callback-public-url ${settings.publicUrl})` }
-      : { reaches: false, reason: pointed ? pointed.reason : sandbox.reason ?? 'the target offers no way to set its dashboard callback settings' };
+      : {
+          reaches: false,
+          reason: pointed
+            ? pointed.reason
+            : (sandbox.reason ?? 'the target offers no way to set its dashboard callback settings'),
+        };
   return {
     http: recorded.http,
     run: {

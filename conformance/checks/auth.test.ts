@@ -40,16 +40,20 @@ describe('auth against a target that checks keys', () => {
     expect(results.map((r) => r.subject)).toEqual(operations.map((o) => o.operationId));
     for (const result of results) {
       expect(result.cases).toBe(4);
-      expect(result.notes?.join(' ')).toMatch(/wrong well-formed key, the valid key's wrong forms, the scheme name's letter case and the other mode's key: not applicable in the stateless profile/);
+      expect(result.notes?.join(' ')).toMatch(
+        /wrong well-formed key, the valid key's wrong forms, the scheme name's letter case and the other mode's key: not applicable in the stateless profile/,
+      );
     }
   });
 
-  it('sends the wrong key, the valid key\'s six wrong forms and its two other scheme cases too in the stateful profile', async () => {
+  it("sends the wrong key, the valid key's six wrong forms and its two other scheme cases too in the stateful profile", async () => {
     const summary = await runSelected(url, ['auth'], 'stateful');
     expect(failed(summary)).toEqual([]);
     for (const result of summary.results.filter((r) => r.check === 'auth')) {
       expect(result.cases).toBe(13);
-      expect(result.notes).toEqual([`the other mode's key: not sent, give it with --other-mode-api-key (PAYMENTS_OTHER_MODE_API_KEY)`]);
+      expect(result.notes).toEqual([
+        `the other mode's key: not sent, give it with --other-mode-api-key (PAYMENTS_OTHER_MODE_API_KEY)`,
+      ]);
     }
   });
 });
@@ -73,14 +77,18 @@ describe('auth against a target that accepts any well-formed key', () => {
     expect(findings[0]?.curl).toMatch(/^curl .*-H 'authorization: Basic /);
     // The valid key's wrong forms are replayed from $PAYMENTS_API_KEY; the key itself never shows.
     const spaced = findings.find((f) => f.message.includes('trailing space'));
-    expect(spaced?.curl).toContain(`-H "authorization: Basic $(printf '%s' "\${PAYMENTS_API_KEY} :" | base64 | tr -d '\\n')"`);
+    expect(spaced?.curl).toContain(
+      `-H "authorization: Basic $(printf '%s' "\${PAYMENTS_API_KEY} :" | base64 | tr -d '\\n')"`,
+    );
     for (const f of findings) expect(f.curl).not.toContain(VALID_KEY);
   });
 });
 
 describe('auth against a target whose 401 carries another code', () => {
   it('reports the code the contract documents for the 401', async () => {
-    const started = await startTarget(contract, VALID_KEY, ({ authorized }) => (authorized ? undefined : { status: 401, body: '{"error_code":"UNAUTHORIZED","message":"no"}' }));
+    const started = await startTarget(contract, VALID_KEY, ({ authorized }) =>
+      authorized ? undefined : { status: 401, body: '{"error_code":"UNAUTHORIZED","message":"no"}' },
+    );
     targets.push(started);
     const summary = await runSelected(started.url, [`auth:${first.operationId}`]);
     const documented = contract.response(first, 401)?.errorCodes ?? [];
@@ -91,14 +99,20 @@ describe('auth against a target whose 401 carries another code', () => {
 });
 
 describe('securitySchemes', () => {
-  it('reads the document\'s security: HTTP Basic for every operation of the contract', () => {
-    for (const operation of operations) expect(securitySchemes(contract, operation)).toEqual([expect.objectContaining({ type: 'http', scheme: 'basic' })]);
+  it("reads the document's security: HTTP Basic for every operation of the contract", () => {
+    for (const operation of operations)
+      expect(securitySchemes(contract, operation)).toEqual([
+        expect.objectContaining({ type: 'http', scheme: 'basic' }),
+      ]);
   });
 
   it('treats security: [] and an empty requirement as public', () => {
     const doc = structuredClone(contract.doc);
     const paths = doc.paths as Record<string, Record<string, JsonObject>>;
-    const raw = (id: string): JsonObject => Object.values(paths).flatMap((item) => Object.values(item)).find((op) => op.operationId === id) as JsonObject;
+    const raw = (id: string): JsonObject =>
+      Object.values(paths)
+        .flatMap((item) => Object.values(item))
+        .find((op) => op.operationId === id) as JsonObject;
     raw(first.operationId).security = [];
     raw(second.operationId).security = [{}];
     const copy = createContract(doc);

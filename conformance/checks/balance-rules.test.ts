@@ -24,7 +24,12 @@ const EDGE = 'createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR 
 const CONCURRENT = 'createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR concurrent writes';
 
 const describeResults = (results: CheckResult[]): string =>
-  results.map((r) => `${r.subject}: ${r.outcome}${r.skippedReason ? ` (${r.skippedReason})` : ''}${r.findings.map((f) => `\n  ${f.message}`).join('')}`).join('\n');
+  results
+    .map(
+      (r) =>
+        `${r.subject}: ${r.outcome}${r.skippedReason ? ` (${r.skippedReason})` : ''}${r.findings.map((f) => `\n  ${f.message}`).join('')}`,
+    )
+    .join('\n');
 
 describe('the balance rules the contract states', () => {
   it('reads the disbursement rule: the CASH balance covers the body amount, an equal amount accepted', () => {
@@ -41,12 +46,42 @@ describe('the balance rules the contract states', () => {
     expect(balanceTopUp(control)).toEqual({ operation: 'topUpBalance', field: 'amount', account: 'account_type' });
   });
 
-  it('offers amounts within the schema only: the smallest, an odd one, and none a bank\'s limits refuse', () => {
+  it("offers amounts within the schema only: the smallest, an odd one, and none a bank's limits refuse", () => {
     const operation = contract.operation('createDisbursement');
     const schema = operation.body?.schema;
-    expect(otherAmounts(contract, schema, { external_id: 'x', bank_code: 'BCA', account_holder_name: 'A', account_number: '1234567890', description: 'd', amount: 17500000 }, 'amount', operation)).toEqual([1, 5833340]);
+    expect(
+      otherAmounts(
+        contract,
+        schema,
+        {
+          external_id: 'x',
+          bank_code: 'BCA',
+          account_holder_name: 'A',
+          account_number: '1234567890',
+          description: 'd',
+          amount: 17500000,
+        },
+        'amount',
+        operation,
+      ),
+    ).toEqual([1, 5833340]);
     // Another bank takes 10000 to 100000000: 1 is not offered there.
-    expect(otherAmounts(contract, schema, { external_id: 'x', bank_code: 'DANAMON', account_holder_name: 'A', account_number: '123', description: 'd', amount: 2450000 }, 'amount', operation)).toEqual([816673]);
+    expect(
+      otherAmounts(
+        contract,
+        schema,
+        {
+          external_id: 'x',
+          bank_code: 'DANAMON',
+          account_holder_name: 'A',
+          account_number: '123',
+          description: 'd',
+          amount: 2450000,
+        },
+        'amount',
+        operation,
+      ),
+    ).toEqual([816673]);
   });
 
   it('never offers an amount that selects a test-mode outcome', () => {
@@ -54,7 +89,13 @@ describe('the balance rules the contract states', () => {
     const outcomes = (operation.testMode?.outcomes ?? []) as JsonObject[];
     const selected = outcomes.map((outcome) => outcome.amount);
     const example = { amount: Number(selected[0]) * 3 - 21 };
-    const offered = otherAmounts(contract, { type: 'object', properties: { amount: { type: 'number', minimum: Number(selected[0]) } } }, example, 'amount', operation);
+    const offered = otherAmounts(
+      contract,
+      { type: 'object', properties: { amount: { type: 'number', minimum: Number(selected[0]) } } },
+      example,
+      'amount',
+      operation,
+    );
     expect(selected[0]).toBeTypeOf('number');
     expect(offered).not.toContain(selected[0]);
   });
@@ -71,8 +112,22 @@ describe('the balance_rules check', () => {
     const sandbox = await startMutant(undefined, { rateLimits: false });
     try {
       const { results } = await runCheck(balanceRulesCheck, { baseUrl: sandbox.url, apiKey: sandbox.keys.test });
-      expect(results.filter((r) => r.outcome !== 'passed'), describeResults(results)).toEqual([]);
-      expect(results.map((r) => r.subject)).toEqual(expect.arrayContaining([EDGE, CONCURRENT, 'createDisbursement', 'failDisbursement', 'simulateFixedVirtualAccountPayment', 'simulateFixedPaymentCodePayment', 'approveEwalletPayment', 'completeDirectDebitPayment']));
+      expect(
+        results.filter((r) => r.outcome !== 'passed'),
+        describeResults(results),
+      ).toEqual([]);
+      expect(results.map((r) => r.subject)).toEqual(
+        expect.arrayContaining([
+          EDGE,
+          CONCURRENT,
+          'createDisbursement',
+          'failDisbursement',
+          'simulateFixedVirtualAccountPayment',
+          'simulateFixedPaymentCodePayment',
+          'approveEwalletPayment',
+          'completeDirectDebitPayment',
+        ]),
+      );
     } finally {
       await sandbox.close();
     }
@@ -81,7 +136,11 @@ describe('the balance_rules check', () => {
   it('leaves the balance cases not run, never passed, on a target without a control API', async () => {
     const apiKey = 'sk_test_balance_rules';
     target = await startStatefulTarget(contract, apiKey, {});
-    const { results } = await runCheck(balanceRulesCheck, { baseUrl: target.url, apiKey, only: [`balance_rules:${EDGE}`, `balance_rules:${CONCURRENT}`] });
+    const { results } = await runCheck(balanceRulesCheck, {
+      baseUrl: target.url,
+      apiKey,
+      only: [`balance_rules:${EDGE}`, `balance_rules:${CONCURRENT}`],
+    });
     expect(results.map((r) => [r.subject, r.outcome, r.notApplicable ?? false])).toEqual([
       [EDGE, 'skipped', false],
       [CONCURRENT, 'skipped', false],
@@ -99,13 +158,21 @@ describe('the balance_rules check against a target refusing for the balance', ()
   it('fails a refusal for the balance where the balance it reports covers the amount, instead of not running', async () => {
     const apiKey = 'sk_test_balance_rules_refusing';
     target = await startStatefulTarget(contract, apiKey, { insufficientBalance: true });
-    const { results } = await runCheck(balanceRulesCheck, { baseUrl: target.url, apiKey, only: ['balance_rules:createDisbursement'] });
+    const { results } = await runCheck(balanceRulesCheck, {
+      baseUrl: target.url,
+      apiKey,
+      only: ['balance_rules:createDisbursement'],
+    });
     const [disbursement, ...others] = results;
     expect(others).toEqual([]);
     expect(disbursement?.outcome, describeResults(results)).toBe('failed');
     expect(disbursement?.findings.map((f) => f.message)).toEqual([
-      expect.stringMatching(/with \{"amount":1\}: refused for the balance .* though getBalance\?account_type=CASH \d+ covers the amount$/),
-      expect.stringMatching(/with \{"amount":5833340\}: refused for the balance .* though getBalance\?account_type=CASH \d+ covers the amount$/),
+      expect.stringMatching(
+        /with \{"amount":1\}: refused for the balance .* though getBalance\?account_type=CASH \d+ covers the amount$/,
+      ),
+      expect.stringMatching(
+        /with \{"amount":5833340\}: refused for the balance .* though getBalance\?account_type=CASH \d+ covers the amount$/,
+      ),
     ]);
   }, 30_000);
 });
@@ -114,9 +181,16 @@ describe('the balance_rules mutants', () => {
   // Each mutant runs as the mutant runner runs it (its own process, the check alone against the mutated
   // sandbox), so the verdict is the catalogue's own.
   it('are each caught by balance_rules', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'conformance/mutants/main.ts', '--family', 'balance_rules', '--fast', '--parallel', '2'], { cwd: repository, encoding: 'utf8', timeout: 900_000 });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'conformance/mutants/main.ts', '--family', 'balance_rules', '--fast', '--parallel', '2'],
+      { cwd: repository, encoding: 'utf8', timeout: 900_000 },
+    );
     expect(mutants.length).toBeGreaterThanOrEqual(5);
-    for (const mutant of mutants) expect(run.stdout, run.stdout + run.stderr).toMatch(new RegExp(`^caught\\s+${mutant.name} \\(balance_rules\\) by balance_rules:`, 'm'));
+    for (const mutant of mutants)
+      expect(run.stdout, run.stdout + run.stderr).toMatch(
+        new RegExp(`^caught\\s+${mutant.name} \\(balance_rules\\) by balance_rules:`, 'm'),
+      );
     expect(new Set(mutants.map((m) => m.class))).toEqual(new Set(['money', 'concurrency']));
   }, 900_000);
 });

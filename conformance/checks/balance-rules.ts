@@ -17,12 +17,32 @@ import { CHECK, runAmountCases } from './balance-rules-amounts.js';
 import { runConcurrent, runEdge } from './balance-rules-edge.js';
 import { casesOf } from './money.js';
 
-const EDGE_STEPS = ['balance before', 'the whole balance', 'balance after the whole balance', 'balance after the top-up', 'one unit more', 'balance after the refusal', 'nothing created', 'exactly what it covers', 'balance after exactly what it covers', 'balance restored'];
-const CONCURRENT_STEPS = ['balance before', 'the whole balance', 'balance after the whole balance', 'balance after the top-up', 'writes at once', 'balance after the writes', 'balance restored'];
+const EDGE_STEPS = [
+  'balance before',
+  'the whole balance',
+  'balance after the whole balance',
+  'balance after the top-up',
+  'one unit more',
+  'balance after the refusal',
+  'nothing created',
+  'exactly what it covers',
+  'balance after exactly what it covers',
+  'balance restored',
+];
+const CONCURRENT_STEPS = [
+  'balance before',
+  'the whole balance',
+  'balance after the whole balance',
+  'balance after the top-up',
+  'writes at once',
+  'balance after the writes',
+  'balance restored',
+];
 
 export const balanceRulesCheck: Check = {
   name: CHECK,
-  description: 'Money on amounts other than the example\'s (the balance moves by exactly the amount sent, the object records it); the equality edge of every balance rule (exactly the balance accepted, one unit more refused with the documented answer, changing nothing); concurrent distinct writes against a balance covering only some of them.',
+  description:
+    "Money on amounts other than the example's (the balance moves by exactly the amount sent, the object records it); the equality edge of every balance rule (exactly the balance accepted, one unit more refused with the documented answer, changing nothing); concurrent distinct writes against a balance covering only some of them.",
   run: async (context: CheckContext): Promise<CheckResult[]> => {
     const rules = balanceRules(context.contract);
     const accounts = accountsOf(context.contract);
@@ -40,13 +60,24 @@ export const balanceRulesCheck: Check = {
       const topUp = control ? balanceTopUp(control.contract) : undefined;
       for (const rule of rules) {
         const base = `${rule.operation.operationId} ${rule.code}`;
-        for (const [subject, steps, run] of [[`${base} equality edge`, EDGE_STEPS, runEdge], [`${base} concurrent writes`, CONCURRENT_STEPS, runConcurrent]] as const) {
+        for (const [subject, steps, run] of [
+          [`${base} equality edge`, EDGE_STEPS, runEdge],
+          [`${base} concurrent writes`, CONCURRENT_STEPS, runConcurrent],
+        ] as const) {
           if (!context.selected(CHECK, subject)) continue;
           results.push(
             await runScenario(context, CHECK, subject, steps, async (s) => {
               if (!entered.ok) s.skip(entered.reason);
-              const api = control ?? s.skip(sandbox.reason ?? 'the target offers no sandbox control API to bring the balance to a known value');
-              const adds = topUp ?? s.skip(`the control contract (${api.source}) names no operation that adds money to a balance (x-balance-top-up)`);
+              const api =
+                control ??
+                s.skip(
+                  sandbox.reason ?? 'the target offers no sandbox control API to bring the balance to a known value',
+                );
+              const adds =
+                topUp ??
+                s.skip(
+                  `the control contract (${api.source}) names no operation that adds money to a balance (x-balance-top-up)`,
+                );
               await run({ s, rule, control: api, topUp: adds, env });
             }),
           );

@@ -31,17 +31,24 @@ async function targetWithTakenIds(isTaken: (externalId: string) => boolean): Pro
     if (externalId === undefined) return undefined;
     sent.push(externalId);
     if (!isTaken(externalId)) return undefined;
-    return { status: 400, body: JSON.stringify({ error_code: 'DUPLICATE_CUSTOMER_ERROR', message: `A customer with external_id ${externalId} already exists.` }) };
+    return {
+      status: 400,
+      body: JSON.stringify({
+        error_code: 'DUPLICATE_CUSTOMER_ERROR',
+        message: `A customer with external_id ${externalId} already exists.`,
+      }),
+    };
   };
   const target = await startTarget(contract, API_KEY, override);
   targets.push(target);
   return { url: target.url, sent };
 }
 
-const run = (url: string) => runCheck(boundaries, { baseUrl: url, apiKey: API_KEY, only: CUSTOMER_WRITES.map((id) => `boundaries:${id}`) });
+const run = (url: string) =>
+  runCheck(boundaries, { baseUrl: url, apiKey: API_KEY, only: CUSTOMER_WRITES.map((id) => `boundaries:${id}`) });
 
 describe('boundaries on an identifier too short to be unique to the run', () => {
-  it('passes when the one-character values first tried are other customers\' (every digit taken)', async () => {
+  it("passes when the one-character values first tried are other customers' (every digit taken)", async () => {
     const { url, sent } = await targetWithTakenIds((id) => /^[0-9]$/.test(id));
     const { results } = await run(url);
     for (const operationId of CUSTOMER_WRITES) {
@@ -59,17 +66,21 @@ describe('boundaries on an identifier too short to be unique to the run', () => 
     for (const operationId of CUSTOMER_WRITES) {
       const result = results.find((r) => r.subject === operationId);
       expect(result?.outcome).toBe('passed');
-      expect(result?.notes?.join('\n')).toMatch(/skipped: body \/external_id: shorter than 1: at the bound.*every value tried \("[^"]+"(, "[^"]+"){7}\) was answered DUPLICATE_CUSTOMER_ERROR/);
+      expect(result?.notes?.join('\n')).toMatch(
+        /skipped: body \/external_id: shorter than 1: at the bound.*every value tried \("[^"]+"(, "[^"]+"){7}\) was answered DUPLICATE_CUSTOMER_ERROR/,
+      );
     }
   });
 
-  it('fails a target that calls a value unique to the run another customer\'s', async () => {
+  it("fails a target that calls a value unique to the run another customer's", async () => {
     const { url } = await targetWithTakenIds((id) => id.length === 100);
     const { results } = await run(url);
     for (const operationId of CUSTOMER_WRITES) {
       const result = results.find((r) => r.subject === operationId);
       expect(result?.outcome).toBe('failed');
-      expect(result?.findings.map((f) => f.message).join('\n')).toMatch(/longer than 100: at the bound, on its allowed side.*expected status 2\d\d|expected status 200, got 400/);
+      expect(result?.findings.map((f) => f.message).join('\n')).toMatch(
+        /longer than 100: at the bound, on its allowed side.*expected status 2\d\d|expected status 200, got 400/,
+      );
     }
   });
 });

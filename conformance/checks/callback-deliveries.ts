@@ -37,32 +37,60 @@ async function quiet(run: WholeRun, timeoutMs: number): Promise<void> {
  * Moves the target's clock past the retry interval (the target's own, reported through its control
  * contract, else the contract's), so the attempts refused on purpose are retried now; false when it cannot.
  */
-async function bringRetries(context: CheckContext, run: WholeRun, waitMs: number): Promise<{ brought: boolean; note?: string }> {
+async function bringRetries(
+  context: CheckContext,
+  run: WholeRun,
+  waitMs: number,
+): Promise<{ brought: boolean; note?: string }> {
   const failed = run.failedOnPurpose();
   const clock = run.sandbox.control?.clock;
   if (!clock) return { brought: false };
   const reported = run.sandbox.control ? await run.sandbox.control.callbackRetryDelayMs() : undefined;
-  const contractMs = Math.max(0, ...context.contract.model.webhooks.map((w) => (typeof w.delivery.retry_interval_seconds === 'number' ? w.delivery.retry_interval_seconds * 1000 : 0)));
+  const contractMs = Math.max(
+    0,
+    ...context.contract.model.webhooks.map((w) =>
+      typeof w.delivery.retry_interval_seconds === 'number' ? w.delivery.retry_interval_seconds * 1000 : 0,
+    ),
+  );
   const intervalMs = reported && 'ms' in reported ? reported.ms : contractMs;
   const moved = await clock.advance(intervalMs + 1);
-  if (!moved.ok) return { brought: false, note: `the target's clock could not be moved to bring retries on: ${moved.reason}` };
+  if (!moved.ok)
+    return { brought: false, note: `the target's clock could not be moved to bring retries on: ${moved.reason}` };
   const bodies = [...failed.keys()].map((seq) => run.receiver.deliveries()[seq]?.bodyText);
-  await until(() => bodies.every((body) => run.receiver.deliveries().filter((d) => d.bodyText === body).length > 1), Math.min(waitMs, 3_000));
+  await until(
+    () => bodies.every((body) => run.receiver.deliveries().filter((d) => d.bodyText === body).length > 1),
+    Math.min(waitMs, 3_000),
+  );
   await quiet(run, 2_000);
-  return { brought: true, note: `retries brought on by moving the target's clock ${intervalMs + 1} ms (${clock.operation.operationId}) at the end of the run` };
+  return {
+    brought: true,
+    note: `retries brought on by moving the target's clock ${intervalMs + 1} ms (${clock.operation.operationId}) at the end of the run`,
+  };
 }
 
 async function runCallbackDeliveries(context: CheckContext): Promise<CheckResult[]> {
-  const webhooks = context.contract.model.webhooks.filter((w) => context.selected('callback_deliveries', w.operationId));
+  const webhooks = context.contract.model.webhooks.filter((w) =>
+    context.selected('callback_deliveries', w.operationId),
+  );
   const run = context.callbackRun;
   if (webhooks.length === 0) return [];
   if (!run) {
-    return webhooks.map((w) => ({ check: 'callback_deliveries', subject: w.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: 'no callback receiver for the whole run: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)' }));
+    return webhooks.map((w) => ({
+      check: 'callback_deliveries',
+      subject: w.operationId,
+      outcome: 'skipped',
+      cases: 0,
+      findings: [],
+      skippedReason:
+        'no callback receiver for the whole run: pass --callback-listen HOST:PORT (and --callback-public-url when the target reaches it at another address)',
+    }));
   }
   const waitMs = context.options.callbacks?.waitMs ?? DEFAULT_WAIT_MS;
   const serviceOperation = operationLocator(context.contract.model.operations, context.options.baseUrl);
   const control = run.sandbox.control;
-  const controlOperation = control ? operationLocator(control.contract.model.operations, context.options.baseUrl) : undefined;
+  const controlOperation = control
+    ? operationLocator(control.contract.model.operations, context.options.baseUrl)
+    : undefined;
   const input = (retriesBrought: boolean): JudgeInput => ({
     contract: context.contract,
     http: context.http,
@@ -87,18 +115,32 @@ async function runCallbackDeliveries(context: CheckContext): Promise<CheckResult
   const started = performance.now();
   let judged = judgeDeliveries(input(retries.brought));
   if (judged.missing > 0) {
-    tell({ kind: 'waiting', check: 'callback_deliveries', what: 'callbacks the run caused', untilMs: started + waitMs });
+    tell({
+      kind: 'waiting',
+      check: 'callback_deliveries',
+      what: 'callbacks the run caused',
+      untilMs: started + waitMs,
+    });
     await until(() => (judged = judgeDeliveries(input(retries.brought))).missing === 0, waitMs);
-    tell({ kind: 'waited', check: 'callback_deliveries', what: 'callbacks the run caused', tookMs: performance.now() - started });
+    tell({
+      kind: 'waited',
+      check: 'callback_deliveries',
+      what: 'callbacks the run caused',
+      tookMs: performance.now() - started,
+    });
   }
   const { results } = judged;
-  const setup = run.dashboard.reaches ? `the dashboard callback settings: ${run.dashboard.how}` : `the dashboard callback settings do not reach the receiver: ${run.dashboard.reason}`;
-  for (const result of results) result.notes = [...(result.notes ?? []), setup, ...(retries.note ? [retries.note] : [])];
+  const setup = run.dashboard.reaches
+    ? `the dashboard callback settings: ${run.dashboard.how}`
+    : `the dashboard callback settings do not reach the receiver: ${run.dashboard.reason}`;
+  for (const result of results)
+    result.notes = [...(result.notes ?? []), setup, ...(retries.note ? [retries.note] : [])];
   return results;
 }
 
 export const callbackDeliveries: Check = {
   name: 'callback_deliveries',
-  description: 'Every callback delivered while the run lasted is valid, carries the right token, reports an object the run made with the values the contract derives from it, follows a transition the state machines say sends it, and is not sent again once acknowledged; every transition the run caused that sends a callback brought one.',
+  description:
+    'Every callback delivered while the run lasted is valid, carries the right token, reports an object the run made with the values the contract derives from it, follows a transition the state machines say sends it, and is not sent again once acknowledged; every transition the run caused that sends a callback brought one.',
   run: runCallbackDeliveries,
 };

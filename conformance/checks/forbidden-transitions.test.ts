@@ -19,10 +19,16 @@ import { stateMachines, type StateMachine } from '../workflows/machines.js';
 const contract = loadContract();
 // Never called: the planning only reads the control contract's data.
 const http = createHttpClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test_unused', timeoutMs: 1_000 });
-const control = createControlApi(http, createContract(JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject), 'the bundled control contract');
+const control = createControlApi(
+  http,
+  createContract(JSON.parse(readFileSync(defaultControlSpecPath, 'utf8')) as JsonObject),
+  'the bundled control contract',
+);
 const machine = (key: string): StateMachine => stateMachines(contract).get(key) ?? expect.fail(`no machine ${key}`);
-const allowedBy = (key: string): Record<string, string[]> => Object.fromEntries(actorsOf(contract, machine(key), control).actors.map((a) => [a.name, a.allowed]));
-const actor = (key: string, name: string): Actor => actorsOf(contract, machine(key), control).actors.find((a) => a.name === name) ?? expect.fail(`no actor ${name}`);
+const allowedBy = (key: string): Record<string, string[]> =>
+  Object.fromEntries(actorsOf(contract, machine(key), control).actors.map((a) => [a.name, a.allowed]));
+const actor = (key: string, name: string): Actor =>
+  actorsOf(contract, machine(key), control).actors.find((a) => a.name === name) ?? expect.fail(`no actor ${name}`);
 
 describe('who acts on an object, and where the machine allows it', () => {
   it('reads the operations the machine names and the simulations of its events, each allowed where a transition by it answers no error', () => {
@@ -42,10 +48,30 @@ describe('who acts on an object, and where the machine allows it', () => {
   });
 
   it('expects the machine’s error for the state, else the operation’s state trigger naming machine and state', () => {
-    expect(documentedRefusal(machine('fixedVirtualAccount'), actor('fixedVirtualAccount', 'updateFixedVirtualAccount'), 'INACTIVE')?.code).toBe('INACTIVE_VIRTUAL_ACCOUNT_ERROR');
-    expect(documentedRefusal(machine('fixedVirtualAccount'), actor('fixedVirtualAccount', 'simulateFixedVirtualAccountPayment (sandbox control API)'), 'PENDING')?.code).toBe('SANDBOX_STATE_CONFLICT');
-    expect(documentedRefusal(machine('linkedAccountToken'), actor('linkedAccountToken', 'validateLinkedAccountTokenOtp'), 'FAILED')?.code).toBe('ACCOUNT_LINKING_ALREADY_FAILED');
-    expect(documentedRefusal(machine('paymentMethod'), actor('paymentMethod', 'createDirectDebitPayment'), 'INACTIVE')?.code).toBe('INVALID_PAYMENT_METHOD_ERROR');
+    expect(
+      documentedRefusal(
+        machine('fixedVirtualAccount'),
+        actor('fixedVirtualAccount', 'updateFixedVirtualAccount'),
+        'INACTIVE',
+      )?.code,
+    ).toBe('INACTIVE_VIRTUAL_ACCOUNT_ERROR');
+    expect(
+      documentedRefusal(
+        machine('fixedVirtualAccount'),
+        actor('fixedVirtualAccount', 'simulateFixedVirtualAccountPayment (sandbox control API)'),
+        'PENDING',
+      )?.code,
+    ).toBe('SANDBOX_STATE_CONFLICT');
+    expect(
+      documentedRefusal(
+        machine('linkedAccountToken'),
+        actor('linkedAccountToken', 'validateLinkedAccountTokenOtp'),
+        'FAILED',
+      )?.code,
+    ).toBe('ACCOUNT_LINKING_ALREADY_FAILED');
+    expect(
+      documentedRefusal(machine('paymentMethod'), actor('paymentMethod', 'createDirectDebitPayment'), 'INACTIVE')?.code,
+    ).toBe('INVALID_PAYMENT_METHOD_ERROR');
   });
 
   it('reads the instant of an expiry as data', () => {
@@ -71,7 +97,9 @@ describe('the window of a case', () => {
     const lock = new SharedExclusive();
     const events: string[] = [];
     let release: () => void = () => undefined;
-    const step = lock.withShared(() => new Promise<void>((resolve) => (release = () => (events.push('step done'), resolve()))));
+    const step = lock.withShared(
+      () => new Promise<void>((resolve) => (release = () => (events.push('step done'), resolve()))),
+    );
     const window = lock.withExclusive(async () => void events.push('window'));
     await Promise.resolve();
     const later = lock.withShared(async () => void events.push('later step'));
@@ -90,7 +118,15 @@ afterEach(async () => {
 
 async function againstFake(faults: StatefulFaults): Promise<CheckResult[]> {
   target = await startStatefulTarget(contract, apiKey, faults);
-  const summary = await runConformance({ baseUrl: target.url, apiKey, profile: 'stateful', only: ['forbidden_transitions'], timeoutMs: 5_000, concurrency: 8, strict: false });
+  const summary = await runConformance({
+    baseUrl: target.url,
+    apiKey,
+    profile: 'stateful',
+    only: ['forbidden_transitions'],
+    timeoutMs: 5_000,
+    concurrency: 8,
+    strict: false,
+  });
   return summary.results.filter((r) => r.check === 'forbidden_transitions');
 }
 
@@ -114,13 +150,28 @@ describe('forbidden_transitions against targets', () => {
     const disbursement = results.find((r) => r.subject === 'getDisbursement');
     expect(disbursement?.outcome).toBe('skipped');
     expect(disbursement?.notApplicable).toBeUndefined();
-    expect(disbursement?.notes?.join('\n')).toMatch(/bank_rejected_transfer where it is forbidden: not run: .*no sandbox control API/);
+    expect(disbursement?.notes?.join('\n')).toMatch(
+      /bank_rejected_transfer where it is forbidden: not run: .*no sandbox control API/,
+    );
   }, 60_000);
 
   it('passes the sandbox, where every action is tried', async () => {
     const summary = await runMutant(undefined, { only: ['forbidden_transitions'] });
     const results = summary.results.filter((r) => r.check === 'forbidden_transitions');
-    expect(results.filter((r) => r.outcome !== 'passed').map((r) => `${r.subject}: ${r.outcome} ${r.findings.map((f) => f.message).join('; ')}`)).toEqual([]);
-    expect(results.map((r) => r.subject)).toEqual(expect.arrayContaining(['updateFixedVirtualAccount', 'getFixedVirtualAccount', 'validateDirectDebitPaymentOtp', 'getDisbursement', 'getEwalletPaymentStatus', 'createDirectDebitPayment']));
+    expect(
+      results
+        .filter((r) => r.outcome !== 'passed')
+        .map((r) => `${r.subject}: ${r.outcome} ${r.findings.map((f) => f.message).join('; ')}`),
+    ).toEqual([]);
+    expect(results.map((r) => r.subject)).toEqual(
+      expect.arrayContaining([
+        'updateFixedVirtualAccount',
+        'getFixedVirtualAccount',
+        'validateDirectDebitPaymentOtp',
+        'getDisbursement',
+        'getEwalletPaymentStatus',
+        'createDirectDebitPayment',
+      ]),
+    );
   }, 120_000);
 });

@@ -14,7 +14,8 @@ import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/s
 export function createForbiddenTransitions(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'forbidden_transitions',
-    description: 'Every action on an existing object is tried in every state its state machine does not allow it in (final and expired included): it must get the documented refusal and change nothing (state and fields read back, balances, callbacks); just before an expiry the same actions still succeed.',
+    description:
+      'Every action on an existing object is tried in every state its state machine does not allow it in (final and expired included): it must get the documented refusal and change nothing (state and fields read back, balances, callbacks); just before an expiry the same actions still succeed.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       const sandbox = await probeSandbox(context.http);
       const env = { unique: new UniqueValues(context.contract), settings };

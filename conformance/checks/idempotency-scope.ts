@@ -9,7 +9,19 @@ import { mapPool } from '../pool.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
 import { UniqueValues } from '../workflows/data.js';
 import type { Subject } from '../workflows/idempotency-cases.js';
-import { acrossKeys, afterRefusal, atOnceStep, distinctKeysAtOnce, DISTINCT_STEP, keyShapes, otherKeyStep, refusals, refusedStep, SHAPE_STEPS, type ScopeGround } from '../workflows/idempotency-scope-cases.js';
+import {
+  acrossKeys,
+  afterRefusal,
+  atOnceStep,
+  distinctKeysAtOnce,
+  DISTINCT_STEP,
+  keyShapes,
+  otherKeyStep,
+  refusals,
+  refusedStep,
+  SHAPE_STEPS,
+  type ScopeGround,
+} from '../workflows/idempotency-scope-cases.js';
 import { bodyExamples } from '../data/requests.js';
 import { runScenario } from '../workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/steps.js';
@@ -24,7 +36,9 @@ interface ScopeSubject extends Subject {
 function scopeSubjects(context: CheckContext): ScopeSubject[] {
   return subjects(context).flatMap((subject) => {
     const idempotency = subject.operation.idempotency;
-    return idempotency && idempotency.header.toLowerCase() === subject.header.name.toLowerCase() ? [{ ...subject, idempotency }] : [];
+    return idempotency && idempotency.header.toLowerCase() === subject.header.name.toLowerCase()
+      ? [{ ...subject, idempotency }]
+      : [];
   });
 }
 
@@ -32,16 +46,36 @@ export function createIdempotencyScope(settings: WorkflowSettings = DEFAULT_WORK
   return {
     name: 'idempotency_scope',
     description:
-      "Idempotency keys per x-idempotency: the same key under another merchant or in the other mode is another key (alone and at once); a first request refused for its content leaves the key unused, a remembered refusal uses it up; keys of every allowed shape are honoured and compared exactly; distinct keys at once create distinct objects.",
+      'Idempotency keys per x-idempotency: the same key under another merchant or in the other mode is another key (alone and at once); a first request refused for its content leaves the key unused, a remembered refusal uses it up; keys of every allowed shape are honoured and compared exactly; distinct keys at once create distinct objects.',
     run: async (context): Promise<CheckResult[]> => {
       const unique = new UniqueValues(context.contract);
       const sides = foreignSides(context);
-      const missing = (['merchant', 'mode'] as const).filter((relation) => !sides.some((side) => side.relation === relation));
+      const missing = (['merchant', 'mode'] as const).filter(
+        (relation) => !sides.some((side) => side.relation === relation),
+      );
       // A key not given leaves those cases undone: the run is incomplete, never passed for them.
-      const unchecked = missing.map((relation) => `same key across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`);
+      const unchecked = missing.map(
+        (relation) =>
+          `same key across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`,
+      );
       const described = scopeSubjects(context);
-      const selected = described.filter((subject) => context.selected('idempotency_scope', subject.operation.operationId));
-      if (described.length === 0) return !context.selected('idempotency_scope', '(contract)') ? [] : [{ check: 'idempotency_scope', subject: '(contract)', outcome: 'skipped', cases: 0, findings: [], notApplicable: true, skippedReason: 'no operation states how its idempotency key works (x-idempotency)' }];
+      const selected = described.filter((subject) =>
+        context.selected('idempotency_scope', subject.operation.operationId),
+      );
+      if (described.length === 0)
+        return !context.selected('idempotency_scope', '(contract)')
+          ? []
+          : [
+              {
+                check: 'idempotency_scope',
+                subject: '(contract)',
+                outcome: 'skipped',
+                cases: 0,
+                findings: [],
+                notApplicable: true,
+                skippedReason: 'no operation states how its idempotency key works (x-idempotency)',
+              },
+            ];
       return mapPool(selected, context.options.concurrency, async (subject) => {
         const setup = setupOf(context, subject);
         const example = bodyExamples(context.contract, subject.operation)[0]?.value;
@@ -54,20 +88,32 @@ export function createIdempotencyScope(settings: WorkflowSettings = DEFAULT_WORK
           ...SHAPE_STEPS,
           DISTINCT_STEP,
         ];
-        const result = await runScenario(context, 'idempotency_scope', subject.operation.operationId, steps, async (s) => {
-          if (typeof setup === 'string') return s.skip(setup);
-          const env = { unique, settings };
-          const ground = await firstRequestOf(s, env, subject, setup);
-          const g: ScopeGround = { ...ground, idempotency: subject.idempotency, env, setup, ...(subject.mismatch ? { mismatch: subject.mismatch } : {}) };
-          // The cases use keys of their own, so they run side by side; the refusals are built from a fresh
-          // body, with this run's references in it.
-          await Promise.all([
-            ...sides.map((side) => acrossKeys(g, side)),
-            ...refusals(context.contract, subject.operation, g.body()).map((refusal) => afterRefusal(g, refusal)),
-            keyShapes(g),
-            distinctKeysAtOnce(g),
-          ]);
-        });
+        const result = await runScenario(
+          context,
+          'idempotency_scope',
+          subject.operation.operationId,
+          steps,
+          async (s) => {
+            if (typeof setup === 'string') return s.skip(setup);
+            const env = { unique, settings };
+            const ground = await firstRequestOf(s, env, subject, setup);
+            const g: ScopeGround = {
+              ...ground,
+              idempotency: subject.idempotency,
+              env,
+              setup,
+              ...(subject.mismatch ? { mismatch: subject.mismatch } : {}),
+            };
+            // The cases use keys of their own, so they run side by side; the refusals are built from a fresh
+            // body, with this run's references in it.
+            await Promise.all([
+              ...sides.map((side) => acrossKeys(g, side)),
+              ...refusals(context.contract, subject.operation, g.body()).map((refusal) => afterRefusal(g, refusal)),
+              keyShapes(g),
+              distinctKeysAtOnce(g),
+            ]);
+          },
+        );
         return unchecked.length > 0 && result.outcome !== 'skipped' ? { ...result, unchecked } : result;
       });
     },

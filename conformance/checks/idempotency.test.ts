@@ -17,7 +17,15 @@ let summary: RunSummary;
 
 beforeAll(async () => {
   target = await startStatefulTarget(loadContract(), apiKey);
-  summary = await runConformance({ baseUrl: target.url, apiKey, profile: 'stateful', only: ['idempotency'], timeoutMs: 5_000, concurrency: 8, strict: false });
+  summary = await runConformance({
+    baseUrl: target.url,
+    apiKey,
+    profile: 'stateful',
+    only: ['idempotency'],
+    timeoutMs: 5_000,
+    concurrency: 8,
+    strict: false,
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -26,7 +34,10 @@ afterAll(async () => {
 
 describe('idempotency against a target that implements it', () => {
   it('checks every operation with an idempotency header, and passes them', () => {
-    expect(summary.results.map((r) => `${r.subject}: ${r.outcome}`).sort()).toEqual(['createDirectDebitPayment: passed', 'createDisbursement: passed']);
+    expect(summary.results.map((r) => `${r.subject}: ${r.outcome}`).sort()).toEqual([
+      'createDirectDebitPayment: passed',
+      'createDisbursement: passed',
+    ]);
   });
 
   it('provides what the request refers to before the cases, and counts every request', () => {
@@ -45,7 +56,9 @@ describe('idempotency against a target that implements it', () => {
 
   it('notes the cases the contract gives no limit for', async () => {
     // The bundled contract with the disbursement key's maxLength taken out, as a contract may leave it.
-    const doc = JSON.parse(readFileSync(defaultSpecPath, 'utf8')) as { components: { parameters: Record<string, { schema: { maxLength?: number } }> } };
+    const doc = JSON.parse(readFileSync(defaultSpecPath, 'utf8')) as {
+      components: { parameters: Record<string, { schema: { maxLength?: number } }> };
+    };
     const header = doc.components.parameters.IdempotencyKeyDisbursementHeader;
     if (!header) throw new Error('the contract has no IdempotencyKeyDisbursementHeader');
     delete header.schema.maxLength;
@@ -54,8 +67,19 @@ describe('idempotency against a target that implements it', () => {
     writeFileSync(specPath, JSON.stringify(doc));
     const unbounded = await startStatefulTarget(loadContract(specPath), apiKey);
     try {
-      const run = await runConformance({ baseUrl: unbounded.url, apiKey, profile: 'stateful', only: ['idempotency:createDisbursement'], specPath, timeoutMs: 5_000, concurrency: 8, strict: false });
-      expect(run.results.find((r) => r.subject === 'createDisbursement')?.notes).toEqual([expect.stringMatching(/declares no maxLength/)]);
+      const run = await runConformance({
+        baseUrl: unbounded.url,
+        apiKey,
+        profile: 'stateful',
+        only: ['idempotency:createDisbursement'],
+        specPath,
+        timeoutMs: 5_000,
+        concurrency: 8,
+        strict: false,
+      });
+      expect(run.results.find((r) => r.subject === 'createDisbursement')?.notes).toEqual([
+        expect.stringMatching(/declares no maxLength/),
+      ]);
     } finally {
       await unbounded.close();
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,17 @@
 // limits) is enforced. What a request refers to is provided first.
 import { mapPool } from '../pool.js';
 import type { Check, CheckContext, CheckResult } from '../types.js';
-import { concurrentRequests, firstRequest, keyLimits, otherBody, otherValuesBody, sameKeyAndBody, type Case, type Ground, type Subject } from '../workflows/idempotency-cases.js';
+import {
+  concurrentRequests,
+  firstRequest,
+  keyLimits,
+  otherBody,
+  otherValuesBody,
+  sameKeyAndBody,
+  type Case,
+  type Ground,
+  type Subject,
+} from '../workflows/idempotency-cases.js';
 import { isIdempotencyHeader } from '../data/requests.js';
 import { UniqueValues } from '../workflows/data.js';
 import { CannotProvide, planReferences, type Action, type Provided } from '../workflows/provision.js';
@@ -14,14 +24,27 @@ import { triggersOf } from '../workflows/resources.js';
 import { runScenario, type Scenario } from '../workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowEnv, type WorkflowSettings } from '../workflows/steps.js';
 
-const CASES = ['first request', 'same key and body', 'same key, other body', 'same key, other values', 'concurrent requests', 'no key', 'key too long', 'key at the longest', 'key too short'];
+const CASES = [
+  'first request',
+  'same key and body',
+  'same key, other body',
+  'same key, other values',
+  'concurrent requests',
+  'no key',
+  'key too long',
+  'key at the longest',
+  'key too short',
+];
 const CASES_IN_ORDER: Case[] = [sameKeyAndBody, otherBody, otherValuesBody, concurrentRequests, keyLimits];
 
 export function subjects(context: CheckContext): Subject[] {
   return context.contract.model.operations.flatMap((operation) => {
     const header = operation.parameters.find(isIdempotencyHeader);
     if (!header) return [];
-    const forHeader = (when: string): string | undefined => triggersOf(operation, when).find(([, trigger]) => String(trigger.header).toLowerCase() === header.name.toLowerCase())?.[0];
+    const forHeader = (when: string): string | undefined =>
+      triggersOf(operation, when).find(
+        ([, trigger]) => String(trigger.header).toLowerCase() === header.name.toLowerCase(),
+      )?.[0];
     const replay = forHeader('idempotency_replay');
     const mismatch = forHeader('idempotency_mismatch');
     return [{ operation, header, ...(replay ? { replay } : {}), ...(mismatch ? { mismatch } : {}) }];
@@ -41,8 +64,17 @@ export function setupOf(context: CheckContext, subject: Subject): Action[] | str
  * Provides what the subject's request refers to, then sends its first request with a key. It must succeed
  * (and the operation must document its replay answer), or nothing else can be judged.
  */
-export async function firstRequestOf(s: Scenario, env: WorkflowEnv, subject: Subject, setup: Action[]): Promise<Ground> {
-  const replay = subject.replay ?? s.skip(`${subject.operation.operationId} documents no replay answer (x-error-triggers kind idempotency_replay) for ${subject.header.name}`);
+export async function firstRequestOf(
+  s: Scenario,
+  env: WorkflowEnv,
+  subject: Subject,
+  setup: Action[],
+): Promise<Ground> {
+  const replay =
+    subject.replay ??
+    s.skip(
+      `${subject.operation.operationId} documents no replay answer (x-error-triggers kind idempotency_replay) for ${subject.header.name}`,
+    );
   const provided: Provided = new Map();
   for (const action of setup) await action.run(s, env, provided);
   return firstRequest(s, env, subject, replay, provided);
@@ -51,10 +83,13 @@ export async function firstRequestOf(s: Scenario, env: WorkflowEnv, subject: Sub
 export function createIdempotency(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'idempotency',
-    description: 'Operations with an idempotency header: the same key and body get the documented replay answer and create nothing; the same key with another body gets the mismatch code; concurrent requests with one key create one resource; the key\'s schema holds.',
+    description:
+      "Operations with an idempotency header: the same key and body get the documented replay answer and create nothing; the same key with another body gets the mismatch code; concurrent requests with one key create one resource; the key's schema holds.",
     run: async (context): Promise<CheckResult[]> => {
       const unique = new UniqueValues(context.contract);
-      const selected = subjects(context).filter((subject) => context.selected('idempotency', subject.operation.operationId));
+      const selected = subjects(context).filter((subject) =>
+        context.selected('idempotency', subject.operation.operationId),
+      );
       return mapPool(selected, context.options.concurrency, async (subject) => {
         const setup = setupOf(context, subject);
         const steps = [...(typeof setup === 'string' ? [] : setup.map((action) => action.step)), ...CASES];

@@ -23,4 +23,23 @@ import { uniqueness } from './uniqueness.js';
  * Check 1 (response_conformance) has no entry: it judges every response the others receive. callback_deliveries
  * comes last: it judges every callback of the whole run.
  */
-export const ALL_CHECKS: Check[] = [positiveData, auth, negativeData, statefulWorkflows, transitions, forbiddenTransitions, uniqueness, boundaries, money, balanceRulesCheck, isolation, idempotency, idempotencyScope, timestamps, lookups, callbacks, rateLimit, callbackDeliveries];
+export const ALL_CHECKS: Check[] = [
+  positiveData,
+  auth,
+  negativeData,
+  statefulWorkflows,
+  transitions,
+  forbiddenTransitions,
+  uniqueness,
+  boundaries,
+  money,
+  balanceRulesCheck,
+  isolation,
+  idempotency,
+  idempotencyScope,
+  timestamps,
+  lookups,
+  callbacks,
+  rateLimit,
+  callbackDeliveries,
+];

@@ -5,7 +5,14 @@
 import { isObject } from '@payments-contract/contract/model';
 import type { JsonObject, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
-import { bodyReferences, normalizePath, referencedKind, resourceKind, resourceOperations, successBody } from '../workflows/resources.js';
+import {
+  bodyReferences,
+  normalizePath,
+  referencedKind,
+  resourceKind,
+  resourceOperations,
+  successBody,
+} from '../workflows/resources.js';
 
 /** Whose object a foreign key addresses: another merchant's (same mode), or its own merchant's in the other mode. */
 export type Relation = 'merchant' | 'mode';
@@ -37,14 +44,20 @@ function triggers(operation: OperationModel): Trigger[] {
   return Object.entries(operation.errorTriggers).flatMap(([code, trigger]: [string, JsonObject]) => {
     const parameter = trigger.parameter;
     if ((trigger.when !== 'not_found' && trigger.when !== 'other_merchant') || !isObject(parameter)) return [];
-    return typeof parameter.in === 'string' && typeof parameter.name === 'string' ? [{ code, when: trigger.when, in: parameter.in, name: parameter.name }] : [];
+    return typeof parameter.in === 'string' && typeof parameter.name === 'string'
+      ? [{ code, when: trigger.when, in: parameter.in, name: parameter.name }]
+      : [];
   });
 }
 
 /** What the creating POST of a collection answers with (`/tokens/auth` creates the `/tokens/{id}` objects). */
 function createdIn(contract: Contract, collection: string): string | undefined {
-  const creators = contract.model.operations.filter((o) => o.method === 'post' && !o.parameters.some((p) => p.in === 'path'));
-  const creator = creators.find((o) => normalizePath(o.path) === collection) ?? creators.find((o) => normalizePath(o.path).startsWith(`${collection}/`));
+  const creators = contract.model.operations.filter(
+    (o) => o.method === 'post' && !o.parameters.some((p) => p.in === 'path'),
+  );
+  const creator =
+    creators.find((o) => normalizePath(o.path) === collection) ??
+    creators.find((o) => normalizePath(o.path).startsWith(`${collection}/`));
   return creator ? resourceKind(contract, creator) : undefined;
 }
 
@@ -54,7 +67,9 @@ function createdIn(contract: Contract, collection: string): string | undefined {
  */
 function pathKind(contract: Contract, operation: OperationModel, name: string): string | undefined {
   // The path up to the segment that holds the parameter (`/payments/payment_id={payment_id}`: `/payments`).
-  const collection = normalizePath(operation.path.slice(0, operation.path.lastIndexOf('/', operation.path.indexOf(`{${name}}`))));
+  const collection = normalizePath(
+    operation.path.slice(0, operation.path.lastIndexOf('/', operation.path.indexOf(`{${name}}`))),
+  );
   const created = collection === '' ? undefined : createdIn(contract, collection);
   return created ?? (successBody(contract, operation).list ? undefined : resourceKind(contract, operation));
 }
@@ -67,7 +82,10 @@ function kindOf(contract: Contract, operation: OperationModel, where: string, na
 }
 
 /** Every way an operation addresses an existing object; an address whose kind cannot be told is left out with the reason. */
-export function addresses(contract: Contract): { addresses: Address[]; unknown: { operation: OperationModel; reason: string }[] } {
+export function addresses(contract: Contract): {
+  addresses: Address[];
+  unknown: { operation: OperationModel; reason: string }[];
+} {
   const found: Address[] = [];
   const unknown: { operation: OperationModel; reason: string }[] = [];
   for (const operation of contract.model.operations) {
@@ -76,13 +94,19 @@ export function addresses(contract: Contract): { addresses: Address[]; unknown: 
       const here = all.filter((t) => t.in === where);
       if (here.length === 0) continue;
       // A body's references are one address: a foreign key sending them all names only objects it cannot see.
-      const groups = where === 'body' ? [here] : [...new Set(here.map((t) => t.name))].map((name) => here.filter((t) => t.name === name));
+      const groups =
+        where === 'body'
+          ? [here]
+          : [...new Set(here.map((t) => t.name))].map((name) => here.filter((t) => t.name === name));
       for (const group of groups) {
         const names = [...new Set(group.map((t) => t.name))];
         const kinds = Object.fromEntries(names.map((name) => [name, kindOf(contract, operation, where, name)]));
         const missing = names.filter((name) => kinds[name] === undefined);
         if (missing.length > 0) {
-          unknown.push({ operation, reason: `cannot tell which resource ${where} parameter ${missing.join(', ')} names` });
+          unknown.push({
+            operation,
+            reason: `cannot tell which resource ${where} parameter ${missing.join(', ')} names`,
+          });
           continue;
         }
         const notFound = group.filter((t) => t.when === 'not_found').map((t) => t.code);
@@ -100,14 +124,29 @@ export function addresses(contract: Contract): { addresses: Address[]; unknown: 
   }
   // Lookups the contract gives no `not_found` (lists by a merchant reference): whatever they answer a foreign
   // key, the owner's object must not be in it.
-  for (const creator of contract.model.operations.filter((o) => o.method === 'post' && !o.parameters.some((p) => p.in === 'path'))) {
+  for (const creator of contract.model.operations.filter(
+    (o) => o.method === 'post' && !o.parameters.some((p) => p.in === 'path'),
+  )) {
     const kind = resourceKind(contract, creator);
     const { lookup } = resourceOperations(contract, creator);
     if (!kind || !lookup || found.some((a) => a.operation === lookup) || successBody(contract, creator).list) continue;
-    const names = lookup.parameters.filter((p) => p.in === 'query' && (p.required || lookup.parameters.every((q) => !q.required || q.in !== 'query'))).map((p) => p.name);
-    if (names.length > 0) found.push({ operation: lookup, in: 'query', names, kinds: Object.fromEntries(names.map((name) => [name, kind])), otherMerchant: [], otherMode: [] });
+    const names = lookup.parameters
+      .filter(
+        (p) => p.in === 'query' && (p.required || lookup.parameters.every((q) => !q.required || q.in !== 'query')),
+      )
+      .map((p) => p.name);
+    if (names.length > 0)
+      found.push({
+        operation: lookup,
+        in: 'query',
+        names,
+        kinds: Object.fromEntries(names.map((name) => [name, kind])),
+        otherMerchant: [],
+        otherMode: [],
+      });
   }
   return { addresses: found, unknown };
 }
 
-export const codesFor = (address: Address, relation: Relation): string[] => (relation === 'merchant' ? address.otherMerchant : address.otherMode);
+export const codesFor = (address: Address, relation: Relation): string[] =>
+  relation === 'merchant' ? address.otherMerchant : address.otherMode;

@@ -40,8 +40,24 @@ export const OPTION_HINT = {
 export function foreignSides(context: CheckContext): ForeignSide[] {
   const { otherMerchantKey, otherModeKey } = context.options.isolation ?? {};
   return [
-    ...(otherMerchantKey ? [{ relation: 'merchant' as const, client: context.http.withKey(otherMerchantKey, SECRET_VARIABLES['other-merchant-api-key']), label: "another merchant's key" }] : []),
-    ...(otherModeKey ? [{ relation: 'mode' as const, client: context.http.withKey(otherModeKey, SECRET_VARIABLES['other-mode-api-key']), label: "the other mode's key" }] : []),
+    ...(otherMerchantKey
+      ? [
+          {
+            relation: 'merchant' as const,
+            client: context.http.withKey(otherMerchantKey, SECRET_VARIABLES['other-merchant-api-key']),
+            label: "another merchant's key",
+          },
+        ]
+      : []),
+    ...(otherModeKey
+      ? [
+          {
+            relation: 'mode' as const,
+            client: context.http.withKey(otherModeKey, SECRET_VARIABLES['other-mode-api-key']),
+            label: "the other mode's key",
+          },
+        ]
+      : []),
   ];
 }
 
@@ -51,18 +67,38 @@ interface Owned {
   failures: Map<string, string>;
 }
 
-const idOf = (value: JsonObject | undefined): string | undefined => (typeof value?.id === 'string' ? value.id : undefined);
+const idOf = (value: JsonObject | undefined): string | undefined =>
+  typeof value?.id === 'string' ? value.id : undefined;
 
 /** A kind that no service operation creates, made through the sandbox control API's simulation that answers with it. */
-async function simulate(scenario: Scenario, env: WorkflowEnv, kind: string, owned: Owned, planned: Set<string>, control: ControlApi | string): Promise<void> {
+async function simulate(
+  scenario: Scenario,
+  env: WorkflowEnv,
+  kind: string,
+  owned: Owned,
+  planned: Set<string>,
+  control: ControlApi | string,
+): Promise<void> {
   if (typeof control === 'string') scenario.skip(`nothing in the contract creates a ${kind}, and ${control}`);
-  const simulation = control.simulations.find((s) => resourceKind(control.contract, s.operation) === kind) ?? scenario.skip(`nothing creates a ${kind}: neither the contract nor the control API`);
-  const machine = stateMachines(scenario.contract).get(simulation.machine) ?? scenario.skip(`the contract has no state machine ${simulation.machine}`);
-  for (const action of planProvision(scenario.contract, machine.resource, planned)) await action.run(scenario, env, owned.objects);
+  const simulation =
+    control.simulations.find((s) => resourceKind(control.contract, s.operation) === kind) ??
+    scenario.skip(`nothing creates a ${kind}: neither the contract nor the control API`);
+  const machine =
+    stateMachines(scenario.contract).get(simulation.machine) ??
+    scenario.skip(`the contract has no state machine ${simulation.machine}`);
+  for (const action of planProvision(scenario.contract, machine.resource, planned))
+    await action.run(scenario, env, owned.objects);
   const parameter = simulation.operation.parameters.find((p) => p.in === 'path');
-  const subject = idOf(owned.objects.get(machine.resource)) ?? scenario.skip(`no ${machine.resource} to simulate a ${kind} on`);
-  const answer = await control.call(simulation.operation.operationId, parameter ? { parameters: { [parameter.name]: subject } } : {});
-  if (!answer.ok || !isObject(answer.exchange.json as Json)) scenario.skip(`the simulation that makes a ${kind} failed: ${answer.ok ? 'no object in its answer' : answer.reason}`);
+  const subject =
+    idOf(owned.objects.get(machine.resource)) ?? scenario.skip(`no ${machine.resource} to simulate a ${kind} on`);
+  const answer = await control.call(
+    simulation.operation.operationId,
+    parameter ? { parameters: { [parameter.name]: subject } } : {},
+  );
+  if (!answer.ok || !isObject(answer.exchange.json as Json))
+    scenario.skip(
+      `the simulation that makes a ${kind} failed: ${answer.ok ? 'no object in its answer' : answer.reason}`,
+    );
   owned.objects.set(kind, answer.exchange.json as JsonObject);
 }
 
@@ -80,7 +116,11 @@ async function provideOwned(context: CheckContext, kinds: string[]): Promise<Own
       if (create && bodyReferences(context.contract, create).length === 0) {
         // Made directly, not through provision's create step: a created object need not carry an `id` (an
         // e-wallet payment is found by its merchant reference).
-        const answer = await scenario.succeed(create.operationId, create, buildRequest(context.contract, create, { body: freshBody(scenario, env, create) }));
+        const answer = await scenario.succeed(
+          create.operationId,
+          create,
+          buildRequest(context.contract, create, { body: freshBody(scenario, env, create) }),
+        );
         owned.objects.set(kind, scenario.object(create.operationId, answer));
         continue;
       }
@@ -100,7 +140,8 @@ async function provideOwned(context: CheckContext, kinds: string[]): Promise<Own
       if (!owned.objects.has(kind)) owned.failures.set(kind, `the steps that create a ${kind} left none`);
     } catch (error) {
       if (error instanceof ScenarioSkipped) owned.failures.set(kind, error.reason);
-      else if (error instanceof StepFailed) owned.failures.set(kind, scenario.findings.at(-1)?.message ?? `creating a ${kind} failed`);
+      else if (error instanceof StepFailed)
+        owned.failures.set(kind, scenario.findings.at(-1)?.message ?? `creating a ${kind} failed`);
       else throw error;
     }
   }
@@ -116,7 +157,12 @@ function ownerValue(address: Address, object: JsonObject, name: string): string 
 }
 
 /** The foreign request: the operation's valid request (fresh identifiers in a body) carrying the owner's values. */
-function foreignRequest(context: CheckContext, unique: UniqueValues, address: Address, values: Record<string, string>): RequestSpec {
+function foreignRequest(
+  context: CheckContext,
+  unique: UniqueValues,
+  address: Address,
+  values: Record<string, string>,
+): RequestSpec {
   const { contract } = context;
   const operation = address.operation;
   const example = bodyExamples(contract, operation)[0]?.value;
@@ -129,7 +175,11 @@ function foreignRequest(context: CheckContext, unique: UniqueValues, address: Ad
 }
 
 /** The owner's object as the owner reads it now (its read operation, else its lookup), or undefined when it has neither. */
-async function readBack(context: CheckContext, kind: string, object: JsonObject): Promise<{ operation: OperationModel; value?: JsonObject } | undefined> {
+async function readBack(
+  context: CheckContext,
+  kind: string,
+  object: JsonObject,
+): Promise<{ operation: OperationModel; value?: JsonObject } | undefined> {
   const creator = creatorOf(context.contract, kind);
   if (!creator) return undefined;
   const { read, lookup } = resourceOperations(context.contract, creator);
@@ -148,7 +198,8 @@ async function readBack(context: CheckContext, kind: string, object: JsonObject)
 }
 
 /** Whether an answer carries any of the owner's objects (by id) anywhere in its body. */
-const carriesOwned = (exchange: Exchange, ids: string[]): boolean => ids.some((id) => exchange.bodyText.includes(JSON.stringify(id)));
+const carriesOwned = (exchange: Exchange, ids: string[]): boolean =>
+  ids.some((id) => exchange.bodyText.includes(JSON.stringify(id)));
 
 /** The fields a foreign write tried to set on the object, and its state field. */
 function watchedFields(context: CheckContext, kind: string, request: RequestSpec): string[] {
@@ -168,13 +219,29 @@ interface Attempt {
 }
 
 /** One foreign key against one address of the operation. */
-async function attempt(context: CheckContext, unique: UniqueValues, address: Address, side: ForeignSide, owned: Owned): Promise<Attempt> {
+async function attempt(
+  context: CheckContext,
+  unique: UniqueValues,
+  address: Address,
+  side: ForeignSide,
+  owned: Owned,
+): Promise<Attempt> {
   const operation = address.operation;
-  const objects = address.names.map((name) => ({ name, kind: address.kinds[name] as string, object: owned.objects.get(address.kinds[name] as string) }));
+  const objects = address.names.map((name) => ({
+    name,
+    kind: address.kinds[name] as string,
+    object: owned.objects.get(address.kinds[name] as string),
+  }));
   const values: Record<string, string> = {};
   for (const { name, kind, object } of objects) {
     const value = object ? ownerValue(address, object, name) : undefined;
-    if (value === undefined) return { findings: [], notes: [`${side.label} on ${address.in} ${name}: not tried, the owner's ${kind} could not be made (${owned.failures.get(kind) ?? `it has no ${name}`})`] };
+    if (value === undefined)
+      return {
+        findings: [],
+        notes: [
+          `${side.label} on ${address.in} ${name}: not tried, the owner's ${kind} could not be made (${owned.failures.get(kind) ?? `it has no ${name}`})`,
+        ],
+      };
     values[name] = value;
   }
   const request = foreignRequest(context, unique, address, values);
@@ -188,7 +255,13 @@ async function attempt(context: CheckContext, unique: UniqueValues, address: Add
   const codes = codesFor(address, side.relation);
   const ownedIds = objects.map((o) => idOf(o.object)).filter((id): id is string => id !== undefined);
   if (exchange.status >= 200 && exchange.status < 300 && carriesOwned(exchange, ownedIds)) {
-    findings.push(finding(side.client, exchange, `${what}: answered ${exchange.status} with the owner's object${codes.length > 0 ? `; the contract answers ${codes.join(' or ')}` : ''}`));
+    findings.push(
+      finding(
+        side.client,
+        exchange,
+        `${what}: answered ${exchange.status} with the owner's object${codes.length > 0 ? `; the contract answers ${codes.join(' or ')}` : ''}`,
+      ),
+    );
   } else if (codes.length > 0) {
     const statuses = [...new Set(codes.flatMap((code) => statusesOf(operation, code)))];
     findings.push(...expectationFindings(side.client, exchange, { status: statuses, errorCode: codes }, what));
@@ -197,20 +270,48 @@ async function attempt(context: CheckContext, unique: UniqueValues, address: Add
   const notes: string[] = [];
   if (write && target?.object && before) {
     const after = await readBack(context, target.kind, target.object);
-    const fields = watchedFields(context, target.kind, request).filter((field) => before.value && field in before.value);
-    const changed = fields.filter((field) => JSON.stringify(before.value?.[field]) !== JSON.stringify(after?.value?.[field]));
-    if (!after?.value) findings.push(finding(context.http, exchange, `${what}: afterwards the owner's ${target.kind} ${idOf(target.object) ?? ''} is gone (${before.operation.operationId} no longer finds it)`));
+    const fields = watchedFields(context, target.kind, request).filter(
+      (field) => before.value && field in before.value,
+    );
+    const changed = fields.filter(
+      (field) => JSON.stringify(before.value?.[field]) !== JSON.stringify(after?.value?.[field]),
+    );
+    if (!after?.value)
+      findings.push(
+        finding(
+          context.http,
+          exchange,
+          `${what}: afterwards the owner's ${target.kind} ${idOf(target.object) ?? ''} is gone (${before.operation.operationId} no longer finds it)`,
+        ),
+      );
     else if (changed.length > 0) {
-      const shown = changed.map((field) => `${field} ${JSON.stringify(before.value?.[field])} -> ${JSON.stringify(after.value?.[field])}`).join(', ');
-      findings.push(finding(side.client, exchange, `${what}: changed the owner's ${target.kind} (read back with the owner's key: ${shown})`));
+      const shown = changed
+        .map((field) => `${field} ${JSON.stringify(before.value?.[field])} -> ${JSON.stringify(after.value?.[field])}`)
+        .join(', ');
+      findings.push(
+        finding(
+          side.client,
+          exchange,
+          `${what}: changed the owner's ${target.kind} (read back with the owner's key: ${shown})`,
+        ),
+      );
     }
   } else if (write && target) {
-    notes.push(`${side.label} on ${operation.operationId}: the owner's ${target.kind} has no read or lookup operation, so only the answer is judged`);
+    notes.push(
+      `${side.label} on ${operation.operationId}: the owner's ${target.kind} has no read or lookup operation, so only the answer is judged`,
+    );
   }
   return { findings, notes };
 }
 
-async function checkOperation(context: CheckContext, operation: OperationModel, list: Address[], sides: ForeignSide[], owned: Owned, unique: UniqueValues): Promise<CheckResult> {
+async function checkOperation(
+  context: CheckContext,
+  operation: OperationModel,
+  list: Address[],
+  sides: ForeignSide[],
+  owned: Owned,
+  unique: UniqueValues,
+): Promise<CheckResult> {
   const findings: Finding[] = [];
   const notes: string[] = [];
   let cases = 0;
@@ -224,10 +325,29 @@ async function checkOperation(context: CheckContext, operation: OperationModel, 
   }
   const missing = (['merchant', 'mode'] as const).filter((relation) => !sides.some((s) => s.relation === relation));
   // A key not given leaves half the check undone: that makes the run incomplete, not a note to overlook.
-  const unchecked = missing.map((relation) => `across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`);
+  const unchecked = missing.map(
+    (relation) => `across ${relation === 'merchant' ? 'merchants' : 'modes'}: not tried, give ${OPTION_HINT[relation]}`,
+  );
   const extra = notes.length > 0 ? { notes } : {};
-  if (cases === 0) return { check: 'isolation', subject: operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: [...notes, ...unchecked].join('; '), ...extra };
-  return { check: 'isolation', subject: operation.operationId, outcome: outcomeOf(findings), cases, findings, ...extra, ...(unchecked.length > 0 ? { unchecked } : {}) };
+  if (cases === 0)
+    return {
+      check: 'isolation',
+      subject: operation.operationId,
+      outcome: 'skipped',
+      cases: 0,
+      findings,
+      skippedReason: [...notes, ...unchecked].join('; '),
+      ...extra,
+    };
+  return {
+    check: 'isolation',
+    subject: operation.operationId,
+    outcome: outcomeOf(findings),
+    cases,
+    findings,
+    ...extra,
+    ...(unchecked.length > 0 ? { unchecked } : {}),
+  };
 }
 
 export const isolation: Check = {
@@ -237,18 +357,34 @@ export const isolation: Check = {
   run: async (context) => {
     const found = addresses(context.contract);
     const selected = (operation: OperationModel): boolean => context.selected('isolation', operation.operationId);
-    const operations = [...new Set([...found.addresses.map((a) => a.operation), ...found.unknown.map((u) => u.operation)])].filter(selected);
+    const operations = [
+      ...new Set([...found.addresses.map((a) => a.operation), ...found.unknown.map((u) => u.operation)]),
+    ].filter(selected);
     const sides = foreignSides(context);
     if (sides.length === 0) {
       const reason = `needs ${OPTION_HINT.merchant} and ${OPTION_HINT.mode}`;
-      return operations.map((operation) => ({ check: 'isolation', subject: operation.operationId, outcome: 'skipped', cases: 0, findings: [], skippedReason: reason }));
+      return operations.map((operation) => ({
+        check: 'isolation',
+        subject: operation.operationId,
+        outcome: 'skipped',
+        cases: 0,
+        findings: [],
+        skippedReason: reason,
+      }));
     }
     const chosen = found.addresses.filter((a) => selected(a.operation));
     const kinds = [...new Set(chosen.flatMap((a) => Object.values(a.kinds)))].sort();
     const owned = await provideOwned(context, kinds);
     const unique = new UniqueValues(context.contract);
     return mapPool(operations, context.options.concurrency, async (operation) => {
-      const result = await checkOperation(context, operation, chosen.filter((a) => a.operation === operation), sides, owned, unique);
+      const result = await checkOperation(
+        context,
+        operation,
+        chosen.filter((a) => a.operation === operation),
+        sides,
+        owned,
+        unique,
+      );
       const unknown = found.unknown.filter((u) => u.operation === operation).map((u) => `${u.reason}: not tried`);
       return unknown.length > 0 ? { ...result, notes: [...(result.notes ?? []), ...unknown] } : result;
     });

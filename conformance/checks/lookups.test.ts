@@ -14,7 +14,13 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => sandbox.served.stop());
 
-const describeResults = (results: CheckResult[]): string => results.map((r) => `${r.subject}: ${r.outcome}${r.skippedReason ? ` (${r.skippedReason})` : ''}${r.findings.map((f) => `\n  ${f.message}`).join('')}`).join('\n');
+const describeResults = (results: CheckResult[]): string =>
+  results
+    .map(
+      (r) =>
+        `${r.subject}: ${r.outcome}${r.skippedReason ? ` (${r.skippedReason})` : ''}${r.findings.map((f) => `\n  ${f.message}`).join('')}`,
+    )
+    .join('\n');
 const LISTS = ['listCustomers', 'listDisbursementsByExternalId', 'listPaymentMethodsByCustomer'];
 
 describe('expectedOrder', () => {
@@ -27,28 +33,66 @@ describe('expectedOrder', () => {
 describe('lookups against the sandbox', () => {
   it('passes every list and lookup whose objects it can make, in the order x-matches states', async () => {
     const { results } = await runCheck(lookups, { baseUrl: sandbox.served.url, apiKey: sandbox.apiKey });
-    expect(results.filter((r) => r.outcome !== 'passed' && !r.notApplicable), describeResults(results)).toEqual([]);
-    expect(results.filter((r) => r.outcome === 'passed').map((r) => r.subject).sort()).toEqual(['getDirectDebitPaymentByReferenceId', ...LISTS].sort());
+    expect(
+      results.filter((r) => r.outcome !== 'passed' && !r.notApplicable),
+      describeResults(results),
+    ).toEqual([]);
+    expect(
+      results
+        .filter((r) => r.outcome === 'passed')
+        .map((r) => r.subject)
+        .sort(),
+    ).toEqual(['getDirectDebitPaymentByReferenceId', ...LISTS].sort());
     // A token's accounts are made by linking, one per token: nothing to order.
-    expect(results.find((r) => r.subject === 'listLinkedAccountTokenAccounts')).toMatchObject({ outcome: 'skipped', notApplicable: true });
+    expect(results.find((r) => r.subject === 'listLinkedAccountTokenAccounts')).toMatchObject({
+      outcome: 'skipped',
+      notApplicable: true,
+    });
   }, 60_000);
 });
 
 describe('lookups against the sandbox with a mistake in its answers', () => {
-  const lists = (change: (items: unknown[]) => unknown[]): Rewrite => ({ method, url }, body) => (method === 'GET' && !url.startsWith('/sandbox') && Array.isArray(body) ? (change(body) as typeof body) : undefined);
+  const lists =
+    (change: (items: unknown[]) => unknown[]): Rewrite =>
+    ({ method, url }, body) =>
+      method === 'GET' && !url.startsWith('/sandbox') && Array.isArray(body)
+        ? (change(body) as typeof body)
+        : undefined;
   const mistakes: [string, Rewrite, RegExp][] = [
-    ['every list oldest first', lists((items) => [...items].reverse()), /the list shows the objects created .* as .*; the contract says newest first/],
-    ['every list cut to its first match', lists((items) => items.slice(0, 1)), /the list leaves out .+ of the \d objects created/],
+    [
+      'every list oldest first',
+      lists((items) => [...items].reverse()),
+      /the list shows the objects created .* as .*; the contract says newest first/,
+    ],
+    [
+      'every list cut to its first match',
+      lists((items) => items.slice(0, 1)),
+      /the list leaves out .+ of the \d objects created/,
+    ],
   ];
 
-  it.each(mistakes)('fails every list on %s', async (_name, rewrite, message) => {
-    const proxy = await sandbox.withMistake(rewrite);
-    try {
-      const { results } = await runCheck(lookups, { baseUrl: proxy.url, apiKey: sandbox.apiKey, only: LISTS.map((s) => `lookups:${s}`) });
-      expect(results.map((r) => [r.subject, r.outcome]).sort(), describeResults(results)).toEqual(LISTS.map((s) => [s, 'failed']));
-      for (const result of results) expect(result.findings.some((f) => message.test(f.message)), describeResults([result])).toBe(true);
-    } finally {
-      await proxy.close();
-    }
-  }, 60_000);
+  it.each(mistakes)(
+    'fails every list on %s',
+    async (_name, rewrite, message) => {
+      const proxy = await sandbox.withMistake(rewrite);
+      try {
+        const { results } = await runCheck(lookups, {
+          baseUrl: proxy.url,
+          apiKey: sandbox.apiKey,
+          only: LISTS.map((s) => `lookups:${s}`),
+        });
+        expect(results.map((r) => [r.subject, r.outcome]).sort(), describeResults(results)).toEqual(
+          LISTS.map((s) => [s, 'failed']),
+        );
+        for (const result of results)
+          expect(
+            result.findings.some((f) => message.test(f.message)),
+            describeResults([result]),
+          ).toBe(true);
+      } finally {
+        await proxy.close();
+      }
+    },
+    60_000,
+  );
 });

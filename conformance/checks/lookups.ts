@@ -15,17 +15,30 @@ import { targetTime } from '../workflows/target-time.js';
 export function createLookups(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'lookups',
-    description: 'Every list or lookup with a stated order of matches (x-matches), asked about three objects sharing its query fields, holds all of them in that order, or answers the one that order puts first.',
+    description:
+      'Every list or lookup with a stated order of matches (x-matches), asked about three objects sharing its query fields, holds all of them in that order, or answers the one that order puts first.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       if (!context.contract.model.operations.some((o) => o.matches !== undefined)) return [];
       const sandbox = await probeSandbox(context.http);
       const env = { unique: new UniqueValues(context.contract), settings };
-      const { cases, unavailable, notApplicable } = lookupCases(context, env, targetTime(context.contract, sandbox.control?.clock));
+      const { cases, unavailable, notApplicable } = lookupCases(
+        context,
+        env,
+        targetTime(context.contract, sandbox.control?.clock),
+      );
       const results = await runCases(context, 'lookups', cases, unavailable);
       const ran = new Set(results.map((r) => r.subject));
       for (const { subject, label, reason } of notApplicable) {
         if (ran.has(subject) || !context.selected('lookups', subject)) continue;
-        results.push({ check: 'lookups', subject, outcome: 'skipped', cases: 0, findings: [], skippedReason: `${label}: ${reason}`, notApplicable: true });
+        results.push({
+          check: 'lookups',
+          subject,
+          outcome: 'skipped',
+          cases: 0,
+          findings: [],
+          skippedReason: `${label}: ${reason}`,
+          notApplicable: true,
+        });
       }
       return results;
     },

@@ -11,7 +11,9 @@ import { startTarget, type Target } from '../tests/target.js';
 import { failed, resultOf, runSelected, VALID_KEY, validatingOverride } from '../tests/validating-target.js';
 
 const contract = loadContract();
-const plans = new Map(contract.model.operations.map((operation) => [operation.operationId, negativeRequests(contract, operation)]));
+const plans = new Map(
+  contract.model.operations.map((operation) => [operation.operationId, negativeRequests(contract, operation)]),
+);
 
 /** Every code an `x-error-codes` reachable from the schema gives (references followed, cycles cut). */
 function ruleCodes(schema: Json | undefined, seen = new Set<string>()): string[] {
@@ -23,22 +25,38 @@ function ruleCodes(schema: Json | undefined, seen = new Set<string>()): string[]
     return ruleCodes(contract.deref(schema), seen);
   }
   const own = isObject(schema['x-error-codes']) ? Object.values(schema['x-error-codes']).map(String) : [];
-  return [...own, ...Object.entries(schema).filter(([key]) => key !== 'x-error-codes' && key !== 'examples').flatMap(([, child]) => ruleCodes(child, seen))];
+  return [
+    ...own,
+    ...Object.entries(schema)
+      .filter(([key]) => key !== 'x-error-codes' && key !== 'examples')
+      .flatMap(([, child]) => ruleCodes(child, seen)),
+  ];
 }
 
-const requestSchemas = (operation: OperationModel): Json[] => [operation.body?.schema ?? null, ...operation.parameters.map((p) => p.schema)];
+const requestSchemas = (operation: OperationModel): Json[] => [
+  operation.body?.schema ?? null,
+  ...operation.parameters.map((p) => p.schema),
+];
 
 describe('negative requests derived from the bundled contract', () => {
-  it.each(contract.model.operations.filter((o) => requestSchemas(o).some((s) => ruleCodes(s).length > 0)).map((o) => [o.operationId, o] as const))('%s: every rule with its own code is broken and expected with that code', (_id, operation) => {
+  it.each(
+    contract.model.operations
+      .filter((o) => requestSchemas(o).some((s) => ruleCodes(s).length > 0))
+      .map((o) => [o.operationId, o] as const),
+  )('%s: every rule with its own code is broken and expected with that code', (_id, operation) => {
     const expectedCodes = new Set(plans.get(operation.operationId)?.requests.map((r) => r.expected.errorCode));
-    for (const code of new Set(requestSchemas(operation).flatMap((s) => ruleCodes(s)))) expect(expectedCodes, code).toContain(code);
+    for (const code of new Set(requestSchemas(operation).flatMap((s) => ruleCodes(s))))
+      expect(expectedCodes, code).toContain(code);
   });
 
   it('sends a body that breaks its schema for every body case, and one malformed body per operation that documents the answer', () => {
     for (const operation of contract.model.operations) {
       const requests = plans.get(operation.operationId)?.requests ?? [];
       for (const request of requests.filter((r) => r.what.startsWith('body '))) {
-        expect(contract.validate(operation.body?.schema ?? {}, JSON.parse(request.spec.body?.text ?? 'null')).length, request.what).toBeGreaterThan(0);
+        expect(
+          contract.validate(operation.body?.schema ?? {}, JSON.parse(request.spec.body?.text ?? 'null')).length,
+          request.what,
+        ).toBeGreaterThan(0);
       }
       const malformed = requests.filter((r) => r.what === 'malformed JSON body');
       expect(malformed.length, operation.operationId).toBe(operation.malformedBodyError && operation.body ? 1 : 0);
@@ -48,16 +66,38 @@ describe('negative requests derived from the bundled contract', () => {
 
   it('leaves out only what no request can carry, and says so', () => {
     const notes = [...plans.values()].flatMap((plan) => plan.notes);
-    for (const note of notes) expect(note).toMatch(/an empty path segment addresses another route|takes no request body/);
+    for (const note of notes)
+      expect(note).toMatch(/an empty path segment addresses another route|takes no request body/);
   });
 
   it('derives the three conditional rules of the brief with their own codes', () => {
-    const expected = (operationId: string, pattern: RegExp): string[] => (plans.get(operationId)?.requests ?? []).filter((r) => pattern.test(r.what)).map((r) => r.expected.errorCode);
+    const expected = (operationId: string, pattern: RegExp): string[] =>
+      (plans.get(operationId)?.requests ?? []).filter((r) => pattern.test(r.what)).map((r) => r.expected.errorCode);
     // Each code is the one the contract puts on the `then` that holds the rule.
-    const codeAt = (schema: string, path: Array<string | number>): Json | undefined => path.reduce<Json | undefined>((node, key) => (isObject(node) ? node[String(key)] : Array.isArray(node) ? node[Number(key)] : undefined), contract.model.componentSchemas[schema]);
-    expect(expected('createFixedVirtualAccount', /missing required field expected_amount \(when/)).toEqual([codeAt('CreateFixedVirtualAccountRequest', ['allOf', 0, 'then', 'x-error-codes', 'required'])]);
-    expect(expected('createFixedVirtualAccount', /a combination the contract forbids/)).toEqual([codeAt('CreateFixedVirtualAccountRequest', ['allOf', 1, 'then', 'x-error-codes', 'not'])]);
-    expect(expected('createDisbursement', /account_number: does not match .*\(when \{"bank_code":\{"const"/)).toEqual([codeAt('CreateDisbursementRequest', ['allOf', 0, 'then', 'allOf', 0, 'properties', 'account_number', 'x-error-codes', 'pattern'])]);
+    const codeAt = (schema: string, path: Array<string | number>): Json | undefined =>
+      path.reduce<Json | undefined>(
+        (node, key) => (isObject(node) ? node[String(key)] : Array.isArray(node) ? node[Number(key)] : undefined),
+        contract.model.componentSchemas[schema],
+      );
+    expect(expected('createFixedVirtualAccount', /missing required field expected_amount \(when/)).toEqual([
+      codeAt('CreateFixedVirtualAccountRequest', ['allOf', 0, 'then', 'x-error-codes', 'required']),
+    ]);
+    expect(expected('createFixedVirtualAccount', /a combination the contract forbids/)).toEqual([
+      codeAt('CreateFixedVirtualAccountRequest', ['allOf', 1, 'then', 'x-error-codes', 'not']),
+    ]);
+    expect(expected('createDisbursement', /account_number: does not match .*\(when \{"bank_code":\{"const"/)).toEqual([
+      codeAt('CreateDisbursementRequest', [
+        'allOf',
+        0,
+        'then',
+        'allOf',
+        0,
+        'properties',
+        'account_number',
+        'x-error-codes',
+        'pattern',
+      ]),
+    ]);
   });
 });
 
@@ -84,7 +124,10 @@ describe('negative data against in-test targets', () => {
     expect(failed(summary)).toEqual([]);
     const cases = summary.results.filter((r) => r.check === 'negative_data').reduce((sum, r) => sum + r.cases, 0);
     // Against a target that keeps state, the request-data rules of x-error-triggers are broken too.
-    const triggered = contract.model.operations.reduce((sum, operation) => sum + triggerRequests(contract, operation).requests.length, 0);
+    const triggered = contract.model.operations.reduce(
+      (sum, operation) => sum + triggerRequests(contract, operation).requests.length,
+      0,
+    );
     expect(triggered).toBeGreaterThan(0);
     expect(cases).toBe([...plans.values()].reduce((sum, plan) => sum + plan.requests.length, 0) + triggered);
   }, 20_000);
@@ -94,10 +137,18 @@ describe('negative data against in-test targets', () => {
     const stateful = await runSelected(prismLike, ['negative_data'], 'stateful');
     expect(failed(stateful).length).toBeGreaterThan(0);
     const result = resultOf(stateful, 'negative_data', 'createDisbursement');
-    expect(result.findings.map((f) => f.message)).toContainEqual(expect.stringMatching(/account_number: does not match .*expected error_code \w+, got \w+/));
+    expect(result.findings.map((f) => f.message)).toContainEqual(
+      expect.stringMatching(/account_number: does not match .*expected error_code \w+, got \w+/),
+    );
     expect(result.findings.every((f) => f.curl?.startsWith('curl '))).toBe(true);
-    expect(result.findings.filter((f) => f.message.startsWith('body ')).every((f) => f.schemaPath?.startsWith('#/components/schemas/'))).toBe(true);
+    expect(
+      result.findings
+        .filter((f) => f.message.startsWith('body '))
+        .every((f) => f.schemaPath?.startsWith('#/components/schemas/')),
+    ).toBe(true);
     // A request-data rule is answered with the first example too, and its finding points at the trigger.
-    expect(result.findings.filter((f) => f.message.startsWith('x-error-triggers ')).map((f) => f.schemaPath)).toContainEqual(expect.stringMatching(/\/x-error-triggers\/\w+$/));
+    expect(
+      result.findings.filter((f) => f.message.startsWith('x-error-triggers ')).map((f) => f.schemaPath),
+    ).toContainEqual(expect.stringMatching(/\/x-error-triggers\/\w+$/));
   }, 20_000);
 });

@@ -28,7 +28,11 @@ export interface OperationPlan {
   notApplicable?: true;
 }
 
-export async function runPlans(context: CheckContext, check: CheckName, plans: OperationPlan[]): Promise<CheckResult[]> {
+export async function runPlans(
+  context: CheckContext,
+  check: CheckName,
+  plans: OperationPlan[],
+): Promise<CheckResult[]> {
   const work = plans.flatMap((plan, index) => plan.cases.map((item) => ({ index, item })));
   const found = await mapPool(work, context.options.concurrency, async ({ index, item }) => {
     const exchange = await (item.client ?? context.http).send(item.spec);
@@ -39,8 +43,24 @@ export async function runPlans(context: CheckContext, check: CheckName, plans: O
     const findings = found.filter((f) => f.index === index).flatMap((f) => f.findings);
     const notes = plan.notes.length > 0 ? { notes: plan.notes } : {};
     if (plan.cases.length === 0) {
-      return { check, subject: plan.operation.operationId, outcome: 'skipped', cases: 0, findings, skippedReason: plan.skippedReason ?? 'no case applies to this operation', ...(plan.notApplicable ? { notApplicable: true } : {}), ...notes };
+      return {
+        check,
+        subject: plan.operation.operationId,
+        outcome: 'skipped',
+        cases: 0,
+        findings,
+        skippedReason: plan.skippedReason ?? 'no case applies to this operation',
+        ...(plan.notApplicable ? { notApplicable: true } : {}),
+        ...notes,
+      };
     }
-    return { check, subject: plan.operation.operationId, outcome: outcomeOf(findings), cases: plan.cases.length, findings, ...notes };
+    return {
+      check,
+      subject: plan.operation.operationId,
+      outcome: outcomeOf(findings),
+      cases: plan.cases.length,
+      findings,
+      ...notes,
+    };
   });
 }

@@ -13,25 +13,41 @@ async function checkOperation(context: CheckContext, operation: OperationModel):
   const { contract, http } = context;
   const success = operation.responses.filter((r) => r.status >= 200 && r.status < 300).map((r) => r.status);
   const stateCodes = stateDependentCodes(operation);
-  const stateStatuses = operation.responses.filter((r) => r.errorCodes.some((code) => stateCodes.includes(code))).map((r) => r.status);
+  const stateStatuses = operation.responses
+    .filter((r) => r.errorCodes.some((code) => stateCodes.includes(code)))
+    .map((r) => r.status);
   const bodies = operation.body ? bodyExamples(contract, operation) : [];
-  const requests = bodies.length > 0 ? bodies.map((b) => ({ what: `example "${b.name}"`, spec: buildRequest(contract, operation, { body: b.value }) })) : [{ what: 'request from examples', spec: buildRequest(contract, operation) }];
+  const requests =
+    bodies.length > 0
+      ? bodies.map((b) => ({ what: `example "${b.name}"`, spec: buildRequest(contract, operation, { body: b.value }) }))
+      : [{ what: 'request from examples', spec: buildRequest(contract, operation) }];
   const findings: Finding[] = [];
   for (const { what, spec } of requests) {
     const exchange = await http.send(spec);
     findings.push(...context.observe(operation.operationId, exchange));
-    const isStateAnswer = stateStatuses.includes(exchange.status) && stateCodes.includes(String((exchange.json as { error_code?: unknown } | undefined)?.error_code));
+    const isStateAnswer =
+      stateStatuses.includes(exchange.status) &&
+      stateCodes.includes(String((exchange.json as { error_code?: unknown } | undefined)?.error_code));
     if (!isStateAnswer) findings.push(...expectationFindings(http, exchange, { status: success }, `valid ${what}`));
   }
   const notes = redatedNotes(contract, bodies);
-  return { check: 'positive_data', subject: operation.operationId, outcome: outcomeOf(findings), cases: requests.length, findings, ...(notes.length > 0 ? { notes } : {}) };
+  return {
+    check: 'positive_data',
+    subject: operation.operationId,
+    outcome: outcomeOf(findings),
+    cases: requests.length,
+    findings,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
 }
 
 export const positiveData: Check = {
   name: 'positive_data',
-  description: 'Valid requests built from the contract\'s examples are accepted with a documented 2xx.',
+  description: "Valid requests built from the contract's examples are accepted with a documented 2xx.",
   run: async (context) => {
-    const operations = context.contract.model.operations.filter((o) => context.selected('positive_data', o.operationId));
+    const operations = context.contract.model.operations.filter((o) =>
+      context.selected('positive_data', o.operationId),
+    );
     return mapPool(operations, context.options.concurrency, (operation) => checkOperation(context, operation));
   },
 };

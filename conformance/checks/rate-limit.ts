@@ -35,7 +35,11 @@ const LARGEST_BURST = 2000;
 export function limitedOperations(contract: Contract): LimitedOperation[] {
   const found: LimitedOperation[] = [];
   for (const operation of contract.model.operations) {
-    if (operation.method !== 'get' || operation.parameters.some((p) => p.in === 'path' || (p.required && p.in !== 'header'))) continue;
+    if (
+      operation.method !== 'get' ||
+      operation.parameters.some((p) => p.in === 'path' || (p.required && p.in !== 'header'))
+    )
+      continue;
     if (operation.rateLimit) found.push({ operation, ...operation.rateLimit });
   }
   return found.sort((a, b) => a.limit - b.limit);
@@ -46,7 +50,10 @@ const header = (exchange: Exchange, name: string): number | undefined => {
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 };
 
-async function burst(context: CheckContext, target: LimitedOperation): Promise<{ exchanges: Exchange[]; tookMs: number }> {
+async function burst(
+  context: CheckContext,
+  target: LimitedOperation,
+): Promise<{ exchanges: Exchange[]; tookMs: number }> {
   const spec = { ...buildRequest(context.contract, target.operation), rateLimited: 'return' as const };
   const started = performance.now();
   const exchanges = await Promise.all(Array.from({ length: target.limit + 1 }, () => context.http.send(spec)));
@@ -67,14 +74,32 @@ const BETWEEN_KEYS_TRIES = 4;
  * run's key is refused again (so the window is still spent), every other key must be served if the group's
  * scope separates it, and refused if not. A boundary between windows falling there is tried again.
  */
-async function otherKeysWindows(context: CheckContext, target: LimitedOperation, sides: ForeignSide[]): Promise<KeysJudged> {
+async function otherKeysWindows(
+  context: CheckContext,
+  target: LimitedOperation,
+  sides: ForeignSide[],
+): Promise<KeysJudged> {
   const { operation, group } = target;
   const judged: KeysJudged = { findings: [], cases: 0, unchecked: [] };
   const scope = operation.rateLimit?.scope;
-  const missing = (['merchant', 'mode'] as const).filter((relation) => !sides.some((side) => side.relation === relation));
-  judged.unchecked.push(...missing.map((relation) => `another ${relation === 'merchant' ? "merchant's" : "mode's"} window: not tried, give ${OPTION_HINT[relation]}`));
+  const missing = (['merchant', 'mode'] as const).filter(
+    (relation) => !sides.some((side) => side.relation === relation),
+  );
+  judged.unchecked.push(
+    ...missing.map(
+      (relation) =>
+        `another ${relation === 'merchant' ? "merchant's" : "mode's"} window: not tried, give ${OPTION_HINT[relation]}`,
+    ),
+  );
   if (sides.length === 0) return judged;
-  if (!scope) return { ...judged, unchecked: [...judged.unchecked, `other keys' windows: not tried, the ${group} group of x-rate-limits does not say what one count belongs to (scope)`] };
+  if (!scope)
+    return {
+      ...judged,
+      unchecked: [
+        ...judged.unchecked,
+        `other keys' windows: not tried, the ${group} group of x-rate-limits does not say what one count belongs to (scope)`,
+      ],
+    };
   const spec = { ...buildRequest(context.contract, operation), rateLimited: 'return' as const };
   const windowMs = target.windowSeconds * 1000;
   for (let tried = 0; tried < BETWEEN_KEYS_TRIES; tried++) {
@@ -83,7 +108,10 @@ async function otherKeysWindows(context: CheckContext, target: LimitedOperation,
     await new Promise((resolve) => setTimeout(resolve, windowMs - (Date.now() % windowMs) + 5));
     const spent = await burst(context, target);
     if (!spent.exchanges.some((e) => e.status === 429)) continue;
-    const [own, ...others] = await Promise.all([context.http.send(spec), ...sides.map((side) => side.client.send(spec))]);
+    const [own, ...others] = await Promise.all([
+      context.http.send(spec),
+      ...sides.map((side) => side.client.send(spec)),
+    ]);
     judged.cases += spent.exchanges.length + 1 + others.length;
     if (own?.status !== 429) continue;
     sides.forEach((side, index) => {
@@ -92,12 +120,32 @@ async function otherKeysWindows(context: CheckContext, target: LimitedOperation,
       judged.findings.push(...context.observe(operation.operationId, exchange));
       const separate = scope.includes(side.relation);
       const what = `${side.label}, sent while the run's key was refused for its spent ${group} window`;
-      if (separate && exchange.status === 429) judged.findings.push(finding(side.client, exchange, `${what}: refused with 429 too, though the ${group} limit is counted per ${scope.join(' and ')} (x-rate-limits scope), so that key has its own window`));
-      if (!separate && exchange.status !== 429) judged.findings.push(finding(side.client, exchange, `${what}: answered ${exchange.status}, though the ${group} limit is shared across ${side.relation === 'merchant' ? 'merchants' : 'modes'} (x-rate-limits scope ${JSON.stringify(scope)}), so it should be refused with 429`));
+      if (separate && exchange.status === 429)
+        judged.findings.push(
+          finding(
+            side.client,
+            exchange,
+            `${what}: refused with 429 too, though the ${group} limit is counted per ${scope.join(' and ')} (x-rate-limits scope), so that key has its own window`,
+          ),
+        );
+      if (!separate && exchange.status !== 429)
+        judged.findings.push(
+          finding(
+            side.client,
+            exchange,
+            `${what}: answered ${exchange.status}, though the ${group} limit is shared across ${side.relation === 'merchant' ? 'merchants' : 'modes'} (x-rate-limits scope ${JSON.stringify(scope)}), so it should be refused with 429`,
+          ),
+        );
     });
     return judged;
   }
-  return { ...judged, unchecked: [...judged.unchecked, `other keys' windows: not judged, the run's key was not refused again within one window in ${BETWEEN_KEYS_TRIES} tries`] };
+  return {
+    ...judged,
+    unchecked: [
+      ...judged.unchecked,
+      `other keys' windows: not judged, the run's key was not refused again within one window in ${BETWEEN_KEYS_TRIES} tries`,
+    ],
+  };
 }
 
 async function checkLimit(context: CheckContext, target: LimitedOperation): Promise<CheckResult> {
@@ -105,7 +153,14 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
   const { operation, limit, windowSeconds, group } = target;
   const subject = operation.operationId;
   const base = { check: 'rate_limit' as const, subject };
-  if (limit + 1 > LARGEST_BURST) return { ...base, outcome: 'skipped', cases: 0, findings: [], skippedReason: `its ${group} limit (${limit}) is more than one client can spend in a window` };
+  if (limit + 1 > LARGEST_BURST)
+    return {
+      ...base,
+      outcome: 'skipped',
+      cases: 0,
+      findings: [],
+      skippedReason: `its ${group} limit (${limit}) is more than one client can spend in a window`,
+    };
   const findings: Finding[] = [];
   // A window of the key may already be partly spent by the suite's other requests: the burst needs only to
   // end inside one window. Tried twice, as a window boundary falls inside a burst now and then.
@@ -117,37 +172,99 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
   const what = `${limit + 1} concurrent ${operation.method.toUpperCase()} ${operation.path} (${group}: ${limit} per ${windowSeconds} s)`;
   const last = sent.exchanges.at(-1);
   if (refused.length === 0) {
-    if (sent.tookMs > windowSeconds * 1000) return { ...base, outcome: 'skipped', cases: sent.exchanges.length, findings, skippedReason: `${what} took ${Math.round(sent.tookMs)} ms, longer than one window: no verdict` };
-    if (last) findings.push(finding(http, last, `${what} within ${Math.round(sent.tookMs)} ms: none was refused with 429, though the contract's limit was spent`));
+    if (sent.tookMs > windowSeconds * 1000)
+      return {
+        ...base,
+        outcome: 'skipped',
+        cases: sent.exchanges.length,
+        findings,
+        skippedReason: `${what} took ${Math.round(sent.tookMs)} ms, longer than one window: no verdict`,
+      };
+    if (last)
+      findings.push(
+        finding(
+          http,
+          last,
+          `${what} within ${Math.round(sent.tookMs)} ms: none was refused with 429, though the contract's limit was spent`,
+        ),
+      );
     return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length, findings };
   }
   for (const exchange of refused.slice(0, 1)) {
     const stated = header(exchange, 'ratelimit-limit');
-    if (stated !== limit) findings.push(finding(http, exchange, `the 429 says RateLimit-Limit ${exchange.headers['ratelimit-limit'] ?? '(none)'}, where the contract's ${group} limit is ${limit}`));
-    if (header(exchange, 'ratelimit-remaining') !== 0) findings.push(finding(http, exchange, `the 429 says RateLimit-Remaining ${exchange.headers['ratelimit-remaining'] ?? '(none)'}, not 0`));
+    if (stated !== limit)
+      findings.push(
+        finding(
+          http,
+          exchange,
+          `the 429 says RateLimit-Limit ${exchange.headers['ratelimit-limit'] ?? '(none)'}, where the contract's ${group} limit is ${limit}`,
+        ),
+      );
+    if (header(exchange, 'ratelimit-remaining') !== 0)
+      findings.push(
+        finding(
+          http,
+          exchange,
+          `the 429 says RateLimit-Remaining ${exchange.headers['ratelimit-remaining'] ?? '(none)'}, not 0`,
+        ),
+      );
   }
   for (const exchange of accepted) {
     const stated = header(exchange, 'ratelimit-limit');
     const remaining = header(exchange, 'ratelimit-remaining');
-    if (exchange.headers['ratelimit-limit'] !== undefined && stated !== limit) findings.push(finding(http, exchange, `RateLimit-Limit ${exchange.headers['ratelimit-limit']} on an accepted request, where the contract's ${group} limit is ${limit}`));
-    if (exchange.headers['ratelimit-remaining'] !== undefined && (remaining === undefined || remaining >= limit)) findings.push(finding(http, exchange, `RateLimit-Remaining ${exchange.headers['ratelimit-remaining']} on an accepted request: not a count below the limit ${limit}`));
+    if (exchange.headers['ratelimit-limit'] !== undefined && stated !== limit)
+      findings.push(
+        finding(
+          http,
+          exchange,
+          `RateLimit-Limit ${exchange.headers['ratelimit-limit']} on an accepted request, where the contract's ${group} limit is ${limit}`,
+        ),
+      );
+    if (exchange.headers['ratelimit-remaining'] !== undefined && (remaining === undefined || remaining >= limit))
+      findings.push(
+        finding(
+          http,
+          exchange,
+          `RateLimit-Remaining ${exchange.headers['ratelimit-remaining']} on an accepted request: not a count below the limit ${limit}`,
+        ),
+      );
   }
   const remainders = accepted.map((e) => header(e, 'ratelimit-remaining')).filter((n): n is number => n !== undefined);
   if (remainders.length > 1 && new Set(remainders).size < remainders.length) {
-    findings.push(finding(http, accepted[0]!, `RateLimit-Remaining repeats a value among ${remainders.length} accepted requests of one window (${remainders.sort((a, b) => b - a).join(', ')}): the count did not go down with each`));
+    findings.push(
+      finding(
+        http,
+        accepted[0]!,
+        `RateLimit-Remaining repeats a value among ${remainders.length} accepted requests of one window (${remainders.sort((a, b) => b - a).join(', ')}): the count did not go down with each`,
+      ),
+    );
   }
   // Once the window the 429 named is over, the key is served again.
   const waitMs = retryAfterMs(refused[0]!.headers['retry-after']);
   if (waitMs !== undefined && waitMs <= 60_000) {
-    context.options.onProgress?.({ kind: 'waiting', check: 'rate_limit', what: `Retry-After of ${operation.operationId}`, untilMs: Date.now() + waitMs });
+    context.options.onProgress?.({
+      kind: 'waiting',
+      check: 'rate_limit',
+      what: `Retry-After of ${operation.operationId}`,
+      untilMs: Date.now() + waitMs,
+    });
     await new Promise((resolve) => setTimeout(resolve, waitMs));
     const again = await http.send({ ...buildRequest(context.contract, operation), rateLimited: 'return' });
     findings.push(...context.observe(subject, again));
-    if (again.status === 429) findings.push(finding(http, again, `still refused with 429 after waiting the ${waitMs / 1000} s its Retry-After asked`));
+    if (again.status === 429)
+      findings.push(
+        finding(http, again, `still refused with 429 after waiting the ${waitMs / 1000} s its Retry-After asked`),
+      );
   }
   const keys = await otherKeysWindows(context, target, foreignSides(context));
   findings.push(...keys.findings);
-  return { ...base, outcome: outcomeOf(findings), cases: sent.exchanges.length + 1 + keys.cases, findings, ...(keys.unchecked.length > 0 ? { unchecked: keys.unchecked } : {}) };
+  return {
+    ...base,
+    outcome: outcomeOf(findings),
+    cases: sent.exchanges.length + 1 + keys.cases,
+    findings,
+    ...(keys.unchecked.length > 0 ? { unchecked: keys.unchecked } : {}),
+  };
 }
 
 export const rateLimit: Check = {
@@ -155,9 +272,21 @@ export const rateLimit: Check = {
   description:
     "One operation driven past its rate limit within a window: the documented 429 with Retry-After, RateLimit-Limit as the contract says and RateLimit-Remaining counting down to 0; served again after Retry-After; with the isolation keys, another merchant's and the other mode's key keep their own window (x-rate-limits scope).",
   run: async (context) => {
-    const candidates = limitedOperations(context.contract).filter((candidate) => context.selected('rate_limit', candidate.operation.operationId));
+    const candidates = limitedOperations(context.contract).filter((candidate) =>
+      context.selected('rate_limit', candidate.operation.operationId),
+    );
     const target = candidates[0];
-    if (!target) return [{ check: 'rate_limit', subject: '(contract)', outcome: 'skipped', cases: 0, findings: [], skippedReason: 'the contract gives no GET without parameters a rate limit (x-rate-limits, x-rate-limit)' }];
+    if (!target)
+      return [
+        {
+          check: 'rate_limit',
+          subject: '(contract)',
+          outcome: 'skipped',
+          cases: 0,
+          findings: [],
+          skippedReason: 'the contract gives no GET without parameters a rate limit (x-rate-limits, x-rate-limit)',
+        },
+      ];
     return [await checkLimit(context, target)];
   },
 };

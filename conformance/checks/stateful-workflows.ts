@@ -12,13 +12,16 @@ import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from '../workflows/s
 export function createStatefulWorkflows(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'stateful_workflows',
-    description: 'Workflows derived from the state machines (create, read, update, expire, refusal; lookups; the direct debit chain; test-mode outcomes; unknown ids) behave as the contract says.',
+    description:
+      'Workflows derived from the state machines (create, read, update, expire, refusal; lookups; the direct debit chain; test-mode outcomes; unknown ids) behave as the contract says.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       const unique = new UniqueValues(context.contract);
       const selected = workflows(context.contract).filter((w) => context.selected('stateful_workflows', w.subject));
       return mapPool(selected, context.options.concurrency, (workflow) => {
         const steps = typeof workflow.steps === 'function' ? workflow.steps(context.contract) : workflow.steps;
-        return runScenario(context, 'stateful_workflows', workflow.subject, steps, (scenario) => workflow.script(scenario, { unique, settings }));
+        return runScenario(context, 'stateful_workflows', workflow.subject, steps, (scenario) =>
+          workflow.script(scenario, { unique, settings }),
+        );
       });
     },
   };

@@ -15,13 +15,19 @@ import { timestampCases } from '../workflows/timestamp-cases.js';
 export function createTimestamps(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'timestamps',
-    description: 'Every timestamp x-timestamps describes moves as it says: a creation time never, an update time forward with every change and never with a read or a refused request, a transition time when its state is entered; none before the creation or after the target’s time.',
+    description:
+      'Every timestamp x-timestamps describes moves as it says: a creation time never, an update time forward with every change and never with a read or a refused request, a transition time when its state is entered; none before the creation or after the target’s time.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       if (Object.keys(context.contract.model.timestamps).length === 0) return [];
       const sandbox = await probeSandbox(context.http);
       const control = sandbox.control;
       const env = { unique: new UniqueValues(context.contract), settings };
-      const { cases, unavailable } = timestampCases(context.contract, env, targetTime(context.contract, control?.clock), control && control.simulations.length > 0 ? control : undefined);
+      const { cases, unavailable } = timestampCases(
+        context.contract,
+        env,
+        targetTime(context.contract, control?.clock),
+        control && control.simulations.length > 0 ? control : undefined,
+      );
       return runCases(context, 'timestamps', cases, unavailable);
     },
   };

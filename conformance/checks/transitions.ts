@@ -14,10 +14,13 @@ import { transitionCases } from '../workflows/transition-cases.js';
 export function createTransitions(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'transitions',
-    description: 'Every state-machine transition the suite can cause (operation, sandbox simulation) leaves the resource in the state it names when read back; every transition answered with an error gets exactly that code, after every way into its state.',
+    description:
+      'Every state-machine transition the suite can cause (operation, sandbox simulation) leaves the resource in the state it names when read back; every transition answered with an error gets exactly that code, after every way into its state.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       // Events are caused through the sandbox control API only when some machine has one.
-      const events = [...stateMachines(context.contract).values()].some((m) => m.transitions.some((t) => t.trigger.event !== undefined));
+      const events = [...stateMachines(context.contract).values()].some((m) =>
+        m.transitions.some((t) => t.trigger.event !== undefined),
+      );
       const sandbox = events ? await probeSandbox(context.http) : undefined;
       const env = { unique: new UniqueValues(context.contract), settings };
       const { cases, unavailable } = transitionCases(context.contract, sandbox?.control, env);

@@ -11,7 +11,8 @@ import { uniquenessCases } from '../workflows/uniqueness-cases.js';
 export function createUniqueness(settings: WorkflowSettings = DEFAULT_WORKFLOW_SETTINGS): Check {
   return {
     name: 'uniqueness',
-    description: 'Every duplicate rule (x-error-triggers kind duplicate) refuses the repeat of exactly its fields with its code, accepts a request that differs in one of them, and holds within a merchant and mode only.',
+    description:
+      'Every duplicate rule (x-error-triggers kind duplicate) refuses the repeat of exactly its fields with its code, accepts a request that differs in one of them, and holds within a merchant and mode only.',
     run: async (context: CheckContext): Promise<CheckResult[]> => {
       const { cases, unavailable } = uniquenessCases(context, { unique: new UniqueValues(context.contract), settings });
       return runCases(context, 'uniqueness', cases, unavailable);

@@ -30,13 +30,22 @@ export interface TransitionValues {
   payload: JsonObject;
 }
 
-export const accountKey = (account: Account): string => JSON.stringify([account.operation, account.field, Object.entries(account.query).sort()]);
-export const accountLabel = (account: Account): string => `${account.operation}?${new URLSearchParams(account.query).toString()}`;
+export const accountKey = (account: Account): string =>
+  JSON.stringify([account.operation, account.field, Object.entries(account.query).sort()]);
+export const accountLabel = (account: Account): string =>
+  `${account.operation}?${new URLSearchParams(account.query).toString()}`;
 
 function readEffect(raw: Json): BalanceEffect | undefined {
   if (!isObject(raw) || !isObject(raw.balance)) return undefined;
   const { operation, field, query, change, amount, when } = raw.balance;
-  if (typeof operation !== 'string' || typeof field !== 'string' || !isObject(query) || (change !== 'credit' && change !== 'debit') || typeof amount !== 'string') return undefined;
+  if (
+    typeof operation !== 'string' ||
+    typeof field !== 'string' ||
+    !isObject(query) ||
+    (change !== 'credit' && change !== 'debit') ||
+    typeof amount !== 'string'
+  )
+    return undefined;
   const strings = Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));
   return { account: { operation, field, query: strings }, change, amount, when: isObject(when) ? when : {} };
 }
@@ -54,18 +63,24 @@ export function balanceEffectsOf(contract: Contract, machine: StateMachine): Bal
 }
 
 /** The machines with at least one transition that moves money, each with its transitions' effects. */
-export function moneyMachines(contract: Contract): { machine: StateMachine; effects: Map<Transition, BalanceEffect[]> }[] {
+export function moneyMachines(
+  contract: Contract,
+): { machine: StateMachine; effects: Map<Transition, BalanceEffect[]> }[] {
   return [...stateMachines(contract).values()].flatMap((machine) => {
     const effects = balanceEffectsOf(contract, machine);
     if (!effects.some((list) => list.length > 0)) return [];
-    return [{ machine, effects: new Map(machine.transitions.map((transition, index) => [transition, effects[index] ?? []])) }];
+    return [
+      { machine, effects: new Map(machine.transitions.map((transition, index) => [transition, effects[index] ?? []])) },
+    ];
   });
 }
 
 /** Every account any balance effect of the contract names, once each. */
 export function accountsOf(contract: Contract): Account[] {
   const accounts = new Map<string, Account>();
-  for (const { effects } of moneyMachines(contract)) for (const list of effects.values()) for (const effect of list) accounts.set(accountKey(effect.account), effect.account);
+  for (const { effects } of moneyMachines(contract))
+    for (const list of effects.values())
+      for (const effect of list) accounts.set(accountKey(effect.account), effect.account);
   return [...accounts.values()];
 }
 
@@ -77,14 +92,21 @@ export function valueAt(values: TransitionValues, path: string): Json | undefine
   return from?.[field];
 }
 
-export const applies = (effect: BalanceEffect, values: TransitionValues): boolean => Object.entries(effect.when).every(([path, wanted]) => valueAt(values, path) === wanted);
+export const applies = (effect: BalanceEffect, values: TransitionValues): boolean =>
+  Object.entries(effect.when).every(([path, wanted]) => valueAt(values, path) === wanted);
 
 /** How much each account should change (by account key) when these effects happen with these values; why not, when an amount is missing. */
-export function expectedChanges(effects: readonly BalanceEffect[], values: TransitionValues): { changes: Map<string, number> } | { reason: string } {
+export function expectedChanges(
+  effects: readonly BalanceEffect[],
+  values: TransitionValues,
+): { changes: Map<string, number> } | { reason: string } {
   const changes = new Map<string, number>();
   for (const effect of effects.filter((e) => applies(e, values))) {
     const amount = valueAt(values, effect.amount);
-    if (typeof amount !== 'number') return { reason: `the transition's ${effect.amount} is ${amount === undefined ? 'not in any answer' : JSON.stringify(amount)}, not an amount` };
+    if (typeof amount !== 'number')
+      return {
+        reason: `the transition's ${effect.amount} is ${amount === undefined ? 'not in any answer' : JSON.stringify(amount)}, not an amount`,
+      };
     const key = accountKey(effect.account);
     changes.set(key, (changes.get(key) ?? 0) + (effect.change === 'credit' ? amount : -amount));
   }

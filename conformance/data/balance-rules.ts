@@ -23,17 +23,24 @@ export interface BalanceRule {
 
 function readRule(operation: OperationModel, code: string, trigger: JsonObject): BalanceRule | undefined {
   const { balance, amount, equal_amount: equalAmount } = trigger;
-  if (!isObject(balance) || typeof amount !== 'string' || (equalAmount !== 'accepted' && equalAmount !== 'refused')) return undefined;
+  if (!isObject(balance) || typeof amount !== 'string' || (equalAmount !== 'accepted' && equalAmount !== 'refused'))
+    return undefined;
   const { operation: reader, field, query } = balance;
   if (typeof reader !== 'string' || typeof field !== 'string' || !isObject(query)) return undefined;
-  const account: Account = { operation: reader, field, query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)])) };
+  const account: Account = {
+    operation: reader,
+    field,
+    query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)])),
+  };
   return { operation, code, account, amountField: amount, equalAmount };
 }
 
 /** Every balance rule of the contract, one per operation and code. */
 export function balanceRules(contract: Contract): BalanceRule[] {
   return contract.model.operations.flatMap((operation) =>
-    Object.entries(operation.errorTriggers).flatMap(([code, trigger]) => (trigger.when === 'insufficient_balance' ? (readRule(operation, code, trigger) ?? []) : [])),
+    Object.entries(operation.errorTriggers).flatMap(([code, trigger]) =>
+      trigger.when === 'insufficient_balance' ? (readRule(operation, code, trigger) ?? []) : [],
+    ),
   );
 }
 
@@ -62,13 +69,24 @@ function testModeValues(operation: OperationModel | undefined, field: string): J
  * (a third of the example's, plus 7), each kept only when the whole body with it is valid (destination
  * limits in `if`/`then` included) and it selects no test-mode outcome.
  */
-export function otherAmounts(contract: Contract, schema: Json | undefined, body: JsonObject, field: string, operation?: OperationModel): number[] {
+export function otherAmounts(
+  contract: Contract,
+  schema: Json | undefined,
+  body: JsonObject,
+  field: string,
+  operation?: OperationModel,
+): number[] {
   const fieldSchema = propertySchema(contract, schema, field);
   const current = body[field];
   if (!isObject(fieldSchema) || typeof current !== 'number' || schema === undefined) return [];
   const avoided = testModeValues(operation, field);
   const candidates = [smallestAmount(fieldSchema), Math.floor(current / 3) + 7];
-  const valid = candidates.filter((amount) => amount !== current && !avoided.includes(amount) && contract.validate(schema, { ...body, [field]: amount }).length === 0);
+  const valid = candidates.filter(
+    (amount) =>
+      amount !== current &&
+      !avoided.includes(amount) &&
+      contract.validate(schema, { ...body, [field]: amount }).length === 0,
+  );
   return [...new Set(valid)];
 }
 

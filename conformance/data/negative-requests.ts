@@ -32,7 +32,9 @@ function rulePointer(rule: Rule, fallback: string): string {
 
 /** "body /amount: below the minimum 1", "query account_type: not one of the allowed values". */
 function label(where: string, rule: Rule): string {
-  return rule.description.startsWith('(root)') ? `${where}${rule.description.slice('(root)'.length)}` : `${where} ${rule.description}`;
+  return rule.description.startsWith('(root)')
+    ? `${where}${rule.description.slice('(root)'.length)}`
+    : `${where} ${rule.description}`;
 }
 
 function noteFor(where: string, item: Unconstructed): string {
@@ -47,10 +49,14 @@ function bodyRequests(contract: Contract, operation: OperationModel, plan: Negat
   const synthesized = examples.length === 0 ? synthesize(contract, operation.body.schema) : undefined;
   const bases = examples.length > 0 ? examples : synthesized === undefined ? [] : [synthesized];
   if (bases.length === 0) {
-    plan.notes.push('body rules: not tested, the contract has no body example and no valid body could be built from the schema');
+    plan.notes.push(
+      'body rules: not tested, the contract has no body example and no valid body could be built from the schema',
+    );
     return;
   }
-  const { violations, unconstructed } = deriveViolations(contract, operation.body.schema, bases, { hints: collectHints(bases) });
+  const { violations, unconstructed } = deriveViolations(contract, operation.body.schema, bases, {
+    hints: collectHints(bases),
+  });
   const bodyPointer = `${operation.pointer}/requestBody/content/application~1json/schema`;
   for (const violation of violations) {
     const expected = expectedAnswer(operation, violation.errors);
@@ -59,7 +65,12 @@ function bodyRequests(contract: Contract, operation: OperationModel, plan: Negat
       plan.notes.push(`${what}: ${NO_ANSWER}`);
       continue;
     }
-    plan.requests.push({ what, spec: buildRequest(contract, operation, { body: violation.value }), expected, schemaPath: rulePointer(violation.rule, bodyPointer) });
+    plan.requests.push({
+      what,
+      spec: buildRequest(contract, operation, { body: violation.value }),
+      expected,
+      schemaPath: rulePointer(violation.rule, bodyPointer),
+    });
   }
   plan.notes.push(...unconstructed.map((item) => noteFor('body', item)));
 }
@@ -69,7 +80,8 @@ export function fromWire(contract: Contract, schema: Json, raw: string): Json {
   const resolved = contract.deref(schema);
   const types = isObject(resolved) ? typesOf(resolved) : [];
   if (types.includes('string') || types.length === 0) return raw;
-  if ((types.includes('number') || types.includes('integer')) && raw.trim() !== '' && !Number.isNaN(Number(raw))) return Number(raw);
+  if ((types.includes('number') || types.includes('integer')) && raw.trim() !== '' && !Number.isNaN(Number(raw)))
+    return Number(raw);
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
   return raw;
 }
@@ -91,10 +103,18 @@ function parameterRequests(contract: Contract, operation: OperationModel, plan: 
       const expected = expectedAnswer(operation, violation.errors);
       const what = label(where, violation.rule);
       if (!expected) plan.notes.push(`${what}: ${NO_ANSWER}`);
-      else plan.requests.push({ what, spec: buildRequest(contract, operation, { parameters: { [parameter.name]: String(violation.value) } }), expected, schemaPath: rulePointer(violation.rule, `${operation.pointer} parameter ${parameter.name} schema `) });
+      else
+        plan.requests.push({
+          what,
+          spec: buildRequest(contract, operation, { parameters: { [parameter.name]: String(violation.value) } }),
+          expected,
+          schemaPath: rulePointer(violation.rule, `${operation.pointer} parameter ${parameter.name} schema `),
+        });
     }
     // A string parameter's type cannot be broken on the wire: every value arrives as text.
-    plan.notes.push(...unconstructed.filter((item) => item.rule.keyword !== 'type').map((item) => noteFor(where, item)));
+    plan.notes.push(
+      ...unconstructed.filter((item) => item.rule.keyword !== 'type').map((item) => noteFor(where, item)),
+    );
     if (parameter.required && parameter.in !== 'path') {
       const what = `${where}: missing required parameter`;
       if (!answer) {
@@ -102,8 +122,13 @@ function parameterRequests(contract: Contract, operation: OperationModel, plan: 
         continue;
       }
       const spec = buildRequest(contract, operation);
-      const without = (values: Record<string, string> | undefined): Record<string, string> => Object.fromEntries(Object.entries(values ?? {}).filter(([name]) => name !== parameter.name));
-      plan.requests.push({ what, spec: { ...spec, query: without(spec.query), headers: without(spec.headers) }, expected: answer });
+      const without = (values: Record<string, string> | undefined): Record<string, string> =>
+        Object.fromEntries(Object.entries(values ?? {}).filter(([name]) => name !== parameter.name));
+      plan.requests.push({
+        what,
+        spec: { ...spec, query: without(spec.query), headers: without(spec.headers) },
+        expected: answer,
+      });
     }
   }
 }
@@ -112,13 +137,19 @@ function malformedRequest(contract: Contract, operation: OperationModel, plan: N
   const answer = operation.malformedBodyError;
   if (!answer) return;
   if (!operation.body) {
-    plan.notes.push(`malformed body: not tested, the operation documents x-malformed-body-error but takes no request body (a ${operation.method.toUpperCase()} carries none)`);
+    plan.notes.push(
+      `malformed body: not tested, the operation documents x-malformed-body-error but takes no request body (a ${operation.method.toUpperCase()} carries none)`,
+    );
     return;
   }
   const spec = buildRequest(contract, operation);
   // A valid body cut short by its last character: JSON that does not parse, and nothing else wrong.
   const text = spec.body?.text ?? '{}';
-  plan.requests.push({ what: 'malformed JSON body', spec: { ...spec, body: { contentType: 'application/json', text: text.slice(0, -1) } }, expected: { status: answer.status, errorCode: answer.error_code, source: 'x-malformed-body-error' } });
+  plan.requests.push({
+    what: 'malformed JSON body',
+    spec: { ...spec, body: { contentType: 'application/json', text: text.slice(0, -1) } },
+    expected: { status: answer.status, errorCode: answer.error_code, source: 'x-malformed-body-error' },
+  });
 }
 
 export function negativeRequests(contract: Contract, operation: OperationModel): NegativePlan {

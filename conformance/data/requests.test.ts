@@ -24,7 +24,9 @@ describe('bodyExamples', () => {
     const code = example('createFixedPaymentCode', 'ownCodeSingleUse');
     const written = Date.parse('2026-11-24T23:59:00.000Z');
     expect(field(code.value, 'expiration_date')).toBe(new Date(TARGET_NOW + (written - reference)).toISOString());
-    expect(code.redated).toEqual([{ field: 'expiration_date', from: '2026-11-24T23:59:00.000Z', to: field(code.value, 'expiration_date') }]);
+    expect(code.redated).toEqual([
+      { field: 'expiration_date', from: '2026-11-24T23:59:00.000Z', to: field(code.value, 'expiration_date') },
+    ]);
   });
 
   it('keeps a past expiry in the past (an update that expires the account now)', () => {
@@ -48,6 +50,10 @@ describe('bodyExamples', () => {
 
   it('says in notes which values were moved, from what to what', () => {
     const notes = redatedNotes(contract, bodyExamples(contract, contract.operation('createFixedPaymentCode')));
-    expect(notes).toEqual([expect.stringMatching(/^example "ownCodeSingleUse": expiration_date 2026-11-24T23:59:00.000Z sent as 2031-05-04T14:29:00.000Z \(re-dated .*2026-11-21T09:30:00.000Z.*a clock pinned for the test\)$/)]);
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^example "ownCodeSingleUse": expiration_date 2026-11-24T23:59:00.000Z sent as 2031-05-04T14:29:00.000Z \(re-dated .*2026-11-21T09:30:00.000Z.*a clock pinned for the test\)$/,
+      ),
+    ]);
   });
 });

@@ -36,7 +36,9 @@ export function bodyExamples(contract: Contract, operation: OperationModel): Exa
   const shiftMs = exampleShiftMs(contract);
   return Object.entries(examples).flatMap(([name, example]) => {
     const resolved = contract.deref(example);
-    return isObject(resolved) && resolved.value !== undefined ? [{ name, mediaType: 'application/json', ...redateExample(resolved.value, operation.timeBound, shiftMs) }] : [];
+    return isObject(resolved) && resolved.value !== undefined
+      ? [{ name, mediaType: 'application/json', ...redateExample(resolved.value, operation.timeBound, shiftMs) }]
+      : [];
   });
 }
 
@@ -54,7 +56,9 @@ export function redatedNotes(contract: Contract, examples: readonly ExampleBody[
 /** A value for a parameter: its first example, else its schema's example/enum/default, else a plain string. */
 export function parameterValue(contract: Contract, parameter: ParameterModel, operation: OperationModel): string {
   const raw = contract.deref({ $ref: operation.pointer }) as JsonObject;
-  const declared = [...(Array.isArray(raw.parameters) ? raw.parameters : [])].map((p) => contract.deref(p)).find((p) => isObject(p) && p.name === parameter.name && p.in === parameter.in);
+  const declared = [...(Array.isArray(raw.parameters) ? raw.parameters : [])]
+    .map((p) => contract.deref(p))
+    .find((p) => isObject(p) && p.name === parameter.name && p.in === parameter.in);
   if (isObject(declared)) {
     if (declared.example !== undefined) return String(declared.example);
     const examples = contract.deref(declared.examples);
@@ -92,7 +96,11 @@ export function buildRequest(contract: Contract, operation: OperationModel, opti
       operation.parameters
         // Optional parameters are sent only when the caller asks for them.
         .filter((p) => p.in === location && (p.required || options.parameters?.[p.name] !== undefined))
-        .map((p) => [p.name, options.parameters?.[p.name] ?? (isIdempotencyHeader(p) ? randomUUID() : parameterValue(contract, p, operation))]),
+        .map((p) => [
+          p.name,
+          options.parameters?.[p.name] ??
+            (isIdempotencyHeader(p) ? randomUUID() : parameterValue(contract, p, operation)),
+        ]),
     );
   const body = options.body ?? bodyExamples(contract, operation)[0]?.value;
   return {
@@ -100,12 +108,27 @@ export function buildRequest(contract: Contract, operation: OperationModel, opti
     path: fillPath(operation.path, values('path')),
     query: values('query'),
     headers: values('header'),
-    ...(operation.body && body !== undefined ? { body: { contentType: 'application/json', text: JSON.stringify(body) } } : {}),
+    ...(operation.body && body !== undefined
+      ? { body: { contentType: 'application/json', text: JSON.stringify(body) } }
+      : {}),
   };
 }
 
 /** Error codes whose answer depends on the target's state (stored objects, settings, balance...). */
-const STATE_DEPENDENT = new Set(['not_found', 'duplicate', 'state', 'merchant_setting', 'insufficient_balance', 'other_merchant', 'idempotency_replay', 'idempotency_mismatch', 'otp', 'stored_field', 'upstream_unavailable', 'test_mode']);
+const STATE_DEPENDENT = new Set([
+  'not_found',
+  'duplicate',
+  'state',
+  'merchant_setting',
+  'insufficient_balance',
+  'other_merchant',
+  'idempotency_replay',
+  'idempotency_mismatch',
+  'otp',
+  'stored_field',
+  'upstream_unavailable',
+  'test_mode',
+]);
 
 export function stateDependentCodes(operation: OperationModel): string[] {
   return Object.entries(operation.errorTriggers)

@@ -18,7 +18,10 @@ export type Hints = ReadonlyMap<string, readonly Json[]>;
 const CLASS_PREFERENCE = ['a', 'A', '0', '1', 'x', 'Z', '-', '_'];
 
 /** A character class `[...]` as a membership test (ranges, escapes \d \s \w, negation). */
-function parseClass(source: string, start: number): { end: number; test: (char: string) => boolean; first: string | undefined } {
+function parseClass(
+  source: string,
+  start: number,
+): { end: number; test: (char: string) => boolean; first: string | undefined } {
   let index = start + 1;
   const negated = source[index] === '^';
   if (negated) index++;
@@ -169,13 +172,22 @@ function fitLength(text: string, schema: JsonObject): string {
 }
 
 function stringCandidates(schema: JsonObject): Json[] {
-  const seeds = [typeof schema.format === 'string' ? FORMAT_SAMPLES[schema.format] : undefined, typeof schema.pattern === 'string' ? samplePattern(schema.pattern) : undefined, 'conformance', 'CONFORMANCE'];
+  const seeds = [
+    typeof schema.format === 'string' ? FORMAT_SAMPLES[schema.format] : undefined,
+    typeof schema.pattern === 'string' ? samplePattern(schema.pattern) : undefined,
+    'conformance',
+    'CONFORMANCE',
+  ];
   return seeds.filter((s): s is string => s !== undefined).map((s) => fitLength(s, schema));
 }
 
 function numberCandidates(schema: JsonObject): Json[] {
-  const low = num(schema.minimum) ?? (num(schema.exclusiveMinimum) === undefined ? undefined : (num(schema.exclusiveMinimum) as number) + 1);
-  const high = num(schema.maximum) ?? (num(schema.exclusiveMaximum) === undefined ? undefined : (num(schema.exclusiveMaximum) as number) - 1);
+  const low =
+    num(schema.minimum) ??
+    (num(schema.exclusiveMinimum) === undefined ? undefined : (num(schema.exclusiveMinimum) as number) + 1);
+  const high =
+    num(schema.maximum) ??
+    (num(schema.exclusiveMaximum) === undefined ? undefined : (num(schema.exclusiveMaximum) as number) - 1);
   return [low, high, 1, 0].filter((n): n is number => n !== undefined);
 }
 
@@ -195,7 +207,10 @@ function candidatesOf(tools: SchemaTools, schema: JsonObject, depth: number): Js
       if (object !== undefined) out.push(object);
     } else if (type === 'array') {
       const item = synthesize(tools, schema.items ?? {}, [], depth + 1);
-      out.push([], ...(item === undefined ? [] : [Array.from({ length: Math.max(1, num(schema.minItems) ?? 1) }, () => item)]));
+      out.push(
+        [],
+        ...(item === undefined ? [] : [Array.from({ length: Math.max(1, num(schema.minItems) ?? 1) }, () => item)]),
+      );
     }
   }
   return out;

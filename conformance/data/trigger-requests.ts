@@ -26,7 +26,11 @@ function catalogValues(contract: Contract, catalogId: string, field: string): Se
   const raw = contract.deref({ $ref: catalog.pointer });
   const responses = isObject(raw) ? contract.deref(raw.responses) : undefined;
   const values = new Set<string>();
-  for (const response of isObject(responses) ? Object.entries(responses).filter(([status]) => status.startsWith('2')).map(([, r]) => contract.deref(r)) : []) {
+  for (const response of isObject(responses)
+    ? Object.entries(responses)
+        .filter(([status]) => status.startsWith('2'))
+        .map(([, r]) => contract.deref(r))
+    : []) {
     const content = isObject(response) ? contract.deref(response.content) : undefined;
     const media = isObject(content) ? contract.deref(content['application/json']) : undefined;
     const examples = isObject(media) ? contract.deref(media.examples) : undefined;
@@ -55,7 +59,11 @@ function variants(contract: Contract, trigger: JsonObject, field: string): Varia
       const terms = Array.isArray(trigger.terms) ? trigger.terms.filter((t): t is string => typeof t === 'string') : [];
       if (terms.length === 0) return 'the trigger lists no terms';
       // Every term as written, and each in lower case too: the rule holds in any letter case.
-      return terms.flatMap((term) => [term, term.toLowerCase()].filter((t, i, all) => all.indexOf(t) === i).map((t) => ({ what: `contains the forbidden term "${t}"`, value: t })));
+      return terms.flatMap((term) =>
+        [term, term.toLowerCase()]
+          .filter((t, i, all) => all.indexOf(t) === i)
+          .map((t) => ({ what: `contains the forbidden term "${t}"`, value: t })),
+      );
     }
     case 'not_in_catalog': {
       const catalog = typeof trigger.catalog === 'string' ? trigger.catalog : '';
@@ -64,7 +72,9 @@ function variants(contract: Contract, trigger: JsonObject, field: string): Varia
       // A value shaped like the listed ones that the list does not have.
       const candidates = [...listed].map((code) => `${code}X`).concat(['ZZZ', 'UNLISTED']);
       const value = candidates.find((candidate) => !listed.has(candidate) && !listed.has(candidate.toUpperCase()));
-      return value === undefined ? 'no value outside the catalog could be built' : [{ what: `not in the list ${catalog} answers`, value }];
+      return value === undefined
+        ? 'no value outside the catalog could be built'
+        : [{ what: `not in the list ${catalog} answers`, value }];
     }
     default:
       return `kind ${String(trigger.when)} is not a request-data rule`;
@@ -81,7 +91,9 @@ export function triggerRequests(contract: Contract, operation: OperationModel): 
     const status = operation.responses.find((r) => r.errorCodes.includes(code))?.status;
     const where = `body ${field ?? '(no field)'}`;
     if (field === undefined || base === undefined || !operation.body || status === undefined) {
-      plan.notes.push(`${where} (${code}): not tested, ${status === undefined ? 'the operation documents no status for the code' : 'the trigger names no body field or the operation has no body example'}`);
+      plan.notes.push(
+        `${where} (${code}): not tested, ${status === undefined ? 'the operation documents no status for the code' : 'the trigger names no body field or the operation has no body example'}`,
+      );
       continue;
     }
     const built = variants(contract, trigger, field);
@@ -90,11 +102,16 @@ export function triggerRequests(contract: Contract, operation: OperationModel): 
       continue;
     }
     for (const variant of built) {
-      const candidates = trigger.when === 'forbidden_terms' ? withTerm(getPath(base, field), String(variant.value)) : [variant.value];
+      const candidates =
+        trigger.when === 'forbidden_terms' ? withTerm(getPath(base, field), String(variant.value)) : [variant.value];
       // The body must stay valid against its schema, or the schema's answer would come first.
-      const body = candidates.map((value) => setPath(base, field, value)).find((candidate) => contract.validate(operation.body?.schema ?? {}, candidate).length === 0);
+      const body = candidates
+        .map((value) => setPath(base, field, value))
+        .find((candidate) => contract.validate(operation.body?.schema ?? {}, candidate).length === 0);
       if (body === undefined) {
-        plan.notes.push(`${where} ${variant.what} (${code}): not tested, no value breaking only this rule satisfies the field's schema`);
+        plan.notes.push(
+          `${where} ${variant.what} (${code}): not tested, no value breaking only this rule satisfies the field's schema`,
+        );
         continue;
       }
       const request: NegativeRequest = {
@@ -111,20 +128,36 @@ export function triggerRequests(contract: Contract, operation: OperationModel): 
 
 /** A whole-word, any-case match of one of the terms (a space in a term matches any run of spaces). */
 function containsTerm(text: string, terms: string[]): boolean {
-  return terms.some((term) => new RegExp(`(?<![A-Za-z])${term.trim().split(/\s+/).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+')}(?![A-Za-z])`, 'i').test(text));
+  return terms.some((term) =>
+    new RegExp(
+      `(?<![A-Za-z])${term
+        .trim()
+        .split(/\s+/)
+        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('\\s+')}(?![A-Za-z])`,
+      'i',
+    ).test(text),
+  );
 }
 
 /**
  * The request-data trigger a valid body breaks, with the answer the contract gives it, if any: what a
  * conforming implementation refuses. In-test targets answer with it, so the check can be shown to pass them.
  */
-export function brokenTrigger(contract: Contract, operation: OperationModel, body: Json): { code: string; status: number } | undefined {
+export function brokenTrigger(
+  contract: Contract,
+  operation: OperationModel,
+  body: Json,
+): { code: string; status: number } | undefined {
   for (const [code, trigger] of Object.entries(operation.errorTriggers)) {
     const value = typeof trigger.field === 'string' ? getPath(body, trigger.field) : undefined;
     const status = operation.responses.find((r) => r.errorCodes.includes(code))?.status;
     if (typeof value !== 'string' || status === undefined) continue;
     const terms = Array.isArray(trigger.terms) ? trigger.terms.filter((t): t is string => typeof t === 'string') : [];
-    const listed = trigger.when === 'not_in_catalog' && typeof trigger.catalog === 'string' ? catalogValues(contract, trigger.catalog, trigger.field as string) : undefined;
+    const listed =
+      trigger.when === 'not_in_catalog' && typeof trigger.catalog === 'string'
+        ? catalogValues(contract, trigger.catalog, trigger.field as string)
+        : undefined;
     const broken =
       (trigger.when === 'past_timestamp' && Date.parse(value) < Date.now()) ||
       (trigger.when === 'forbidden_terms' && containsTerm(value, terms)) ||

@@ -88,9 +88,18 @@ export function setAt(root: Json, path: readonly string[], value: Json | undefin
   return copy;
 }
 
-function collect(into: Map<string, { rule: Rule; candidates: Json[] }>, context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: Json[], detail: string): void {
+function collect(
+  into: Map<string, { rule: Rule; candidates: Json[] }>,
+  context: WalkContext,
+  rule: Omit<Rule, 'id' | 'resource'>,
+  roots: Json[],
+  detail: string,
+): void {
   const id = `${context.resource ?? ''}${rule.schemaPath}|${rule.keyword}|${rule.instancePath}|${detail}`;
-  const entry = into.get(id) ?? { rule: { ...rule, id, ...(context.resource === undefined ? {} : { resource: context.resource }) }, candidates: [] };
+  const entry = into.get(id) ?? {
+    rule: { ...rule, id, ...(context.resource === undefined ? {} : { resource: context.resource }) },
+    candidates: [],
+  };
   entry.candidates.push(...roots);
   into.set(id, entry);
 }
@@ -99,7 +108,14 @@ function emit(context: WalkContext, rule: Omit<Rule, 'id' | 'resource'>, roots: 
   collect(context.rules, context, rule, roots, detail);
   // A rule under a condition must not hold where the condition does not: its breaking values, on the other branch.
   const innermost = context.conditions.at(-1);
-  if (innermost) collect(context.otherBranch, context, rule, roots.flatMap((root) => conditionBroken(context, innermost, root)), detail);
+  if (innermost)
+    collect(
+      context.otherBranch,
+      context,
+      rule,
+      roots.flatMap((root) => conditionBroken(context, innermost, root)),
+      detail,
+    );
 }
 
 /** Values exactly at a bound, on its allowed side, for the rule `emit` records with the same arguments. */
@@ -112,7 +128,11 @@ function declaredOf(tools: SchemaTools, schema: Json | undefined, depth = 0): Js
   const resolved = tools.deref(schema);
   if (!isObject(resolved) || depth > 8) return {};
   // Boolean property schemas (`x: true` declares, `x: false` forbids) describe no value to build from.
-  const own = Object.fromEntries(Object.entries(isObject(resolved.properties) ? resolved.properties : {}).filter(([, property]) => isObject(property)));
+  const own = Object.fromEntries(
+    Object.entries(isObject(resolved.properties) ? resolved.properties : {}).filter(([, property]) =>
+      isObject(property),
+    ),
+  );
   const members = Array.isArray(resolved.allOf) ? resolved.allOf : [];
   return Object.assign({}, ...members.map((member) => declaredOf(tools, member, depth + 1)), own) as JsonObject;
 }
@@ -149,7 +169,21 @@ function patternBreakers(pattern: string, current: string): string[] {
     return [];
   }
   // The last two break the contract's character rules (no control characters; printable ASCII).
-  const tries = [current.slice(0, -1), `${current}0`, `${current}!`, `!${current}`, current.toLowerCase(), current.toUpperCase(), '!', '@@@', 'a'.repeat(Math.max(1, current.length)), '0'.repeat(Math.max(1, current.length)), '', `${current}\u0007`, `${current}\u00e9`];
+  const tries = [
+    current.slice(0, -1),
+    `${current}0`,
+    `${current}!`,
+    `!${current}`,
+    current.toLowerCase(),
+    current.toUpperCase(),
+    '!',
+    '@@@',
+    'a'.repeat(Math.max(1, current.length)),
+    '0'.repeat(Math.max(1, current.length)),
+    '',
+    `${current}\u0007`,
+    `${current}\u00e9`,
+  ];
   return [...new Set(tries)].filter((candidate) => !regex.test(candidate));
 }
 
@@ -157,24 +191,52 @@ function patternBreakers(pattern: string, current: string): string[] {
  * Emits a rule on the value at `path`, its candidates being replacements for that value; for a bound, `inside`
  * holds the replacements exactly at the bound on its allowed side (the boundaries check sends them).
  */
-function replacer(context: WalkContext, path: string[], schemaPath: string, condition: string): (keyword: string, description: string, values: Json[], inside?: Json[]) => void {
+function replacer(
+  context: WalkContext,
+  path: string[],
+  schemaPath: string,
+  condition: string,
+): (keyword: string, description: string, values: Json[], inside?: Json[]) => void {
   const at = pointer(path);
   return (keyword, description, values, inside) => {
-    const rule = { keyword, instancePath: at, schemaPath: `${schemaPath}/${keyword}`, description: `${at || '(root)'}: ${description}${condition}` };
-    emit(context, rule, values.map((v) => setAt(context.root, path, v)));
-    if (inside) emitEdge(context, rule, inside.map((v) => setAt(context.root, path, v)));
+    const rule = {
+      keyword,
+      instancePath: at,
+      schemaPath: `${schemaPath}/${keyword}`,
+      description: `${at || '(root)'}: ${description}${condition}`,
+    };
+    emit(
+      context,
+      rule,
+      values.map((v) => setAt(context.root, path, v)),
+    );
+    if (inside)
+      emitEdge(
+        context,
+        rule,
+        inside.map((v) => setAt(context.root, path, v)),
+      );
   };
 }
 
 /** A string of exactly `length` characters built from `value` (cut, or padded with its last character). */
-const toLength = (value: string, length: number): string => (value.length >= length ? value.slice(0, length) : value + (value.at(-1) ?? 'a').repeat(length - value.length));
+const toLength = (value: string, length: number): string =>
+  value.length >= length ? value.slice(0, length) : value + (value.at(-1) ?? 'a').repeat(length - value.length);
 /** The step between adjacent allowed numbers next to an exclusive bound. */
 const stepOf = (schema: JsonObject): number => (typeof schema.multipleOf === 'number' ? schema.multipleOf : 1);
 
-function scalarRules(context: WalkContext, schema: JsonObject, path: string[], schemaPath: string, value: Json, condition: string): void {
+function scalarRules(
+  context: WalkContext,
+  schema: JsonObject,
+  path: string[],
+  schemaPath: string,
+  value: Json,
+  condition: string,
+): void {
   const put = replacer(context, path, schemaPath, condition);
   const { tools } = context;
-  if (schema.type !== undefined) put('type', `wrong type (not ${typesOf(schema).join(' or ')})`, wrongTypeValues(schema));
+  if (schema.type !== undefined)
+    put('type', `wrong type (not ${typesOf(schema).join(' or ')})`, wrongTypeValues(schema));
   if (Array.isArray(schema.enum)) put('enum', 'not one of the allowed values', notInList(schema.enum, value));
   if (schema.const !== undefined) put('const', 'not the required constant', notInList([schema.const], value));
   if (typeof value === 'string') {
@@ -182,26 +244,58 @@ function scalarRules(context: WalkContext, schema: JsonObject, path: string[], s
     const last = value.at(-1) ?? 'a';
     if (typeof schema.minLength === 'number' && schema.minLength > 0) {
       const min = schema.minLength;
-      put('minLength', `shorter than ${min}`, [value.slice(0, min - 1), first.repeat(min - 1)], [toLength(value, min), first.repeat(min), 'a'.repeat(min), '0'.repeat(min)]);
+      put(
+        'minLength',
+        `shorter than ${min}`,
+        [value.slice(0, min - 1), first.repeat(min - 1)],
+        [toLength(value, min), first.repeat(min), 'a'.repeat(min), '0'.repeat(min)],
+      );
     }
     if (typeof schema.maxLength === 'number') {
       const max = schema.maxLength;
       const over = max + 1;
-      put('maxLength', `longer than ${max}`, [value.length < over ? value + last.repeat(over - value.length) : value, 'a'.repeat(over), '0'.repeat(over)], [toLength(value, max), 'a'.repeat(max), '0'.repeat(max)]);
+      put(
+        'maxLength',
+        `longer than ${max}`,
+        [value.length < over ? value + last.repeat(over - value.length) : value, 'a'.repeat(over), '0'.repeat(over)],
+        [toLength(value, max), 'a'.repeat(max), '0'.repeat(max)],
+      );
     }
-    if (typeof schema.pattern === 'string') put('pattern', `does not match ${schema.pattern}`, patternBreakers(schema.pattern, value));
+    if (typeof schema.pattern === 'string')
+      put('pattern', `does not match ${schema.pattern}`, patternBreakers(schema.pattern, value));
     if (typeof schema.format === 'string') {
       const format = schema.format;
-      put('format', `not a valid ${format}`, [`${value}!`, 'conformance', `not a ${format}`].filter((c) => tools.validate({ type: 'string', format }, c).length > 0));
+      put(
+        'format',
+        `not a valid ${format}`,
+        [`${value}!`, 'conformance', `not a ${format}`].filter(
+          (c) => tools.validate({ type: 'string', format }, c).length > 0,
+        ),
+      );
     }
   }
   if (typeof value === 'number') {
     const step = stepOf(schema);
-    if (typeof schema.minimum === 'number') put('minimum', `below the minimum ${schema.minimum}`, [schema.minimum - 1], [schema.minimum]);
-    if (typeof schema.exclusiveMinimum === 'number') put('exclusiveMinimum', `at or below the exclusive minimum ${schema.exclusiveMinimum}`, [schema.exclusiveMinimum, schema.exclusiveMinimum - 1], [schema.exclusiveMinimum + step]);
-    if (typeof schema.maximum === 'number') put('maximum', `above the maximum ${schema.maximum}`, [schema.maximum + 1], [schema.maximum]);
-    if (typeof schema.exclusiveMaximum === 'number') put('exclusiveMaximum', `at or above the exclusive maximum ${schema.exclusiveMaximum}`, [schema.exclusiveMaximum, schema.exclusiveMaximum + 1], [schema.exclusiveMaximum - step]);
-    if (typeof schema.multipleOf === 'number') put('multipleOf', `not a multiple of ${schema.multipleOf}`, [value + schema.multipleOf / 2]);
+    if (typeof schema.minimum === 'number')
+      put('minimum', `below the minimum ${schema.minimum}`, [schema.minimum - 1], [schema.minimum]);
+    if (typeof schema.exclusiveMinimum === 'number')
+      put(
+        'exclusiveMinimum',
+        `at or below the exclusive minimum ${schema.exclusiveMinimum}`,
+        [schema.exclusiveMinimum, schema.exclusiveMinimum - 1],
+        [schema.exclusiveMinimum + step],
+      );
+    if (typeof schema.maximum === 'number')
+      put('maximum', `above the maximum ${schema.maximum}`, [schema.maximum + 1], [schema.maximum]);
+    if (typeof schema.exclusiveMaximum === 'number')
+      put(
+        'exclusiveMaximum',
+        `at or above the exclusive maximum ${schema.exclusiveMaximum}`,
+        [schema.exclusiveMaximum, schema.exclusiveMaximum + 1],
+        [schema.exclusiveMaximum - step],
+      );
+    if (typeof schema.multipleOf === 'number')
+      put('multipleOf', `not a multiple of ${schema.multipleOf}`, [value + schema.multipleOf / 2]);
   }
 }
 
@@ -210,11 +304,24 @@ function validFor(context: WalkContext, declared: JsonObject, name: string): Jso
   return synthesize(context.tools, declared[name] ?? {}, context.hints.get(name) ?? []);
 }
 
-function objectRules(context: WalkContext, schema: JsonObject, path: string[], schemaPath: string, value: JsonObject, declared: JsonObject, condition: string): void {
+function objectRules(
+  context: WalkContext,
+  schema: JsonObject,
+  path: string[],
+  schemaPath: string,
+  value: JsonObject,
+  declared: JsonObject,
+  condition: string,
+): void {
   const at = pointer(path);
   const where = at || '(root)';
   const { tools } = context;
-  const rule = (keyword: string, description: string): Omit<Rule, 'id' | 'resource'> => ({ keyword, instancePath: at, schemaPath: `${schemaPath}/${keyword}`, description: `${where}: ${description}${condition}` });
+  const rule = (keyword: string, description: string): Omit<Rule, 'id' | 'resource'> => ({
+    keyword,
+    instancePath: at,
+    schemaPath: `${schemaPath}/${keyword}`,
+    description: `${where}: ${description}${condition}`,
+  });
   const withValue = (changes: Record<string, Json | undefined>): Json => {
     const copy = clone(value);
     for (const [name, change] of Object.entries(changes)) {
@@ -226,13 +333,23 @@ function objectRules(context: WalkContext, schema: JsonObject, path: string[], s
 
   for (const name of Array.isArray(schema.required) ? schema.required.map(String) : []) {
     // Absent already: under a condition just made to hold, the adjusted base is itself the violation.
-    emit(context, rule('required', `missing required field ${name}`), [name in value ? withValue({ [name]: undefined }) : context.root], name);
+    emit(
+      context,
+      rule('required', `missing required field ${name}`),
+      [name in value ? withValue({ [name]: undefined }) : context.root],
+      name,
+    );
   }
   if (isObject(schema.dependentRequired)) {
     for (const [trigger, needs] of Object.entries(schema.dependentRequired)) {
       const triggerValue = value[trigger] ?? validFor(context, declared, trigger);
       for (const needed of Array.isArray(needs) ? needs.map(String) : []) {
-        emit(context, rule('dependentRequired', `${trigger} without ${needed}`), triggerValue === undefined ? [] : [withValue({ [trigger]: triggerValue, [needed]: undefined })], `${trigger}>${needed}`);
+        emit(
+          context,
+          rule('dependentRequired', `${trigger} without ${needed}`),
+          triggerValue === undefined ? [] : [withValue({ [trigger]: triggerValue, [needed]: undefined })],
+          `${trigger}>${needed}`,
+        );
       }
     }
   }
@@ -240,17 +357,30 @@ function objectRules(context: WalkContext, schema: JsonObject, path: string[], s
   if (typeof schema.maxProperties === 'number') {
     const filler = synthesize(tools, isObject(extraSchema) ? extraSchema : {}, []);
     const extra: Record<string, Json> = {};
-    for (let i = Object.keys(value).length; i <= schema.maxProperties && filler !== undefined; i++) extra[`conformance_${i}`] = filler;
-    emit(context, rule('maxProperties', `more than ${schema.maxProperties} properties`), filler === undefined ? [] : [withValue(extra)]);
+    for (let i = Object.keys(value).length; i <= schema.maxProperties && filler !== undefined; i++)
+      extra[`conformance_${i}`] = filler;
+    emit(
+      context,
+      rule('maxProperties', `more than ${schema.maxProperties} properties`),
+      filler === undefined ? [] : [withValue(extra)],
+    );
   }
   if (schema.propertyNames !== undefined) {
     const names = schema.propertyNames;
     const resolved = tools.deref(names);
-    const proposals = [...stringsIn(names), ...Object.keys(declared), ...(isObject(resolved) && typeof resolved.maxLength === 'number' ? ['k'.repeat(resolved.maxLength + 1)] : []), 'conformance!'];
+    const proposals = [
+      ...stringsIn(names),
+      ...Object.keys(declared),
+      ...(isObject(resolved) && typeof resolved.maxLength === 'number' ? ['k'.repeat(resolved.maxLength + 1)] : []),
+      'conformance!',
+    ];
     const roots = [...new Set(proposals)]
       .filter((name) => !(name in value) && tools.validate(names, name).length > 0)
       .flatMap((name) => {
-        const property = declared[name] !== undefined ? validFor(context, declared, name) : synthesize(tools, isObject(extraSchema) ? extraSchema : {}, []);
+        const property =
+          declared[name] !== undefined
+            ? validFor(context, declared, name)
+            : synthesize(tools, isObject(extraSchema) ? extraSchema : {}, []);
         return property === undefined ? [] : [withValue({ [name]: property })];
       });
     emit(context, rule('propertyNames', 'a property name that is not allowed'), roots);
@@ -262,7 +392,16 @@ function objectRules(context: WalkContext, schema: JsonObject, path: string[], s
     const childPath = `${schemaPath}/properties/${escapePointerToken(name)}`;
     if (sub === false) {
       const allowed = validFor(context, declared, name);
-      emit(context, { keyword: 'false schema', instancePath: pointer(child), schemaPath: `${childPath}/false schema`, description: `${pointer(child)}: field not allowed here${condition}` }, allowed === undefined ? [] : [withValue({ [name]: allowed })]);
+      emit(
+        context,
+        {
+          keyword: 'false schema',
+          instancePath: pointer(child),
+          schemaPath: `${childPath}/false schema`,
+          description: `${pointer(child)}: field not allowed here${condition}`,
+        },
+        allowed === undefined ? [] : [withValue({ [name]: allowed })],
+      );
       continue;
     }
     if (!isObject(sub)) continue;
@@ -275,14 +414,22 @@ function objectRules(context: WalkContext, schema: JsonObject, path: string[], s
     // itself breaks another rule, the candidates are not exact and another base (or none) serves.
     const added = synthesize(tools, sub, context.hints.get(name) ?? []) ?? validFor(context, declared, name);
     if (added === undefined) continue;
-    walk({ ...context, root: completeObject(context, path, withValue({ [name]: added }), declared) }, sub, child, childPath, childDeclared, condition);
+    walk(
+      { ...context, root: completeObject(context, path, withValue({ [name]: added }), declared) },
+      sub,
+      child,
+      childPath,
+      childDeclared,
+      condition,
+    );
   }
   if (isObject(extraSchema)) {
     const extraName = Object.keys(value).find((name) => !(name in properties));
     const added = extraName === undefined ? synthesize(tools, extraSchema, []) : undefined;
     const name = extraName ?? 'conformance';
     const root = extraName === undefined && added !== undefined ? withValue({ [name]: added }) : context.root;
-    if (extraName !== undefined || added !== undefined) walk({ ...context, root }, extraSchema, [...path, name], `${schemaPath}/additionalProperties`, {}, condition);
+    if (extraName !== undefined || added !== undefined)
+      walk({ ...context, root }, extraSchema, [...path, name], `${schemaPath}/additionalProperties`, {}, condition);
   }
 }
 
@@ -295,7 +442,9 @@ function completeObject(context: WalkContext, path: string[], root: Json, declar
   for (let round = 0; round < 3; round++) {
     const missing = context.tools
       .validate(context.schema, current)
-      .filter((e) => e.instancePath === pointer(path) && (e.keyword === 'required' || e.keyword === 'dependentRequired'))
+      .filter(
+        (e) => e.instancePath === pointer(path) && (e.keyword === 'required' || e.keyword === 'dependentRequired'),
+      )
       .map((e) => String((e.params as { missingProperty?: unknown }).missingProperty));
     if (missing.length === 0) break;
     const object = getAt(current, path);
@@ -314,42 +463,96 @@ function completeObject(context: WalkContext, path: string[], root: Json, declar
 function stringsIn(schema: Json): string[] {
   if (Array.isArray(schema)) return schema.flatMap(stringsIn);
   if (!isObject(schema)) return [];
-  const own = [...(Array.isArray(schema.enum) ? schema.enum : []), ...(schema.const === undefined ? [] : [schema.const])].filter((v): v is string => typeof v === 'string');
-  return [...own, ...Object.entries(schema).filter(([key]) => key !== 'enum' && key !== 'const').flatMap(([, child]) => stringsIn(child))];
+  const own = [
+    ...(Array.isArray(schema.enum) ? schema.enum : []),
+    ...(schema.const === undefined ? [] : [schema.const]),
+  ].filter((v): v is string => typeof v === 'string');
+  return [
+    ...own,
+    ...Object.entries(schema)
+      .filter(([key]) => key !== 'enum' && key !== 'const')
+      .flatMap(([, child]) => stringsIn(child)),
+  ];
 }
 
-function arrayRules(context: WalkContext, schema: JsonObject, path: string[], schemaPath: string, value: Json[], condition: string): void {
+function arrayRules(
+  context: WalkContext,
+  schema: JsonObject,
+  path: string[],
+  schemaPath: string,
+  value: Json[],
+  condition: string,
+): void {
   const put = replacer(context, path, schemaPath, condition);
   const item = value[0] ?? synthesize(context.tools, schema.items ?? {}, []);
-  const items = (count: number): Json[] => (item === undefined ? [] : [Array.from({ length: count }, (_, index) => value[index] ?? item)]);
-  if (typeof schema.maxItems === 'number' && item !== undefined) put('maxItems', `more than ${schema.maxItems} items`, [Array.from({ length: schema.maxItems + 1 }, () => item)], items(schema.maxItems));
-  if (typeof schema.minItems === 'number' && schema.minItems > 0) put('minItems', `fewer than ${schema.minItems} items`, [value.slice(0, schema.minItems - 1)], items(schema.minItems));
+  const items = (count: number): Json[] =>
+    item === undefined ? [] : [Array.from({ length: count }, (_, index) => value[index] ?? item)];
+  if (typeof schema.maxItems === 'number' && item !== undefined)
+    put(
+      'maxItems',
+      `more than ${schema.maxItems} items`,
+      [Array.from({ length: schema.maxItems + 1 }, () => item)],
+      items(schema.maxItems),
+    );
+  if (typeof schema.minItems === 'number' && schema.minItems > 0)
+    put(
+      'minItems',
+      `fewer than ${schema.minItems} items`,
+      [value.slice(0, schema.minItems - 1)],
+      items(schema.minItems),
+    );
   if (isObject(schema.items) && item !== undefined) {
     const root = value.length > 0 ? context.root : setAt(context.root, path, [item]);
-    walk({ ...context, root }, schema.items, [...path, '0'], `${schemaPath}/items`, declaredOf(context.tools, schema.items), condition);
+    walk(
+      { ...context, root },
+      schema.items,
+      [...path, '0'],
+      `${schemaPath}/items`,
+      declaredOf(context.tools, schema.items),
+      condition,
+    );
   }
 }
 
 /** Adjusts an object so that an `if` holds, from the condition's own constants and the examples' values. */
-function makeConditionHold(context: WalkContext, condition: JsonObject, value: JsonObject, declared: JsonObject): JsonObject | undefined {
+function makeConditionHold(
+  context: WalkContext,
+  condition: JsonObject,
+  value: JsonObject,
+  declared: JsonObject,
+): JsonObject | undefined {
   const { tools } = context;
   if (tools.validate(condition, value).length === 0) return value;
   const copy = clone(value);
   const properties = isObject(condition.properties) ? condition.properties : {};
-  const names = new Set([...Object.keys(properties), ...(Array.isArray(condition.required) ? condition.required.map(String) : [])]);
+  const names = new Set([
+    ...Object.keys(properties),
+    ...(Array.isArray(condition.required) ? condition.required.map(String) : []),
+  ]);
   for (const name of names) {
     const wanted = properties[name] ?? {};
     if (name in copy && tools.validate(wanted, copy[name]).length === 0) continue;
     const own = tools.deref(declared[name]);
-    const pool = [...stringsIn(wanted), ...(context.hints.get(name) ?? []), ...(isObject(own) && Array.isArray(own.enum) ? own.enum : []), synthesize(tools, declared[name] ?? {}, [])];
-    const fit = pool.find((candidate) => candidate !== undefined && tools.validate(wanted, candidate).length === 0 && tools.validate(declared[name] ?? {}, candidate).length === 0);
+    const pool = [
+      ...stringsIn(wanted),
+      ...(context.hints.get(name) ?? []),
+      ...(isObject(own) && Array.isArray(own.enum) ? own.enum : []),
+      synthesize(tools, declared[name] ?? {}, []),
+    ];
+    const fit = pool.find(
+      (candidate) =>
+        candidate !== undefined &&
+        tools.validate(wanted, candidate).length === 0 &&
+        tools.validate(declared[name] ?? {}, candidate).length === 0,
+    );
     if (fit === undefined) return undefined;
     copy[name] = fit;
   }
   if (tools.validate(condition, copy).length === 0) return copy;
   // A negated condition (`if: {not: ...}`) holds once the fields it names are gone.
   const without = clone(copy);
-  for (const name of stringsIn(condition.not ?? {}).concat(Object.keys(declaredOf(tools, condition.not ?? {})))) delete without[name];
+  for (const name of stringsIn(condition.not ?? {}).concat(Object.keys(declaredOf(tools, condition.not ?? {}))))
+    delete without[name];
   return tools.validate(condition, without).length === 0 ? without : undefined;
 }
 
@@ -368,8 +571,14 @@ function conditionBroken(context: WalkContext, condition: WalkContext['condition
   const results: Json[] = [];
   for (const name of new Set([...Object.keys(properties), ...required])) {
     const own = tools.deref(condition.declared[name]);
-    const pool = [...stringsIn(properties[name] ?? {}), ...(context.hints.get(name) ?? []), ...(isObject(own) && Array.isArray(own.enum) ? own.enum : [])];
-    const changes: (Json | undefined)[] = [...new Map(pool.map((candidate) => [JSON.stringify(candidate), candidate])).values()];
+    const pool = [
+      ...stringsIn(properties[name] ?? {}),
+      ...(context.hints.get(name) ?? []),
+      ...(isObject(own) && Array.isArray(own.enum) ? own.enum : []),
+    ];
+    const changes: (Json | undefined)[] = [
+      ...new Map(pool.map((candidate) => [JSON.stringify(candidate), candidate])).values(),
+    ];
     if (required.includes(name)) changes.push(undefined);
     for (const change of changes) {
       const copy = clone(object);
@@ -386,7 +595,14 @@ function conditionText(condition: JsonObject): string {
   return ` (when ${JSON.stringify(condition.properties ?? condition)})`;
 }
 
-function walk(context: WalkContext, schema: Json, path: string[], schemaPath: string, declared: JsonObject, condition: string): void {
+function walk(
+  context: WalkContext,
+  schema: Json,
+  path: string[],
+  schemaPath: string,
+  declared: JsonObject,
+  condition: string,
+): void {
   if (!isObject(schema)) return;
   const { tools } = context;
   if (typeof schema.$ref === 'string') {
@@ -403,18 +619,35 @@ function walk(context: WalkContext, schema: Json, path: string[], schemaPath: st
   scalarRules(context, schema, path, schemaPath, value, condition);
   if (isObject(value)) objectRules(context, schema, path, schemaPath, value, here, condition);
   if (Array.isArray(value)) arrayRules(context, schema, path, schemaPath, value, condition);
-  (Array.isArray(schema.allOf) ? schema.allOf : []).forEach((member, index) => walk(context, member, path, `${schemaPath}/allOf/${index}`, here, condition));
+  (Array.isArray(schema.allOf) ? schema.allOf : []).forEach((member, index) =>
+    walk(context, member, path, `${schemaPath}/allOf/${index}`, here, condition),
+  );
   if (isObject(schema.if) && isObject(value) && schema.then !== undefined) {
     const adjusted = makeConditionHold(context, schema.if, value, here);
     const root = adjusted === undefined ? context.root : setAt(context.root, path, adjusted);
     const conditions = [...context.conditions, { path, schema: schema.if, declared: here }];
-    walk({ ...context, root, conditions }, schema.then, path, `${schemaPath}/then`, here, `${condition}${conditionText(schema.if)}`);
+    walk(
+      { ...context, root, conditions },
+      schema.then,
+      path,
+      `${schemaPath}/then`,
+      here,
+      `${condition}${conditionText(schema.if)}`,
+    );
   }
   if (schema.not !== undefined) notRule(context, tools.deref(schema.not), path, schemaPath, value, here, condition);
 }
 
 /** Breaks `not: S` by making S hold: adding the fields it requires, or taking one of its constants. */
-function notRule(context: WalkContext, negated: Json | undefined, path: string[], schemaPath: string, value: Json, declared: JsonObject, condition: string): void {
+function notRule(
+  context: WalkContext,
+  negated: Json | undefined,
+  path: string[],
+  schemaPath: string,
+  value: Json,
+  declared: JsonObject,
+  condition: string,
+): void {
   if (!isObject(negated)) return;
   const { tools } = context;
   const candidates: Json[] = [];
@@ -429,8 +662,19 @@ function notRule(context: WalkContext, negated: Json | undefined, path: string[]
     candidates.push(...stringsIn(negated));
   }
   const at = pointer(path);
-  const roots = candidates.filter((c) => tools.validate(negated, c).length === 0).map((c) => setAt(context.root, path, c));
-  emit(context, { keyword: 'not', instancePath: at, schemaPath: `${schemaPath}/not`, description: `${at || '(root)'}: a combination the contract forbids${condition}` }, roots);
+  const roots = candidates
+    .filter((c) => tools.validate(negated, c).length === 0)
+    .map((c) => setAt(context.root, path, c));
+  emit(
+    context,
+    {
+      keyword: 'not',
+      instancePath: at,
+      schemaPath: `${schemaPath}/not`,
+      description: `${at || '(root)'}: a combination the contract forbids${condition}`,
+    },
+    roots,
+  );
 }
 
 const relevant = (errors: ErrorObject[]): ErrorObject[] => errors.filter((error) => error.keyword !== 'if');
@@ -443,11 +687,19 @@ const relevant = (errors: ErrorObject[]): ErrorObject[] => errors.filter((error)
 function sameKeyword(error: ErrorObject, rule: Rule): boolean {
   if (error.keyword !== rule.keyword || error.instancePath !== rule.instancePath) return false;
   const path = error.schemaPath.slice(error.schemaPath.indexOf('#'));
-  return path === rule.schemaPath || (rule.resource !== undefined && path === `${rule.resource}${rule.schemaPath.slice(1)}`);
+  return (
+    path === rule.schemaPath || (rule.resource !== undefined && path === `${rule.resource}${rule.schemaPath.slice(1)}`)
+  );
 }
 
 /** The candidate that breaks the rule and nothing at another place, preferring the fewest errors. */
-function pick(tools: SchemaTools, schema: Json, rule: Rule, candidates: Json[], accept: (value: Json) => boolean): Violation | undefined {
+function pick(
+  tools: SchemaTools,
+  schema: Json,
+  rule: Rule,
+  candidates: Json[],
+  accept: (value: Json) => boolean,
+): Violation | undefined {
   let best: { violation: Violation; score: number } | undefined;
   for (const value of candidates) {
     if (!accept(value)) continue;
@@ -462,15 +714,29 @@ function pick(tools: SchemaTools, schema: Json, rule: Rule, candidates: Json[], 
 
 function whyNot(candidates: Json[], accept: DeriveOptions['accept']): string {
   if (candidates.length === 0) return 'no value breaking it could be built';
-  if (accept && !candidates.some(accept)) return 'the request cannot carry any value that breaks it (an empty path segment addresses another route)';
+  if (accept && !candidates.some(accept))
+    return 'the request cannot carry any value that breaks it (an empty path segment addresses another route)';
   return 'every value tried also breaks another rule elsewhere';
 }
 
 /** One violation per rule of `schema`, each from the first base (in order) that yields an exact one. */
-export function deriveViolations(tools: SchemaTools, schema: Json, bases: readonly Json[], options: DeriveOptions = {}): { violations: Violation[]; unconstructed: Unconstructed[] } {
+export function deriveViolations(
+  tools: SchemaTools,
+  schema: Json,
+  bases: readonly Json[],
+  options: DeriveOptions = {},
+): { violations: Violation[]; unconstructed: Unconstructed[] } {
   const rules = new Map<string, { rule: Rule; candidates: Json[] }>();
   const hints = options.hints ?? new Map<string, Json[]>();
-  for (const base of bases) walk({ tools, hints, root: base, schema, rules, edges: new Map(), otherBranch: new Map(), conditions: [] }, schema, [], '#', {}, '');
+  for (const base of bases)
+    walk(
+      { tools, hints, root: base, schema, rules, edges: new Map(), otherBranch: new Map(), conditions: [] },
+      schema,
+      [],
+      '#',
+      {},
+      '',
+    );
   const violations: Violation[] = [];
   const unconstructed: Unconstructed[] = [];
   const sent = new Set<string>();
@@ -494,13 +760,26 @@ export interface Admissible {
 }
 
 /** The first candidate valid against the whole schema, from a walk's collected candidates per rule. */
-function admissible(tools: SchemaTools, schema: Json, collected: Map<string, { rule: Rule; candidates: Json[] }>, kind: Admissible['kind'], accept: (value: Json) => boolean): { found: Admissible[]; missing: Unconstructed[] } {
+function admissible(
+  tools: SchemaTools,
+  schema: Json,
+  collected: Map<string, { rule: Rule; candidates: Json[] }>,
+  kind: Admissible['kind'],
+  accept: (value: Json) => boolean,
+): { found: Admissible[]; missing: Unconstructed[] } {
   const found: Admissible[] = [];
   const missing: Unconstructed[] = [];
   for (const { rule, candidates } of collected.values()) {
-    const value = candidates.find((candidate) => accept(candidate) && relevant(tools.validate(schema, candidate)).length === 0);
+    const value = candidates.find(
+      (candidate) => accept(candidate) && relevant(tools.validate(schema, candidate)).length === 0,
+    );
     if (value !== undefined) found.push({ rule, kind, value });
-    else missing.push({ rule, reason: candidates.length === 0 ? `no ${kind} value could be built` : `every ${kind} value tried breaks another rule` });
+    else
+      missing.push({
+        rule,
+        reason:
+          candidates.length === 0 ? `no ${kind} value could be built` : `every ${kind} value tried breaks another rule`,
+      });
   }
   return { found, missing };
 }
@@ -511,16 +790,38 @@ function admissible(tools: SchemaTools, schema: Json, collected: Map<string, { r
  * its allowed side; for every rule under an `if`, a value that breaks it where the condition does not hold.
  * The same walk as `deriveViolations`, so each bound's outside value (negative_data) and inside value pair.
  */
-export function deriveAdmissible(tools: SchemaTools, schema: Json, bases: readonly Json[], options: DeriveOptions = {}): { values: Admissible[]; unconstructed: Unconstructed[] } {
+export function deriveAdmissible(
+  tools: SchemaTools,
+  schema: Json,
+  bases: readonly Json[],
+  options: DeriveOptions = {},
+): { values: Admissible[]; unconstructed: Unconstructed[] } {
   const hints = options.hints ?? new Map<string, Json[]>();
   const edges = new Map<string, { rule: Rule; candidates: Json[] }>();
   const otherBranch = new Map<string, { rule: Rule; candidates: Json[] }>();
-  for (const base of bases) walk({ tools, hints, root: base, schema, rules: new Map(), edges, otherBranch, conditions: [] }, schema, [], '#', {}, '');
+  for (const base of bases)
+    walk(
+      { tools, hints, root: base, schema, rules: new Map(), edges, otherBranch, conditions: [] },
+      schema,
+      [],
+      '#',
+      {},
+      '',
+    );
   const accept = options.accept ?? (() => true);
   const atEdges = admissible(tools, schema, edges, 'edge', accept);
   // A rule that cannot be broken on the other branch (a `type` the whole schema repeats) says nothing there.
-  const onOtherBranch = admissible(tools, schema, new Map([...otherBranch].filter(([, entry]) => entry.rule.keyword !== 'type')), 'other branch', accept);
-  return { values: [...atEdges.found, ...onOtherBranch.found], unconstructed: [...atEdges.missing, ...onOtherBranch.missing] };
+  const onOtherBranch = admissible(
+    tools,
+    schema,
+    new Map([...otherBranch].filter(([, entry]) => entry.rule.keyword !== 'type')),
+    'other branch',
+    accept,
+  );
+  return {
+    values: [...atEdges.found, ...onOtherBranch.found],
+    unconstructed: [...atEdges.missing, ...onOtherBranch.missing],
+  };
 }
 
 export interface ExpectedAnswer {
@@ -549,5 +850,11 @@ export function expectedAnswer(operation: OperationModel, errors: ErrorObject[])
     const response = operation.responses.find((r) => r.errorCodes.includes(own));
     if (response) return { status: response.status, errorCode: own, source: 'x-error-codes' };
   }
-  return operation.validationError ? { status: operation.validationError.status, errorCode: operation.validationError.error_code, source: 'x-validation-error' } : undefined;
+  return operation.validationError
+    ? {
+        status: operation.validationError.status,
+        errorCode: operation.validationError.error_code,
+        source: 'x-validation-error',
+      }
+    : undefined;
 }

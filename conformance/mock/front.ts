@@ -24,10 +24,16 @@ type MockCaller = { key: string };
 
 const FORWARDED_RESPONSE_HEADERS = ['www-authenticate'];
 
-export function createMockFront(options: { upstream: string; onExchange?: (exchange: MockExchange) => void }): (request: Request) => Promise<Response> {
+export function createMockFront(options: {
+  upstream: string;
+  onExchange?: (exchange: MockExchange) => void;
+}): (request: Request) => Promise<Response> {
   const forwarded = new WeakSet<Request>();
 
-  const forward = async (input: { path?: Record<string, string>; body?: unknown }, context: RequestContext<MockCaller>): Promise<{ status: number; body: unknown; headers: Record<string, string> }> => {
+  const forward = async (
+    input: { path?: Record<string, string>; body?: unknown },
+    context: RequestContext<MockCaller>,
+  ): Promise<{ status: number; body: unknown; headers: Record<string, string> }> => {
     forwarded.add(context.request);
     const route = operationTable[context.operationId as keyof typeof operationTable];
     const incoming = new URL(context.request.url);
@@ -37,22 +43,39 @@ export function createMockFront(options: { upstream: string; onExchange?: (excha
     for (const name of ['host', 'content-length', 'content-type', 'connection']) headers.delete(name);
     // The validated body, as JSON: a form body arrives already converted to the schema's types.
     if (input.body !== undefined) headers.set('content-type', 'application/json');
-    const answer = await fetch(target, { method: context.request.method, headers, ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}) });
+    const answer = await fetch(target, {
+      method: context.request.method,
+      headers,
+      ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}),
+    });
     const text = await answer.text();
-    const kept = Object.fromEntries(FORWARDED_RESPONSE_HEADERS.flatMap((name) => { const value = answer.headers.get(name); return value === null ? [] : [[name, value]]; }));
+    const kept = Object.fromEntries(
+      FORWARDED_RESPONSE_HEADERS.flatMap((name) => {
+        const value = answer.headers.get(name);
+        return value === null ? [] : [[name, value]];
+      }),
+    );
     return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: kept };
   };
 
   // One forwarding handler for every operation. The cast is the one place the mock steps outside the
   // handler types: it answers whatever Prism took from the contract, whose documented statuses those are.
-  const handlers = Object.fromEntries(Object.keys(operationTable).map((id) => [id, forward as AnyHandler<MockCaller>])) as unknown as Handlers<MockCaller>;
+  const handlers = Object.fromEntries(
+    Object.keys(operationTable).map((id) => [id, forward as AnyHandler<MockCaller>]),
+  ) as unknown as Handlers<MockCaller>;
   const router = createRouter(handlers, {
-    authenticate: (credentials) => (credentials && credentials.username !== '' && credentials.password === '' ? { key: credentials.username } : null),
+    authenticate: (credentials) =>
+      credentials && credentials.username !== '' && credentials.password === '' ? { key: credentials.username } : null,
   });
 
   return async (request) => {
     const response = await router(request);
-    options.onExchange?.({ method: request.method, path: new URL(request.url).pathname, status: response.status, forwarded: forwarded.has(request) });
+    options.onExchange?.({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      forwarded: forwarded.has(request),
+    });
     return response;
   };
 }

@@ -75,9 +75,27 @@ export async function startPrism(options: PrismOptions): Promise<PrismProcess> {
   const port = await freePort(host);
   // Without CORS headers: the contract says Access-Control-Allow-Origin is never sent (decision
   // no-browser-access), and Prism adds it to every answer unless told not to.
-  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, prismEntry(), 'mock', '--host', host, '--port', String(port), '--verboseLevel', 'warn', '--cors', 'false', options.specPath], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      EXIT_WITH_PARENT,
+      prismEntry(),
+      'mock',
+      '--host',
+      host,
+      '--port',
+      String(port),
+      '--verboseLevel',
+      'warn',
+      '--cors',
+      'false',
+      options.specPath,
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);

@@ -11,10 +11,16 @@ import { startMock, type RunningMock } from './serve.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 // As `npm run mock` runs it: one node process, no tsx wrapper between the signal and the mock.
-const mockMain = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', 'conformance/mock/main.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+const mockMain = (args: string[]) =>
+  spawn(process.execPath, ['--import', 'tsx', 'conformance/mock/main.ts', ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const contract = loadContract();
 const basic = `Basic ${Buffer.from('sk_test_mock:').toString('base64')}`;
-const formOperation = contract.model.operations.find((o) => o.malformedBodyError && o.body?.mediaTypes.includes('application/x-www-form-urlencoded'));
+const formOperation = contract.model.operations.find(
+  (o) => o.malformedBodyError && o.body?.mediaTypes.includes('application/x-www-form-urlencoded'),
+);
 
 let mock: RunningMock;
 
@@ -35,18 +41,31 @@ describe('startMock', () => {
     expect(await denied.json()).toMatchObject({ error_code: 'INVALID_API_KEY' });
   });
 
-  it('answers malformed JSON with the operation\'s malformed-body error, and survives a broken form body', async () => {
-    if (!formOperation?.malformedBodyError) throw new Error('the contract has no form operation with a malformed-body error');
+  it("answers malformed JSON with the operation's malformed-body error, and survives a broken form body", async () => {
+    if (!formOperation?.malformedBodyError)
+      throw new Error('the contract has no form operation with a malformed-body error');
     const path = formOperation.path;
-    const json = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: '{bad' });
+    const json = await fetch(`${mock.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: '{bad',
+    });
     expect(json.status).toBe(formOperation.malformedBodyError.status);
     expect(await json.json()).toMatchObject({ error_code: formOperation.malformedBodyError.error_code });
-    const form = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: '%%%' });
+    const form = await fetch(`${mock.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '%%%',
+    });
     expect(form.status).toBe(formOperation.malformedBodyError.status);
     // Prism would have died on that body; it is still serving.
     expect((await fetch(`${mock.url}/balance`, { headers: { authorization: basic } })).status).toBe(200);
     // Without a key, the 401 comes first, as in the contract's order (credentials before body).
-    const anonymous = await fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    const anonymous = await fetch(`${mock.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{bad',
+    });
     expect(anonymous.status).toBe(401);
   });
 
@@ -88,7 +107,9 @@ describe('npm run mock (main.ts)', () => {
           child.stdout.on('data', onData);
           child.stderr.on('data', onData);
         });
-        expect((await fetch(`http://127.0.0.1:${port}/balance`, { headers: { authorization: basic } })).status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${port}/balance`, { headers: { authorization: basic } })).status).toBe(
+          200,
+        );
         child.kill(signal);
         expect(await exited).toBe(0);
         expect(await answers(prismUrl)).toBe(false);
@@ -135,6 +156,8 @@ describe('npm run mock (main.ts)', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
-    expect(stderr).toBe('mock: --port must be a port number from 0 to 65535, not "many"\nRun with --help for every option.\n');
+    expect(stderr).toBe(
+      'mock: --port must be a port number from 0 to 65535, not "many"\nRun with --help for every option.\n',
+    );
   }, 30_000);
 });

@@ -29,7 +29,10 @@ export interface RunningMock {
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const specPath = options.specPath ?? defaultSpecPath;
   const prism = await startPrism({ specPath });
-  const front = createMockFront({ upstream: prism.url, ...(options.onExchange ? { onExchange: options.onExchange } : {}) });
+  const front = createMockFront({
+    upstream: prism.url,
+    ...(options.onExchange ? { onExchange: options.onExchange } : {}),
+  });
   const server = createNodeServer(front, { origin: 'http://mock.local' });
   try {
     await new Promise<void>((resolve, reject) => {

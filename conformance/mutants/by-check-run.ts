@@ -6,8 +6,17 @@ import { familyPatterns, runAgainst, startMutant, type MutantTarget } from './ru
 import type { Mutant } from './types.js';
 
 /** Starts the mutant once and runs each check alone against it; a check catches it when a result of its own fails. */
-export async function judgeByCheck(mutant: Mutant | undefined, checks: CheckName[] = checksAlone(mutant)): Promise<MutantRow> {
-  const row: MutantRow = { name: mutant?.name ?? 'unmutated sandbox', ...(mutant ? { family: mutant.family } : {}), ...(mutant?.class ? { class: mutant.class } : {}), ran: [], caughtBy: [] };
+export async function judgeByCheck(
+  mutant: Mutant | undefined,
+  checks: CheckName[] = checksAlone(mutant),
+): Promise<MutantRow> {
+  const row: MutantRow = {
+    name: mutant?.name ?? 'unmutated sandbox',
+    ...(mutant ? { family: mutant.family } : {}),
+    ...(mutant?.class ? { class: mutant.class } : {}),
+    ran: [],
+    caughtBy: [],
+  };
   let target: MutantTarget;
   try {
     // Rate limits held only where the rate limit's check runs: elsewhere they would only slow the runs.
@@ -21,7 +30,8 @@ export async function judgeByCheck(mutant: Mutant | undefined, checks: CheckName
       for (const check of judged) {
         row.ran.push(check);
         // Each check is judged by its own results only.
-        if (summary.results.some((result) => result.check === check && result.outcome === 'failed')) row.caughtBy.push(check);
+        if (summary.results.some((result) => result.check === check && result.outcome === 'failed'))
+          row.caughtBy.push(check);
       }
     }
   } finally {
@@ -35,7 +45,11 @@ export async function judgeByCheck(mutant: Mutant | undefined, checks: CheckName
  * which must pass them all (a check that fails there would seem to catch every mutant); then the mutants,
  * `parallel` at a time, each row handed to `onRow` as it finishes. Undefined when the baseline fails.
  */
-export async function runByCheck(mutants: Mutant[], parallel: number, onRow: (row: MutantRow) => void): Promise<{ baseline: MutantRow; matrix?: ByCheckMatrix }> {
+export async function runByCheck(
+  mutants: Mutant[],
+  parallel: number,
+  onRow: (row: MutantRow) => void,
+): Promise<{ baseline: MutantRow; matrix?: ByCheckMatrix }> {
   const checks = PROFILE_CHECKS.full.concat(mutants.some((m) => m.family === 'rate_limit') ? ['rate_limit'] : []);
   const baseline = await judgeByCheck(undefined, checks);
   if (baseline.error !== undefined || baseline.caughtBy.length > 0) return { baseline };

@@ -11,7 +11,12 @@ const OLD_B = 'money' as CheckName;
 const NEW = 'forbidden_transitions' as CheckName;
 const checks = [OLD_A, OLD_B, NEW];
 
-const row = (name: string, caughtBy: CheckName[], extra: Partial<MutantRow> = {}): MutantRow => ({ name, ran: checks, caughtBy, ...extra });
+const row = (name: string, caughtBy: CheckName[], extra: Partial<MutantRow> = {}): MutantRow => ({
+  name,
+  ran: checks,
+  caughtBy,
+  ...extra,
+});
 const rows: MutantRow[] = [
   row('final-state-revived', [NEW], { class: 'forbidden-transitions' }),
   row('wrong-target-state', [OLD_A, NEW], { class: 'forbidden-transitions' }),
@@ -78,7 +83,9 @@ describe('formatMatrix', () => {
 
 describe('rowLine', () => {
   it('says which checks caught a mutant, or that none did alone, or why it did not run', () => {
-    expect(rowLine(rows[1] as MutantRow)).toBe('caught  wrong-target-state [forbidden-transitions]: by transitions, forbidden_transitions');
+    expect(rowLine(rows[1] as MutantRow)).toBe(
+      'caught  wrong-target-state [forbidden-transitions]: by transitions, forbidden_transitions',
+    );
     expect(rowLine(rows[3] as MutantRow)).toBe('MISSED  header-misread: by no check alone');
     expect(rowLine(rows[4] as MutantRow)).toBe('ERROR   stale-one: stale-one: sandbox/x.ts has no declaration gone');
   });
@@ -93,13 +100,27 @@ describe('the checks run alone', () => {
   });
 
   it('run a check that judges what others do with them, and every other check by itself', () => {
-    const feeders: Partial<Record<CheckName, CheckName[]>> = { response_conformance: ['response_conformance', 'positive_data', 'negative_data'], callback_deliveries: ['response_conformance', 'positive_data', 'negative_data', 'money', 'callback_deliveries'] };
+    const feeders: Partial<Record<CheckName, CheckName[]>> = {
+      response_conformance: ['response_conformance', 'positive_data', 'negative_data'],
+      callback_deliveries: ['response_conformance', 'positive_data', 'negative_data', 'money', 'callback_deliveries'],
+    };
     const feedersOf = (check: CheckName): CheckName[] => feeders[check] ?? [check];
     // Check 1's feeders are judged from its run; the whole-run judge's run holds check 1, so only it is judged
     // there, and it comes first, on a target no other run has touched.
-    expect(soloRuns(['response_conformance', 'auth', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], feedersOf)).toEqual([
-      { run: ['response_conformance', 'positive_data', 'money', 'negative_data', 'callback_deliveries'], judged: ['callback_deliveries'] },
-      { run: ['response_conformance', 'positive_data', 'negative_data'], judged: ['response_conformance', 'positive_data', 'negative_data'] },
+    expect(
+      soloRuns(
+        ['response_conformance', 'auth', 'positive_data', 'money', 'negative_data', 'callback_deliveries'],
+        feedersOf,
+      ),
+    ).toEqual([
+      {
+        run: ['response_conformance', 'positive_data', 'money', 'negative_data', 'callback_deliveries'],
+        judged: ['callback_deliveries'],
+      },
+      {
+        run: ['response_conformance', 'positive_data', 'negative_data'],
+        judged: ['response_conformance', 'positive_data', 'negative_data'],
+      },
       { run: ['auth'], judged: ['auth'] },
       { run: ['money'], judged: ['money'] },
     ]);

@@ -16,24 +16,35 @@ const read = (file: string): string => readFileSync(join(sandbox, file), 'utf8')
 describe('the catalogue of broken sandboxes', () => {
   it('has at least 30 mutants, at least three for every check', () => {
     expect(catalogue.length).toBeGreaterThanOrEqual(30);
-    const perFamily = Object.fromEntries(CHECK_NAMES.map((check) => [check, catalogue.filter((m) => m.family === check).length]));
+    const perFamily = Object.fromEntries(
+      CHECK_NAMES.map((check) => [check, catalogue.filter((m) => m.family === check).length]),
+    );
     expect(Object.entries(perFamily).filter(([, count]) => count < 3)).toEqual([]);
   });
 
   it('anchors every edit to the declaration its text is in', () => {
-    const unanchored = catalogue.flatMap((mutant) => mutant.edits.filter((edit) => !edit.within).map((edit) => `${mutant.name}: ${edit.file}`));
+    const unanchored = catalogue.flatMap((mutant) =>
+      mutant.edits.filter((edit) => !edit.within).map((edit) => `${mutant.name}: ${edit.file}`),
+    );
     expect(unanchored).toEqual([]);
   });
 
   it('names only the classes of fault the kill-rate report knows', () => {
-    expect(catalogue.filter((m) => m.class !== undefined && !MUTANT_CLASSES.includes(m.class)).map((m) => `${m.name}: ${m.class}`)).toEqual([]);
+    expect(
+      catalogue
+        .filter((m) => m.class !== undefined && !MUTANT_CLASSES.includes(m.class))
+        .map((m) => `${m.name}: ${m.class}`),
+    ).toEqual([]);
   });
 
-  it.each(catalogue.map((mutant) => [mutant.name, mutant] as const))('%s still applies to the sandbox and changes it', (_name, mutant) => {
-    expect(mutant.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
-    expect(mutant.mistake.length).toBeGreaterThan(10);
-    expect(mutant.edits.length).toBeGreaterThan(0);
-    const edited = editedFiles(mutant, read);
-    for (const [file, text] of edited) expect(text, file).not.toBe(read(file));
-  });
+  it.each(catalogue.map((mutant) => [mutant.name, mutant] as const))(
+    '%s still applies to the sandbox and changes it',
+    (_name, mutant) => {
+      expect(mutant.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(mutant.mistake.length).toBeGreaterThan(10);
+      expect(mutant.edits.length).toBeGreaterThan(0);
+      const edited = editedFiles(mutant, read);
+      for (const [file, text] of edited) expect(text, file).not.toBe(read(file));
+    },
+  );
 });

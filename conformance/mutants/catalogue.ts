@@ -8,10 +8,18 @@ import type { Mutant } from './types.js';
 const folder = join(dirname(fileURLToPath(import.meta.url)), 'catalogue');
 
 export async function loadCatalogue(): Promise<Mutant[]> {
-  const files = readdirSync(folder).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts')).sort();
-  const families = await Promise.all(files.map(async (file) => ({ file, module: (await import(pathToFileURL(join(folder, file)).href)) as { mutants?: unknown } })));
+  const files = readdirSync(folder)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .sort();
+  const families = await Promise.all(
+    files.map(async (file) => ({
+      file,
+      module: (await import(pathToFileURL(join(folder, file)).href)) as { mutants?: unknown },
+    })),
+  );
   const mutants = families.flatMap(({ file, module }) => {
-    if (!Array.isArray(module.mutants)) throw new Error(`conformance/mutants/catalogue/${file} exports no mutants array`);
+    if (!Array.isArray(module.mutants))
+      throw new Error(`conformance/mutants/catalogue/${file} exports no mutants array`);
     return module.mutants as Mutant[];
   });
   const names = new Set<string>();

@@ -5,7 +5,12 @@
 // when a mutant could not be run.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine, refuse, UsageError, STANDARD_USAGE_LINES } from '@payments-contract/server/runtime/command-line';
+import {
+  readCommandLine,
+  refuse,
+  UsageError,
+  STANDARD_USAGE_LINES,
+} from '@payments-contract/server/runtime/command-line';
 import { mapPool } from '../pool.js';
 import { CHECK_NAMES, type CheckName } from '../types.js';
 import { formatMatrix, rowLine } from './by-check.js';
@@ -49,15 +54,24 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export function verdictLine(verdict: Verdict): string {
   const { mutant } = verdict;
   if (verdict.error !== undefined) return `ERROR   ${mutant.name} (${mutant.family}): ${verdict.error}`;
-  if (!verdict.caught) return `MISSED  ${mutant.name} (${mutant.family}): ${mutant.mistake}  [${seconds(verdict.wallMs)}]`;
-  const shown = verdict.failedResults.slice(0, 4).join(', ') + (verdict.failedResults.length > 4 ? `, +${verdict.failedResults.length - 4}` : '');
+  if (!verdict.caught)
+    return `MISSED  ${mutant.name} (${mutant.family}): ${mutant.mistake}  [${seconds(verdict.wallMs)}]`;
+  const shown =
+    verdict.failedResults.slice(0, 4).join(', ') +
+    (verdict.failedResults.length > 4 ? `, +${verdict.failedResults.length - 4}` : '');
   return `caught  ${mutant.name} (${mutant.family}${verdict.byFamily ? '' : ', not by its own check'}) by ${shown}  [${seconds(verdict.wallMs)}]`;
 }
 
 function select(catalogue: Mutant[], names: string[], families: string[]): Mutant[] {
-  for (const family of families) if (!CHECK_NAMES.includes(family as CheckName)) throw new UsageError(`--family must be one of ${CHECK_NAMES.join(', ')}, not "${family}"`);
-  for (const name of names) if (!catalogue.some((m) => m.name === name)) throw new UsageError(`no mutant is named "${name}" (--list shows them)`);
-  return catalogue.filter((m) => (names.length === 0 || names.includes(m.name)) && (families.length === 0 || families.includes(m.family)));
+  for (const family of families)
+    if (!CHECK_NAMES.includes(family as CheckName))
+      throw new UsageError(`--family must be one of ${CHECK_NAMES.join(', ')}, not "${family}"`);
+  for (const name of names)
+    if (!catalogue.some((m) => m.name === name))
+      throw new UsageError(`no mutant is named "${name}" (--list shows them)`);
+  return catalogue.filter(
+    (m) => (names.length === 0 || names.includes(m.name)) && (families.length === 0 || families.includes(m.family)),
+  );
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -66,7 +80,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { values } = line;
   const catalogue = await loadCatalogue();
   if (values.list) {
-    for (const mutant of catalogue) console.log(`${mutant.name.padEnd(44)} ${mutant.family.padEnd(22)} ${mutant.mistake}`);
+    for (const mutant of catalogue)
+      console.log(`${mutant.name.padEnd(44)} ${mutant.family.padEnd(22)} ${mutant.mistake}`);
     return 0;
   }
   let chosen: Mutant[];
@@ -74,9 +89,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     chosen = select(catalogue, values.mutant ?? [], values.family ?? []);
     parallel = Number(values.parallel ?? '1');
-    if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8) throw new UsageError(`--parallel must be a whole number from 1 to 8, not "${values.parallel}"`);
-    if (values['by-check'] && values.fast) throw new UsageError('--by-check runs every check alone; --fast cannot be added to it');
-    if (values.json !== undefined && !values['by-check']) throw new UsageError('--json writes the --by-check matrix; give --by-check too');
+    if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8)
+      throw new UsageError(`--parallel must be a whole number from 1 to 8, not "${values.parallel}"`);
+    if (values['by-check'] && values.fast)
+      throw new UsageError('--by-check runs every check alone; --fast cannot be added to it');
+    if (values.json !== undefined && !values['by-check'])
+      throw new UsageError('--json writes the --by-check matrix; give --by-check too');
   } catch (error) {
     if (error instanceof UsageError) return refuse(COMMAND, error);
     throw error;
@@ -95,10 +113,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     await baseline.close();
   }
   if (baselineFailures.length > 0) {
-    console.error(`the unmutated sandbox fails ${baselineFailures.join(', ')}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`);
+    console.error(
+      `the unmutated sandbox fails ${baselineFailures.join(', ')}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`,
+    );
     return 2;
   }
-  console.log(`baseline: the unmutated sandbox passes ${fast ? 'the selected checks' : 'the full profile'}  [${seconds(performance.now() - baselineStarted)}]`);
+  console.log(
+    `baseline: the unmutated sandbox passes ${fast ? 'the selected checks' : 'the full profile'}  [${seconds(performance.now() - baselineStarted)}]`,
+  );
 
   const verdicts = await mapPool(chosen, parallel, async (mutant) => {
     const verdict = await judgeMutant(mutant, { fast });
@@ -106,7 +128,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return verdict;
   });
   const caught = verdicts.filter((v) => v.caught).length;
-  console.log(`caught ${caught} of ${verdicts.length} (${fast ? "each mutant's own check" : 'full profile'}, ${seconds(performance.now() - started)})`);
+  console.log(
+    `caught ${caught} of ${verdicts.length} (${fast ? "each mutant's own check" : 'full profile'}, ${seconds(performance.now() - started)})`,
+  );
   return caught === verdicts.length ? 0 : 1;
 }
 
@@ -114,7 +138,9 @@ async function byCheck(chosen: Mutant[], parallel: number, json: string | undefi
   const started = performance.now();
   const { baseline, matrix } = await runByCheck(chosen, parallel, (row) => console.log(rowLine(row)));
   if (!matrix) {
-    console.error(`the unmutated sandbox ${baseline.error ?? `fails ${baseline.caughtBy.join(', ')} run alone`}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`);
+    console.error(
+      `the unmutated sandbox ${baseline.error ?? `fails ${baseline.caughtBy.join(', ')} run alone`}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`,
+    );
     return 2;
   }
   console.log(`\n${formatMatrix(matrix)}(${seconds(performance.now() - started)})`);

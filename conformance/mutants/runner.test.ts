@@ -12,15 +12,27 @@ const balanceAsText: Mutant = {
   name: 'balance-as-text',
   family: 'response_conformance',
   mistake: 'the balance is sent as a string',
-  edits: [{ file: 'balance/index.ts', within: 'balanceAndBankHandlers.getBalance', find: "return { status: 200, body: { balance } };", replace: "return { status: 200, body: { balance: String(balance) } } as never;" }],
+  edits: [
+    {
+      file: 'balance/index.ts',
+      within: 'balanceAndBankHandlers.getBalance',
+      find: 'return { status: 200, body: { balance } };',
+      replace: 'return { status: 200, body: { balance: String(balance) } } as never;',
+    },
+  ],
 };
 
 describe('compiledBesideSource', () => {
   it('leaves out of the copy a compiled file beside its source, which imports would load instead of the mutated source', () => {
     const folder = mkdtempSync(join(tmpdir(), 'payments-mutant-compiled-'));
     try {
-      for (const file of ['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts']) writeFileSync(join(folder, file), '');
-      expect(['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts'].filter((file) => compiledBesideSource(join(folder, file)))).toEqual(['index.js', 'index.d.ts']);
+      for (const file of ['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts'])
+        writeFileSync(join(folder, file), '');
+      expect(
+        ['index.ts', 'index.js', 'index.d.ts', 'alone.js', 'types.d.ts'].filter((file) =>
+          compiledBesideSource(join(folder, file)),
+        ),
+      ).toEqual(['index.js', 'index.d.ts']);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
@@ -33,14 +45,21 @@ describe('startMutant', () => {
     const copied = readFileSync(join(root, 'sandbox', 'balance', 'index.ts'), 'utf8');
     rmSync(root, { recursive: true, force: true });
     expect(copied).toContain('String(balance)');
-    expect(readFileSync(join(import.meta.dirname, '..', '..', 'sandbox', 'balance', 'index.ts'), 'utf8')).not.toContain('String(balance)');
+    expect(readFileSync(join(import.meta.dirname, '..', '..', 'sandbox', 'balance', 'index.ts'), 'utf8')).not.toContain(
+      'String(balance)',
+    );
   });
 
   it('serves the mutated behaviour, and the unmutated sandbox the real one', async () => {
-    for (const [mutant, expected] of [[balanceAsText, 'string'], [undefined, 'number']] as const) {
+    for (const [mutant, expected] of [
+      [balanceAsText, 'string'],
+      [undefined, 'number'],
+    ] as const) {
       const target = await startMutant(mutant);
       try {
-        const response = await fetch(`${target.url}/balance`, { headers: { authorization: `Basic ${Buffer.from(`${target.keys.test}:`).toString('base64')}` } });
+        const response = await fetch(`${target.url}/balance`, {
+          headers: { authorization: `Basic ${Buffer.from(`${target.keys.test}:`).toString('base64')}` },
+        });
         expect(typeof ((await response.json()) as { balance: unknown }).balance).toBe(expected);
       } finally {
         await target.close();
@@ -56,7 +75,18 @@ describe('startMutant', () => {
   }, 60_000);
 
   it('reports a stale mutant as an error, not as a pass', async () => {
-    const stale: Mutant = { ...balanceAsText, name: 'stale', edits: [{ file: 'balance/index.ts', within: 'balanceAndBankHandlers.getBalance', find: 'text that is not there', replace: '' }] };
+    const stale: Mutant = {
+      ...balanceAsText,
+      name: 'stale',
+      edits: [
+        {
+          file: 'balance/index.ts',
+          within: 'balanceAndBankHandlers.getBalance',
+          find: 'text that is not there',
+          replace: '',
+        },
+      ],
+    };
     const verdict = await judgeMutant(stale, { fast: true });
     expect(verdict.caught).toBe(false);
     expect(verdict.error).toMatch(/no longer contains/);

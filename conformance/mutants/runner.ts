@@ -15,7 +15,15 @@ const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sandboxSource = join(repository, 'sandbox');
 
 /** Parts of the sandbox folder that are not the service: tests, their helpers, builds. */
-const NOT_SERVICE = [/\.test\.ts$/, /^dist(\/|$)/, /^node_modules(\/|$)/, /^reliability(\/|$)/, /^bench(\/|$)/, /^testing(\/|$)/, /(^|\/)testing\.ts$/];
+const NOT_SERVICE = [
+  /\.test\.ts$/,
+  /^dist(\/|$)/,
+  /^node_modules(\/|$)/,
+  /^reliability(\/|$)/,
+  /^bench(\/|$)/,
+  /^testing(\/|$)/,
+  /(^|\/)testing\.ts$/,
+];
 
 /**
  * A compiled file beside its own source (left by a tsc run without noEmit): the copy's `import './x.js'` would
@@ -68,7 +76,9 @@ export function prepareCopy(mutant: Mutant | undefined): string {
   });
   symlinkSync(join(repository, 'node_modules'), join(root, 'node_modules'), 'dir');
   try {
-    if (mutant) for (const [file, text] of editedFiles(mutant, (path) => readFileSync(join(root, 'sandbox', path), 'utf8'))) writeFileSync(join(root, 'sandbox', file), text);
+    if (mutant)
+      for (const [file, text] of editedFiles(mutant, (path) => readFileSync(join(root, 'sandbox', path), 'utf8')))
+        writeFileSync(join(root, 'sandbox', file), text);
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
@@ -81,19 +91,38 @@ export async function startMutant(mutant?: Mutant, options: StartOptions = {}): 
   const root = prepareCopy(mutant);
   try {
     const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(root, 'sandbox', file)).href) as Promise<T>;
-    const [{ createSandboxApp }, { defaultConfig }, { createSite, listen }] = await Promise.all([load<AppModule>('app.ts'), load<ConfigModule>('config.ts'), load<ServerModule>('server.ts')]);
+    const [{ createSandboxApp }, { defaultConfig }, { createSite, listen }] = await Promise.all([
+      load<AppModule>('app.ts'),
+      load<ConfigModule>('config.ts'),
+      load<ServerModule>('server.ts'),
+    ]);
     const rateLimits = options.rateLimits ?? (mutant === undefined || mutant.family === 'rate_limit');
-    const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: false, rateLimits, ...(options.callbackRetryDelayMs === undefined ? {} : { callbackRetryDelayMs: options.callbackRetryDelayMs }) });
+    const base = defaultConfig({
+      dataDir: ':memory:',
+      host: '127.0.0.1',
+      port: 0,
+      validateResponses: false,
+      rateLimits,
+      ...(options.callbackRetryDelayMs === undefined ? {} : { callbackRetryDelayMs: options.callbackRetryDelayMs }),
+    });
     const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
     // A deployed implementation logs its own errors; here they would only bury the suite's report.
     const app = await createSandboxApp(config, { onError: () => undefined, onAlert: () => undefined });
     await app.start();
-    const server = await listen(createSite({ service: app.service, control: app.control }), { host: config.host, port: config.port });
+    const server = await listen(createSite({ service: app.service, control: app.control }), {
+      host: config.host,
+      port: config.port,
+    });
     const merchant = config.merchants[0];
     if (!merchant) throw new Error('the sandbox configuration has no merchant');
     return {
       url: server.url,
-      keys: { test: merchant.keys.test, live: merchant.keys.live, otherMerchantTest: OTHER_MERCHANT.keys.test, otherMerchantLive: OTHER_MERCHANT.keys.live },
+      keys: {
+        test: merchant.keys.test,
+        live: merchant.keys.live,
+        otherMerchantTest: OTHER_MERCHANT.keys.test,
+        otherMerchantLive: OTHER_MERCHANT.keys.live,
+      },
       callbackToken: merchant.callbackTokens.test,
       close: async () => {
         await server.close();
@@ -134,12 +163,18 @@ export function runAgainst(target: MutantTarget, options: RunAgainstOptions = {}
 }
 
 /** Starts the mutant (none: the sandbox as it is), runs the suite against it and stops it. */
-export async function runMutant(mutant: Mutant | undefined, options: RunAgainstOptions & StartOptions = {}): Promise<RunSummary> {
+export async function runMutant(
+  mutant: Mutant | undefined,
+  options: RunAgainstOptions & StartOptions = {},
+): Promise<RunSummary> {
   const target = await startMutant(mutant, options);
   try {
     // The unmutated sandbox and the rate limit's own mutants are run with the rate_limit check; the others
     // need not spend a window of the key on it.
-    return await runAgainst(target, { checkRateLimit: mutant === undefined || mutant.family === 'rate_limit', ...options });
+    return await runAgainst(target, {
+      checkRateLimit: mutant === undefined || mutant.family === 'rate_limit',
+      ...options,
+    });
   } finally {
     await target.close();
   }
@@ -166,11 +201,27 @@ export interface Verdict {
 export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & StartOptions = {}): Promise<Verdict> {
   const started = performance.now();
   try {
-    const summary = await runMutant(mutant, { ...options, ...(options.fast ? { only: familyPatterns(mutant.family) } : {}) });
+    const summary = await runMutant(mutant, {
+      ...options,
+      ...(options.fast ? { only: familyPatterns(mutant.family) } : {}),
+    });
     const failed = failedResults(summary);
-    return { mutant, caught: failed.length > 0, failedResults: failed, byFamily: failed.some((f) => f.startsWith(`${mutant.family}:`)), wallMs: performance.now() - started };
+    return {
+      mutant,
+      caught: failed.length > 0,
+      failedResults: failed,
+      byFamily: failed.some((f) => f.startsWith(`${mutant.family}:`)),
+      wallMs: performance.now() - started,
+    };
   } catch (error) {
-    return { mutant, caught: false, failedResults: [], byFamily: false, wallMs: performance.now() - started, error: error instanceof Error ? error.message : String(error) };
+    return {
+      mutant,
+      caught: false,
+      failedResults: [],
+      byFamily: false,
+      wallMs: performance.now() - started,
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 
@@ -179,7 +230,8 @@ export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & 
  * checks get, and callback_deliveries every delivery the whole run caused, so they run with what feeds them.
  */
 export function familyPatterns(family: CheckName): CheckName[] {
-  if (family === 'response_conformance') return ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'];
+  if (family === 'response_conformance')
+    return ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'];
   if (family === 'callback_deliveries') return PROFILE_CHECKS.full;
   return [family];
 }

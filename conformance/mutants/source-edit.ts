@@ -16,7 +16,8 @@ export interface Compacted {
 const WORD = /[A-Za-z0-9_$]/;
 const SPACE = /\s/;
 /** Characters after which a `/` begins a regular expression, not a division. */
-const BEFORE_REGEX = /[(,=:[!&|?{};+\-*%<>~^]$|(?:^|[^A-Za-z0-9_$])(?:return|typeof|case|in|of|void|delete|throw|new|yield|await|else|do)$/;
+const BEFORE_REGEX =
+  /[(,=:[!&|?{};+\-*%<>~^]$|(?:^|[^A-Za-z0-9_$])(?:return|typeof|case|in|of|void|delete|throw|new|yield|await|else|do)$/;
 
 /** Where the quoted string starting at `start` ends (after its closing quote). */
 function stringEnd(source: string, start: number): number {
@@ -81,8 +82,10 @@ export function compact(source: string): Compacted {
       const template = templateEnd(source, at + 1);
       end = template.end;
       if (template.opensSubstitution) substitutions.push(braces);
-    } else if (char === '/' && source[at + 1] === '/') end = source.includes('\n', at) ? source.indexOf('\n', at) : source.length;
-    else if (char === '/' && source[at + 1] === '*') end = source.includes('*/', at + 2) ? source.indexOf('*/', at + 2) + 2 : source.length;
+    } else if (char === '/' && source[at + 1] === '/')
+      end = source.includes('\n', at) ? source.indexOf('\n', at) : source.length;
+    else if (char === '/' && source[at + 1] === '*')
+      end = source.includes('*/', at + 2) ? source.indexOf('*/', at + 2) + 2 : source.length;
     else if (char === '/' && (text === '' || BEFORE_REGEX.test(text.slice(-8)))) end = regexEnd(source, at);
     else if (char === ',' && /^\s*(?:[)\]}]|$)/.test(source.slice(at + 1, at + 200))) {
       // A trailing comma, as a formatter adds when it breaks a list over lines (or one ending the text).
@@ -147,7 +150,15 @@ function findDeclaration(file: SourceFile, within: string): Node | { missing: st
     const inside = scope;
     const named = inside.getDescendants().filter((node) => declaredName(node) === name);
     // How deep in the scope's named declarations a match is: a top-level function beats a property of the same name inside another.
-    const depth = (node: Node): number => node.getAncestors().filter((ancestor) => ancestor !== inside && inside.containsRange(ancestor.getPos(), ancestor.getEnd()) && declaredName(ancestor) !== undefined).length;
+    const depth = (node: Node): number =>
+      node
+        .getAncestors()
+        .filter(
+          (ancestor) =>
+            ancestor !== inside &&
+            inside.containsRange(ancestor.getPos(), ancestor.getEnd()) &&
+            declaredName(ancestor) !== undefined,
+        ).length;
     const shallowest = Math.min(...named.map(depth));
     const [only, ...others] = named.filter((node) => depth(node) === shallowest);
     if (!only) return { missing: name };
@@ -157,7 +168,8 @@ function findDeclaration(file: SourceFile, within: string): Node | { missing: st
   return scope;
 }
 
-const shown = (text: string): string => JSON.stringify(text.trim().length > 100 ? `${text.trim().slice(0, 100)}…` : text.trim());
+const shown = (text: string): string =>
+  JSON.stringify(text.trim().length > 100 ? `${text.trim().slice(0, 100)}…` : text.trim());
 
 /**
  * Applies one edit: finds its text, whitespace-insensitively, inside the declaration `within` names (else in
@@ -168,8 +180,14 @@ export function applyEdit(source: string, edit: SourceEdit, mutant: string): str
   let range = { start: 0, end: source.length };
   if (edit.within !== undefined) {
     const found = findDeclaration(parse(source), edit.within);
-    if ('missing' in found) throw new StaleMutantError(`${mutant}: ${where} has no declaration ${found.missing}${found.missing === edit.within ? '' : ` in ${edit.within}`}`);
-    if ('ambiguous' in found) throw new StaleMutantError(`${mutant}: ${where} declares ${found.ambiguous} more than once${found.ambiguous === edit.within ? '' : ` in ${edit.within}`}: name which one`);
+    if ('missing' in found)
+      throw new StaleMutantError(
+        `${mutant}: ${where} has no declaration ${found.missing}${found.missing === edit.within ? '' : ` in ${edit.within}`}`,
+      );
+    if ('ambiguous' in found)
+      throw new StaleMutantError(
+        `${mutant}: ${where} declares ${found.ambiguous} more than once${found.ambiguous === edit.within ? '' : ` in ${edit.within}`}: name which one`,
+      );
     range = extent(found);
   }
   const place = edit.within === undefined ? where : `${edit.within} in ${where}`;
@@ -186,13 +204,17 @@ export function applyEdit(source: string, edit: SourceEdit, mutant: string): str
   }
   const [span, ...more] = spans;
   if (!span) throw new StaleMutantError(`${mutant}: ${place} no longer contains ${shown(edit.find)}`);
-  if (more.length > 0) throw new StaleMutantError(`${mutant}: ${place} contains ${shown(edit.find)} ${spans.length} times: the text to replace must occur once`);
+  if (more.length > 0)
+    throw new StaleMutantError(
+      `${mutant}: ${place} contains ${shown(edit.find)} ${spans.length} times: the text to replace must occur once`,
+    );
   return source.slice(0, span.start) + edit.replace + source.slice(span.end);
 }
 
 /** The text of every file the mutant edits, its edits applied in order (`read` gives a file's text under sandbox/). */
 export function editedFiles(mutant: Mutant, read: (file: string) => string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const edit of mutant.edits) files.set(edit.file, applyEdit(files.get(edit.file) ?? read(edit.file), edit, mutant.name));
+  for (const edit of mutant.edits)
+    files.set(edit.file, applyEdit(files.get(edit.file) ?? read(edit.file), edit, mutant.name));
   return files;
 }

@@ -15,7 +15,16 @@ export interface SourceEdit {
   replace: string;
 }
 
-export const MUTANT_CLASSES = ['forbidden-transitions', 'time', 'money', 'callbacks', 'idempotency', 'lookups', 'concurrency', 'prose-rules'] as const;
+export const MUTANT_CLASSES = [
+  'forbidden-transitions',
+  'time',
+  'money',
+  'callbacks',
+  'idempotency',
+  'lookups',
+  'concurrency',
+  'prose-rules',
+] as const;
 export type MutantClass = (typeof MUTANT_CLASSES)[number];
 
 export interface Mutant {

@@ -56,7 +56,11 @@ const WRITE: RateLimitModel = { group: 'write', limit: 50, windowSeconds: 1 };
 function fixedWindowTarget(clock: FakeClock, phase: number) {
   const counted = new Map<string, number[]>();
   let refused = 0;
-  const count = (key: string, limit: RateLimitModel, extra = 0): { status: number; headers: Record<string, string> } => {
+  const count = (
+    key: string,
+    limit: RateLimitModel,
+    extra = 0,
+  ): { status: number; headers: Record<string, string> } => {
     const length = limit.windowSeconds * 1000;
     const now = clock.now();
     const start = now - ((((now - phase) % length) + length) % length);
@@ -65,7 +69,11 @@ function fixedWindowTarget(clock: FakeClock, phase: number) {
     counted.set(id, times);
     for (let i = 0; i < extra; i++) times.push(now);
     const used = times.filter((time) => time >= start).length;
-    const headers = (left: number) => ({ 'ratelimit-limit': String(limit.limit), 'ratelimit-remaining': String(left), 'ratelimit-reset': String(Math.max(1, Math.ceil((start + length - now) / 1000))) });
+    const headers = (left: number) => ({
+      'ratelimit-limit': String(limit.limit),
+      'ratelimit-remaining': String(left),
+      'ratelimit-reset': String(Math.max(1, Math.ceil((start + length - now) / 1000))),
+    });
     if (used >= limit.limit) {
       refused++;
       return { status: 429, headers: headers(0) };
@@ -76,13 +84,23 @@ function fixedWindowTarget(clock: FakeClock, phase: number) {
   /** The most requests of `id` counted in any span of `length` ms (so in any fixed window, whatever its phase). */
   const busiest = (id: string, length: number): number => {
     const times = [...(counted.get(id) ?? [])].sort((a, b) => a - b);
-    return times.reduce((most, time, index) => Math.max(most, times.slice(index).filter((other) => other < time + length).length), 0);
+    return times.reduce(
+      (most, time, index) => Math.max(most, times.slice(index).filter((other) => other < time + length).length),
+      0,
+    );
   };
   return { count, busiest, refused: () => refused };
 }
 
 /** Sends `requests` through the pacer from `workers` concurrent loops; the target counts each at a random moment of its round trip. */
-async function drive(pacer: Pacer, clock: FakeClock, target: ReturnType<typeof fixedWindowTarget>, workers: number, requests: readonly PacedRequest[], seed: number): Promise<void> {
+async function drive(
+  pacer: Pacer,
+  clock: FakeClock,
+  target: ReturnType<typeof fixedWindowTarget>,
+  workers: number,
+  requests: readonly PacedRequest[],
+  seed: number,
+): Promise<void> {
   const next = random(seed);
   let index = 0;
   const worker = async (): Promise<void> => {
@@ -120,16 +138,22 @@ async function sendTimes(pacer: Pacer, clock: FakeClock, count: number, request:
 }
 
 describe('the pacer', () => {
-  it.each([0, 1, 250, 500, 999])('never lets more than the limit be counted in a window, across window edges (windows starting at %i ms)', async (phase) => {
-    const clock = fakeClock();
-    const pacer = createPacer({ clock });
-    const target = fixedWindowTarget(clock, phase);
-    const requests = Array.from({ length: 60 }, (_, i) => paced(i % 2 === 0 ? 'key-a' : 'key-b', i % 3 === 0 ? WRITE : OTP));
-    await drive(pacer, clock, target, 8, requests, phase + 1);
-    expect(target.refused()).toBe(0);
-    for (const id of ['key-a/otp', 'key-b/otp', 'key-a/write', 'key-b/write']) expect(target.busiest(id, 1000)).toBeLessThanOrEqual(id.endsWith('otp') ? OTP.limit : WRITE.limit);
-    expect(pacer.tally().rateLimited).toBe(0);
-  });
+  it.each([0, 1, 250, 500, 999])(
+    'never lets more than the limit be counted in a window, across window edges (windows starting at %i ms)',
+    async (phase) => {
+      const clock = fakeClock();
+      const pacer = createPacer({ clock });
+      const target = fixedWindowTarget(clock, phase);
+      const requests = Array.from({ length: 60 }, (_, i) =>
+        paced(i % 2 === 0 ? 'key-a' : 'key-b', i % 3 === 0 ? WRITE : OTP),
+      );
+      await drive(pacer, clock, target, 8, requests, phase + 1);
+      expect(target.refused()).toBe(0);
+      for (const id of ['key-a/otp', 'key-b/otp', 'key-a/write', 'key-b/write'])
+        expect(target.busiest(id, 1000)).toBeLessThanOrEqual(id.endsWith('otp') ? OTP.limit : WRITE.limit);
+      expect(pacer.tally().rateLimited).toBe(0);
+    },
+  );
 
   it('counts each key and group on its own: another key or group is not held back', async () => {
     const clock = fakeClock();
@@ -145,7 +169,11 @@ describe('the pacer', () => {
       const answer = target.count(request.key!, request.limit!);
       admission.answered(answer.status, answer.headers);
     };
-    const all = Promise.all([...Array.from({ length: OTP.limit + 1 }, () => send(paced('key-a', OTP))), send(paced('key-a', WRITE)), send(paced('key-b', OTP))]);
+    const all = Promise.all([
+      ...Array.from({ length: OTP.limit + 1 }, () => send(paced('key-a', OTP))),
+      send(paced('key-a', WRITE)),
+      send(paced('key-b', OTP)),
+    ]);
     await clock.settle();
     await all;
     expect(sentAt['key-a/write']).toEqual([started]);
@@ -178,9 +206,18 @@ describe('the pacer', () => {
     const pacer = createPacer({ clock });
     const target = fixedWindowTarget(clock, 0);
     // The pacer's own requests spend the key's otp window first.
-    await drive(pacer, clock, target, 5, Array.from({ length: OTP.limit }, () => paced('key-a', OTP)), 3);
+    await drive(
+      pacer,
+      clock,
+      target,
+      5,
+      Array.from({ length: OTP.limit }, () => paced('key-a', OTP)),
+      3,
+    );
     const before = clock.now();
-    const burst = await Promise.all(Array.from({ length: OTP.limit + 1 }, () => pacer.admit({ ...paced('key-a', OTP), paced: false })));
+    const burst = await Promise.all(
+      Array.from({ length: OTP.limit + 1 }, () => pacer.admit({ ...paced('key-a', OTP), paced: false })),
+    );
     expect(clock.now()).toBe(before);
     for (const admission of burst) {
       const answer = target.count('key-a', OTP);
@@ -209,7 +246,9 @@ describe('the pacer', () => {
     const clock = fakeClock();
     const pacer = createPacer({ clock });
     let admitted = 0;
-    const pending = Array.from({ length: 3 }, () => pacer.admit(paced('key-a', WRITE)).then((admission) => (admitted++, admission)));
+    const pending = Array.from({ length: 3 }, () =>
+      pacer.admit(paced('key-a', WRITE)).then((admission) => (admitted++, admission)),
+    );
     await clock.settle();
     expect(admitted).toBe(1);
     (await pending[0]!).answered(401, {});

@@ -128,7 +128,17 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       let state = keys.get(key);
       if (!state) keys.set(key, (state = { shown: 'nothing', probing: false, buckets: [] }));
       const windowMs = limit.windowSeconds * 1000;
-      bucket = { key: state, keyLabel, documented: limit, limit: limit.limit, windowMs, holds: [], budgets: [], waiting: [], requests: 0 };
+      bucket = {
+        key: state,
+        keyLabel,
+        documented: limit,
+        limit: limit.limit,
+        windowMs,
+        holds: [],
+        budgets: [],
+        waiting: [],
+        requests: 0,
+      };
       state.buckets.push(bucket);
       buckets.set(id, bucket);
     }
@@ -244,7 +254,13 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   const tally = (): PacingTally => ({
     rateLimited,
     rateLimitedPaced,
-    requests: [...buckets.values()].map(({ keyLabel, documented: { group, limit, windowSeconds }, requests }) => ({ keyLabel, group, limit, windowSeconds, requests })),
+    requests: [...buckets.values()].map(({ keyLabel, documented: { group, limit, windowSeconds }, requests }) => ({
+      keyLabel,
+      group,
+      limit,
+      windowSeconds,
+      requests,
+    })),
   });
 
   return { admit, tally };

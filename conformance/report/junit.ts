@@ -25,10 +25,19 @@ function testcase(result: CheckResult): string {
   const children: string[] = [];
   if (result.outcome === 'failed') {
     const first = failures[0]?.message ?? 'failed';
-    children.push(`      <failure message="${xmlEscape(first)}" type="${xmlEscape(result.check)}">${xmlEscape(failures.map(formatFinding).join('\n\n'))}</failure>`);
+    children.push(
+      `      <failure message="${xmlEscape(first)}" type="${xmlEscape(result.check)}">${xmlEscape(failures.map(formatFinding).join('\n\n'))}</failure>`,
+    );
   }
-  if (result.outcome === 'skipped') children.push(`      <skipped message="${result.notApplicable ? 'not applicable' : 'not run'}: ${xmlEscape(result.skippedReason ?? 'no reason given')}"/>`);
-  const out = [...(result.unchecked ?? []).map((part) => `not run: ${part}`), ...warnings.map((w) => `warning: ${formatFinding(w)}`), ...(result.notes ?? []).map((note) => `note: ${note}`)];
+  if (result.outcome === 'skipped')
+    children.push(
+      `      <skipped message="${result.notApplicable ? 'not applicable' : 'not run'}: ${xmlEscape(result.skippedReason ?? 'no reason given')}"/>`,
+    );
+  const out = [
+    ...(result.unchecked ?? []).map((part) => `not run: ${part}`),
+    ...warnings.map((w) => `warning: ${formatFinding(w)}`),
+    ...(result.notes ?? []).map((note) => `note: ${note}`),
+  ];
   if (out.length > 0) children.push(`      <system-out>${xmlEscape(out.join('\n\n'))}</system-out>`);
   return children.length === 0 ? `${open}/>` : `${open}>\n${children.join('\n')}\n    </testcase>`;
 }

@@ -1,13 +1,22 @@
 // The end-of-run report for people. Short by default: what was not checked and why, every failure with what
 // reproduces it, one row of counts per check and the verdict with wall time and throughput. --verbose adds
 // the table of operations (or other subjects) by check, every warning, skip and note.
-import { CHECK_NAMES, type CheckName, type CheckResult, type Finding, type Outcome, type RunSummary, type Verdict } from '../types.js';
+import {
+  CHECK_NAMES,
+  type CheckName,
+  type CheckResult,
+  type Finding,
+  type Outcome,
+  type RunSummary,
+  type Verdict,
+} from '../types.js';
 import { countsOf } from '../verdict.js';
 import { notCheckedGroups, notCheckedLine } from './not-checked.js';
 
 const CELL: Record<Outcome, string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip' };
 /** A skip that does not apply reads apart from one that could not run. */
-const cellOf = (result: CheckResult): string => (result.outcome === 'skipped' && result.notApplicable ? 'n/a' : CELL[result.outcome]);
+const cellOf = (result: CheckResult): string =>
+  result.outcome === 'skipped' && result.notApplicable ? 'n/a' : CELL[result.outcome];
 
 /** Subjects in the order they first appear in the results. */
 function subjectsOf(results: CheckResult[]): string[] {
@@ -23,10 +32,19 @@ function checksOf(results: CheckResult[]): CheckName[] {
 export function summaryTable(summary: RunSummary): string {
   const checks = checksOf(summary.results);
   const cells = new Map(summary.results.map((r) => [`${r.check}\u0000${r.subject}`, cellOf(r)]));
-  const rows = subjectsOf(summary.results).map((subject) => [subject, ...checks.map((check) => cells.get(`${check}\u0000${subject}`) ?? '-')]);
+  const rows = subjectsOf(summary.results).map((subject) => [
+    subject,
+    ...checks.map((check) => cells.get(`${check}\u0000${subject}`) ?? '-'),
+  ]);
   const header = ['operation', ...checks];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (row: string[]): string =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -58,7 +76,9 @@ export function findingDetails(summary: RunSummary, severity: Finding['severity'
   for (const result of summary.results) {
     const findings = result.findings.filter((f) => f.severity === severity);
     if (findings.length === 0) continue;
-    blocks.push(`${severity === 'failure' ? 'FAIL' : 'WARN'} ${result.check} ${result.subject}\n${findings.map((f) => indent(formatFinding(f), '    ').replace(/^ {4}/, '  - ')).join('\n')}`);
+    blocks.push(
+      `${severity === 'failure' ? 'FAIL' : 'WARN'} ${result.check} ${result.subject}\n${findings.map((f) => indent(formatFinding(f), '    ').replace(/^ {4}/, '  - ')).join('\n')}`,
+    );
   }
   return blocks.join('\n\n');
 }
@@ -75,14 +95,19 @@ export function noteDetails(summary: RunSummary): string {
       grouped.set(key, entry);
     }
   }
-  return [...grouped.values()].map(({ check, note, subjects }) => `NOTE ${check} ${subjects.join(', ')}: ${note}`).join('\n');
+  return [...grouped.values()]
+    .map(({ check, note, subjects }) => `NOTE ${check} ${subjects.join(', ')}: ${note}`)
+    .join('\n');
 }
 
 /** Skipped results with their reasons: a skip is never a silent pass. */
 export function skippedDetails(summary: RunSummary): string {
   return summary.results
     .filter((r) => r.outcome === 'skipped')
-    .map((r) => `SKIP ${r.check} ${r.subject}: ${r.notApplicable ? 'not applicable: ' : ''}${r.skippedReason ?? 'no reason given'}`)
+    .map(
+      (r) =>
+        `SKIP ${r.check} ${r.subject}: ${r.notApplicable ? 'not applicable: ' : ''}${r.skippedReason ?? 'no reason given'}`,
+    )
     .join('\n');
 }
 
@@ -96,7 +121,8 @@ export function notCheckedDetails(summary: RunSummary, verbose = false): string 
   const groups = notCheckedGroups(summary.results);
   const shown = verbose ? groups : groups.slice(0, NOT_CHECKED_SHOWN);
   const lines = shown.map((group) => `  ${notCheckedLine(group, verbose ? Infinity : 3)}`);
-  if (shown.length < groups.length) lines.push(`  … and ${groups.length - shown.length} more (--verbose or the JSON report lists them)`);
+  if (shown.length < groups.length)
+    lines.push(`  … and ${groups.length - shown.length} more (--verbose or the JSON report lists them)`);
   return lines.join('\n');
 }
 
@@ -107,7 +133,8 @@ function warningLines(summary: RunSummary): string {
     const warnings = r.findings.filter((f) => f.severity === 'warning');
     return `WARN ${r.check} ${r.subject}: ${warnings[0]?.message ?? ''}${warnings.length > 1 ? ` (+${warnings.length - 1} more)` : ''}`;
   });
-  if (warned.length > WARNINGS_SHOWN) lines.push(`… and ${warned.length - WARNINGS_SHOWN} more (--verbose or the JSON report lists them)`);
+  if (warned.length > WARNINGS_SHOWN)
+    lines.push(`… and ${warned.length - WARNINGS_SHOWN} more (--verbose or the JSON report lists them)`);
   return lines.join('\n');
 }
 
@@ -118,9 +145,14 @@ export function checkTable(summary: RunSummary): string {
     return [check, counts.passed, counts.failed, counts.notRun, counts.notApplicable, counts.warnings].map(String);
   });
   const header = ['check', 'passed', 'failed', 'not run', 'n/a', 'warnings'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   // Names left-aligned, counts right-aligned.
-  const line = (row: string[]): string => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  const line = (row: string[]): string =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -141,8 +173,13 @@ export function totalsLine(summary: RunSummary): string {
 /** What the user left out by name, which is not counted as not run. */
 function selectionLine(summary: RunSummary): string | undefined {
   const { only, skip } = summary.selection;
-  const parts = [...(only.length > 0 ? [`--only ${only.join(',')}`] : []), ...(skip.length > 0 ? [`--skip ${skip.join(',')}`] : [])];
-  return parts.length > 0 ? `Chosen by name (what this leaves out is not counted as not run): ${parts.join(' ')}` : undefined;
+  const parts = [
+    ...(only.length > 0 ? [`--only ${only.join(',')}`] : []),
+    ...(skip.length > 0 ? [`--skip ${skip.join(',')}`] : []),
+  ];
+  return parts.length > 0
+    ? `Chosen by name (what this leaves out is not counted as not run): ${parts.join(' ')}`
+    : undefined;
 }
 
 export interface SummaryOptions {
@@ -158,7 +195,8 @@ export function formatSummary(summary: RunSummary, options: SummaryOptions = {})
   const verbose = options.verbose === true;
   const sections: string[] = [];
   const notChecked = notCheckedDetails(summary, verbose);
-  if (notChecked) sections.push(`Not checked (the run is ${summary.verdict === 'fail' ? 'also ' : ''}incomplete):\n${notChecked}`);
+  if (notChecked)
+    sections.push(`Not checked (the run is ${summary.verdict === 'fail' ? 'also ' : ''}incomplete):\n${notChecked}`);
   const selection = selectionLine(summary);
   if (selection) sections.push(selection);
   if (verbose) sections.push(summaryTable(summary));

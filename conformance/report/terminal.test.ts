@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_RESULTS } from './fixture.js';
 import { createProgress, resultLine, waitedLine } from './terminal.js';
 
-function capture(isTTY: boolean): { stream: { write: (text: string) => void; isTTY: boolean; columns: number }; text: () => string } {
+function capture(isTTY: boolean): {
+  stream: { write: (text: string) => void; isTTY: boolean; columns: number };
+  text: () => string;
+} {
   let text = '';
   return { stream: { write: (chunk) => void (text += chunk), isTTY, columns: 60 }, text: () => text };
 }
@@ -12,7 +15,12 @@ describe('live progress', () => {
     const { stream, text } = capture(false);
     const progress = createProgress(stream);
     FIXTURE_RESULTS.forEach(progress.onResult);
-    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1 });
+    progress.onProgress({
+      kind: 'waited',
+      check: 'callbacks',
+      what: 'ewalletPayment for createEwalletPayment',
+      tookMs: 1,
+    });
     progress.finish();
     expect(text()).toBe('');
   });
@@ -25,7 +33,9 @@ describe('live progress', () => {
     expect(text().split('\n').slice(0, -1)).toEqual(FIXTURE_RESULTS.map(resultLine));
     expect(text()).toContain('FAIL positive_data createCustomer: 1 failure(s), first: body does not match');
     expect(text()).toContain('SKIP auth getBalance: the target cannot tell keys apart');
-    expect(text()).toContain('SKIP negative_data getBalance: not applicable: the operation declares no request rule that can be broken');
+    expect(text()).toContain(
+      'SKIP negative_data getBalance: not applicable: the operation declares no request rule that can be broken',
+    );
   });
 
   it('rewrites a single line on a terminal, counting failures so far, and clears it at the end', () => {
@@ -36,7 +46,9 @@ describe('live progress', () => {
       clock += 500;
       progress.onResult(result);
     }
-    const frames = text().split('\r\u001b[2K').filter((frame) => frame !== '');
+    const frames = text()
+      .split('\r\u001b[2K')
+      .filter((frame) => frame !== '');
     expect(frames).toHaveLength(FIXTURE_RESULTS.length);
     expect(frames.at(-1)).toMatch(/^6 checks done on 2 operations, 2 failed so far, 3\.0 s/);
     expect(frames.every((frame) => frame.length <= 59 && !frame.includes('\n'))).toBe(true);
@@ -48,8 +60,18 @@ describe('live progress', () => {
     const { stream, text } = capture(false);
     const progress = createProgress(stream, undefined, { verbose: true });
     progress.onProgress({ kind: 'working', check: 'callbacks', what: 'running' });
-    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', untilMs: 15_000 });
-    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1_234 });
+    progress.onProgress({
+      kind: 'waiting',
+      check: 'callbacks',
+      what: 'ewalletPayment for createEwalletPayment',
+      untilMs: 15_000,
+    });
+    progress.onProgress({
+      kind: 'waited',
+      check: 'callbacks',
+      what: 'ewalletPayment for createEwalletPayment',
+      tookMs: 1_234,
+    });
     progress.finish();
     expect(text()).toBe('WAIT callbacks ewalletPayment for createEwalletPayment: 1.2 s\n');
     expect(waitedLine({ kind: 'waited', check: 'callbacks', what: 'x', tookMs: 50 })).toBe('WAIT callbacks x: 0.1 s');
@@ -60,16 +82,44 @@ describe('live progress', () => {
     let clock = 0;
     const progress = createProgress({ ...stream, columns: 200 }, () => clock);
     progress.onProgress({ kind: 'working', check: 'callbacks', what: 'running' });
-    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 0.0 s; callbacks: running');
+    expect(text().split('\r\u001b[2K').at(-1)).toBe(
+      '0 checks done on 0 operations, 0 failed so far, 0.0 s; callbacks: running',
+    );
     clock = 1_000;
-    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'disbursementFinished for failDisbursement', untilMs: 16_000 });
-    progress.onProgress({ kind: 'waiting', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', untilMs: 6_000 });
-    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 1.0 s; callbacks: waiting for disbursementFinished for failDisbursement (+1 more), at most 15.0 s left');
+    progress.onProgress({
+      kind: 'waiting',
+      check: 'callbacks',
+      what: 'disbursementFinished for failDisbursement',
+      untilMs: 16_000,
+    });
+    progress.onProgress({
+      kind: 'waiting',
+      check: 'callbacks',
+      what: 'ewalletPayment for createEwalletPayment',
+      untilMs: 6_000,
+    });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe(
+      '0 checks done on 0 operations, 0 failed so far, 1.0 s; callbacks: waiting for disbursementFinished for failDisbursement (+1 more), at most 15.0 s left',
+    );
     clock = 2_000;
-    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'disbursementFinished for failDisbursement', tookMs: 1_000 });
-    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: waiting for ewalletPayment for createEwalletPayment, at most 4.0 s left');
-    progress.onProgress({ kind: 'waited', check: 'callbacks', what: 'ewalletPayment for createEwalletPayment', tookMs: 1_000 });
-    expect(text().split('\r\u001b[2K').at(-1)).toBe('0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: running');
+    progress.onProgress({
+      kind: 'waited',
+      check: 'callbacks',
+      what: 'disbursementFinished for failDisbursement',
+      tookMs: 1_000,
+    });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe(
+      '0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: waiting for ewalletPayment for createEwalletPayment, at most 4.0 s left',
+    );
+    progress.onProgress({
+      kind: 'waited',
+      check: 'callbacks',
+      what: 'ewalletPayment for createEwalletPayment',
+      tookMs: 1_000,
+    });
+    expect(text().split('\r\u001b[2K').at(-1)).toBe(
+      '0 checks done on 0 operations, 0 failed so far, 2.0 s; callbacks: running',
+    );
     progress.finish();
     expect(text().endsWith('\r\u001b[2K')).toBe(true);
   });

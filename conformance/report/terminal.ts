@@ -50,7 +50,12 @@ export function waitedLine(event: Extract<ProgressEvent, { kind: 'waited' }>): s
 }
 
 /** What the live line says the suite is doing: the wait ending last, else the latest work. */
-function activity(check: CheckName | undefined, working: string | undefined, waits: Map<string, { check: CheckName; untilMs: number }>, now: number): string | undefined {
+function activity(
+  check: CheckName | undefined,
+  working: string | undefined,
+  waits: Map<string, { check: CheckName; untilMs: number }>,
+  now: number,
+): string | undefined {
   if (waits.size > 0) {
     const [what, wait] = [...waits].reduce((latest, entry) => (entry[1].untilMs > latest[1].untilMs ? entry : latest));
     const others = waits.size > 1 ? ` (+${waits.size - 1} more)` : '';
@@ -59,7 +64,11 @@ function activity(check: CheckName | undefined, working: string | undefined, wai
   return check && working ? `${check}: ${working}` : undefined;
 }
 
-export function createProgress(stream: ProgressStream, now: () => number = () => performance.now(), options: ProgressOptions = {}): Progress {
+export function createProgress(
+  stream: ProgressStream,
+  now: () => number = () => performance.now(),
+  options: ProgressOptions = {},
+): Progress {
   if (!stream.isTTY) {
     const verbose = options.verbose === true;
     return {

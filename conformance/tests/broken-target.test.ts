@@ -13,7 +13,15 @@ const contract = loadContract();
 const KEY = 'sk_test_broken';
 // Long enough that a conforming answer is never late on a loaded 2-core machine (400 ms was, now and then).
 const TIMEOUT_MS = 1_500;
-const options = (baseUrl: string): RunOptions => ({ baseUrl, apiKey: KEY, profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: TIMEOUT_MS, concurrency: 8, strict: false });
+const options = (baseUrl: string): RunOptions => ({
+  baseUrl,
+  apiKey: KEY,
+  profile: 'stateless',
+  only: ['positive_data', 'response_conformance'],
+  timeoutMs: TIMEOUT_MS,
+  concurrency: 8,
+  strict: false,
+});
 const [hanging, html, huge, dropped, textError] = contract.model.operations;
 const HUGE = Buffer.alloc(2 * 1024 * 1024, 'a');
 
@@ -70,7 +78,9 @@ describe('a broken target', () => {
 
   it('blames no other operation, and the run stays bounded by the timeout', () => {
     const broken = new Set([hanging, html, huge, dropped, textError].map((o) => o?.operationId));
-    const blamed = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome === 'failed').map((r) => r.subject);
+    const blamed = summary.results
+      .filter((r) => r.check === 'response_conformance' && r.outcome === 'failed')
+      .map((r) => r.subject);
     expect(blamed.sort()).toEqual([...broken].sort());
     expect(elapsed).toBeLessThan(15_000);
   });
@@ -87,7 +97,11 @@ describe('a broken target', () => {
     const silent = await startTarget(contract, KEY, () => 'hang');
     let err = '';
     try {
-      const code = await main(['--base-url', silent.url, '--api-key', KEY, '--timeout-ms', String(TIMEOUT_MS)], { stdout: { write: () => true }, stderr: { write: (text: string) => (err += text) }, env: {} });
+      const code = await main(['--base-url', silent.url, '--api-key', KEY, '--timeout-ms', String(TIMEOUT_MS)], {
+        stdout: { write: () => true },
+        stderr: { write: (text: string) => (err += text) },
+        env: {},
+      });
       expect(code).toBe(2);
       expect(err).toMatch(/does not answer .*no answer within/);
     } finally {

@@ -12,7 +12,10 @@ export interface CheckRun {
   observed: Map<string, Finding[]>;
 }
 
-export async function runCheck(check: Check, options: Pick<RunOptions, 'baseUrl' | 'apiKey'> & Partial<RunOptions>): Promise<CheckRun> {
+export async function runCheck(
+  check: Check,
+  options: Pick<RunOptions, 'baseUrl' | 'apiKey'> & Partial<RunOptions>,
+): Promise<CheckRun> {
   const full: RunOptions = { profile: 'full', timeoutMs: 5_000, concurrency: 8, strict: false, ...options };
   const contract = loadContract(full.specPath);
   const http = createHttpClient({ baseUrl: full.baseUrl, apiKey: full.apiKey, timeoutMs: full.timeoutMs });

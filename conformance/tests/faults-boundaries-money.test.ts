@@ -26,13 +26,21 @@ const EXPECTED_SUBJECT: Record<string, string> = {
 
 const run = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> => runMutant(mutant, { only });
 
-const failures = (summary: RunSummary, check: CheckName): string[] => summary.results.filter((r) => r.check === check && r.outcome === 'failed').map((r) => r.subject);
+const failures = (summary: RunSummary, check: CheckName): string[] =>
+  summary.results.filter((r) => r.check === check && r.outcome === 'failed').map((r) => r.subject);
 
 describe('the unmutated sandbox', () => {
   it('passes boundaries and money on every subject, skipping none', async () => {
     const summary = await run(undefined, ['boundaries', 'money']);
     const mine = summary.results.filter((r) => r.check === 'boundaries' || r.check === 'money');
-    expect(mine.filter((r) => r.outcome !== 'passed').map((r) => `${r.check}:${r.subject} ${r.outcome}: ${r.skippedReason ?? r.findings.map((f) => f.message).join('; ')}`)).toEqual([]);
+    expect(
+      mine
+        .filter((r) => r.outcome !== 'passed')
+        .map(
+          (r) =>
+            `${r.check}:${r.subject} ${r.outcome}: ${r.skippedReason ?? r.findings.map((f) => f.message).join('; ')}`,
+        ),
+    ).toEqual([]);
     expect(mine.filter((r) => r.check === 'money').length).toBeGreaterThanOrEqual(10);
     expect(mine.filter((r) => r.check === 'boundaries').reduce((sum, r) => sum + r.cases, 0)).toBeGreaterThan(100);
   }, 60_000);

@@ -24,7 +24,14 @@ afterEach(async () => {
 async function run(faults: Partial<CallbackTargetOptions> = {}): Promise<RunSummary> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  target = await startCallbackTarget(contract, { apiKey: API_KEY, callbackToken: TOKEN, dashboardUrl: `${publicUrl}/dashboard`, attempts: 3, intervalMs: 500, ...faults });
+  target = await startCallbackTarget(contract, {
+    apiKey: API_KEY,
+    callbackToken: TOKEN,
+    dashboardUrl: `${publicUrl}/dashboard`,
+    attempts: 3,
+    intervalMs: 500,
+    ...faults,
+  });
   return runConformance({
     baseUrl: target.url,
     apiKey: API_KEY,
@@ -58,7 +65,9 @@ describe('callback_deliveries against a target that sends callbacks', () => {
   }, 30_000);
 
   it('fails a callback that reports a payment the run never made', async () => {
-    const corrupt = { [WEBHOOK]: (body: JsonObject): JsonObject => ({ ...body, external_id: `${String(body.external_id)}-other` }) };
+    const corrupt = {
+      [WEBHOOK]: (body: JsonObject): JsonObject => ({ ...body, external_id: `${String(body.external_id)}-other` }),
+    };
     const judged = result(await run({ corrupt }));
     expect(messages(judged)).toMatch(/matches nothing the run did: no object the run created or read has external_id/);
   }, 30_000);

@@ -14,9 +14,12 @@ async function callbacksOf(name?: string): Promise<RunSummary> {
   return runMutant(mutant, { only: ['callbacks'] });
 }
 
-const messages = (result: CheckResult | undefined): string[] => (result?.findings ?? []).filter((f) => f.severity === 'failure').map((f) => f.message);
-const byWebhook = (summary: RunSummary, webhook: string): CheckResult | undefined => summary.results.find((r) => r.check === 'callbacks' && r.subject === webhook);
-const CLOCK_NOTE = "retries brought on by moving the target's clock (advanceClock) and timed in its own time from its delivery records (listCallbackDeliveries)";
+const messages = (result: CheckResult | undefined): string[] =>
+  (result?.findings ?? []).filter((f) => f.severity === 'failure').map((f) => f.message);
+const byWebhook = (summary: RunSummary, webhook: string): CheckResult | undefined =>
+  summary.results.find((r) => r.check === 'callbacks' && r.subject === webhook);
+const CLOCK_NOTE =
+  "retries brought on by moving the target's clock (advanceClock) and timed in its own time from its delivery records (listCallbackDeliveries)";
 
 describe('check 7 against the sandbox and its callback mutants, at the default retry spacing', () => {
   it('passes the unmutated sandbox, its retries timed in its own time', async () => {
@@ -35,16 +38,30 @@ describe('check 7 against the sandbox and its callback mutants, at the default r
     const summary = await callbacksOf('fva-update-callback-stale-account');
     const changed = byWebhook(summary, 'fixedVirtualAccountChanged');
     expect(changed?.outcome).toBe('failed');
-    expect(messages(changed).some((m) => /carried the change updateFixedVirtualAccount made \(expected_amount 275000/.test(m)), messages(changed).join('\n')).toBe(true);
+    expect(
+      messages(changed).some((m) =>
+        /carried the change updateFixedVirtualAccount made \(expected_amount 275000/.test(m),
+      ),
+      messages(changed).join('\n'),
+    ).toBe(true);
     // Only the webhook the mistake is in.
-    expect(summary.results.filter((r) => r.outcome === 'failed').map((r) => r.subject)).toEqual(['fixedVirtualAccountChanged']);
+    expect(summary.results.filter((r) => r.outcome === 'failed').map((r) => r.subject)).toEqual([
+      'fixedVirtualAccountChanged',
+    ]);
   }, 60_000);
 
   it('catches retries made at once instead of a retry interval apart, in the target time', async () => {
     const summary = await callbacksOf('callback-retries-without-spacing');
     const paid = byWebhook(summary, 'fixedVirtualAccountPaid');
     expect(paid?.outcome).toBe('failed');
-    expect(messages(paid).some((m) => /attempt 2 came \d+ ms after attempt 1; expected 30000 ms .*in the target's time \(listCallbackDeliveries\)/.test(m)), messages(paid).join('\n')).toBe(true);
+    expect(
+      messages(paid).some((m) =>
+        /attempt 2 came \d+ ms after attempt 1; expected 30000 ms .*in the target's time \(listCallbackDeliveries\)/.test(
+          m,
+        ),
+      ),
+      messages(paid).join('\n'),
+    ).toBe(true);
   }, 60_000);
 
   it('catches one attempt more than x-delivery allows', async () => {
@@ -54,7 +71,9 @@ describe('check 7 against the sandbox and its callback mutants, at the default r
     expect(messages(finished)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/the receiver got 4 attempt\(s\) while it failed every one; x-delivery\.attempts is 3/),
-        expect.stringMatching(/4 attempt\(s\) while every attempt failed; x-delivery\.attempts is 3, in the target's time/),
+        expect.stringMatching(
+          /4 attempt\(s\) while every attempt failed; x-delivery\.attempts is 3, in the target's time/,
+        ),
       ]),
     );
   }, 60_000);

@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 
 /** Runs check 7 (and check 1 on the exchanges it makes) against the fake target broken as `faults` says. */
-async function run(webhooks: string[], faults: Partial<CallbackTargetOptions> = {}, callbacks: Partial<NonNullable<RunOptions['callbacks']>> = {}): Promise<RunSummary> {
+async function run(
+  webhooks: string[],
+  faults: Partial<CallbackTargetOptions> = {},
+  callbacks: Partial<NonNullable<RunOptions['callbacks']>> = {},
+): Promise<RunSummary> {
   // The free port is found before the receiver binds it; another process may take it in between.
   for (let attempt = 1; ; attempt++) {
     const summary = await runOnce(webhooks, faults, callbacks);
@@ -32,10 +36,21 @@ async function run(webhooks: string[], faults: Partial<CallbackTargetOptions> = 
   }
 }
 
-async function runOnce(webhooks: string[], faults: Partial<CallbackTargetOptions>, callbacks: Partial<NonNullable<RunOptions['callbacks']>>): Promise<RunSummary> {
+async function runOnce(
+  webhooks: string[],
+  faults: Partial<CallbackTargetOptions>,
+  callbacks: Partial<NonNullable<RunOptions['callbacks']>>,
+): Promise<RunSummary> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  target = await startCallbackTarget(contract, { apiKey: API_KEY, callbackToken: TOKEN, dashboardUrl: `${publicUrl}/dashboard`, attempts: 3, intervalMs: INTERVAL_MS, ...faults });
+  target = await startCallbackTarget(contract, {
+    apiKey: API_KEY,
+    callbackToken: TOKEN,
+    dashboardUrl: `${publicUrl}/dashboard`,
+    attempts: 3,
+    intervalMs: INTERVAL_MS,
+    ...faults,
+  });
   return runConformance({
     baseUrl: target.url,
     apiKey: API_KEY,
@@ -44,7 +59,14 @@ async function runOnce(webhooks: string[], faults: Partial<CallbackTargetOptions
     timeoutMs: 3000,
     concurrency: 4,
     strict: false,
-    callbacks: { listen: { host: '127.0.0.1', port }, publicUrl, token: TOKEN, retryIntervalMs: INTERVAL_MS, waitMs: 3000, ...callbacks },
+    callbacks: {
+      listen: { host: '127.0.0.1', port },
+      publicUrl,
+      token: TOKEN,
+      retryIntervalMs: INTERVAL_MS,
+      waitMs: 3000,
+      ...callbacks,
+    },
   });
 }
 
@@ -62,9 +84,14 @@ describe('check 7 against a target that sends callbacks', () => {
       expect(result(summary, webhook), messages(result(summary, webhook))).toMatchObject({ outcome: 'passed' });
     }
     expect(summary.results.filter((r) => r.outcome === 'failed')).toEqual([]);
-    expect(result(summary, 'directDebitPayment').notes?.join('\n')).toContain(`retry spacing judged against ${INTERVAL_MS} ms`);
+    expect(result(summary, 'directDebitPayment').notes?.join('\n')).toContain(
+      `retry spacing judged against ${INTERVAL_MS} ms`,
+    );
     // Every triggering request went through check 1.
-    expect(summary.results.find((r) => r.check === 'response_conformance' && r.subject === 'validateDirectDebitPaymentOtp')?.outcome).toBe('passed');
+    expect(
+      summary.results.find((r) => r.check === 'response_conformance' && r.subject === 'validateDirectDebitPaymentOtp')
+        ?.outcome,
+    ).toBe('passed');
   }, 20_000);
 
   it('reports a wrong callback token against that webhook only, without printing the token', async () => {
@@ -87,9 +114,14 @@ describe('check 7 against a target that sends callbacks', () => {
   }, 20_000);
 
   it('reports a body that does not carry the outcome the test amount selects', async () => {
-    const corrupt = { ewalletPayment: (body: JsonObject): JsonObject => ({ ...body, status: 'COMPLETED', failure_code: undefined } as unknown as JsonObject) };
+    const corrupt = {
+      ewalletPayment: (body: JsonObject): JsonObject =>
+        ({ ...body, status: 'COMPLETED', failure_code: undefined }) as unknown as JsonObject,
+    };
     const summary = await run(['ewalletPayment'], { corrupt });
-    expect(messages(result(summary, 'ewalletPayment'))).toMatch(/status is "COMPLETED"; x-test-mode of createEwalletPayment/);
+    expect(messages(result(summary, 'ewalletPayment'))).toMatch(
+      /status is "COMPLETED"; x-test-mode of createEwalletPayment/,
+    );
   }, 20_000);
 
   it('reports a target that gives up after two attempts', async () => {
@@ -101,7 +133,9 @@ describe('check 7 against a target that sends callbacks', () => {
 
   it('reports retries that come too fast', async () => {
     const summary = await run(['directDebitPayment'], { intervalMs: 40 });
-    expect(messages(result(summary, 'directDebitPayment'))).toMatch(/attempt 2 came \d+ ms after attempt 1; expected 500 ms/);
+    expect(messages(result(summary, 'directDebitPayment'))).toMatch(
+      /attempt 2 came \d+ ms after attempt 1; expected 500 ms/,
+    );
   }, 20_000);
 
   it('reports a callback that never arrives', async () => {
@@ -121,18 +155,39 @@ describe('check 7 against a target that sends callbacks', () => {
 
   it('skips, with the reason, what it cannot trigger; never passes it', async () => {
     const summary = await run(['ewalletPayment', 'disbursementFinished'], {}, { publicUrl: undefined });
-    expect(result(summary, 'ewalletPayment')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/dashboard setting ewallet_callback_url.*--callback-public-url/) });
-    expect(result(summary, 'disbursementFinished')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/target offers no sandbox control API/) });
+    expect(result(summary, 'ewalletPayment')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(/dashboard setting ewallet_callback_url.*--callback-public-url/),
+    });
+    expect(result(summary, 'disbursementFinished')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(/target offers no sandbox control API/),
+    });
   }, 20_000);
 
   it('skips a callback whose triggering requests fail, naming the step', async () => {
     const summary = await run(['directDebitPayment'], { failing: ['createPaymentMethod'] });
-    expect(result(summary, 'directDebitPayment')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/payment_method_id: createPaymentMethod \(createPaymentMethod\): expected status 200, got 500/) });
+    expect(result(summary, 'directDebitPayment')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(
+        /payment_method_id: createPaymentMethod \(createPaymentMethod\): expected status 200, got 500/,
+      ),
+    });
   }, 20_000);
 
   it('skips every webhook when no receiver is configured', async () => {
-    const summary = await runConformance({ baseUrl: 'http://127.0.0.1:9', apiKey: API_KEY, profile: 'full', only: ['callbacks'], timeoutMs: 500, concurrency: 2, strict: false });
+    const summary = await runConformance({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: API_KEY,
+      profile: 'full',
+      only: ['callbacks'],
+      timeoutMs: 500,
+      concurrency: 2,
+      strict: false,
+    });
     expect(summary.results.length).toBe(contract.model.webhooks.length);
-    expect(summary.results.every((r) => r.outcome === 'skipped' && /--callback-listen/.test(r.skippedReason ?? ''))).toBe(true);
+    expect(
+      summary.results.every((r) => r.outcome === 'skipped' && /--callback-listen/.test(r.skippedReason ?? '')),
+    ).toBe(true);
   });
 });

@@ -14,7 +14,13 @@ import { failedResults, familyPatterns, runMutant } from '../mutants/runner.js';
 import type { Mutant } from '../mutants/types.js';
 import type { CheckName, CheckResult, RunSummary } from '../types.js';
 
-const FAMILIES: CheckName[] = ['response_conformance', 'negative_data', 'positive_data', 'stateful_workflows', 'idempotency'];
+const FAMILIES: CheckName[] = [
+  'response_conformance',
+  'negative_data',
+  'positive_data',
+  'stateful_workflows',
+  'idempotency',
+];
 
 function named(catalogue: Mutant[], name: string): Mutant {
   const mutant = catalogue.find((m) => m.name === name);
@@ -33,12 +39,37 @@ interface Proof {
 }
 
 const PROOFS: Proof[] = [
-  { mutant: named(responseMutants, 'fva-read-expiration-as-epoch'), subject: 'getFixedVirtualAccount', finding: /\/expiration_date must be string/ },
-  { mutant: named(negativeMutants, 'fva-forbidden-terms-case-sensitive'), subject: 'createFixedVirtualAccount', finding: /forbidden term "[a-z ]+".*expected status 400/ },
-  { mutant: named(negativeMutants, 'disbursement-unknown-bank-accepted'), subject: 'createDisbursement', finding: /not in the list listDisbursementBanks answers.*expected status 400/ },
-  { mutant: named(positiveMutants, 'disbursement-ewallet-destination-refused'), subject: 'createDisbursement', finding: /valid example "ewallet": expected status 200, got 400/ },
-  { mutant: named(statefulMutants, 'disbursement-lookup-ignores-external-id'), subject: 'disbursement', finding: /find by identifier: an item does not match the query \(external_id\)/, curl: /\/disbursements\?external_id=/ },
-  { mutant: named(idempotencyMutants, 'disbursement-fingerprint-ignores-amount'), subject: 'createDisbursement', finding: /same key, other values: createDisbursement should answer IDEMPOTENCY_KEY_MISMATCH_ERROR/ },
+  {
+    mutant: named(responseMutants, 'fva-read-expiration-as-epoch'),
+    subject: 'getFixedVirtualAccount',
+    finding: /\/expiration_date must be string/,
+  },
+  {
+    mutant: named(negativeMutants, 'fva-forbidden-terms-case-sensitive'),
+    subject: 'createFixedVirtualAccount',
+    finding: /forbidden term "[a-z ]+".*expected status 400/,
+  },
+  {
+    mutant: named(negativeMutants, 'disbursement-unknown-bank-accepted'),
+    subject: 'createDisbursement',
+    finding: /not in the list listDisbursementBanks answers.*expected status 400/,
+  },
+  {
+    mutant: named(positiveMutants, 'disbursement-ewallet-destination-refused'),
+    subject: 'createDisbursement',
+    finding: /valid example "ewallet": expected status 200, got 400/,
+  },
+  {
+    mutant: named(statefulMutants, 'disbursement-lookup-ignores-external-id'),
+    subject: 'disbursement',
+    finding: /find by identifier: an item does not match the query \(external_id\)/,
+    curl: /\/disbursements\?external_id=/,
+  },
+  {
+    mutant: named(idempotencyMutants, 'disbursement-fingerprint-ignores-amount'),
+    subject: 'createDisbursement',
+    finding: /same key, other values: createDisbursement should answer IDEMPOTENCY_KEY_MISMATCH_ERROR/,
+  },
 ];
 
 const runWith = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> => runMutant(mutant, { only });
@@ -51,19 +82,31 @@ describe('mutants of the families the suite already covered', () => {
 
   it('the unmutated sandbox passes every check of these families', () => {
     expect(failedResults(baseline)).toEqual([]);
-    for (const family of FAMILIES) expect(baseline.results.some((r) => r.check === family && r.outcome === 'passed'), family).toBe(true);
+    for (const family of FAMILIES)
+      expect(
+        baseline.results.some((r) => r.check === family && r.outcome === 'passed'),
+        family,
+      ).toBe(true);
   });
 
-  it.each(PROOFS.map((proof) => [proof.mutant.name, proof] as const))('%s is caught by its own check on the operation it breaks', async (_name, proof) => {
-    const { mutant } = proof;
-    const summary = await runWith(mutant, familyPatterns(mutant.family));
-    const result: CheckResult | undefined = summary.results.find((r) => r.check === mutant.family && r.subject === proof.subject);
-    expect(result?.outcome, `${mutant.family}:${proof.subject} (failed: ${failedResults(summary).join(', ')})`).toBe('failed');
-    const messages = result?.findings.filter((f) => f.severity === 'failure').map((f) => f.message) ?? [];
-    const shown = result?.findings.find((f) => f.severity === 'failure' && proof.finding.test(f.message));
-    expect(shown, messages.join('\n')).toBeDefined();
-    if (proof.curl) expect(shown?.curl).toMatch(proof.curl);
-    // Every failure carries a command that reproduces it.
-    for (const found of result?.findings ?? []) expect(found.curl, found.message).toMatch(/^curl /);
-  }, 30_000);
+  it.each(PROOFS.map((proof) => [proof.mutant.name, proof] as const))(
+    '%s is caught by its own check on the operation it breaks',
+    async (_name, proof) => {
+      const { mutant } = proof;
+      const summary = await runWith(mutant, familyPatterns(mutant.family));
+      const result: CheckResult | undefined = summary.results.find(
+        (r) => r.check === mutant.family && r.subject === proof.subject,
+      );
+      expect(result?.outcome, `${mutant.family}:${proof.subject} (failed: ${failedResults(summary).join(', ')})`).toBe(
+        'failed',
+      );
+      const messages = result?.findings.filter((f) => f.severity === 'failure').map((f) => f.message) ?? [];
+      const shown = result?.findings.find((f) => f.severity === 'failure' && proof.finding.test(f.message));
+      expect(shown, messages.join('\n')).toBeDefined();
+      if (proof.curl) expect(shown?.curl).toMatch(proof.curl);
+      // Every failure carries a command that reproduces it.
+      for (const found of result?.findings ?? []) expect(found.curl, found.message).toMatch(/^curl /);
+    },
+    30_000,
+  );
 });

@@ -18,7 +18,15 @@ afterEach(async () => {
 
 async function idempotencyResults(faults: StatefulFaults): Promise<CheckResult[]> {
   target = await startStatefulTarget(loadContract(), apiKey, faults);
-  const summary = await runConformance({ baseUrl: target.url, apiKey, profile: 'stateful', only: ['idempotency'], timeoutMs: 5_000, concurrency: 8, strict: false });
+  const summary = await runConformance({
+    baseUrl: target.url,
+    apiKey,
+    profile: 'stateful',
+    only: ['idempotency'],
+    timeoutMs: 5_000,
+    concurrency: 8,
+    strict: false,
+  });
   return summary.results;
 }
 
@@ -27,22 +35,36 @@ const messages = (result: CheckResult | undefined): string[] => result?.findings
 describe('idempotency faults', () => {
   // The lookup tells what the replay did: a list by external id shows two, a lookup by reference id the newer one.
   it.each([
-    ['createDisbursement', 400, /^concurrent requests: 10 concurrent requests with one key: the lookup answers 10 resource\(s\)/],
-    ['createDirectDebitPayment', 409, /^concurrent requests: 10 concurrent requests with one key: 10 succeeded, exactly one should$/],
-  ])('reports a replayed key that creates a second resource against %s', async (subject, status, race) => {
-    const result = (await idempotencyResults({ ignoreIdempotencyKeys: true })).find((r) => r.subject === subject);
-    expect(result?.outcome).toBe('failed');
-    expect(messages(result)).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^same key and body: ${subject} should answer \\w+: expected status ${status}, got 200$`)),
-        expect.stringMatching(/^same key and body: the replayed key created another resource: the lookup answers/),
-        expect.stringMatching(/^same key, other body: a reused key with another body created a resource/),
-        expect.stringMatching(race),
-      ]),
-    );
-    // Every failure can be replayed, the key masked.
-    for (const finding of result?.findings ?? []) expect(finding.curl).toMatch(/^curl .*-u "\$PAYMENTS_API_KEY:"/);
-  }, 30_000);
+    [
+      'createDisbursement',
+      400,
+      /^concurrent requests: 10 concurrent requests with one key: the lookup answers 10 resource\(s\)/,
+    ],
+    [
+      'createDirectDebitPayment',
+      409,
+      /^concurrent requests: 10 concurrent requests with one key: 10 succeeded, exactly one should$/,
+    ],
+  ])(
+    'reports a replayed key that creates a second resource against %s',
+    async (subject, status, race) => {
+      const result = (await idempotencyResults({ ignoreIdempotencyKeys: true })).find((r) => r.subject === subject);
+      expect(result?.outcome).toBe('failed');
+      expect(messages(result)).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            new RegExp(`^same key and body: ${subject} should answer \\w+: expected status ${status}, got 200$`),
+          ),
+          expect.stringMatching(/^same key and body: the replayed key created another resource: the lookup answers/),
+          expect.stringMatching(/^same key, other body: a reused key with another body created a resource/),
+          expect.stringMatching(race),
+        ]),
+      );
+      // Every failure can be replayed, the key masked.
+      for (const finding of result?.findings ?? []) expect(finding.curl).toMatch(/^curl .*-u "\$PAYMENTS_API_KEY:"/);
+    },
+    30_000,
+  );
 
   it('reports key limits that are not enforced, case by case', async () => {
     const results = await idempotencyResults({ ignoreKeyLength: true });

@@ -14,14 +14,21 @@ describe('the rate_limit check', () => {
   it('passes the sandbox with its limits on: the 429 past the read limit, its headers, served again after Retry-After', async () => {
     const summary = await runMutant(undefined, { only: ['rate_limit'], checkRateLimit: true });
     expect(failedResults(summary)).toEqual([]);
-    expect(summary.results.find((result) => result.check === 'rate_limit')).toMatchObject({ subject: 'getBalance', outcome: 'passed' });
+    expect(summary.results.find((result) => result.check === 'rate_limit')).toMatchObject({
+      subject: 'getBalance',
+      outcome: 'passed',
+    });
     // Another merchant's key and the other mode's key were judged too: nothing was left unchecked.
     expect(summary.results.find((result) => result.check === 'rate_limit')?.unchecked).toBeUndefined();
   }, 60_000);
 
-  it.each(rateLimitMutants.map((mutant) => [mutant.name, mutant] as const))('catches %s', async (_name, mutant) => {
-    const verdict = await judgeMutant(mutant, { fast: true });
-    expect(verdict.error).toBeUndefined();
-    expect(verdict.failedResults).toEqual(['rate_limit:getBalance']);
-  }, 60_000);
+  it.each(rateLimitMutants.map((mutant) => [mutant.name, mutant] as const))(
+    'catches %s',
+    async (_name, mutant) => {
+      const verdict = await judgeMutant(mutant, { fast: true });
+      expect(verdict.error).toBeUndefined();
+      expect(verdict.failedResults).toEqual(['rate_limit:getBalance']);
+    },
+    60_000,
+  );
 });

@@ -16,16 +16,36 @@ import type { CheckResult, RunSummary } from '../types.js';
 const contract = loadContract();
 
 /** The operation's lowest documented 2xx, its first example (in the copy), and the schema's required properties. */
-function successOf(doc: JsonObject, operation: OperationModel): { status: string; example: JsonObject; required: string[]; response: JsonObject } | undefined {
-  const response = contract.response(operation, Math.min(...operation.responses.filter((r) => r.status < 300).map((r) => r.status)));
+function successOf(
+  doc: JsonObject,
+  operation: OperationModel,
+): { status: string; example: JsonObject; required: string[]; response: JsonObject } | undefined {
+  const response = contract.response(
+    operation,
+    Math.min(...operation.responses.filter((r) => r.status < 300).map((r) => r.status)),
+  );
   const raw = pointerGet(doc, operation.pointer);
   const responses = isObject(raw) && isObject(raw.responses) ? raw.responses : undefined;
   const documented = response && responses ? responses[String(response.status)] : undefined;
-  const media = isObject(documented) && isObject(documented.content) ? documented.content['application/json'] : undefined;
+  const media =
+    isObject(documented) && isObject(documented.content) ? documented.content['application/json'] : undefined;
   const first = isObject(media) && isObject(media.examples) ? Object.values(media.examples)[0] : undefined;
   const schema = contract.deref(response?.schema);
-  if (!response || !isObject(documented) || !isObject(first) || !isObject(first.value) || !isObject(schema) || !Array.isArray(schema.required)) return undefined;
-  return { status: String(response.status), example: first.value, required: schema.required.map(String), response: documented };
+  if (
+    !response ||
+    !isObject(documented) ||
+    !isObject(first) ||
+    !isObject(first.value) ||
+    !isObject(schema) ||
+    !Array.isArray(schema.required)
+  )
+    return undefined;
+  return {
+    status: String(response.status),
+    example: first.value,
+    required: schema.required.map(String),
+    response: documented,
+  };
 }
 
 function pointerGet(doc: JsonObject, pointer: string): Json | undefined {
@@ -54,10 +74,13 @@ beforeAll(async () => {
   if (!first || !second || !third) throw new Error('the contract needs three operations with an object 2xx example');
 
   const wrongType = successOf(copy, first);
-  const property = wrongType?.required.find((name) => wrongType.example[name] !== undefined && typeof wrongType.example[name] !== 'object');
+  const property = wrongType?.required.find(
+    (name) => wrongType.example[name] !== undefined && typeof wrongType.example[name] !== 'object',
+  );
   if (!wrongType || !property) throw new Error(`${first.operationId}: no scalar required property to retype`);
   // A string where the contract wants a number, and the other way round.
-  wrongType.example[property] = typeof wrongType.example[property] === 'string' ? 12345 : String(wrongType.example[property]);
+  wrongType.example[property] =
+    typeof wrongType.example[property] === 'string' ? 12345 : String(wrongType.example[property]);
   faults.wrongType = { operation: first, property };
 
   const missing = successOf(copy, second);
@@ -80,7 +103,15 @@ beforeAll(async () => {
   writeFileSync(specPath, JSON.stringify(copy));
   // Prism itself, not the mock's front: the router there would refuse to pass on an undocumented status.
   mock = await startPrism({ specPath });
-  summary = await runConformance({ baseUrl: mock.url, apiKey: 'sk_test_faults', profile: 'stateless', only: ['positive_data', 'response_conformance'], timeoutMs: 10_000, concurrency: 8, strict: false });
+  summary = await runConformance({
+    baseUrl: mock.url,
+    apiKey: 'sk_test_faults',
+    profile: 'stateless',
+    only: ['positive_data', 'response_conformance'],
+    timeoutMs: 10_000,
+    concurrency: 8,
+    strict: false,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -89,7 +120,9 @@ afterAll(async () => {
 });
 
 function conformanceOf(operation: OperationModel | undefined): CheckResult {
-  const result = summary.results.find((r) => r.check === 'response_conformance' && r.subject === operation?.operationId);
+  const result = summary.results.find(
+    (r) => r.check === 'response_conformance' && r.subject === operation?.operationId,
+  );
   if (!result) throw new Error(`no response_conformance result for ${operation?.operationId ?? '?'}`);
   return result;
 }
@@ -98,7 +131,9 @@ describe('response-level faults are reported against the right operation', () =>
   it('a field of the wrong type', () => {
     const result = conformanceOf(faults.wrongType?.operation);
     expect(result.outcome).toBe('failed');
-    const finding = result.findings.find((f) => f.schemaPath?.endsWith(`/properties/${faults.wrongType?.property ?? ''}/type`));
+    const finding = result.findings.find((f) =>
+      f.schemaPath?.endsWith(`/properties/${faults.wrongType?.property ?? ''}/type`),
+    );
     expect(finding?.message).toContain(`/${faults.wrongType?.property ?? ''} must be`);
     expect(finding?.curl).toMatch(/^curl /);
   });
@@ -120,11 +155,19 @@ describe('response-level faults are reported against the right operation', () =>
   });
 
   it('blames no other operation', () => {
-    const planted = new Set([faults.wrongType, faults.missingRequired, faults.undocumentedStatus].map((f) => f?.operation.operationId));
+    const planted = new Set(
+      [faults.wrongType, faults.missingRequired, faults.undocumentedStatus].map((f) => f?.operation.operationId),
+    );
     // Prism itself adds Access-Control-Allow-Origin to every answer (its CORS switch notwithstanding), a header
     // the contract says is never sent: a fault of the tool, not one planted here, so it is left out of the tally.
-    const prismOwn = (message: string): boolean => message.includes('access-control-allow-origin header, which the contract says is never sent');
-    const blamed = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome === 'failed' && r.findings.some((f) => !prismOwn(f.message))).map((r) => r.subject);
+    const prismOwn = (message: string): boolean =>
+      message.includes('access-control-allow-origin header, which the contract says is never sent');
+    const blamed = summary.results
+      .filter(
+        (r) =>
+          r.check === 'response_conformance' && r.outcome === 'failed' && r.findings.some((f) => !prismOwn(f.message)),
+      )
+      .map((r) => r.subject);
     expect(blamed.sort()).toEqual([...planted].sort());
   });
 });

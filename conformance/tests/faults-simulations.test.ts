@@ -7,7 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadContract } from '../contract.js';
 import { runConformance } from '../run.js';
 import type { CheckResult, RunSummary } from '../types.js';
-import { controlDocument, startControlApiTarget, type ControlApiOptions, type ControlApiTarget } from './fakes/control-api.js';
+import {
+  controlDocument,
+  startControlApiTarget,
+  type ControlApiOptions,
+  type ControlApiTarget,
+} from './fakes/control-api.js';
 
 const contract = loadContract();
 const API_KEY = 'sk_test_conformance_control';
@@ -22,7 +27,13 @@ afterEach(async () => {
 });
 
 async function run(webhooks: string[], faults: Partial<ControlApiOptions> = {}, waitMs = 3000): Promise<RunSummary> {
-  target = await startControlApiTarget(contract, { apiKey: API_KEY, callbackToken: TOKEN, attempts: 3, intervalMs: INTERVAL_MS, ...faults });
+  target = await startControlApiTarget(contract, {
+    apiKey: API_KEY,
+    callbackToken: TOKEN,
+    attempts: 3,
+    intervalMs: INTERVAL_MS,
+    ...faults,
+  });
   return runConformance({
     baseUrl: target.url,
     apiKey: API_KEY,
@@ -41,19 +52,25 @@ const result = (summary: RunSummary, webhook: string): CheckResult => {
   if (!found) throw new Error(`no callbacks result for ${webhook}`);
   return found;
 };
-const text = (r: CheckResult): string => [...r.findings.map((f) => f.message), r.skippedReason ?? '', ...(r.notes ?? [])].join('\n');
+const text = (r: CheckResult): string =>
+  [...r.findings.map((f) => f.message), r.skippedReason ?? '', ...(r.notes ?? [])].join('\n');
 
 describe('check 7 against a target with a sandbox control API', () => {
   it('passes a target whose simulations send the callbacks they should, and restores its settings', async () => {
     const summary = await run(['disbursementFinished', 'ewalletPayment']);
-    for (const webhook of ['disbursementFinished', 'ewalletPayment']) expect(result(summary, webhook).outcome, text(result(summary, webhook))).toBe('passed');
+    for (const webhook of ['disbursementFinished', 'ewalletPayment'])
+      expect(result(summary, webhook).outcome, text(result(summary, webhook))).toBe('passed');
     // complete + fail + the retry measurement; the e-wallet test amounts + approve + decline + the retry measurement.
     expect(result(summary, 'disbursementFinished').cases).toBe(3);
     expect(text(result(summary, 'ewalletPayment'))).not.toMatch(/not triggered: /);
-    expect(text(result(summary, 'disbursementFinished'))).toMatch(/pointed at the receiver through the sandbox control API \(updateSettings\) and restored/);
+    expect(text(result(summary, 'disbursementFinished'))).toMatch(
+      /pointed at the receiver through the sandbox control API \(updateSettings\) and restored/,
+    );
     expect(target?.calls.get('approveEwalletPayment')).toBe(1);
     const settings = target?.settings();
-    expect(Object.values((settings?.callback_urls ?? {}) as Record<string, unknown>).every((url) => url === null)).toBe(true);
+    expect(Object.values((settings?.callback_urls ?? {}) as Record<string, unknown>).every((url) => url === null)).toBe(
+      true,
+    );
     expect(settings?.ewallet_auto_resolve).toBe(true);
   }, 20_000);
 
@@ -61,28 +78,45 @@ describe('check 7 against a target with a sandbox control API', () => {
     const summary = await run(['disbursementFinished'], { wrongState: ['completeDisbursement'] });
     const failed = result(summary, 'disbursementFinished');
     expect(failed.outcome).toBe('failed');
-    expect(text(failed)).toMatch(/status is "FAILED"; x-simulates of completeDisbursement \(disbursement bank_confirmed_transfer\) says "COMPLETED"/);
-    expect(failed.findings.find((f) => f.message.includes('x-simulates'))?.curl).toMatch(/^curl .*\/sandbox\/disbursements\/.*\/complete/);
+    expect(text(failed)).toMatch(
+      /status is "FAILED"; x-simulates of completeDisbursement \(disbursement bank_confirmed_transfer\) says "COMPLETED"/,
+    );
+    expect(failed.findings.find((f) => f.message.includes('x-simulates'))?.curl).toMatch(
+      /^curl .*\/sandbox\/disbursements\/.*\/complete/,
+    );
   }, 20_000);
 
   it('reports a refused simulation as not triggered, and the webhook as skipped when nothing else triggers it', async () => {
     const summary = await run(['disbursementFinished'], { refuse: ['completeDisbursement', 'failDisbursement'] });
-    expect(result(summary, 'disbursementFinished')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/completeDisbursement \(sandbox control API\): expected status 200, got 409/) });
+    expect(result(summary, 'disbursementFinished')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(
+        /completeDisbursement \(sandbox control API\): expected status 200, got 409/,
+      ),
+    });
   }, 20_000);
 
   it('notices when the hold setting does not hold: the approval cannot be simulated', async () => {
     const summary = await run(['ewalletPayment'], { ignoreHold: true });
-    expect(text(result(summary, 'ewalletPayment'))).toMatch(/not triggered: createEwalletPayment, then approveEwalletPayment: approveEwalletPayment \(sandbox control API\): expected status 200, got 409/);
+    expect(text(result(summary, 'ewalletPayment'))).toMatch(
+      /not triggered: createEwalletPayment, then approveEwalletPayment: approveEwalletPayment \(sandbox control API\): expected status 200, got 409/,
+    );
   }, 20_000);
 
   it('cannot reach dashboard callbacks when the control contract names no callback settings', async () => {
     const summary = await run(['disbursementFinished'], { document: controlDocument({ callbackSettings: false }) });
-    expect(result(summary, 'disbursementFinished')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/dashboard setting disbursement_callback_url, which the suite cannot set/) });
+    expect(result(summary, 'disbursementFinished')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(/dashboard setting disbursement_callback_url, which the suite cannot set/),
+    });
     expect(target?.calls.get('completeDisbursement')).toBeUndefined();
   }, 20_000);
 
   it('skips, with the reason, what a control contract without x-simulates cannot trigger', async () => {
     const summary = await run(['disbursementFinished'], { document: controlDocument({ simulates: false }) });
-    expect(result(summary, 'disbursementFinished')).toMatchObject({ outcome: 'skipped', skippedReason: expect.stringMatching(/declares no simulation \(x-simulates\)/) });
+    expect(result(summary, 'disbursementFinished')).toMatchObject({
+      outcome: 'skipped',
+      skippedReason: expect.stringMatching(/declares no simulation \(x-simulates\)/),
+    });
   }, 20_000);
 });

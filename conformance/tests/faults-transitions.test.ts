@@ -36,11 +36,15 @@ describe('transitions and uniqueness faults', () => {
   }, 60_000);
 
   // One sandbox at a time: several at once on two cores made requests slow enough to time out.
-  it.each([...transitionMutants, ...uniquenessMutants].map((m) => [m.name, m] as const))('catches %s on its operation', async (name, mutant) => {
-    const summary = await run(mutant, [mutant.family]);
-    expect(failedResults(summary)).toContain(EXPECTED[name]);
-    const failed = summary.results.find((r) => `${r.check}:${r.subject}` === EXPECTED[name]);
-    // Every finding carries a reproducing command.
-    expect(failed?.findings.every((f) => f.curl?.startsWith('curl '))).toBe(true);
-  }, 60_000);
+  it.each([...transitionMutants, ...uniquenessMutants].map((m) => [m.name, m] as const))(
+    'catches %s on its operation',
+    async (name, mutant) => {
+      const summary = await run(mutant, [mutant.family]);
+      expect(failedResults(summary)).toContain(EXPECTED[name]);
+      const failed = summary.results.find((r) => `${r.check}:${r.subject}` === EXPECTED[name]);
+      // Every finding carries a reproducing command.
+      expect(failed?.findings.every((f) => f.curl?.startsWith('curl '))).toBe(true);
+    },
+    60_000,
+  );
 });

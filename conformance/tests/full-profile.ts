@@ -24,7 +24,6 @@ const OTHER_MERCHANT = {
   callbackTokens: { test: 'cbt_test_full_profile_other_3b9e1c', live: 'cbt_live_full_profile_other_3b9e1c' },
 };
 
-
 /** A sandbox (or several behind one address) serving `config`, started for a run. */
 export interface ServedSandbox {
   url: string;
@@ -36,7 +35,10 @@ export type ServeSandbox = (config: SandboxConfig, appOptions: SandboxAppOptions
 export const serveInProcess: ServeSandbox = async (config, appOptions) => {
   const app = await createSandboxApp(config, appOptions);
   await app.start();
-  const server: Listening = await listen(createSite({ service: app.service, control: app.control, observer: app.observer }), { host: config.host, port: config.port });
+  const server: Listening = await listen(
+    createSite({ service: app.service, control: app.control, observer: app.observer }),
+    { host: config.host, port: config.port },
+  );
   return {
     url: server.url,
     stop: async () => {
@@ -52,13 +54,22 @@ export const serveInProcess: ServeSandbox = async (config, appOptions) => {
  * suite holds them where a case needs them to wait; off, nothing finishes by itself and the suite turns it on
  * where a case watches it happen.
  */
-export function describeFullProfile(label: string, options: { autoProgress: boolean; serve?: ServeSandbox; timeoutMs?: number }): void {
+export function describeFullProfile(
+  label: string,
+  options: { autoProgress: boolean; serve?: ServeSandbox; timeoutMs?: number },
+): void {
   let served: ServedSandbox | undefined;
   const routerErrors: string[] = [];
   let summary: RunSummary;
 
   beforeAll(async () => {
-    const base = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: true, autoProgress: options.autoProgress });
+    const base = defaultConfig({
+      dataDir: ':memory:',
+      host: '127.0.0.1',
+      port: 0,
+      validateResponses: true,
+      autoProgress: options.autoProgress,
+    });
     const config = { ...base, merchants: [...base.merchants, OTHER_MERCHANT] };
     served = await (options.serve ?? serveInProcess)(config, {
       // An answer off the contract is a 500 to the suite, which reports it; the cause is kept for the message.
@@ -85,7 +96,8 @@ export function describeFullProfile(label: string, options: { autoProgress: bool
   }, 60_000);
 
   /** The report a person would read, for the message of a failing assertion. */
-  const report = (): string => `${formatSummary(summary, { verbose: true })}${routerErrors.length > 0 ? `\nSandbox router errors:\n${routerErrors.join('\n')}\n` : ''}`;
+  const report = (): string =>
+    `${formatSummary(summary, { verbose: true })}${routerErrors.length > 0 ? `\nSandbox router errors:\n${routerErrors.join('\n')}\n` : ''}`;
 
   describe(label, () => {
     it('passes every check', () => {
@@ -96,7 +108,10 @@ export function describeFullProfile(label: string, options: { autoProgress: bool
     it('leaves nothing unchecked for want of a trigger, a receiver, a key or a control API: the run is complete', () => {
       // Only skips that say the check has nothing to try on that subject are allowed (not applicable).
       const notRun = summary.results.filter(isNotRun);
-      expect(notRun.map((r) => `${r.check} ${r.subject}: ${notRunReasons(r).join('; ')}`), report()).toEqual([]);
+      expect(
+        notRun.map((r) => `${r.check} ${r.subject}: ${notRunReasons(r).join('; ')}`),
+        report(),
+      ).toEqual([]);
       expect(summary.verdict, report()).toBe('pass');
     });
 
@@ -107,15 +122,23 @@ export function describeFullProfile(label: string, options: { autoProgress: bool
         expect(result.outcome, report()).toBe('passed');
         expect(result.cases, result.subject).toBeGreaterThan(1);
         // An event derived but not fired (a simulation refused, a step failing) shows as a note.
-        expect((result.notes ?? []).filter((note) => note.startsWith('not triggered: ')), result.subject).toEqual([]);
+        expect(
+          (result.notes ?? []).filter((note) => note.startsWith('not triggered: ')),
+          result.subject,
+        ).toEqual([]);
       }
     });
 
     it("brings the retries on with the sandbox's clock at the contract's spacing, timed from its delivery records", () => {
       const callbacks = summary.results.filter((r) => r.check === 'callbacks');
       for (const result of callbacks) {
-        expect(result.notes ?? [], result.subject).toContain("retries brought on by moving the target's clock (advanceClock) and timed in its own time from its delivery records (listCallbackDeliveries)");
-        expect((result.notes ?? []).filter((note) => note.startsWith('retry spacing judged against')), result.subject).toEqual([]);
+        expect(result.notes ?? [], result.subject).toContain(
+          "retries brought on by moving the target's clock (advanceClock) and timed in its own time from its delivery records (listCallbackDeliveries)",
+        );
+        expect(
+          (result.notes ?? []).filter((note) => note.startsWith('retry spacing judged against')),
+          result.subject,
+        ).toEqual([]);
       }
     });
   });

@@ -14,7 +14,14 @@ let summary: RunSummary;
 
 beforeAll(async () => {
   mock = await startMock();
-  summary = await runConformance({ baseUrl: mock.url, apiKey: 'sk_test_conformance', profile: 'stateless', timeoutMs: 10_000, concurrency: 8, strict: false });
+  summary = await runConformance({
+    baseUrl: mock.url,
+    apiKey: 'sk_test_conformance',
+    profile: 'stateless',
+    timeoutMs: 10_000,
+    concurrency: 8,
+    strict: false,
+  });
   // The figures the issue asks for, in the test log: wall time and requests per second.
   console.log(totalsLine(summary));
 }, 60_000);
@@ -31,7 +38,9 @@ describe('the stateless profile against the Prism mock', () => {
   });
 
   it('is complete: nothing the profile selects was left unchecked (only checks that do not apply are skipped)', () => {
-    expect(summary.results.filter(isNotRun).map((r) => `${r.check} ${r.subject}: ${notRunReasons(r).join('; ')}`)).toEqual([]);
+    expect(
+      summary.results.filter(isNotRun).map((r) => `${r.check} ${r.subject}: ${notRunReasons(r).join('; ')}`),
+    ).toEqual([]);
     expect(summary.verdict).toBe('pass');
   });
 
@@ -43,7 +52,9 @@ describe('the stateless profile against the Prism mock', () => {
   it('ran every check of the profile, on every operation of the contract', () => {
     const ran = new Set(summary.results.map((r) => r.check));
     expect([...ran].sort()).toEqual([...PROFILE_CHECKS.stateless].sort());
-    const judged = summary.results.filter((r) => r.check === 'response_conformance' && r.outcome !== 'skipped').map((r) => r.subject);
+    const judged = summary.results
+      .filter((r) => r.check === 'response_conformance' && r.outcome !== 'skipped')
+      .map((r) => r.subject);
     expect(judged.sort()).toEqual(contract.model.operations.map((o) => o.operationId).sort());
     expect(summary.requests).toBeGreaterThan(0);
   });

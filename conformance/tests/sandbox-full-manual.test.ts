@@ -3,4 +3,6 @@
 // decide everything else.
 import { describeFullProfile } from './full-profile.js';
 
-describeFullProfile('the full conformance profile against the sandbox with automatic progression off', { autoProgress: false });
+describeFullProfile('the full conformance profile against the sandbox with automatic progression off', {
+  autoProgress: false,
+});

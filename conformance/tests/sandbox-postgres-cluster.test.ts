@@ -11,29 +11,40 @@ let cluster: InProcessCluster | undefined;
 /** Callback attempts each sandbox made. */
 const attempts = [0, 0];
 
-describeFullProfile('the full conformance profile against two sandboxes on one PostgreSQL database, requests alternating between them', {
-  autoProgress: true,
-  timeoutMs: 300_000,
-  serve: async (config, appOptions) => {
-    cluster = await startInProcessCluster({
-      databaseUrl: server().url,
-      config,
-      appOptions: (index) => ({
-        ...appOptions,
-        fetch: (input, init) => {
-          attempts[index]!++;
-          return fetch(input, init);
-        },
-      }),
-    });
-    return { url: cluster.url, stop: cluster.stop };
+describeFullProfile(
+  'the full conformance profile against two sandboxes on one PostgreSQL database, requests alternating between them',
+  {
+    autoProgress: true,
+    timeoutMs: 300_000,
+    serve: async (config, appOptions) => {
+      cluster = await startInProcessCluster({
+        databaseUrl: server().url,
+        config,
+        appOptions: (index) => ({
+          ...appOptions,
+          fetch: (input, init) => {
+            attempts[index]!++;
+            return fetch(input, init);
+          },
+        }),
+      });
+      return { url: cluster.url, stop: cluster.stop };
+    },
   },
-});
+);
 
 describe('the two sandboxes of that run', () => {
   it('both served requests and both made callback attempts', () => {
-    console.log(`requests per sandbox: ${JSON.stringify(cluster?.front.served)}; callback attempts per sandbox: ${JSON.stringify(attempts)}`);
-    expect(cluster?.front.served.every((count) => count > 100), JSON.stringify(cluster?.front.served)).toBe(true);
-    expect(attempts.every((count) => count > 0), JSON.stringify(attempts)).toBe(true);
+    console.log(
+      `requests per sandbox: ${JSON.stringify(cluster?.front.served)}; callback attempts per sandbox: ${JSON.stringify(attempts)}`,
+    );
+    expect(
+      cluster?.front.served.every((count) => count > 100),
+      JSON.stringify(cluster?.front.served),
+    ).toBe(true);
+    expect(
+      attempts.every((count) => count > 0),
+      JSON.stringify(attempts),
+    ).toBe(true);
   });
 });

@@ -17,7 +17,10 @@ export interface TargetRequest {
 }
 
 /** An answer to send, 'hang' (never answer), or undefined for the default answer. */
-export type Override = (call: TargetRequest, response: ServerResponse) => { status: number; contentType?: string; body: string | Buffer } | 'hang' | 'handled' | undefined;
+export type Override = (
+  call: TargetRequest,
+  response: ServerResponse,
+) => { status: number; contentType?: string; body: string | Buffer } | 'hang' | 'handled' | undefined;
 
 export interface Target {
   url: string;
@@ -26,16 +29,31 @@ export interface Target {
   close: () => Promise<void>;
 }
 
-export async function startTarget(contract: Contract, validKey: string, override: Override = () => undefined): Promise<Target> {
-  const match = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
+export async function startTarget(
+  contract: Contract,
+  validKey: string,
+  override: Override = () => undefined,
+): Promise<Target> {
+  const match = createPathMatcher(
+    contract.model.operations.map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      value: operation,
+    })),
+  );
   const calls = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const found = match((request.method ?? 'GET').toUpperCase(), new URL(request.url ?? '/', 'http://target.local').pathname);
+      const found = match(
+        (request.method ?? 'GET').toUpperCase(),
+        new URL(request.url ?? '/', 'http://target.local').pathname,
+      );
       if (found.kind !== 'found') {
-        response.writeHead(404, { 'content-type': 'application/json' }).end('{"error_code":"NOT_FOUND","message":"No operation has this path."}');
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error_code":"NOT_FOUND","message":"No operation has this path."}');
         return;
       }
       const operation = found.value;
@@ -43,14 +61,23 @@ export async function startTarget(contract: Contract, validKey: string, override
       // As the contract's scheme (Decision `basic-scheme-case-insensitive`): any letter case of the scheme name, the key exactly, no password.
       const credentials = parseBasicAuthorization(request.headers.authorization);
       const authorized = credentials !== null && credentials.username === validKey && credentials.password === '';
-      const answer = override({ operation, authorized, body: Buffer.concat(chunks).toString('utf8'), request }, response);
+      const answer = override(
+        { operation, authorized, body: Buffer.concat(chunks).toString('utf8'), request },
+        response,
+      );
       if (answer === 'hang' || answer === 'handled') return;
       if (answer) {
-        response.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' }).end(answer.body);
+        response
+          .writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json' })
+          .end(answer.body);
         return;
       }
-      const status = authorized ? Math.min(...operation.responses.filter((r) => r.status < 300).map((r) => r.status)) : 401;
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(responseExamples(contract, operation, status)[0] ?? {}));
+      const status = authorized
+        ? Math.min(...operation.responses.filter((r) => r.status < 300).map((r) => r.status))
+        : 401;
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(responseExamples(contract, operation, status)[0] ?? {}));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -35,18 +35,40 @@ type Answer = { status: number; contentType?: string; body: string };
 
 function wellFormedBasic(header: string | undefined): boolean {
   const match = /^Basic ([A-Za-z0-9+/]+=*)$/.exec(header ?? '');
-  return match !== null && Buffer.from(match[1] as string, 'base64').toString('utf8').includes(':');
+  return (
+    match !== null &&
+    Buffer.from(match[1] as string, 'base64')
+      .toString('utf8')
+      .includes(':')
+  );
 }
 
-type Verdict = { kind: 'valid' } | { kind: 'malformed' } | { kind: 'invalid'; errors: ErrorObject[] } | { kind: 'triggered'; status: number; code: string };
+type Verdict =
+  | { kind: 'valid' }
+  | { kind: 'malformed' }
+  | { kind: 'invalid'; errors: ErrorObject[] }
+  | { kind: 'triggered'; status: number; code: string };
 
-function judgeRequest(contract: Contract, operation: OperationModel, request: IncomingMessage, body: string, pathParams: Record<string, string>): Verdict {
+function judgeRequest(
+  contract: Contract,
+  operation: OperationModel,
+  request: IncomingMessage,
+  body: string,
+  pathParams: Record<string, string>,
+): Verdict {
   const url = new URL(request.url ?? '/', 'http://target.local');
   const errors: ErrorObject[] = [];
   let missing = false;
   for (const parameter of operation.parameters) {
     const header = request.headers[parameter.name.toLowerCase()];
-    const raw = parameter.in === 'path' ? pathParams[parameter.name] : parameter.in === 'query' ? (url.searchParams.get(parameter.name) ?? undefined) : Array.isArray(header) ? header[0] : header;
+    const raw =
+      parameter.in === 'path'
+        ? pathParams[parameter.name]
+        : parameter.in === 'query'
+          ? (url.searchParams.get(parameter.name) ?? undefined)
+          : Array.isArray(header)
+            ? header[0]
+            : header;
     if (raw === undefined) missing ||= parameter.required;
     else errors.push(...contract.validate(parameter.schema, fromWire(contract, parameter.schema, raw)));
   }
@@ -66,7 +88,13 @@ function judgeRequest(contract: Contract, operation: OperationModel, request: In
   return missing || errors.length > 0 ? { kind: 'invalid', errors } : { kind: 'valid' };
 }
 
-function errorBody(contract: Contract, operation: OperationModel, status: number, code: string, faults: RequestFaults): string {
+function errorBody(
+  contract: Contract,
+  operation: OperationModel,
+  status: number,
+  code: string,
+  faults: RequestFaults,
+): string {
   const examples = responseExamples(contract, operation, status);
   const chosen = faults.firstExample ? examples[0] : examples.find((e) => isObject(e) && e.error_code === code);
   return JSON.stringify(chosen ?? { error_code: code, message: `${code} (no example in the contract)` });
@@ -74,23 +102,53 @@ function errorBody(contract: Contract, operation: OperationModel, status: number
 
 function invalidAnswer(contract: Contract, operation: OperationModel, verdict: Verdict, faults: RequestFaults): Answer {
   const id = operation.operationId;
-  if (faults.serverErrorOnInvalid === id) return { status: 500, body: JSON.stringify(responseExamples(contract, operation, 500)[0] ?? { error_code: 'SERVER_ERROR', message: 'boom' }) };
+  if (faults.serverErrorOnInvalid === id)
+    return {
+      status: 500,
+      body: JSON.stringify(
+        responseExamples(contract, operation, 500)[0] ?? { error_code: 'SERVER_ERROR', message: 'boom' },
+      ),
+    };
   const malformed = operation.malformedBodyError;
-  const expected = verdict.kind === 'invalid' ? expectedAnswer(operation, verdict.errors) : verdict.kind === 'triggered' ? { status: verdict.status, errorCode: verdict.code } : malformed && { status: malformed.status, errorCode: malformed.error_code };
+  const expected =
+    verdict.kind === 'invalid'
+      ? expectedAnswer(operation, verdict.errors)
+      : verdict.kind === 'triggered'
+        ? { status: verdict.status, errorCode: verdict.code }
+        : malformed && { status: malformed.status, errorCode: malformed.error_code };
   const status = expected?.status ?? 400;
   const code = expected?.errorCode ?? 'UNDOCUMENTED_INVALID_REQUEST';
-  if (faults.undocumentedCode === id) return { status, body: JSON.stringify({ error_code: 'CONFORMANCE_UNDOCUMENTED_CODE', message: 'A code the contract does not document.' }) };
+  if (faults.undocumentedCode === id)
+    return {
+      status,
+      body: JSON.stringify({
+        error_code: 'CONFORMANCE_UNDOCUMENTED_CODE',
+        message: 'A code the contract does not document.',
+      }),
+    };
   if (faults.nonJsonError === id) return { status, contentType: 'text/plain', body: 'Bad Request' };
   return { status, body: errorBody(contract, operation, status, code, faults) };
 }
 
 export function validatingOverride(contract: Contract, faults: RequestFaults = {}): Override {
-  const match = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
+  const match = createPathMatcher(
+    contract.model.operations.map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      value: operation,
+    })),
+  );
   return ({ operation, authorized, body, request }) => {
     const id = operation.operationId;
-    const allowed = authorized || faults.ignoresAuth === id || (faults.acceptsUnknownKeys === true && wellFormedBasic(request.headers.authorization));
+    const allowed =
+      authorized ||
+      faults.ignoresAuth === id ||
+      (faults.acceptsUnknownKeys === true && wellFormedBasic(request.headers.authorization));
     if (!allowed) return undefined;
-    const found = match((request.method ?? 'GET').toUpperCase(), new URL(request.url ?? '/', 'http://target.local').pathname);
+    const found = match(
+      (request.method ?? 'GET').toUpperCase(),
+      new URL(request.url ?? '/', 'http://target.local').pathname,
+    );
     const verdict = judgeRequest(contract, operation, request, body, found.kind === 'found' ? found.params : {});
     if (verdict.kind === 'valid') {
       // Valid: the default answer is the 2xx example, which the default path only gives a valid key.
@@ -105,7 +163,11 @@ export function validatingOverride(contract: Contract, faults: RequestFaults = {
 export const VALID_KEY = 'sk_test_conformance_valid_key';
 
 /** Runs the suite as a library against `baseUrl`, with only the given checks/subjects. */
-export async function runSelected(baseUrl: string, only: string[], profile: Profile = 'stateless'): Promise<RunSummary> {
+export async function runSelected(
+  baseUrl: string,
+  only: string[],
+  profile: Profile = 'stateless',
+): Promise<RunSummary> {
   return runConformance({ baseUrl, apiKey: VALID_KEY, profile, only, timeoutMs: 5_000, concurrency: 8, strict: false });
 }
 

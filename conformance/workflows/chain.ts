@@ -7,8 +7,22 @@ import type { Json, OperationModel } from '@payments-contract/contract/model/typ
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { setPath } from './data.js';
-import { acceptedTransitions, errorInState, machineForResource, machineWithCreation, statesAfter, type StateMachine } from './machines.js';
-import { CannotProvide, planReferences, succeedingTestValue, withReferences, type Action, type Provided } from './provision.js';
+import {
+  acceptedTransitions,
+  errorInState,
+  machineForResource,
+  machineWithCreation,
+  statesAfter,
+  type StateMachine,
+} from './machines.js';
+import {
+  CannotProvide,
+  planReferences,
+  succeedingTestValue,
+  withReferences,
+  type Action,
+  type Provided,
+} from './provision.js';
 import { bodyReferences, identifierField, referencedKind, resourceOperations } from './resources.js';
 import { createdId, freshBody, itemRequest, lookupRequest, requireState, stateOf, type Workflow } from './steps.js';
 
@@ -43,7 +57,13 @@ function plan(contract: Contract, machineKey: string): ChainPlan | string {
     })[0];
   const created = acceptedTransitions(machine, null, create.operationId)[0]?.to ?? machine.initial;
   const confirmation = machine.transitions
-    .filter((t) => t.from === created && t.trigger.operation && t.trigger.operation !== create.operationId && !t.effects.some((e) => e.error))
+    .filter(
+      (t) =>
+        t.from === created &&
+        t.trigger.operation &&
+        t.trigger.operation !== create.operationId &&
+        !t.effects.some((e) => e.error),
+    )
     .map((t) => contract.model.operations.find((o) => o.operationId === t.trigger.operation))
     .find((operation) => operation !== undefined && succeedingTestValue(operation) !== undefined);
   const value = confirmation ? succeedingTestValue(confirmation) : undefined;
@@ -53,7 +73,9 @@ function plan(contract: Contract, machineKey: string): ChainPlan | string {
     machine,
     create,
     ...(referenced ? { referenced } : {}),
-    ...(confirmation && value !== undefined && typeof field === 'string' ? { confirm: { operation: confirmation, field, value } } : {}),
+    ...(confirmation && value !== undefined && typeof field === 'string'
+      ? { confirm: { operation: confirmation, field, value } }
+      : {}),
     ...(read ? { read } : {}),
     ...(lookup ? { lookup } : {}),
     setup,
@@ -68,7 +90,12 @@ export function chainWorkflow(subject: string, machineKey: string): Workflow {
     steps: (contract) => {
       const p = plan(contract, machineKey);
       if (typeof p === 'string') return [];
-      return [...p.setup.map((a) => a.step), ...(p.referenced ? [again(p.referenced.create)] : []), p.create.operationId, ...[p.confirm?.operation, p.read, p.lookup].flatMap((o) => (o ? [o.operationId] : []))];
+      return [
+        ...p.setup.map((a) => a.step),
+        ...(p.referenced ? [again(p.referenced.create)] : []),
+        p.create.operationId,
+        ...[p.confirm?.operation, p.read, p.lookup].flatMap((o) => (o ? [o.operationId] : [])),
+      ];
     },
     script: async (s, env) => {
       const p = plan(s.contract, machineKey);
@@ -79,33 +106,66 @@ export function chainWorkflow(subject: string, machineKey: string): Workflow {
       if (p.referenced) {
         const { kind, machine, create } = p.referenced;
         const existing = provided.get(kind) ?? {};
-        const state = stateOf(machine, existing) ?? acceptedTransitions(machine, null, create.operationId)[0]?.to ?? machine.initial;
+        const state =
+          stateOf(machine, existing) ??
+          acceptedTransitions(machine, null, create.operationId)[0]?.to ??
+          machine.initial;
         const code = errorInState(machine, state, create.operationId);
         // The same request for the same referenced resources: the machine's error for a second one.
-        if (code) await s.reject(again(create), create, buildRequest(s.contract, create, { body: withReferences(s.contract, create, freshBody(s, env, create), provided) }), code);
+        if (code)
+          await s.reject(
+            again(create),
+            create,
+            buildRequest(s.contract, create, {
+              body: withReferences(s.contract, create, freshBody(s, env, create), provided),
+            }),
+            code,
+          );
       }
 
       const body = withReferences(s.contract, p.create, freshBody(s, env, p.create), provided);
       const created = await s.succeed(p.create.operationId, p.create, buildRequest(s.contract, p.create, { body }));
-      let state = requireState(s, p.create.operationId, created, p.machine, statesAfter(p.machine, null, p.create.operationId));
+      let state = requireState(
+        s,
+        p.create.operationId,
+        created,
+        p.machine,
+        statesAfter(p.machine, null, p.create.operationId),
+      );
       const id = createdId(s, p.create.operationId, created, p.create, p.read);
 
       if (p.confirm) {
         const { operation, field, value } = p.confirm;
         const confirmBody = setPath(bodyExamples(s.contract, operation)[0]?.value ?? {}, field, value);
         const confirmed = await s.succeed(operation.operationId, operation, itemRequest(s, operation, id, confirmBody));
-        state = requireState(s, operation.operationId, confirmed, p.machine, statesAfter(p.machine, state ?? p.machine.initial, operation.operationId));
+        state = requireState(
+          s,
+          operation.operationId,
+          confirmed,
+          p.machine,
+          statesAfter(p.machine, state ?? p.machine.initial, operation.operationId),
+        );
       }
       const field = identifierField(s.contract, p.create, p.read);
       if (p.read) {
         const got = await s.succeed(p.read.operationId, p.read, itemRequest(s, p.read, id));
-        s.require(s.object(p.read.operationId, got)[field] === id, p.read.operationId, got.exchange, `answered another resource than ${id}`);
+        s.require(
+          s.object(p.read.operationId, got)[field] === id,
+          p.read.operationId,
+          got.exchange,
+          `answered another resource than ${id}`,
+        );
         requireState(s, p.read.operationId, got, p.machine, p.machine.states);
       }
       if (p.lookup) {
         const found = await s.succeed(p.lookup.operationId, p.lookup, lookupRequest(s, p.lookup, body).request);
         const items = Array.isArray(found.value) ? found.value : [found.value];
-        s.require(items.some((item) => isObject(item) && item[field] === id), p.lookup.operationId, found.exchange, `the created resource ${id} is not what the lookup answers`);
+        s.require(
+          items.some((item) => isObject(item) && item[field] === id),
+          p.lookup.operationId,
+          found.exchange,
+          `the created resource ${id} is not what the lookup answers`,
+        );
       }
     },
   };

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadContract } from '../contract.js';
-import { getPath, identifierFields, setPath, unknownIdentifier, UniqueValues, uniquify, withFutureTime } from './data.js';
+import {
+  getPath,
+  identifierFields,
+  setPath,
+  unknownIdentifier,
+  UniqueValues,
+  uniquify,
+  withFutureTime,
+} from './data.js';
 
 const contract = loadContract();
 
@@ -23,7 +31,10 @@ describe('unique values', () => {
   });
 
   it('makes the fields a duplicate rule or a lookup uses unique', () => {
-    expect(identifierFields(contract, contract.operation('createEwalletPayment')).sort()).toEqual(['ewallet_type', 'external_id']);
+    expect(identifierFields(contract, contract.operation('createEwalletPayment')).sort()).toEqual([
+      'ewallet_type',
+      'external_id',
+    ]);
     expect(identifierFields(contract, contract.operation('createDirectDebitPayment'))).toEqual(['reference_id']);
     const body = { external_id: 'order-1', amount: 1, phone: '081234567890', ewallet_type: 'OVO' };
     const fresh = uniquify(contract, contract.operation('createEwalletPayment'), body, unique);

@@ -14,7 +14,9 @@ export const futureTimestamp = (): string => new Date(Date.now() + 30 * DAY_MS).
 export const pastTimestamp = (): string => new Date(Date.now() - DAY_MS).toISOString();
 
 export function getPath(value: Json | undefined, path: string): Json | undefined {
-  return path.split('.').reduce<Json | undefined>((current, name) => (isObject(current) ? current[name] : undefined), value);
+  return path
+    .split('.')
+    .reduce<Json | undefined>((current, name) => (isObject(current) ? current[name] : undefined), value);
 }
 
 /** A copy of `value` with the dotted path set (intermediate objects created). */
@@ -39,7 +41,13 @@ export class UniqueValues {
     const resolved = this.contract.deref(schema);
     const max = isObject(resolved) && typeof resolved.maxLength === 'number' ? resolved.maxLength : Infinity;
     const n = ++this.count;
-    const candidates = [`conf-${this.tag}-${n}`, `conf${this.tag}${n}`, `${this.tag}${n}`, `${original}-${this.tag}-${n}`, `${original}${this.tag}${n}`]
+    const candidates = [
+      `conf-${this.tag}-${n}`,
+      `conf${this.tag}${n}`,
+      `${this.tag}${n}`,
+      `${original}-${this.tag}-${n}`,
+      `${original}${this.tag}${n}`,
+    ]
       // Too long: keep the end, which carries the tag and the counter.
       .map((candidate) => (candidate.length > max ? candidate.slice(candidate.length - max) : candidate));
     return candidates.find((candidate) => this.contract.validate(schema ?? {}, candidate).length === 0) ?? original;
@@ -51,7 +59,9 @@ export class UniqueValues {
  * its lookup operation queries by.
  */
 export function identifierFields(contract: Contract, operation: OperationModel): string[] {
-  const duplicates = triggersOf(operation, 'duplicate').flatMap(([, trigger]) => (Array.isArray(trigger.fields) ? trigger.fields.map(String) : []));
+  const duplicates = triggersOf(operation, 'duplicate').flatMap(([, trigger]) =>
+    Array.isArray(trigger.fields) ? trigger.fields.map(String) : [],
+  );
   const lookup = resourceOperations(contract, operation).lookup;
   const queried = (lookup?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
   const fields = Object.keys(schemaProperties(contract, operation.body?.schema));
@@ -62,12 +72,19 @@ export function identifierFields(contract: Contract, operation: OperationModel):
 export function uniquify(contract: Contract, operation: OperationModel, body: Json, unique: UniqueValues): Json {
   return identifierFields(contract, operation).reduce<Json>((current, field) => {
     const original = getPath(current, field);
-    return original === undefined ? current : setPath(current, field, unique.next(propertySchema(contract, operation.body?.schema, field), original));
+    return original === undefined
+      ? current
+      : setPath(current, field, unique.next(propertySchema(contract, operation.body?.schema, field), original));
   }, body);
 }
 
 /** Moves a date-time field into the future, so an example written years ago still describes a live resource. */
-export function withFutureTime(contract: Contract, operation: OperationModel, body: Json, field: string | undefined): Json {
+export function withFutureTime(
+  contract: Contract,
+  operation: OperationModel,
+  body: Json,
+  field: string | undefined,
+): Json {
   if (!field || typeof getPath(body, field) !== 'string') return body;
   const schema = contract.deref(propertySchema(contract, operation.body?.schema, field));
   return isObject(schema) && schema.format === 'date-time' ? setPath(body, field, futureTimestamp()) : body;
@@ -86,7 +103,10 @@ export function unknownIdentifier(contract: Contract, schema: Json | undefined, 
     /^[0-9a-f]+$/i.test(example) ? hex.slice(0, example.length).padEnd(example.length, '0') : `unknown-${uuid}`,
     `${example}${hex.slice(0, 8)}`,
   ];
-  return candidates.find((candidate) => candidate !== example && contract.validate(schema ?? {}, candidate).length === 0) ?? `${prefix}${uuid}`;
+  return (
+    candidates.find((candidate) => candidate !== example && contract.validate(schema ?? {}, candidate).length === 0) ??
+    `${prefix}${uuid}`
+  );
 }
 
 /** The value an `x-test-mode` outcome is selected by (`value`, or the key named like the mode's field). */

@@ -88,7 +88,12 @@ const names = (payload: unknown, markers: readonly string[]): boolean => {
 export async function objectSnapshot(sources: SnapshotSources): Promise<Omit<Snapshot, 'balances'>> {
   const object = await sources.readObject();
   const deliveries = sources.control?.deliveries;
-  if (!deliveries) return { object, deliveries: undefined, deliveriesUnread: 'the target lists no callback deliveries (x-callback-deliveries in a sandbox control contract)' };
+  if (!deliveries)
+    return {
+      object,
+      deliveries: undefined,
+      deliveriesUnread: 'the target lists no callback deliveries (x-callback-deliveries in a sandbox control contract)',
+    };
   // Only the webhooks that could be about the object, when the target filters: the full list grows with the run.
   let count = 0;
   for (const webhook of deliveries.filters ? sources.webhooks : [undefined]) {
@@ -100,33 +105,67 @@ export async function objectSnapshot(sources: SnapshotSources): Promise<Omit<Sna
 }
 
 /** The balances, which every case's steps may move: read inside the window. */
-export async function balanceSnapshot(s: Scenario, accounts: readonly Account[], step: string): Promise<Snapshot['balances']> {
+export async function balanceSnapshot(
+  s: Scenario,
+  accounts: readonly Account[],
+  step: string,
+): Promise<Snapshot['balances']> {
   const balances = new Map<string, Json | undefined>();
   for (const account of accounts) {
     const operation = s.contract.operation(account.operation);
-    const answer = await s.succeed(`${step}: ${accountLabel(account)}`, operation, buildRequest(s.contract, operation, { parameters: account.query }));
+    const answer = await s.succeed(
+      `${step}: ${accountLabel(account)}`,
+      operation,
+      buildRequest(s.contract, operation, { parameters: account.query }),
+    );
     balances.set(accountKey(account), getPath(answer.value, account.field));
   }
   return balances;
 }
 
 /** Records, without stopping the scenario, every way `after` differs from `before`. */
-export function compareSnapshots(s: Scenario, step: string, exchange: Exchange, before: Snapshot, after: Snapshot, accounts: readonly Account[]): void {
+export function compareSnapshots(
+  s: Scenario,
+  step: string,
+  exchange: Exchange,
+  before: Snapshot,
+  after: Snapshot,
+  accounts: readonly Account[],
+): void {
   const same = JSON.stringify(before.object) === JSON.stringify(after.object);
-  s.flag(same, step, exchange, `the refused action changed the object: ${JSON.stringify(before.object)} before, ${JSON.stringify(after.object)} after`);
+  s.flag(
+    same,
+    step,
+    exchange,
+    `the refused action changed the object: ${JSON.stringify(before.object)} before, ${JSON.stringify(after.object)} after`,
+  );
   for (const account of accounts) {
     const key = accountKey(account);
     const [was, is] = [before.balances.get(key), after.balances.get(key)];
-    s.flag(JSON.stringify(was) === JSON.stringify(is), step, exchange, `the refused action moved ${accountLabel(account)} ${account.field} from ${JSON.stringify(was)} to ${JSON.stringify(is)}`);
+    s.flag(
+      JSON.stringify(was) === JSON.stringify(is),
+      step,
+      exchange,
+      `the refused action moved ${accountLabel(account)} ${account.field} from ${JSON.stringify(was)} to ${JSON.stringify(is)}`,
+    );
   }
   if (before.deliveries === undefined || after.deliveries === undefined) {
-    s.notes.push(`callbacks not observed: ${after.deliveriesUnread ?? before.deliveriesUnread ?? 'no delivery records'}`);
+    s.notes.push(
+      `callbacks not observed: ${after.deliveriesUnread ?? before.deliveriesUnread ?? 'no delivery records'}`,
+    );
     return;
   }
-  s.flag(after.deliveries === before.deliveries, step, exchange, `the refused action sent ${after.deliveries - before.deliveries} callback(s) about the object`);
+  s.flag(
+    after.deliveries === before.deliveries,
+    step,
+    exchange,
+    `the refused action sent ${after.deliveries - before.deliveries} callback(s) about the object`,
+  );
 }
 
 /** The strings a callback about the object would carry: its id and the string identifiers it was created with. */
 export function objectMarkers(id: string | undefined, identifiers: readonly (Json | undefined)[]): string[] {
-  return [id, ...identifiers].filter((value): value is string => typeof value === 'string' && value.length >= 6 && !isObject(value));
+  return [id, ...identifiers].filter(
+    (value): value is string => typeof value === 'string' && value.length >= 6 && !isObject(value),
+  );
 }

@@ -32,12 +32,19 @@ export interface ScopeGround extends Ground {
   mismatch?: string;
 }
 
-const succeeded = (operation: OperationModel, exchange: Exchange): boolean => successStatuses(operation).includes(exchange.status);
+const succeeded = (operation: OperationModel, exchange: Exchange): boolean =>
+  successStatuses(operation).includes(exchange.status);
 
 /** Requires a success and returns the created object's identifier. */
 function createdBy(g: ScopeGround, step: string, exchange: Exchange, what: string): unknown {
   const { operation } = g.subject;
-  g.s.judge(step, operation, exchange, { status: successStatuses(operation) }, `${step}: ${what} (${operation.operationId})`);
+  g.s.judge(
+    step,
+    operation,
+    exchange,
+    { status: successStatuses(operation) },
+    `${step}: ${what} (${operation.operationId})`,
+  );
   const id = g.idOf(exchange.json);
   g.s.require(id !== undefined, step, exchange, `the ${exchange.status} answer names no created object`);
   return id;
@@ -45,7 +52,12 @@ function createdBy(g: ScopeGround, step: string, exchange: Exchange, what: strin
 
 /** Two requests that must each have created its own object. */
 function requireDistinct(g: ScopeGround, step: string, exchange: Exchange, ids: unknown[], what: string): void {
-  g.s.require(new Set(ids.map(String)).size === ids.length, step, exchange, `${what}: the answers name ${ids.map(String).join(', ')}, one object each was expected`);
+  g.s.require(
+    new Set(ids.map(String)).size === ids.length,
+    step,
+    exchange,
+    `${what}: the answers name ${ids.map(String).join(', ')}, one object each was expected`,
+  );
 }
 
 // ---- across merchants and modes -------------------------------------------------------------------------
@@ -83,27 +95,52 @@ export async function acrossKeys(g: ScopeGround, side: ForeignSide): Promise<voi
       try {
         for (const action of g.setup) await action.run(other, g.env, provided);
       } catch (error) {
-        if (error instanceof ScenarioSkipped) return void g.s.notes.push(`${step}: not tried, what the body refers to could not be made with ${side.label} (${error.reason})`);
+        if (error instanceof ScenarioSkipped)
+          return void g.s.notes.push(
+            `${step}: not tried, what the body refers to could not be made with ${side.label} (${error.reason})`,
+          );
         throw error;
       }
       const body = withReferences(g.s.contract, operation, g.first, provided);
       const exchange = await other.send(step, operation, g.request(g.key, body));
       if (separate) {
-        const id = createdBy(g, step, exchange, `the key is ${side.relation === 'merchant' ? "the merchant's" : "the mode's"} own (x-idempotency scope), so its first use there is executed`);
-        other.require(String(id) !== String(g.id), step, exchange, `the answer is the run's key's object ${String(g.id)}`);
+        const id = createdBy(
+          g,
+          step,
+          exchange,
+          `the key is ${side.relation === 'merchant' ? "the merchant's" : "the mode's"} own (x-idempotency scope), so its first use there is executed`,
+        );
+        other.require(
+          String(id) !== String(g.id),
+          step,
+          exchange,
+          `the answer is the run's key's object ${String(g.id)}`,
+        );
       } else {
         const code = JSON.stringify(body) === JSON.stringify(g.first) ? g.replay : (g.mismatch ?? g.replay);
         other.judge(step, operation, exchange, refusal(operation, code), refusalWhat(step, operation, code));
       }
       // The key's first use stays the run's key's own.
       const again = await g.s.send(step, operation, g.request(g.key, g.first));
-      g.s.judge(step, operation, again, refusal(operation, g.replay), `${step}: afterwards the run's key sends its first request again, ${operation.operationId} should answer ${g.replay}`);
+      g.s.judge(
+        step,
+        operation,
+        again,
+        refusal(operation, g.replay),
+        `${step}: afterwards the run's key sends its first request again, ${operation.operationId} should answer ${g.replay}`,
+      );
       if (!separate) return;
       // Both at once, with a key neither used.
       const both = atOnceStep(side);
       const key = randomUUID();
-      const [mine, theirs] = await Promise.all([g.s.send(both, operation, g.request(key, g.body())), other.send(both, operation, g.request(key, withReferences(g.s.contract, operation, g.body(), provided)))]);
-      const ids = [createdBy(g, both, mine!, "the run's key's request"), createdBy(g, both, theirs!, `the request of ${side.label}`)];
+      const [mine, theirs] = await Promise.all([
+        g.s.send(both, operation, g.request(key, g.body())),
+        other.send(both, operation, g.request(key, withReferences(g.s.contract, operation, g.body(), provided))),
+      ]);
+      const ids = [
+        createdBy(g, both, mine!, "the run's key's request"),
+        createdBy(g, both, theirs!, `the request of ${side.label}`),
+      ];
       requireDistinct(g, both, theirs!, ids, `one key sent at once by the run's key and ${side.label}`);
     }),
   );
@@ -126,7 +163,12 @@ function schemaRefusal(contract: Contract, operation: OperationModel, body: Json
     const errors = contract.validate(schema, rest);
     if (errors.length === 0) continue;
     const answer = expectedAnswer(operation, errors);
-    if (answer) return { what: `${field} left out`, body: rest, expected: { status: answer.status, errorCode: answer.errorCode } };
+    if (answer)
+      return {
+        what: `${field} left out`,
+        body: rest,
+        expected: { status: answer.status, errorCode: answer.errorCode },
+      };
   }
   return undefined;
 }
@@ -140,7 +182,15 @@ function dataRefusals(contract: Contract, operation: OperationModel, body: Json)
     const value = typeof field === 'string' ? getPath(sent, field) : undefined;
     if (typeof field !== 'string' || value === undefined) return [];
     const broken = setPath(body, field, value);
-    return contract.validate(operation.body?.schema ?? {}, broken).length === 0 ? [{ what: `${field} ${JSON.stringify(value)}`, body: broken, expected: { status: request.expected.status, errorCode: code } }] : [];
+    return contract.validate(operation.body?.schema ?? {}, broken).length === 0
+      ? [
+          {
+            what: `${field} ${JSON.stringify(value)}`,
+            body: broken,
+            expected: { status: request.expected.status, errorCode: code },
+          },
+        ]
+      : [];
   });
 }
 
@@ -151,18 +201,33 @@ function unknownReferences(contract: Contract, operation: OperationModel, body: 
     if (!isObject(parameter) || parameter.in !== 'body' || typeof parameter.name !== 'string') return [];
     const current = getPath(body, parameter.name);
     if (typeof current !== 'string') return [];
-    const value = unknownIdentifier(contract, propertySchema(contract, operation.body?.schema, parameter.name), current);
-    return [{ what: `${parameter.name} naming nothing`, body: setPath(body, parameter.name, value), expected: refusal(operation, code) as Expected & { errorCode: string } }];
+    const value = unknownIdentifier(
+      contract,
+      propertySchema(contract, operation.body?.schema, parameter.name),
+      current,
+    );
+    return [
+      {
+        what: `${parameter.name} naming nothing`,
+        body: setPath(body, parameter.name, value),
+        expected: refusal(operation, code) as Expected & { errorCode: string },
+      },
+    ];
   });
 }
 
 /** Every refusal of the first request the suite can cause from the contract's data. */
 export function refusals(contract: Contract, operation: OperationModel, body: Json): Refused[] {
   const schema = schemaRefusal(contract, operation, body);
-  return [...(schema ? [schema] : []), ...dataRefusals(contract, operation, body), ...unknownReferences(contract, operation, body)];
+  return [
+    ...(schema ? [schema] : []),
+    ...dataRefusals(contract, operation, body),
+    ...unknownReferences(contract, operation, body),
+  ];
 }
 
-export const refusedStep = (refused: Refused): string => `refused first (${refused.expected.errorCode}, ${refused.what}), then a valid retry`;
+export const refusedStep = (refused: Refused): string =>
+  `refused first (${refused.expected.errorCode}, ${refused.what}), then a valid retry`;
 
 /**
  * A fresh key whose first request is refused, then the valid request with the same key: a refusal the
@@ -179,9 +244,16 @@ export async function afterRefusal(g: ScopeGround, refused: Refused): Promise<vo
     const retry = await g.s.send(step, operation, g.request(key, valid));
     if (g.idempotency.rememberedRefusals.includes(refused.expected.errorCode)) {
       const code = g.mismatch ?? g.replay;
-      g.s.judge(step, operation, retry, refusal(operation, code), `${step}: ${refused.expected.errorCode} uses up the key (x-idempotency remembered_refusals), so ${operation.operationId} should answer ${code}`);
+      g.s.judge(
+        step,
+        operation,
+        retry,
+        refusal(operation, code),
+        `${step}: ${refused.expected.errorCode} uses up the key (x-idempotency remembered_refusals), so ${operation.operationId} should answer ${code}`,
+      );
       const found = await g.created(step, valid);
-      if (found) g.s.require(found.length === 0, step, retry, `the retry with a used-up key created ${found.length} object(s)`);
+      if (found)
+        g.s.require(found.length === 0, step, retry, `the retry with a used-up key created ${found.length} object(s)`);
       return;
     }
     createdBy(g, step, retry, `${refused.expected.errorCode} does not use up the key, so the valid retry is executed`);
@@ -203,30 +275,52 @@ export function keyShape(contract: Contract, schema: Json): KeyShape {
   const min = isObject(resolved) && typeof resolved.minLength === 'number' ? Math.max(1, resolved.minLength) : 1;
   const max = isObject(resolved) && typeof resolved.maxLength === 'number' ? resolved.maxLength : undefined;
   const pad = 'k'.repeat(Math.max(0, min - 3));
-  const characters = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).filter((c) => contract.validate(schema, `k${c}${pad}k`).length === 0);
+  const characters = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).filter(
+    (c) => contract.validate(schema, `k${c}${pad}k`).length === 0,
+  );
   return { min, ...(max === undefined ? {} : { max }), characters };
 }
 
-const randomFrom = (characters: string[], length: number): string => Array.from(randomBytes(length), (byte) => characters[byte % characters.length]).join('');
+const randomFrom = (characters: string[], length: number): string =>
+  Array.from(randomBytes(length), (byte) => characters[byte % characters.length]).join('');
 
 /** Sends a key's first request (it must be executed) and the same again (it must be the replay). */
 async function honoured(g: ScopeGround, step: string, key: string): Promise<unknown> {
   const { operation } = g.subject;
   const body = g.body();
-  const id = createdBy(g, step, await g.s.send(step, operation, g.request(key, body)), `a first use of a key its schema allows`);
+  const id = createdBy(
+    g,
+    step,
+    await g.s.send(step, operation, g.request(key, body)),
+    `a first use of a key its schema allows`,
+  );
   const again = await g.s.send(step, operation, g.request(key, body));
-  g.s.judge(step, operation, again, refusal(operation, g.replay), `${step}: the same key and body again, ${operation.operationId} should answer ${g.replay}`);
+  g.s.judge(
+    step,
+    operation,
+    again,
+    refusal(operation, g.replay),
+    `${step}: the same key and body again, ${operation.operationId} should answer ${g.replay}`,
+  );
   return id;
 }
 
-export const SHAPE_STEPS = ['shortest key', 'every allowed character', 'longest keys differing in the last character', 'keys differing in letter case'];
+export const SHAPE_STEPS = [
+  'shortest key',
+  'every allowed character',
+  'longest keys differing in the last character',
+  'keys differing in letter case',
+];
 
 /** Keys of every shape the schema allows are each honoured, and keys that differ anywhere are different keys. */
 export async function keyShapes(g: ScopeGround): Promise<void> {
   const { operation } = g.subject;
   const shape = keyShape(g.s.contract, g.subject.header.schema);
   const inner = shape.characters.filter((c) => c !== ' ');
-  if (inner.length === 0) return void g.s.notes.push(`${g.subject.header.name}: its schema allows no character the suite could find, so the shapes of key are not checked`);
+  if (inner.length === 0)
+    return void g.s.notes.push(
+      `${g.subject.header.name}: its schema allows no character the suite could find, so the shapes of key are not checked`,
+    );
   const [shortest, every, longest, letterCase] = SHAPE_STEPS as [string, string, string, string];
   await guarded(async () => {
     // A key this short may have been used by an earlier run against the same target: another is tried then.
@@ -237,7 +331,13 @@ export async function keyShapes(g: ScopeGround): Promise<void> {
       if (!succeeded(operation, exchange) && (code === g.replay || code === g.mismatch)) continue;
       createdBy(g, shortest, exchange, `a key of ${shape.min} character(s)`);
       const again = await g.s.send(shortest, operation, g.request(key, g.body()));
-      return void g.s.judge(shortest, operation, again, refusal(operation, g.mismatch ?? g.replay), `${shortest}: the key again with another body, ${operation.operationId} should answer ${g.mismatch ?? g.replay}`);
+      return void g.s.judge(
+        shortest,
+        operation,
+        again,
+        refusal(operation, g.mismatch ?? g.replay),
+        `${shortest}: the key again with another body, ${operation.operationId} should answer ${g.mismatch ?? g.replay}`,
+      );
     }
     g.s.notes.push(`${shortest}: every key of ${shape.min} character(s) tried was used before; not judged`);
   });
@@ -247,23 +347,48 @@ export async function keyShapes(g: ScopeGround): Promise<void> {
     await honoured(g, every, key);
   });
   await guarded(async () => {
-    if (shape.max === undefined) return void g.s.notes.push(`${longest}: ${g.subject.header.name} declares no maxLength`);
+    if (shape.max === undefined)
+      return void g.s.notes.push(`${longest}: ${g.subject.header.name} declares no maxLength`);
     const stem = `${randomUUID()}${randomFrom(inner, shape.max)}`.slice(0, shape.max - 1);
     const [a, b] = inner.slice(0, 2);
     if (b === undefined) return;
     const first = await honoured(g, longest, `${stem}${a}`);
     const exchange = await g.s.send(longest, operation, g.request(`${stem}${b}`, g.body()));
-    const second = createdBy(g, longest, exchange, `a key of ${shape.max} characters differing from a used one only in its last`);
+    const second = createdBy(
+      g,
+      longest,
+      exchange,
+      `a key of ${shape.max} characters differing from a used one only in its last`,
+    );
     requireDistinct(g, longest, exchange, [first, second], 'two keys differing in the last character');
   });
   await guarded(async () => {
-    const letters = inner.filter((c) => /[a-z]/i.test(c) && inner.includes(c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
-    if (letters.length === 0) return void g.s.notes.push(`${letterCase}: the key's schema allows no letter in both cases`);
-    const key = `${randomFrom(letters.map((c) => c.toLowerCase()), 12)}${randomFrom(letters.map((c) => c.toUpperCase()), 12)}`;
+    const letters = inner.filter(
+      (c) => /[a-z]/i.test(c) && inner.includes(c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()),
+    );
+    if (letters.length === 0)
+      return void g.s.notes.push(`${letterCase}: the key's schema allows no letter in both cases`);
+    const key = `${randomFrom(
+      letters.map((c) => c.toLowerCase()),
+      12,
+    )}${randomFrom(
+      letters.map((c) => c.toUpperCase()),
+      12,
+    )}`;
     const swapped = [...key].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
-    const first = createdBy(g, letterCase, await g.s.send(letterCase, operation, g.request(key, g.body())), 'a fresh key');
+    const first = createdBy(
+      g,
+      letterCase,
+      await g.s.send(letterCase, operation, g.request(key, g.body())),
+      'a fresh key',
+    );
     const exchange = await g.s.send(letterCase, operation, g.request(swapped, g.body()));
-    const second = createdBy(g, letterCase, exchange, 'the same key in the other letter case (x-idempotency comparison exact)');
+    const second = createdBy(
+      g,
+      letterCase,
+      exchange,
+      'the same key in the other letter case (x-idempotency comparison exact)',
+    );
     requireDistinct(g, letterCase, exchange, [first, second], 'two keys differing only in letter case');
   });
 }
@@ -276,7 +401,11 @@ export const DISTINCT_STEP = 'distinct keys at once';
 export async function distinctKeysAtOnce(g: ScopeGround): Promise<void> {
   const { operation } = g.subject;
   await guarded(async () => {
-    const exchanges = await Promise.all(Array.from({ length: DISTINCT_AT_ONCE }, () => g.s.send(DISTINCT_STEP, operation, g.request(randomUUID(), g.body()))));
+    const exchanges = await Promise.all(
+      Array.from({ length: DISTINCT_AT_ONCE }, () =>
+        g.s.send(DISTINCT_STEP, operation, g.request(randomUUID(), g.body())),
+      ),
+    );
     const ids = exchanges.map((exchange) => createdBy(g, DISTINCT_STEP, exchange, 'one of several keys sent at once'));
     requireDistinct(g, DISTINCT_STEP, exchanges[0]!, ids, `${DISTINCT_AT_ONCE} distinct keys sent at once`);
   });

@@ -17,7 +17,17 @@ import type { SubjectCase, UnavailableCase } from './case-results.js';
 import { getPath } from './data.js';
 import { expiryField, machineForResource } from './machines.js';
 import { CannotProvide, planProvision, planReferences, withReferences, type Provided } from './provision.js';
-import { bodyReferences, creatorOf, identifierField, propertySchema, referencedKind, resourceKind, resourceOperations, successBody, triggersOf } from './resources.js';
+import {
+  bodyReferences,
+  creatorOf,
+  identifierField,
+  propertySchema,
+  referencedKind,
+  resourceKind,
+  resourceOperations,
+  successBody,
+  triggersOf,
+} from './resources.js';
 import type { Scenario } from './scenario.js';
 import { createdId, freshBody, requireMatchesQuery, withFields, type WorkflowEnv } from './steps.js';
 import type { TargetTime } from './target-time.js';
@@ -46,47 +56,91 @@ export interface LookupPlan {
 }
 
 /** The plan of one operation's case, or why it does not apply. */
-export function lookupPlan(contract: Contract, lookup: OperationModel): LookupPlan | { notApplicable: string } | { unavailable: string } {
+export function lookupPlan(
+  contract: Contract,
+  lookup: OperationModel,
+): LookupPlan | { notApplicable: string } | { unavailable: string } {
   const matches = lookup.matches;
   if (!matches) return { notApplicable: `${lookup.operationId} states no order of its matches (x-matches)` };
   const kind = resourceKind(contract, lookup);
   const create = kind ? creatorOf(contract, kind) : undefined;
-  if (!kind || !create) return { notApplicable: `no operation of the contract creates the ${kind ?? 'objects'} ${lookup.operationId} answers, so the suite cannot make several of them` };
-  if (lookup.parameters.some((p) => p.in === 'path')) return { notApplicable: `${lookup.operationId} lists what one object holds (a path parameter); the suite cannot make several under one` };
+  if (!kind || !create)
+    return {
+      notApplicable: `no operation of the contract creates the ${kind ?? 'objects'} ${lookup.operationId} answers, so the suite cannot make several of them`,
+    };
+  if (lookup.parameters.some((p) => p.in === 'path'))
+    return {
+      notApplicable: `${lookup.operationId} lists what one object holds (a path parameter); the suite cannot make several under one`,
+    };
   const query = lookup.parameters.filter((p) => p.in === 'query');
-  const fields = query.filter((p) => propertySchema(contract, create.body?.schema, p.name) !== undefined).map((p) => p.name);
-  const forbidden = triggersOf(create, 'duplicate').find(([, trigger]) => Array.isArray(trigger.fields) && trigger.fields.length > 0 && trigger.fields.every((f) => fields.includes(String(f))));
+  const fields = query
+    .filter((p) => propertySchema(contract, create.body?.schema, p.name) !== undefined)
+    .map((p) => p.name);
+  const forbidden = triggersOf(create, 'duplicate').find(
+    ([, trigger]) =>
+      Array.isArray(trigger.fields) &&
+      trigger.fields.length > 0 &&
+      trigger.fields.every((f) => fields.includes(String(f))),
+  );
   const unbuildable = query.filter((p) => p.required && !fields.includes(p.name)).map((p) => p.name);
-  if (unbuildable.length > 0) return { notApplicable: `${lookup.operationId} requires ${unbuildable.join(', ')}, which ${create.operationId} does not set` };
+  if (unbuildable.length > 0)
+    return {
+      notApplicable: `${lookup.operationId} requires ${unbuildable.join(', ')}, which ${create.operationId} does not set`,
+    };
   let shared = fields;
   let unfiltered: string | undefined;
   if (forbidden) {
-    if (query.some((p) => p.required)) return { notApplicable: `${create.operationId} forbids two objects with the same ${fields.join(' + ')} (${forbidden[0]}), so ${lookup.operationId} never has several to order` };
+    if (query.some((p) => p.required))
+      return {
+        notApplicable: `${create.operationId} forbids two objects with the same ${fields.join(' + ')} (${forbidden[0]}), so ${lookup.operationId} never has several to order`,
+      };
     shared = [];
     unfiltered = `${create.operationId} forbids sharing ${fields.join(' + ')} (${forbidden[0]}), so the list is asked without it`;
   }
   const references = bodyReferences(contract, create);
   const sharedKinds = references.filter((r) => shared.includes(r.field)).map((r) => referencedKind(contract, r) ?? '');
-  const renew = triggersOf(create, 'duplicate').some(([, trigger]) => Array.isArray(trigger.fields) && trigger.fields.some((f) => references.some((r) => r.field === String(f) && !shared.includes(r.field))));
+  const renew = triggersOf(create, 'duplicate').some(
+    ([, trigger]) =>
+      Array.isArray(trigger.fields) &&
+      trigger.fields.some((f) => references.some((r) => r.field === String(f) && !shared.includes(r.field))),
+  );
   try {
     planReferences(contract, create);
   } catch (error) {
     if (error instanceof CannotProvide) return { unavailable: error.message };
     throw error;
   }
-  return { lookup, matches, create, shared, list: successBody(contract, lookup).list, sharedKinds, renew, count: renew ? SHARING_RENEWED : SHARING, ...(unfiltered ? { unfiltered } : {}) };
+  return {
+    lookup,
+    matches,
+    create,
+    shared,
+    list: successBody(contract, lookup).list,
+    sharedKinds,
+    renew,
+    count: renew ? SHARING_RENEWED : SHARING,
+    ...(unfiltered ? { unfiltered } : {}),
+  };
 }
 
 /** The objects' ids in the order the lookup must show them. */
-export const expectedOrder = (order: MatchOrder['order'], created: readonly string[]): string[] => (order === 'newest_first' ? [...created].reverse() : [...created]);
+export const expectedOrder = (order: MatchOrder['order'], created: readonly string[]): string[] =>
+  order === 'newest_first' ? [...created].reverse() : [...created];
 
 /** Creates the objects sharing the plan's fields, one after another; their ids in order of creation, and the shared values. */
-async function createSharing(s: Scenario, env: WorkflowEnv, time: TargetTime, plan: LookupPlan): Promise<{ ids: string[]; values: Record<string, Json> }> {
+async function createSharing(
+  s: Scenario,
+  env: WorkflowEnv,
+  time: TargetTime,
+  plan: LookupPlan,
+): Promise<{ ids: string[]; values: Record<string, Json> }> {
   const { contract } = s;
   const { create } = plan;
   const machine = machineForResource(contract, resourceKind(contract, create) ?? '');
   const expiry = machine ? expiryField(machine) : undefined;
-  const sharedSteps = new Set(plan.sharedKinds.flatMap((kind) => planProvision(contract, kind).map((action) => action.step)));
+  const sharedSteps = new Set(
+    plan.sharedKinds.flatMap((kind) => planProvision(contract, kind).map((action) => action.step)),
+  );
   const provided: Provided = new Map();
   const ids: string[] = [];
   let values: Record<string, Json> = {};
@@ -97,7 +151,13 @@ async function createSharing(s: Scenario, env: WorkflowEnv, time: TargetTime, pl
       if (index === 0 || (plan.renew && !sharedSteps.has(action.step))) await action.run(s, env, provided);
     }
     const fresh = withReferences(contract, create, freshBody(s, env, create, expiry), provided);
-    if (index === 0) values = Object.fromEntries(plan.shared.map((field) => [field, getPath(fresh, field) ?? s.notApplicable(`${create.operationId}'s example sets no ${field} to share`)]));
+    if (index === 0)
+      values = Object.fromEntries(
+        plan.shared.map((field) => [
+          field,
+          getPath(fresh, field) ?? s.notApplicable(`${create.operationId}'s example sets no ${field} to share`),
+        ]),
+      );
     const body = withFields(fresh, values);
     const step = `create ${index + 1}`;
     const answer = await s.succeed(step, create, buildRequest(contract, create, { body }));
@@ -120,25 +180,45 @@ export function lookupCase(env: WorkflowEnv, time: TargetTime, plan: LookupPlan)
       const query = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(value)]));
       const answer = await s.succeed('look up', lookup, buildRequest(s.contract, lookup, { parameters: query }));
       const field = identifierField(s.contract, plan.create, resourceOperations(s.contract, plan.create).read);
-      const idOf = (item: Json): string | undefined => (isObject(item) && typeof item[field] === 'string' ? item[field] : undefined);
+      const idOf = (item: Json): string | undefined =>
+        isObject(item) && typeof item[field] === 'string' ? item[field] : undefined;
       const wanted = expectedOrder(matches.order, ids);
       if (!plan.list) {
         const got = idOf(s.object('look up', answer));
-        s.flag(got === wanted[0], 'look up', answer.exchange, `answered ${got ?? 'no object'} of the ${plan.count} created with the same ${plan.shared.join(' + ')} (${ids.join(', ')}, oldest first); the contract says the ${matches.order === 'newest_first' ? 'newest' : 'oldest'}, ${wanted[0]} (decision ${matches.decision})`);
+        s.flag(
+          got === wanted[0],
+          'look up',
+          answer.exchange,
+          `answered ${got ?? 'no object'} of the ${plan.count} created with the same ${plan.shared.join(' + ')} (${ids.join(', ')}, oldest first); the contract says the ${matches.order === 'newest_first' ? 'newest' : 'oldest'}, ${wanted[0]} (decision ${matches.decision})`,
+        );
         return;
       }
       const items = s.list('look up', answer);
       requireMatchesQuery(s, 'look up', answer, items, query);
       const listed = items.map(idOf).filter((id): id is string => id !== undefined && ids.includes(id));
       const missing = ids.filter((id) => !listed.includes(id));
-      s.flag(missing.length === 0, 'look up', answer.exchange, `the list leaves out ${missing.join(', ')} of the ${plan.count} objects created ${sharing}`);
+      s.flag(
+        missing.length === 0,
+        'look up',
+        answer.exchange,
+        `the list leaves out ${missing.join(', ')} of the ${plan.count} objects created ${sharing}`,
+      );
       const order = wanted.filter((id) => listed.includes(id));
-      s.flag(JSON.stringify(listed) === JSON.stringify(order), 'look up', answer.exchange, `the list shows the objects created ${sharing} (oldest first: ${ids.join(', ')}) as ${listed.join(', ')}; the contract says ${matches.order.replace('_', ' ')}: ${order.join(', ')} (decision ${matches.decision})`);
+      s.flag(
+        JSON.stringify(listed) === JSON.stringify(order),
+        'look up',
+        answer.exchange,
+        `the list shows the objects created ${sharing} (oldest first: ${ids.join(', ')}) as ${listed.join(', ')}; the contract says ${matches.order.replace('_', ' ')}: ${order.join(', ')} (decision ${matches.decision})`,
+      );
     },
   };
 }
 
-export function lookupCases(context: CheckContext, env: WorkflowEnv, time: TargetTime): { cases: SubjectCase[]; unavailable: UnavailableCase[]; notApplicable: UnavailableCase[] } {
+export function lookupCases(
+  context: CheckContext,
+  env: WorkflowEnv,
+  time: TargetTime,
+): { cases: SubjectCase[]; unavailable: UnavailableCase[]; notApplicable: UnavailableCase[] } {
   const cases: SubjectCase[] = [];
   const unavailable: UnavailableCase[] = [];
   const notApplicable: UnavailableCase[] = [];

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createContract } from '../contract.js';
 import { loadContract } from '../contract.js';
-import { acceptedTransitions, creationOperation, endingTransition, errorInState, expiryField, stateMachines, statesAfter } from './machines.js';
+import {
+  acceptedTransitions,
+  creationOperation,
+  endingTransition,
+  errorInState,
+  expiryField,
+  stateMachines,
+  statesAfter,
+} from './machines.js';
 
 // A machine shaped like the contract's: creation, an event, an update that ends it, a refusal when ended.
 const fixture = createContract({

@@ -40,7 +40,8 @@ export interface StateMachine {
 }
 
 const text = (value: Json | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
-const strings = (value: Json | undefined): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const strings = (value: Json | undefined): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 function readTransition(raw: JsonObject): Transition {
   const trigger = isObject(raw.trigger) ? raw.trigger : {};
@@ -52,7 +53,12 @@ function readTransition(raw: JsonObject): Transition {
   return {
     from: text(raw.from) ?? null,
     to: text(raw.to) ?? '',
-    trigger: { ...(operation ? { operation } : {}), ...(event ? { event } : {}), ...(time ? { time } : {}), ...(boundary ? { boundary } : {}) },
+    trigger: {
+      ...(operation ? { operation } : {}),
+      ...(event ? { event } : {}),
+      ...(time ? { time } : {}),
+      ...(boundary ? { boundary } : {}),
+    },
     condition: text(raw.condition) ?? '',
     ...(isObject(raw.when) ? { when: raw.when } : {}),
     effects: effects.map((effect) => {
@@ -96,7 +102,10 @@ export function machineForResource(contract: Contract, kind: string): StateMachi
 }
 
 /** A machine of the contract and the operation that creates its resource, when the contract has both. */
-export function machineWithCreation(contract: Contract, key: string): { machine: StateMachine; create: OperationModel } | undefined {
+export function machineWithCreation(
+  contract: Contract,
+  key: string,
+): { machine: StateMachine; create: OperationModel } | undefined {
   const machine = stateMachines(contract).get(key);
   const id = machine ? creationOperation(machine) : undefined;
   const create = contract.model.operations.find((o) => o.operationId === id);
@@ -114,13 +123,17 @@ export function acceptedTransitions(machine: StateMachine, from: string | null, 
  */
 export function statesAfter(machine: StateMachine, from: string | null, operationId: string): string[] {
   const direct = acceptedTransitions(machine, from, operationId).map((t) => t.to);
-  const byEvent = machine.transitions.filter((t) => t.trigger.event && direct.includes(t.from ?? '') && !hasError(t)).map((t) => t.to);
+  const byEvent = machine.transitions
+    .filter((t) => t.trigger.event && direct.includes(t.from ?? '') && !hasError(t))
+    .map((t) => t.to);
   return [...new Set([...direct, ...byEvent])];
 }
 
 /** The error an operation answers in a state where the machine forbids it. */
 export function errorInState(machine: StateMachine, state: string, operationId: string): string | undefined {
-  return machine.transitions.find((t) => t.from === state && t.trigger.operation === operationId && hasError(t))?.effects.find((e) => e.error)?.error;
+  return machine.transitions
+    .find((t) => t.from === state && t.trigger.operation === operationId && hasError(t))
+    ?.effects.find((e) => e.error)?.error;
 }
 
 /** The field whose time, once passed, ends the resource's life (a time-triggered transition into a final state). */
@@ -130,5 +143,7 @@ export function expiryField(machine: StateMachine): string | undefined {
 
 /** A transition by an operation that moves the resource from `from` into a final state (how a caller ends it). */
 export function endingTransition(machine: StateMachine, from: string): Transition | undefined {
-  return machine.transitions.find((t) => t.from === from && t.trigger.operation !== undefined && machine.final.includes(t.to) && !hasError(t));
+  return machine.transitions.find(
+    (t) => t.from === from && t.trigger.operation !== undefined && machine.final.includes(t.to) && !hasError(t),
+  );
 }

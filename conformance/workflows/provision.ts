@@ -9,8 +9,23 @@ import type { Json, JsonObject, OperationModel } from '@payments-contract/contra
 import type { Contract } from '../contract.js';
 import { bodyExamples, buildRequest } from '../data/requests.js';
 import { setPath, testModeOutcomes, testModeValue } from './data.js';
-import { acceptedTransitions, creationOperation, endingTransition, machineForResource, stateMachines, type StateMachine } from './machines.js';
-import { bodyReferences, creatorOf, parentPath, referencedKind, resourceKind, successBody, type Reference } from './resources.js';
+import {
+  acceptedTransitions,
+  creationOperation,
+  endingTransition,
+  machineForResource,
+  stateMachines,
+  type StateMachine,
+} from './machines.js';
+import {
+  bodyReferences,
+  creatorOf,
+  parentPath,
+  referencedKind,
+  resourceKind,
+  successBody,
+  type Reference,
+} from './resources.js';
 import type { Scenario } from './scenario.js';
 import { createdId, freshBody, itemRequest, requireState, type WorkflowEnv } from './steps.js';
 
@@ -26,7 +41,9 @@ export class CannotProvide extends Error {}
 
 /** The value of `x-test-mode` that makes the operation succeed (an outcome without an error). */
 export function succeedingTestValue(operation: OperationModel): Json | undefined {
-  const outcome = testModeOutcomes(operation).find((o) => o.error_code === undefined && !(typeof o.status === 'number' && o.status >= 400));
+  const outcome = testModeOutcomes(operation).find(
+    (o) => o.error_code === undefined && !(typeof o.status === 'number' && o.status >= 400),
+  );
   return outcome && operation.testMode ? testModeValue(operation.testMode, outcome) : undefined;
 }
 
@@ -53,7 +70,14 @@ export function createAction(contract: Contract, create: OperationModel, kind: s
       const body = withReferences(contract, create, freshBody(s, env, create), provided);
       const answer = await s.succeed(create.operationId, create, buildRequest(contract, create, { body }));
       const machine = machineForResource(contract, kind);
-      if (machine) requireState(s, create.operationId, answer, machine, acceptedTransitions(machine, null, create.operationId).map((t) => t.to));
+      if (machine)
+        requireState(
+          s,
+          create.operationId,
+          answer,
+          machine,
+          acceptedTransitions(machine, null, create.operationId).map((t) => t.to),
+        );
       createdId(s, create.operationId, answer, create);
       provided.set(kind, s.object(create.operationId, answer));
     },
@@ -67,13 +91,18 @@ function driveAction(contract: Contract, machine: StateMachine, kind: string): A
   const operation = contract.model.operations.find((o) => o.operationId === transition?.trigger.operation);
   const value = operation ? succeedingTestValue(operation) : undefined;
   const field = typeof operation?.testMode?.field === 'string' ? operation.testMode.field : undefined;
-  if (!transition || !operation || value === undefined || !field) throw new CannotProvide(`the contract gives no test-mode way to move a ${kind} from ${from} into a final state`);
+  if (!transition || !operation || value === undefined || !field)
+    throw new CannotProvide(`the contract gives no test-mode way to move a ${kind} from ${from} into a final state`);
   return {
     step: operation.operationId,
     run: async (s, _env, provided) => {
       const id = idOf(provided.get(kind) ?? {}) ?? s.skip(`no ${kind} was provided`);
       const example = bodyExamples(contract, operation)[0]?.value ?? {};
-      const answer = await s.succeed(operation.operationId, operation, itemRequest(s, operation, id, setPath(example, field, value)));
+      const answer = await s.succeed(
+        operation.operationId,
+        operation,
+        itemRequest(s, operation, id, setPath(example, field, value)),
+      );
       requireState(s, operation.operationId, answer, machine, [transition.to]);
     },
   };
@@ -86,7 +115,13 @@ function listAction(list: OperationModel, kind: string, ownerKind: string): Acti
     run: async (s, _env, provided) => {
       const id = idOf(provided.get(ownerKind) ?? {}) ?? s.skip(`no ${ownerKind} was provided`);
       const answer = await s.succeed(list.operationId, list, itemRequest(s, list, id));
-      const first = s.list(list.operationId, answer).find(isObject) ?? s.fail(list.operationId, answer.exchange, `${list.operationId}: the list is empty, so there is no ${kind} to use`);
+      const first =
+        s.list(list.operationId, answer).find(isObject) ??
+        s.fail(
+          list.operationId,
+          answer.exchange,
+          `${list.operationId}: the list is empty, so there is no ${kind} to use`,
+        );
       provided.set(kind, first);
     },
   };
@@ -102,12 +137,20 @@ export function planProvision(contract: Contract, kind: string, planned: Set<str
     return [...before, createAction(contract, create, kind)];
   }
   // Nothing creates it: a list operation yields it under an owner (`/owners/{id}/things`).
-  const list = contract.model.operations.find((o) => o.method === 'get' && successBody(contract, o).list && resourceKind(contract, o) === kind && o.parameters.some((p) => p.in === 'path'));
+  const list = contract.model.operations.find(
+    (o) =>
+      o.method === 'get' &&
+      successBody(contract, o).list &&
+      resourceKind(contract, o) === kind &&
+      o.parameters.some((p) => p.in === 'path'),
+  );
   if (!list) throw new CannotProvide(`the contract has no operation that creates or lists a ${kind}`);
-  const owner = [...stateMachines(contract).values()].find((machine) => machine.transitions.some((t) => {
-    const operation = contract.model.operations.find((o) => o.operationId === t.trigger.operation);
-    return operation !== undefined && operation !== list && parentPath(operation.path) === parentPath(list.path);
-  }));
+  const owner = [...stateMachines(contract).values()].find((machine) =>
+    machine.transitions.some((t) => {
+      const operation = contract.model.operations.find((o) => o.operationId === t.trigger.operation);
+      return operation !== undefined && operation !== list && parentPath(operation.path) === parentPath(list.path);
+    }),
+  );
   if (!owner) throw new CannotProvide(`no state machine owns the ${kind} listed by ${list.operationId}`);
   const ownerPlan = planProvision(contract, owner.resource, planned);
   planned.add(kind);
@@ -115,7 +158,11 @@ export function planProvision(contract: Contract, kind: string, planned: Set<str
 }
 
 /** The steps that provide everything an operation's body refers to. */
-export function planReferences(contract: Contract, operation: OperationModel, planned: Set<string> = new Set()): Action[] {
+export function planReferences(
+  contract: Contract,
+  operation: OperationModel,
+  planned: Set<string> = new Set(),
+): Action[] {
   return bodyReferences(contract, operation).flatMap((reference: Reference) => {
     const kind = referencedKind(contract, reference);
     if (!kind) throw new CannotProvide(`${operation.operationId}: cannot tell which resource ${reference.field} names`);

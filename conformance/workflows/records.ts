@@ -6,7 +6,17 @@ import { buildRequest } from '../data/requests.js';
 import { isObject } from '@payments-contract/contract/model';
 import { machineWithCreation, statesAfter } from './machines.js';
 import { identifierField, resourceOperations } from './resources.js';
-import { createdId, freshBody, itemRequest, lookupRequest, creationOrSkip, requireMatchesQuery, requireState, resourceOrSkip, type Workflow } from './steps.js';
+import {
+  createdId,
+  freshBody,
+  itemRequest,
+  lookupRequest,
+  creationOrSkip,
+  requireMatchesQuery,
+  requireState,
+  resourceOrSkip,
+  type Workflow,
+} from './steps.js';
 
 export function recordWorkflow(subject: string, machineKey: string): Workflow {
   return {
@@ -14,7 +24,12 @@ export function recordWorkflow(subject: string, machineKey: string): Workflow {
     // Without an item read (e-wallet payments), the lookup is the only way back to the resource.
     steps: (contract) => {
       const found = machineWithCreation(contract, machineKey);
-      return ['create', ...(found && resourceOperations(contract, found.create).read ? ['get by id'] : []), 'create another', 'find by identifier'];
+      return [
+        'create',
+        ...(found && resourceOperations(contract, found.create).read ? ['get by id'] : []),
+        'create another',
+        'find by identifier',
+      ];
     },
     script: async (s, env) => {
       const { machine, create } = creationOrSkip(s, machineKey);
@@ -27,7 +42,12 @@ export function recordWorkflow(subject: string, machineKey: string): Workflow {
 
       if (read && id !== undefined) {
         const got = await s.succeed('get by id', read, itemRequest(s, read, id));
-        s.require(createdId(s, 'get by id', got, create, read) === id, 'get by id', got.exchange, `answered another resource than ${id}`);
+        s.require(
+          createdId(s, 'get by id', got, create, read) === id,
+          'get by id',
+          got.exchange,
+          `answered another resource than ${id}`,
+        );
       }
 
       // A lookup that ignores its query would still find a lone resource; with another one stored it answers both.
@@ -39,10 +59,16 @@ export function recordWorkflow(subject: string, machineKey: string): Workflow {
       requireMatchesQuery(s, 'find by identifier', found, items, query);
       if (id !== undefined) {
         const field = identifierField(s.contract, create, read);
-        s.require(items.some((item) => isObject(item) && item[field] === id), 'find by identifier', found.exchange, `the created resource ${id} is not among the answers`);
+        s.require(
+          items.some((item) => isObject(item) && item[field] === id),
+          'find by identifier',
+          found.exchange,
+          `the created resource ${id} is not among the answers`,
+        );
       }
       // Found resources are in a state of the machine (it may have moved on since creation).
-      for (const item of items) requireState(s, 'find by identifier', { exchange: found.exchange, value: item }, machine, machine.states);
+      for (const item of items)
+        requireState(s, 'find by identifier', { exchange: found.exchange, value: item }, machine, machine.states);
     },
   };
 }

@@ -13,7 +13,10 @@ describe('relations between operations, read from the bundled contract', () => {
     ['fixedPaymentCode', { read: 'getFixedPaymentCode', update: 'updateFixedPaymentCode', lookup: undefined }],
     ['disbursement', { read: 'getDisbursement', update: undefined, lookup: 'listDisbursementsByExternalId' }],
     ['ewalletPayment', { read: undefined, update: undefined, lookup: 'getEwalletPaymentStatus' }],
-    ['directDebitPayment', { read: 'getDirectDebitPayment', update: undefined, lookup: 'getDirectDebitPaymentByReferenceId' }],
+    [
+      'directDebitPayment',
+      { read: 'getDirectDebitPayment', update: undefined, lookup: 'getDirectDebitPaymentByReferenceId' },
+    ],
   ])('finds the read, update and lookup operations of what %s creates', (key, want) => {
     const machine = stateMachines(contract).get(key);
     const create = contract.operation(machine ? (creationOperation(machine) ?? '') : '');

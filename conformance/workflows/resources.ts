@@ -9,7 +9,8 @@ import type { Contract } from '../contract.js';
 export const normalizePath = (path: string): string => path.replace(/\/+$/, '');
 /** The path one segment up (`/tokens/{id}` for `/tokens/{id}/accounts`). */
 export const parentPath = (path: string): string => normalizePath(path).replace(/\/[^/]*$/, '');
-const pathParameters = (operation: OperationModel): ParameterModel[] => operation.parameters.filter((p) => p.in === 'path');
+const pathParameters = (operation: OperationModel): ParameterModel[] =>
+  operation.parameters.filter((p) => p.in === 'path');
 
 export function successStatuses(operation: OperationModel): number[] {
   return operation.responses.filter((r) => r.status >= 200 && r.status < 300).map((r) => r.status);
@@ -30,13 +31,21 @@ export function schemaProperties(contract: Contract, schema: Json | undefined): 
   const resolved = contract.deref(schema);
   if (!isObject(resolved)) return {};
   const own = contract.deref(resolved.properties);
-  const members = Array.isArray(resolved.allOf) ? resolved.allOf.map((member) => schemaProperties(contract, member)) : [];
+  const members = Array.isArray(resolved.allOf)
+    ? resolved.allOf.map((member) => schemaProperties(contract, member))
+    : [];
   return Object.assign({}, ...members, isObject(own) ? own : {}) as Record<string, Json>;
 }
 
 /** The schema of a dotted property path (`properties.id`) inside an object schema. */
 export function propertySchema(contract: Contract, schema: Json | undefined, path: string): Json | undefined {
-  return path.split('.').reduce<Json | undefined>((current, name) => (current === undefined ? undefined : contract.deref(schemaProperties(contract, current)[name])), schema);
+  return path
+    .split('.')
+    .reduce<Json | undefined>(
+      (current, name) =>
+        current === undefined ? undefined : contract.deref(schemaProperties(contract, current)[name]),
+      schema,
+    );
 }
 
 /** The documented 2xx body schema of an operation, and whether it is a list of the resource. */
@@ -65,11 +74,16 @@ export interface ResourceOperations {
 /** The operations that read, change and find what `create` creates, by the shape of their paths. */
 export function resourceOperations(contract: Contract, create: OperationModel): ResourceOperations {
   const base = normalizePath(create.path);
-  const item = (operation: OperationModel): boolean => pathParameters(operation).length === 1 && normalizePath(operation.path) === `${base}/{${pathParameters(operation)[0]?.name}}`;
+  const item = (operation: OperationModel): boolean =>
+    pathParameters(operation).length === 1 &&
+    normalizePath(operation.path) === `${base}/{${pathParameters(operation)[0]?.name}}`;
   const bodyFields = Object.keys(schemaProperties(contract, create.body?.schema));
   const isLookup = (operation: OperationModel): boolean => {
     const query = operation.parameters.filter((p) => p.in === 'query');
-    return query.some((p) => bodyFields.includes(p.name)) && query.filter((p) => p.required).every((p) => bodyFields.includes(p.name));
+    return (
+      query.some((p) => bodyFields.includes(p.name)) &&
+      query.filter((p) => p.required).every((p) => bodyFields.includes(p.name))
+    );
   };
   const others = contract.model.operations.filter((o) => o !== create);
   const read = others.find((o) => o.method === 'get' && item(o));
@@ -80,7 +94,13 @@ export function resourceOperations(contract: Contract, create: OperationModel): 
 
 /** The POST operation that creates resources of a kind (no path parameters). */
 export function creatorOf(contract: Contract, kind: string): OperationModel | undefined {
-  return contract.model.operations.find((o) => o.method === 'post' && pathParameters(o).length === 0 && resourceKind(contract, o) === kind && !successBody(contract, o).list);
+  return contract.model.operations.find(
+    (o) =>
+      o.method === 'post' &&
+      pathParameters(o).length === 0 &&
+      resourceKind(contract, o) === kind &&
+      !successBody(contract, o).list,
+  );
 }
 
 /** The name of the identifier field of a resource read by `read` (its path parameter, when the resource has that field). */
@@ -113,7 +133,12 @@ const snake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$
  * Whether a reference field names resources of `kind`: by name (`payment_method_id` names a
  * PaymentMethod), or, for a field called just `id`, by the identifier pattern both declare.
  */
-export function refersTo(contract: Contract, reference: Reference, kind: string, kindSchema: Json | undefined): boolean {
+export function refersTo(
+  contract: Contract,
+  reference: Reference,
+  kind: string,
+  kindSchema: Json | undefined,
+): boolean {
   const last = reference.field.split('.').pop() ?? '';
   if (last !== 'id' && last.endsWith('_id')) return last.slice(0, -3) === snake(kind);
   const own = contract.deref(reference.schema);
@@ -134,6 +159,8 @@ export function resourceKinds(contract: Contract): Map<string, Json> {
 
 /** The kind a reference field names, if exactly one kind matches. */
 export function referencedKind(contract: Contract, reference: Reference): string | undefined {
-  const matches = [...resourceKinds(contract)].filter(([kind, schema]) => refersTo(contract, reference, kind, schema)).map(([kind]) => kind);
+  const matches = [...resourceKinds(contract)]
+    .filter(([kind, schema]) => refersTo(contract, reference, kind, schema))
+    .map(([kind]) => kind);
   return matches.length === 1 ? matches[0] : undefined;
 }

@@ -32,7 +32,8 @@ export function refusal(operation: OperationModel, code: string): Expected {
   return { status: statusesOf(operation, code), errorCode: code };
 }
 
-export const refusalWhat = (step: string, operation: OperationModel, code: string): string => `${step}: ${operation.operationId} should answer ${code}`;
+export const refusalWhat = (step: string, operation: OperationModel, code: string): string =>
+  `${step}: ${operation.operationId} should answer ${code}`;
 
 export interface Answer {
   exchange: Exchange;
@@ -73,13 +74,25 @@ export class Scenario {
   }
 
   /** Requires an exchange already sent to be the expected answer. */
-  judge(step: string, operation: OperationModel, exchange: Exchange, expected: Expected, what = `${step} (${operation.operationId})`): Exchange {
+  judge(
+    step: string,
+    operation: OperationModel,
+    exchange: Exchange,
+    expected: Expected,
+    what = `${step} (${operation.operationId})`,
+  ): Exchange {
     if (!this.verify(step, operation, exchange, expected, what)) throw new StepFailed(step);
     return exchange;
   }
 
   /** Records whether an exchange is the expected answer, without stopping the scenario. */
-  verify(step: string, operation: OperationModel, exchange: Exchange, expected: Expected, what = `${step} (${operation.operationId})`): boolean {
+  verify(
+    step: string,
+    operation: OperationModel,
+    exchange: Exchange,
+    expected: Expected,
+    what = `${step} (${operation.operationId})`,
+  ): boolean {
     this.lastStep = step;
     // No answer at all: check 1 has reported why (timeout, refused connection...).
     if (exchange.status === 0) return false;
@@ -92,7 +105,8 @@ export class Scenario {
   /** Sends a request that must succeed, and returns the answer with its JSON body. */
   async succeed(step: string, operation: OperationModel, request: RequestSpec): Promise<Answer> {
     const exchange = await this.expect(step, operation, request, { status: successStatuses(operation) });
-    if (exchange.json === undefined) this.fail(step, exchange, `${step}: the ${exchange.status} answer has no JSON body`);
+    if (exchange.json === undefined)
+      this.fail(step, exchange, `${step}: the ${exchange.status} answer has no JSON body`);
     return { exchange, value: exchange.json as Json };
   }
 
@@ -134,7 +148,8 @@ export class Scenario {
   /** A string field of an object answer (an identifier the next steps need). */
   text(step: string, answer: Answer, field: string): string {
     const value = this.object(step, answer)[field];
-    if (typeof value !== 'string' || value === '') this.fail(step, answer.exchange, `${step}: the answer has no ${field}`);
+    if (typeof value !== 'string' || value === '')
+      this.fail(step, answer.exchange, `${step}: the answer has no ${field}`);
     return value;
   }
 
@@ -157,7 +172,9 @@ export class Scenario {
     if (!trigger || expectedCodes.includes(code) || !CONFIGURATION_TRIGGERS.has(String(trigger.when))) return;
     if (!statusesOf(operation, code).includes(exchange.status)) return;
     const setting = typeof trigger.setting === 'string' ? ` (${trigger.setting})` : '';
-    this.skip(`${operation.operationId} answered ${code}: the target's ${trigger.when}${setting} refuses the request this scenario needs`);
+    this.skip(
+      `${operation.operationId} answered ${code}: the target's ${trigger.when}${setting} refuses the request this scenario needs`,
+    );
   }
 
   notReached(): string[] {
@@ -167,7 +184,13 @@ export class Scenario {
 }
 
 /** Runs a scenario to its end or its first failed step, and turns it into a result. */
-export async function runScenario(context: CheckContext, check: CheckName, subject: string, steps: readonly string[], script: (scenario: Scenario) => Promise<void>): Promise<CheckResult> {
+export async function runScenario(
+  context: CheckContext,
+  check: CheckName,
+  subject: string,
+  steps: readonly string[],
+  script: (scenario: Scenario) => Promise<void>,
+): Promise<CheckResult> {
   const scenario = new Scenario(context, subject, steps);
   const result = (extra: Partial<CheckResult>): CheckResult => ({
     check,
@@ -184,11 +207,18 @@ export async function runScenario(context: CheckContext, check: CheckName, subje
   } catch (error) {
     if (error instanceof ScenarioSkipped) {
       const failed = outcomeOf(scenario.findings) === 'failed';
-      return result({ outcome: failed ? 'failed' : 'skipped', skippedReason: error.reason, ...(error.notApplicable && !failed ? { notApplicable: true } : {}) });
+      return result({
+        outcome: failed ? 'failed' : 'skipped',
+        skippedReason: error.reason,
+        ...(error.notApplicable && !failed ? { notApplicable: true } : {}),
+      });
     }
     if (!(error instanceof StepFailed)) {
       // A bug or an unforeseen answer shape must not end the run: it is this subject's failure.
-      scenario.findings.push({ severity: 'failure', message: `${subject}: the scenario stopped unexpectedly: ${error instanceof Error ? error.message : String(error)}` });
+      scenario.findings.push({
+        severity: 'failure',
+        message: `${subject}: the scenario stopped unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     const missed = scenario.notReached();
     const last = scenario.findings.at(-1);

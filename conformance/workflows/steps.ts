@@ -33,14 +33,24 @@ export interface Workflow {
 
 /** The state machine a workflow follows and the operation that creates its resource, or a skip. */
 export function creationOrSkip(scenario: Scenario, key: string): { machine: StateMachine; create: OperationModel } {
-  return machineWithCreation(scenario.contract, key) ?? scenario.notApplicable(`the contract has no state machine ${key} with an operation that creates its resource`);
+  return (
+    machineWithCreation(scenario.contract, key) ??
+    scenario.notApplicable(`the contract has no state machine ${key} with an operation that creates its resource`)
+  );
 }
 
 /** The resource operations a workflow needs, or a skip naming the missing one. */
-export function resourceOrSkip<K extends keyof ResourceOperations>(scenario: Scenario, create: OperationModel, needed: K[]): ResourceOperations & Required<Pick<ResourceOperations, K>> {
+export function resourceOrSkip<K extends keyof ResourceOperations>(
+  scenario: Scenario,
+  create: OperationModel,
+  needed: K[],
+): ResourceOperations & Required<Pick<ResourceOperations, K>> {
   const operations = resourceOperations(scenario.contract, create);
   const missing = needed.filter((role) => operations[role] === undefined);
-  if (missing.length > 0) scenario.notApplicable(`the contract has no ${missing.join(' or ')} operation for what ${create.operationId} creates`);
+  if (missing.length > 0)
+    scenario.notApplicable(
+      `the contract has no ${missing.join(' or ')} operation for what ${create.operationId} creates`,
+    );
   return operations as ResourceOperations & Required<Pick<ResourceOperations, K>>;
 }
 
@@ -49,22 +59,42 @@ export function resourceOrSkip<K extends keyof ResourceOperations>(scenario: Sce
  * and, when the run has a public callback address, that address in the field a webhook is delivered to.
  */
 export function freshBody(scenario: Scenario, env: WorkflowEnv, operation: OperationModel, expiry?: string): Json {
-  const example = bodyExamples(scenario.contract, operation)[0]?.value ?? scenario.notApplicable(`${operation.operationId} has no request body example to build from`);
-  const body = withFutureTime(scenario.contract, operation, uniquify(scenario.contract, operation, example, env.unique), expiry);
+  const example =
+    bodyExamples(scenario.contract, operation)[0]?.value ??
+    scenario.notApplicable(`${operation.operationId} has no request body example to build from`);
+  const body = withFutureTime(
+    scenario.contract,
+    operation,
+    uniquify(scenario.contract, operation, example, env.unique),
+    expiry,
+  );
   const publicUrl = scenario.context.options.callbacks?.publicUrl;
-  const destinations = scenario.contract.model.webhooks.map((webhook) => webhook.delivery.destination).filter(isObject).map((destination) => destination.request_field).filter(isObject);
+  const destinations = scenario.contract.model.webhooks
+    .map((webhook) => webhook.delivery.destination)
+    .filter(isObject)
+    .map((destination) => destination.request_field)
+    .filter(isObject);
   const field = destinations.find((destination) => destination.operation === operation.operationId)?.field;
-  return publicUrl && typeof field === 'string' && getPath(body, field) !== undefined ? setPath(body, field, publicUrl) : body;
+  return publicUrl && typeof field === 'string' && getPath(body, field) !== undefined
+    ? setPath(body, field, publicUrl)
+    : body;
 }
 
 /** A request for an item operation (`/things/{id}`) of the resource. */
 export function itemRequest(scenario: Scenario, operation: OperationModel, id: string, body?: Json): RequestSpec {
   const parameter = operation.parameters.find((p) => p.in === 'path');
-  return buildRequest(scenario.contract, operation, { parameters: parameter ? { [parameter.name]: id } : {}, ...(body === undefined ? {} : { body }) });
+  return buildRequest(scenario.contract, operation, {
+    parameters: parameter ? { [parameter.name]: id } : {},
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 /** A lookup request whose query parameters take their values from `source` (the created resource or its request). */
-export function lookupRequest(scenario: Scenario, lookup: OperationModel, source: Json): { request: RequestSpec; query: Record<string, string> } {
+export function lookupRequest(
+  scenario: Scenario,
+  lookup: OperationModel,
+  source: Json,
+): { request: RequestSpec; query: Record<string, string> } {
   const query: Record<string, string> = {};
   for (const parameter of lookup.parameters.filter((p) => p.in === 'query')) {
     const value = getPath(source, parameter.name);
@@ -74,7 +104,13 @@ export function lookupRequest(scenario: Scenario, lookup: OperationModel, source
 }
 
 /** The identifier of a created resource, read from the field its read operation names. */
-export function createdId(scenario: Scenario, step: string, answer: Answer, create: OperationModel, read?: OperationModel): string {
+export function createdId(
+  scenario: Scenario,
+  step: string,
+  answer: Answer,
+  create: OperationModel,
+  read?: OperationModel,
+): string {
   return scenario.text(step, answer, identifierField(scenario.contract, create, read));
 }
 
@@ -86,15 +122,32 @@ export function stateOf(machine: StateMachine, value: Json): string | undefined 
 }
 
 /** Requires the answer's state to be one the machine allows at this point; returns it. */
-export function requireState(scenario: Scenario, step: string, answer: Answer, machine: StateMachine, allowed: string[]): string | undefined {
+export function requireState(
+  scenario: Scenario,
+  step: string,
+  answer: Answer,
+  machine: StateMachine,
+  allowed: string[],
+): string | undefined {
   if (!machine.field) return undefined;
   const state = stateOf(machine, answer.value);
-  scenario.require(state !== undefined && allowed.includes(state), step, answer.exchange, `${machine.field} is ${state ?? 'missing'}; the state machine ${machine.key} allows ${allowed.join(' or ') || 'no state'} here`);
+  scenario.require(
+    state !== undefined && allowed.includes(state),
+    step,
+    answer.exchange,
+    `${machine.field} is ${state ?? 'missing'}; the state machine ${machine.key} allows ${allowed.join(' or ') || 'no state'} here`,
+  );
   return state;
 }
 
 const sameValue = (sent: Json, got: Json | undefined): boolean => {
-  if (typeof sent === 'string' && typeof got === 'string' && !Number.isNaN(Date.parse(sent)) && /\d{4}-\d{2}-\d{2}T/.test(sent)) return Date.parse(sent) === Date.parse(got);
+  if (
+    typeof sent === 'string' &&
+    typeof got === 'string' &&
+    !Number.isNaN(Date.parse(sent)) &&
+    /\d{4}-\d{2}-\d{2}T/.test(sent)
+  )
+    return Date.parse(sent) === Date.parse(got);
   if (isObject(sent) || Array.isArray(sent)) return JSON.stringify(sent) === JSON.stringify(got);
   return got !== undefined && got !== null && String(sent) === String(got);
 };
@@ -103,16 +156,29 @@ const sameValue = (sent: Json, got: Json | undefined): boolean => {
 export function unreflectedFields(sent: Json, answer: Json, only?: string[]): string[] {
   if (!isObject(sent) || !isObject(answer)) return [];
   return Object.entries(sent)
-    .filter(([name, value]) => (only ? only.includes(name) : !isObject(value) && !Array.isArray(value)) && name in answer)
+    .filter(
+      ([name, value]) => (only ? only.includes(name) : !isObject(value) && !Array.isArray(value)) && name in answer,
+    )
     .filter(([name, value]) => !sameValue(value, answer[name]))
     .map(([name]) => name);
 }
 
 /** Requires every listed item to carry the values that were queried. */
-export function requireMatchesQuery(scenario: Scenario, step: string, answer: Answer, items: Json[], query: Record<string, string>): void {
+export function requireMatchesQuery(
+  scenario: Scenario,
+  step: string,
+  answer: Answer,
+  items: Json[],
+  query: Record<string, string>,
+): void {
   for (const item of items) {
     const wrong = Object.entries(query).filter(([name, value]) => !isObject(item) || String(item[name]) !== value);
-    scenario.require(wrong.length === 0, step, answer.exchange, `an item does not match the query (${wrong.map(([name]) => name).join(', ')})`);
+    scenario.require(
+      wrong.length === 0,
+      step,
+      answer.exchange,
+      `an item does not match the query (${wrong.map(([name]) => name).join(', ')})`,
+    );
   }
 }
 

@@ -11,7 +11,15 @@ import { buildRequest } from '../data/requests.js';
 import { getPath, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { machineWithCreation } from './machines.js';
 import type { Answer, Scenario } from './scenario.js';
-import { freshBody, lookupRequest, creationOrSkip, resourceOrSkip, stateOf, type Workflow, type WorkflowEnv } from './steps.js';
+import {
+  freshBody,
+  lookupRequest,
+  creationOrSkip,
+  resourceOrSkip,
+  stateOf,
+  type Workflow,
+  type WorkflowEnv,
+} from './steps.js';
 
 interface Expectation {
   /** The value that selects the outcome; undefined for the default outcome (the example's own value). */
@@ -30,7 +38,12 @@ function expectations(contract: Contract, machineKey: string): Expectation[] {
   return isObject(fallback) ? [...listed, { outcome: fallback }] : listed;
 }
 
-async function pollUntilFinal(s: Scenario, env: WorkflowEnv, machineKey: string, body: Json): Promise<{ state: string | undefined; answer: Answer }> {
+async function pollUntilFinal(
+  s: Scenario,
+  env: WorkflowEnv,
+  machineKey: string,
+  body: Json,
+): Promise<{ state: string | undefined; answer: Answer }> {
   const { machine, create } = creationOrSkip(s, machineKey);
   const { lookup } = resourceOrSkip(s, create, ['lookup']);
   const deadline = Date.now() + env.settings.pollTimeoutMs;
@@ -48,27 +61,53 @@ function outcomeWorkflow(subject: string, machineKey: string, expected: Expectat
     steps: ['create', 'poll state'],
     script: async (s, env) => {
       const { machine, create } = creationOrSkip(s, machineKey);
-      const field = typeof create.testMode?.field === 'string' ? create.testMode.field : s.notApplicable(`${create.operationId} has no test-mode field`);
+      const field =
+        typeof create.testMode?.field === 'string'
+          ? create.testMode.field
+          : s.notApplicable(`${create.operationId} has no test-mode field`);
       const example = freshBody(s, env, create);
       const listed = expectations(s.contract, machineKey).flatMap((e) => (e.value === undefined ? [] : [e.value]));
-      if (expected.value === undefined && listed.includes(getPath(example, field) ?? null)) return s.skip(`the example's ${field} selects a listed test-mode outcome, so the default outcome cannot be exercised`);
+      if (expected.value === undefined && listed.includes(getPath(example, field) ?? null))
+        return s.skip(
+          `the example's ${field} selects a listed test-mode outcome, so the default outcome cannot be exercised`,
+        );
       const body = expected.value === undefined ? example : setPath(example, field, expected.value);
 
       await s.succeed('create', create, buildRequest(s.contract, create, { body }));
-      const wanted = typeof expected.outcome.status === 'string' ? expected.outcome.status : s.notApplicable('the test-mode outcome names no state');
+      const wanted =
+        typeof expected.outcome.status === 'string'
+          ? expected.outcome.status
+          : s.notApplicable('the test-mode outcome names no state');
       const { state, answer } = await pollUntilFinal(s, env, machineKey, body);
       if (state === undefined || !machine.final.includes(state)) {
-        const callback = typeof create.testMode?.callback === 'string' ? ` (the ${create.testMode.callback} callback, checked by the callbacks check)` : '';
-        return s.skip(`${machine.field ?? 'the state'} was still ${state ?? 'unknown'} after ${env.settings.pollTimeoutMs} ms of polling; on this target the outcome may be observable only by callback${callback}`);
+        const callback =
+          typeof create.testMode?.callback === 'string'
+            ? ` (the ${create.testMode.callback} callback, checked by the callbacks check)`
+            : '';
+        return s.skip(
+          `${machine.field ?? 'the state'} was still ${state ?? 'unknown'} after ${env.settings.pollTimeoutMs} ms of polling; on this target the outcome may be observable only by callback${callback}`,
+        );
       }
-      s.require(state === wanted, 'poll state', answer.exchange, `${field} ${JSON.stringify(getPath(body, field))} should end ${wanted} (x-test-mode), ended ${state}`);
+      s.require(
+        state === wanted,
+        'poll state',
+        answer.exchange,
+        `${field} ${JSON.stringify(getPath(body, field))} should end ${wanted} (x-test-mode), ended ${state}`,
+      );
       const failureCode = expected.outcome.failure_code;
       // The status answer may not carry the failure code; when it does, it must be the documented one.
       const value = answer.value;
       if (typeof failureCode === 'string' && isObject(value) && value.failure_code === undefined) {
-        s.notes.push(`the ${machine.field ?? 'state'} answer carries no failure_code, so ${failureCode} is observable only by callback`);
+        s.notes.push(
+          `the ${machine.field ?? 'state'} answer carries no failure_code, so ${failureCode} is observable only by callback`,
+        );
       } else if (typeof failureCode === 'string' && isObject(value)) {
-        s.require(value.failure_code === failureCode, 'poll state', answer.exchange, `failure_code is ${String(value.failure_code)}, x-test-mode documents ${failureCode}`);
+        s.require(
+          value.failure_code === failureCode,
+          'poll state',
+          answer.exchange,
+          `failure_code is ${String(value.failure_code)}, x-test-mode documents ${failureCode}`,
+        );
       }
     },
   };
@@ -78,7 +117,19 @@ function outcomeWorkflow(subject: string, machineKey: string, expected: Expectat
 export function testModeWorkflows(contract: Contract, prefix: string, machineKey: string): Workflow[] {
   const all = expectations(contract, machineKey);
   if (all.length === 0) {
-    return [{ subject: prefix, steps: [], script: async (s) => s.notApplicable(`the creation of ${machineKey} documents no test-mode outcomes`) }];
+    return [
+      {
+        subject: prefix,
+        steps: [],
+        script: async (s) => s.notApplicable(`the creation of ${machineKey} documents no test-mode outcomes`),
+      },
+    ];
   }
-  return all.map((expected) => outcomeWorkflow(`${prefix}:${expected.value === undefined ? 'default' : String(expected.value)}`, machineKey, expected));
+  return all.map((expected) =>
+    outcomeWorkflow(
+      `${prefix}:${expected.value === undefined ? 'default' : String(expected.value)}`,
+      machineKey,
+      expected,
+    ),
+  );
 }

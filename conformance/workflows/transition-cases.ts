@@ -19,8 +19,22 @@ import { holdPhase, simulationBody } from '../callbacks/simulations.js';
 import { onlyPathParameter, type StepResult } from '../callbacks/steps.js';
 import { futureTimestamp, getPath, pastTimestamp, setPath, testModeOutcomes, testModeValue } from './data.js';
 import { creationOperation, expiryField, stateMachines, type StateMachine, type Transition } from './machines.js';
-import { CannotProvide, planReferences, succeedingTestValue, withReferences, type Action, type Provided } from './provision.js';
-import { bodyReferences, identifierField, propertySchema, referencedKind, resourceOperations, statusesOf } from './resources.js';
+import {
+  CannotProvide,
+  planReferences,
+  succeedingTestValue,
+  withReferences,
+  type Action,
+  type Provided,
+} from './provision.js';
+import {
+  bodyReferences,
+  identifierField,
+  propertySchema,
+  referencedKind,
+  resourceOperations,
+  statusesOf,
+} from './resources.js';
 import type { Answer, Scenario } from './scenario.js';
 import type { SubjectCase, UnavailableCase } from './case-results.js';
 import { freshBody, itemRequest, lookupRequest, stateOf, type WorkflowEnv } from './steps.js';
@@ -57,34 +71,57 @@ export interface Instance {
 const hasError = (t: Transition): boolean => t.effects.some((e) => e.error !== undefined);
 const errorOf = (t: Transition): string | undefined => t.effects.find((e) => e.error !== undefined)?.error;
 const triggerKey = (t: Transition): string => JSON.stringify(t.trigger);
-const arrow = (t: Transition): string => `${t.from ?? 'none'} → ${t.to} by ${t.trigger.operation ?? t.trigger.event ?? `time ${t.trigger.time ?? ''}`}`;
-const resourceWhen = (t: Transition): [string, Json][] => Object.entries(t.when ?? {}).filter(([path]) => path.startsWith('resource.')).map(([path, value]) => [path.slice('resource.'.length), value]);
+const arrow = (t: Transition): string =>
+  `${t.from ?? 'none'} → ${t.to} by ${t.trigger.operation ?? t.trigger.event ?? `time ${t.trigger.time ?? ''}`}`;
+const resourceWhen = (t: Transition): [string, Json][] =>
+  Object.entries(t.when ?? {})
+    .filter(([path]) => path.startsWith('resource.'))
+    .map(([path, value]) => [path.slice('resource.'.length), value]);
 
-export function causeOf(contract: Contract, machine: StateMachine, control: ControlApi | undefined, t: Transition): Cause | string {
+export function causeOf(
+  contract: Contract,
+  machine: StateMachine,
+  control: ControlApi | undefined,
+  t: Transition,
+): Cause | string {
   const { operation: operationId, event } = t.trigger;
   if (operationId !== undefined) {
     const operation = contract.model.operations.find((o) => o.operationId === operationId);
     if (!operation) return `the contract has no operation ${operationId}`;
     if (operationId === creationOperation(machine)) return { kind: 'again', operation };
     if (operation.parameters.filter((p) => p.in === 'path').length === 1) return { kind: 'item', operation };
-    if (bodyReferences(contract, operation).some((r) => referencedKind(contract, r) === machine.resource)) return { kind: 'referencing', operation };
+    if (bodyReferences(contract, operation).some((r) => referencedKind(contract, r) === machine.resource))
+      return { kind: 'referencing', operation };
     return `the suite cannot tell which ${machine.resource} ${operationId} acts on`;
   }
   if (event !== undefined) {
-    if (!control) return `the event ${event} happens outside the API and the target offers no sandbox control API to simulate it`;
-    const simulation = control.simulations.find((s) => s.machine === machine.key && s.event === event && (s.to.length === 0 || s.to.includes(t.to)));
-    return simulation ? { kind: 'simulation', simulation } : `the control contract (${control.source}) simulates no ${machine.key} ${event} leading to ${t.to} (x-simulates)`;
+    if (!control)
+      return `the event ${event} happens outside the API and the target offers no sandbox control API to simulate it`;
+    const simulation = control.simulations.find(
+      (s) => s.machine === machine.key && s.event === event && (s.to.length === 0 || s.to.includes(t.to)),
+    );
+    return simulation
+      ? { kind: 'simulation', simulation }
+      : `the control contract (${control.source}) simulates no ${machine.key} ${event} leading to ${t.to} (x-simulates)`;
   }
   const time = t.trigger.time ?? 'a time';
-  if (!control?.clock) return `the target offers no clock the suite can move (x-clock-advance in a sandbox control contract) to reach ${time}`;
+  if (!control?.clock)
+    return `the target offers no clock the suite can move (x-clock-advance in a sandbox control contract) to reach ${time}`;
   const create = contract.model.operations.find((o) => o.operationId === creationOperation(machine));
   const schema = contract.deref(propertySchema(contract, create?.body?.schema, time));
-  if (!isObject(schema) || schema.format !== 'date-time') return `the suite moves the clock past a date-time its creation sets; ${time} is not one`;
+  if (!isObject(schema) || schema.format !== 'date-time')
+    return `the suite moves the clock past a date-time its creation sets; ${time} is not one`;
   return { kind: 'time', field: time };
 }
 
 /** Why the data cannot single the transition out among those with the same state and trigger, if it cannot. */
-export function ambiguity(contract: Contract, machine: StateMachine, t: Transition, cause: Cause, expiry: string | undefined): string | undefined {
+export function ambiguity(
+  contract: Contract,
+  machine: StateMachine,
+  t: Transition,
+  cause: Cause,
+  expiry: string | undefined,
+): string | undefined {
   const siblings = machine.transitions.filter((o) => o !== t && o.from === t.from && triggerKey(o) === triggerKey(t));
   if (siblings.length === 0 || resourceWhen(t).length > 0) return undefined;
   const final = (o: Transition): boolean => machine.final.includes(o.to);
@@ -93,7 +130,10 @@ export function ambiguity(contract: Contract, machine: StateMachine, t: Transiti
     if (cause.kind === 'item' && cause.operation.testMode) return errorOf(o) !== errorOf(t);
     if (hasError(o) !== hasError(t)) return true;
     // An expiry the request sets decides between staying alive and ending.
-    const setsExpiry = cause.kind === 'item' && expiry !== undefined && propertySchema(contract, cause.operation.body?.schema, expiry) !== undefined;
+    const setsExpiry =
+      cause.kind === 'item' &&
+      expiry !== undefined &&
+      propertySchema(contract, cause.operation.body?.schema, expiry) !== undefined;
     return setsExpiry && final(o) !== final(t);
   };
   if (siblings.every(differs)) return undefined;
@@ -119,11 +159,18 @@ function testValueFor(contract: Contract, operation: OperationModel, t: Transiti
 }
 
 /** The body of an operation's request that takes the transition: its test-mode value, else a fresh body whose expiry says whether the resource ends. */
-export function requestBody(s: Scenario, env: WorkflowEnv, machine: StateMachine, operation: OperationModel, t: Transition): Json | undefined {
+export function requestBody(
+  s: Scenario,
+  env: WorkflowEnv,
+  machine: StateMachine,
+  operation: OperationModel,
+  t: Transition,
+): Json | undefined {
   if (!operation.body) return undefined;
   const testValue = testValueFor(s.contract, operation, t);
   const field = operation.testMode?.field;
-  if (testValue !== undefined && typeof field === 'string') return setPath(bodyExamples(s.contract, operation)[0]?.value ?? {}, field, testValue);
+  if (testValue !== undefined && typeof field === 'string')
+    return setPath(bodyExamples(s.contract, operation)[0]?.value ?? {}, field, testValue);
   const expiry = expiryField(machine);
   const body = freshBody(s, env, operation);
   if (!expiry || propertySchema(s.contract, operation.body.schema, expiry) === undefined) return body;
@@ -137,7 +184,12 @@ function requireCode(s: Scenario, step: string, operation: OperationModel, excha
   const got = (exchange.json as { error_code?: unknown } | undefined)?.error_code;
   const statuses = statusesOf(operation, code);
   const shown = `${exchange.status} ${typeof got === 'string' ? got : 'without error_code'}`;
-  s.require(statuses.includes(exchange.status) && got === code, step, exchange, `${operation.operationId} should answer ${code} (status ${statuses.join(' or ')}), answered ${shown}`);
+  s.require(
+    statuses.includes(exchange.status) && got === code,
+    step,
+    exchange,
+    `${operation.operationId} should answer ${code} (status ${statuses.join(' or ')}), answered ${shown}`,
+  );
 }
 
 export class TransitionRunner {
@@ -159,23 +211,37 @@ export class TransitionRunner {
     const { create, machine, setup } = this.plan;
     const provided: Provided = new Map();
     for (const action of setup) await action.run(this.s, this.env, provided);
-    let body = withReferences(this.contract, create, freshBody(this.s, this.env, create, expiryField(machine)), provided);
+    let body = withReferences(
+      this.contract,
+      create,
+      freshBody(this.s, this.env, create, expiryField(machine)),
+      provided,
+    );
     // A case that lets the resource expire sets its expiry a little ahead of the target's time, which may run ahead of real time.
     for (const field of new Set(conditions.flatMap((t) => (t.trigger.time === undefined ? [] : [t.trigger.time])))) {
       const now = await this.clockNow();
       body = setPath(body, field, new Date(now + EXPIRY_LEAD_MS).toISOString());
     }
     for (const [field, value] of conditions.flatMap(resourceWhen)) {
-      if (propertySchema(this.contract, create.body?.schema, field) === undefined) this.s.skip(`${create.operationId} cannot set ${field}, which the transition's when names`);
+      if (propertySchema(this.contract, create.body?.schema, field) === undefined)
+        this.s.skip(`${create.operationId} cannot set ${field}, which the transition's when names`);
       body = setPath(body, field, value);
     }
     const answer = await this.s.succeed('create', create, buildRequest(this.contract, create, { body }));
     const created = this.s.object('create', answer);
-    const starts = machine.transitions.filter((t) => t.from === null && t.trigger.operation === create.operationId && !hasError(t)).map((t) => t.to);
+    const starts = machine.transitions
+      .filter((t) => t.from === null && t.trigger.operation === create.operationId && !hasError(t))
+      .map((t) => t.to);
     const state = stateOf(machine, created);
-    if (state !== undefined && !starts.includes(state)) this.s.fail('create', answer.exchange, `create: ${machine.field ?? 'state'} is ${state}; the state machine ${machine.key} creates ${starts.join(' or ')}`);
+    if (state !== undefined && !starts.includes(state))
+      this.s.fail(
+        'create',
+        answer.exchange,
+        `create: ${machine.field ?? 'state'} is ${state}; the state machine ${machine.key} creates ${starts.join(' or ')}`,
+      );
     // Creation may lead to several states; the target chose another than this case starts from.
-    if (state !== undefined && state !== start) this.s.skip(`the target created the ${machine.resource} ${state}; this case starts from ${start}`);
+    if (state !== undefined && state !== start)
+      this.s.skip(`the target created the ${machine.resource} ${state}; this case starts from ${start}`);
     const id = created[identifierField(this.contract, create, resourceOperations(this.contract, create).read)];
     const instance = { id: typeof id === 'string' ? id : undefined, created, body, provided };
     provided.set(machine.resource, created);
@@ -202,17 +268,30 @@ export class TransitionRunner {
       await this.s.succeed(step, operation, this.operationRequest(instance, t, cause, step));
       return;
     }
-    requireCode(this.s, step, operation, await this.s.send(step, operation, this.operationRequest(instance, t, cause, step)), code);
+    requireCode(
+      this.s,
+      step,
+      operation,
+      await this.s.send(step, operation, this.operationRequest(instance, t, cause, step)),
+      code,
+    );
   }
 
   /** The request of an operation cause, with the values that take the transition `t`. */
-  operationRequest(instance: Instance, t: Transition, cause: Extract<Cause, { operation: OperationModel }>, step: string): RequestSpec {
+  operationRequest(
+    instance: Instance,
+    t: Transition,
+    cause: Extract<Cause, { operation: OperationModel }>,
+    step: string,
+  ): RequestSpec {
     const { operation } = cause;
     const body =
       cause.kind === 'item'
         ? requestBody(this.s, this.env, this.plan.machine, operation, t)
         : withReferences(this.contract, operation, freshBody(this.s, this.env, operation), instance.provided);
-    return cause.kind === 'item' ? itemRequest(this.s, operation, this.idOf(instance, step), body) : buildRequest(this.contract, operation, { ...(body === undefined ? {} : { body }) });
+    return cause.kind === 'item'
+      ? itemRequest(this.s, operation, this.idOf(instance, step), body)
+      : buildRequest(this.contract, operation, { ...(body === undefined ? {} : { body }) });
   }
 
   async clockNow(): Promise<number> {
@@ -228,7 +307,8 @@ export class TransitionRunner {
   async moveClock(instance: Instance, field: string, step: string, relativeMs: number): Promise<void> {
     const clock = this.control?.clock ?? this.s.skip('the target offers no clock the suite can move');
     const at = Date.parse(String(getPath(instance.body, field)));
-    if (Number.isNaN(at)) this.s.skip(`${step}: the ${this.plan.machine.resource} was created without a time in ${field}`);
+    if (Number.isNaN(at))
+      this.s.skip(`${step}: the ${this.plan.machine.resource} was created without a time in ${field}`);
     const now = await this.clockNow();
     this.s.cases++;
     const by = Math.max(0, at - now + relativeMs);
@@ -240,10 +320,28 @@ export class TransitionRunner {
   /** Before an event, the test-mode confirmation the state accepts (a direct debit's OTP), as the bank waits for it. */
   private async confirm(instance: Instance, state: string, step: string): Promise<void> {
     const { machine } = this.plan;
-    const confirmation = machine.transitions.find((t) => t.from === state && t.to === state && !hasError(t) && t.trigger.operation !== undefined && t.trigger.operation !== creationOperation(machine));
-    const operation = confirmation ? this.contract.model.operations.find((o) => o.operationId === confirmation.trigger.operation) : undefined;
+    const confirmation = machine.transitions.find(
+      (t) =>
+        t.from === state &&
+        t.to === state &&
+        !hasError(t) &&
+        t.trigger.operation !== undefined &&
+        t.trigger.operation !== creationOperation(machine),
+    );
+    const operation = confirmation
+      ? this.contract.model.operations.find((o) => o.operationId === confirmation.trigger.operation)
+      : undefined;
     if (!confirmation || !operation || succeedingTestValue(operation) === undefined) return;
-    await this.s.succeed(`${step}: confirm`, operation, itemRequest(this.s, operation, this.idOf(instance, step), requestBody(this.s, this.env, machine, operation, confirmation)));
+    await this.s.succeed(
+      `${step}: confirm`,
+      operation,
+      itemRequest(
+        this.s,
+        operation,
+        this.idOf(instance, step),
+        requestBody(this.s, this.env, machine, operation, confirmation),
+      ),
+    );
   }
 
   private async simulate(instance: Instance, simulation: Simulation, step: string): Promise<void> {
@@ -259,7 +357,10 @@ export class TransitionRunner {
     const parameter = onlyPathParameter(control.contract, operationId);
     const body = simulationBody(control.contract, simulation.operation, instance.created);
     this.s.cases++;
-    return control.call(operationId, { ...(parameter === undefined ? {} : { parameters: { [parameter]: this.idOf(instance, step) } }), ...(body ? { body } : {}) });
+    return control.call(operationId, {
+      ...(parameter === undefined ? {} : { parameters: { [parameter]: this.idOf(instance, step) } }),
+      ...(body ? { body } : {}),
+    });
   }
 
   /** Requires the resource to be in `expected`, read back through its read or lookup, else through an operation whose answer in that state the machine fixes. */
@@ -271,14 +372,31 @@ export class TransitionRunner {
       const state = stateOf(machine, item);
       if (state === expected) return;
       // A resource that moved on by an event of its own (a test-mode outcome) cannot show this case.
-      const movedOn = machine.transitions.some((t) => t.from === expected && t.to === state && t.trigger.event !== undefined);
-      if (setup && movedOn) this.s.skip(`the ${machine.resource} was ${state ?? 'missing'} instead of ${expected} before the transition (it moved on by itself)`);
-      this.s.fail(step, answer.exchange, `${step}: ${machine.field} is ${state ?? 'missing'}; the state machine ${machine.key} says ${expected}`);
+      const movedOn = machine.transitions.some(
+        (t) => t.from === expected && t.to === state && t.trigger.event !== undefined,
+      );
+      if (setup && movedOn)
+        this.s.skip(
+          `the ${machine.resource} was ${state ?? 'missing'} instead of ${expected} before the transition (it moved on by itself)`,
+        );
+      this.s.fail(
+        step,
+        answer.exchange,
+        `${step}: ${machine.field} is ${state ?? 'missing'}; the state machine ${machine.key} says ${expected}`,
+      );
     }
     const probe = this.probe(expected);
-    if (!probe) return void this.s.notes.push(`the ${machine.resource} state cannot be read back (no state field with a read, and no operation whose answer tells ${expected})`);
+    if (!probe)
+      return void this.s.notes.push(
+        `the ${machine.resource} state cannot be read back (no state field with a read, and no operation whose answer tells ${expected})`,
+      );
     const operation = this.contract.operation(probe.trigger.operation ?? '');
-    await this.cause(instance, probe, { kind: 'item', operation }, `${step} (${operation.operationId} tells the state)`);
+    await this.cause(
+      instance,
+      probe,
+      { kind: 'item', operation },
+      `${step} (${operation.operationId} tells the state)`,
+    );
   }
 
   /** The resource as its read or lookup answers it now; undefined when the contract has neither. */
@@ -286,21 +404,41 @@ export class TransitionRunner {
     const { read, lookup } = resourceOperations(this.contract, this.plan.create);
     const reader = read && instance.id !== undefined ? read : lookup;
     if (!reader) return undefined;
-    const answer = await this.s.succeed(step, reader, reader === read ? itemRequest(this.s, reader, instance.id ?? '') : lookupRequest(this.s, reader, instance.body).request);
+    const answer = await this.s.succeed(
+      step,
+      reader,
+      reader === read
+        ? itemRequest(this.s, reader, instance.id ?? '')
+        : lookupRequest(this.s, reader, instance.body).request,
+    );
     return { answer, item: this.itemOf(answer, instance) };
   }
 
   /** A transition from the state back to it by an item operation: an error one leaves everything as it was. */
   private probe(state: string): Transition | undefined {
-    const loops = this.plan.machine.transitions.filter((t) => t.from === state && t.to === state && t.trigger.operation !== undefined && t.trigger.operation !== creationOperation(this.plan.machine));
-    const usable = loops.filter((t) => this.contract.operation(t.trigger.operation ?? '').parameters.filter((p) => p.in === 'path').length === 1);
+    const loops = this.plan.machine.transitions.filter(
+      (t) =>
+        t.from === state &&
+        t.to === state &&
+        t.trigger.operation !== undefined &&
+        t.trigger.operation !== creationOperation(this.plan.machine),
+    );
+    const usable = loops.filter(
+      (t) => this.contract.operation(t.trigger.operation ?? '').parameters.filter((p) => p.in === 'path').length === 1,
+    );
     return usable.find(hasError) ?? usable.find((t) => !this.contract.operation(t.trigger.operation ?? '').testMode);
   }
 
   private itemOf(answer: Answer, instance: Instance): Json {
     if (!Array.isArray(answer.value)) return answer.value;
-    const field = identifierField(this.contract, this.plan.create, resourceOperations(this.contract, this.plan.create).read);
-    return answer.value.find((item) => isObject(item) && instance.id !== undefined && item[field] === instance.id) ?? null;
+    const field = identifierField(
+      this.contract,
+      this.plan.create,
+      resourceOperations(this.contract, this.plan.create).read,
+    );
+    return (
+      answer.value.find((item) => isObject(item) && instance.id !== undefined && item[field] === instance.id) ?? null
+    );
   }
 }
 
@@ -320,7 +458,9 @@ export function pathsInto(machine: StateMachine, state: string, causable: (t: Tr
   }
   // A final state is entered every way the suite can cause; each way is a case of its own.
   if (machine.final.includes(state)) {
-    return machine.transitions.filter((t) => t.to === state && t.from !== null && t.from !== state && causable(t) && shortest.has(t.from)).map((t) => [...(shortest.get(t.from ?? '') ?? []), t]);
+    return machine.transitions
+      .filter((t) => t.to === state && t.from !== null && t.from !== state && causable(t) && shortest.has(t.from))
+      .map((t) => [...(shortest.get(t.from ?? '') ?? []), t]);
   }
   const path = shortest.get(state);
   return path ? [path] : [];
@@ -354,7 +494,9 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
     const hold = control ? holdPhase(control, [machine.key]) : undefined;
     const expiry = expiryField(machine);
     const causeFor = new Map(machine.transitions.map((t) => [t, causeOf(contract, machine, control, t)]));
-    const causable = (t: Transition): boolean => typeof causeFor.get(t) !== 'string' && ambiguity(contract, machine, t, causeFor.get(t) as Cause, expiry) === undefined;
+    const causable = (t: Transition): boolean =>
+      typeof causeFor.get(t) !== 'string' &&
+      ambiguity(contract, machine, t, causeFor.get(t) as Cause, expiry) === undefined;
     // Read back through the read or lookup; without one, the operation that tells the state is what shows the effect.
     const observer = read ?? lookup;
     for (const t of machine.transitions.filter((o) => o.from !== null)) {
@@ -369,7 +511,8 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
         continue;
       }
       const paths = pathsInto(machine, t.from ?? '', causable);
-      if (paths.length === 0) unavailable.push({ subject, label, reason: `no transition the suite can cause leads to ${t.from ?? ''}` });
+      if (paths.length === 0)
+        unavailable.push({ subject, label, reason: `no transition the suite can cause leads to ${t.from ?? ''}` });
       // Leaving a final state with an error is tried after every way in; anything else after the shortest.
       const tried = machine.final.includes(t.from ?? '') && hasError(t) ? paths : paths.slice(0, 1);
       for (const path of tried) {
@@ -381,7 +524,9 @@ export function transitionCases(contract: Contract, control: ControlApi | undefi
           steps,
           ...(hold ? { phase: hold } : {}),
           // Moving the clock expires what every other case of the merchant holds (OTPs, expiries): alone.
-          ...([...path, t].some((p) => causeFor.get(p) !== undefined && (causeFor.get(p) as Cause).kind === 'time') ? { alone: true } : {}),
+          ...([...path, t].some((p) => causeFor.get(p) !== undefined && (causeFor.get(p) as Cause).kind === 'time')
+            ? { alone: true }
+            : {}),
           script: async (s) => {
             const runner = new TransitionRunner(s, env, plan, control);
             const instance = await runner.create([...path, t], path[0]?.from ?? t.from ?? '');

@@ -31,23 +31,31 @@ function rules(contract: Contract): Rule[] {
   return contract.model.operations.flatMap((operation) =>
     triggersOf(operation, 'duplicate').flatMap(([code, trigger]) => {
       const fields = Array.isArray(trigger.fields) ? trigger.fields.map(String) : [];
-      const answeredAs = isObject(trigger.answered_as) ? Object.fromEntries(Object.entries(trigger.answered_as).map(([field, shown]) => [field, String(shown)])) : {};
+      const answeredAs = isObject(trigger.answered_as)
+        ? Object.fromEntries(Object.entries(trigger.answered_as).map(([field, shown]) => [field, String(shown)]))
+        : {};
       return fields.length > 0 ? [{ operation, code, fields, answeredAs }] : [];
     }),
   );
 }
 
-const isCreation = (operation: OperationModel): boolean => operation.method === 'post' && !operation.parameters.some((p) => p.in === 'path');
+const isCreation = (operation: OperationModel): boolean =>
+  operation.method === 'post' && !operation.parameters.some((p) => p.in === 'path');
 const listed = (fields: string[]): string => fields.join(' + ');
 
 /** A body for the operation from its `index`-th example (the last when there are fewer), identifiers new, expiry ahead, references filled. */
 function bodyFrom(s: Scenario, env: WorkflowEnv, operation: OperationModel, index: number, provided: Provided): Json {
   const examples = bodyExamples(s.contract, operation);
-  const example = examples[Math.min(index, examples.length - 1)]?.value ?? s.skip(`${operation.operationId} has no request body example to build from`);
+  const example =
+    examples[Math.min(index, examples.length - 1)]?.value ??
+    s.skip(`${operation.operationId} has no request body example to build from`);
   const kind = resourceKind(s.contract, operation);
   const machine = kind ? machineForResource(s.contract, kind) : undefined;
   const expiry = machine ? expiryField(machine) : undefined;
-  const body = index === 0 ? freshBody(s, env, operation, expiry) : withFutureTime(s.contract, operation, uniquify(s.contract, operation, example, env.unique), expiry);
+  const body =
+    index === 0
+      ? freshBody(s, env, operation, expiry)
+      : withFutureTime(s.contract, operation, uniquify(s.contract, operation, example, env.unique), expiry);
   return withReferences(s.contract, operation, body, provided);
 }
 
@@ -58,9 +66,16 @@ async function provide(s: Scenario, env: WorkflowEnv, operation: OperationModel)
 }
 
 /** Another value for one field: another resource for a reference, another enum member, a fresh identifier; undefined to leave the field out (the target assigns it). */
-async function otherValue(s: Scenario, env: WorkflowEnv, rule: Rule, field: string, first: Json): Promise<{ value?: Json; provided?: Provided }> {
+async function otherValue(
+  s: Scenario,
+  env: WorkflowEnv,
+  rule: Rule,
+  field: string,
+  first: Json,
+): Promise<{ value?: Json; provided?: Provided }> {
   const { operation } = rule;
-  if (bodyReferences(s.contract, operation).some((r) => r.field === field)) return { provided: await provide(s, env, operation) };
+  if (bodyReferences(s.contract, operation).some((r) => r.field === field))
+    return { provided: await provide(s, env, operation) };
   const sent = getPath(first, field);
   if (sent === undefined) return {};
   const schema = s.contract.deref(propertySchema(s.contract, operation.body?.schema, field));
@@ -77,13 +92,26 @@ function triggerValues(s: Scenario, rule: Rule, body: Json, answer: Json): Recor
   return Object.fromEntries(
     rule.fields.map((field) => {
       const value = getPath(body, field) ?? getPath(answer, rule.answeredAs[field] ?? field);
-      return [field, value ?? s.skip(`neither the request nor the ${rule.operation.operationId} answer carries ${field}, so there is no value to repeat`)];
+      return [
+        field,
+        value ??
+          s.skip(
+            `neither the request nor the ${rule.operation.operationId} answer carries ${field}, so there is no value to repeat`,
+          ),
+      ];
     }),
   );
 }
 
 /** Sends one request with another key, judged like the scenario's own, its findings and cases counted there. */
-async function succeedWithKey(s: Scenario, key: string, whose: string, step: string, operation: OperationModel, body: Json): Promise<void> {
+async function succeedWithKey(
+  s: Scenario,
+  key: string,
+  whose: string,
+  step: string,
+  operation: OperationModel,
+  body: Json,
+): Promise<void> {
   const options = s.context.options;
   const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: key, timeoutMs: options.timeoutMs });
   const other = new Scenario({ ...s.context, http }, s.subject, s.steps);
@@ -105,7 +133,8 @@ function creationCases(context: CheckContext, env: WorkflowEnv, rule: Rule): Sub
     return { body, values: triggerValues(s, rule, body, answer.value), provided };
   };
   // Everything but the trigger's fields from another example, so only the duplicate rule can refuse it.
-  const repeat = (s: Scenario, values: Record<string, Json>, provided: Provided): Json => withFields(bodyFrom(s, env, operation, 1, provided), values);
+  const repeat = (s: Scenario, values: Record<string, Json>, provided: Provided): Json =>
+    withFields(bodyFrom(s, env, operation, 1, provided), values);
   const cases: SubjectCase[] = [
     {
       subject,
@@ -113,7 +142,12 @@ function creationCases(context: CheckContext, env: WorkflowEnv, rule: Rule): Sub
       steps: ['first request', 'same fields'],
       script: async (s) => {
         const { values, provided } = await first(s);
-        await s.reject('same fields', operation, buildRequest(s.contract, operation, { body: repeat(s, values, provided) }), code);
+        await s.reject(
+          'same fields',
+          operation,
+          buildRequest(s.contract, operation, { body: repeat(s, values, provided) }),
+          code,
+        );
       },
     },
     ...fields.map((field) => ({
@@ -124,7 +158,10 @@ function creationCases(context: CheckContext, env: WorkflowEnv, rule: Rule): Sub
         const { body, values, provided } = await first(s);
         const other = await otherValue(s, env, rule, field, body);
         const kept = Object.fromEntries(Object.entries(values).filter(([name]) => name !== field));
-        let changed = withFields(repeat(s, kept, other.provided ?? provided), other.value === undefined ? {} : { [field]: other.value });
+        let changed = withFields(
+          repeat(s, kept, other.provided ?? provided),
+          other.value === undefined ? {} : { [field]: other.value },
+        );
         if (other.value === undefined && !other.provided) changed = withoutField(changed, field);
         await s.succeed('other field', operation, buildRequest(s.contract, operation, { body: changed }));
       },
@@ -133,7 +170,10 @@ function creationCases(context: CheckContext, env: WorkflowEnv, rule: Rule): Sub
   // References name resources of this merchant and mode only, so the repeat cannot be made elsewhere.
   const scoped = bodyReferences(context.contract, operation).length === 0;
   const keys = context.options.isolation ?? {};
-  for (const [key, whose] of [[keys.otherMerchantKey, "another merchant's"], [keys.otherModeKey, "the other mode's"]] as const) {
+  for (const [key, whose] of [
+    [keys.otherMerchantKey, "another merchant's"],
+    [keys.otherModeKey, "the other mode's"],
+  ] as const) {
     if (!scoped || !key) continue;
     cases.push({
       subject,
@@ -151,7 +191,8 @@ function creationCases(context: CheckContext, env: WorkflowEnv, rule: Rule): Sub
 function withoutField(body: Json, field: string): Json {
   const [head, ...rest] = field.split('.');
   if (!isObject(body) || head === undefined) return body;
-  if (rest.length === 0) return Object.fromEntries(Object.entries(body).filter(([name]) => name !== head)) as JsonObject;
+  if (rest.length === 0)
+    return Object.fromEntries(Object.entries(body).filter(([name]) => name !== head)) as JsonObject;
   return { ...body, [head]: withoutField(body[head] ?? {}, rest.join('.')) };
 }
 
@@ -165,12 +206,21 @@ function updateCases(env: WorkflowEnv, rule: Rule, create: OperationModel): Subj
       const provided = await provide(s, env, create);
       const body = bodyFrom(s, env, create, 0, provided);
       bodies.push(body);
-      ids.push(createdId(s, step, await s.succeed(step, create, buildRequest(s.contract, create, { body })), create, operation));
+      ids.push(
+        createdId(
+          s,
+          step,
+          await s.succeed(step, create, buildRequest(s.contract, create, { body })),
+          create,
+          operation,
+        ),
+      );
     }
     return { a: bodies[0] ?? {}, aId: ids[0] ?? '', bId: ids[1] ?? '' };
   };
   const change = (s: Scenario, values: Record<string, Json>): Json => withFields(freshBody(s, env, operation), values);
-  const valuesOf = (s: Scenario, a: Json): Record<string, Json> => Object.fromEntries(fields.map((f) => [f, getPath(a, f) ?? s.skip(`${create.operationId}'s example sets no ${f}`)]));
+  const valuesOf = (s: Scenario, a: Json): Record<string, Json> =>
+    Object.fromEntries(fields.map((f) => [f, getPath(a, f) ?? s.skip(`${create.operationId}'s example sets no ${f}`)]));
   const steps = ['create first', 'create second', 'update'];
   return [
     {
@@ -204,7 +254,10 @@ function updateCases(env: WorkflowEnv, rule: Rule, create: OperationModel): Subj
   ];
 }
 
-export function uniquenessCases(context: CheckContext, env: WorkflowEnv): { cases: SubjectCase[]; unavailable: UnavailableCase[] } {
+export function uniquenessCases(
+  context: CheckContext,
+  env: WorkflowEnv,
+): { cases: SubjectCase[]; unavailable: UnavailableCase[] } {
   const cases: SubjectCase[] = [];
   const unavailable: UnavailableCase[] = [];
   for (const rule of rules(context.contract)) {
@@ -222,8 +275,14 @@ export function uniquenessCases(context: CheckContext, env: WorkflowEnv): { case
     }
     const kind = resourceKind(context.contract, rule.operation);
     const create = kind ? creatorOf(context.contract, kind) : undefined;
-    if (create && rule.operation.parameters.filter((p) => p.in === 'path').length === 1) cases.push(...updateCases(env, rule, create));
-    else unavailable.push({ subject: rule.operation.operationId, label, reason: `the suite cannot tell which resource ${rule.operation.operationId} changes and what creates it` });
+    if (create && rule.operation.parameters.filter((p) => p.in === 'path').length === 1)
+      cases.push(...updateCases(env, rule, create));
+    else
+      unavailable.push({
+        subject: rule.operation.operationId,
+        label,
+        reason: `the suite cannot tell which resource ${rule.operation.operationId} changes and what creates it`,
+      });
   }
   return { cases, unavailable };
 }

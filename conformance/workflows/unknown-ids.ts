@@ -19,7 +19,9 @@ function targets(operation: OperationModel): Target[] {
     const parameter = trigger.parameter;
     if (typeof parameter !== 'object' || parameter === null || Array.isArray(parameter)) return [];
     const where = parameter.in;
-    return (where === 'path' || where === 'query') && typeof parameter.name === 'string' ? [{ code, parameter: parameter.name, in: where }] : [];
+    return (where === 'path' || where === 'query') && typeof parameter.name === 'string'
+      ? [{ code, parameter: parameter.name, in: where }]
+      : [];
   });
 }
 
@@ -31,9 +33,20 @@ export function unknownIdWorkflows(contract: Contract, prefix: string): Workflow
       steps: targets(operation).map((t) => `unknown ${t.parameter}`),
       script: async (s) => {
         for (const target of targets(operation)) {
-          const parameter = operation.parameters.find((p) => p.name === target.parameter && p.in === target.in) ?? s.skip(`${operation.operationId} declares no ${target.in} parameter ${target.parameter}`);
-          const value = unknownIdentifier(s.contract, parameter.schema, parameterValue(s.contract, parameter, operation));
-          await s.reject(`unknown ${target.parameter}`, operation, buildRequest(s.contract, operation, { parameters: { [parameter.name]: value } }), target.code);
+          const parameter =
+            operation.parameters.find((p) => p.name === target.parameter && p.in === target.in) ??
+            s.skip(`${operation.operationId} declares no ${target.in} parameter ${target.parameter}`);
+          const value = unknownIdentifier(
+            s.contract,
+            parameter.schema,
+            parameterValue(s.contract, parameter, operation),
+          );
+          await s.reject(
+            `unknown ${target.parameter}`,
+            operation,
+            buildRequest(s.contract, operation, { parameters: { [parameter.name]: value } }),
+            target.code,
+          );
         }
       },
     }));

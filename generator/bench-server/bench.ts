@@ -39,7 +39,9 @@ interface Running {
 /** Starts a target in its own process; extra node flags (a profiler) come from BENCH_SERVER_NODE_OPTIONS. */
 async function startTarget(name: TargetName): Promise<Running> {
   const flags = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', SERVER_PROCESS, name], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', SERVER_PROCESS, name], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
   let output = '';
@@ -75,7 +77,11 @@ async function startTarget(name: TargetName): Promise<Running> {
 }
 
 async function send(url: string, request: BenchRequest): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) });
+  const response = await fetch(`${url}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
   const text = await response.text();
   let body: unknown;
   try {
@@ -95,8 +101,12 @@ async function differences(targets: readonly Running[]): Promise<string[]> {
     for (const target of targets) {
       if (target === reference) continue;
       const answer = await send(target.url, request);
-      if (answer.status !== expected.status) found.push(`${name}: ${target.name} answered ${answer.status}, ${reference.name} ${expected.status}`);
-      else if (!isDeepStrictEqual(answer.body, expected.body)) found.push(`${name}: ${target.name} answered ${JSON.stringify(answer.body)}, ${reference.name} ${JSON.stringify(expected.body)}`);
+      if (answer.status !== expected.status)
+        found.push(`${name}: ${target.name} answered ${answer.status}, ${reference.name} ${expected.status}`);
+      else if (!isDeepStrictEqual(answer.body, expected.body))
+        found.push(
+          `${name}: ${target.name} answered ${JSON.stringify(answer.body)}, ${reference.name} ${JSON.stringify(expected.body)}`,
+        );
     }
   }
   return found;
@@ -118,7 +128,15 @@ function cannon(url: string, load: Load, seconds: number, connections: number): 
   const { method, path, headers, body } = load.request;
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: `${url}${path}`, method, headers, ...(body === undefined ? {} : { body }), duration: seconds, connections, timeout: 10 },
+      {
+        url: `${url}${path}`,
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        duration: seconds,
+        connections,
+        timeout: 10,
+      },
       (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)),
     );
   });
@@ -140,11 +158,17 @@ async function measure(target: Running, load: Load, seconds: number, connections
   };
 }
 
-const pad = (cells: readonly string[], widths: readonly number[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');
+const pad = (cells: readonly string[], widths: readonly number[]): string =>
+  cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');
 
 function table(rows: readonly string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row, index) => (index === 1 ? `${widths.map((width) => '-'.repeat(width)).join('  ')}\n` : '') + pad(row, widths)).join('\n');
+  return rows
+    .map(
+      (row, index) =>
+        (index === 1 ? `${widths.map((width) => '-'.repeat(width)).join('  ')}\n` : '') + pad(row, widths),
+    )
+    .join('\n');
 }
 
 interface Summary {
@@ -178,7 +202,19 @@ export function report(load: Load, summaries: readonly Summary[]): string {
   const reference = of(REFERENCE);
   const ceiling = of(CEILING);
   const peer = of(PEER);
-  const rows = [['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', `× ${REFERENCE}`, `% of ${CEILING}`, 'rounds (req/s)', 'unexpected']];
+  const rows = [
+    [
+      'target',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'CPU µs/req',
+      `× ${REFERENCE}`,
+      `% of ${CEILING}`,
+      'rounds (req/s)',
+      'unexpected',
+    ],
+  ];
   for (const summary of summaries) {
     rows.push([
       summary.target,
@@ -195,12 +231,18 @@ export function report(load: Load, summaries: readonly Summary[]): string {
   const goals: string[] = [];
   if (reference && peer) {
     const ratio = reference.requestsPerSecond / peer.requestsPerSecond;
-    goals.push(`throughput ${ratio.toFixed(2)}× ${PEER} (goal ≥ ${GOALS.throughputOverPeer}×): ${ratio >= GOALS.throughputOverPeer ? 'met' : 'NOT met'}`);
-    goals.push(`p99 ${reference.p99.toFixed(1)} ms vs ${PEER} ${peer.p99.toFixed(1)} ms (goal ≤): ${reference.p99 <= peer.p99 ? 'met' : 'NOT met'}`);
+    goals.push(
+      `throughput ${ratio.toFixed(2)}× ${PEER} (goal ≥ ${GOALS.throughputOverPeer}×): ${ratio >= GOALS.throughputOverPeer ? 'met' : 'NOT met'}`,
+    );
+    goals.push(
+      `p99 ${reference.p99.toFixed(1)} ms vs ${PEER} ${peer.p99.toFixed(1)} ms (goal ≤): ${reference.p99 <= peer.p99 ? 'met' : 'NOT met'}`,
+    );
   }
   if (reference && ceiling && load.read) {
     const share = reference.requestsPerSecond / ceiling.requestsPerSecond;
-    goals.push(`${(100 * share).toFixed(0)}% of the ${CEILING} ceiling (goal ≥ ${100 * GOALS.ceilingShareOnReads}%): ${share >= GOALS.ceilingShareOnReads ? 'met' : 'NOT met'}`);
+    goals.push(
+      `${(100 * share).toFixed(0)}% of the ${CEILING} ceiling (goal ≥ ${100 * GOALS.ceilingShareOnReads}%): ${share >= GOALS.ceilingShareOnReads ? 'met' : 'NOT met'}`,
+    );
   }
   return `${load.name} (answers ${load.status})\n${table(rows)}\n${goals.map((goal) => `  ${goal}`).join('\n')}`;
 }
@@ -237,13 +279,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   const line = readCommandLine(COMMAND, argv);
   if (typeof line === 'number') return line;
   const { values } = line;
-  const options = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds) };
+  const options = {
+    duration: Number(values.duration),
+    warmup: Number(values.warmup),
+    connections: Number(values.connections),
+    rounds: Number(values.rounds),
+  };
   for (const [name, value] of Object.entries(options)) {
-    if (!Number.isInteger(value) || value < 1) return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
+    if (!Number.isInteger(value) || value < 1)
+      return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
   }
   const named = [...new Set(values.targets.split(','))];
   const unknown = named.filter((name) => !isTargetName(name));
-  if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--targets: ${unknown.join(', ')} is not a target (${Object.keys(TARGETS).join(', ')})`));
+  if (unknown.length > 0)
+    return refuse(
+      COMMAND,
+      new UsageError(`--targets: ${unknown.join(', ')} is not a target (${Object.keys(TARGETS).join(', ')})`),
+    );
   const names = named.filter(isTargetName);
   const log = (text: string): void => void process.stderr.write(`${text}\n`);
 
@@ -252,10 +304,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     for (const name of names) running.push(await startTarget(name));
     const found = await differences(running);
     if (found.length > 0) {
-      log(`The targets do not answer alike, so their figures would not compare:\n${found.map((line) => `  ${line}`).join('\n')}`);
+      log(
+        `The targets do not answer alike, so their figures would not compare:\n${found.map((line) => `  ${line}`).join('\n')}`,
+      );
       return 1;
     }
-    log(`equivalence: ${running.length} targets answer ${EQUIVALENCE_CASES.length} requests alike (valid, invalid, unauthenticated; statuses and bodies).`);
+    log(
+      `equivalence: ${running.length} targets answer ${EQUIVALENCE_CASES.length} requests alike (valid, invalid, unauthenticated; statuses and bodies).`,
+    );
     for (const target of running) {
       log(`${target.name}: warming up (${options.warmup} s per load)...`);
       for (const load of LOADS) await cannon(target.url, load, options.warmup, options.connections);
@@ -265,13 +321,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const load of LOADS) {
         // A different target goes first in each round, so none is always measured right after another's load.
         const order = running.map((_, index) => running[(index + round) % running.length]!);
-        log(`round ${round + 1} of ${options.rounds}: ${load.name} on ${order.map((target) => target.name).join(', ')}...`);
+        log(
+          `round ${round + 1} of ${options.rounds}: ${load.name} on ${order.map((target) => target.name).join(', ')}...`,
+        );
         for (const target of order) measured.push(await measure(target, load, options.duration, options.connections));
       }
     }
     const [load1, load5] = loadavg();
-    console.log(`\n${availableParallelism()} CPUs; load average ${load1?.toFixed(1) ?? '?'} (1 min), ${load5?.toFixed(1) ?? '?'} (5 min) when the run ended; other work on the machine lowers every figure.`);
-    console.log(`${options.connections} connections, ${options.rounds} rounds of ${options.duration} s per load and target (medians), targets in rotating order, each in its own process; autocannon in this one.\n`);
+    console.log(
+      `\n${availableParallelism()} CPUs; load average ${load1?.toFixed(1) ?? '?'} (1 min), ${load5?.toFixed(1) ?? '?'} (5 min) when the run ended; other work on the machine lowers every figure.`,
+    );
+    console.log(
+      `${options.connections} connections, ${options.rounds} rounds of ${options.duration} s per load and target (medians), targets in rotating order, each in its own process; autocannon in this one.\n`,
+    );
     for (const load of LOADS) console.log(`${report(load, summarize(measured, load, names))}\n`);
     return 0;
   } finally {

@@ -18,13 +18,22 @@ function inlineReferences(doc: JsonObject, value: Json, depth = 0): Json {
   if (target !== value) {
     const { $ref: _ref, ...siblings } = value;
     const inlined = inlineReferences(doc, target ?? {}, depth + 1);
-    return Object.keys(siblings).length === 0 ? inlined : { allOf: [inlined, inlineReferences(doc, siblings, depth + 1)] };
+    return Object.keys(siblings).length === 0
+      ? inlined
+      : { allOf: [inlined, inlineReferences(doc, siblings, depth + 1)] };
   }
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, inlineReferences(doc, child, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [key, inlineReferences(doc, child, depth + 1)]),
+  );
 }
 
 /** The JSON Schemas (2020-12) the peers validate with: the same the generator compiles, dereferenced. */
-export function benchSchemas(): { balanceQuery: JsonObject; fixedVirtualAccountPath: JsonObject; disbursementHeader: JsonObject; disbursementBody: JsonObject } {
+export function benchSchemas(): {
+  balanceQuery: JsonObject;
+  fixedVirtualAccountPath: JsonObject;
+  disbursementHeader: JsonObject;
+  disbursementBody: JsonObject;
+} {
   const doc = readBundle();
   const model = readModel(doc);
   const operation = (id: string) => {

@@ -5,7 +5,12 @@
 // runtime.
 import { parseBasicAuthorization, type BasicCredentials } from '@payments-contract/server/runtime/basic-auth';
 import { digestsEqual, secretDigest } from '@payments-contract/server/runtime/constant-time';
-import { toIssues, validationAnswer, validationErrorBody, type IssueLocation } from '@payments-contract/server/runtime/validation-errors';
+import {
+  toIssues,
+  validationAnswer,
+  validationErrorBody,
+  type IssueLocation,
+} from '@payments-contract/server/runtime/validation-errors';
 import type { ValidatorError } from '@payments-contract/server/runtime/validator';
 import { operationTable } from '@payments-contract/server';
 
@@ -35,7 +40,10 @@ export const UNAUTHORIZED_BODY = {
   error_code: 'INVALID_API_KEY',
   message: 'Send your secret API key as the user name of HTTP Basic authentication, with an empty password.',
 } as const;
-export const MALFORMED_BODY = { error_code: 'INVALID_JSON_FORMAT', message: 'The request body could not be parsed in its declared content type.' } as const;
+export const MALFORMED_BODY = {
+  error_code: 'INVALID_JSON_FORMAT',
+  message: 'The request body could not be parsed in its declared content type.',
+} as const;
 
 export const FVA_ID = '5f6ee8de3a733c1d2e1a1b2c';
 const STORED_FVA = {
@@ -63,7 +71,13 @@ export const handlers = {
   getFixedVirtualAccount(id: string) {
     const found = fixedVirtualAccounts.get(id);
     if (found) return { status: 200 as const, body: found };
-    return { status: 404 as const, body: { error_code: 'CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR' as const, message: `No fixed virtual account has the id ${id}.` } };
+    return {
+      status: 404 as const,
+      body: {
+        error_code: 'CALLBACK_VIRTUAL_ACCOUNT_NOT_FOUND_ERROR' as const,
+        message: `No fixed virtual account has the id ${id}.`,
+      },
+    };
   },
   createDisbursement(body: CreateDisbursement) {
     return {
@@ -95,7 +109,11 @@ export interface CreateDisbursement {
 }
 
 /** The contract's answer to broken rules, as the generated router builds it (status, code, `errors`). */
-export function validationFailure(operationId: 'getBalance' | 'getFixedVirtualAccount' | 'createDisbursement', location: IssueLocation, errors: readonly ValidatorError[] | null | undefined) {
+export function validationFailure(
+  operationId: 'getBalance' | 'getFixedVirtualAccount' | 'createDisbursement',
+  location: IssueLocation,
+  errors: readonly ValidatorError[] | null | undefined,
+) {
   const issues = toIssues(location, errors);
   const answer = validationAnswer(issues, operationTable[operationId]);
   return { status: answer.status, body: validationErrorBody(answer, issues) };

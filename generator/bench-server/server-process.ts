@@ -17,7 +17,8 @@ export type TargetName = keyof typeof TARGETS;
 export const isTargetName = (name: string): name is TargetName => Object.hasOwn(TARGETS, name);
 
 async function main(name: string | undefined): Promise<void> {
-  if (name === undefined || !isTargetName(name)) throw new Error(`usage: server-process.ts <${Object.keys(TARGETS).join('|')}>`);
+  if (name === undefined || !isTargetName(name))
+    throw new Error(`usage: server-process.ts <${Object.keys(TARGETS).join('|')}>`);
   const server = await TARGETS[name]();
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;

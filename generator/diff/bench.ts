@@ -16,7 +16,8 @@ const RUNS = Number(process.env.BENCH_DIFF_RUNS ?? 7);
 
 /** A loosely typed view for editing a copy of the contract in place (paths known to exist in it). */
 type Node = Record<string, unknown>;
-const at = (doc: Node | JsonObject, ...path: string[]): Node => path.reduce<Node>((node, key) => node[key] as Node, doc as Node);
+const at = (doc: Node | JsonObject, ...path: string[]): Node =>
+  path.reduce<Node>((node, key) => node[key] as Node, doc as Node);
 
 /** Twenty changes across the rule families, each one a finding the check must make. */
 export function twentyChanges(doc: JsonObject): JsonObject {
@@ -27,7 +28,9 @@ export function twentyChanges(doc: JsonObject): JsonObject {
   at(disbursement, 'properties').reference = { type: 'string' }; // 2 optional request field
   (disbursement.required as string[]).push('description'); // 3 field made required
   at(disbursement, 'allOf', '2', 'then', 'allOf', '0', 'properties', 'amount').maximum = 50000000; // 4 conditional limit
-  at(disbursement, 'allOf', '0', 'then', 'allOf', '0', 'properties', 'account_number')['x-error-codes'] = { pattern: 'API_VALIDATION_ERROR' }; // 5 rule → code
+  at(disbursement, 'allOf', '0', 'then', 'allOf', '0', 'properties', 'account_number')['x-error-codes'] = {
+    pattern: 'API_VALIDATION_ERROR',
+  }; // 5 rule → code
   delete at(schemas, 'Disbursement', 'properties').email_bcc; // 6 response field removed
   const paths = at(copy, 'paths');
   delete paths['/balance']; // 7 operation removed
@@ -45,7 +48,11 @@ export function twentyChanges(doc: JsonObject): JsonObject {
   delete hooks['fixed_payment_code.paid']; // 16 callback kind removed
   const machines = at(copy, 'x-state-machines');
   (at(machines, 'disbursement').states as string[]).push('REVERSED'); // 17 state added
-  (at(machines, 'disbursement').transitions as Node[]).push({ from: 'COMPLETED', trigger: { event: 'reversed' }, to: 'REVERSED' }); // 18 transition added
+  (at(machines, 'disbursement').transitions as Node[]).push({
+    from: 'COMPLETED',
+    trigger: { event: 'reversed' },
+    to: 'REVERSED',
+  }); // 18 transition added
   (at(machines, 'ewalletPayment').transitions as Node[]).pop(); // 19 transition removed
   ((copy['x-decisions'] as Node[])[0] as Node).decision = 'Every successful call answers 200 or 201.'; // 20 decision changed
   return copy as JsonObject;
@@ -84,7 +91,9 @@ function main(): number {
       times.push(performance.now() - started);
       changes = groupByChange(result.findings).length;
     }
-    process.stdout.write(`read + diff of the service contract against a copy with 20 changes: ${Math.round(median(times))} ms median of ${RUNS} (first run ${Math.round(times[0]!)} ms, target under 1000 ms); ${changes} changes reported\n`);
+    process.stdout.write(
+      `read + diff of the service contract against a copy with 20 changes: ${Math.round(median(times))} ms median of ${RUNS} (first run ${Math.round(times[0]!)} ms, target under 1000 ms); ${changes} changes reported\n`,
+    );
     return 0;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -19,7 +19,11 @@ writeFileSync(newFile, JSON.stringify(v1411.doc));
 function run(...argv: string[]): { status: number; stdout: string; stderr: string } {
   let stdout = '';
   let stderr = '';
-  const status = runDiff(argv, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } }, repoRoot);
+  const status = runDiff(
+    argv,
+    { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } },
+    repoRoot,
+  );
   return { status, stdout, stderr };
 }
 
@@ -32,7 +36,16 @@ describe('payments-contract diff', () => {
 
   it('exits 1 with --fail-on breaking when a reported party is broken, 0 when only other parties are', () => {
     expect(run(oldFile, newFile, '--fail-on', 'breaking').status).toBe(1);
-    const clientsOnly = run(oldFile, newFile, '--fail-on', 'breaking', '--party', 'client,callback-receiver', '--format', 'json');
+    const clientsOnly = run(
+      oldFile,
+      newFile,
+      '--fail-on',
+      'breaking',
+      '--party',
+      'client,callback-receiver',
+      '--format',
+      'json',
+    );
     expect(clientsOnly.status).toBe(0);
     expect(JSON.parse(clientsOnly.stdout).findings).toMatchObject([{ party: 'client', severity: 'non-breaking' }]);
   });
@@ -43,7 +56,9 @@ describe('payments-contract diff', () => {
 
   it('refuses a command line it cannot use with status 2', () => {
     expect(run(oldFile).status).toBe(2);
-    expect(run(oldFile, newFile, '--fail-on', 'sometimes').stderr).toContain('--fail-on must be one of breaking, potentially-breaking');
+    expect(run(oldFile, newFile, '--fail-on', 'sometimes').stderr).toContain(
+      '--fail-on must be one of breaking, potentially-breaking',
+    );
     expect(run(oldFile, newFile, '--party', 'auditor').status).toBe(2);
   });
 
@@ -51,7 +66,10 @@ describe('payments-contract diff', () => {
     const notJson = join(scratch, 'contract.yaml');
     writeFileSync(notJson, 'openapi: 3.1.0\n');
     expect(run(notJson, newFile)).toMatchObject({ status: 2, stderr: expect.stringContaining('is not JSON') });
-    expect(run('no-such-file-or-revision', newFile)).toMatchObject({ status: 2, stderr: expect.stringContaining('neither a file nor a git revision') });
+    expect(run('no-such-file-or-revision', newFile)).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('neither a file nor a git revision'),
+    });
   });
 
   it('bundles spec/ at a git revision itself', () => {

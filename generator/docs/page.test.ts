@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { callbackWording, linkedDecisionIds, offlinePage, withDecisionsSection, type Decision } from './page.js';
 
-const decision = (id: string): Decision => ({ id, topic: `Topic of ${id}`, quote: `Words for ${id}.`, decision: `What was decided for ${id}.`, where: ['#/info'] });
+const decision = (id: string): Decision => ({
+  id,
+  topic: `Topic of ${id}`,
+  quote: `Words for ${id}.`,
+  decision: `What was decided for ${id}.`,
+  where: ['#/info'],
+});
 
 describe('withDecisionsSection', () => {
   const doc = {
@@ -27,12 +33,15 @@ describe('withDecisionsSection', () => {
   });
 
   it('finds links in descriptions only, not in x-decisions', () => {
-    expect(linkedDecisionIds({ ...doc, 'x-decisions': [{ ...decision('x'), decision: '[decision](#/decisions/x)' }] })).toEqual(['no-pagination', 'elsewhere-rule']);
+    expect(
+      linkedDecisionIds({ ...doc, 'x-decisions': [{ ...decision('x'), decision: '[decision](#/decisions/x)' }] }),
+    ).toEqual(['no-pagination', 'elsewhere-rule']);
   });
 });
 
 describe('offlinePage and callbackWording', () => {
-  const redoc = 'src:e?`https://cdn.redoc.ly/redoc/logo-mini-full.svg`:`https://cdn.redoc.ly/redoc/logo-mini.svg`;V_=`Webhooks`,g(`badges.webhook`,`Webhook`)';
+  const redoc =
+    'src:e?`https://cdn.redoc.ly/redoc/logo-mini-full.svg`:`https://cdn.redoc.ly/redoc/logo-mini.svg`;V_=`Webhooks`,g(`badges.webhook`,`Webhook`)';
 
   it('puts the badge images in the page and calls callbacks callbacks', () => {
     const page = callbackWording(offlinePage(redoc));

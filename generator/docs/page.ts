@@ -26,7 +26,8 @@ export const DECISION_LINK = /\]\(#\/decisions\/([a-z0-9-]+)\)/g;
 /** The handlebars template of the pages: Redoc's own, plus an icon so the browser does not ask the server for one. */
 export const PAGE_TEMPLATE = fileURLToPath(new URL('./template.hbs', import.meta.url));
 
-export const decisionsOf = (doc: Document): Decision[] => (Array.isArray(doc['x-decisions']) ? (doc['x-decisions'] as Decision[]) : []);
+export const decisionsOf = (doc: Document): Decision[] =>
+  Array.isArray(doc['x-decisions']) ? (doc['x-decisions'] as Decision[]) : [];
 
 /** Every decision id the document's descriptions link to, in order of first appearance. */
 export function linkedDecisionIds(doc: Document): string[] {
@@ -36,7 +37,8 @@ export function linkedDecisionIds(doc: Document): string[] {
     if (typeof value === 'string') {
       if (key === 'description') for (const match of value.matchAll(DECISION_LINK)) ids.add(match[1] as string);
     } else if (Array.isArray(value)) value.forEach((item) => visit(item, ''));
-    else if (value !== null && typeof value === 'object') for (const [name, child] of Object.entries(value)) visit(child, name);
+    else if (value !== null && typeof value === 'object')
+      for (const [name, child] of Object.entries(value)) visit(child, name);
   };
   visit(doc, '');
   return [...ids];
@@ -52,7 +54,13 @@ const blockQuote = (text: string): string =>
 
 function decisionSection(decision: Decision): string {
   // The heading is the id: Redoc makes a heading's route from its text, and an id's text is its own route.
-  return [`### ${decision.id}`, `**${decision.topic.trim()}**`, `The interface specification:`, blockQuote(decision.quote), `Decided: ${decision.decision.trim()}`].join('\n\n');
+  return [
+    `### ${decision.id}`,
+    `**${decision.topic.trim()}**`,
+    `The interface specification:`,
+    blockQuote(decision.quote),
+    `Decided: ${decision.decision.trim()}`,
+  ].join('\n\n');
 }
 
 const INTRODUCTION = [
@@ -76,7 +84,11 @@ export function withDecisionsSection(doc: Document, elsewhere: readonly Decision
   const shown = [...own, ...linked.filter((id) => !ownIds.has(id)).map((id) => known.get(id) as Decision)];
   if (shown.length === 0) return doc;
   const tags = Array.isArray(doc.tags) ? (doc.tags as unknown[]) : [];
-  const section = { name: DECISIONS_TAG, 'x-traitTag': true, description: [INTRODUCTION, ...shown.map(decisionSection)].join('\n\n') };
+  const section = {
+    name: DECISIONS_TAG,
+    'x-traitTag': true,
+    description: [INTRODUCTION, ...shown.map(decisionSection)].join('\n\n'),
+  };
   return { ...doc, tags: [...tags, section] };
 }
 
@@ -94,7 +106,10 @@ export function callbackWording(html: string): string {
   let page = html;
   for (const [label, wording] of CALLBACK_LABELS) {
     const found = page.split(label).length - 1;
-    if (found !== 1) throw new Error(`the Redoc page holds ${found} copies of ${label}, expected 1: check how it labels callbacks now`);
+    if (found !== 1)
+      throw new Error(
+        `the Redoc page holds ${found} copies of ${label}, expected 1: check how it labels callbacks now`,
+      );
     page = page.replace(label, wording);
   }
   return page;
@@ -120,7 +135,8 @@ function wordMark(text: string): string {
 export function offlinePage(html: string): string {
   let page = html;
   for (const [url, text] of Object.entries(CDN_LOGOS)) {
-    if (!page.includes(url)) throw new Error(`the Redoc page no longer references ${url}: check what its badge loads now`);
+    if (!page.includes(url))
+      throw new Error(`the Redoc page no longer references ${url}: check what its badge loads now`);
     page = page.replaceAll(url, wordMark(text));
   }
   const outside = page.match(/https:\/\/cdn\.redoc\.ly\/[^`"')\s]*/g);

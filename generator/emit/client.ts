@@ -10,7 +10,14 @@
 // tell a documented response from an unexpected one.
 import { type CodeBlockWriter, type InterfaceDeclarationStructure, type OptionalKind } from 'ts-morph';
 import type { ApiModel, OperationModel, ParameterModel } from '../model/types.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
+import {
+  createEmitProject,
+  toGeneratedFile,
+  type GeneratedFile,
+  runtimeImport,
+  SERVICE_TARGET,
+  type EmitTarget,
+} from './generated-file.js';
 
 const SOURCE = 'generator/emit/client.ts';
 const CLIENT_INTERFACE = 'PaymentsClient';
@@ -54,7 +61,11 @@ export interface ClientMethodPlan {
 
 /** `X-IDEMPOTENCY-KEY` -> `idempotencyKey`, `x-api-version` -> `apiVersion`. */
 export function headerOptionName(header: string): string {
-  const words = header.toLowerCase().replace(/^x-/, '').split(/[^a-z0-9]+/).filter((word) => word !== '');
+  const words = header
+    .toLowerCase()
+    .replace(/^x-/, '')
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
   return words.map((word, index) => (index === 0 ? word : `${word.charAt(0).toUpperCase()}${word.slice(1)}`)).join('');
 }
 
@@ -75,15 +86,28 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
   const fields: InputField[] = [];
 
   const path = parametersIn(operation, 'path');
-  if (path.length > 0) fields.push({ name: 'path', required: true, type: `${parameters}['path']`, docs: `Path parameters: ${path.map((p) => `\`${p.name}\``).join(', ')}.` });
+  if (path.length > 0)
+    fields.push({
+      name: 'path',
+      required: true,
+      type: `${parameters}['path']`,
+      docs: `Path parameters: ${path.map((p) => `\`${p.name}\``).join(', ')}.`,
+    });
   const query = parametersIn(operation, 'query');
   if (query.length > 0) {
     const required = query.some((parameter) => parameter.required);
-    fields.push({ name: 'query', required, type: `${parameters}['query']`, docs: `Query parameters: ${query.map((p) => `\`${p.name}\``).join(', ')}.` });
+    fields.push({
+      name: 'query',
+      required,
+      type: `${parameters}['query']`,
+      docs: `Query parameters: ${query.map((p) => `\`${p.name}\``).join(', ')}.`,
+    });
   }
   const headers = parametersIn(operation, 'header');
   // openapi-typescript makes the header object optional when none of its parameters is required.
-  const headerObject = headers.some((parameter) => parameter.required) ? `${parameters}['header']` : `NonNullable<${parameters}['header']>`;
+  const headerObject = headers.some((parameter) => parameter.required)
+    ? `${parameters}['header']`
+    : `NonNullable<${parameters}['header']>`;
   const headerOptions: HeaderOption[] = [];
   for (const header of headers) {
     const option = headerOptionName(header.name);
@@ -92,20 +116,40 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
     }
     headerOptions.push({ option, header: header.name });
     const description = header.description === '' ? '' : `\n\n${header.description}`;
-    fields.push({ name: option, required: header.required, type: `${headerObject}[${quote(header.name)}]`, docs: `Sent as the \`${header.name}\` header.${description}` });
+    fields.push({
+      name: option,
+      required: header.required,
+      type: `${headerObject}[${quote(header.name)}]`,
+      docs: `Sent as the \`${header.name}\` header.${description}`,
+    });
   }
 
   if (operation.body) {
-    const content = operation.body.required ? `operations[${quote(id)}]['requestBody']` : `NonNullable<operations[${quote(id)}]['requestBody']>`;
-    fields.push({ name: 'body', required: operation.body.required, type: `${content}['content']['application/json']`, docs: 'The request body.' });
+    const content = operation.body.required
+      ? `operations[${quote(id)}]['requestBody']`
+      : `NonNullable<operations[${quote(id)}]['requestBody']>`;
+    fields.push({
+      name: 'body',
+      required: operation.body.required,
+      type: `${content}['content']['application/json']`,
+      docs: 'The request body.',
+    });
   }
   const formEncoding = operation.body?.mediaTypes.includes(FORM) === true;
-  if (formEncoding) fields.push({ name: 'encoding', required: false, type: 'BodyEncoding', docs: `Send the body as JSON (the default) or as \`${FORM}\`.` });
+  if (formEncoding)
+    fields.push({
+      name: 'encoding',
+      required: false,
+      type: 'BodyEncoding',
+      docs: `Send the body as JSON (the default) or as \`${FORM}\`.`,
+    });
 
   const bodiless = operation.responses.filter((response) => response.schema === undefined);
   if (bodiless.length > 0) {
     // The contract's convention is that every response body is JSON; the result types rely on it.
-    throw new Error(`${where}: response ${bodiless.map((response) => response.status).join(', ')} has no JSON body, which the client does not support`);
+    throw new Error(
+      `${where}: response ${bodiless.map((response) => response.status).join(', ')} has no JSON body, which the client does not support`,
+    );
   }
 
   return {
@@ -118,14 +162,21 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
     headerOptions,
     formEncoding,
     statuses: operation.responses.map((response) => response.status),
-    headerFields: operation.responses.filter((response) => response.headerFields.length > 0).map((response) => ({ status: response.status, fields: response.headerFields.map(({ name, required, numeric }) => ({ name, required, numeric })) })),
+    headerFields: operation.responses
+      .filter((response) => response.headerFields.length > 0)
+      .map((response) => ({
+        status: response.status,
+        fields: response.headerFields.map(({ name, required, numeric }) => ({ name, required, numeric })),
+      })),
   };
 }
 
 /** `input` when one of its fields is required, else `input?` (the caller may leave it out); none without fields. */
 function inputParameter(plan: ClientMethodPlan): { name: string; type: string; hasQuestionToken: boolean }[] {
   if (plan.fields.length === 0) return [];
-  return [{ name: 'input', type: `${plan.typeName}Input`, hasQuestionToken: !plan.fields.some((field) => field.required) }];
+  return [
+    { name: 'input', type: `${plan.typeName}Input`, hasQuestionToken: !plan.fields.some((field) => field.required) },
+  ];
 }
 
 /** The openapi-fetch request options for one call, built from the method's `input`. */
@@ -135,7 +186,10 @@ function writeRequestOptions(writer: CodeBlockWriter, plan: ClientMethodPlan): v
   const params: string[] = [];
   if (has('path')) params.push(`path: ${input}path`);
   if (has('query')) params.push(`query: ${input}query`);
-  if (plan.headerOptions.length > 0) params.push(`header: { ${plan.headerOptions.map(({ option, header }) => `${quote(header)}: ${input}${option}`).join(', ')} }`);
+  if (plan.headerOptions.length > 0)
+    params.push(
+      `header: { ${plan.headerOptions.map(({ option, header }) => `${quote(header)}: ${input}${option}`).join(', ')} }`,
+    );
   writer.write('{').indent(() => {
     if (params.length > 0) writer.writeLine(`params: { ${params.join(', ')} },`);
     if (has('body')) writer.writeLine(`body: ${input}body,`);
@@ -148,7 +202,10 @@ function writeRequestOptions(writer: CodeBlockWriter, plan: ClientMethodPlan): v
 
 /** The statuses' declared headers as the runtime reads them: `{ 429: { 'Retry-After': { required: true, numeric: true } } }`. */
 function headerFieldsLiteral(plan: ClientMethodPlan): string {
-  const byStatus = plan.headerFields.map(({ status, fields }) => `${status}: { ${fields.map(({ name, required, numeric }) => `${quote(name)}: { required: ${String(required)}, numeric: ${String(numeric)} }`).join(', ')} }`);
+  const byStatus = plan.headerFields.map(
+    ({ status, fields }) =>
+      `${status}: { ${fields.map(({ name, required, numeric }) => `${quote(name)}: { required: ${String(required)}, numeric: ${String(numeric)} }`).join(', ')} }`,
+  );
   return `{ ${byStatus.join(', ')} }`;
 }
 
@@ -190,7 +247,10 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
       { name: 'OperationResult', isTypeOnly: true },
     ],
   });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'client.js'), namedExports: ['MalformedResponseError'] });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'client.js'),
+    namedExports: ['MalformedResponseError'],
+  });
   file.addExportDeclaration({
     moduleSpecifier: runtimeImport(target, 'client.js'),
     isTypeOnly: true,
@@ -204,13 +264,20 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
         name: `${plan.typeName}Input`,
         isExported: true,
         docs: [`Input of {@link ${CLIENT_INTERFACE}.${plan.operationId}}.`],
-        properties: plan.fields.map((field) => ({ name: field.name, hasQuestionToken: !field.required, type: field.type, docs: [docText(field.docs)] })),
+        properties: plan.fields.map((field) => ({
+          name: field.name,
+          hasQuestionToken: !field.required,
+          type: field.type,
+          docs: [docText(field.docs)],
+        })),
       });
     }
     file.addTypeAlias({
       name: `${plan.typeName}Result`,
       isExported: true,
-      docs: [`What {@link ${CLIENT_INTERFACE}.${plan.operationId}} resolves to: documented statuses ${plan.statuses.join(', ')}, or an unexpected response.`],
+      docs: [
+        `What {@link ${CLIENT_INTERFACE}.${plan.operationId}} resolves to: documented statuses ${plan.statuses.join(', ')}, or an unexpected response.`,
+      ],
       type: `OperationResult<operations[${quote(plan.operationId)}]>`,
     });
   }
@@ -218,7 +285,9 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
   const client: OptionalKind<InterfaceDeclarationStructure> = {
     name: CLIENT_INTERFACE,
     isExported: true,
-    docs: ['One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject.'],
+    docs: [
+      'One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject.',
+    ],
     methods: plans.map((plan) => ({
       name: plan.operationId,
       docs: [docText(`${plan.summary}: \`${plan.fetchMethod} ${plan.path}\`.`)],
@@ -231,7 +300,9 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
   file.addFunction({
     name: CLIENT_FACTORY,
     isExported: true,
-    docs: ['A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name).'],
+    docs: [
+      'A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name).',
+    ],
     parameters: [{ name: 'options', type: `${CLIENT_INTERFACE}Options` }],
     returnType: CLIENT_INTERFACE,
     statements: (writer) => {

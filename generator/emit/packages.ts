@@ -22,7 +22,11 @@ interface PackagePlan {
   exports: Readonly<Record<string, string>>;
 }
 
-const WEBHOOK_VALIDATORS = new Set(['validators/webhooks.ts', 'validators/webhook-schemas.js', 'validators/webhook-schemas.d.ts']);
+const WEBHOOK_VALIDATORS = new Set([
+  'validators/webhooks.ts',
+  'validators/webhook-schemas.js',
+  'validators/webhook-schemas.d.ts',
+]);
 /** The folder of the control API's artifacts among the emitted files. */
 const CONTROL = 'sandbox/';
 const withoutControl = (path: string): string => (path.startsWith(CONTROL) ? path.slice(CONTROL.length) : path);
@@ -30,32 +34,76 @@ const withoutControl = (path: string): string => (path.startsWith(CONTROL) ? pat
 const PACKAGE_PLANS: readonly PackagePlan[] = [
   {
     folder: 'client',
-    description: 'Types, typed client (openapi-fetch), webhook payload types, receiver and sender for the Payments API and its sandbox control API.',
-    artifacts: (path) => ['types.ts', 'client.ts', 'webhooks.ts'].includes(withoutControl(path)) || WEBHOOK_VALIDATORS.has(path),
-    runtimeEntries: ['client.ts', 'webhook-receiver.ts', 'webhook-sender.ts', 'webhook-definition.ts', 'constant-time.ts', 'basic-auth.ts'],
+    description:
+      'Types, typed client (openapi-fetch), webhook payload types, receiver and sender for the Payments API and its sandbox control API.',
+    artifacts: (path) =>
+      ['types.ts', 'client.ts', 'webhooks.ts'].includes(withoutControl(path)) || WEBHOOK_VALIDATORS.has(path),
+    runtimeEntries: [
+      'client.ts',
+      'webhook-receiver.ts',
+      'webhook-sender.ts',
+      'webhook-definition.ts',
+      'constant-time.ts',
+      'basic-auth.ts',
+    ],
     dependencies: ['openapi-fetch'],
-    exports: { '.': 'client', './client': 'client', './types': 'types', './webhooks': 'webhooks', './validators/webhooks': 'validators/webhooks', './sandbox/client': 'sandbox/client', './sandbox/types': 'sandbox/types' },
+    exports: {
+      '.': 'client',
+      './client': 'client',
+      './types': 'types',
+      './webhooks': 'webhooks',
+      './validators/webhooks': 'validators/webhooks',
+      './sandbox/client': 'sandbox/client',
+      './sandbox/types': 'sandbox/types',
+    },
   },
   {
     folder: 'server',
-    description: 'Handler types, router, compiled validators and Node listener for implementing the Payments API and its sandbox control API.',
-    artifacts: (path) => ['types.ts', 'server.ts'].includes(withoutControl(path)) || (withoutControl(path).startsWith('validators/') && !WEBHOOK_VALIDATORS.has(path)),
+    description:
+      'Handler types, router, compiled validators and Node listener for implementing the Payments API and its sandbox control API.',
+    artifacts: (path) =>
+      ['types.ts', 'server.ts'].includes(withoutControl(path)) ||
+      (withoutControl(path).startsWith('validators/') && !WEBHOOK_VALIDATORS.has(path)),
     // The command-line and stop-signal helpers come along: every bin of this project serves or runs on this package.
-    runtimeEntries: ['router.ts', 'node-listener.ts', 'constant-time.ts', 'basic-auth.ts', 'path-matcher.ts', 'request-body.ts', 'validation-errors.ts', 'command-line.ts', 'package-version.ts', 'stop-signals.ts'],
+    runtimeEntries: [
+      'router.ts',
+      'node-listener.ts',
+      'constant-time.ts',
+      'basic-auth.ts',
+      'path-matcher.ts',
+      'request-body.ts',
+      'validation-errors.ts',
+      'command-line.ts',
+      'package-version.ts',
+      'stop-signals.ts',
+    ],
     dependencies: ['ajv', 'ajv-formats'],
-    exports: { '.': 'server', './server': 'server', './types': 'types', './validators': 'validators/index', './sandbox/server': 'sandbox/server', './sandbox/types': 'sandbox/types', './sandbox/validators': 'sandbox/validators/index' },
+    exports: {
+      '.': 'server',
+      './server': 'server',
+      './types': 'types',
+      './validators': 'validators/index',
+      './sandbox/server': 'sandbox/server',
+      './sandbox/types': 'sandbox/types',
+      './sandbox/validators': 'sandbox/validators/index',
+    },
   },
 ];
 
 /** Where the hand-written modules the packages ship are kept (generator/runtime, generator/model, generator/diff). */
-const sourceDir = (folder: 'runtime' | 'model' | 'diff'): string => fileURLToPath(new URL(`../${folder}/`, import.meta.url));
+const sourceDir = (folder: 'runtime' | 'model' | 'diff'): string =>
+  fileURLToPath(new URL(`../${folder}/`, import.meta.url));
 
 /** Hand-written modules shipped as they are, under the header that names where they come from. */
 function copiedSources(folder: 'runtime' | 'model' | 'diff', names: readonly string[]): GeneratedFile[] {
-  return names.map((name) => ({ path: `src/${folder}/${name}`, contents: withHeader(`generator/${folder}/${name}`, readFileSync(`${sourceDir(folder)}${name}`, 'utf8')) }));
+  return names.map((name) => ({
+    path: `src/${folder}/${name}`,
+    contents: withHeader(`generator/${folder}/${name}`, readFileSync(`${sourceDir(folder)}${name}`, 'utf8')),
+  }));
 }
 
-const localImports = (source: string): string[] => [...source.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((match) => `${match[1]}.ts`);
+const localImports = (source: string): string[] =>
+  [...source.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((match) => `${match[1]}.ts`);
 
 /** The runtime modules `entries` need, theirs included, in name order. */
 function runtimeClosure(entries: readonly string[]): string[] {
@@ -70,7 +118,10 @@ function runtimeClosure(entries: readonly string[]): string[] {
 }
 
 /** The contract's reader (generator/model), shipped in the contract package for tools that read its semantics. */
-const modelNames = (): string[] => readdirSync(sourceDir('model')).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).sort();
+const modelNames = (): string[] =>
+  readdirSync(sourceDir('model'))
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+    .sort();
 
 /**
  * The contract change check (generator/diff, rules/ included) for the contract package's
@@ -111,13 +162,18 @@ const packageName = (folder: string): string => `@payments-contract/${folder}`;
 const NODE_ENGINES = '>=20.19';
 
 /** The versions of the dependencies this repository develops and tests with, which the packages then pin. */
-const developedWith = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+const developedWith = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies;
 
 function pinned(names: readonly string[]): Record<string, string> {
   return Object.fromEntries(
     names.map((name) => {
       const version = developedWith[name];
-      if (version === undefined) throw new Error(`${name} is not a dependency of this repository's package.json, so no version can be pinned`);
+      if (version === undefined)
+        throw new Error(`${name} is not a dependency of this repository's package.json, so no version can be pinned`);
       return [name, version];
     }),
   );
@@ -169,7 +225,12 @@ function manifest(plan: ManifestPlan, contract: JsonObject): string {
     dependencies: pinned(plan.dependencies),
     ...(plan.optionalPeers && plan.optionalPeers.length > 0
       ? // A range, not a pin: an exact peer would make npm refuse a project that has another patch of it.
-        { peerDependencies: Object.fromEntries(Object.entries(pinned(plan.optionalPeers)).map(([name, version]) => [name, `^${version}`])), peerDependenciesMeta: Object.fromEntries(plan.optionalPeers.map((name) => [name, { optional: true }])) }
+        {
+          peerDependencies: Object.fromEntries(
+            Object.entries(pinned(plan.optionalPeers)).map(([name, version]) => [name, `^${version}`]),
+          ),
+          peerDependenciesMeta: Object.fromEntries(plan.optionalPeers.map((name) => [name, { optional: true }])),
+        }
       : {}),
   });
 }
@@ -208,7 +269,10 @@ const packagesDir = fileURLToPath(new URL('../packages/', import.meta.url));
 function documents(folder: string): GeneratedFile[] {
   const readme = readFileSync(`${packagesDir}${folder}/README.md`, 'utf8');
   return [
-    { path: 'README.md', contents: `<!-- Generated from generator/packages/${folder}/README.md by ${SOURCE} — do not edit. -->\n${readme}` },
+    {
+      path: 'README.md',
+      contents: `<!-- Generated from generator/packages/${folder}/README.md by ${SOURCE} — do not edit. -->\n${readme}`,
+    },
     { path: 'LICENSE', contents: readFileSync(`${packagesDir}LICENSE`, 'utf8') },
   ];
 }
@@ -217,12 +281,23 @@ function documents(folder: string): GeneratedFile[] {
  * Every file of the three generated packages, paths relative to generated/. `emitted`: both contracts'
  * artifacts as the emitters write them (the control API's under sandbox/); `contract`: the service's bundle.
  */
-export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, extensionsSchema: JsonObject): GeneratedFile[] {
+export function placeInPackages(
+  emitted: GeneratedFile[],
+  contract: JsonObject,
+  extensionsSchema: JsonObject,
+): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   for (const plan of PACKAGE_PLANS) {
     const runtime = copiedSources('runtime', runtimeClosure(plan.runtimeEntries));
-    const runtimeExports = Object.fromEntries(runtime.map((file) => file.path.slice('src/'.length, -'.ts'.length)).map((module) => [`./${module}`, moduleExport(module)]));
-    const exports = { ...Object.fromEntries(Object.entries(plan.exports).map(([subpath, module]) => [subpath, moduleExport(module)])), ...runtimeExports };
+    const runtimeExports = Object.fromEntries(
+      runtime
+        .map((file) => file.path.slice('src/'.length, -'.ts'.length))
+        .map((module) => [`./${module}`, moduleExport(module)]),
+    );
+    const exports = {
+      ...Object.fromEntries(Object.entries(plan.exports).map(([subpath, module]) => [subpath, moduleExport(module)])),
+      ...runtimeExports,
+    };
     const own = [
       ...emitted.filter((file) => plan.artifacts(file.path)).map((file) => ({ ...file, path: `src/${file.path}` })),
       ...runtime,
@@ -236,7 +311,11 @@ export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, 
   // The change check and the command-line helpers its command uses.
   const diff = copiedSources('diff', diffNames());
   const commandLine = copiedSources('runtime', runtimeClosure(['command-line.ts']));
-  const asIs = [...CONTRACT_DOCUMENTS.map(({ spec }) => spec), 'x-extensions.schema.json', ...CONTRACT_DOCUMENTS.map(({ page }) => page)];
+  const asIs = [
+    ...CONTRACT_DOCUMENTS.map(({ spec }) => spec),
+    'x-extensions.schema.json',
+    ...CONTRACT_DOCUMENTS.map(({ page }) => page),
+  ];
   const contractExports = {
     '.': moduleExport('index'),
     './model': moduleExport('model/read-model'),
@@ -247,7 +326,8 @@ export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, 
   const contractManifest = manifest(
     {
       folder: 'contract',
-      description: 'The Payments API contract: bundled OpenAPI 3.1 documents (service and sandbox control API), their Redoc pages, the vendor-extension schema, a reader of its semantics and the payments-contract diff change check.',
+      description:
+        'The Payments API contract: bundled OpenAPI 3.1 documents (service and sandbox control API), their Redoc pages, the vendor-extension schema, a reader of its semantics and the payments-contract diff change check.',
       dependencies: [],
       // Bundling a git revision's spec/ needs Redocly's command line; diffing bundled files does not.
       optionalPeers: ['@redocly/cli'],
@@ -275,7 +355,8 @@ export function placeInPackages(emitted: GeneratedFile[], contract: JsonObject, 
   return files;
 }
 
-const inFolder = (folder: string, files: GeneratedFile[]): GeneratedFile[] => files.map((file) => ({ ...file, path: `${folder}/${file.path}` }));
+const inFolder = (folder: string, files: GeneratedFile[]): GeneratedFile[] =>
+  files.map((file) => ({ ...file, path: `${folder}/${file.path}` }));
 
 /** contract/src/index.ts: where the package's documents are, for tools that read or serve them. */
 const CONTRACT_INDEX = `import { fileURLToPath } from 'node:url';

@@ -5,7 +5,14 @@
 // table to the generic router in generated/runtime/router.ts.
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { ApiModel, BodyMediaType, ErrorAnswer, OperationModel, ParameterLocation } from '../model/types.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
+import {
+  createEmitProject,
+  toGeneratedFile,
+  type GeneratedFile,
+  runtimeImport,
+  SERVICE_TARGET,
+  type EmitTarget,
+} from './generated-file.js';
 
 const SOURCE = 'generator/emit/server.ts';
 const JSON_MEDIA_TYPE = 'application/json';
@@ -36,18 +43,25 @@ export const typeNames = (operationId: string): { input: string; result: string 
 function soleAnswerAt(operation: OperationModel, status: number, why: string): ErrorAnswer {
   const codes = operation.responses.find((response) => response.status === status)?.errorCodes ?? [];
   const [code] = codes;
-  if (codes.length !== 1 || code === undefined) throw new Error(`${operation.operationId}: the router answers ${why} with ${status}, so the contract must document exactly one error_code there (found ${codes.length})`);
+  if (codes.length !== 1 || code === undefined)
+    throw new Error(
+      `${operation.operationId}: the router answers ${why} with ${status}, so the contract must document exactly one error_code there (found ${codes.length})`,
+    );
   return { status, error_code: code };
 }
 
 export function routeOf(operation: OperationModel): RouteModel {
   const names = (location: ParameterLocation): string[] =>
-    operation.parameters.filter((parameter) => parameter.in === location).map((parameter) => (location === 'header' ? parameter.name.toLowerCase() : parameter.name));
+    operation.parameters
+      .filter((parameter) => parameter.in === location)
+      .map((parameter) => (location === 'header' ? parameter.name.toLowerCase() : parameter.name));
   return {
     method: operation.method.toUpperCase(),
     path: operation.path,
     parameters: { path: names('path'), query: names('query'), header: names('header') },
-    ...(operation.body ? { body: { mediaTypes: [...operation.body.mediaTypes], required: operation.body.required } } : {}),
+    ...(operation.body
+      ? { body: { mediaTypes: [...operation.body.mediaTypes], required: operation.body.required } }
+      : {}),
     responses: Object.fromEntries(operation.responses.map((response) => [response.status, [...response.errorCodes]])),
     unauthorizedError: soleAnswerAt(operation, 401, 'missing or bad credentials'),
     serverError: soleAnswerAt(operation, 500, 'a thrown error or a broken response'),
@@ -58,14 +72,18 @@ export function routeOf(operation: OperationModel): RouteModel {
 
 const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 const list = (items: readonly string[]): string => `[${items.map(quote).join(', ')}]`;
-const answer = ({ status, error_code }: ErrorAnswer): string => `{ status: ${status}, error_code: ${quote(error_code)} }`;
+const answer = ({ status, error_code }: ErrorAnswer): string =>
+  `{ status: ${status}, error_code: ${quote(error_code)} }`;
 
 function writeRoute(writer: CodeBlockWriter, operationId: string, route: RouteModel): void {
   writer.write(`${operationId}: {`).indent(() => {
     writer.writeLine(`method: ${quote(route.method)},`);
     writer.writeLine(`path: ${quote(route.path)},`);
-    writer.writeLine(`parameters: { path: ${list(route.parameters.path)}, query: ${list(route.parameters.query)}, header: ${list(route.parameters.header)} },`);
-    if (route.body) writer.writeLine(`body: { mediaTypes: ${list(route.body.mediaTypes)}, required: ${route.body.required} },`);
+    writer.writeLine(
+      `parameters: { path: ${list(route.parameters.path)}, query: ${list(route.parameters.query)}, header: ${list(route.parameters.header)} },`,
+    );
+    if (route.body)
+      writer.writeLine(`body: { mediaTypes: ${list(route.body.mediaTypes)}, required: ${route.body.required} },`);
     writer.write('responses: {').indent(() => {
       for (const [status, codes] of Object.entries(route.responses)) writer.writeLine(`${status}: ${list(codes)},`);
     });
@@ -82,7 +100,8 @@ function writeRoute(writer: CodeBlockWriter, operationId: string, route: RouteMo
 /** The members of an operation's input type, each derived from `operations['<id>']` in types.ts. */
 export function inputMembers(operation: OperationModel): string[] {
   const op = `operations[${quote(operation.operationId)}]`;
-  const has = (location: ParameterLocation): boolean => operation.parameters.some((parameter) => parameter.in === location);
+  const has = (location: ParameterLocation): boolean =>
+    operation.parameters.some((parameter) => parameter.in === location);
   const members: string[] = [];
   if (has('path')) members.push(`path: ${op}['parameters']['path'];`);
   // The router always hands over an object for a location that has parameters, even when all are optional.
@@ -90,7 +109,11 @@ export function inputMembers(operation: OperationModel): string[] {
   if (has('header')) members.push(`header: LowercaseKeys<NonNullable<${op}['parameters']['header']>>;`);
   if (operation.body) {
     // Every media type shares the JSON schema (decision `form-encoding-coercion`), and form values arrive converted.
-    members.push(operation.body.required ? `body: ${op}['requestBody']['content'][${quote(JSON_MEDIA_TYPE)}];` : `body?: NonNullable<${op}['requestBody']>['content'][${quote(JSON_MEDIA_TYPE)}];`);
+    members.push(
+      operation.body.required
+        ? `body: ${op}['requestBody']['content'][${quote(JSON_MEDIA_TYPE)}];`
+        : `body?: NonNullable<${op}['requestBody']>['content'][${quote(JSON_MEDIA_TYPE)}];`,
+    );
   }
   return members;
 }
@@ -99,28 +122,54 @@ export function inputMembers(operation: OperationModel): string[] {
 export function resultMembers(operation: OperationModel): string[] {
   const op = `operations[${quote(operation.operationId)}]`;
   return operation.responses.map((response) =>
-    response.schema === undefined ? `HandlerResponse<${response.status}, undefined>` : `HandlerResponse<${response.status}, ${op}['responses'][${response.status}]['content'][${quote(JSON_MEDIA_TYPE)}]>`,
+    response.schema === undefined
+      ? `HandlerResponse<${response.status}, undefined>`
+      : `HandlerResponse<${response.status}, ${op}['responses'][${response.status}]['content'][${quote(JSON_MEDIA_TYPE)}]>`,
   );
 }
 
-const headline = (operation: OperationModel): string => `${operation.operationId} (\`${operation.method.toUpperCase()} ${operation.path}\`): ${operation.summary}.`;
+const headline = (operation: OperationModel): string =>
+  `${operation.operationId} (\`${operation.method.toUpperCase()} ${operation.path}\`): ${operation.summary}.`;
 
 export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('server.ts');
   // LowercaseKeys types header parameters only: a contract without any (the control API) does not import it.
-  const usesHeaders = model.operations.some((operation) => operation.parameters.some((parameter) => parameter.in === 'header'));
+  const usesHeaders = model.operations.some((operation) =>
+    operation.parameters.some((parameter) => parameter.in === 'header'),
+  );
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['operations'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['operationValidators'] });
   file.addImportDeclaration({
     moduleSpecifier: runtimeImport(target, 'router.js'),
     namedImports: [
       { name: 'createRouter', alias: 'createTableRouter' },
-      ...['HandlerResponse', ...(usesHeaders ? ['LowercaseKeys'] : []), 'RequestContext', 'RouterOptions', 'RouteTable'].map((name) => ({ name, isTypeOnly: true })),
+      ...[
+        'HandlerResponse',
+        ...(usesHeaders ? ['LowercaseKeys'] : []),
+        'RequestContext',
+        'RouterOptions',
+        'RouteTable',
+      ].map((name) => ({ name, isTypeOnly: true })),
     ],
   });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), namedExports: ['ResponseContractError'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'router.js'), isTypeOnly: true, namedExports: ['AroundOperation', 'BasicCredentials', 'HandlerResponse', 'OperationCall', 'RequestContext', 'RouterOptions', 'ValidationIssue'] });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'router.js'),
+    namedExports: ['ResponseContractError'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'router.js'),
+    isTypeOnly: true,
+    namedExports: [
+      'AroundOperation',
+      'BasicCredentials',
+      'HandlerResponse',
+      'OperationCall',
+      'RequestContext',
+      'RouterOptions',
+      'ValidationIssue',
+    ],
+  });
 
   const table: WriterFunction = (writer) => {
     writer.write('{').indent(() => {
@@ -141,13 +190,20 @@ export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
     file.addTypeAlias({
       isExported: true,
       name: names.input,
-      docs: [`${headline(operation)} The handler's input, validated by the router${members.length === 0 ? ' (the operation takes none)' : ''}.`],
-      type: members.length === 0 ? 'Record<string, never>' : (writer) => writer.block(() => members.forEach((member) => writer.writeLine(member))),
+      docs: [
+        `${headline(operation)} The handler's input, validated by the router${members.length === 0 ? ' (the operation takes none)' : ''}.`,
+      ],
+      type:
+        members.length === 0
+          ? 'Record<string, never>'
+          : (writer) => writer.block(() => members.forEach((member) => writer.writeLine(member))),
     });
     file.addTypeAlias({
       isExported: true,
       name: names.result,
-      docs: [`The documented responses of ${operation.operationId}: a handler answering another status or error_code does not compile.`],
+      docs: [
+        `The documented responses of ${operation.operationId}: a handler answering another status or error_code does not compile.`,
+      ],
       type: (writer) => resultMembers(operation).forEach((member) => writer.newLine().write(`| ${member}`)),
     });
   }
@@ -156,13 +212,17 @@ export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
     isExported: true,
     name: 'Handlers',
     typeParameters: [{ name: 'Principal', default: 'unknown' }],
-    docs: ['One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns.'],
+    docs: [
+      'One function per operationId: the validated input in, one of the documented responses out. `Principal` is what `authenticate` returns.',
+    ],
     type: (writer) =>
       writer.block(() => {
         for (const operation of model.operations) {
           const names = typeNames(operation.operationId);
           writer.writeLine(`/** ${headline(operation)} */`);
-          writer.writeLine(`${operation.operationId}: (input: ${names.input}, context: RequestContext<Principal>) => Promise<${names.result}> | ${names.result};`);
+          writer.writeLine(
+            `${operation.operationId}: (input: ${names.input}, context: RequestContext<Principal>) => Promise<${names.result}> | ${names.result};`,
+          );
         }
       }),
   });

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../model/types.js';
 import { emitTypes } from './types.js';
 
-const fixture = JSON.parse(readFileSync(new URL('../tests/fixtures/mini-contract.json', import.meta.url), 'utf8')) as JsonObject;
+const fixture = JSON.parse(
+  readFileSync(new URL('../tests/fixtures/mini-contract.json', import.meta.url), 'utf8'),
+) as JsonObject;
 
 describe('emitTypes', () => {
   it('writes types.ts with the header', async () => {
@@ -17,7 +19,10 @@ describe('emitTypes', () => {
     ['webhooks, keyed by webhook name', /export interface webhooks \{\s+"thing\.changed": \{/],
     ['components with the schemas', /export interface components \{\s+schemas: \{/],
     ['operations, keyed by operationId', /export interface operations \{\s+createThing: \{/],
-    ['error bodies narrowed by the allOf member', /error_code\?: "API_VALIDATION_ERROR" \| "INVALID_JSON_FORMAT" \| "AMOUNT_TOO_HIGH" \| "DUPLICATE_ERROR"/],
+    [
+      'error bodies narrowed by the allOf member',
+      /error_code\?: "API_VALIDATION_ERROR" \| "INVALID_JSON_FORMAT" \| "AMOUNT_TOO_HIGH" \| "DUPLICATE_ERROR"/,
+    ],
   ];
   it.each(exported)('declares %s', async (_name, pattern) => {
     expect((await emitTypes(fixture)).contents).toMatch(pattern);

@@ -15,7 +15,15 @@ import addFormatsModule from 'ajv-formats';
 import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { ApiModel, Json, JsonObject, OperationModel, ParameterLocation } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import { createEmitProject, toGeneratedFile, withHeader, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
+import {
+  createEmitProject,
+  toGeneratedFile,
+  withHeader,
+  type GeneratedFile,
+  runtimeImport,
+  SERVICE_TARGET,
+  type EmitTarget,
+} from './generated-file.js';
 
 const SOURCE = 'generator/emit/validators.ts';
 const DOCUMENT_ID = 'openapi';
@@ -35,7 +43,17 @@ export interface OperationValidatorNames {
 const PARAMETER_PARTS: ParameterLocation[] = ['path', 'query', 'header'];
 
 /** Keywords that document a schema but never change what it accepts: left out of the compiled code. */
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'example', '$comment', 'x-known-variants', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'example',
+  '$comment',
+  'x-known-variants',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 /** Keywords whose value maps names (not keywords) to schemas. */
 const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 
@@ -52,8 +70,10 @@ function forCompilation(value: Json): Json {
       if (!ANNOTATIONS.has(key)) result[key] = child;
       continue;
     }
-    if (key === '$ref' && typeof child === 'string') result[key] = child.startsWith('#') ? `${DOCUMENT_ID}${child}` : child;
-    else if (NAMED_SCHEMAS.has(key) && isObject(child)) result[key] = Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, forCompilation(schema)]));
+    if (key === '$ref' && typeof child === 'string')
+      result[key] = child.startsWith('#') ? `${DOCUMENT_ID}${child}` : child;
+    else if (NAMED_SCHEMAS.has(key) && isObject(child))
+      result[key] = Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, forCompilation(schema)]));
     else result[key] = forCompilation(child);
   }
   return result;
@@ -66,7 +86,9 @@ export function parameterObjectSchema(operation: OperationModel, location: Param
   const name = (raw: string): string => (location === 'header' ? raw.toLowerCase() : raw);
   return {
     type: 'object',
-    properties: Object.fromEntries(parameters.map((parameter) => [name(parameter.name), forCompilation(parameter.schema)])),
+    properties: Object.fromEntries(
+      parameters.map((parameter) => [name(parameter.name), forCompilation(parameter.schema)]),
+    ),
     required: parameters.filter((parameter) => parameter.required).map((parameter) => name(parameter.name)),
   };
 }
@@ -89,12 +111,14 @@ export function validatorNames(model: ApiModel): Map<string, OperationValidatorN
   for (const operation of model.operations) {
     const id = operation.operationId;
     const entry: OperationValidatorNames = { responses: {} };
-    for (const location of PARAMETER_PARTS) if (parameterObjectSchema(operation, location)) entry[location] = `${id}_${location}`;
+    for (const location of PARAMETER_PARTS)
+      if (parameterObjectSchema(operation, location)) entry[location] = `${id}_${location}`;
     if (operation.body) {
       entry.body = `${id}_body`;
       if (operation.body.mediaTypes.includes('application/x-www-form-urlencoded')) entry.form = `${id}_form`;
     }
-    for (const response of operation.responses) if (response.schema !== undefined) entry.responses[response.status] = `${id}_response${response.status}`;
+    for (const response of operation.responses)
+      if (response.schema !== undefined) entry.responses[response.status] = `${id}_response${response.status}`;
     names.set(id, entry);
   }
   return names;
@@ -126,7 +150,12 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
  */
 function compileSelfContainedModule(ajv: Ajv2020, schemas: Map<string, Json>): string {
   const result = buildSync({
-    stdin: { contents: standaloneModule(ajv, schemas), resolveDir: repoRoot, loader: 'js', sourcefile: 'webhook-schemas.js' },
+    stdin: {
+      contents: standaloneModule(ajv, schemas),
+      resolveDir: repoRoot,
+      loader: 'js',
+      sourcefile: 'webhook-schemas.js',
+    },
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -161,9 +190,13 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
       if (name && response.schema !== undefined) strictSchemas.set(name, forCompilation(response.schema));
     }
   }
-  const webhookSchemas = new Map<string, Json>(model.webhooks.map((webhook) => [webhookValidatorName(webhook.operationId), forCompilation(webhook.bodySchema)]));
+  const webhookSchemas = new Map<string, Json>(
+    model.webhooks.map((webhook) => [webhookValidatorName(webhook.operationId), forCompilation(webhook.bodySchema)]),
+  );
 
-  const schemas = Object.fromEntries(Object.entries(model.componentSchemas).map(([name, schema]) => [name, forCompilation(schema)]));
+  const schemas = Object.fromEntries(
+    Object.entries(model.componentSchemas).map(([name, schema]) => [name, forCompilation(schema)]),
+  );
   const document = { components: { schemas } };
   const strict = createAjv(false);
   const coercing = createAjv(true);
@@ -174,38 +207,64 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
   const files: GeneratedFile[] = [
     { path: 'validators/strict.js', contents: withHeader(SOURCE, compileModule(strict, strictSchemas)) },
     { path: 'validators/coercing.js', contents: withHeader(SOURCE, compileModule(coercing, coercingSchemas)) },
-    { path: 'validators/strict.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...strictSchemas.keys()])) },
-    { path: 'validators/coercing.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...coercingSchemas.keys()])) },
+    {
+      path: 'validators/strict.d.ts',
+      contents: withHeader(SOURCE, validatorType + declarations([...strictSchemas.keys()])),
+    },
+    {
+      path: 'validators/coercing.d.ts',
+      contents: withHeader(SOURCE, validatorType + declarations([...coercingSchemas.keys()])),
+    },
     emitValidatorTable(model, names, target),
   ];
   if (webhookSchemas.size === 0) return files;
   return [
     ...files,
-    { path: 'validators/webhook-schemas.js', contents: withHeader(SOURCE, compileSelfContainedModule(webhookAjv, webhookSchemas)) },
-    { path: 'validators/webhook-schemas.d.ts', contents: withHeader(SOURCE, validatorType + declarations([...webhookSchemas.keys()])) },
+    {
+      path: 'validators/webhook-schemas.js',
+      contents: withHeader(SOURCE, compileSelfContainedModule(webhookAjv, webhookSchemas)),
+    },
+    {
+      path: 'validators/webhook-schemas.d.ts',
+      contents: withHeader(SOURCE, validatorType + declarations([...webhookSchemas.keys()])),
+    },
     emitWebhookValidatorTable(model, target),
   ];
 }
 
 /** validators/index.ts: operationId -> { path, query, header, body, form, responses }, webhooks by operationId. */
-function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidatorNames>, target: EmitTarget): GeneratedFile {
+function emitValidatorTable(
+  model: ApiModel,
+  names: Map<string, OperationValidatorNames>,
+  target: EmitTarget,
+): GeneratedFile {
   const project = createEmitProject();
   const file = project.createSourceFile('index.ts');
   file.addImportDeclaration({ moduleSpecifier: './strict.js', namespaceImport: 'strict' });
   file.addImportDeclaration({ moduleSpecifier: './coercing.js', namespaceImport: 'coercing' });
-  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['OperationValidators'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedExports: ['OperationValidators', 'Validator', 'ValidatorError'] });
+  file.addImportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    isTypeOnly: true,
+    namedImports: ['OperationValidators'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    isTypeOnly: true,
+    namedExports: ['OperationValidators', 'Validator', 'ValidatorError'],
+  });
 
   const operationsWriter: WriterFunction = (writer) => {
     writer.write('{').indent(() => {
       for (const operation of model.operations) {
         const entry = names.get(operation.operationId) as OperationValidatorNames;
         writer.write(`${operation.operationId}: {`).indent(() => {
-          for (const location of PARAMETER_PARTS) if (entry[location]) writer.writeLine(`${location}: coercing.${entry[location]},`);
+          for (const location of PARAMETER_PARTS)
+            if (entry[location]) writer.writeLine(`${location}: coercing.${entry[location]},`);
           if (entry.body) writer.writeLine(`body: strict.${entry.body},`);
           if (entry.form) writer.writeLine(`form: coercing.${entry.form},`);
           writer.write('responses: {').indent(() => {
-            for (const [status, name] of Object.entries(entry.responses)) writer.writeLine(`${status}: strict.${name},`);
+            for (const [status, name] of Object.entries(entry.responses))
+              writer.writeLine(`${status}: strict.${name},`);
           });
           writer.writeLine('},');
         });
@@ -218,7 +277,15 @@ function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidat
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: ['The compiled validators of every operation, by operationId.'],
-    declarations: [{ name: 'operationValidators', initializer: (writer) => { operationsWriter(writer); writer.write(' satisfies Record<string, OperationValidators>'); } }],
+    declarations: [
+      {
+        name: 'operationValidators',
+        initializer: (writer) => {
+          operationsWriter(writer);
+          writer.write(' satisfies Record<string, OperationValidators>');
+        },
+      },
+    ],
   });
   return toGeneratedFile('validators/index.ts', SOURCE, file);
 }
@@ -228,7 +295,11 @@ function emitWebhookValidatorTable(model: ApiModel, target: EmitTarget): Generat
   const project = createEmitProject();
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './webhook-schemas.js', namespaceImport: 'schemas' });
-  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'validator.js', 1), isTypeOnly: true, namedImports: ['Validator'] });
+  file.addImportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    isTypeOnly: true,
+    namedImports: ['Validator'],
+  });
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
@@ -238,7 +309,8 @@ function emitWebhookValidatorTable(model: ApiModel, target: EmitTarget): Generat
         name: 'webhookValidators',
         initializer: (writer) => {
           writer.write('{').indent(() => {
-            for (const webhook of model.webhooks) writer.writeLine(`${webhook.operationId}: schemas.${webhookValidatorName(webhook.operationId)},`);
+            for (const webhook of model.webhooks)
+              writer.writeLine(`${webhook.operationId}: schemas.${webhookValidatorName(webhook.operationId)},`);
           });
           writer.write('} satisfies Record<string, Validator>');
         },

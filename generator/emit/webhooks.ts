@@ -4,7 +4,14 @@
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
 import type { ApiModel, Json, WebhookModel } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport, SERVICE_TARGET, type EmitTarget } from './generated-file.js';
+import {
+  createEmitProject,
+  toGeneratedFile,
+  type GeneratedFile,
+  runtimeImport,
+  SERVICE_TARGET,
+  type EmitTarget,
+} from './generated-file.js';
 
 const SOURCE = 'generator/emit/webhooks.ts';
 
@@ -46,7 +53,13 @@ export function writeLiteral(writer: CodeBlockWriter, value: Json): void {
 
 /** What generated/webhooks.ts says about one webhook (`WebhookMetadata` in the runtime). */
 export function webhookMetadata(webhook: WebhookModel): Json {
-  return { name: webhook.name, operationId: webhook.operationId, summary: webhook.summary, tokenHeader: webhook.tokenHeader, delivery: webhook.delivery };
+  return {
+    name: webhook.name,
+    operationId: webhook.operationId,
+    summary: webhook.summary,
+    tokenHeader: webhook.tokenHeader,
+    delivery: webhook.delivery,
+  };
 }
 
 export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
@@ -54,31 +67,75 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['webhooks'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/webhooks.js', namedImports: ['webhookValidators'] });
-  file.addImportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-definition.js'), isTypeOnly: true, namedImports: ['WebhookDefinition', 'WebhookMetadata'] });
+  file.addImportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'webhook-definition.js'),
+    isTypeOnly: true,
+    namedImports: ['WebhookDefinition', 'WebhookMetadata'],
+  });
   file.addImportDeclaration({
     moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),
-    namedImports: ['createReceiver', { name: 'WebhookHandlers', alias: 'Handlers', isTypeOnly: true }, { name: 'WebhookReceiverOptions', alias: 'ReceiverOptions', isTypeOnly: true }],
+    namedImports: [
+      'createReceiver',
+      { name: 'WebhookHandlers', alias: 'Handlers', isTypeOnly: true },
+      { name: 'WebhookReceiverOptions', alias: 'ReceiverOptions', isTypeOnly: true },
+    ],
   });
   file.addImportDeclaration({
     moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
-    namedImports: ['buildDelivery', { name: 'WebhookDelivery', alias: 'Delivery', isTypeOnly: true }, { name: 'WebhookDeliveryOptions', isTypeOnly: true }],
+    namedImports: [
+      'buildDelivery',
+      { name: 'WebhookDelivery', alias: 'Delivery', isTypeOnly: true },
+      { name: 'WebhookDeliveryOptions', isTypeOnly: true },
+    ],
   });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-sender.js'), namedExports: ['toRequest', 'WebhookPayloadError'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-sender.js'), isTypeOnly: true, namedExports: ['WebhookDeliveryOptions'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-definition.js'), isTypeOnly: true, namedExports: ['DeliveryRules', 'WebhookMetadata'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'validation-errors.js'), isTypeOnly: true, namedExports: ['ValidationIssue'] });
-  file.addExportDeclaration({ moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'), isTypeOnly: true, namedExports: ['WebhookContext', 'WebhookReceiverError'] });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
+    namedExports: ['toRequest', 'WebhookPayloadError'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
+    isTypeOnly: true,
+    namedExports: ['WebhookDeliveryOptions'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'webhook-definition.js'),
+    isTypeOnly: true,
+    namedExports: ['DeliveryRules', 'WebhookMetadata'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'validation-errors.js'),
+    isTypeOnly: true,
+    namedExports: ['ValidationIssue'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),
+    isTypeOnly: true,
+    namedExports: ['WebhookContext', 'WebhookReceiverError'],
+  });
 
   for (const webhook of model.webhooks) {
-    file.addTypeAlias({ isExported: true, name: payloadTypeName(webhook.operationId), type: payloadType(webhook), docs: [`\`${webhook.name}\`: ${webhook.summary}.`] });
+    file.addTypeAlias({
+      isExported: true,
+      name: payloadTypeName(webhook.operationId),
+      type: payloadType(webhook),
+      docs: [`\`${webhook.name}\`: ${webhook.summary}.`],
+    });
   }
   file.addInterface({
     isExported: true,
     name: 'WebhookEvents',
     docs: ["Every webhook's payload, by operationId."],
-    properties: model.webhooks.map((webhook) => ({ name: webhook.operationId, type: payloadTypeName(webhook.operationId) })),
+    properties: model.webhooks.map((webhook) => ({
+      name: webhook.operationId,
+      type: payloadTypeName(webhook.operationId),
+    })),
   });
-  file.addTypeAlias({ isExported: true, name: 'WebhookKind', type: 'keyof WebhookEvents', docs: ["A webhook's operationId."] });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'WebhookKind',
+    type: 'keyof WebhookEvents',
+    docs: ["A webhook's operationId."],
+  });
 
   const perWebhook = (write: (writer: CodeBlockWriter, webhook: WebhookModel) => void) => (writer: CodeBlockWriter) => {
     writer.write('{').indent(() => {
@@ -111,16 +168,33 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
       {
         name: 'definitions',
         initializer: (writer) => {
-          perWebhook((w, { operationId }) => w.write(`{ ...webhookMetadata.${operationId}, validate: webhookValidators.${operationId} }`))(writer);
+          perWebhook((w, { operationId }) =>
+            w.write(`{ ...webhookMetadata.${operationId}, validate: webhookValidators.${operationId} }`),
+          )(writer);
           writer.write(' satisfies Record<WebhookKind, WebhookDefinition>');
         },
       },
     ],
   });
 
-  file.addTypeAlias({ isExported: true, name: 'WebhookHandlers', type: 'Handlers<WebhookEvents>', docs: ["The merchant's handlers: any subset of the webhooks, by operationId."] });
-  file.addTypeAlias({ isExported: true, name: 'WebhookReceiverOptions', type: 'ReceiverOptions<WebhookKind>', docs: ['The callback token, and optionally the one webhook this endpoint receives.'] });
-  file.addTypeAlias({ isExported: true, name: 'WebhookDelivery', type: "Delivery<(typeof webhookMetadata)[WebhookKind]['tokenHeader']>", docs: ['One delivery of a webhook: the request the service sends, as data.'] });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'WebhookHandlers',
+    type: 'Handlers<WebhookEvents>',
+    docs: ["The merchant's handlers: any subset of the webhooks, by operationId."],
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'WebhookReceiverOptions',
+    type: 'ReceiverOptions<WebhookKind>',
+    docs: ['The callback token, and optionally the one webhook this endpoint receives.'],
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'WebhookDelivery',
+    type: "Delivery<(typeof webhookMetadata)[WebhookKind]['tokenHeader']>",
+    docs: ['One delivery of a webhook: the request the service sends, as data.'],
+  });
   file.addFunction({
     isExported: true,
     name: 'createWebhookReceiver',
@@ -128,7 +202,7 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
       [
         "The merchant's endpoint for the webhooks that have a handler, as a fetch-standard handler. Checks the",
         'callback token in constant time (401), takes POST only (405), parses the JSON body (400), tells which',
-        'webhook it is (`options.kind`, else the body\'s `event`, else the only webhook handled, else the one',
+        "webhook it is (`options.kind`, else the body's `event`, else the only webhook handled, else the one",
         'handled webhook whose schema fits; 400 when none or several), validates it (400 with `errors`), awaits',
         'the handler and acknowledges with 200; a throwing handler answers 500 so the service delivers again.',
       ].join('\n'),
@@ -143,7 +217,9 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
   file.addFunction({
     isExported: true,
     name: 'buildWebhookDelivery',
-    docs: ['The delivery of one webhook to `options.url`. Throws `WebhookPayloadError` when the payload breaks the webhook\'s schema.'],
+    docs: [
+      "The delivery of one webhook to `options.url`. Throws `WebhookPayloadError` when the payload breaks the webhook's schema.",
+    ],
     typeParameters: [{ name: 'K', constraint: 'WebhookKind' }],
     parameters: [
       { name: 'operationId', type: 'K' },

@@ -3,7 +3,10 @@ import { redateExample, shiftValue, timeOfValue } from './example-time.js';
 import type { TimeBoundField } from './types.js';
 
 const DAY = 24 * 60 * 60 * 1000;
-const fields: TimeBoundField[] = [{ field: 'expiration_date', pastRefused: true }, { field: 'properties.card_expiry', pastRefused: false }];
+const fields: TimeBoundField[] = [
+  { field: 'expiration_date', pastRefused: true },
+  { field: 'properties.card_expiry', pastRefused: false },
+];
 
 describe('timeOfValue', () => {
   it.each([
@@ -30,11 +33,19 @@ describe('shiftValue', () => {
 });
 
 describe('redateExample', () => {
-  const example = { external_id: 'order-2026-11-004512', expiration_date: '2026-11-24T23:59:00.000Z', properties: { card_expiry: '06/29' } };
+  const example = {
+    external_id: 'order-2026-11-004512',
+    expiration_date: '2026-11-24T23:59:00.000Z',
+    properties: { card_expiry: '06/29' },
+  };
 
   it('moves each time-bound value the example holds, keeps every other value, and says what it moved', () => {
     const { value, redated } = redateExample(example, fields, 400 * DAY);
-    expect(value).toEqual({ external_id: 'order-2026-11-004512', expiration_date: '2027-12-29T23:59:00.000Z', properties: { card_expiry: '08/30' } });
+    expect(value).toEqual({
+      external_id: 'order-2026-11-004512',
+      expiration_date: '2027-12-29T23:59:00.000Z',
+      properties: { card_expiry: '08/30' },
+    });
     expect(redated).toEqual([
       { field: 'expiration_date', from: '2026-11-24T23:59:00.000Z', to: '2027-12-29T23:59:00.000Z' },
       { field: 'properties.card_expiry', from: '06/29', to: '08/30' },

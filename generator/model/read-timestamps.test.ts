@@ -12,18 +12,39 @@ const document = (schema: JsonObject, matches: JsonObject | undefined): JsonObje
       get: {
         operationId: 'listThings',
         ...(matches ? { 'x-matches': matches } : {}),
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } },
+            },
+          },
+        },
       },
     },
   },
   components: { schemas: { Thing: schema } },
 });
 
-const thing = (timestamps: JsonObject): JsonObject => ({ type: 'object', title: 'Thing', 'x-timestamps': timestamps, properties: {} });
+const thing = (timestamps: JsonObject): JsonObject => ({
+  type: 'object',
+  title: 'Thing',
+  'x-timestamps': timestamps,
+  properties: {},
+});
 
 describe('x-timestamps', () => {
   it('reads each field’s rule by the schema’s title, with its states, null until a change and decision', () => {
-    const model = readModel(document(thing({ created: { set: 'creation' }, updated: { set: 'change', null_until_change: true, decision: 'timestamps-move' }, paid_at: { set: 'transition', states: ['PAID'] } }), undefined));
+    const model = readModel(
+      document(
+        thing({
+          created: { set: 'creation' },
+          updated: { set: 'change', null_until_change: true, decision: 'timestamps-move' },
+          paid_at: { set: 'transition', states: ['PAID'] },
+        }),
+        undefined,
+      ),
+    );
     expect(model.timestamps).toEqual({
       Thing: [
         { field: 'created', set: 'creation', states: [], nullUntilChange: false },
@@ -34,19 +55,27 @@ describe('x-timestamps', () => {
   });
 
   it('refuses a rule the extension does not define, and a transition time without states', () => {
-    expect(() => readModel(document(thing({ created: { set: 'sometimes' } }), undefined))).toThrow(/set "sometimes" is not creation, change or transition/);
-    expect(() => readModel(document(thing({ paid_at: { set: 'transition' } }), undefined))).toThrow(/names the states that set it/);
+    expect(() => readModel(document(thing({ created: { set: 'sometimes' } }), undefined))).toThrow(
+      /set "sometimes" is not creation, change or transition/,
+    );
+    expect(() => readModel(document(thing({ paid_at: { set: 'transition' } }), undefined))).toThrow(
+      /names the states that set it/,
+    );
   });
 });
 
 describe('x-matches', () => {
   it('reads the order and its decision onto the operation; an operation without has none', () => {
     const plain = { type: 'object', title: 'Thing', properties: {} };
-    expect(readModel(document(plain, { order: 'newest_first', decision: 'list-order' })).operations[0]?.matches).toEqual({ order: 'newest_first', decision: 'list-order' });
+    expect(
+      readModel(document(plain, { order: 'newest_first', decision: 'list-order' })).operations[0]?.matches,
+    ).toEqual({ order: 'newest_first', decision: 'list-order' });
     expect(readModel(document(plain, undefined)).operations[0]?.matches).toBeUndefined();
   });
 
   it('refuses an order the extension does not define', () => {
-    expect(() => readModel(document({ type: 'object', properties: {} }, { order: 'by_name', decision: 'list-order' }))).toThrow(/order "by_name" is neither newest_first nor oldest_first/);
+    expect(() =>
+      readModel(document({ type: 'object', properties: {} }, { order: 'by_name', decision: 'list-order' })),
+    ).toThrow(/order "by_name" is neither newest_first nor oldest_first/);
   });
 });

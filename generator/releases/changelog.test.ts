@@ -8,17 +8,30 @@ const group = (rule: string, change: string, severity: Finding['severity'] = 'br
   rule,
   change,
   severity,
-  verdicts: [{ rule, family: 'request-bodies', change, severity, party: 'client', impact: 'requests that were valid may now be refused' }],
+  verdicts: [
+    {
+      rule,
+      family: 'request-bodies',
+      change,
+      severity,
+      party: 'client',
+      impact: 'requests that were valid may now be refused',
+    },
+  ],
 });
 
 describe('changeLines', () => {
   it('lists each change while a kind has few', () => {
-    const groups = Array.from({ length: LISTED_PER_KIND }, (_, i) => group('request-max-length-set', `field ${i} gets a maxLength.`));
+    const groups = Array.from({ length: LISTED_PER_KIND }, (_, i) =>
+      group('request-max-length-set', `field ${i} gets a maxLength.`),
+    );
     expect(changeLines(groups)).toEqual(groups.map((_, i) => `field ${i} gets a maxLength (breaking for clients).`));
   });
 
   it('says how many changes of one kind there are, with the first as the example, past a few', () => {
-    const groups = Array.from({ length: LISTED_PER_KIND + 1 }, (_, i) => group('request-max-length-set', `field ${i} gets a maxLength.`));
+    const groups = Array.from({ length: LISTED_PER_KIND + 1 }, (_, i) =>
+      group('request-max-length-set', `field ${i} gets a maxLength.`),
+    );
     expect(changeLines([...groups, group('response-status-added', 'a 429 answer.', 'potentially-breaking')])).toEqual([
       `${LISTED_PER_KIND + 1} changes of one kind (\`request-max-length-set\`), such as: field 0 gets a maxLength (breaking for clients).`,
       'a 429 answer (potentially-breaking for clients).',
@@ -26,7 +39,10 @@ describe('changeLines', () => {
   });
 
   it('keeps kinds with other verdicts apart', () => {
-    const many = (severity: Finding['severity']): ChangeGroup[] => Array.from({ length: LISTED_PER_KIND + 1 }, (_, i) => group('response-pattern-set', `field ${i} gets a pattern.`, severity));
+    const many = (severity: Finding['severity']): ChangeGroup[] =>
+      Array.from({ length: LISTED_PER_KIND + 1 }, (_, i) =>
+        group('response-pattern-set', `field ${i} gets a pattern.`, severity),
+      );
     expect(changeLines([...many('breaking'), ...many('non-breaking')])).toHaveLength(2);
   });
 });

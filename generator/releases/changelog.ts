@@ -18,7 +18,8 @@ import { compareVersions, readReleaseEntries, readReleases, releasesDir, type Re
 export const descriptionPath = fileURLToPath(new URL('../../spec/info-description.md', import.meta.url));
 export const workingContractPath = fileURLToPath(new URL('../../generated/contract/openapi.json', import.meta.url));
 
-export const CHANGELOG_START = '<!-- changelog: written by `npm run changelog` from spec/releases/ and the change check; do not edit by hand -->';
+export const CHANGELOG_START =
+  '<!-- changelog: written by `npm run changelog` from spec/releases/ and the change check; do not edit by hand -->';
 export const CHANGELOG_END = '<!-- end of changelog -->';
 
 const versionOf = (doc: JsonObject): string => String((doc.info as JsonObject | undefined)?.version ?? '');
@@ -42,7 +43,9 @@ export function changeLines(groups: readonly ChangeGroup[]): string[] {
   return [...kinds.values()].flatMap((kind) => {
     const first = kind[0] as ChangeGroup;
     if (kind.length <= LISTED_PER_KIND) return kind.map((group) => `${sentence(group)} (${verdictSummary(group)}).`);
-    return [`${kind.length} changes of one kind (\`${first.rule}\`), such as: ${sentence(first)} (${verdictSummary(first)}).`];
+    return [
+      `${kind.length} changes of one kind (\`${first.rule}\`), such as: ${sentence(first)} (${verdictSummary(first)}).`,
+    ];
   });
 }
 
@@ -56,10 +59,13 @@ function changesCell(before: JsonObject, after: JsonObject): string {
 export function changelogTable(releases: readonly Release[], working: JsonObject): string {
   const rows: string[] = [];
   const last = releases.at(-1);
-  if (last && compareVersions(versionOf(working), last.version) > 0) rows.push(`| ${versionOf(working)} | unreleased | ${changesCell(last.doc, working)} |`);
+  if (last && compareVersions(versionOf(working), last.version) > 0)
+    rows.push(`| ${versionOf(working)} | unreleased | ${changesCell(last.doc, working)} |`);
   for (let index = releases.length - 1; index > 0; index--) {
     const release = releases[index] as Release;
-    rows.push(`| ${release.version} | ${release.date} | ${changesCell((releases[index - 1] as Release).doc, release.doc)} |`);
+    rows.push(
+      `| ${release.version} | ${release.date} | ${changesCell((releases[index - 1] as Release).doc, release.doc)} |`,
+    );
   }
   return ['| Release | Date | Changes |', '|---|---|---|', ...rows].join('\n');
 }
@@ -68,11 +74,13 @@ export function changelogTable(releases: readonly Release[], working: JsonObject
 export function withChangelog(description: string, table: string): string {
   const start = description.indexOf(CHANGELOG_START);
   const end = description.indexOf(CHANGELOG_END);
-  if (start < 0 || end < start) throw new Error(`${descriptionPath} has no changelog markers (${CHANGELOG_START} ... ${CHANGELOG_END})`);
+  if (start < 0 || end < start)
+    throw new Error(`${descriptionPath} has no changelog markers (${CHANGELOG_START} ... ${CHANGELOG_END})`);
   return `${description.slice(0, start + CHANGELOG_START.length)}\n${table}\n${description.slice(end)}`;
 }
 
-export const readWorkingContract = (): JsonObject => JSON.parse(readFileSync(workingContractPath, 'utf8')) as JsonObject;
+export const readWorkingContract = (): JsonObject =>
+  JSON.parse(readFileSync(workingContractPath, 'utf8')) as JsonObject;
 
 /** What spec/info-description.md should hold now. */
 export function expectedDescription(working: JsonObject = readWorkingContract()): string {
@@ -84,7 +92,10 @@ function recordRelease(date: string, working: JsonObject): void {
   const version = versionOf(working);
   const entries = readReleaseEntries();
   const last = entries.at(-1);
-  if (last && compareVersions(version, last.version) <= 0) throw new Error(`the working contract's version ${version} is not above the last release ${last.version}: raise info.version in spec/openapi.yaml first`);
+  if (last && compareVersions(version, last.version) <= 0)
+    throw new Error(
+      `the working contract's version ${version} is not above the last release ${last.version}: raise info.version in spec/openapi.yaml first`,
+    );
   const file = `openapi-${version}.json`;
   copyFileSync(workingContractPath, join(releasesDir, file));
   const manifestPath = join(releasesDir, 'releases.json');
@@ -119,11 +130,15 @@ function main(): number {
   const expected = expectedDescription(working);
   if (line.values.check === true) {
     if (expected === readFileSync(descriptionPath, 'utf8')) return 0;
-    process.stderr.write('spec/info-description.md: the changelog is out of date (run npm run changelog, then npm run bundle).\n');
+    process.stderr.write(
+      'spec/info-description.md: the changelog is out of date (run npm run changelog, then npm run bundle).\n',
+    );
     return 1;
   }
   writeFileSync(descriptionPath, expected);
-  process.stdout.write('Wrote the changelog of spec/info-description.md; run npm run bundle to put it in the bundled contract.\n');
+  process.stdout.write(
+    'Wrote the changelog of spec/info-description.md; run npm run bundle to put it in the bundled contract.\n',
+  );
   return 0;
 }
 

@@ -19,10 +19,17 @@ const workingVersion = String((working.info as JsonObject).version);
 
 describe('release check', () => {
   it('finds no change that breaks clients or callback receivers unless the version announces it', () => {
-    const breaking = diffContracts(last.doc, working).findings.filter((finding) => finding.severity === 'breaking' && finding.party !== 'server');
+    const breaking = diffContracts(last.doc, working).findings.filter(
+      (finding) => finding.severity === 'breaking' && finding.party !== 'server',
+    );
     const announced = compareVersions(workingVersion, last.version) > 0;
-    const unannounced = announced ? [] : groupByChange(breaking).map((group) => `${group.change} (${group.verdicts.map((v) => v.party).join(', ')})`);
-    expect(unannounced, `breaking changes since release ${last.version}: raise info.version in spec/openapi.yaml and run npm run changelog`).toEqual([]);
+    const unannounced = announced
+      ? []
+      : groupByChange(breaking).map((group) => `${group.change} (${group.verdicts.map((v) => v.party).join(', ')})`);
+    expect(
+      unannounced,
+      `breaking changes since release ${last.version}: raise info.version in spec/openapi.yaml and run npm run changelog`,
+    ).toEqual([]);
   });
 
   it('keeps the changelog in spec/info-description.md as npm run changelog writes it', () => {
@@ -43,12 +50,22 @@ describe('release 1.4.11 (the 1.4.10 fixture: the same contract with the old max
       { rule: 'request-maximum-increased', party: 'server', severity: 'breaking' },
       { rule: 'request-maximum-increased', party: 'client', severity: 'non-breaking' },
     ]);
-    expect(findings[0]!.change).toContain('`amount` maximum rose from 50000000 to 100000000 when `bank_code` is not one of BCA');
-    expect(findings[0]!.old).toBe('#/components/schemas/CreateDisbursementRequest/allOf/2/then/allOf/0/properties/amount/maximum');
+    expect(findings[0]!.change).toContain(
+      '`amount` maximum rose from 50000000 to 100000000 when `bank_code` is not one of BCA',
+    );
+    expect(findings[0]!.old).toBe(
+      '#/components/schemas/CreateDisbursementRequest/allOf/2/then/allOf/0/properties/amount/maximum',
+    );
   });
 
   it('calls it non-breaking for clients and breaking for servers that still enforce the old limit', () => {
-    expect(findings.find((finding) => finding.party === 'client')).toMatchObject({ severity: 'non-breaking', impact: 'every request that was valid stays valid' });
-    expect(findings.find((finding) => finding.party === 'server')).toMatchObject({ severity: 'breaking', impact: expect.stringContaining('still enforces the old rule') });
+    expect(findings.find((finding) => finding.party === 'client')).toMatchObject({
+      severity: 'non-breaking',
+      impact: 'every request that was valid stays valid',
+    });
+    expect(findings.find((finding) => finding.party === 'server')).toMatchObject({
+      severity: 'breaking',
+      impact: expect.stringContaining('still enforces the old rule'),
+    });
   });
 });

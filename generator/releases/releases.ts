@@ -38,7 +38,11 @@ interface PatchOperation {
   value?: Json;
 }
 
-const tokens = (path: string): string[] => path.split('/').slice(1).map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+const tokens = (path: string): string[] =>
+  path
+    .split('/')
+    .slice(1)
+    .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
 
 /** Applies the JSON Patch operations this store uses (replace, add, remove) to a copy of `doc`. */
 export function applyPatch(doc: JsonObject, operations: readonly PatchOperation[]): JsonObject {
@@ -49,11 +53,17 @@ export function applyPatch(doc: JsonObject, operations: readonly PatchOperation[
     if (last === undefined) throw new Error(`patch path ${operation.path} names the whole document`);
     let parent: Json = copy;
     for (const token of path) {
-      const next: Json | undefined = Array.isArray(parent) ? parent[Number(token)] : typeof parent === 'object' && parent !== null ? parent[token] : undefined;
-      if (next === undefined || next === null || typeof next !== 'object') throw new Error(`patch path ${operation.path} does not exist`);
+      const next: Json | undefined = Array.isArray(parent)
+        ? parent[Number(token)]
+        : typeof parent === 'object' && parent !== null
+          ? parent[token]
+          : undefined;
+      if (next === undefined || next === null || typeof next !== 'object')
+        throw new Error(`patch path ${operation.path} does not exist`);
       parent = next;
     }
-    if (Array.isArray(parent) || parent === null || typeof parent !== 'object') throw new Error(`patch path ${operation.path} does not name an object member`);
+    if (Array.isArray(parent) || parent === null || typeof parent !== 'object')
+      throw new Error(`patch path ${operation.path} does not name an object member`);
     if (operation.op !== 'add' && !(last in parent)) throw new Error(`patch path ${operation.path} does not exist`);
     if (operation.op === 'remove') delete parent[last];
     else parent[last] = operation.value ?? null;

@@ -5,12 +5,30 @@ const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('bas
 
 describe('parseBasicAuthorization (RFC 7617)', () => {
   const cases: [string, { header: string | null; want: BasicCredentials | null }][] = [
-    ['a secret key with the empty password', { header: `Basic ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } }],
-    ['the scheme name is case-insensitive', { header: `bAsIc ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } }],
-    ['several spaces after the scheme', { header: `Basic   ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } }],
-    ['the user-id ends at the first colon; the password keeps the others', { header: `Basic ${base64('user:pa:ss')}`, want: { username: 'user', password: 'pa:ss' } }],
-    ['UTF-8 credentials', { header: `Basic ${base64('pengguna:kata sandi é')}`, want: { username: 'pengguna', password: 'kata sandi é' } }],
-    ['base64 without its padding', { header: `Basic ${base64('ab:').replace(/=+$/, '')}`, want: { username: 'ab', password: '' } }],
+    [
+      'a secret key with the empty password',
+      { header: `Basic ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } },
+    ],
+    [
+      'the scheme name is case-insensitive',
+      { header: `bAsIc ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } },
+    ],
+    [
+      'several spaces after the scheme',
+      { header: `Basic   ${base64('sk_test_abc:')}`, want: { username: 'sk_test_abc', password: '' } },
+    ],
+    [
+      'the user-id ends at the first colon; the password keeps the others',
+      { header: `Basic ${base64('user:pa:ss')}`, want: { username: 'user', password: 'pa:ss' } },
+    ],
+    [
+      'UTF-8 credentials',
+      { header: `Basic ${base64('pengguna:kata sandi é')}`, want: { username: 'pengguna', password: 'kata sandi é' } },
+    ],
+    [
+      'base64 without its padding',
+      { header: `Basic ${base64('ab:').replace(/=+$/, '')}`, want: { username: 'ab', password: '' } },
+    ],
     ['no header', { header: null, want: null }],
     ['an empty header', { header: '', want: null }],
     ['another scheme', { header: `Bearer ${base64('sk_test_abc:')}`, want: null }],

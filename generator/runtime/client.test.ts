@@ -1,5 +1,14 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { bodyEncoding, createApiClient, encodeForm, FORM_MEDIA_TYPE, MalformedResponseError, settle, secretKeyAuthorization, type OperationResult } from './client.js';
+import {
+  bodyEncoding,
+  createApiClient,
+  encodeForm,
+  FORM_MEDIA_TYPE,
+  MalformedResponseError,
+  settle,
+  secretKeyAuthorization,
+  type OperationResult,
+} from './client.js';
 
 // A two-status operation in the shape openapi-typescript writes, so the runtime is tested on its own.
 interface GetThing {
@@ -7,7 +16,10 @@ interface GetThing {
   requestBody?: never;
   responses: {
     200: { headers: { [name: string]: unknown }; content: { 'application/json': { id: string } } };
-    404: { headers: { [name: string]: unknown }; content: { 'application/json': { error_code: 'THING_NOT_FOUND'; message: string } } };
+    404: {
+      headers: { [name: string]: unknown };
+      content: { 'application/json': { error_code: 'THING_NOT_FOUND'; message: string } };
+    };
   };
 }
 interface Paths {
@@ -27,12 +39,15 @@ function clientAnswering(answer: (request: Request) => Response | Promise<Respon
       return answer(request);
     },
   });
-  const getThing = (id: string) => settle<GetThing>(client.GET('/things/{id}', { params: { path: { id } }, parseAs: 'text' }), [200, 404]);
+  const getThing = (id: string) =>
+    settle<GetThing>(client.GET('/things/{id}', { params: { path: { id } }, parseAs: 'text' }), [200, 404]);
   return { getThing, requests };
 }
 
-const json = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-const text = (status: number, body: string, type = 'text/html'): Response => new Response(body, { status, headers: { 'Content-Type': type } });
+const json = (status: number, body: unknown): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const text = (status: number, body: string, type = 'text/html'): Response =>
+  new Response(body, { status, headers: { 'Content-Type': type } });
 
 describe('secretKeyAuthorization', () => {
   const cases: [string, string, string][] = [
@@ -80,7 +95,10 @@ describe('createApiClient', () => {
     const { getThing, requests } = clientAnswering(() => json(200, { id: 'a' }));
     await getThing('a');
     await getThing('b');
-    expect(requests.map((request) => request.headers.get('authorization'))).toEqual(['Basic c2tfdGVzdF8xMjM6', 'Basic c2tfdGVzdF8xMjM6']);
+    expect(requests.map((request) => request.headers.get('authorization'))).toEqual([
+      'Basic c2tfdGVzdF8xMjM6',
+      'Basic c2tfdGVzdF8xMjM6',
+    ]);
   });
 
   it('lets a network failure reject, as fetch does', async () => {
@@ -93,11 +111,31 @@ describe('createApiClient', () => {
 describe('settle', () => {
   // [name, the service's answer, the result wanted]
   const cases: [string, Response, { ok: boolean; status: number; data?: unknown; error?: unknown }][] = [
-    ['a documented success gives ok and the parsed body', json(200, { id: 'a' }), { ok: true, status: 200, data: { id: 'a' } }],
-    ['a documented error gives its status and body', json(404, { error_code: 'THING_NOT_FOUND', message: 'no' }), { ok: false, status: 404, error: { error_code: 'THING_NOT_FOUND', message: 'no' } }],
-    ['an undocumented status with a JSON body', json(418, { teapot: true }), { ok: false, status: 418, error: { teapot: true } }],
-    ['an undocumented status with a text body', text(502, 'Bad gateway'), { ok: false, status: 502, error: 'Bad gateway' }],
-    ['an undocumented success status is not ok', json(201, { id: 'a' }), { ok: false, status: 201, error: { id: 'a' } }],
+    [
+      'a documented success gives ok and the parsed body',
+      json(200, { id: 'a' }),
+      { ok: true, status: 200, data: { id: 'a' } },
+    ],
+    [
+      'a documented error gives its status and body',
+      json(404, { error_code: 'THING_NOT_FOUND', message: 'no' }),
+      { ok: false, status: 404, error: { error_code: 'THING_NOT_FOUND', message: 'no' } },
+    ],
+    [
+      'an undocumented status with a JSON body',
+      json(418, { teapot: true }),
+      { ok: false, status: 418, error: { teapot: true } },
+    ],
+    [
+      'an undocumented status with a text body',
+      text(502, 'Bad gateway'),
+      { ok: false, status: 502, error: 'Bad gateway' },
+    ],
+    [
+      'an undocumented success status is not ok',
+      json(201, { id: 'a' }),
+      { ok: false, status: 201, error: { id: 'a' } },
+    ],
   ];
   it.each(cases)('%s', async (_name, response, want) => {
     const { getThing } = clientAnswering(() => response);
@@ -137,17 +175,30 @@ interface ListThings {
   parameters: { query?: never; header?: never; path?: never; cookie?: never };
   requestBody?: never;
   responses: {
-    200: { headers: { 'RateLimit-Remaining'?: number; [name: string]: unknown }; content: { 'application/json': { id: string }[] } };
-    429: { headers: { 'Retry-After': number; 'RateLimit-Remaining': number; [name: string]: unknown }; content: { 'application/json': { error_code: 'RATE_LIMIT_EXCEEDED'; message: string } } };
+    200: {
+      headers: { 'RateLimit-Remaining'?: number; [name: string]: unknown };
+      content: { 'application/json': { id: string }[] };
+    };
+    429: {
+      headers: { 'Retry-After': number; 'RateLimit-Remaining': number; [name: string]: unknown };
+      content: { 'application/json': { error_code: 'RATE_LIMIT_EXCEEDED'; message: string } };
+    };
   };
 }
 interface LimitedPaths {
   '/things': { parameters: { query?: never; header?: never; path?: never; cookie?: never }; get: ListThings };
 }
-const LIST_HEADERS = { 200: { 'RateLimit-Remaining': { required: false, numeric: true } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true } } };
+const LIST_HEADERS = {
+  200: { 'RateLimit-Remaining': { required: false, numeric: true } },
+  429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true } },
+};
 
 function limitedClient(answer: () => Response) {
-  const client = createApiClient<LimitedPaths>({ baseUrl: BASE_URL, secretKey: 'sk_test_123', fetch: async () => answer() });
+  const client = createApiClient<LimitedPaths>({
+    baseUrl: BASE_URL,
+    secretKey: 'sk_test_123',
+    fetch: async () => answer(),
+  });
   return () => settle<ListThings>(client.GET('/things', { parseAs: 'text' }), [200, 429], LIST_HEADERS);
 }
 const withHeaders = (response: Response, headers: Record<string, string>): Response => {
@@ -157,7 +208,12 @@ const withHeaders = (response: Response, headers: Record<string, string>): Respo
 
 describe('declared response headers', () => {
   it('a 429 gives its Retry-After in seconds, as a number its type promises', async () => {
-    const list = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }), { 'retry-after': '2', 'ratelimit-remaining': '0' }));
+    const list = limitedClient(() =>
+      withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }), {
+        'retry-after': '2',
+        'ratelimit-remaining': '0',
+      }),
+    );
     const result = await list();
     if (result.status !== 429) throw new Error(`expected the 429, got ${result.status}`);
     expectTypeOf(result.headers['Retry-After']).toEqualTypeOf<number>();
@@ -174,9 +230,16 @@ describe('declared response headers', () => {
   });
 
   it('a 429 without the Retry-After the contract requires, or with one that is not a number, is malformed', async () => {
-    const missing = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), { 'ratelimit-remaining': '0' }));
+    const missing = limitedClient(() =>
+      withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), { 'ratelimit-remaining': '0' }),
+    );
     await expect(missing()).rejects.toThrow(/requires its Retry-After header/);
-    const dated = limitedClient(() => withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT', 'ratelimit-remaining': '0' }));
+    const dated = limitedClient(() =>
+      withHeaders(json(429, { error_code: 'RATE_LIMIT_EXCEEDED', message: 'x' }), {
+        'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT',
+        'ratelimit-remaining': '0',
+      }),
+    );
     await expect(dated()).rejects.toBeInstanceOf(MalformedResponseError);
   });
 });

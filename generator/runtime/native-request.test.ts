@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { answerToResponse, nativeFromRequest, nativeHandlerOf, withNativeHandler, type NativeRequest } from './native-request.js';
+import {
+  answerToResponse,
+  nativeFromRequest,
+  nativeHandlerOf,
+  withNativeHandler,
+  type NativeRequest,
+} from './native-request.js';
 
 describe('nativeFromRequest', () => {
   const request = new Request('http://payments.test/direct_debits/ddpy-1/?reference_id=a%20b', {
@@ -10,11 +16,19 @@ describe('nativeFromRequest', () => {
   const native = nativeFromRequest(request);
 
   it('reads the method, the decoded-as-sent path and the query without its ?', () => {
-    expect([native.method, native.pathname, native.search]).toEqual(['POST', '/direct_debits/ddpy-1/', 'reference_id=a%20b']);
+    expect([native.method, native.pathname, native.search]).toEqual([
+      'POST',
+      '/direct_debits/ddpy-1/',
+      'reference_id=a%20b',
+    ]);
   });
 
   it('reads headers by lower-case name, null when absent', () => {
-    expect([native.header('x-key'), native.header('content-type'), native.header('authorization')]).toEqual(['k', 'application/json', null]);
+    expect([native.header('x-key'), native.header('content-type'), native.header('authorization')]).toEqual([
+      'k',
+      'application/json',
+      null,
+    ]);
   });
 
   it('reads the body within the limit, and refuses one over it', async () => {
@@ -30,8 +44,16 @@ describe('nativeFromRequest', () => {
 
 describe('answerToResponse', () => {
   it('keeps status, headers and body', async () => {
-    const response = answerToResponse({ status: 409, headers: { 'content-type': 'application/json', 'x-a': '1' }, body: '{"error_code":"DUPLICATE_ERROR"}' });
-    expect([response.status, response.headers.get('x-a'), await response.json()]).toEqual([409, '1', { error_code: 'DUPLICATE_ERROR' }]);
+    const response = answerToResponse({
+      status: 409,
+      headers: { 'content-type': 'application/json', 'x-a': '1' },
+      body: '{"error_code":"DUPLICATE_ERROR"}',
+    });
+    expect([response.status, response.headers.get('x-a'), await response.json()]).toEqual([
+      409,
+      '1',
+      { error_code: 'DUPLICATE_ERROR' },
+    ]);
   });
 
   it('gives an answer without a body an empty one', async () => {

@@ -13,10 +13,22 @@ const compile = (ajv: Ajv2020, schema: object): Validator => ajv.compile(schema)
 const thingBody = {
   type: 'object',
   required: ['name', 'amount'],
-  properties: { name: { type: 'string', minLength: 1 }, amount: { type: 'number', exclusiveMaximum: 100, 'x-error-codes': { exclusiveMaximum: 'AMOUNT_TOO_HIGH' } }, urgent: { type: 'boolean' } },
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    amount: { type: 'number', exclusiveMaximum: 100, 'x-error-codes': { exclusiveMaximum: 'AMOUNT_TOO_HIGH' } },
+    urgent: { type: 'boolean' },
+  },
 };
-const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } };
-const error = { type: 'object', required: ['error_code', 'message'], properties: { error_code: { type: 'string' }, message: { type: 'string' } } };
+const thing = {
+  type: 'object',
+  required: ['id', 'name'],
+  properties: { id: { type: 'string' }, name: { type: 'string' } },
+};
+const error = {
+  type: 'object',
+  required: ['error_code', 'message'],
+  properties: { error_code: { type: 'string' }, message: { type: 'string' } },
+};
 const common = {
   unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
   serverError: { status: 500, error_code: 'SERVER_ERROR' },
@@ -28,30 +40,64 @@ const table = {
     path: '/things',
     parameters: { path: [], query: [], header: ['idempotency-key'] },
     body: { mediaTypes: ['application/json', 'application/x-www-form-urlencoded'], required: true },
-    responses: { 200: [], 400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'], 401: ['INVALID_API_KEY'], 422: ['AMOUNT_TOO_HIGH'], 500: ['SERVER_ERROR'] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      422: ['AMOUNT_TOO_HIGH'],
+      500: ['SERVER_ERROR'],
+    },
     ...common,
     validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: {
-      header: compile(coercing, { type: 'object', properties: { 'idempotency-key': { type: 'string', maxLength: 5 } }, required: [] }),
+      header: compile(coercing, {
+        type: 'object',
+        properties: { 'idempotency-key': { type: 'string', maxLength: 5 } },
+        required: [],
+      }),
       body: compile(strict, thingBody),
       form: compile(coercing, thingBody),
-      responses: { 200: compile(strict, thing), 400: compile(strict, error), 401: compile(strict, error), 422: compile(strict, error), 500: compile(strict, error) },
+      responses: {
+        200: compile(strict, thing),
+        400: compile(strict, error),
+        401: compile(strict, error),
+        422: compile(strict, error),
+        500: compile(strict, error),
+      },
     },
   },
   getThing: {
     method: 'GET',
     path: '/things/{id}/',
     parameters: { path: ['id'], query: ['verbose', 'limit'], header: [] },
-    responses: { 200: [], 400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'], 401: ['INVALID_API_KEY'], 500: ['SERVER_ERROR'] },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      500: ['SERVER_ERROR'],
+    },
     ...common,
     validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     // Like getDisbursement: no body in the contract, but a malformed one is answered.
     malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
     validators: {
-      path: compile(coercing, { type: 'object', properties: { id: { type: 'string', pattern: '^th-' } }, required: ['id'] }),
-      query: compile(coercing, { type: 'object', properties: { verbose: { type: 'boolean' }, limit: { type: 'integer' } }, required: [] }),
-      responses: { 200: compile(strict, thing), 400: compile(strict, error), 401: compile(strict, error), 500: compile(strict, error) },
+      path: compile(coercing, {
+        type: 'object',
+        properties: { id: { type: 'string', pattern: '^th-' } },
+        required: ['id'],
+      }),
+      query: compile(coercing, {
+        type: 'object',
+        properties: { verbose: { type: 'boolean' }, limit: { type: 'integer' } },
+        required: [],
+      }),
+      responses: {
+        200: compile(strict, thing),
+        400: compile(strict, error),
+        401: compile(strict, error),
+        500: compile(strict, error),
+      },
     },
   },
 } as const satisfies RouteTable;
@@ -59,7 +105,8 @@ const table = {
 type Principal = { merchant: string };
 const KEY = 'sk_test_good';
 const authorization = basicAuthorization({ username: KEY, password: '' });
-const authenticate: RouterOptions<Principal>['authenticate'] = (credentials) => (credentials?.username === KEY && credentials.password === '' ? { merchant: 'm-1' } : null);
+const authenticate: RouterOptions<Principal>['authenticate'] = (credentials) =>
+  credentials?.username === KEY && credentials.password === '' ? { merchant: 'm-1' } : null;
 
 interface Call {
   input: unknown;
@@ -67,7 +114,10 @@ interface Call {
   operationId: string;
 }
 
-function setup(options: Partial<RouterOptions<Principal>> = {}, answers: { createThing?: AnyHandler<Principal>; getThing?: AnyHandler<Principal> } = {}) {
+function setup(
+  options: Partial<RouterOptions<Principal>> = {},
+  answers: { createThing?: AnyHandler<Principal>; getThing?: AnyHandler<Principal> } = {},
+) {
   const calls: Call[] = [];
   const record =
     (answer: unknown): AnyHandler<Principal> =>
@@ -80,18 +130,34 @@ function setup(options: Partial<RouterOptions<Principal>> = {}, answers: { creat
     table,
     {
       createThing: answers.createThing ?? record({ status: 200, body: { id: 'th-1', name: 'a' } }),
-      getThing: answers.getThing ?? record(Promise.resolve({ status: 200, body: { id: 'th-1', name: 'a' }, headers: { 'x-trace': 't1', 'Content-Type': 'text/plain' } })),
+      getThing:
+        answers.getThing ??
+        record(
+          Promise.resolve({
+            status: 200,
+            body: { id: 'th-1', name: 'a' },
+            headers: { 'x-trace': 't1', 'Content-Type': 'text/plain' },
+          }),
+        ),
     },
     { authenticate, onError, ...options },
   );
   return { router, calls, onError };
 }
 
-const request = (method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; auth?: string | null } = {}): Request => {
+const request = (
+  method: string,
+  path: string,
+  init: { body?: BodyInit; headers?: Record<string, string>; auth?: string | null } = {},
+): Request => {
   const headers: Record<string, string> = { ...init.headers };
   const auth = init.auth === undefined ? authorization : init.auth;
   if (auth !== null) headers.authorization = auth;
-  return new Request(`http://api.test${path}`, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+  return new Request(`http://api.test${path}`, {
+    method,
+    headers,
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
 };
 /**
  * fetch's Request refuses a body on GET, but a server adapter can hand one over: simulate that by showing
@@ -107,23 +173,41 @@ const getWithBody = (body: string): Request => {
     },
   });
 };
-const jsonPost = (body: unknown, headers: Record<string, string> = {}): Request => request('POST', '/things', { body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+const jsonPost = (body: unknown, headers: Record<string, string> = {}): Request =>
+  request('POST', '/things', {
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 
-async function answer(response: Response): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, contentType: response.headers.get('content-type') };
+async function answer(
+  response: Response,
+): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    contentType: response.headers.get('content-type'),
+  };
 }
 
 describe('routing', () => {
   it('an unknown path is 404 NOT_FOUND, as JSON', async () => {
     const { router } = setup();
-    expect(await answer(await router(request('GET', '/nothing')))).toMatchObject({ status: 404, body: { error_code: 'NOT_FOUND' }, contentType: 'application/json' });
+    expect(await answer(await router(request('GET', '/nothing')))).toMatchObject({
+      status: 404,
+      body: { error_code: 'NOT_FOUND' },
+      contentType: 'application/json',
+    });
   });
 
   it('a known path with another method is 405 METHOD_NOT_ALLOWED with Allow', async () => {
     const { router } = setup();
     const response = await router(request('DELETE', '/things'));
     expect(response.headers.get('allow')).toBe('POST');
-    expect(await answer(response)).toMatchObject({ status: 405, body: { error_code: 'METHOD_NOT_ALLOWED' }, contentType: 'application/json' });
+    expect(await answer(response)).toMatchObject({
+      status: 405,
+      body: { error_code: 'METHOD_NOT_ALLOWED' },
+      contentType: 'application/json',
+    });
   });
 
   it('routing happens before authentication: an unknown path without credentials is still 404', async () => {
@@ -153,49 +237,144 @@ describe('authentication', () => {
     const { router, calls } = setup();
     const response = await router(request('POST', '/things', { body: '{"name":"a","amount":1}', auth }));
     expect(response.headers.get('www-authenticate')).toBe('Basic realm="payments"');
-    expect(await answer(response)).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' }, contentType: 'application/json' });
+    expect(await answer(response)).toMatchObject({
+      status: 401,
+      body: { error_code: 'INVALID_API_KEY' },
+      contentType: 'application/json',
+    });
     expect(calls).toEqual([]);
   });
 
   it('hands the parsed credentials and the request to the hook, and the principal to the handler', async () => {
     const seen: unknown[] = [];
-    const { router, calls } = setup({ authenticate: async (credentials, req) => (seen.push([credentials, req.method]), { merchant: 'm-9' }) });
-    await router(request('GET', '/things/th-1', { auth: basicAuthorization({ username: 'sk_live_x', password: 'p' }) }));
+    const { router, calls } = setup({
+      authenticate: async (credentials, req) => (seen.push([credentials, req.method]), { merchant: 'm-9' }),
+    });
+    await router(
+      request('GET', '/things/th-1', { auth: basicAuthorization({ username: 'sk_live_x', password: 'p' }) }),
+    );
     expect(seen).toEqual([[{ username: 'sk_live_x', password: 'p' }, 'GET']]);
     expect(calls[0]?.principal).toEqual({ merchant: 'm-9' });
   });
 
   it('passes null credentials for a missing header, so the hook decides', async () => {
-    const { router } = setup({ authenticate: (credentials) => (credentials === null ? { merchant: 'anonymous' } : null) });
+    const { router } = setup({
+      authenticate: (credentials) => (credentials === null ? { merchant: 'anonymous' } : null),
+    });
     expect((await router(request('GET', '/things/th-1', { auth: null }))).status).toBe(200);
   });
 });
 
 describe('request bodies', () => {
-  const cases: [string, { request: () => Request; status: number; body?: Record<string, unknown>; input?: unknown }][] = [
-    ['JSON', { request: () => jsonPost({ name: 'a', amount: 5 }), status: 200, input: { header: {}, body: { name: 'a', amount: 5 } } }],
-    ['JSON with a charset parameter', { request: () => request('POST', '/things', { body: '{"name":"a","amount":5}', headers: { 'content-type': 'application/json; charset=utf-8' } }), status: 200 }],
-    ['a body without Content-Type is read as JSON', { request: () => request('POST', '/things', { body: new TextEncoder().encode('{"name":"a","amount":5}') }), status: 200, input: { header: {}, body: { name: 'a', amount: 5 } } }],
+  const cases: [string, { request: () => Request; status: number; body?: Record<string, unknown>; input?: unknown }][] =
     [
-      'a form, its values converted to the schema\'s types',
-      { request: () => request('POST', '/things', { body: 'name=a+b&amount=5&urgent=true', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), status: 200, input: { header: {}, body: { name: 'a b', amount: 5, urgent: true } } },
-    ],
-    ['unknown fields are ignored', { request: () => jsonPost({ name: 'a', amount: 5, colour: 'red' }), status: 200 }],
-    ['malformed JSON: the malformed-body answer', { request: () => request('POST', '/things', { body: '{"name":', headers: { 'content-type': 'application/json' } }), status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } }],
-    ['a broken form: the malformed-body answer', { request: () => request('POST', '/things', { body: 'name=%', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } }],
-    ['bytes that are not UTF-8: the malformed-body answer', { request: () => request('POST', '/things', { body: new Uint8Array([0x7b, 0xff]) }), status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } }],
-    [
-      'an unsupported media type: the validation answer naming the header',
-      {
-        request: () => request('POST', '/things', { body: 'name=a', headers: { 'content-type': 'text/plain' } }),
-        status: 400,
-        body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'header', path: '/content-type', message: 'must be one of: application/json, application/x-www-form-urlencoded', keyword: 'enum' }] },
-      },
-    ],
-    ['a missing required body: the validation answer', { request: () => request('POST', '/things'), status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '', message: 'must have a request body', keyword: 'required' }] } }],
-    ['a GET with a body that is not JSON, where the contract answers it', { request: () => getWithBody('not json'), status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } }],
-    ['a GET with a JSON body: ignored', { request: () => getWithBody('{"x":1}'), status: 200, input: { path: { id: 'th-1' }, query: {} } }],
-  ];
+      [
+        'JSON',
+        {
+          request: () => jsonPost({ name: 'a', amount: 5 }),
+          status: 200,
+          input: { header: {}, body: { name: 'a', amount: 5 } },
+        },
+      ],
+      [
+        'JSON with a charset parameter',
+        {
+          request: () =>
+            request('POST', '/things', {
+              body: '{"name":"a","amount":5}',
+              headers: { 'content-type': 'application/json; charset=utf-8' },
+            }),
+          status: 200,
+        },
+      ],
+      [
+        'a body without Content-Type is read as JSON',
+        {
+          request: () => request('POST', '/things', { body: new TextEncoder().encode('{"name":"a","amount":5}') }),
+          status: 200,
+          input: { header: {}, body: { name: 'a', amount: 5 } },
+        },
+      ],
+      [
+        "a form, its values converted to the schema's types",
+        {
+          request: () =>
+            request('POST', '/things', {
+              body: 'name=a+b&amount=5&urgent=true',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            }),
+          status: 200,
+          input: { header: {}, body: { name: 'a b', amount: 5, urgent: true } },
+        },
+      ],
+      ['unknown fields are ignored', { request: () => jsonPost({ name: 'a', amount: 5, colour: 'red' }), status: 200 }],
+      [
+        'malformed JSON: the malformed-body answer',
+        {
+          request: () =>
+            request('POST', '/things', { body: '{"name":', headers: { 'content-type': 'application/json' } }),
+          status: 400,
+          body: { error_code: 'INVALID_JSON_FORMAT' },
+        },
+      ],
+      [
+        'a broken form: the malformed-body answer',
+        {
+          request: () =>
+            request('POST', '/things', {
+              body: 'name=%',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            }),
+          status: 400,
+          body: { error_code: 'INVALID_JSON_FORMAT' },
+        },
+      ],
+      [
+        'bytes that are not UTF-8: the malformed-body answer',
+        {
+          request: () => request('POST', '/things', { body: new Uint8Array([0x7b, 0xff]) }),
+          status: 400,
+          body: { error_code: 'INVALID_JSON_FORMAT' },
+        },
+      ],
+      [
+        'an unsupported media type: the validation answer naming the header',
+        {
+          request: () => request('POST', '/things', { body: 'name=a', headers: { 'content-type': 'text/plain' } }),
+          status: 400,
+          body: {
+            error_code: 'API_VALIDATION_ERROR',
+            errors: [
+              {
+                location: 'header',
+                path: '/content-type',
+                message: 'must be one of: application/json, application/x-www-form-urlencoded',
+                keyword: 'enum',
+              },
+            ],
+          },
+        },
+      ],
+      [
+        'a missing required body: the validation answer',
+        {
+          request: () => request('POST', '/things'),
+          status: 400,
+          body: {
+            error_code: 'API_VALIDATION_ERROR',
+            errors: [{ location: 'body', path: '', message: 'must have a request body', keyword: 'required' }],
+          },
+        },
+      ],
+      [
+        'a GET with a body that is not JSON, where the contract answers it',
+        { request: () => getWithBody('not json'), status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } },
+      ],
+      [
+        'a GET with a JSON body: ignored',
+        { request: () => getWithBody('{"x":1}'), status: 200, input: { path: { id: 'th-1' }, query: {} } },
+      ],
+    ];
   it.each(cases)('%s', async (_name, { request: make, status, body, input }) => {
     const { router, calls } = setup();
     const response = await router(make());
@@ -209,7 +388,11 @@ describe('request bodies', () => {
 
   it('a body over maxBodyBytes is 413 REQUEST_ENTITY_TOO_LARGE', async () => {
     const { router, calls } = setup({ maxBodyBytes: 32 });
-    expect(await answer(await router(jsonPost({ name: 'x'.repeat(40), amount: 5 })))).toMatchObject({ status: 413, body: { error_code: 'REQUEST_ENTITY_TOO_LARGE' }, contentType: 'application/json' });
+    expect(await answer(await router(jsonPost({ name: 'x'.repeat(40), amount: 5 })))).toMatchObject({
+      status: 413,
+      body: { error_code: 'REQUEST_ENTITY_TOO_LARGE' },
+      contentType: 'application/json',
+    });
     expect((await router(jsonPost({ name: 'a', amount: 5 }))).status).toBe(200);
     expect(calls).toHaveLength(1);
   });
@@ -221,18 +404,42 @@ describe('request bodies', () => {
 
   it('a number JSON cannot carry (1e309) is a validation error naming the field, never stored as null', async () => {
     const { router, calls } = setup();
-    const response = await router(request('POST', '/things', { body: '{"name":"a","amount":5,"metadata":{"big":1e309}}', headers: { 'content-type': 'application/json' } }));
-    expect(await answer(response)).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/metadata/big', keyword: 'type' }] } });
+    const response = await router(
+      request('POST', '/things', {
+        body: '{"name":"a","amount":5,"metadata":{"big":1e309}}',
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    expect(await answer(response)).toMatchObject({
+      status: 400,
+      body: {
+        error_code: 'API_VALIDATION_ERROR',
+        errors: [{ location: 'body', path: '/metadata/big', keyword: 'type' }],
+      },
+    });
     expect(calls).toEqual([]);
   });
 
   it('text no store keeps (a lone surrogate, U+0000), in a value or a name, JSON or form, is a validation error naming where it is', async () => {
     const { router, calls } = setup();
-    const post = (body: string, type = 'application/json') => router(request('POST', '/things', { body, headers: { 'content-type': type } }));
-    expect(await answer(await post('{"name":"a\\ud800","amount":5}'))).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/name', keyword: 'pattern' }] } });
-    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"k":"\\u0000"}}'))).toMatchObject({ status: 400, body: { errors: [{ path: '/metadata/k', keyword: 'pattern' }] } });
-    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"\\u0000":1}}'))).toMatchObject({ status: 400, body: { errors: [{ path: '/metadata', keyword: 'propertyNames' }] } });
-    expect(await answer(await post('name=a%00&amount=5', 'application/x-www-form-urlencoded'))).toMatchObject({ status: 400, body: { errors: [{ path: '/name', keyword: 'pattern' }] } });
+    const post = (body: string, type = 'application/json') =>
+      router(request('POST', '/things', { body, headers: { 'content-type': type } }));
+    expect(await answer(await post('{"name":"a\\ud800","amount":5}'))).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/name', keyword: 'pattern' }] },
+    });
+    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"k":"\\u0000"}}'))).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: '/metadata/k', keyword: 'pattern' }] },
+    });
+    expect(await answer(await post('{"name":"a","amount":5,"metadata":{"\\u0000":1}}'))).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: '/metadata', keyword: 'propertyNames' }] },
+    });
+    expect(await answer(await post('name=a%00&amount=5', 'application/x-www-form-urlencoded'))).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: '/name', keyword: 'pattern' }] },
+    });
     expect(calls).toEqual([]);
     // A surrogate pair is one character, and the escape written out is plain text.
     expect((await post('{"name":"\\ud83d\\ude00 \\\\u0000","amount":5}')).status).toBe(200);
@@ -241,11 +448,31 @@ describe('request bodies', () => {
 
   it('a body nested deeper than maxJsonDepth is a validation error, at any depth', async () => {
     const { router, calls } = setup({ maxJsonDepth: 8 });
-    const deep = (levels: number): string => `{"name":"a","amount":5,"extra":${'['.repeat(levels)}${']'.repeat(levels)}}`;
-    expect((await router(request('POST', '/things', { body: deep(7), headers: { 'content-type': 'application/json' } }))).status).toBe(200);
+    const deep = (levels: number): string =>
+      `{"name":"a","amount":5,"extra":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    expect(
+      (await router(request('POST', '/things', { body: deep(7), headers: { 'content-type': 'application/json' } })))
+        .status,
+    ).toBe(200);
     for (const levels of [8, 5_000, 100_000]) {
-      const got = await answer(await router(request('POST', '/things', { body: deep(levels), headers: { 'content-type': 'application/json' } })));
-      expect(got).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', keyword: 'maxDepth', message: 'must not nest objects and arrays more than 8 levels deep' }] } });
+      const got = await answer(
+        await router(
+          request('POST', '/things', { body: deep(levels), headers: { 'content-type': 'application/json' } }),
+        ),
+      );
+      expect(got).toMatchObject({
+        status: 400,
+        body: {
+          error_code: 'API_VALIDATION_ERROR',
+          errors: [
+            {
+              location: 'body',
+              keyword: 'maxDepth',
+              message: 'must not nest objects and arrays more than 8 levels deep',
+            },
+          ],
+        },
+      });
     }
     expect(calls).toHaveLength(1);
   });
@@ -269,15 +496,60 @@ describe('validation', () => {
     ],
     [
       'a rule with its own code: that code, at the status documenting it',
-      { request: () => jsonPost({ name: 'a', amount: 100 }), status: 422, body: { error_code: 'AMOUNT_TOO_HIGH', errors: [{ location: 'body', path: '/amount', message: 'must be < 100', keyword: 'exclusiveMaximum', error_code: 'AMOUNT_TOO_HIGH' }] } },
+      {
+        request: () => jsonPost({ name: 'a', amount: 100 }),
+        status: 422,
+        body: {
+          error_code: 'AMOUNT_TOO_HIGH',
+          errors: [
+            {
+              location: 'body',
+              path: '/amount',
+              message: 'must be < 100',
+              keyword: 'exclusiveMaximum',
+              error_code: 'AMOUNT_TOO_HIGH',
+            },
+          ],
+        },
+      },
     ],
-    ['a coded rule together with another rule: the generic code', { request: () => jsonPost({ name: '', amount: 100 }), status: 400, body: { error_code: 'API_VALIDATION_ERROR' } }],
+    [
+      'a coded rule together with another rule: the generic code',
+      { request: () => jsonPost({ name: '', amount: 100 }), status: 400, body: { error_code: 'API_VALIDATION_ERROR' } },
+    ],
     [
       'headers are matched case-insensitively and validated by lower-case name',
-      { request: () => jsonPost({ name: 'a', amount: 1 }, { 'IDEMPOTENCY-KEY': 'too-long' }), status: 400, body: { errors: [{ location: 'header', path: '/idempotency-key', message: 'must NOT have more than 5 characters', keyword: 'maxLength' }] } },
+      {
+        request: () => jsonPost({ name: 'a', amount: 1 }, { 'IDEMPOTENCY-KEY': 'too-long' }),
+        status: 400,
+        body: {
+          errors: [
+            {
+              location: 'header',
+              path: '/idempotency-key',
+              message: 'must NOT have more than 5 characters',
+              keyword: 'maxLength',
+            },
+          ],
+        },
+      },
     ],
-    ['a path parameter', { request: () => request('GET', '/things/x-1'), status: 400, body: { errors: [{ location: 'path', path: '/id', message: 'must match pattern "^th-"', keyword: 'pattern' }] } }],
-    ['a query parameter that does not convert', { request: () => request('GET', '/things/th-1?limit=many'), status: 400, body: { errors: [{ location: 'query', path: '/limit', message: 'must be integer', keyword: 'type' }] } }],
+    [
+      'a path parameter',
+      {
+        request: () => request('GET', '/things/x-1'),
+        status: 400,
+        body: { errors: [{ location: 'path', path: '/id', message: 'must match pattern "^th-"', keyword: 'pattern' }] },
+      },
+    ],
+    [
+      'a query parameter that does not convert',
+      {
+        request: () => request('GET', '/things/th-1?limit=many'),
+        status: 400,
+        body: { errors: [{ location: 'query', path: '/limit', message: 'must be integer', keyword: 'type' }] },
+      },
+    ],
   ];
   it.each(cases)('%s', async (_name, { request: make, status, body }) => {
     const { router, calls } = setup();
@@ -300,11 +572,15 @@ describe('validation', () => {
 });
 
 describe('handler responses', () => {
-  it('are sent as JSON with the handler\'s headers, Content-Type forced to JSON', async () => {
+  it("are sent as JSON with the handler's headers, Content-Type forced to JSON", async () => {
     const { router } = setup();
     const response = await router(request('GET', '/things/th-1'));
     expect(response.headers.get('x-trace')).toBe('t1');
-    expect(await answer(response)).toEqual({ status: 200, body: { id: 'th-1', name: 'a' }, contentType: 'application/json' });
+    expect(await answer(response)).toEqual({
+      status: 200,
+      body: { id: 'th-1', name: 'a' },
+      contentType: 'application/json',
+    });
   });
 
   it('a thrown error is 500 SERVER_ERROR without internals, reported to onError', async () => {
@@ -322,20 +598,37 @@ describe('handler responses', () => {
     const thenable = { then: (resolve: (value: unknown) => void) => resolve(thing) };
     for (const given of [thing, Promise.resolve(thing), thenable]) {
       const { router } = setup({}, { getThing: () => given });
-      expect(await answer(await router(request('GET', '/things/th-1')))).toEqual({ status: 200, body: thing.body, contentType: 'application/json' });
+      expect(await answer(await router(request('GET', '/things/th-1')))).toEqual({
+        status: 200,
+        body: thing.body,
+        contentType: 'application/json',
+      });
     }
   });
 
   it('the context gives the principal, the operationId and, to a handler reading it, the request', async () => {
     let seen: { principal: unknown; operationId: string; url: string; method: string } | undefined;
-    const { router } = setup({}, {
-      getThing: (_input, context) => {
-        seen = { principal: context.principal, operationId: context.operationId, url: context.request.url, method: context.request.method };
-        return { status: 200, body: { id: 'th-1', name: 'a' } };
+    const { router } = setup(
+      {},
+      {
+        getThing: (_input, context) => {
+          seen = {
+            principal: context.principal,
+            operationId: context.operationId,
+            url: context.request.url,
+            method: context.request.method,
+          };
+          return { status: 200, body: { id: 'th-1', name: 'a' } };
+        },
       },
-    });
+    );
     expect((await router(request('GET', '/things/th-1?verbose=true'))).status).toBe(200);
-    expect(seen).toEqual({ principal: { merchant: 'm-1' }, operationId: 'getThing', url: 'http://api.test/things/th-1?verbose=true', method: 'GET' });
+    expect(seen).toEqual({
+      principal: { merchant: 'm-1' },
+      operationId: 'getThing',
+      url: 'http://api.test/things/th-1?verbose=true',
+      method: 'GET',
+    });
   });
 
   it('a failing authenticate hook is a 500 as well', async () => {
@@ -345,7 +638,18 @@ describe('handler responses', () => {
   });
 
   it('a throwing onError does not break the answer', async () => {
-    const { router } = setup({ onError: () => { throw new Error('logger down'); } }, { getThing: () => { throw new Error('boom'); } });
+    const { router } = setup(
+      {
+        onError: () => {
+          throw new Error('logger down');
+        },
+      },
+      {
+        getThing: () => {
+          throw new Error('boom');
+        },
+      },
+    );
     expect((await router(request('GET', '/things/th-1'))).status).toBe(500);
   });
 
@@ -362,12 +666,18 @@ describe('handler responses', () => {
   });
 
   it('with validateResponses, a body breaking its schema is 500 and reported with the violations', async () => {
-    const { router, onError } = setup({ validateResponses: true }, { getThing: () => ({ status: 200, body: { id: 7 } }) });
+    const { router, onError } = setup(
+      { validateResponses: true },
+      { getThing: () => ({ status: 200, body: { id: 7 } }) },
+    );
     const got = await answer(await router(request('GET', '/things/th-1')));
     expect(got).toMatchObject({ status: 500, body: { error_code: 'SERVER_ERROR' } });
     const reported = onError.mock.calls[0]?.[0];
     expect(reported).toBeInstanceOf(ResponseContractError);
-    expect((reported as ResponseContractError).issues.map((issue) => [issue.path, issue.keyword])).toEqual([['/name', 'required'], ['/id', 'type']]);
+    expect((reported as ResponseContractError).issues.map((issue) => [issue.path, issue.keyword])).toEqual([
+      ['/name', 'required'],
+      ['/id', 'type'],
+    ]);
   });
 
   it('without validateResponses, the same body is sent as it is', async () => {
@@ -382,11 +692,17 @@ describe('around: what runs around a request once its caller is known', () => {
     const { router, calls } = setup({
       around: async ({ principal, operationId }) => {
         seen.push(`${principal.merchant} ${operationId}`);
-        return { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }) };
+        return {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': '1' },
+          body: JSON.stringify({ error_code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' }),
+        };
       },
     });
     // A body that is not even JSON: the answer comes before anything reads it.
-    const response = await router(request('POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } }));
+    const response = await router(
+      request('POST', '/things', { body: '{', headers: { 'content-type': 'application/json' } }),
+    );
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('1');
     expect(seen).toEqual(['m-1 createThing']);

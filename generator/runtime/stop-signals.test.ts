@@ -18,8 +18,13 @@ console.log('ready');
  * Starts the server, sends `first` once it is ready and `then` once it has begun stopping (signals sent at
  * the same instant reach a multi-threaded process in no set order), and returns how it ended.
  */
-async function signalled([first, ...then]: [StopSignal, ...StopSignal[]]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', server], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function signalled([first, ...then]: [StopSignal, ...StopSignal[]]): Promise<{
+  code: number | null;
+  output: string;
+}> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', server], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
@@ -47,11 +52,18 @@ async function signalled([first, ...then]: [StopSignal, ...StopSignal[]]): Promi
 }
 
 describe('onStopSignal', () => {
-  it.each(STOP_SIGNALS)('turns %s into a clean stop', async (signal) => {
-    expect(await signalled([signal])).toEqual({ code: 0, output: `ready\nstopping on ${signal}\nstopped\n` });
-  }, 30_000);
+  it.each(STOP_SIGNALS)(
+    'turns %s into a clean stop',
+    async (signal) => {
+      expect(await signalled([signal])).toEqual({ code: 0, output: `ready\nstopping on ${signal}\nstopped\n` });
+    },
+    30_000,
+  );
 
   it('stops once, and is not killed halfway, when more signals come while it stops (Ctrl-C under npm delivers SIGINT twice)', async () => {
-    expect(await signalled(['SIGINT', 'SIGINT', 'SIGTERM'])).toEqual({ code: 0, output: 'ready\nstopping on SIGINT\nstopped\n' });
+    expect(await signalled(['SIGINT', 'SIGINT', 'SIGTERM'])).toEqual({
+      code: 0,
+      output: 'ready\nstopping on SIGINT\nstopped\n',
+    });
   }, 30_000);
 });

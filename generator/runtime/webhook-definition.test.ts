@@ -2,7 +2,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { conforms } from './webhook-definition.js';
 
-const validate = new Ajv2020({ allErrors: true, verbose: true }).compile({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } });
+const validate = new Ajv2020({ allErrors: true, verbose: true }).compile({
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string' } },
+});
 
 describe('conforms', () => {
   it.each([

@@ -9,8 +9,20 @@ const refundDone = {
   operationId: 'refundDone',
   summary: 'A refund was paid out',
   tokenHeader: 'x-callback-token',
-  delivery: { destination: { dashboard_setting: 'refund_url' }, acknowledgement: '2xx', attempts: 3, retry_interval_seconds: 30, guarantee: 'at-least-once', ordering: 'none', after_final_failure: 'alert' },
-  validate: ajv.compile({ type: 'object', required: ['refund_id', 'amount'], properties: { refund_id: { type: 'string' }, amount: { type: 'number', minimum: 1 } } }),
+  delivery: {
+    destination: { dashboard_setting: 'refund_url' },
+    acknowledgement: '2xx',
+    attempts: 3,
+    retry_interval_seconds: 30,
+    guarantee: 'at-least-once',
+    ordering: 'none',
+    after_final_failure: 'alert',
+  },
+  validate: ajv.compile({
+    type: 'object',
+    required: ['refund_id', 'amount'],
+    properties: { refund_id: { type: 'string' }, amount: { type: 'number', minimum: 1 } },
+  }),
 } as const satisfies WebhookDefinition;
 const options = { callbackToken: 'cbtok_test_5f6ee8de3a733c1d', url: 'https://merchant.example/webhooks/refunds' };
 const payload = { refund_id: 'r-1', amount: 2500 };
@@ -35,9 +47,13 @@ describe('buildDelivery', () => {
     })();
     expect(thrown).toBeInstanceOf(WebhookPayloadError);
     expect(thrown).toMatchObject({
-      message: "refundDone payload breaks the contract: /refund_id must have required property 'refund_id'; /amount must be >= 1",
+      message:
+        "refundDone payload breaks the contract: /refund_id must have required property 'refund_id'; /amount must be >= 1",
       operationId: 'refundDone',
-      issues: [{ path: '/refund_id', keyword: 'required' }, { path: '/amount', keyword: 'minimum' }],
+      issues: [
+        { path: '/refund_id', keyword: 'required' },
+        { path: '/amount', keyword: 'minimum' },
+      ],
     });
   });
 

@@ -12,10 +12,26 @@ import {
 } from '@payments-contract/client';
 import type { components } from '@payments-contract/server/types';
 
-const client: PaymentsClient = createPaymentsClient({ baseUrl: 'https://payments.test', secretKey: 'sk_test_types', fetch: async () => Response.json({}) });
+const client: PaymentsClient = createPaymentsClient({
+  baseUrl: 'https://payments.test',
+  secretKey: 'sk_test_types',
+  fetch: async () => Response.json({}),
+});
 
-const disbursement = { external_id: 'd-1', bank_code: 'BCA', account_holder_name: 'Budi', account_number: '1234567890', amount: 90000 };
-const directDebit = { reference_id: 'r-1', payment_method_id: 'pm-1', currency: 'IDR', amount: 10000, callback_url: 'https://merchant.test/cb' };
+const disbursement = {
+  external_id: 'd-1',
+  bank_code: 'BCA',
+  account_holder_name: 'Budi',
+  account_number: '1234567890',
+  amount: 90000,
+};
+const directDebit = {
+  reference_id: 'r-1',
+  payment_method_id: 'pm-1',
+  currency: 'IDR',
+  amount: 10000,
+  callback_url: 'https://merchant.test/cb',
+};
 
 describe('client inputs', () => {
   it('takes typed path, query, header options and body, and nothing where the operation has none', () => {
@@ -23,8 +39,14 @@ describe('client inputs', () => {
     expectTypeOf(client.getBalance).parameters.toEqualTypeOf<[input?: GetBalanceInput]>();
     expectTypeOf<CreateDisbursementInput['body']>().toEqualTypeOf<components['schemas']['CreateDisbursementRequest']>();
     expectTypeOf<CreateDisbursementInput['idempotencyKey']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf(client.createEwalletPayment).parameter(0).toHaveProperty('apiVersion').toEqualTypeOf<string | undefined>();
-    expectTypeOf(client.getFixedVirtualAccountPayment).parameter(0).toHaveProperty('path').toEqualTypeOf<{ payment_id: string }>();
+    expectTypeOf(client.createEwalletPayment)
+      .parameter(0)
+      .toHaveProperty('apiVersion')
+      .toEqualTypeOf<string | undefined>();
+    expectTypeOf(client.getFixedVirtualAccountPayment)
+      .parameter(0)
+      .toHaveProperty('path')
+      .toEqualTypeOf<{ payment_id: string }>();
   });
 
   it('refuses a body field of the wrong type', () => {
@@ -57,7 +79,17 @@ describe('client inputs', () => {
   });
 
   it('offers encoding: form only where the contract accepts a form body', () => {
-    const fine = () => client.createFixedPaymentCode({ body: { external_id: 'p', retail_outlet_name: 'ALFAMART', name: 'Budi', expected_amount: 10000, is_single_use: false }, encoding: 'form' });
+    const fine = () =>
+      client.createFixedPaymentCode({
+        body: {
+          external_id: 'p',
+          retail_outlet_name: 'ALFAMART',
+          name: 'Budi',
+          expected_amount: 10000,
+          is_single_use: false,
+        },
+        encoding: 'form',
+      });
     const misuse = () =>
       client.createDisbursement({
         body: disbursement,
@@ -94,8 +126,12 @@ describe('client results', () => {
 
   it('narrows error_code to the codes the operation documents for that status', () => {
     const check = (result: CreateEwalletPaymentResult) => {
-      if (!result.ok && result.status === 422) expectTypeOf(result.error.error_code).toEqualTypeOf<'API_VALIDATION_ERROR' | 'EWALLET_TYPE_NOT_SUPPORTED'>();
-      if (!result.ok && result.status === 400) expectTypeOf(result.error.error_code).toEqualTypeOf<'DUPLICATE_PAYMENT_REQUEST_ERROR' | 'INVALID_JSON_FORMAT'>();
+      if (!result.ok && result.status === 422)
+        expectTypeOf(result.error.error_code).toEqualTypeOf<'API_VALIDATION_ERROR' | 'EWALLET_TYPE_NOT_SUPPORTED'>();
+      if (!result.ok && result.status === 400)
+        expectTypeOf(result.error.error_code).toEqualTypeOf<
+          'DUPLICATE_PAYMENT_REQUEST_ERROR' | 'INVALID_JSON_FORMAT'
+        >();
       if (!result.ok && result.status === 401) expectTypeOf(result.error.error_code).toEqualTypeOf<'INVALID_API_KEY'>();
     };
     expectTypeOf(check).toBeFunction();

@@ -17,7 +17,8 @@ interface Manifest {
   allowScripts?: Record<string, boolean>;
   scarfSettings?: { enabled?: boolean };
 }
-const manifestOf = (folder: string): Manifest => JSON.parse(readFileSync(join(repoRoot, folder, 'package.json'), 'utf8')) as Manifest;
+const manifestOf = (folder: string): Manifest =>
+  JSON.parse(readFileSync(join(repoRoot, folder, 'package.json'), 'utf8')) as Manifest;
 const root = manifestOf('.');
 
 describe('installing the repository', () => {
@@ -35,19 +36,27 @@ describe('installing the repository', () => {
     expect(root.scarfSettings?.enabled).toBe(false);
   });
 
-  it.each((root.workspaces ?? []).map((folder) => [folder] as const))('%s: every bin names a file the repository holds before the build, as the lockfile says', (folder) => {
-    // A fresh install links what the lockfile records, not the manifest: both must name the same files.
-    const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, Manifest> };
-    expect(lock.packages[folder]?.bin).toEqual(manifestOf(folder).bin);
-    // npm links bins before the root `prepare` builds dist/, and skips one whose file is not there yet.
-    for (const [name, target] of Object.entries(manifestOf(folder).bin ?? {})) {
-      const file = join(folder, target);
-      expect(existsSync(join(repoRoot, file)), `${name} -> ${file}`).toBe(true);
-      const ignored = spawnSync('git', ['check-ignore', '--quiet', file], { cwd: repoRoot }).status === 0;
-      expect(ignored, `${name} -> ${file} is a build output (ignored by git)`).toBe(false);
-      // Executable as committed and on disk: npm makes it so at install, which must not show as a change.
-      expect(spawnSync('git', ['ls-files', '--stage', file], { cwd: repoRoot, encoding: 'utf8' }).stdout, `${name} -> ${file} in git`).toMatch(/^100755 /);
-      expect(statSync(join(repoRoot, file)).mode & 0o111, `${name} -> ${file} on disk`).toBe(0o111);
-    }
-  });
+  it.each((root.workspaces ?? []).map((folder) => [folder] as const))(
+    '%s: every bin names a file the repository holds before the build, as the lockfile says',
+    (folder) => {
+      // A fresh install links what the lockfile records, not the manifest: both must name the same files.
+      const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, Manifest>;
+      };
+      expect(lock.packages[folder]?.bin).toEqual(manifestOf(folder).bin);
+      // npm links bins before the root `prepare` builds dist/, and skips one whose file is not there yet.
+      for (const [name, target] of Object.entries(manifestOf(folder).bin ?? {})) {
+        const file = join(folder, target);
+        expect(existsSync(join(repoRoot, file)), `${name} -> ${file}`).toBe(true);
+        const ignored = spawnSync('git', ['check-ignore', '--quiet', file], { cwd: repoRoot }).status === 0;
+        expect(ignored, `${name} -> ${file} is a build output (ignored by git)`).toBe(false);
+        // Executable as committed and on disk: npm makes it so at install, which must not show as a change.
+        expect(
+          spawnSync('git', ['ls-files', '--stage', file], { cwd: repoRoot, encoding: 'utf8' }).stdout,
+          `${name} -> ${file} in git`,
+        ).toMatch(/^100755 /);
+        expect(statSync(join(repoRoot, file)).mode & 0o111, `${name} -> ${file} on disk`).toBe(0o111);
+      }
+    },
+  );
 });

@@ -27,4 +27,8 @@ const preferRefusal = (request: Request): Promise<Response> => {
   request.headers.set('prefer', 'code=400');
   return fetch(request);
 };
-console.log(await payOut({ ...config, fetch: preferRefusal }, 'order-2').catch((error: unknown) => (error instanceof Error ? error.message : String(error))));
+console.log(
+  await payOut({ ...config, fetch: preferRefusal }, 'order-2').catch((error: unknown) =>
+    error instanceof Error ? error.message : String(error),
+  ),
+);

@@ -8,7 +8,10 @@ import { createNodeServer } from '@payments-contract/server/runtime/node-listene
 const merchant = { id: 'merchant-1', secretKey: 'sk_test_packed_consumer' };
 const router = createRouter(
   {
-    getBalance: async (_input, { principal }) => ({ status: 200, body: { balance: principal.id === merchant.id ? 4200 : 0 } }),
+    getBalance: async (_input, { principal }) => ({
+      status: 200,
+      body: { balance: principal.id === merchant.id ? 4200 : 0 },
+    }),
   },
   {
     authenticate: (key) => (key?.username === merchant.secretKey && key.password === '' ? merchant : null),
@@ -20,7 +23,11 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undef
 const { port } = server.address();
 const base = `http://127.0.0.1:${port}`;
 const authorization = `Basic ${Buffer.from(`${merchant.secretKey}:`).toString('base64')}`;
-for (const [path, headers] of [['/balance', { authorization }], ['/balance', {}], ['/no-such-route', { authorization }]]) {
+for (const [path, headers] of [
+  ['/balance', { authorization }],
+  ['/balance', {}],
+  ['/no-such-route', { authorization }],
+]) {
   const response = await fetch(`${base}${path}`, { headers });
   console.log(JSON.stringify({ status: response.status, body: await response.json() }));
 }

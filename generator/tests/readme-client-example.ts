@@ -7,14 +7,24 @@ export async function payOut(config: PaymentsClientOptions, orderId: string): Pr
   const payments = createPaymentsClient(config); // { baseUrl, secretKey, fetch? }
   const result = await payments.createDisbursement({
     idempotencyKey: orderId, // a retry after a timeout cannot pay twice
-    body: { external_id: orderId, bank_code: 'BCA', account_holder_name: 'Budi Santoso', account_number: '1234567890', description: 'Refund', amount: 90000 },
+    body: {
+      external_id: orderId,
+      bank_code: 'BCA',
+      account_holder_name: 'Budi Santoso',
+      account_number: '1234567890',
+      description: 'Refund',
+      amount: 90000,
+    },
   });
   if (result.ok) return `sent ${result.data.id}`;
   if (result.status === 400) {
     switch (result.error.error_code) {
-      case 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR': return 'top up the balance first';
-      case 'DUPLICATE_TRANSACTION_ERROR': return 'already sent';
-      default: throw new Error(`refused: ${result.error.error_code}`);
+      case 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR':
+        return 'top up the balance first';
+      case 'DUPLICATE_TRANSACTION_ERROR':
+        return 'already sent';
+      default:
+        throw new Error(`refused: ${result.error.error_code}`);
     }
   }
   if (result.status === 429) return `slow down: send it again in ${result.headers['Retry-After']} s`;

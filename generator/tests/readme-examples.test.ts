@@ -15,7 +15,9 @@ const tagged = [...readme.matchAll(/<!-- from ([^#\s]+)(?:#(\S+))? -->\n```ts\n(
 
 function dedent(text: string): string {
   const lines = text.split('\n');
-  const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length));
+  const indent = Math.min(
+    ...lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length),
+  );
   return lines.map((line) => line.slice(indent)).join('\n');
 }
 
@@ -27,7 +29,10 @@ function sourceCode(file: string, region: string | undefined): string {
     return dedent(match[1] as string);
   }
   const lines = text.split('\n');
-  return lines.slice(lines.findIndex((line) => line.startsWith('import'))).join('\n').trimEnd();
+  return lines
+    .slice(lines.findIndex((line) => line.startsWith('import')))
+    .join('\n')
+    .trimEnd();
 }
 
 describe('README examples', () => {
@@ -40,7 +45,10 @@ describe('README examples', () => {
     ]);
   });
 
-  it.each(tagged.map((t) => [`${t.file}${t.region ? `#${t.region}` : ''}`, t] as const))('%s is shown exactly as compiled', (_name, { file, region, block }) => {
-    expect(block).toBe(sourceCode(file, region));
-  });
+  it.each(tagged.map((t) => [`${t.file}${t.region ? `#${t.region}` : ''}`, t] as const))(
+    '%s is shown exactly as compiled',
+    (_name, { file, region, block }) => {
+      expect(block).toBe(sourceCode(file, region));
+    },
+  );
 });

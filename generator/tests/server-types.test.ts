@@ -28,7 +28,9 @@ const payment: components['schemas']['EwalletPayment'] = {
 
 describe('handler inputs', () => {
   it('are typed per operation and location from the contract', () => {
-    expectTypeOf<CreateEwalletPaymentHandlerInput['body']>().toEqualTypeOf<components['schemas']['CreateEwalletPaymentRequest']>();
+    expectTypeOf<CreateEwalletPaymentHandlerInput['body']>().toEqualTypeOf<
+      components['schemas']['CreateEwalletPaymentRequest']
+    >();
     expectTypeOf<CreateEwalletPaymentHandlerInput['body']['amount']>().toEqualTypeOf<number>();
     expectTypeOf<GetBalanceHandlerInput['query']['account_type']>().toEqualTypeOf<'CASH' | 'HOLDING' | undefined>();
     expectTypeOf<GetDirectDebitPaymentHandlerInput['path']>().toEqualTypeOf<{ id: string }>();
@@ -57,8 +59,15 @@ describe('handler inputs', () => {
 describe('handler results', () => {
   it('a documented success or error response compiles', () => {
     const ok: CreateEwalletPaymentHandlerResult = { status: 200, body: payment };
-    const coded: CreateEwalletPaymentHandlerResult = { status: 422, body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' } };
-    const withHeaders: CreateEwalletPaymentHandlerResult = { status: 400, body: { error_code: 'DUPLICATE_PAYMENT_REQUEST_ERROR', message: 'Used.' }, headers: { 'x-request-id': 'r1' } };
+    const coded: CreateEwalletPaymentHandlerResult = {
+      status: 422,
+      body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' },
+    };
+    const withHeaders: CreateEwalletPaymentHandlerResult = {
+      status: 400,
+      body: { error_code: 'DUPLICATE_PAYMENT_REQUEST_ERROR', message: 'Used.' },
+      headers: { 'x-request-id': 'r1' },
+    };
     void [ok, coded, withHeaders];
   });
 
@@ -70,17 +79,26 @@ describe('handler results', () => {
 
   it('an error_code the status does not document does not compile', () => {
     // @ts-expect-error EWALLET_TYPE_NOT_SUPPORTED is documented at 422, not at 400
-    const wrongStatus: CreateEwalletPaymentHandlerResult = { status: 400, body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' } };
-    // @ts-expect-error NOT_A_CODE is documented nowhere
-    const unknownCode: CreateEwalletPaymentHandlerResult = { status: 422, body: { error_code: 'NOT_A_CODE', message: 'm' } };
+    const wrongStatus: CreateEwalletPaymentHandlerResult = {
+      status: 400,
+      body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' },
+    };
+    const unknownCode: CreateEwalletPaymentHandlerResult = {
+      status: 422,
+      // @ts-expect-error NOT_A_CODE is documented nowhere
+      body: { error_code: 'NOT_A_CODE', message: 'm' },
+    };
     void [wrongStatus, unknownCode];
   });
 
   it('a success body breaking its schema does not compile', () => {
     // @ts-expect-error status must be PENDING in the creation answer
     const wrongEnum: CreateEwalletPaymentHandlerResult = { status: 200, body: { ...payment, status: 'COMPLETED' } };
-    // @ts-expect-error an error body is not a success body
-    const errorAsSuccess: CreateEwalletPaymentHandlerResult = { status: 200, body: { error_code: 'SERVER_ERROR', message: 'm' } };
+    const errorAsSuccess: CreateEwalletPaymentHandlerResult = {
+      status: 200,
+      // @ts-expect-error an error body is not a success body
+      body: { error_code: 'SERVER_ERROR', message: 'm' },
+    };
     void [wrongEnum, errorAsSuccess];
   });
 });
@@ -90,7 +108,8 @@ describe('Handlers and createRouter', () => {
     const createEwalletPayment: Handlers<Merchant>['createEwalletPayment'] = async (input, context) => {
       expectTypeOf(context).toEqualTypeOf<RequestContext<Merchant>>();
       expectTypeOf(context.principal.merchantId).toEqualTypeOf<string>();
-      if (input.body.ewallet_type !== 'OVO') return { status: 422, body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' } };
+      if (input.body.ewallet_type !== 'OVO')
+        return { status: 422, body: { error_code: 'EWALLET_TYPE_NOT_SUPPORTED', message: 'Only OVO.' } };
       return { status: 200, body: { ...payment, external_id: input.body.external_id, amount: input.body.amount } };
     };
     void createEwalletPayment;
@@ -98,13 +117,18 @@ describe('Handlers and createRouter', () => {
 
   it('a handler answering an undocumented error code does not compile inside Handlers', () => {
     // @ts-expect-error getBalance documents only API_VALIDATION_ERROR at 400
-    const getBalance: Handlers['getBalance'] = () => ({ status: 400, body: { error_code: 'INVALID_JSON_FORMAT', message: 'm' } });
+    const getBalance: Handlers['getBalance'] = () => ({
+      status: 400,
+      body: { error_code: 'INVALID_JSON_FORMAT', message: 'm' },
+    });
     void getBalance;
   });
 
   it('createRouter needs one handler per operation and an authenticate hook returning the principal', () => {
     const build = (handlers: Handlers<Merchant>) => {
-      const router = createRouter(handlers, { authenticate: (credentials) => (credentials ? { merchantId: credentials.username } : null) });
+      const router = createRouter(handlers, {
+        authenticate: (credentials) => (credentials ? { merchantId: credentials.username } : null),
+      });
       expectTypeOf(router).toEqualTypeOf<(request: Request) => Promise<Response>>();
       // @ts-expect-error the handlers expect a Merchant principal, authenticate returns a string
       createRouter(handlers, { authenticate: () => 'merchant' });

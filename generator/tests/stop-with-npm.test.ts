@@ -44,11 +44,16 @@ async function npmRun(args: string[], env: Record<string, string> = {}): Promise
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm run ${args.join(' ')} did not answer in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`npm run ${args.join(' ')} did not answer in ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const read = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       // Record what runs as soon as it shows, so a failure below still ends it.
-      if (npm.pid !== undefined) for (const process of processTree(npm.pid)) if (!started.some((known) => known.pid === process.pid)) started.push(process);
+      if (npm.pid !== undefined)
+        for (const process of processTree(npm.pid))
+          if (!started.some((known) => known.pid === process.pid)) started.push(process);
       const found = /listening on (http:\/\/\S+)/.exec(output);
       if (found) {
         clearTimeout(timer);
@@ -77,31 +82,39 @@ async function killNpm(script: RunningScript): Promise<void> {
 }
 
 describe('SIGTERM to npm stops the server it started', () => {
-  it('npm start: the port closes, no process of it is left, and the next sandbox opens the same DATA_DIR', async () => {
-    const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir };
-    const sandbox = await npmRun(['start'], env);
-    expect(await answers(sandbox.url)).toBe(true);
-    expect(sandbox.tree.length).toBeGreaterThan(1);
+  it(
+    'npm start: the port closes, no process of it is left, and the next sandbox opens the same DATA_DIR',
+    async () => {
+      const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir };
+      const sandbox = await npmRun(['start'], env);
+      expect(await answers(sandbox.url)).toBe(true);
+      expect(sandbox.tree.length).toBeGreaterThan(1);
 
-    await killNpm(sandbox);
-    expect(await answers(sandbox.url)).toBe(false);
-    expect(sandbox.output()).toContain('SIGTERM: stopping the sandbox');
+      await killNpm(sandbox);
+      expect(await answers(sandbox.url)).toBe(false);
+      expect(sandbox.output()).toContain('SIGTERM: stopping the sandbox');
 
-    // The data directory's lock went with it: a second sandbox starts on it, not refused as "in use".
-    const next = await npmRun(['start'], env);
-    expect(await answers(next.url)).toBe(true);
-    await killNpm(next);
-  }, 2 * START_TIMEOUT_MS);
+      // The data directory's lock went with it: a second sandbox starts on it, not refused as "in use".
+      const next = await npmRun(['start'], env);
+      expect(await answers(next.url)).toBe(true);
+      await killNpm(next);
+    },
+    2 * START_TIMEOUT_MS,
+  );
 
-  it('npm run mock: the mock and Prism behind it stop, and no process of it is left', async () => {
-    const mock = await npmRun(['mock', '--', '--port', '0']);
-    const prismUrl = /\(Prism on (http:\/\/\S+) /.exec(mock.output())?.[1];
-    expect(prismUrl).toBeDefined();
-    expect(await answers(mock.url)).toBe(true);
-    expect(mock.tree.some((process) => process.command.includes('prism-cli'))).toBe(true);
+  it(
+    'npm run mock: the mock and Prism behind it stop, and no process of it is left',
+    async () => {
+      const mock = await npmRun(['mock', '--', '--port', '0']);
+      const prismUrl = /\(Prism on (http:\/\/\S+) /.exec(mock.output())?.[1];
+      expect(prismUrl).toBeDefined();
+      expect(await answers(mock.url)).toBe(true);
+      expect(mock.tree.some((process) => process.command.includes('prism-cli'))).toBe(true);
 
-    await killNpm(mock);
-    expect(await answers(mock.url)).toBe(false);
-    expect(await answers(prismUrl!)).toBe(false);
-  }, START_TIMEOUT_MS);
+      await killNpm(mock);
+      expect(await answers(mock.url)).toBe(false);
+      expect(await answers(prismUrl!)).toBe(false);
+    },
+    START_TIMEOUT_MS,
+  );
 });

@@ -56,7 +56,9 @@ describe('receiver handlers are typed per webhook', () => {
         seen.push(event.external_id);
       },
     };
-    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest(buildWebhookDelivery('ewalletPayment', ewalletPayment, options)));
+    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(
+      toRequest(buildWebhookDelivery('ewalletPayment', ewalletPayment, options)),
+    );
     expect(response.status).toBe(200);
     expect(seen).toEqual(['ovo-order-2026-11-0060']);
   });
@@ -67,7 +69,9 @@ describe('receiver handlers are typed per webhook', () => {
       ewalletPaid: () => undefined,
     };
     // @ts-expect-error the kind is the operationId, not the webhook's name
-    expect(() => createWebhookReceiver(handlers, { callbackToken: TOKEN, kind: 'ewallet.payment' })).toThrow(/no handler/);
+    expect(() => createWebhookReceiver(handlers, { callbackToken: TOKEN, kind: 'ewallet.payment' })).toThrow(
+      /no handler/,
+    );
   });
 });
 
@@ -80,14 +84,26 @@ describe('buildWebhookDelivery is typed per webhook', () => {
   });
 
   it.each([
-    // @ts-expect-error amount is a number
-    ['a field of the wrong type', () => buildWebhookDelivery('ewalletPayment', { ...ewalletPayment, amount: '85000' }, options), WebhookPayloadError],
-    // @ts-expect-error status is COMPLETED or FAILED
-    ['a value outside its enum', () => buildWebhookDelivery('ewalletPayment', { ...ewalletPayment, status: 'PAID' }, options), WebhookPayloadError],
+    [
+      'a field of the wrong type',
+      // @ts-expect-error amount is a number
+      () => buildWebhookDelivery('ewalletPayment', { ...ewalletPayment, amount: '85000' }, options),
+      WebhookPayloadError,
+    ],
+    [
+      'a value outside its enum',
+      // @ts-expect-error status is COMPLETED or FAILED
+      () => buildWebhookDelivery('ewalletPayment', { ...ewalletPayment, status: 'PAID' }, options),
+      WebhookPayloadError,
+    ],
     // @ts-expect-error the payload of another webhook
     ['another webhook’s payload', () => buildWebhookDelivery('ewalletPayment', fvaPaid, options), WebhookPayloadError],
-    // @ts-expect-error the webhook's name is not its operationId
-    ['a webhook name instead of an operationId', () => buildWebhookDelivery('ewallet.payment', ewalletPayment, options), TypeError],
+    [
+      'a webhook name instead of an operationId',
+      // @ts-expect-error the webhook's name is not its operationId
+      () => buildWebhookDelivery('ewallet.payment', ewalletPayment, options),
+      TypeError,
+    ],
   ])('refuses %s, at compile time and at run time', (_name, build, error) => {
     expect(build).toThrow(error);
   });
@@ -125,7 +141,10 @@ describe('README: a merchant’s first lines and the sandbox’s', () => {
     // --- end ---
 
     // --- README (sandbox) ---
-    const delivery = buildWebhookDelivery('ewalletPayment', ewalletPayment, { callbackToken: CALLBACK_TOKEN, url: 'https://merchant.example/callbacks' });
+    const delivery = buildWebhookDelivery('ewalletPayment', ewalletPayment, {
+      callbackToken: CALLBACK_TOKEN,
+      url: 'https://merchant.example/callbacks',
+    });
     const { attempts, retry_interval_seconds } = webhookMetadata.ewalletPayment.delivery;
     const response = await receiveWebhooks(toRequest(delivery)); // in production: await fetch(toRequest(delivery))
     // --- end ---

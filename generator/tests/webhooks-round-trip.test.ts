@@ -29,8 +29,14 @@ function object(value: Json | undefined, what: string): JsonObject {
 /** The named examples of the webhook's JSON body, from the bundled contract. */
 function examples(webhook: WebhookModel): [string, JsonObject][] {
   const operation = object({ $ref: webhook.pointer }, webhook.pointer);
-  const media = object(object(object(operation.requestBody, 'requestBody').content, 'content')['application/json'], 'media type');
-  return Object.entries(object(media.examples, 'examples')).map(([name, example]) => [name, object(object(example, name).value, `${name}.value`)]);
+  const media = object(
+    object(object(operation.requestBody, 'requestBody').content, 'content')['application/json'],
+    'media type',
+  );
+  return Object.entries(object(media.examples, 'examples')).map(([name, example]) => [
+    name,
+    object(object(example, name).value, `${name}.value`),
+  ]);
 }
 
 /** The first property the webhook's body schema requires. */
@@ -41,12 +47,16 @@ function firstRequired(webhook: WebhookModel): string {
 }
 
 const kinds = model.webhooks.map((webhook) => webhook.operationId as WebhookKind);
-const cases = model.webhooks.flatMap((webhook) => examples(webhook).map(([name, value]) => ({ webhook, kind: webhook.operationId as WebhookKind, name, value })));
+const cases = model.webhooks.flatMap((webhook) =>
+  examples(webhook).map(([name, value]) => ({ webhook, kind: webhook.operationId as WebhookKind, name, value })),
+);
 
 /** A handler for every webhook, recording what it receives. */
 function recordingHandlers() {
   const received: { kind: WebhookKind; event: unknown }[] = [];
-  const handlers = Object.fromEntries(kinds.map((kind) => [kind, vi.fn((event: unknown) => void received.push({ kind, event }))])) as WebhookHandlers;
+  const handlers = Object.fromEntries(
+    kinds.map((kind) => [kind, vi.fn((event: unknown) => void received.push({ kind, event }))]),
+  ) as WebhookHandlers;
   return { handlers, received };
 }
 
@@ -55,9 +65,18 @@ const deliver = <K extends WebhookKind>(kind: K, value: JsonObject, callbackToke
   buildWebhookDelivery(kind, value as unknown as WebhookEvents[K], { callbackToken, url: URL_ });
 
 describe('the generated webhook metadata', () => {
-  it.each(model.webhooks.map((webhook) => [webhook.operationId, webhook] as const))('%s is the contract’s name, token header and x-delivery', (operationId, webhook) => {
-    expect(webhookMetadata[operationId as WebhookKind]).toEqual({ name: webhook.name, operationId, summary: webhook.summary, tokenHeader: 'x-callback-token', delivery: webhook.delivery });
-  });
+  it.each(model.webhooks.map((webhook) => [webhook.operationId, webhook] as const))(
+    '%s is the contract’s name, token header and x-delivery',
+    (operationId, webhook) => {
+      expect(webhookMetadata[operationId as WebhookKind]).toEqual({
+        name: webhook.name,
+        operationId,
+        summary: webhook.summary,
+        tokenHeader: 'x-callback-token',
+        delivery: webhook.delivery,
+      });
+    },
+  );
 
   it('covers every webhook of the contract, each with at least one example', () => {
     expect(Object.keys(webhookMetadata).sort()).toEqual([...kinds].sort());
@@ -76,7 +95,9 @@ describe.each(cases)('$kind, example $name', ({ webhook, kind, value }) => {
 
   it('on an endpoint fixed to this kind: 200', async () => {
     const { handlers, received } = recordingHandlers();
-    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN, kind })(toRequest(deliver(kind, value)));
+    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN, kind })(
+      toRequest(deliver(kind, value)),
+    );
     expect(response.status).toBe(200);
     expect(received).toEqual([{ kind, event: value }]);
   });
@@ -84,14 +105,20 @@ describe.each(cases)('$kind, example $name', ({ webhook, kind, value }) => {
   it('with the token header spelled X-Callback-Token: 200', async () => {
     const { handlers, received } = recordingHandlers();
     const { url, body } = deliver(kind, value);
-    const request = new Request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Callback-Token': TOKEN }, body });
+    const request = new Request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Callback-Token': TOKEN },
+      body,
+    });
     expect((await createWebhookReceiver(handlers, { callbackToken: TOKEN })(request)).status).toBe(200);
     expect(received).toHaveLength(1);
   });
 
   it('with a wrong token: 401 INVALID_CALLBACK_TOKEN, and no handler runs', async () => {
     const { handlers, received } = recordingHandlers();
-    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest(deliver(kind, value, 'cbtok_live_someone_else')));
+    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(
+      toRequest(deliver(kind, value, 'cbtok_live_someone_else')),
+    );
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error_code: 'INVALID_CALLBACK_TOKEN' });
     expect(received).toEqual([]);
@@ -100,13 +127,18 @@ describe.each(cases)('$kind, example $name', ({ webhook, kind, value }) => {
   it('without its first required property: the sender refuses it, and the receiver answers 400 naming it', async () => {
     const missing = firstRequired(webhook);
     const { [missing]: _dropped, ...invalid } = value;
-    expect(() => deliver(kind, invalid)).toThrow(`${kind} payload breaks the contract: /${missing} must have required property '${missing}'`);
+    expect(() => deliver(kind, invalid)).toThrow(
+      `${kind} payload breaks the contract: /${missing} must have required property '${missing}'`,
+    );
 
     const { handlers, received } = recordingHandlers();
     const forged = { ...deliver(kind, value), body: JSON.stringify(invalid) };
     const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN, kind })(toRequest(forged));
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: `/${missing}`, keyword: 'required' }] });
+    expect(await response.json()).toMatchObject({
+      error_code: 'API_VALIDATION_ERROR',
+      errors: [{ location: 'body', path: `/${missing}`, keyword: 'required' }],
+    });
     expect(received).toEqual([]);
   });
 });
@@ -120,29 +152,44 @@ describe('which webhook a delivery is, on one endpoint for all', () => {
     expect(withoutEvent.length).toBeGreaterThan(0);
   });
 
-  it.each(withEvent)('$kind ($name) by its `event` field, even where it also fits another schema', async ({ kind, value }) => {
-    const { handlers, received } = recordingHandlers();
-    const other = withoutEvent[0]?.value ?? {};
-    const body = JSON.stringify({ ...other, ...value });
-    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest({ ...deliver(kind, value), body }));
-    expect(response.status).toBe(200);
-    expect(received.map((entry) => entry.kind)).toEqual([kind]);
-  });
+  it.each(withEvent)(
+    '$kind ($name) by its `event` field, even where it also fits another schema',
+    async ({ kind, value }) => {
+      const { handlers, received } = recordingHandlers();
+      const other = withoutEvent[0]?.value ?? {};
+      const body = JSON.stringify({ ...other, ...value });
+      const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(
+        toRequest({ ...deliver(kind, value), body }),
+      );
+      expect(response.status).toBe(200);
+      expect(received.map((entry) => entry.kind)).toEqual([kind]);
+    },
+  );
 
   it.each(withoutEvent)('$kind ($name) by the one schema it fits', async ({ kind, value }) => {
     const { handlers, received } = recordingHandlers();
-    expect((await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest(deliver(kind, value)))).status).toBe(200);
+    expect(
+      (await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest(deliver(kind, value)))).status,
+    ).toBe(200);
     expect(received.map((entry) => entry.kind)).toEqual([kind]);
   });
 
   it('a body that fits two schemas is refused as ambiguous', async () => {
-    const [first, second] = [cases.find((entry) => entry.kind === 'fixedVirtualAccountPaid'), cases.find((entry) => entry.kind === 'fixedPaymentCodePaid')];
+    const [first, second] = [
+      cases.find((entry) => entry.kind === 'fixedVirtualAccountPaid'),
+      cases.find((entry) => entry.kind === 'fixedPaymentCodePaid'),
+    ];
     if (!first || !second) throw new Error('the contract lost an example');
     const { handlers, received } = recordingHandlers();
     const body = JSON.stringify({ ...second.value, ...first.value });
-    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(toRequest({ ...deliver(first.kind, first.value), body }));
+    const response = await createWebhookReceiver(handlers, { callbackToken: TOKEN })(
+      toRequest({ ...deliver(first.kind, first.value), body }),
+    );
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error_code: 'UNKNOWN_WEBHOOK', message: expect.stringContaining('fixedVirtualAccountPaid, fixedPaymentCodePaid') });
+    expect(await response.json()).toMatchObject({
+      error_code: 'UNKNOWN_WEBHOOK',
+      message: expect.stringContaining('fixedVirtualAccountPaid, fixedPaymentCodePaid'),
+    });
     expect(received).toEqual([]);
   });
 });

@@ -11,12 +11,16 @@ export type VirtualAccountBank = components['schemas']['VirtualAccountBank'];
 export type VirtualAccountBankCode = VirtualAccountBank['code'];
 
 /** Every entry of every example of the operation's 200 answer, the first entry of each code kept. */
-function catalog<Entry extends { code: string }>(operationId: string, isEntry: (value: Json) => value is Json & Entry): readonly Entry[] {
+function catalog<Entry extends { code: string }>(
+  operationId: string,
+  isEntry: (value: Json) => value is Json & Entry,
+): readonly Entry[] {
   const byCode = new Map<string, Entry>();
   for (const example of responseExamples(operationId, 200)) {
     if (!Array.isArray(example)) throw new Error(`an example of ${operationId} is not an array`);
     for (const entry of example) {
-      if (!isEntry(entry)) throw new Error(`an example of ${operationId} has an entry that is not a bank: ${JSON.stringify(entry)}`);
+      if (!isEntry(entry))
+        throw new Error(`an example of ${operationId} has an entry that is not a bank: ${JSON.stringify(entry)}`);
       if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
     }
   }
@@ -24,13 +28,21 @@ function catalog<Entry extends { code: string }>(operationId: string, isEntry: (
 }
 
 const isDisbursementBank = (value: Json): value is Json & DisbursementBank =>
-  isObject(value) && typeof value.name === 'string' && typeof value.code === 'string' && typeof value.can_disburse === 'boolean' && typeof value.can_name_validate === 'boolean';
+  isObject(value) &&
+  typeof value.name === 'string' &&
+  typeof value.code === 'string' &&
+  typeof value.can_disburse === 'boolean' &&
+  typeof value.can_name_validate === 'boolean';
 
 // The generated type narrows `code` to the schema's enum, which the examples were linted against.
-const isVirtualAccountBank = (value: Json): value is Json & VirtualAccountBank => isObject(value) && typeof value.name === 'string' && typeof value.code === 'string';
+const isVirtualAccountBank = (value: Json): value is Json & VirtualAccountBank =>
+  isObject(value) && typeof value.name === 'string' && typeof value.code === 'string';
 
 /** Every disbursement destination (banks and e-wallets), in the contract's order. */
-export const disbursementBankCatalog: readonly DisbursementBank[] = catalog('listDisbursementBanks', isDisbursementBank);
+export const disbursementBankCatalog: readonly DisbursementBank[] = catalog(
+  'listDisbursementBanks',
+  isDisbursementBank,
+);
 
 /** The disbursement destination with this `bank_code`; undefined means `BANK_CODE_NOT_SUPPORTED_ERROR`. */
 export function findDisbursementBank(code: string): DisbursementBank | undefined {
@@ -38,4 +50,7 @@ export function findDisbursementBank(code: string): DisbursementBank | undefined
 }
 
 /** Every bank fixed virtual accounts can be opened in, with its display name, in the contract's order. */
-export const virtualAccountBankCatalog: readonly VirtualAccountBank[] = catalog('listVirtualAccountBanks', isVirtualAccountBank);
+export const virtualAccountBankCatalog: readonly VirtualAccountBank[] = catalog(
+  'listVirtualAccountBanks',
+  isVirtualAccountBank,
+);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { operationTable } from '@payments-contract/server';
 import { responseExamples } from '../contract.js';
-import { balanceAndBankHandlers, collections, disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog } from './index.js';
+import {
+  balanceAndBankHandlers,
+  collections,
+  disbursementBankCatalog,
+  findDisbursementBank,
+  virtualAccountBankCatalog,
+} from './index.js';
 import { createHarness, KEYS, type Harness } from './testing.js';
 
 const harness = (): Harness => createHarness((ctx) => balanceAndBankHandlers(ctx), collections);
@@ -22,16 +28,27 @@ describe('getBalance', () => {
 
   it('keeps merchants and modes apart', async () => {
     const h = harness();
-    await h.store.transaction((tx) => h.ctx.balances.credit(tx, { merchantId: 'merchant-a', mode: 'test' }, 'CASH', 500000));
+    await h.store.transaction((tx) =>
+      h.ctx.balances.credit(tx, { merchantId: 'merchant-a', mode: 'test' }, 'CASH', 500000),
+    );
     expect(await h.call('GET', '/balance', { key: KEYS.aLive })).toEqual({ status: 200, body: { balance: 0 } });
     expect(await h.call('GET', '/balance', { key: KEYS.b })).toEqual({ status: 200, body: { balance: 0 } });
   });
 
   it('answers every documented error code', async () => {
     const h = harness();
-    expect(await h.call('GET', '/balance?account_type=ESCROW')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await h.call('GET', '/balance', { key: null })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
-    expect(await h.call('GET', '/balance', { key: 'sk_test_nobody' })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
+    expect(await h.call('GET', '/balance?account_type=ESCROW')).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
+    expect(await h.call('GET', '/balance', { key: null })).toMatchObject({
+      status: 401,
+      body: { error_code: 'INVALID_API_KEY' },
+    });
+    expect(await h.call('GET', '/balance', { key: 'sk_test_nobody' })).toMatchObject({
+      status: 401,
+      body: { error_code: 'INVALID_API_KEY' },
+    });
     // 403 and 500 are the router's (permissions are outside the API; 500 is a thrown handler); 429 and 503 are
     // the rate limits' and an unavailable service's, which every operation documents.
     expect(Object.keys(operationTable.getBalance.responses)).toEqual(['200', '400', '401', '403', '429', '500', '503']);
@@ -43,7 +60,14 @@ describe('listVirtualAccountBanks', () => {
     const h = harness();
     const all = await h.call('GET', '/available_virtual_account_banks');
     expect(all).toEqual({ status: 200, body: virtualAccountBankCatalog });
-    expect(virtualAccountBankCatalog.map((bank) => bank.code)).toEqual(['BCA', 'BNI', 'MANDIRI', 'SAHABAT_SAMPOERNA', 'BRI', 'PERMATA']);
+    expect(virtualAccountBankCatalog.map((bank) => bank.code)).toEqual([
+      'BCA',
+      'BNI',
+      'MANDIRI',
+      'SAHABAT_SAMPOERNA',
+      'BRI',
+      'PERMATA',
+    ]);
     await h.configure({ virtual_account_bank_activation: ['PERMATA', 'MANDIRI'] });
     expect(await h.call('GET', '/available_virtual_account_banks')).toEqual({
       status: 200,

@@ -8,7 +8,13 @@ import { disbursementBankCatalog, virtualAccountBankCatalog } from './banks.js';
 import { isObject } from '@payments-contract/contract/model';
 import { contractOperation } from '../contract.js';
 
-export { disbursementBankCatalog, findDisbursementBank, virtualAccountBankCatalog, type DisbursementBank, type VirtualAccountBank } from './banks.js';
+export {
+  disbursementBankCatalog,
+  findDisbursementBank,
+  virtualAccountBankCatalog,
+  type DisbursementBank,
+  type VirtualAccountBank,
+} from './banks.js';
 
 /** The ledger is ctx.balances' own storage; this module keeps nothing else. */
 export const collections: CollectionDefinition[] = [];
@@ -23,7 +29,9 @@ const defaultAccountType: AccountType = (() => {
   return fallback;
 })();
 
-export function balanceAndBankHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'getBalance' | 'listVirtualAccountBanks' | 'listDisbursementBanks'> {
+export function balanceAndBankHandlers(
+  ctx: SandboxContext,
+): Pick<Handlers<Caller>, 'getBalance' | 'listVirtualAccountBanks' | 'listDisbursementBanks'> {
   return {
     getBalance: async ({ query }, { principal }) => {
       const account = query.account_type ?? defaultAccountType;

@@ -7,7 +7,12 @@ import { expect } from 'vitest';
 import { createRouter, type AnyHandler, type RouteTable } from '@payments-contract/server/runtime/router';
 import { operationTable as controlTable } from '@payments-contract/server/sandbox/server';
 import { operationTable as serviceTable } from '@payments-contract/server';
-import { buildWebhookDelivery, webhookMetadata, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
+import {
+  buildWebhookDelivery,
+  webhookMetadata,
+  type WebhookEvents,
+  type WebhookKind,
+} from '@payments-contract/client/webhooks';
 import type { AccountType, Caller, Json, JsonRecord, MerchantSettings, SandboxContext, Scope } from '../context.js';
 import { openJournalStore } from '../store/journal-store.js';
 import type { CollectionDefinition, Store } from '../store/store.js';
@@ -114,8 +119,14 @@ type Handler = AnyHandler<Caller>;
  * A harness serving `handlers` (service and control operations, by operationId) over a fresh in-memory
  * store with the modules' `collections`.
  */
-export function createHarness(build: (ctx: SandboxContext) => Record<string, Handler>, collections: CollectionDefinition[]): Harness {
-  const store = openJournalStore({ dataDir: ':memory:', collections: [...collections, { name: OUTBOX }, { name: LEDGER }] });
+export function createHarness(
+  build: (ctx: SandboxContext) => Record<string, Handler>,
+  collections: CollectionDefinition[],
+): Harness {
+  const store = openJournalStore({
+    dataDir: ':memory:',
+    collections: [...collections, { name: OUTBOX }, { name: LEDGER }],
+  });
   const offsets = new Map<string, number>();
   let ids = 0;
   let sequence = 0;
@@ -123,8 +134,14 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
   const keyOf = (scope: Scope) => `${scope.merchantId}/${scope.mode}`;
   const settingsOf = (scope: Scope): MerchantSettings => settings.get(keyOf(scope)) ?? defaultSettings();
   const ledgerId = (account: AccountType) => `ledger-${account}`;
-  const readBalance = async (tx: Pick<Store, 'get'>, scope: Scope, account: AccountType) => (await tx.get<LedgerEntry>(LEDGER, scope, ledgerId(account)))?.amount ?? 0;
-  const writeBalance = async (tx: Pick<Store, 'get' | 'insert' | 'update'>, scope: Scope, account: AccountType, amount: number) => {
+  const readBalance = async (tx: Pick<Store, 'get'>, scope: Scope, account: AccountType) =>
+    (await tx.get<LedgerEntry>(LEDGER, scope, ledgerId(account)))?.amount ?? 0;
+  const writeBalance = async (
+    tx: Pick<Store, 'get' | 'insert' | 'update'>,
+    scope: Scope,
+    account: AccountType,
+    amount: number,
+  ) => {
     const entry: LedgerEntry = { id: ledgerId(account), amount };
     if (await tx.get(LEDGER, scope, entry.id)) await tx.update(LEDGER, scope, entry);
     else await tx.insert(LEDGER, scope, entry);
@@ -154,8 +171,18 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
         if (!isWebhookKind(webhook)) throw new Error(`no webhook ${webhook}`);
         // The real outbox builds the delivery with the generated sender, which refuses a payload off the
         // contract; doing the same here makes such a payload fail the test that produced it.
-        buildWebhookDelivery(webhook, payload as WebhookEvents[typeof webhook], { callbackToken: CALLBACK_TOKEN, url: url ?? 'https://unset.example/' });
-        const entry: Enqueued = { id: `cb-${String(++sequence).padStart(6, '0')}`, webhook, payload, url, merchant_id: scope.merchantId, mode: scope.mode };
+        buildWebhookDelivery(webhook, payload as WebhookEvents[typeof webhook], {
+          callbackToken: CALLBACK_TOKEN,
+          url: url ?? 'https://unset.example/',
+        });
+        const entry: Enqueued = {
+          id: `cb-${String(++sequence).padStart(6, '0')}`,
+          webhook,
+          payload,
+          url,
+          merchant_id: scope.merchantId,
+          mode: scope.mode,
+        };
         await tx.insert(OUTBOX, scope, entry);
       },
     },
@@ -188,10 +215,20 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
 
   const handlers = build(ctx);
   const operationIds = Object.keys(handlers);
-  const table = { ...pick(serviceTable, operationIds.filter((id) => id in serviceTable)), ...pick(controlTable, operationIds.filter((id) => id in controlTable)) };
+  const table = {
+    ...pick(
+      serviceTable,
+      operationIds.filter((id) => id in serviceTable),
+    ),
+    ...pick(
+      controlTable,
+      operationIds.filter((id) => id in controlTable),
+    ),
+  };
   const errors: unknown[] = [];
   const router = createRouter<Caller, RouteTable>(table, handlers, {
-    authenticate: (credentials) => (credentials && credentials.password === '' ? (CALLERS[credentials.username] ?? null) : null),
+    authenticate: (credentials) =>
+      credentials && credentials.password === '' ? (CALLERS[credentials.username] ?? null) : null,
     validateResponses: true,
     onError: (error) => void errors.push(error),
   });
@@ -219,7 +256,9 @@ export function createHarness(build: (ctx: SandboxContext) => Record<string, Han
         headers.set('content-type', options.raw.contentType);
         body = options.raw.text;
       }
-      const response = await router(new Request(`http://sandbox.test${path}`, { method, headers, ...(body === undefined ? {} : { body }) }));
+      const response = await router(
+        new Request(`http://sandbox.test${path}`, { method, headers, ...(body === undefined ? {} : { body }) }),
+      );
       const text = await response.text();
       return { status: response.status, body: text === '' ? null : (JSON.parse(text) as Json) };
     },
@@ -260,7 +299,9 @@ export function errorCoverage() {
         if (!route) throw new Error(`no operation ${operationId}`);
         return Object.entries(route.responses)
           .filter(([status]) => Number(status) >= 400 && status !== '403' && status !== '429')
-          .flatMap(([status, codes]) => codes.filter((code) => code !== 'SERVICE_UNAVAILABLE').map((code) => `${operationId} ${status} ${code}`))
+          .flatMap(([status, codes]) =>
+            codes.filter((code) => code !== 'SERVICE_UNAVAILABLE').map((code) => `${operationId} ${status} ${code}`),
+          )
           .filter((entry) => !seen.has(entry));
       });
     },

@@ -26,7 +26,12 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
+import {
+  readCommandLine,
+  refuse,
+  STANDARD_USAGE_LINES,
+  UsageError,
+} from '@payments-contract/server/runtime/command-line';
 import { startPrism } from '../../conformance/mock/prism.js';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
@@ -47,13 +52,36 @@ interface SandboxProcess {
  * development aid that checks the sandbox's own answers) and the rate limits are off; request validation
  * stays on, as in Prism.
  */
-async function startSandboxProcess(dataDir: string, store: StoreChoice, callbackUrl: string, merchantsEnv: string, databaseUrl?: string): Promise<SandboxProcess> {
-  const args = ['--port', '0', '--data-dir', dataDir, '--store', store, '--callback-url', callbackUrl, '--validate-responses', 'false', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
+async function startSandboxProcess(
+  dataDir: string,
+  store: StoreChoice,
+  callbackUrl: string,
+  merchantsEnv: string,
+  databaseUrl?: string,
+): Promise<SandboxProcess> {
+  const args = [
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--store',
+    store,
+    '--callback-url',
+    callbackUrl,
+    '--validate-responses',
+    'false',
+    ...(databaseUrl ? ['--database-url', databaseUrl] : []),
+  ];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Rate limits off: the bench measures how much the sandbox serves, which a key's limit would cap.
-    env: { ...process.env, SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY, SANDBOX_MERCHANTS: merchantsEnv, SANDBOX_RATE_LIMITS: 'false' },
+    env: {
+      ...process.env,
+      SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY,
+      SANDBOX_MERCHANTS: merchantsEnv,
+      SANDBOX_RATE_LIMITS: 'false',
+    },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -94,8 +122,15 @@ async function startSandboxProcess(dataDir: string, store: StoreChoice, callback
 
 /** The sandbox's default merchant, then `count - 1` more the sandboxes are given in SANDBOX_MERCHANTS. */
 function benchMerchants(count: number): { id: string; key: string; authorization: string }[] {
-  const keys = [DEFAULT_TEST_SECRET_KEY, ...Array.from({ length: count - 1 }, (_, index) => `sk_test_bench_merchant_${index + 2}`)];
-  return keys.map((key, index) => ({ id: index === 0 ? 'default' : `bench-merchant-${index + 1}`, key, authorization: basicAuthorization({ username: key, password: '' }) }));
+  const keys = [
+    DEFAULT_TEST_SECRET_KEY,
+    ...Array.from({ length: count - 1 }, (_, index) => `sk_test_bench_merchant_${index + 2}`),
+  ];
+  return keys.map((key, index) => ({
+    id: index === 0 ? 'default' : `bench-merchant-${index + 1}`,
+    key,
+    authorization: basicAuthorization({ username: key, password: '' }),
+  }));
 }
 
 /** A merchant endpoint that acknowledges every callback (the sandbox's FVA creation sends one). */
@@ -109,7 +144,11 @@ async function startReceiver(): Promise<{ url: string; server: Server }> {
 }
 
 async function post(url: string, authorization: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const answer = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(answer)}`);
   return answer;
@@ -131,9 +170,17 @@ async function fundDisbursements(url: string, authorization: string, amount: num
   }
 }
 
-function run(url: string, requests: CannonRequest[], seconds: number, connections: number, title: string): Promise<autocannon.Result> {
+function run(
+  url: string,
+  requests: CannonRequest[],
+  seconds: number,
+  connections: number,
+  title: string,
+): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, requests, duration: seconds, connections, title, timeout: 10 }, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)));
+    autocannon({ url, requests, duration: seconds, connections, title, timeout: 10 }, (error, result) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result),
+    );
   });
 }
 
@@ -149,7 +196,8 @@ interface BenchOptions {
 function together(results: autocannon.Result[]): Measured['result'] {
   const [first] = results;
   if (!first || results.length === 1) return first!;
-  const sum = (pick: (result: autocannon.Result) => number): number => results.reduce((total, result) => total + pick(result), 0);
+  const sum = (pick: (result: autocannon.Result) => number): number =>
+    results.reduce((total, result) => total + pick(result), 0);
   const worst = (pick: (result: autocannon.Result) => number): number => Math.max(...results.map(pick));
   return {
     requests: { ...first.requests, average: sum((r) => r.requests.average), total: sum((r) => r.requests.total) },
@@ -164,7 +212,12 @@ function together(results: autocannon.Result[]): Measured['result'] {
  * One round of `target` (one sandbox, or several sharing a database, each driven with its share of the
  * connections at the same time); the first round of each target starts with its warm-up.
  */
-async function measure(target: BenchTarget, round: number, options: BenchOptions, log: (line: string) => void): Promise<Measured> {
+async function measure(
+  target: BenchTarget,
+  round: number,
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<Measured> {
   const { name, urls, requests } = target;
   const connections = Math.max(1, Math.round(options.connections / urls.length));
   if (round === 1) {
@@ -172,8 +225,12 @@ async function measure(target: BenchTarget, round: number, options: BenchOptions
     await Promise.all(urls.map((url) => run(url, requests(), options.warmup, connections, `${name} warm-up`)));
     await settle(target, log);
   }
-  log(`${name}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`);
-  const result = together(await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, name))));
+  log(
+    `${name}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`,
+  );
+  const result = together(
+    await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, name))),
+  );
   await settle(target, log);
   return { target: name, round, result };
 }
@@ -200,12 +257,20 @@ async function settle(target: BenchTarget, log: (line: string) => void): Promise
   const started = performance.now();
   await sleep(DEFAULT_AUTO_PROGRESS_DELAY_MS + 500);
   // Sandboxes sharing a database list the same deliveries: asking the first is enough.
-  const pendingOf = async (authorization: string): Promise<number> => ((await (await fetch(`${urls[0]!}/sandbox/callbacks?state=pending`, { headers: { authorization } })).json()) as unknown[]).length;
+  const pendingOf = async (authorization: string): Promise<number> =>
+    (
+      (await (
+        await fetch(`${urls[0]!}/sandbox/callbacks?state=pending`, { headers: { authorization } })
+      ).json()) as unknown[]
+    ).length;
   while ((await Promise.all(authorizations.map(pendingOf))).some((pending) => pending > 0)) {
-    if (performance.now() - started > SETTLE_LIMIT_MS) throw new Error(`${target.name}: callbacks still pending ${SETTLE_LIMIT_MS / 1000} s after the measurement`);
+    if (performance.now() - started > SETTLE_LIMIT_MS)
+      throw new Error(`${target.name}: callbacks still pending ${SETTLE_LIMIT_MS / 1000} s after the measurement`);
     await sleep(250);
   }
-  log(`${target.name}: background work done ${((performance.now() - started) / 1000).toFixed(1)} s after the measurement`);
+  log(
+    `${target.name}: background work done ${((performance.now() - started) / 1000).toFixed(1)} s after the measurement`,
+  );
 }
 
 async function createDatabase(server: ThrowawayPostgres, name: string): Promise<string> {
@@ -250,40 +315,85 @@ export async function main(argv: readonly string[]): Promise<number> {
   const line = readCommandLine(COMMAND, argv);
   if (typeof line === 'number') return line;
   const { values } = line;
-  const options: BenchOptions = { duration: Number(values.duration), warmup: Number(values.warmup), connections: Number(values.connections), rounds: Number(values.rounds), merchants: Number(values.merchants) };
+  const options: BenchOptions = {
+    duration: Number(values.duration),
+    warmup: Number(values.warmup),
+    connections: Number(values.connections),
+    rounds: Number(values.rounds),
+    merchants: Number(values.merchants),
+  };
   for (const [name, value] of Object.entries(options)) {
-    if (!Number.isInteger(value) || value < 1) return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
+    if (!Number.isInteger(value) || value < 1)
+      return refuse(COMMAND, new UsageError(`--${name} must be a whole number of at least 1`));
   }
   const named = [...new Set(values.store.split(','))];
   const isStore = (name: string): name is StoreChoice => (STORE_CHOICES as readonly string[]).includes(name);
   const stores = named.filter(isStore);
   const unknown = named.filter((name) => !isStore(name));
-  if (unknown.length > 0) return refuse(COMMAND, new UsageError(`--store: ${unknown.join(', ')} is not a store (${STORE_CHOICES.join(', ')}; several separated by commas)`));
+  if (unknown.length > 0)
+    return refuse(
+      COMMAND,
+      new UsageError(
+        `--store: ${unknown.join(', ')} is not a store (${STORE_CHOICES.join(', ')}; several separated by commas)`,
+      ),
+    );
   const instanceCounts = [...new Set(values.instances.split(',').map(Number))];
-  if (instanceCounts.some((count) => !Number.isInteger(count) || count < 1 || count > 8)) return refuse(COMMAND, new UsageError('--instances is one or more whole numbers from 1 to 8, separated by commas'));
+  if (instanceCounts.some((count) => !Number.isInteger(count) || count < 1 || count > 8))
+    return refuse(COMMAND, new UsageError('--instances is one or more whole numbers from 1 to 8, separated by commas'));
   if (options.merchants > 16) return refuse(COMMAND, new UsageError('--merchants is a whole number from 1 to 16'));
-  if (values.instances !== '1' && !stores.includes('postgres')) return refuse(COMMAND, new UsageError('--instances applies to --store postgres (only PostgreSQL is shared by several sandboxes)'));
+  if (values.instances !== '1' && !stores.includes('postgres'))
+    return refuse(
+      COMMAND,
+      new UsageError('--instances applies to --store postgres (only PostgreSQL is shared by several sandboxes)'),
+    );
   const log = (line: string): void => console.error(line);
   const merchants = benchMerchants(options.merchants);
-  const merchantsEnv = JSON.stringify(merchants.slice(1).map(({ id, key }) => ({ id, keys: { test: key, live: key.replace(/^sk_test_/, 'sk_live_') }, callback_tokens: { test: `cb_${id}_test`, live: `cb_${id}_live` } })));
+  const merchantsEnv = JSON.stringify(
+    merchants.slice(1).map(({ id, key }) => ({
+      id,
+      keys: { test: key, live: key.replace(/^sk_test_/, 'sk_live_') },
+      callback_tokens: { test: `cb_${id}_test`, live: `cb_${id}_live` },
+    })),
+  );
   const bodies = mixBodies();
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   const receiver = await startReceiver();
-  const stops: (() => Promise<void>)[] = [async () => void (await new Promise((resolve) => receiver.server.close(resolve))), async () => rmSync(dataDir, { recursive: true, force: true })];
+  const stops: (() => Promise<void>)[] = [
+    async () => void (await new Promise((resolve) => receiver.server.close(resolve))),
+    async () => rmSync(dataDir, { recursive: true, force: true }),
+  ];
   try {
     log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
     const runId = Date.now().toString(36);
-    const mix = (mixMerchants: MixMerchant[], target: string) => () => mixRequests({ merchants: mixMerchants, disbursement: bodies.disbursement, runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}` });
+    const mix = (mixMerchants: MixMerchant[], target: string) => () =>
+      mixRequests({
+        merchants: mixMerchants,
+        disbursement: bodies.disbursement,
+        runId: `${runId}-${target}-${Math.random().toString(36).slice(2, 8)}`,
+      });
     const targets: BenchTarget[] = [];
     /** Funds each merchant through the first sandbox and stores the FVA the mix reads; the others share its database. */
     const addTarget = async (name: string, urls: string[]) => {
       const mixMerchants: MixMerchant[] = [];
       for (const { authorization } of merchants) {
-        await fundDisbursements(urls[0]!, authorization, Number(bodies.disbursement.amount), options.warmup + options.rounds * options.duration);
-        const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, { ...bodies.fixedVirtualAccount, external_id: `bench-${runId}-${targets.length}` });
+        await fundDisbursements(
+          urls[0]!,
+          authorization,
+          Number(bodies.disbursement.amount),
+          options.warmup + options.rounds * options.duration,
+        );
+        const stored = await post(`${urls[0]!}/callback_virtual_accounts`, authorization, {
+          ...bodies.fixedVirtualAccount,
+          external_id: `bench-${runId}-${targets.length}`,
+        });
         mixMerchants.push({ authorization, fixedVirtualAccountId: String(stored.id) });
       }
-      targets.push({ name, urls, requests: mix(mixMerchants, name), authorizations: merchants.map(({ authorization }) => authorization) });
+      targets.push({
+        name,
+        urls,
+        requests: mix(mixMerchants, name),
+        authorizations: merchants.map(({ authorization }) => authorization),
+      });
     };
     for (const store of stores) {
       if (store !== 'postgres') {
@@ -298,7 +408,13 @@ export async function main(argv: readonly string[]): Promise<number> {
         const databaseUrl = await createDatabase(server, `bench_${count}`);
         const urls: string[] = [];
         for (let n = 0; n < count; n++) {
-          const sandbox = await startSandboxProcess(join(dataDir, `postgres-${count}-${n}`), store, receiver.url, merchantsEnv, databaseUrl);
+          const sandbox = await startSandboxProcess(
+            join(dataDir, `postgres-${count}-${n}`),
+            store,
+            receiver.url,
+            merchantsEnv,
+            databaseUrl,
+          );
           stops.unshift(sandbox.stop);
           urls.push(sandbox.url);
         }
@@ -307,7 +423,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     const prism = await startPrism({ specPath: bundledContractPath.pathname });
     stops.unshift(prism.stop);
-    targets.push({ name: 'prism', urls: [prism.url], requests: mix(merchants.map(({ authorization }) => ({ authorization, fixedVirtualAccountId: bodies.exampleFixedVirtualAccountId })), 'prism') });
+    targets.push({
+      name: 'prism',
+      urls: [prism.url],
+      requests: mix(
+        merchants.map(({ authorization }) => ({
+          authorization,
+          fixedVirtualAccountId: bodies.exampleFixedVirtualAccountId,
+        })),
+        'prism',
+      ),
+    });
 
     const rows: Measured[] = [];
     for (let round = 1; round <= options.rounds; round++) {
@@ -316,8 +442,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Both targets and the load generator share this machine: a busy one lowers both, and the ratio is then
     // the figure to read.
     const [load] = loadavg();
-    console.log(`\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`);
-    console.log(`Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance) for ${options.merchants === 1 ? 'one merchant' : `${options.merchants} merchants in turn`}, ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`);
+    console.log(
+      `\n${availableParallelism()} CPUs; load average ${load?.toFixed(1) ?? '?'} when the run ended (other work on the machine lowers every figure).`,
+    );
+    console.log(
+      `Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance) for ${options.merchants === 1 ? 'one merchant' : `${options.merchants} merchants in turn`}, ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`,
+    );
     console.log(formatTable(rows));
     return 0;
   } finally {

@@ -3,11 +3,22 @@ import { describe, expect, it } from 'vitest';
 import { formatTable, mixBodies, mixRequests } from './mix.js';
 
 /** A measured round: `average` req/s for 10 s. */
-const result = (average: number, p50: number, p99: number, non2xx = 0) => ({ requests: { average, total: average * 10 }, latency: { p50, p99 }, non2xx, errors: 0, duration: 10 }) as unknown as Result;
+const result = (average: number, p50: number, p99: number, non2xx = 0) =>
+  ({
+    requests: { average, total: average * 10 },
+    latency: { p50, p99 },
+    non2xx,
+    errors: 0,
+    duration: 10,
+  }) as unknown as Result;
 
 describe('the benchmark mix', () => {
   const bodies = mixBodies();
-  const requests = mixRequests({ merchants: [{ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1' }], disbursement: bodies.disbursement, runId: 'r' });
+  const requests = mixRequests({
+    merchants: [{ authorization: 'Basic eA==', fixedVirtualAccountId: 'fva-1' }],
+    disbursement: bodies.disbursement,
+    runId: 'r',
+  });
 
   it('is 60% FVA reads, 20% disbursement creations, 20% balance reads', () => {
     const shape = requests.map((request) => `${request.method ?? 'GET'} ${request.path ?? ''}`);
@@ -50,7 +61,9 @@ describe('the benchmark mix', () => {
       ' /disbursements',
       'Basic Yg== /balance',
     ]);
-    const prepared = spread.filter((request) => request.method === 'POST').map((create) => (create.setupRequest as (r: CannonRequest, c: object) => CannonRequest)({ ...create }, {}));
+    const prepared = spread
+      .filter((request) => request.method === 'POST')
+      .map((create) => (create.setupRequest as (r: CannonRequest, c: object) => CannonRequest)({ ...create }, {}));
     expect(prepared.map((request) => request.headers?.authorization)).toEqual(['Basic YQ==', 'Basic Yg==']);
     expect(prepared.map((request) => request.headers?.['x-idempotency-key'])).toEqual(['bench-r-1', 'bench-r-2']);
   });
@@ -95,6 +108,8 @@ describe('the benchmark mix', () => {
     expect(table).toMatch(/sandbox #2\s+3000\s+2\.0\s+9\.0\s+30000/);
     expect(table).toMatch(/sandbox median\s+6000\s+1\.0\s+5\.0\s+156000\s+0\s+0/);
     expect(table).toMatch(/prism median\s+1100\s+9\.0\s+25\.0\s+33000/);
-    expect(table).toContain('sandbox/prism throughput ratio: 5.5x (target: at least 5x); round by round: 6.0x, 2.5x, 6.0x');
+    expect(table).toContain(
+      'sandbox/prism throughput ratio: 5.5x (target: at least 5x); round by round: 6.0x, 2.5x, 6.0x',
+    );
   });
 });

@@ -26,7 +26,8 @@ function operation(contract: Contract, path: string, method: string): Operation 
 
 function example(examples: ExampleSet | undefined, name: string, where: string): Record<string, unknown> {
   const value = examples?.[name]?.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`the contract has no example ${name} for ${where}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`the contract has no example ${name} for ${where}`);
   return value as Record<string, unknown>;
 }
 
@@ -43,10 +44,22 @@ export function mixBodies(contractPath: URL | string = bundledContractPath): Mix
   const contract = JSON.parse(readFileSync(contractPath, 'utf8')) as Contract;
   const createFva = operation(contract, '/callback_virtual_accounts', 'post');
   const createDisbursement = operation(contract, '/disbursements', 'post');
-  const fvaResponse = example(createFva.responses['200']?.content?.['application/json']?.examples, 'openAccount', 'createFixedVirtualAccount 200');
+  const fvaResponse = example(
+    createFva.responses['200']?.content?.['application/json']?.examples,
+    'openAccount',
+    'createFixedVirtualAccount 200',
+  );
   return {
-    fixedVirtualAccount: example(createFva.requestBody?.content['application/json']?.examples, 'openAccount', 'createFixedVirtualAccount'),
-    disbursement: example(createDisbursement.requestBody?.content['application/json']?.examples, 'otherBank', 'createDisbursement'),
+    fixedVirtualAccount: example(
+      createFva.requestBody?.content['application/json']?.examples,
+      'openAccount',
+      'createFixedVirtualAccount',
+    ),
+    disbursement: example(
+      createDisbursement.requestBody?.content['application/json']?.examples,
+      'otherBank',
+      'createDisbursement',
+    ),
     exampleFixedVirtualAccountId: String(fvaResponse.id),
   };
 }
@@ -76,7 +89,11 @@ export function mixRequests(options: MixOptions): CannonRequest[] {
 
 function merchantCycle(merchant: MixMerchant, options: MixOptions, next: () => number): CannonRequest[] {
   const headers = { authorization: merchant.authorization };
-  const read: CannonRequest = { method: 'GET', path: `/callback_virtual_accounts/${encodeURIComponent(merchant.fixedVirtualAccountId)}`, headers };
+  const read: CannonRequest = {
+    method: 'GET',
+    path: `/callback_virtual_accounts/${encodeURIComponent(merchant.fixedVirtualAccountId)}`,
+    headers,
+  };
   const create: CannonRequest = {
     method: 'POST',
     path: '/disbursements',
@@ -111,7 +128,15 @@ export function formatTable(rows: readonly Measured[]): string {
   const targets = [...new Set(rows.map((row) => row.target))];
   const rounds = Math.max(...rows.map((row) => row.round));
   const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'];
-  const line = (label: string, throughput: number, p50: number, p99: number, total: number, non2xx: number, errors: number): string[] => [
+  const line = (
+    label: string,
+    throughput: number,
+    p50: number,
+    p99: number,
+    total: number,
+    non2xx: number,
+    errors: number,
+  ): string[] => [
     label,
     throughput.toFixed(0),
     p50.toFixed(1),
@@ -121,12 +146,21 @@ export function formatTable(rows: readonly Measured[]): string {
     String(errors),
   ];
   const lines = rows.map(({ target, round, result }) =>
-    line(rounds > 1 ? `${target} #${round}` : target, result.requests.average, result.latency.p50, result.latency.p99, result.requests.total, result.non2xx, result.errors),
+    line(
+      rounds > 1 ? `${target} #${round}` : target,
+      result.requests.average,
+      result.latency.p50,
+      result.latency.p99,
+      result.requests.total,
+      result.non2xx,
+      result.errors,
+    ),
   );
   /** Each target's rounds summed up once: the median row, the ratio and the failure lines all read it. */
   const summaries = targets.map((target) => {
     const own = rows.filter((row) => row.target === target).map((row) => row.result);
-    const sum = (pick: (result: Measured['result']) => number): number => own.reduce((total, result) => total + pick(result), 0);
+    const sum = (pick: (result: Measured['result']) => number): number =>
+      own.reduce((total, result) => total + pick(result), 0);
     return {
       target,
       throughput: median(own.map((result) => result.requests.average)),
@@ -137,9 +171,14 @@ export function formatTable(rows: readonly Measured[]): string {
       errors: sum((result) => result.errors),
     };
   });
-  if (rounds > 1) for (const t of summaries) lines.push(line(`${t.target} median`, t.throughput, t.p50, t.p99, t.total, t.non2xx, t.errors));
+  if (rounds > 1)
+    for (const t of summaries)
+      lines.push(line(`${t.target} median`, t.throughput, t.p50, t.p99, t.total, t.non2xx, t.errors));
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((cells) => cells[column]!.length)));
-  const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const format = (cells: string[]): string =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   const table = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)];
   // Every other target against the last one (Prism), each sandbox store on its own line.
   const baseline = summaries.at(-1);
@@ -147,16 +186,22 @@ export function formatTable(rows: readonly Measured[]): string {
     if (baseline === undefined || baseline.throughput <= 0) break;
     const ratio = measured.throughput / baseline.throughput;
     const byRound = Array.from({ length: rounds }, (_, index) => {
-      const of = (target: string) => rows.find((row) => row.target === target && row.round === index + 1)?.result.requests.average ?? 0;
+      const of = (target: string) =>
+        rows.find((row) => row.target === target && row.round === index + 1)?.result.requests.average ?? 0;
       return of(baseline.target) > 0 ? `${(of(measured.target) / of(baseline.target)).toFixed(1)}x` : '-';
     });
     if (measured === summaries[0]) table.push('');
-    table.push(`${measured.target}/${baseline.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`);
+    table.push(
+      `${measured.target}/${baseline.target} throughput ratio: ${ratio.toFixed(1)}x (target: at least 5x)${rounds > 1 ? `; round by round: ${byRound.join(', ')}` : ''}`,
+    );
   }
   // An answer that is not a success is cheaper (or dearer) than the work the mix asks for: such a run
   // does not measure the mix.
   for (const t of summaries) {
-    if (t.non2xx > 0 || t.errors > 0) table.push(`not comparable: ${t.target} failed ${t.non2xx + t.errors} requests (${t.non2xx} non-2xx, ${t.errors} errors)`);
+    if (t.non2xx > 0 || t.errors > 0)
+      table.push(
+        `not comparable: ${t.target} failed ${t.non2xx + t.errors} requests (${t.non2xx} non-2xx, ${t.errors} errors)`,
+      );
   }
   return table.join('\n');
 }

@@ -9,9 +9,21 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
+import {
+  readCommandLine,
+  refuse,
+  STANDARD_USAGE_LINES,
+  UsageError,
+} from '@payments-contract/server/runtime/command-line';
 import { FILE_OF, isStoreKind, openStore, STORE_KINDS, type StoreKind } from '../store/open-store.js';
-import { largeJournalCollections, largeJournalScope, LARGE_JOURNAL_COLLECTION, liveHeapBytes, writeHistory, writeLargeJournal } from '../store/testing/large-journal.js';
+import {
+  largeJournalCollections,
+  largeJournalScope,
+  LARGE_JOURNAL_COLLECTION,
+  liveHeapBytes,
+  writeHistory,
+  writeLargeJournal,
+} from '../store/testing/large-journal.js';
 
 const MiB = 1024 * 1024;
 
@@ -39,13 +51,32 @@ async function measureOpening(kind: StoreKind, dataDir: string): Promise<Opened>
   const heapAfter = liveHeapBytes();
   const peakRss = process.resourceUsage().maxRSS * 1024;
   await store.close();
-  return { seconds: (opened - started) / 1000, readSeconds: (read - opened) / 1000, records, heapBefore, heapAfter, rssBefore, peakRss };
+  return {
+    seconds: (opened - started) / 1000,
+    readSeconds: (read - opened) / 1000,
+    records,
+    heapBefore,
+    heapAfter,
+    rssBefore,
+    peakRss,
+  };
 }
 
 const mib = (bytes: number): string => (bytes / MiB).toFixed(1);
 
 function formatRows(rows: { store: StoreKind; sizeBefore: number; sizeAfter: number; opened: Opened }[]): string {
-  const header = ['store', 'file MiB', 'after MiB', 'open s', 'read s', 'records', 'heap before MiB', 'heap after MiB', 'rss before MiB', 'peak rss MiB'];
+  const header = [
+    'store',
+    'file MiB',
+    'after MiB',
+    'open s',
+    'read s',
+    'records',
+    'heap before MiB',
+    'heap after MiB',
+    'rss before MiB',
+    'peak rss MiB',
+  ];
   const lines = rows.map(({ store, sizeBefore, sizeAfter, opened }) => [
     store,
     mib(sizeBefore),
@@ -59,7 +90,10 @@ function formatRows(rows: { store: StoreKind; sizeBefore: number; sizeAfter: num
     mib(opened.peakRss),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((cells) => cells[column]!.length)));
-  const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const format = (cells: string[]): string =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(format)].join('\n');
 }
 
@@ -73,7 +107,11 @@ How long each store takes to open again over a large data directory, and the mem
   --store KINDS              the stores to open, separated by commas (default ${STORE_KINDS.join(',')})
 ${STANDARD_USAGE_LINES}`,
   // --child <store> <data dir> is how the benchmark runs each opening in a process of its own.
-  options: { bytes: { type: 'string', default: String(1088 * MiB) }, store: { type: 'string', default: STORE_KINDS.join(',') }, child: { type: 'string' } },
+  options: {
+    bytes: { type: 'string', default: String(1088 * MiB) },
+    store: { type: 'string', default: STORE_KINDS.join(',') },
+    child: { type: 'string' },
+  },
   allowPositionals: true,
   module: import.meta.url,
 } as const;
@@ -90,7 +128,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const bytes = Number(values.bytes);
   const stores = values.store.split(',').filter(isStoreKind);
   if (!Number.isSafeInteger(bytes) || bytes < 1 || stores.length === 0) {
-    return refuse(COMMAND, new UsageError(`--bytes is a whole number of bytes; --store is one or more of ${STORE_KINDS.join(', ')}, separated by commas`));
+    return refuse(
+      COMMAND,
+      new UsageError(
+        `--bytes is a whole number of bytes; --store is one or more of ${STORE_KINDS.join(', ')}, separated by commas`,
+      ),
+    );
   }
   const root = mkdtempSync(join(tmpdir(), 'sandbox-bench-reopen-'));
   try {
@@ -110,11 +153,17 @@ async function main(argv: readonly string[]): Promise<number> {
       const file = join(dirs[store], FILE_OF[store]);
       const sizeBefore = statSync(file).size;
       console.error(`opening the ${store} store...`);
-      const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', store, dirs[store]], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', store, dirs[store]],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       if (child.status !== 0) throw new Error(`opening the ${store} store failed (exit ${String(child.status)})`);
       rows.push({ store, sizeBefore, sizeAfter: statSync(file).size, opened: JSON.parse(child.stdout) as Opened });
     }
-    console.log(`\n${journal.lines} writes of 1,000 records of about 1 KB (a journal line each); each store opened in a process of its own, heap measured after a full collection.\n`);
+    console.log(
+      `\n${journal.lines} writes of 1,000 records of about 1 KB (a journal line each); each store opened in a process of its own, heap measured after a full collection.\n`,
+    );
     console.log(formatRows(rows));
     return 0;
   } finally {

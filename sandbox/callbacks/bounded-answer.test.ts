@@ -3,7 +3,18 @@
 // hundreds of MiB in one attempt; here the receiver stops at 256 MiB so that a reader taking it all ends.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANSWER_READ_LIMIT } from './read-answer.js';
-import { enqueue, openTestPlatform, removeTempDirs, settled, startEndlessReceiver, startReceiver, tempDataDir, type EndlessReceiver, type Receiver, type TestPlatform } from './testing.js';
+import {
+  enqueue,
+  openTestPlatform,
+  removeTempDirs,
+  settled,
+  startEndlessReceiver,
+  startReceiver,
+  tempDataDir,
+  type EndlessReceiver,
+  type Receiver,
+  type TestPlatform,
+} from './testing.js';
 
 const opened: TestPlatform[] = [];
 const receivers: (Receiver | EndlessReceiver)[] = [];
@@ -25,7 +36,9 @@ describe('reading a callback answer', () => {
 
     const id = await enqueue(t, 'disbursementFinished', endless.url);
     const delivered = await settled(t, id, (d) => d.state === 'delivered');
-    expect(delivered.attempts).toEqual([expect.objectContaining({ status: 200, error: null, answer_bytes: ANSWER_READ_LIMIT, answer_cut: true })]);
+    expect(delivered.attempts).toEqual([
+      expect.objectContaining({ status: 200, error: null, answer_bytes: ANSWER_READ_LIMIT, answer_cut: true }),
+    ]);
     await endless.firstClosed;
     // What the receiver got into its socket before the close: the bound plus the sockets' buffers, never the 256 MiB.
     expect(endless.written()).toBeLessThan(32 * MiB);
@@ -37,7 +50,11 @@ describe('reading a callback answer', () => {
     const t = await openTestPlatform(tempDataDir());
     opened.push(t);
     await t.platform.dispatcher.start();
-    const delivered = await settled(t, await enqueue(t, 'ewalletPayment', receiver.url), (d) => d.state === 'delivered');
+    const delivered = await settled(
+      t,
+      await enqueue(t, 'ewalletPayment', receiver.url),
+      (d) => d.state === 'delivered',
+    );
     // The test receiver answers `{}`.
     expect(delivered.attempts).toEqual([expect.objectContaining({ status: 200, answer_bytes: 2, answer_cut: false })]);
   });

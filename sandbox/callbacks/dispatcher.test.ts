@@ -3,7 +3,19 @@ import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@pa
 import type { Scope } from '../store/store.js';
 import { maskUrlCredentials } from './mask-credentials.js';
 import { NO_CALLBACK_URL, DELIVERIES_COLLECTION } from './outbox.js';
-import { CALLBACK_TOKEN, enqueue, MERCHANT, openTestPlatform, removeTempDirs, settled, startReceiver, tempDataDir, webhookExample, type Receiver, type TestPlatform } from './testing.js';
+import {
+  CALLBACK_TOKEN,
+  enqueue,
+  MERCHANT,
+  openTestPlatform,
+  removeTempDirs,
+  settled,
+  startReceiver,
+  tempDataDir,
+  webhookExample,
+  type Receiver,
+  type TestPlatform,
+} from './testing.js';
 
 const opened: TestPlatform[] = [];
 const receivers: Receiver[] = [];
@@ -29,7 +41,8 @@ describe('callback delivery', () => {
     const merchant = await receiver();
     const t = await open(tempDataDir());
     await t.platform.dispatcher.start();
-    for (const kind of Object.keys(webhookMetadata) as (keyof typeof webhookMetadata)[]) await enqueue(t, kind, merchant.url);
+    for (const kind of Object.keys(webhookMetadata) as (keyof typeof webhookMetadata)[])
+      await enqueue(t, kind, merchant.url);
     const kinds = Object.keys(webhookMetadata).length;
     await merchant.waitFor(kinds);
 
@@ -41,7 +54,16 @@ describe('callback delivery', () => {
     for (const request of merchant.received) {
       expect(request.headers['x-callback-token']).toBe(CALLBACK_TOKEN);
       expect(request.headers['content-type']).toBe('application/json');
-      const answer = await contractReceiver(new Request(merchant.url, { method: 'POST', headers: { 'x-callback-token': String(request.headers['x-callback-token']), 'content-type': 'application/json' }, body: request.body }));
+      const answer = await contractReceiver(
+        new Request(merchant.url, {
+          method: 'POST',
+          headers: {
+            'x-callback-token': String(request.headers['x-callback-token']),
+            'content-type': 'application/json',
+          },
+          body: request.body,
+        }),
+      );
       expect(answer.status, request.body).toBe(200);
     }
     expect(accepted.sort()).toEqual(Object.keys(webhookMetadata).sort());
@@ -88,7 +110,9 @@ describe('callback delivery', () => {
     const delivered = await Promise.all(ids.map((id) => settled(t, id, (d) => d.state === 'delivered')));
     // Twenty attempts failed, one per delivery: each was retried from its own timer.
     expect(delivered.reduce((attempts, d) => attempts + d.attempts.length, 0)).toBe(40);
-    const lookups = [...across.mock.calls, ...byField.mock.calls].filter(([collection]) => collection === DELIVERIES_COLLECTION);
+    const lookups = [...across.mock.calls, ...byField.mock.calls].filter(
+      ([collection]) => collection === DELIVERIES_COLLECTION,
+    );
     // `enqueue` above reads the newest delivery back once per call; the dispatcher adds no look of its own.
     expect(lookups.filter(([, field]) => field === 'state')).toHaveLength(0);
     // Forty attempts and twenty enqueues: generous on a machine the whole suite shares.
@@ -120,7 +144,10 @@ describe('callback delivery', () => {
     expect(resumed.attempts).toHaveLength(1);
     expect(flaky.received).toHaveLength(2);
     // The acknowledged one once, the one recorded before the restart once.
-    expect(ok.received.map((r) => (JSON.parse(r.body) as { id?: string }).id)).toEqual([webhookExample('ewalletPayment').id, webhookExample('fixedPaymentCodePaid').id]);
+    expect(ok.received.map((r) => (JSON.parse(r.body) as { id?: string }).id)).toEqual([
+      webhookExample('ewalletPayment').id,
+      webhookExample('fixedPaymentCodePaid').id,
+    ]);
   });
 
   it('never sends a delivery before its transaction commits, nor one whose transaction rolled back', async () => {
@@ -130,7 +157,13 @@ describe('callback delivery', () => {
 
     await expect(
       t.store.transaction(async (tx) => {
-        await t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', webhookExample('ewalletPayment'), merchant.url);
+        await t.platform.callbacks.enqueue(
+          tx,
+          MERCHANT,
+          'ewalletPayment',
+          webhookExample('ewalletPayment'),
+          merchant.url,
+        );
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -141,7 +174,13 @@ describe('callback delivery', () => {
 
     let sentBeforeCommit = -1;
     await t.store.transaction(async (tx) => {
-      await t.platform.callbacks.enqueue(tx, MERCHANT, 'ewalletPayment', webhookExample('ewalletPayment'), merchant.url);
+      await t.platform.callbacks.enqueue(
+        tx,
+        MERCHANT,
+        'ewalletPayment',
+        webhookExample('ewalletPayment'),
+        merchant.url,
+      );
       await sleep(150); // the dispatcher was told; it must wait for the commit
       sentBeforeCommit = merchant.received.length;
     });
@@ -154,7 +193,13 @@ describe('callback delivery', () => {
     await t.platform.dispatcher.start();
     const id = await enqueue(t, 'fixedVirtualAccountChanged', null);
     const delivery = await t.platform.callbacks.get(MERCHANT, id);
-    expect(delivery).toMatchObject({ state: 'failed', failure_reason: NO_CALLBACK_URL, attempts: [], alert: false, next_attempt_at: null });
+    expect(delivery).toMatchObject({
+      state: 'failed',
+      failure_reason: NO_CALLBACK_URL,
+      attempts: [],
+      alert: false,
+      next_attempt_at: null,
+    });
     expect(t.alerts).toEqual([]);
   });
 
@@ -163,13 +208,20 @@ describe('callback delivery', () => {
     await t.platform.dispatcher.start();
     const id = await enqueue(t, 'disbursementFinished', 'https://merchant:hunter2@127.0.0.1:9/cb');
     const failed = await settled(t, id, (d) => d.state === 'failed');
-    expect(failed).toMatchObject({ attempts: [], alert: true, next_attempt_at: null, failure_reason: expect.stringMatching(/could not be built/) });
+    expect(failed).toMatchObject({
+      attempts: [],
+      alert: true,
+      next_attempt_at: null,
+      failure_reason: expect.stringMatching(/could not be built/),
+    });
     expect(t.alerts.map((a) => a.id)).toEqual([id]);
     expect(failed.failure_reason).not.toContain('hunter2');
   });
 
   it('masks the credentials of URLs in what it shows and logs', () => {
-    expect(maskUrlCredentials('cannot reach https://merchant:hunter2@host.example/cb?a=b@c')).toBe('cannot reach https://***@host.example/cb?a=b@c');
+    expect(maskUrlCredentials('cannot reach https://merchant:hunter2@host.example/cb?a=b@c')).toBe(
+      'cannot reach https://***@host.example/cb?a=b@c',
+    );
     expect(maskUrlCredentials('https://host.example/cb')).toBe('https://host.example/cb');
   });
 
@@ -183,7 +235,9 @@ describe('callback delivery', () => {
       }),
     ).rejects.toBeInstanceOf(WebhookPayloadError);
     expect(await t.store.get(DELIVERIES_COLLECTION, MERCHANT, 'marker')).toBeUndefined();
-    await expect(t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, 'noSuchWebhook', {}, null))).rejects.toThrow(/not a webhook/);
+    await expect(
+      t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, MERCHANT, 'noSuchWebhook', {}, null)),
+    ).rejects.toThrow(/not a webhook/);
   });
 
   it('makes the next attempt when the sandbox clock is advanced past the retry delay, without waiting for it', async () => {
@@ -209,8 +263,12 @@ describe('callback delivery', () => {
     const endpoints = await Promise.all(scopes.map(() => receiver(() => 503)));
     const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });
     await t.platform.dispatcher.start();
-    const ids = await Promise.all(scopes.map((scope, index) => enqueue(t, 'ewalletPayment', endpoints[index]!.url, scope)));
-    const firstTries = await Promise.all(scopes.map((scope, index) => settled(t, ids[index]!, (d) => d.attempts.length === 1, scope)));
+    const ids = await Promise.all(
+      scopes.map((scope, index) => enqueue(t, 'ewalletPayment', endpoints[index]!.url, scope)),
+    );
+    const firstTries = await Promise.all(
+      scopes.map((scope, index) => settled(t, ids[index]!, (d) => d.attempts.length === 1, scope)),
+    );
 
     await t.platform.clock.advance(MERCHANT, 60_000);
     expect(endpoints.map((endpoint) => endpoint.received.length)).toEqual([2, 1, 1]);
@@ -250,7 +308,11 @@ describe('callback delivery', () => {
     const failing: typeof fetch = () => Promise.reject(new Error(`first line\nsecond line ${'x'.repeat(2000)}`));
     const t = await open(tempDataDir(), { fetch: failing, callbackRetryDelayMs: 20 });
     await t.platform.dispatcher.start();
-    const failed = await settled(t, await enqueue(t, 'ewalletPayment', 'http://127.0.0.1:9/never'), (d) => d.state === 'failed');
+    const failed = await settled(
+      t,
+      await enqueue(t, 'ewalletPayment', 'http://127.0.0.1:9/never'),
+      (d) => d.state === 'failed',
+    );
     const [error] = failed.attempts.map((attempt) => attempt.error ?? '');
     expect(error).toMatch(/^first line\\u000asecond line x+…$/);
     expect(error).toHaveLength(1024);
@@ -262,10 +324,16 @@ describe('callback delivery', () => {
     const t = await open(tempDataDir(), { callbackRetryDelayMs: 60_000 });
     await t.platform.dispatcher.start();
     const unconfigured = await enqueue(t, 'disbursementFinished', null);
-    await t.platform.settings.update(MERCHANT, { callback_urls: { [webhookMetadata.disbursementFinished.delivery.destination.dashboard_setting]: merchant.url } });
+    await t.platform.settings.update(MERCHANT, {
+      callback_urls: { [webhookMetadata.disbursementFinished.delivery.destination.dashboard_setting]: merchant.url },
+    });
     const outcome = await t.platform.callbacks.resend(MERCHANT, unconfigured);
     if (outcome.kind !== 'resent') throw new Error(`expected a resend, got ${outcome.kind}`);
-    expect(outcome.delivery).toMatchObject({ url: merchant.url, resent_from: unconfigured, payload: webhookExample('disbursementFinished') });
+    expect(outcome.delivery).toMatchObject({
+      url: merchant.url,
+      resent_from: unconfigured,
+      payload: webhookExample('disbursementFinished'),
+    });
     await merchant.waitFor(1);
     await settled(t, outcome.delivery.id, (d) => d.state === 'delivered');
     expect((await t.platform.callbacks.get(MERCHANT, unconfigured))?.state).toBe('failed');

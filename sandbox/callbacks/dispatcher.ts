@@ -14,7 +14,12 @@
 // read every pending delivery each time, and with several sandboxes made each try to claim the others'
 // attempts too. The sweep is the safety net; with a shared store it takes up only attempts overdue by
 // SHARED_SWEEP_GRACE_MS, whose sandbox stopped.
-import { buildWebhookDelivery, toRequest, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
+import {
+  buildWebhookDelivery,
+  toRequest,
+  type WebhookEvents,
+  type WebhookKind,
+} from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
 import type { Scope, Store } from '../store/store.js';
 import type { Leases } from '../cluster/leases.js';
@@ -23,7 +28,13 @@ import { clip, oneLine } from '@payments-contract/server/runtime/validation-erro
 import { maskUrlCredentials } from './mask-credentials.js';
 import { createFairSlots } from './fair-slots.js';
 import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
-import { attemptLease, DELIVERIES_COLLECTION, NO_CALLBACK_URL, type DeliveryAttempt, type DeliveryRecord } from './outbox.js';
+import {
+  attemptLease,
+  DELIVERIES_COLLECTION,
+  NO_CALLBACK_URL,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+} from './outbox.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -85,7 +96,6 @@ const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 /** Whose turn an attempt waits for: fairness is between merchants and between a merchant's two modes. */
 const scopeKey = (scope: Scope): string => `${scope.mode}:${scope.merchantId}`;
 
-
 /** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
 const ATTEMPT_ERROR_LENGTH = 1024;
 
@@ -99,7 +109,9 @@ function describe(error: unknown): string {
 
 export function defaultAlert(delivery: DeliveryRecord): void {
   // The token is never logged; the URL is the merchant's own configuration.
-  console.warn(`ALERT callback ${delivery.event} (delivery ${delivery.id}) to ${maskUrlCredentials(delivery.url ?? '-')} failed after ${delivery.attempts.length} attempts: ${delivery.failure_reason ?? ''}`);
+  console.warn(
+    `ALERT callback ${delivery.event} (delivery ${delivery.id}) to ${maskUrlCredentials(delivery.url ?? '-')} failed after ${delivery.attempts.length} attempts: ${delivery.failure_reason ?? ''}`,
+  );
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -124,7 +136,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * expected this callback and nothing was sent); returns the stored delivery, or undefined if it is gone
    * (reset) or settled.
    */
-  const record = async (scope: Scope, delivery: DeliveryRecord, attempt: DeliveryAttempt | null, failure: string | null, endedMs?: number, alert = false): Promise<DeliveryRecord | undefined> =>
+  const record = async (
+    scope: Scope,
+    delivery: DeliveryRecord,
+    attempt: DeliveryAttempt | null,
+    failure: string | null,
+    endedMs?: number,
+    alert = false,
+  ): Promise<DeliveryRecord | undefined> =>
     store.transaction(async (tx) => {
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id);
       if (!current || current.state !== 'pending') return undefined;
@@ -139,10 +158,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const spent = attempts.length >= current.max_attempts;
       const next: DeliveryRecord = { ...current, attempts, updated: now.toISOString() };
       if (acknowledged) Object.assign(next, { state: 'delivered', next_attempt_at: null });
-      else if (failure !== null) Object.assign(next, { state: 'failed', next_attempt_at: null, failure_reason: failure, alert });
+      else if (failure !== null)
+        Object.assign(next, { state: 'failed', next_attempt_at: null, failure_reason: failure, alert });
       else if (spent) {
         const last = attempt?.status != null ? `HTTP ${attempt.status}` : (attempt?.error ?? 'no answer');
-        Object.assign(next, { state: 'failed', next_attempt_at: null, alert: true, failure_reason: `no 2xx answer in ${attempts.length} attempts (last: ${last})` });
+        Object.assign(next, {
+          state: 'failed',
+          next_attempt_at: null,
+          alert: true,
+          failure_reason: `no 2xx answer in ${attempts.length} attempts (last: ${last})`,
+        });
       } else {
         // `retryDelayMs` after the attempt ended, so the receiver sees its requests at least that far apart,
         // counted from the attempt's start in sandbox time plus how long it took: a clock advanced while the
@@ -185,14 +210,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     grantedLeases.delete(delivery.id);
     // Taken when it was enqueued, and long enough left for the attempt: no transaction needed. Else (the
     // attempt waited for a slot that long) it is taken again below, unless another sandbox has it by now.
-    if (granted !== undefined && delivery.attempts.length === 0 && leases.lastsFor(granted) > attemptTimeoutMs) return true;
+    if (granted !== undefined && delivery.attempts.length === 0 && leases.lastsFor(granted) > attemptTimeoutMs)
+      return true;
     const lease = attemptLease(delivery);
-    const madeElsewhere = (current: DeliveryRecord | undefined) => !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
+    const madeElsewhere = (current: DeliveryRecord | undefined) =>
+      !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
     // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
-    const claimed = !(await leases.heldElsewhere(scope, lease)) && (await store.transaction(async (tx) => !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) && leases.take(tx, scope, lease)));
+    const claimed =
+      !(await leases.heldElsewhere(scope, lease)) &&
+      (await store.transaction(
+        async (tx) =>
+          !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) &&
+          leases.take(tx, scope, lease),
+      ));
     if (!claimed && waitForOthers) {
       remoteWaits++;
-      await leases.waitForOthers(scope, lease, async () => madeElsewhere(await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)));
+      await leases.waitForOthers(scope, lease, async () =>
+        madeElsewhere(await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)),
+      );
     }
     return claimed;
   };
@@ -200,16 +235,28 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const attemptOnce = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<void> => {
     const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
     if (kind === null || delivery.url === null) {
-      await record(scope, delivery, null, kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL);
+      await record(
+        scope,
+        delivery,
+        null,
+        kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL,
+      );
       return;
     }
     let request: Request;
     try {
       // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
-      request = toRequest(buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], { callbackToken: options.callbackToken(scope), url: delivery.url }));
+      request = toRequest(
+        buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], {
+          callbackToken: options.callbackToken(scope),
+          url: delivery.url,
+        }),
+      );
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
-      raiseAlert(await record(scope, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true));
+      raiseAlert(
+        await record(scope, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true),
+      );
       return;
     }
     if (!(await claim(scope, delivery, waitForOthers))) return;
@@ -227,7 +274,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       error = describe(caught);
     }
     const took = performance.now() - started;
-    const stored = await record(scope, delivery, { at, status, error, duration_ms: Math.ceil(took), ...answer }, null, Date.parse(at) + took);
+    const stored = await record(
+      scope,
+      delivery,
+      { at, status, error, duration_ms: Math.ceil(took), ...answer },
+      null,
+      Date.parse(at) + took,
+    );
     try {
       options.onAttempt?.(delivery, { at, status, error, duration_ms: took, ...answer }, delivery.attempts.length + 1);
     } catch {
@@ -263,18 +316,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     void store
       .get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, deliveryId)
       .then((delivery) => {
-        if (delivery && delivery.state === 'pending' && delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()) return start(scope, delivery);
+        if (
+          delivery &&
+          delivery.state === 'pending' &&
+          delivery.next_attempt_at !== null &&
+          Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()
+        )
+          return start(scope, delivery);
         // Not attempted now (rolled back, settled, or not due): a granted lease is taken again when it is.
         grantedLeases.delete(deliveryId);
         if (delivery?.state === 'pending') schedule(scope, delivery);
       })
-      .catch((error: unknown) => console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error));
+      .catch((error: unknown) =>
+        console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error),
+      );
   };
 
   /** Pending deliveries of one scope, or of every scope. */
   const pendingOf = async (scope: Scope | undefined): Promise<{ scope: Scope; record: DeliveryRecord }[]> =>
     scope
-      ? (await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', 'pending')).map((record) => ({ scope, record }))
+      ? (await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', 'pending')).map((record) => ({
+          scope,
+          record,
+        }))
       : store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending');
 
   /** One look at the outbox; true when it waited for attempts started elsewhere, whose outcome may make more due. */
@@ -294,7 +358,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (underway) {
         work.push(underway);
         waitedForOthers = true;
-      } else if (delivery.next_attempt_at !== null && Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime() - grace) {
+      } else if (
+        delivery.next_attempt_at !== null &&
+        Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime() - grace
+      ) {
         // Due by its own scope's clock: another merchant's advance makes nothing of this one due.
         const timer = timers.get(delivery.id);
         if (timer) clearTimeout(timer);
@@ -314,7 +381,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   /** For timers: nobody awaits them, so a failure is reported here (the next sweep tries again). */
-  const runInBackground = (): void => void runDue().catch((error: unknown) => console.error('callback dispatch failed:', error));
+  const runInBackground = (): void =>
+    void runDue().catch((error: unknown) => console.error('callback dispatch failed:', error));
 
   clock.onAdvance((scope) => runDue(scope));
 

@@ -13,7 +13,12 @@ describe('fair attempt slots', () => {
   it('grants at once under both caps', async () => {
     const slots = createFairSlots({ total: 4, perKey: 2 });
     const order: string[] = [];
-    await Promise.all([take(slots, 'a', order), take(slots, 'a', order), take(slots, 'b', order), take(slots, 'c', order)]);
+    await Promise.all([
+      take(slots, 'a', order),
+      take(slots, 'a', order),
+      take(slots, 'b', order),
+      take(slots, 'c', order),
+    ]);
     expect(order).toEqual(['a', 'a', 'b', 'c']);
   });
 
@@ -36,7 +41,11 @@ describe('fair attempt slots', () => {
     const slots = createFairSlots({ total: 2, perKey: 2 });
     const order: string[] = [];
     await Promise.all([take(slots, 'a', order), take(slots, 'a', order)]);
-    const waiting = [...Array.from({ length: 3 }, () => take(slots, 'a', order)), take(slots, 'b', order), take(slots, 'c', order)];
+    const waiting = [
+      ...Array.from({ length: 3 }, () => take(slots, 'a', order)),
+      take(slots, 'b', order),
+      take(slots, 'c', order),
+    ];
     order.length = 0;
     for (let freed = 0; freed < 5; freed++) {
       slots.release(order[freed - 2] ?? 'a');

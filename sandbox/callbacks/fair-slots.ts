@@ -18,7 +18,8 @@ export interface FairSlotsOptions {
 }
 
 export function createFairSlots({ total, perKey }: FairSlotsOptions): FairSlots {
-  if (!(total >= 1 && perKey >= 1)) throw new Error(`attempt slots need total and perKey of at least 1, not ${total} and ${perKey}`);
+  if (!(total >= 1 && perKey >= 1))
+    throw new Error(`attempt slots need total and perKey of at least 1, not ${total} and ${perKey}`);
   let active = 0;
   const activeOf = new Map<string, number>();
   /** Queued acquisitions per key; the Map's order is the order of the keys' turns. */

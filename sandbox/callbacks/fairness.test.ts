@@ -4,7 +4,20 @@
 // attempts' timeout (here 30 s; with the default 10 s, 100 s behind 160).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../store/store.js';
-import { enqueue, MERCHANT, openTestPlatform, removeTempDirs, settled, startHangingReceiver, startReceiver, tempDataDir, webhookExample, type HangingReceiver, type Receiver, type TestPlatform } from './testing.js';
+import {
+  enqueue,
+  MERCHANT,
+  openTestPlatform,
+  removeTempDirs,
+  settled,
+  startHangingReceiver,
+  startReceiver,
+  tempDataDir,
+  webhookExample,
+  type HangingReceiver,
+  type Receiver,
+  type TestPlatform,
+} from './testing.js';
 
 const HANGING_DELIVERIES = 160;
 const ATTEMPT_TIMEOUT_MS = 30_000;
@@ -35,7 +48,8 @@ describe('fair callback delivery', () => {
     // One payload for all (reading the contract's example costs a parse of the whole contract).
     const payload = webhookExample('disbursementFinished');
     await t.store.transaction(async (tx) => {
-      for (let n = 0; n < HANGING_DELIVERIES; n++) await t.platform.callbacks.enqueue(tx, MERCHANT, 'disbursementFinished', payload, stuck.url);
+      for (let n = 0; n < HANGING_DELIVERIES; n++)
+        await t.platform.callbacks.enqueue(tx, MERCHANT, 'disbursementFinished', payload, stuck.url);
     });
     // The flood's first attempts are under way and hang.
     await stuck.waitFor(1);
@@ -46,7 +60,9 @@ describe('fair callback delivery', () => {
     ];
     const started = performance.now();
     const ids = await Promise.all(others.map((scope) => enqueue(t, 'ewalletPayment', prompt.url, scope)));
-    const delivered = await Promise.all(others.map((scope, index) => settled(t, ids[index]!, (d) => d.state === 'delivered', scope)));
+    const delivered = await Promise.all(
+      others.map((scope, index) => settled(t, ids[index]!, (d) => d.state === 'delivered', scope)),
+    );
     const delayMs = performance.now() - started;
 
     expect(delivered.map((d) => d.attempts.length)).toEqual([1, 1]);

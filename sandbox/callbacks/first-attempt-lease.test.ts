@@ -18,7 +18,13 @@ afterAll(async () => {
 }, 30_000);
 
 async function sandbox(store: Store): Promise<Platform> {
-  const platform = await createPlatform({ store, callbackToken: () => CALLBACK_TOKEN, callbackRetryDelayMs: 200, defaultCallbackUrl: null, onAlert: () => undefined });
+  const platform = await createPlatform({
+    store,
+    callbackToken: () => CALLBACK_TOKEN,
+    callbackRetryDelayMs: 200,
+    defaultCallbackUrl: null,
+    onAlert: () => undefined,
+  });
   await platform.dispatcher.start();
   closers.push(() => platform.dispatcher.stop());
   return platform;
@@ -36,9 +42,15 @@ async function delivered(store: Store, id: string): Promise<DeliveryRecord> {
 
 describe('the first attempt of a callback on a shared store', () => {
   it('is made by the sandbox that enqueued it, under the lease taken with it, with no claim transaction', async () => {
-    const [first, second] = await Promise.all([openTestStore(server().url, 'first-attempt-lease', collections), openTestStore(server().url, 'first-attempt-lease', collections)]);
+    const [first, second] = await Promise.all([
+      openTestStore(server().url, 'first-attempt-lease', collections),
+      openTestStore(server().url, 'first-attempt-lease', collections),
+    ]);
     if (!first || !second) throw new Error('two stores');
-    closers.push(() => first.close(), () => second.close());
+    closers.push(
+      () => first.close(),
+      () => second.close(),
+    );
     const receiver: Receiver = await startReceiver();
     closers.push(() => receiver.close());
     const enqueuing = await sandbox(first);
@@ -46,11 +58,19 @@ describe('the first attempt of a callback on a shared store', () => {
 
     const transactions = vi.spyOn(first, 'transaction');
     const enqueued = await first.transaction(async (tx) => {
-      await enqueuing.callbacks.enqueue(tx, MERCHANT, 'disbursementFinished', webhookExample('disbursementFinished'), receiver.url);
+      await enqueuing.callbacks.enqueue(
+        tx,
+        MERCHANT,
+        'disbursementFinished',
+        webhookExample('disbursementFinished'),
+        receiver.url,
+      );
       const [delivery] = await tx.list<DeliveryRecord>(DELIVERIES_COLLECTION, MERCHANT);
       if (!delivery) throw new Error('nothing was enqueued');
       // Taken in the enqueuing transaction, for the enqueuing sandbox.
-      expect(await tx.get(LEASES_COLLECTION, MERCHANT, attemptLease(delivery))).toMatchObject({ holder: expect.any(String) });
+      expect(await tx.get(LEASES_COLLECTION, MERCHANT, attemptLease(delivery))).toMatchObject({
+        holder: expect.any(String),
+      });
       return delivery;
     });
     // The other sandbox looks at once (as an advance of the merchant's clock makes it): the lease is not its.

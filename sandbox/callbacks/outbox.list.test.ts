@@ -9,7 +9,14 @@ import { openSqliteStore } from '../store/sqlite-store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';
 import type { Store } from '../store/store.js';
-import { createOutbox, DELIVERIES_COLLECTION, outboxCollections, type DeliveryRecord, type ListFilter, type Outbox } from './outbox.js';
+import {
+  createOutbox,
+  DELIVERIES_COLLECTION,
+  outboxCollections,
+  type DeliveryRecord,
+  type ListFilter,
+  type Outbox,
+} from './outbox.js';
 import { MERCHANT, webhookExample } from './testing.js';
 
 const LIMIT = controlListLimit('listCallbackDeliveries');
@@ -29,8 +36,15 @@ afterEach(async () => void (await Promise.all(opened.splice(0).map((store) => st
 function outboxOn(store: Store): Outbox {
   let nextId = 0;
   const ids: Ids = { next: () => (nextId++).toString(16).padStart(24, '0') };
-  const clock: Clock = { now: () => new Date('2026-11-21T09:30:00.000Z'), advance: () => Promise.reject(new Error('not used')), onAdvance: () => undefined };
-  const settings: Settings = { get: () => Promise.reject(new Error('not used')), update: () => Promise.reject(new Error('not used')) };
+  const clock: Clock = {
+    now: () => new Date('2026-11-21T09:30:00.000Z'),
+    advance: () => Promise.reject(new Error('not used')),
+    onAdvance: () => undefined,
+  };
+  const settings: Settings = {
+    get: () => Promise.reject(new Error('not used')),
+    update: () => Promise.reject(new Error('not used')),
+  };
   return createOutbox({ store, clock, ids, settings, retention: { kept: 10 * LIMIT } });
 }
 
@@ -40,7 +54,10 @@ function outboxOn(store: Store): Outbox {
  * Pending fixedVirtualAccountChanged deliveries alone are more than LIMIT, and not all in its first LIMIT.
  */
 async function recordMany(store: Store, outbox: Outbox): Promise<void> {
-  const payloads = { disbursementFinished: webhookExample('disbursementFinished'), fixedVirtualAccountChanged: webhookExample('fixedVirtualAccountChanged') };
+  const payloads = {
+    disbursementFinished: webhookExample('disbursementFinished'),
+    fixedVirtualAccountChanged: webhookExample('fixedVirtualAccountChanged'),
+  };
   const count = LIMIT + Math.ceil(LIMIT / 2);
   await store.transaction(async (tx) => {
     for (let n = 0; n < count; n++) {
@@ -64,11 +81,22 @@ describe.each(backends)('the callback deliveries listed, on the %s store', (_nam
     const { store, outbox } = await recordedMany();
     // Every recorded delivery, newest first, read past the bound: what each list is the start of.
     const all = await store.list<DeliveryRecord>(DELIVERIES_COLLECTION, MERCHANT);
-    const filters: ListFilter[] = [{}, { state: 'pending' }, { webhook: 'fixedVirtualAccountChanged' }, { state: 'pending', webhook: 'fixedVirtualAccountChanged' }];
+    const filters: ListFilter[] = [
+      {},
+      { state: 'pending' },
+      { webhook: 'fixedVirtualAccountChanged' },
+      { state: 'pending', webhook: 'fixedVirtualAccountChanged' },
+    ];
     for (const filter of filters) {
-      const matching = all.filter((record) => (!filter.state || record.state === filter.state) && (!filter.webhook || record.webhook === filter.webhook));
+      const matching = all.filter(
+        (record) =>
+          (!filter.state || record.state === filter.state) && (!filter.webhook || record.webhook === filter.webhook),
+      );
       expect(matching.length, JSON.stringify(filter)).toBeGreaterThan(LIMIT);
-      expect((await outbox.list(MERCHANT, filter)).map((record) => record.id), JSON.stringify(filter)).toEqual(matching.slice(0, LIMIT).map((record) => record.id));
+      expect(
+        (await outbox.list(MERCHANT, filter)).map((record) => record.id),
+        JSON.stringify(filter),
+      ).toEqual(matching.slice(0, LIMIT).map((record) => record.id));
     }
   });
 
@@ -77,6 +105,10 @@ describe.each(backends)('the callback deliveries listed, on the %s store', (_nam
     const all = await store.list<DeliveryRecord>(DELIVERIES_COLLECTION, MERCHANT);
     const failed = all.filter((record) => record.state === 'failed' && record.webhook === 'fixedVirtualAccountChanged');
     expect(failed.length).toBeLessThan(LIMIT);
-    expect((await outbox.list(MERCHANT, { state: 'failed', webhook: 'fixedVirtualAccountChanged' })).map((record) => record.id)).toEqual(failed.map((record) => record.id));
+    expect(
+      (await outbox.list(MERCHANT, { state: 'failed', webhook: 'fixedVirtualAccountChanged' })).map(
+        (record) => record.id,
+      ),
+    ).toEqual(failed.map((record) => record.id));
   });
 });

@@ -2,7 +2,13 @@
 // reports, so it exists if and only if the change does; the dispatcher (dispatcher.ts) sends it after the
 // commit and records every attempt. Payloads are checked against the webhook's schema here, at enqueue, so
 // a change whose callback would break the contract fails (and rolls back) instead of being stored.
-import { buildWebhookDelivery, webhookMetadata, WebhookPayloadError, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
+import {
+  buildWebhookDelivery,
+  webhookMetadata,
+  WebhookPayloadError,
+  type WebhookEvents,
+  type WebhookKind,
+} from '@payments-contract/client/webhooks';
 import type { components } from '@payments-contract/server/sandbox/types';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
@@ -12,7 +18,9 @@ import type { Leases } from '../cluster/leases.js';
 import { createRetention, type RetentionOptions } from './retention.js';
 
 export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
-export const outboxCollections: CollectionDefinition[] = [{ name: DELIVERIES_COLLECTION, indexed: ['state', 'webhook'] }];
+export const outboxCollections: CollectionDefinition[] = [
+  { name: DELIVERIES_COLLECTION, indexed: ['state', 'webhook'] },
+];
 
 type ControlSchemas = components['schemas'];
 export type DeliveryState = ControlSchemas['CallbackDelivery']['state'];
@@ -62,7 +70,10 @@ function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { 
   try {
     // The token is not needed to check the payload and is read again at each attempt, so a placeholder
     // stands in; so does a URL when there is none. Payload types are checked by the validator itself.
-    buildWebhookDelivery(kind, payload as WebhookEvents[WebhookKind], { callbackToken: 'check', url: url ?? 'http://callback.invalid/' });
+    buildWebhookDelivery(kind, payload as WebhookEvents[WebhookKind], {
+      callbackToken: 'check',
+      url: url ?? 'http://callback.invalid/',
+    });
     return { urlProblem: null };
   } catch (error) {
     if (error instanceof WebhookPayloadError) throw error;
@@ -80,7 +91,11 @@ export const LISTED_DELIVERIES = controlListLimit('listCallbackDeliveries');
  * The newest `limit` of the records `page` reads (newest first, a page at a time) that `keep` accepts: for a
  * filter on two fields, as the store looks up one. Each page is `limit` records, so memory stays bounded.
  */
-async function newestKept<T>(page: (offset: number, limit: number) => Promise<T[]>, keep: (record: T) => boolean, limit: number): Promise<T[]> {
+async function newestKept<T>(
+  page: (offset: number, limit: number) => Promise<T[]>,
+  keep: (record: T) => boolean,
+  limit: number,
+): Promise<T[]> {
   const kept: T[] = [];
   for (let offset = 0; ; offset += limit) {
     const records = await page(offset, limit);
@@ -90,13 +105,21 @@ async function newestKept<T>(page: (offset: number, limit: number) => Promise<T[
 }
 
 /** The lease on a delivery's next attempt (numbered from 1). */
-export const attemptLease = (delivery: DeliveryRecord): string => `callback:${delivery.id}:${delivery.attempts.length + 1}`;
+export const attemptLease = (delivery: DeliveryRecord): string =>
+  `callback:${delivery.id}:${delivery.attempts.length + 1}`;
 
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, clock, ids, settings } = options;
   const retention = createRetention(DELIVERIES_COLLECTION, options.retention);
 
-  const enqueue = async (tx: Transaction, scope: Scope, webhookOperationId: string, payload: Json, url: string | null, resentFrom: string | null): Promise<DeliveryRecord> => {
+  const enqueue = async (
+    tx: Transaction,
+    scope: Scope,
+    webhookOperationId: string,
+    payload: Json,
+    url: string | null,
+    resentFrom: string | null,
+  ): Promise<DeliveryRecord> => {
     if (!isWebhookKind(webhookOperationId)) throw new Error(`${webhookOperationId} is not a webhook of the contract`);
     if (!isJsonObject(payload)) throw new Error(`${webhookOperationId}: a callback payload is a JSON object`);
     const { urlProblem } = checkDelivery(webhookOperationId, payload, url);
@@ -128,12 +151,14 @@ export function createOutbox(options: OutboxOptions): Outbox {
   };
 
   return {
-    enqueue: async (tx, scope, webhookOperationId, payload, url) => void (await enqueue(tx, scope, webhookOperationId, payload, url, null)),
+    enqueue: async (tx, scope, webhookOperationId, payload, url) =>
+      void (await enqueue(tx, scope, webhookOperationId, payload, url, null)),
     // Bounded in the store (FindOptions.limit), so a long history is neither read nor answered whole.
     list: async (scope, { state, webhook } = {}) => {
       const newest = { limit: LISTED_DELIVERIES };
       if (state && webhook) {
-        const page = (offset: number, limit: number) => store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', webhook, { offset, limit });
+        const page = (offset: number, limit: number) =>
+          store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'webhook', webhook, { offset, limit });
         return newestKept(page, (record) => record.state === state, LISTED_DELIVERIES);
       }
       if (state) return store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', state, newest);
@@ -150,7 +175,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
         // a direct debit callback goes to the payment's own callback_url again.
         const setting = isWebhookKind(original.webhook) ? contractFacts().callbackSettingOf(original.webhook) : null;
         const url = setting === null ? original.url : ((await settings.get(scope)).callback_urls[setting] ?? null);
-        return { kind: 'resent', delivery: await enqueue(tx, scope, original.webhook, original.payload, url, original.id) };
+        return {
+          kind: 'resent',
+          delivery: await enqueue(tx, scope, original.webhook, original.payload, url, original.id),
+        };
       }),
   };
 }

@@ -10,7 +10,8 @@ export const ANSWER_READ_LIMIT: number = (() => {
   const properties = controlComponentSchema('CallbackDeliveryAttempt').properties;
   const answerBytes = isObject(properties) ? properties.answer_bytes : undefined;
   const maximum = isObject(answerBytes) ? answerBytes.maximum : undefined;
-  if (typeof maximum !== 'number') throw new Error('the control contract gives CallbackDeliveryAttempt.answer_bytes no maximum');
+  if (typeof maximum !== 'number')
+    throw new Error('the control contract gives CallbackDeliveryAttempt.answer_bytes no maximum');
   return maximum;
 })();
 

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock, Ids, Settings } from '../context.js';
 import type { Scope } from '../store/store.js';
-import { createOutbox, DELIVERIES_COLLECTION, outboxCollections, type DeliveryRecord, type DeliveryState } from './outbox.js';
+import {
+  createOutbox,
+  DELIVERIES_COLLECTION,
+  outboxCollections,
+  type DeliveryRecord,
+  type DeliveryState,
+} from './outbox.js';
 import { createRetention } from './retention.js';
 import { MERCHANT, testStores, webhookExample } from './testing.js';
 
@@ -18,7 +24,8 @@ describe('callback delivery retention', () => {
     const store = stores.open();
     const retention = createRetention(DELIVERIES_COLLECTION, { kept: 3, every: 1 });
     const states: DeliveryState[] = ['delivered', 'pending', 'failed', 'delivered', 'failed', 'delivered', 'pending'];
-    for (const [n, state] of states.entries()) await store.insert(DELIVERIES_COLLECTION, MERCHANT, delivery(`d${n}`, state));
+    for (const [n, state] of states.entries())
+      await store.insert(DELIVERIES_COLLECTION, MERCHANT, delivery(`d${n}`, state));
     await store.insert(DELIVERIES_COLLECTION, OTHER_MODE, delivery('live', 'delivered'));
     await store.transaction((tx) => retention.recorded(tx, MERCHANT));
     // d4..d6 are the newest three; of the older ones only the pending d1 stays. The live mode is counted apart.
@@ -46,12 +53,20 @@ describe('callback delivery retention', () => {
     const store = stores.open();
     let nextId = 0;
     const ids: Ids = { next: () => (nextId++).toString(16).padStart(24, '0') };
-    const clock: Clock = { now: () => new Date('2026-11-21T09:30:00.000Z'), advance: () => Promise.reject(new Error('not used')), onAdvance: () => undefined };
-    const settings: Settings = { get: () => Promise.reject(new Error('not used')), update: () => Promise.reject(new Error('not used')) };
+    const clock: Clock = {
+      now: () => new Date('2026-11-21T09:30:00.000Z'),
+      advance: () => Promise.reject(new Error('not used')),
+      onAdvance: () => undefined,
+    };
+    const settings: Settings = {
+      get: () => Promise.reject(new Error('not used')),
+      update: () => Promise.reject(new Error('not used')),
+    };
     const outbox = createOutbox({ store, clock, ids, settings, retention: { kept: 5, every: 1 } });
     const payload = webhookExample('fixedVirtualAccountChanged');
     // With no callback URL each delivery is failed as it is recorded (the control contract's decision).
-    for (let n = 0; n < 20; n++) await store.transaction((tx) => outbox.enqueue(tx, MERCHANT, 'fixedVirtualAccountChanged', payload, null));
+    for (let n = 0; n < 20; n++)
+      await store.transaction((tx) => outbox.enqueue(tx, MERCHANT, 'fixedVirtualAccountChanged', payload, null));
     const kept = await outbox.list(MERCHANT);
     expect(kept.map((record) => record.state)).toEqual(Array(5).fill('failed'));
     expect(kept[0]?.id).toBe((19).toString(16).padStart(24, '0'));

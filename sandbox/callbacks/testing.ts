@@ -21,9 +21,15 @@ type JsonObject = { [key: string]: Json };
 /** The first example the contract gives for a webhook's body: valid against its schema by the contract's own tests. */
 export function webhookExample(kind: WebhookKind): JsonObject {
   const doc = JSON.parse(readFileSync(openapiPath, 'utf8')) as {
-    webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: JsonObject }> } } } } }>;
+    webhooks: Record<
+      string,
+      {
+        post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: JsonObject }> } } } };
+      }
+    >;
   };
-  const examples = doc.webhooks[webhookMetadata[kind].name]?.post.requestBody.content['application/json'].examples ?? {};
+  const examples =
+    doc.webhooks[webhookMetadata[kind].name]?.post.requestBody.content['application/json'].examples ?? {};
   const first = Object.values(examples)[0];
   if (!first) throw new Error(`the contract has no example of ${kind}`);
   return first.value;
@@ -53,7 +59,12 @@ export async function startReceiver(status: (request: Received) => number = () =
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { at: performance.now(), url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = {
+        at: performance.now(),
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(entry);
       response.writeHead(status(entry), { 'content-type': 'application/json' }).end('{}');
       for (const waiter of waiters.filter((w) => received.length >= w.count)) waiter.resolve();
@@ -67,7 +78,10 @@ export async function startReceiver(status: (request: Received) => number = () =
     waitFor: (count, timeoutMs = 5000) =>
       new Promise((resolve, reject) => {
         if (received.length >= count) return resolve(received);
-        const timer = setTimeout(() => reject(new Error(`expected ${count} requests, got ${received.length}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`expected ${count} requests, got ${received.length}`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(received)) });
       }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -75,7 +89,12 @@ export async function startReceiver(status: (request: Received) => number = () =
 }
 
 /** Waits until the stored delivery satisfies `done` (its outcome is written just after the receiver answers). */
-export async function settled(t: TestPlatform, id: string, done: (d: DeliveryRecord) => boolean, scope: Scope = MERCHANT): Promise<DeliveryRecord> {
+export async function settled(
+  t: TestPlatform,
+  id: string,
+  done: (d: DeliveryRecord) => boolean,
+  scope: Scope = MERCHANT,
+): Promise<DeliveryRecord> {
   const deadline = performance.now() + 15_000;
   for (;;) {
     const delivery = await t.platform.callbacks.get(scope, id);
@@ -85,7 +104,12 @@ export async function settled(t: TestPlatform, id: string, done: (d: DeliveryRec
   }
 }
 
-export async function enqueue(t: TestPlatform, kind: keyof typeof webhookMetadata, url: string | null, scope: Scope = MERCHANT): Promise<string> {
+export async function enqueue(
+  t: TestPlatform,
+  kind: keyof typeof webhookMetadata,
+  url: string | null,
+  scope: Scope = MERCHANT,
+): Promise<string> {
   await t.store.transaction((tx) => t.platform.callbacks.enqueue(tx, scope, kind, webhookExample(kind), url));
   const [newest] = await t.platform.callbacks.list(scope);
   if (!newest) throw new Error('nothing was enqueued');
@@ -132,7 +156,10 @@ export function testStores(collections: CollectionDefinition[]) {
   };
 }
 
-export async function openTestPlatform(dataDir: string, options: Partial<Omit<PlatformOptions, 'store'>> = {}): Promise<TestPlatform> {
+export async function openTestPlatform(
+  dataDir: string,
+  options: Partial<Omit<PlatformOptions, 'store'>> = {},
+): Promise<TestPlatform> {
   const store = openJournalStore({ dataDir, collections });
   const alerts: DeliveryRecord[] = [];
   const platform = await createPlatform({

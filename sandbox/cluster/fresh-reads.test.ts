@@ -90,10 +90,14 @@ describe('coalesced reads with a maximum age', () => {
   it('counts a failed read as no read', async () => {
     let fail = true;
     let runs = 0;
-    const fresh = coalesced(async () => {
-      runs++;
-      if (fail) throw new Error('database away');
-    }, 25, () => 0);
+    const fresh = coalesced(
+      async () => {
+        runs++;
+        if (fail) throw new Error('database away');
+      },
+      25,
+      () => 0,
+    );
     await expect(fresh()).rejects.toThrow('database away');
     fail = false;
     await fresh();

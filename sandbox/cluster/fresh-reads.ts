@@ -18,7 +18,11 @@ export const SHARED_STATE_MAX_AGE_MS = 25;
  * a run that began since (or rejects with its error). With `maxAgeMs` 0 every caller waits for a run that
  * began after it asked.
  */
-export function coalesced(load: () => Promise<void>, maxAgeMs = 0, now: () => number = () => performance.now()): () => Promise<void> {
+export function coalesced(
+  load: () => Promise<void>,
+  maxAgeMs = 0,
+  now: () => number = () => performance.now(),
+): () => Promise<void> {
   let newestStart = -Infinity;
   let running: { start: number; done: Promise<void> } | undefined;
   let next: Promise<void> | undefined;
@@ -61,7 +65,11 @@ export interface SharedStateReads {
   now(): number;
 }
 
-export function createSharedStateReads(load: () => Promise<void>, maxAgeMs = SHARED_STATE_MAX_AGE_MS, now: () => number = () => performance.now()): SharedStateReads {
+export function createSharedStateReads(
+  load: () => Promise<void>,
+  maxAgeMs = SHARED_STATE_MAX_AGE_MS,
+  now: () => number = () => performance.now(),
+): SharedStateReads {
   const fresh = coalesced(load, maxAgeMs, now);
   let lastChange = -Infinity;
   return {

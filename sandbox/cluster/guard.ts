@@ -6,12 +6,17 @@
 // copy has the change (fresh-reads.ts). Both the fetch-standard entry and the router's native one are wrapped.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
-import { nativeHandlerOf, withNativeHandler, type NativeAnswer } from '@payments-contract/server/runtime/native-request';
+import {
+  nativeHandlerOf,
+  withNativeHandler,
+  type NativeAnswer,
+} from '@payments-contract/server/runtime/native-request';
 import { SERVICE_UNAVAILABLE_ERROR_CODE } from '../limits/limit-answers.js';
 import { isStoreUnavailable } from '../store/store.js';
 import type { SharedStateReads } from './fresh-reads.js';
 
-const UNAVAILABLE_MESSAGE = 'The sandbox cannot reach its database right now. Retry the request in a moment (with the same Idempotency-Key where the operation takes one).';
+const UNAVAILABLE_MESSAGE =
+  'The sandbox cannot reach its database right now. Retry the request in a moment (with the same Idempotency-Key where the operation takes one).';
 const UNAVAILABLE_HEADERS = { 'content-type': 'application/json', 'retry-after': '1' };
 const unavailableBody = JSON.stringify({ error_code: SERVICE_UNAVAILABLE_ERROR_CODE, message: UNAVAILABLE_MESSAGE });
 
@@ -40,7 +45,11 @@ export function createStoreGuard(options: StoreGuardOptions = {}): StoreGuard {
   const { shared } = options;
 
   /** Runs `handle` for one request; `unavailable` makes the 503, `status` reads an answer's status. */
-  const guarded = async <A>(handle: () => Promise<A>, status: (answer: A) => number, unavailable: () => A): Promise<A> => {
+  const guarded = async <A>(
+    handle: () => Promise<A>,
+    status: (answer: A) => number,
+    unavailable: () => A,
+  ): Promise<A> => {
     const state: RequestState = { unavailable: false };
     return requests.run(state, async () => {
       const since = shared?.now() ?? 0;

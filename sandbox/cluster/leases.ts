@@ -54,7 +54,8 @@ export function createLeases(options: LeasesOptions): Leases {
   const realTime = options.realTime ?? (() => Date.now());
   const pollMs = options.pollMs ?? 25;
   const holder = randomUUID();
-  const heldByOther = (lease: LeaseRecord | undefined): boolean => lease !== undefined && lease.holder !== holder && lease.until_ms > realTime();
+  const heldByOther = (lease: LeaseRecord | undefined): boolean =>
+    lease !== undefined && lease.holder !== holder && lease.until_ms > realTime();
   return {
     holder,
     take: async (tx, scope, name) => {

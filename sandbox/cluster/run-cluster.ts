@@ -7,7 +7,12 @@
 //   npm run sandbox:cluster -- [--instances 2] [--port 3000] [--database-url postgres://...]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '@payments-contract/server/runtime/command-line';
+import {
+  readCommandLine,
+  refuse,
+  STANDARD_USAGE_LINES,
+  UsageError,
+} from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { describeTarget } from '../store/postgres/postgres-store.js';
@@ -74,11 +79,14 @@ async function main(argv: readonly string[]): Promise<number> {
   if (typeof line === 'number') return line;
   const instances = Number(line.values.instances);
   const port = Number(line.values.port);
-  if (!Number.isInteger(instances) || instances < 1 || instances > 16) return refuse(COMMAND, new UsageError('--instances must be a whole number from 1 to 16'));
-  if (!Number.isInteger(port) || port < 0 || port + instances > 65535) return refuse(COMMAND, new UsageError('--port must be a free port, with the next --instances ports free too'));
+  if (!Number.isInteger(instances) || instances < 1 || instances > 16)
+    return refuse(COMMAND, new UsageError('--instances must be a whole number from 1 to 16'));
+  if (!Number.isInteger(port) || port < 0 || port + instances > 65535)
+    return refuse(COMMAND, new UsageError('--port must be a free port, with the next --instances ports free too'));
   const stops: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => console.error('sandbox:cluster: stopping failed:', error));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: unknown) => console.error('sandbox:cluster: stopping failed:', error));
   };
   try {
     let databaseUrl = line.values['database-url'] ?? process.env.DATABASE_URL;

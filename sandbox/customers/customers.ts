@@ -27,7 +27,9 @@ export const collections: CollectionDefinition[] = [{ name: COLLECTION, unique: 
 /** The object schema a property refers to (`$ref: '#/components/schemas/X'`), or the property itself. */
 function resolveSchema(schema: Json | undefined): Json | undefined {
   const prefix = '#/components/schemas/';
-  return isObject(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith(prefix) ? componentSchema(schema.$ref.slice(prefix.length)) : schema;
+  return isObject(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith(prefix)
+    ? componentSchema(schema.$ref.slice(prefix.length))
+    : schema;
 }
 
 /**
@@ -38,7 +40,11 @@ function keepDeclared(schema: Json | undefined, value: Json): Json {
   const resolved = resolveSchema(schema);
   const properties = isObject(resolved) && isObject(resolved.properties) ? resolved.properties : undefined;
   if (!properties || !isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).flatMap(([name, field]) => (Object.hasOwn(properties, name) ? [[name, keepDeclared(properties[name], field)]] : [])));
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([name, field]) =>
+      Object.hasOwn(properties, name) ? [[name, keepDeclared(properties[name], field)]] : [],
+    ),
+  );
 }
 
 /** What a customer type may not have: top-level fields, and names inside an object field (`identification`). */
@@ -56,8 +62,11 @@ function readForbidden(): Map<string, Forbidden> {
   const byType = new Map<string, Forbidden>();
   const members = componentSchema(REQUEST_SCHEMA).allOf;
   for (const member of Array.isArray(members) ? members : []) {
-    if (!isObject(member) || !isObject(member.if) || !isObject(member.if.properties) || !isObject(member.then)) continue;
-    const type = Object.values(member.if.properties).find((condition) => isObject(condition) && typeof condition.const === 'string');
+    if (!isObject(member) || !isObject(member.if) || !isObject(member.if.properties) || !isObject(member.then))
+      continue;
+    const type = Object.values(member.if.properties).find(
+      (condition) => isObject(condition) && typeof condition.const === 'string',
+    );
     if (!isObject(type) || typeof type.const !== 'string') continue;
     const forbidden = byType.get(type.const) ?? { fields: new Set<string>(), inside: new Map<string, Set<string>>() };
     byType.set(type.const, forbidden);
@@ -65,8 +74,15 @@ function readForbidden(): Map<string, Forbidden> {
     for (const part of parts) {
       for (const [name, rule] of Object.entries(isObject(part) && isObject(part.properties) ? part.properties : {})) {
         if (rule === false) forbidden.fields.add(name);
-        const names = isObject(rule) && isObject(rule.propertyNames) && isObject(rule.propertyNames.not) ? rule.propertyNames.not.enum : undefined;
-        if (Array.isArray(names)) forbidden.inside.set(name, new Set([...(forbidden.inside.get(name) ?? []), ...names.filter((n) => typeof n === 'string')]));
+        const names =
+          isObject(rule) && isObject(rule.propertyNames) && isObject(rule.propertyNames.not)
+            ? rule.propertyNames.not.enum
+            : undefined;
+        if (Array.isArray(names))
+          forbidden.inside.set(
+            name,
+            new Set([...(forbidden.inside.get(name) ?? []), ...names.filter((n) => typeof n === 'string')]),
+          );
       }
     }
   }
@@ -99,16 +115,36 @@ const createRules = operationTable.createCustomer.validators.body;
 /** The customer's own fields if they satisfy the creation rules, else every rule they break. */
 function checkFields(candidate: Json): { ok: true; fields: CustomerFields } | { ok: false; issues: ValidationIssue[] } {
   const isValid = (value: Json): value is Json & CustomerFields => createRules(value);
-  return isValid(candidate) ? { ok: true, fields: candidate } : { ok: false, issues: toIssues('body', createRules.errors) };
+  return isValid(candidate)
+    ? { ok: true, fields: candidate }
+    : { ok: false, issues: toIssues('body', createRules.errors) };
 }
 
 /** The operation's answer to broken rules (`x-validation-error`), `errors` listing each. */
-function invalid<Status extends number, Code extends string>(answer: { status: Status; error_code: Code }, what: string, issues: ValidationIssue[]) {
+function invalid<Status extends number, Code extends string>(
+  answer: { status: Status; error_code: Code },
+  what: string,
+  issues: ValidationIssue[],
+) {
   const listed = issues.map((issue) => `${issue.path || '(whole body)'} ${issue.message}`).join('; ');
-  return { status: answer.status, body: { error_code: answer.error_code, message: `${what} breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${listed}.`, errors: issues } };
+  return {
+    status: answer.status,
+    body: {
+      error_code: answer.error_code,
+      message: `${what} breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${listed}.`,
+      errors: issues,
+    },
+  };
 }
 
-const duplicate = (externalId: string) => ({ status: 400, body: { error_code: 'DUPLICATE_CUSTOMER_ERROR', message: `A customer with external_id ${externalId} already exists.` } }) as const;
+const duplicate = (externalId: string) =>
+  ({
+    status: 400,
+    body: {
+      error_code: 'DUPLICATE_CUSTOMER_ERROR',
+      message: `A customer with external_id ${externalId} already exists.`,
+    },
+  }) as const;
 
 /** The customer with this id in the scope (the direct debit module's lookup of `customer_id`). */
 export async function findCustomer(tx: Transaction, scope: Scope, id: string): Promise<Customer | undefined> {
@@ -117,7 +153,9 @@ export async function findCustomer(tx: Transaction, scope: Scope, id: string): P
 
 const LIST_LIMIT = listLimit('listCustomers');
 
-export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createCustomer' | 'updateCustomer' | 'listCustomers'> {
+export function customerHandlers(
+  ctx: SandboxContext,
+): Pick<Handlers<Caller>, 'createCustomer' | 'updateCustomer' | 'listCustomers'> {
   return {
     createCustomer: async ({ body }, { principal }) => {
       // The router validated the body; only its undeclared fields go.
@@ -137,7 +175,11 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
     updateCustomer: async ({ path, body }, { principal }) => {
       return ctx.store.transaction(async (tx) => {
         const stored = await tx.get<CustomerRecord>(COLLECTION, principal, path.id);
-        if (!stored) return { status: 400, body: { error_code: 'CUSTOMER_NOT_FOUND_ERROR', message: `Customer ${path.id} was not found.` } } as const;
+        if (!stored)
+          return {
+            status: 400,
+            body: { error_code: 'CUSTOMER_NOT_FOUND_ERROR', message: `Customer ${path.id} was not found.` },
+          } as const;
         const { id, created, updated: _previous, ...fields } = stored;
         const type = body.customer_type ?? stored.customer_type;
         // Decision `customer-update-rules`: a change of type drops what only the old type allows; the body's
@@ -145,7 +187,12 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
         const base = type === stored.customer_type ? fields : withoutForbidden(fields, type);
         const changes = keepDeclared(componentSchema(REQUEST_SCHEMA), toJson(body));
         const checked = checkFields({ ...base, ...(isObject(changes) ? changes : {}) });
-        if (!checked.ok) return invalid(operationTable.updateCustomer.validationError, 'The customer after the update', checked.issues);
+        if (!checked.ok)
+          return invalid(
+            operationTable.updateCustomer.validationError,
+            'The customer after the update',
+            checked.issues,
+          );
         const customer: Customer = { id, ...checked.fields, created, updated: ctx.clock.now(principal).toISOString() };
         try {
           await tx.update(COLLECTION, principal, toRecord(customer));
@@ -161,7 +208,10 @@ export function customerHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'c
       // Decision `customers-list-without-filter`: newest first, unpaginated; with external_id, 0 or 1.
       // Decision `list-bounds`: the newest ones past the contract's limit, bounded in the store.
       const newest = { limit: LIST_LIMIT };
-      const found = query.external_id === undefined ? await ctx.store.list<CustomerRecord>(COLLECTION, principal, newest) : await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id, newest);
+      const found =
+        query.external_id === undefined
+          ? await ctx.store.list<CustomerRecord>(COLLECTION, principal, newest)
+          : await ctx.store.findBy<CustomerRecord>(COLLECTION, principal, 'external_id', query.external_id, newest);
       return { status: 200, body: found };
     },
   };

@@ -50,12 +50,22 @@ async function startReceiver(): Promise<void> {
 
 beforeAll(async () => {
   await startReceiver();
-  const parsed = parseConfig({ argv: [], env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' } });
+  const parsed = parseConfig({
+    argv: [],
+    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' },
+  });
   if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
   sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on('console', (message) => {
@@ -72,10 +82,17 @@ afterAll(async () => {
 });
 
 /** A request to the sandbox's API as a developer's code would send it. */
-async function callApi(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function callApi(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${sandbox.url}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${DEFAULT_TEST_SECRET_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${DEFAULT_TEST_SECRET_KEY}:`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
@@ -102,14 +119,23 @@ describe('the dashboard', () => {
     const automatic = page.locator('[data-setting="disbursement_auto_resolve"] input[type="checkbox"]');
     if ((await automatic.count()) > 0) {
       await automatic.uncheck();
-      await expect.poll(() => page.locator('[data-setting="disbursement_auto_resolve"] .status').textContent()).toBe('saved');
+      await expect
+        .poll(() => page.locator('[data-setting="disbursement_auto_resolve"] .status').textContent())
+        .toBe('saved');
     }
     const settings = await callApi('GET', '/sandbox/settings');
     expect((settings.json.callback_urls as Record<string, unknown>).disbursement_callback_url).toBe(receiverUrl);
   });
 
   it('lists a disbursement created by API and fails it with the code chosen on the page', async () => {
-    const created = await callApi('POST', '/disbursements', { external_id: 'dashboard-payout-1', bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Dashboard test', amount: 25000 });
+    const created = await callApi('POST', '/disbursements', {
+      external_id: 'dashboard-payout-1',
+      bank_code: 'BCA',
+      account_holder_name: 'Siti Rahmawati',
+      account_number: '1234567890',
+      description: 'Dashboard test',
+      amount: 25000,
+    });
     expect(created.status).toBe(200);
     disbursementId = String(created.json.id);
     await page.getByRole('button', { name: 'Resources' }).click();
@@ -125,13 +151,18 @@ describe('the dashboard', () => {
     await row.getByRole('button', { name: 'Fail disbursement' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(/Fail disbursement: done \(200\)/);
     await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('FAILED');
-    expect((await callApi('GET', `/disbursements/${disbursementId}`)).json).toMatchObject({ status: 'FAILED', failure_code: chosenCode });
+    expect((await callApi('GET', `/disbursements/${disbursementId}`)).json).toMatchObject({
+      status: 'FAILED',
+      failure_code: chosenCode,
+    });
   });
 
   it('shows the callback with its first attempt refused, then delivered after the clock is advanced on the page', async () => {
     await page.getByRole('button', { name: 'Events' }).click();
     const delivery = page.locator('#event-list tr', { hasText: 'disbursement.finished' });
-    await expect.poll(() => delivery.locator('li.attempt').allTextContents(), { timeout: 10_000 }).toEqual([expect.stringMatching(/^#1 at .* → HTTP 503 in \d+(\.\d+)? ms$/)]);
+    await expect
+      .poll(() => delivery.locator('li.attempt').allTextContents(), { timeout: 10_000 })
+      .toEqual([expect.stringMatching(/^#1 at .* → HTTP 503 in \d+(\.\d+)? ms$/)]);
     expect(await delivery.getAttribute('data-state')).toBe('pending');
 
     await page.getByRole('button', { name: 'Clock' }).click();
@@ -142,7 +173,10 @@ describe('the dashboard', () => {
 
     await page.getByRole('button', { name: 'Events' }).click();
     await expect.poll(() => delivery.getAttribute('data-state'), { timeout: 10_000 }).toBe('delivered');
-    expect(await delivery.locator('li.attempt').allTextContents()).toEqual([expect.stringContaining('HTTP 503'), expect.stringContaining('HTTP 200')]);
+    expect(await delivery.locator('li.attempt').allTextContents()).toEqual([
+      expect.stringContaining('HTTP 503'),
+      expect.stringContaining('HTTP 200'),
+    ]);
     expect(received.map((callback) => [callback.status, callback.body.failure_code])).toEqual([
       [503, chosenCode],
       [200, chosenCode],
@@ -155,7 +189,9 @@ describe('the dashboard', () => {
   it('shows the recent requests, or says the sandbox does not record them', async () => {
     await page.getByRole('button', { name: 'Requests' }).click();
     mkdirSync(artifactsDir, { recursive: true });
-    const contract = (await (await fetch(`${sandbox.url}/sandbox/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const contract = (await (await fetch(`${sandbox.url}/sandbox/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
     recordsRequests = '/sandbox/requests' in contract.paths;
     if (recordsRequests) {
       await expect.poll(() => page.locator('#request-list').textContent()).toContain('/disbursements');
@@ -177,7 +213,9 @@ describe('the dashboard', () => {
     await form.getByRole('button', { name: 'Arm fault' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(/^Fault [0-9a-f]{24} armed\.$/);
     const row = page.locator('#fault-list tbody tr');
-    await expect.poll(() => row.allTextContents()).toEqual([expect.stringMatching(/unavailable.*getBalance.*2 of 2.*retry_after_seconds 1/)]);
+    await expect
+      .poll(() => row.allTextContents())
+      .toEqual([expect.stringMatching(/unavailable.*getBalance.*2 of 2.*retry_after_seconds 1/)]);
 
     expect((await callApi('GET', '/balance')).status).toBe(503);
     expect((await callApi('GET', '/available_virtual_account_banks')).status).toBe(200);
@@ -191,7 +229,9 @@ describe('the dashboard', () => {
     await form.getByLabel('kind').selectOption('rate_limited');
     await form.getByLabel('delay_ms').fill('500');
     await form.getByRole('button', { name: 'Arm fault' }).click();
-    await expect.poll(() => page.locator('#notice').textContent()).toMatch(/The fault was not armed: 400 API_VALIDATION_ERROR/);
+    await expect
+      .poll(() => page.locator('#notice').textContent())
+      .toMatch(/The fault was not armed: 400 API_VALIDATION_ERROR/);
     // Chromium reports the refusal on the console; that one line is expected, and taken out of the check below.
     const refusal = consoleErrors.findIndex((line) => /status of 400/.test(line));
     expect(refusal).toBeGreaterThanOrEqual(0);
@@ -199,7 +239,9 @@ describe('the dashboard', () => {
     await form.getByLabel('delay_ms').fill('');
     await form.getByLabel('operation').selectOption({ label: '(any operation)' });
     await form.getByRole('button', { name: 'Arm fault' }).click();
-    await expect.poll(() => row.allTextContents()).toEqual([expect.stringMatching(/rate_limited.*\(any operation\).*2 of 2.*limit 100/)]);
+    await expect
+      .poll(() => row.allTextContents())
+      .toEqual([expect.stringMatching(/rate_limited.*\(any operation\).*2 of 2.*limit 100/)]);
     await page.screenshot({ path: join(artifactsDir, 'dashboard-faults.png') });
     await page.getByRole('button', { name: 'Clear all faults' }).click();
     await expect.poll(() => page.locator('#fault-list').textContent()).toContain('No fault is armed');
@@ -209,6 +251,10 @@ describe('the dashboard', () => {
   it('logged no errors and asked no other host for anything', () => {
     // Chromium reports a 404 answer to fetch on the console: expected only from a sandbox without the requests list.
     expect(consoleErrors.filter((line) => recordsRequests || !/status of 404/.test(line))).toEqual([]);
-    expect(requestedUrls.filter((url) => !url.startsWith(`${sandbox.url}/`) && url !== sandbox.url && !url.startsWith('data:'))).toEqual([]);
+    expect(
+      requestedUrls.filter(
+        (url) => !url.startsWith(`${sandbox.url}/`) && url !== sandbox.url && !url.startsWith('data:'),
+      ),
+    ).toEqual([]);
   });
 });

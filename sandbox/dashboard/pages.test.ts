@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => sandbox.fetch(new Request(`http://sandbox.test${path}`, { method, headers }));
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  sandbox.fetch(new Request(`http://sandbox.test${path}`, { method, headers }));
 
 describe('the root', () => {
   it('sends a browser to the dashboard', async () => {
@@ -62,7 +63,7 @@ describe('the dashboard files', () => {
     expect(page.match(/(?:src|href)="[^"]*"/g)?.filter((reference) => !/="(\/|data:,|#)/.test(reference))).toEqual([]);
   });
 
-  it('never renders data as HTML (request bodies and callback payloads are anyone\'s input)', () => {
+  it("never renders data as HTML (request bodies and callback payloads are anyone's input)", () => {
     const module = readFileSync(new URL('./static/dashboard.js', import.meta.url), 'utf8');
     expect(module).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
   });
@@ -84,6 +85,8 @@ describe('prefersHtml', () => {
 
 describe('the start-up lines', () => {
   it('print where the dashboard is', () => {
-    expect(describeSandbox('http://127.0.0.1:3000', defaultConfig())).toContain(`dashboard:            http://127.0.0.1:3000${DASHBOARD_PATH}`);
+    expect(describeSandbox('http://127.0.0.1:3000', defaultConfig())).toContain(
+      `dashboard:            http://127.0.0.1:3000${DASHBOARD_PATH}`,
+    );
   });
 });

@@ -17,7 +17,8 @@ const FILES: readonly { path: string; file: string; type: string }[] = [
 ];
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
@@ -34,7 +35,16 @@ function staticFolder(): string {
 
 /** Each dashboard path with its answer. */
 export function dashboardPages(folder: string = staticFolder()): Map<string, NativeAnswer> {
-  return new Map(FILES.map(({ path, file, type }) => [path, { status: 200, headers: { 'content-type': type, ...SECURITY_HEADERS }, body: readFileSync(join(folder, file), 'utf8') }]));
+  return new Map(
+    FILES.map(({ path, file, type }) => [
+      path,
+      {
+        status: 200,
+        headers: { 'content-type': type, ...SECURITY_HEADERS },
+        body: readFileSync(join(folder, file), 'utf8'),
+      },
+    ]),
+  );
 }
 
 /**
@@ -48,7 +58,8 @@ export function prefersHtml(accept: string | null): boolean {
     const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
     return { type: type.trim(), q: q === undefined ? 1 : Number(q.slice(2)) || 0, index };
   });
-  const weight = (wanted: string): number => Math.max(0, ...ranked.filter((entry) => entry.type === wanted).map((entry) => entry.q));
+  const weight = (wanted: string): number =>
+    Math.max(0, ...ranked.filter((entry) => entry.type === wanted).map((entry) => entry.q));
   const html = weight('text/html');
   return html > 0 && html >= weight('application/json');
 }

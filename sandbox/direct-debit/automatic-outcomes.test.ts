@@ -20,7 +20,9 @@ afterEach(() => closeSandbox(sandbox));
 let keys = 0;
 async function createPayment(overrides: Parameters<typeof paymentRequest>[1] = {}, key: TestKeyName = 'aTest') {
   const { paymentMethodId } = await linkCard(sandbox, { key });
-  const result = await sandbox.service(key).createDirectDebitPayment({ idempotencyKey: `auto-${++keys}`, body: paymentRequest(paymentMethodId, overrides) });
+  const result = await sandbox
+    .service(key)
+    .createDirectDebitPayment({ idempotencyKey: `auto-${++keys}`, body: paymentRequest(paymentMethodId, overrides) });
   if (!result.ok) throw new Error(`creation refused: ${result.status} ${JSON.stringify(result.error)}`);
   return result.data;
 }
@@ -32,11 +34,15 @@ async function statusOf(id: string, key: TestKeyName = 'aTest') {
 }
 
 /** The direct debit callbacks the receiver got for a payment. */
-const callbacksOf = (id: string) => sandbox.callbacks.filter((c) => c.url === CALLBACK_URL && (c.body as { id?: string }).id === id).map((c) => c.body);
+const callbacksOf = (id: string) =>
+  sandbox.callbacks.filter((c) => c.url === CALLBACK_URL && (c.body as { id?: string }).id === id).map((c) => c.body);
 
 describe('automatic outcome (direct_debit_auto_resolve on, the default)', () => {
   it('completes a payment without OTP once the delay has passed: COMPLETED, CASH credited, callback delivered', async () => {
-    expect((await sandbox.control().getSettings()).ok && (await sandbox.ctx.settings.get(scopeOf('aTest'))).direct_debit_auto_resolve).toBe(true);
+    expect(
+      (await sandbox.control().getSettings()).ok &&
+        (await sandbox.ctx.settings.get(scopeOf('aTest'))).direct_debit_auto_resolve,
+    ).toBe(true);
     const payment = await createPayment({ amount: 125000 });
     const before = await cash(sandbox);
     await sandbox.advance(delay - 1);
@@ -45,28 +51,46 @@ describe('automatic outcome (direct_debit_auto_resolve on, the default)', () => 
     await sandbox.advance(1);
     expect(await statusOf(payment.id)).toEqual({ status: 'COMPLETED', failure_code: null });
     expect((await cash(sandbox)) - before).toBe(125000);
-    expect(callbacksOf(payment.id)).toEqual([expect.objectContaining({ event: 'direct_debit.payment', status: 'COMPLETED', failure_code: null, amount: 125000 })]);
+    expect(callbacksOf(payment.id)).toEqual([
+      expect.objectContaining({
+        event: 'direct_debit.payment',
+        status: 'COMPLETED',
+        failure_code: null,
+        amount: 125000,
+      }),
+    ]);
   });
 
   it('counts from the accepted OTP, not from creation, when the payment needs one', async () => {
     const payment = await createPayment({ enable_otp: true });
     await sandbox.advance(2 * delay);
     expect(await statusOf(payment.id)).toEqual({ status: 'PENDING', failure_code: null });
-    expect((await sandbox.service().validateDirectDebitPaymentOtp({ path: { id: payment.id }, body: { otp_code: '222000' } })).status).toBe(200);
+    expect(
+      (
+        await sandbox
+          .service()
+          .validateDirectDebitPaymentOtp({ path: { id: payment.id }, body: { otp_code: '222000' } })
+      ).status,
+    ).toBe(200);
     await sandbox.advance(delay - 1);
     expect((await statusOf(payment.id)).status).toBe('PENDING');
     await sandbox.advance(1);
     expect((await statusOf(payment.id)).status).toBe('COMPLETED');
   });
 
-  it.each(testMode.outcomes.map((o) => [o.value, o.failureCode] as const))('fails a payment of amount %s with %s: CASH unchanged, callback carrying the code', async (amount, failureCode) => {
-    const payment = await createPayment({ amount: Number(amount) });
-    const before = await cash(sandbox);
-    await sandbox.advance(delay);
-    expect(await statusOf(payment.id)).toEqual({ status: 'FAILED', failure_code: failureCode });
-    expect(await cash(sandbox)).toBe(before);
-    expect(callbacksOf(payment.id)).toEqual([expect.objectContaining({ status: 'FAILED', failure_code: failureCode })]);
-  });
+  it.each(testMode.outcomes.map((o) => [o.value, o.failureCode] as const))(
+    'fails a payment of amount %s with %s: CASH unchanged, callback carrying the code',
+    async (amount, failureCode) => {
+      const payment = await createPayment({ amount: Number(amount) });
+      const before = await cash(sandbox);
+      await sandbox.advance(delay);
+      expect(await statusOf(payment.id)).toEqual({ status: 'FAILED', failure_code: failureCode });
+      expect(await cash(sandbox)).toBe(before);
+      expect(callbacksOf(payment.id)).toEqual([
+        expect.objectContaining({ status: 'FAILED', failure_code: failureCode }),
+      ]);
+    },
+  );
 
   it('completes with a live key whatever the amount (the test values are test mode)', async () => {
     const [listed] = testMode.outcomes;
@@ -84,17 +108,31 @@ describe('automatic outcome (direct_debit_auto_resolve on, the default)', () => 
 
   it('lets the control API decide first; the time coming then changes nothing, and the control API answers 409', async () => {
     const payment = await createPayment();
-    expect((await sandbox.control().failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'CHANNEL_UNAVAILABLE' } })).status).toBe(200);
+    expect(
+      (
+        await sandbox
+          .control()
+          .failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'CHANNEL_UNAVAILABLE' } })
+      ).status,
+    ).toBe(200);
     await sandbox.advance(delay);
     expect(await statusOf(payment.id)).toEqual({ status: 'FAILED', failure_code: 'CHANNEL_UNAVAILABLE' });
     expect(callbacksOf(payment.id)).toHaveLength(1);
-    expect(codeOf(await sandbox.control().completeDirectDebitPayment({ path: { id: payment.id } }))).toBe('SANDBOX_STATE_CONFLICT');
+    expect(codeOf(await sandbox.control().completeDirectDebitPayment({ path: { id: payment.id } }))).toBe(
+      'SANDBOX_STATE_CONFLICT',
+    );
   });
 
   it('answers the control API 409 once the payment has finished by itself', async () => {
     const payment = await createPayment();
     await sandbox.advance(delay);
-    expect(codeOf(await sandbox.control().failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'INSUFFICIENT_BALANCE' } }))).toBe('SANDBOX_STATE_CONFLICT');
+    expect(
+      codeOf(
+        await sandbox
+          .control()
+          .failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'INSUFFICIENT_BALANCE' } }),
+      ),
+    ).toBe('SANDBOX_STATE_CONFLICT');
   });
 });
 
@@ -115,6 +153,12 @@ describe('manual control (direct_debit_auto_resolve off)', () => {
     expect((await sandbox.control().updateSettings({ body: { direct_debit_auto_resolve: false } })).ok).toBe(true);
     await sandbox.advance(delay);
     expect((await statusOf(payment.id)).status).toBe('PENDING');
-    expect((await sandbox.control().failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'ACCOUNT_ACCESS_BLOCKED' } })).status).toBe(200);
+    expect(
+      (
+        await sandbox
+          .control()
+          .failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'ACCOUNT_ACCESS_BLOCKED' } })
+      ).status,
+    ).toBe(200);
   });
 });

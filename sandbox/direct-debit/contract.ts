@@ -40,10 +40,12 @@ function otpOutcome(raw: Json | undefined, where: string): OtpTestOutcome {
 export function readOtpTestTable(operation: OperationModel): OtpTestTable {
   const testMode = operation.testMode;
   const where = `${operation.operationId} x-test-mode`;
-  if (!testMode || testMode.field !== 'otp_code' || !Array.isArray(testMode.outcomes)) throw new Error(`${where}: expected otp_code outcomes`);
+  if (!testMode || testMode.field !== 'otp_code' || !Array.isArray(testMode.outcomes))
+    throw new Error(`${where}: expected otp_code outcomes`);
   const listed = new Map<string, OtpTestOutcome>();
   testMode.outcomes.forEach((outcome, index) => {
-    if (!isObject(outcome) || typeof outcome.value !== 'string') throw new Error(`${where}.outcomes[${index}]: expected a string value`);
+    if (!isObject(outcome) || typeof outcome.value !== 'string')
+      throw new Error(`${where}.outcomes[${index}]: expected a string value`);
     listed.set(outcome.value, otpOutcome(outcome, `${where}.outcomes[${index}]`));
   });
   const fallback = otpOutcome(testMode.default_outcome, `${where}.default_outcome`);
@@ -51,14 +53,23 @@ export function readOtpTestTable(operation: OperationModel): OtpTestTable {
 }
 
 function valueAt(value: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined), value);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) =>
+        typeof node === 'object' && node !== null && !Array.isArray(node)
+          ? (node as Record<string, unknown>)[key]
+          : undefined,
+      value,
+    );
 }
 
 /** Reads the `test_mode: { field, value }` of one error trigger of an operation. */
 export function readTestModeTrigger(operation: OperationModel, errorCode: string): TestModeTrigger {
   const trigger = operation.errorTriggers[errorCode];
   const testMode: JsonObject | undefined = trigger && isObject(trigger.test_mode) ? trigger.test_mode : undefined;
-  if (!testMode || typeof testMode.field !== 'string' || testMode.value === undefined) throw new Error(`${operation.operationId} x-error-triggers.${errorCode}: expected test_mode { field, value }`);
+  if (!testMode || typeof testMode.field !== 'string' || testMode.value === undefined)
+    throw new Error(`${operation.operationId} x-error-triggers.${errorCode}: expected test_mode { field, value }`);
   const { field, value } = { field: testMode.field, value: testMode.value };
   return { field, value, matches: (body) => valueAt(body, field) === value };
 }
@@ -66,7 +77,10 @@ export function readTestModeTrigger(operation: OperationModel, errorCode: string
 export const contract = {
   tokenOtp: readOtpTestTable(contractOperation('validateLinkedAccountTokenOtp')),
   paymentOtp: readOtpTestTable(contractOperation('validateDirectDebitPaymentOtp')),
-  channelUnavailable: readTestModeTrigger(contractOperation('initializeLinkedAccountTokenization'), 'CHANNEL_UNAVAILABLE'),
+  channelUnavailable: readTestModeTrigger(
+    contractOperation('initializeLinkedAccountTokenization'),
+    'CHANNEL_UNAVAILABLE',
+  ),
   /** The webhook a direct debit payment's outcome is sent by (destination: the request's callback_url). */
   paymentWebhook: webhookMetadata.directDebitPayment.operationId,
 };

@@ -22,7 +22,10 @@ export type DirectDebitHandlers = Pick<
   | 'getDirectDebitPayment'
 >;
 
-export type DirectDebitControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment' | 'invalidatePaymentMethod'>;
+export type DirectDebitControlHandlers = Pick<
+  ControlHandlers<Caller>,
+  'completeDirectDebitPayment' | 'failDirectDebitPayment' | 'invalidatePaymentMethod'
+>;
 
 export function directDebitHandlers(ctx: SandboxContext): DirectDebitHandlers {
   return { ...linkingHandlers(ctx), ...paymentHandlers(ctx) };

@@ -3,7 +3,17 @@ import { scopeOf, type TestKeyName, type TestSandbox } from '../testing/index.js
 import { contract } from './contract.js';
 import { OTP_LIFETIME_MS } from './otp.js';
 import { COLLECTIONS } from './records.js';
-import { closeSandbox, codeOf, createCustomer, linkCard, openSandbox, paymentRequest, pendingToken, START, tokenRequest } from './testing.js';
+import {
+  closeSandbox,
+  codeOf,
+  createCustomer,
+  linkCard,
+  openSandbox,
+  paymentRequest,
+  pendingToken,
+  START,
+  tokenRequest,
+} from './testing.js';
 
 let sandbox: TestSandbox;
 beforeEach(async () => void (sandbox = await openSandbox()));
@@ -14,23 +24,37 @@ describe('initializeLinkedAccountTokenization', () => {
     const customerId = await createCustomer(sandbox);
     const result = await sandbox.service().initializeLinkedAccountTokenization({ body: tokenRequest(customerId) });
     if (!result.ok) return expect.fail(`expected 200, got ${result.status}`);
-    expect(result.data).toMatchObject({ customer_id: customerId, channel_code: 'DC_BRI', authorizer_url: null, status: 'PENDING', metadata: { crm_member_id: 'MBR-20418' } });
+    expect(result.data).toMatchObject({
+      customer_id: customerId,
+      channel_code: 'DC_BRI',
+      authorizer_url: null,
+      status: 'PENDING',
+      metadata: { crm_member_id: 'MBR-20418' },
+    });
     expect(result.data.id).toMatch(/^lat-/);
   });
 
   it('answers CUSTOMER_NOT_FOUND_ERROR for an unknown customer, and for one of another merchant or mode', async () => {
     for (const owner of ['bTest', 'aLive'] as const) {
-      const result = await sandbox.service('aTest').initializeLinkedAccountTokenization({ body: tokenRequest(await createCustomer(sandbox, owner)) });
+      const result = await sandbox
+        .service('aTest')
+        .initializeLinkedAccountTokenization({ body: tokenRequest(await createCustomer(sandbox, owner)) });
       expect(result.status).toBe(400);
       expect(codeOf(result)).toBe('CUSTOMER_NOT_FOUND_ERROR');
     }
-    expect(codeOf(await sandbox.service().initializeLinkedAccountTokenization({ body: tokenRequest('5f6ee8de3a733c1d2e1a9f00') }))).toBe('CUSTOMER_NOT_FOUND_ERROR');
+    expect(
+      codeOf(
+        await sandbox.service().initializeLinkedAccountTokenization({ body: tokenRequest('5f6ee8de3a733c1d2e1a9f00') }),
+      ),
+    ).toBe('CUSTOMER_NOT_FOUND_ERROR');
   });
 
   it("answers 503 CHANNEL_UNAVAILABLE for the contract's test-mode card value and creates nothing", async () => {
     expect(contract.channelUnavailable.field).toBe('properties.card_last_four');
     const customerId = await createCustomer(sandbox);
-    const result = await sandbox.service().initializeLinkedAccountTokenization({ body: tokenRequest(customerId, { last_four: String(contract.channelUnavailable.value) }) });
+    const result = await sandbox.service().initializeLinkedAccountTokenization({
+      body: tokenRequest(customerId, { last_four: String(contract.channelUnavailable.value) }),
+    });
     expect(result.status).toBe(503);
     expect(codeOf(result)).toBe('CHANNEL_UNAVAILABLE');
     expect(await sandbox.ctx.store.list(COLLECTIONS.tokens, scopeOf('aTest'))).toEqual([]);
@@ -38,21 +62,35 @@ describe('initializeLinkedAccountTokenization', () => {
 
   it('leaves channel and card rules to the schema: CHANNEL_CODE_NOT_SUPPORTED_ERROR, API_VALIDATION_ERROR, INVALID_JSON_FORMAT', async () => {
     const customerId = await createCustomer(sandbox);
-    const otherChannel = await sandbox.request('POST', '/linked_account_tokens/auth', { body: { ...tokenRequest(customerId), channel_code: 'DC_MANDIRI' } });
+    const otherChannel = await sandbox.request('POST', '/linked_account_tokens/auth', {
+      body: { ...tokenRequest(customerId), channel_code: 'DC_MANDIRI' },
+    });
     expect(otherChannel).toMatchObject({ status: 400, body: { error_code: 'CHANNEL_CODE_NOT_SUPPORTED_ERROR' } });
     const { properties: _dropped, ...withoutCard } = tokenRequest(customerId);
-    expect(await sandbox.request('POST', '/linked_account_tokens/auth', { body: withoutCard })).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await sandbox.request('POST', '/linked_account_tokens/auth', { body: '{"customer_id":' })).toMatchObject({ status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(await sandbox.request('POST', '/linked_account_tokens/auth', { body: withoutCard })).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
+    expect(await sandbox.request('POST', '/linked_account_tokens/auth', { body: '{"customer_id":' })).toMatchObject({
+      status: 400,
+      body: { error_code: 'INVALID_JSON_FORMAT' },
+    });
   });
 });
 
 describe('validateLinkedAccountTokenOtp', () => {
-  const validate = (id: string, otp_code: string, key: TestKeyName = 'aTest') => sandbox.service(key).validateLinkedAccountTokenOtp({ path: { id }, body: { otp_code } });
+  const validate = (id: string, otp_code: string, key: TestKeyName = 'aTest') =>
+    sandbox.service(key).validateLinkedAccountTokenOtp({ path: { id }, body: { otp_code } });
 
   it('accepts 222000: SUCCESS, then 409 ACCOUNT_LINKING_ALREADY_COMPLETED', async () => {
     const token = await pendingToken(sandbox);
     const accepted = await validate(token.id, '222000');
-    expect(accepted.ok && accepted.data).toEqual({ id: token.id, customer_id: token.customer_id, channel_code: 'DC_BRI', status: 'SUCCESS' });
+    expect(accepted.ok && accepted.data).toEqual({
+      id: token.id,
+      customer_id: token.customer_id,
+      channel_code: 'DC_BRI',
+      status: 'SUCCESS',
+    });
     const again = await validate(token.id, '222000');
     expect(again.status).toBe(409);
     expect(codeOf(again)).toBe('ACCOUNT_LINKING_ALREADY_COMPLETED');
@@ -62,11 +100,19 @@ describe('validateLinkedAccountTokenOtp', () => {
     const { id } = await pendingToken(sandbox);
     const codes: string[] = [];
     for (const otp of ['123456', '654321', '111111', '222000']) codes.push(codeOf(await validate(id, otp)));
-    expect(codes).toEqual(['INVALID_OTP_ERROR', 'INVALID_OTP_ERROR', 'MAX_OTP_ATTEMPTS_ERROR', 'ACCOUNT_LINKING_ALREADY_FAILED']);
+    expect(codes).toEqual([
+      'INVALID_OTP_ERROR',
+      'INVALID_OTP_ERROR',
+      'MAX_OTP_ATTEMPTS_ERROR',
+      'ACCOUNT_LINKING_ALREADY_FAILED',
+    ]);
   });
 
   it('fails the token with the test codes 222001 (expired) and 222002 (attempts used up)', async () => {
-    for (const [otp, code] of [['222001', 'EXPIRED_OTP_ERROR'], ['222002', 'MAX_OTP_ATTEMPTS_ERROR']] as const) {
+    for (const [otp, code] of [
+      ['222001', 'EXPIRED_OTP_ERROR'],
+      ['222002', 'MAX_OTP_ATTEMPTS_ERROR'],
+    ] as const) {
       const { id } = await pendingToken(sandbox);
       const result = await validate(id, otp);
       expect(result.status).toBe(400);
@@ -88,7 +134,11 @@ describe('validateLinkedAccountTokenOtp', () => {
 
   it('answers 404 DATA_NOT_FOUND_ERROR for an unknown token and for a token of another merchant or mode', async () => {
     const { id } = await pendingToken(sandbox, 'aTest');
-    for (const [tokenId, key] of [[id, 'bTest'], [id, 'aLive'], ['lat-000000000000000000000000', 'aTest']] as const) {
+    for (const [tokenId, key] of [
+      [id, 'bTest'],
+      [id, 'aLive'],
+      ['lat-000000000000000000000000', 'aTest'],
+    ] as const) {
       const result = await validate(tokenId, '222000', key);
       expect([result.status, codeOf(result)]).toEqual([404, 'DATA_NOT_FOUND_ERROR']);
     }
@@ -97,7 +147,9 @@ describe('validateLinkedAccountTokenOtp', () => {
   it('rejects a code that is not 6 digits with API_VALIDATION_ERROR without counting an attempt', async () => {
     const { id } = await pendingToken(sandbox);
     for (let i = 0; i < 3; i++) {
-      expect(await sandbox.request('POST', `/linked_account_tokens/${id}/validate_otp`, { body: { otp_code: '12345' } })).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
+      expect(
+        await sandbox.request('POST', `/linked_account_tokens/${id}/validate_otp`, { body: { otp_code: '12345' } }),
+      ).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
     }
     expect((await validate(id, '222000')).status).toBe(200);
   });
@@ -117,7 +169,13 @@ describe('listLinkedAccountTokenAccounts', () => {
     expect(after.data[0]).toMatchObject({
       channel_code: 'DC_BRI',
       type: 'DEBIT_CARD',
-      properties: { card_last_four: '8888', card_expiry: '06/29', currency: 'IDR', account_mobile_number: '+6281234567890', account_email: 'siti.rahayu@example.co.id' },
+      properties: {
+        card_last_four: '8888',
+        card_expiry: '06/29',
+        currency: 'IDR',
+        account_mobile_number: '+6281234567890',
+        account_email: 'siti.rahayu@example.co.id',
+      },
     });
     expect(after.data[0]?.id).toMatch(/^la-/);
 
@@ -130,7 +188,10 @@ describe('listLinkedAccountTokenAccounts', () => {
   it('answers 404 DATA_NOT_FOUND_ERROR for an unknown token and 400 API_VALIDATION_ERROR for an id without lat-', async () => {
     const unknown = await list('lat-000000000000000000000000');
     expect([unknown.status, codeOf(unknown)]).toEqual([404, 'DATA_NOT_FOUND_ERROR']);
-    expect(await sandbox.request('GET', '/linked_account_tokens/abc/accounts')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await sandbox.request('GET', '/linked_account_tokens/abc/accounts')).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
   });
 });
 
@@ -142,7 +203,14 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
       {
         id: paymentMethodId,
         type: 'DEBIT_CARD',
-        properties: { id: accountId, channel_code: 'DC_BRI', currency: 'IDR', card_last_four: '8888', card_expiry: '06/29', description: 'BRI Debit Card ending 8888' },
+        properties: {
+          id: accountId,
+          channel_code: 'DC_BRI',
+          currency: 'IDR',
+          card_last_four: '8888',
+          card_expiry: '06/29',
+          description: 'BRI Debit Card ending 8888',
+        },
         customer_id: customerId,
         status: 'ACTIVE',
         created: START,
@@ -150,7 +218,14 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
         metadata: null,
       },
     ]);
-    const second = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId }, metadata: { crm_member_id: 'MBR-20418' } } });
+    const second = await sandbox.service().createPaymentMethod({
+      body: {
+        customer_id: customerId,
+        type: 'DEBIT_CARD',
+        properties: { id: accountId },
+        metadata: { crm_member_id: 'MBR-20418' },
+      },
+    });
     expect([second.status, codeOf(second)]).toEqual([409, 'DUPLICATE_ERROR']);
   });
 
@@ -158,14 +233,18 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
     const { accountId } = await linkCard(sandbox);
     const other = await createCustomer(sandbox);
     for (const id of [accountId, 'la-000000000000000000000000']) {
-      const result = await sandbox.service().createPaymentMethod({ body: { customer_id: other, type: 'DEBIT_CARD', properties: { id } } });
+      const result = await sandbox
+        .service()
+        .createPaymentMethod({ body: { customer_id: other, type: 'DEBIT_CARD', properties: { id } } });
       expect([result.status, codeOf(result)]).toEqual([400, 'LIINKED_ACCOUNT_NOT_FOUND_ERROR']);
     }
   });
 
   it('answers CUSTOMER_NOT_FOUND_ERROR for an unknown customer', async () => {
     const { accountId } = await linkCard(sandbox);
-    const result = await sandbox.service().createPaymentMethod({ body: { customer_id: '5f6ee8de3a733c1d2e1a9f00', type: 'DEBIT_CARD', properties: { id: accountId } } });
+    const result = await sandbox.service().createPaymentMethod({
+      body: { customer_id: '5f6ee8de3a733c1d2e1a9f00', type: 'DEBIT_CARD', properties: { id: accountId } },
+    });
     expect([result.status, codeOf(result)]).toEqual([400, 'CUSTOMER_NOT_FOUND_ERROR']);
   });
 
@@ -173,8 +252,12 @@ describe('createPaymentMethod and listPaymentMethodsByCustomer', () => {
     const { customerId, accountId, paymentMethodId } = await linkCard(sandbox, { expiry: '11/26' });
     await sandbox.advance(Date.parse('2026-12-01T00:00:00.000Z') - Date.parse(START));
     const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: customerId } });
-    expect(listed.ok && listed.data.map((m) => [m.id, m.status, m.updated])).toEqual([[paymentMethodId, 'EXPIRED', '2026-12-01T00:00:00.000Z']]);
-    const next = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
+    expect(listed.ok && listed.data.map((m) => [m.id, m.status, m.updated])).toEqual([
+      [paymentMethodId, 'EXPIRED', '2026-12-01T00:00:00.000Z'],
+    ]);
+    const next = await sandbox
+      .service()
+      .createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
     expect(next.status).toBe(200);
   });
 
@@ -192,11 +275,15 @@ describe('invalidatePaymentMethod (control API)', () => {
     if (!revoked.ok) return expect.fail(`expected 200, got ${revoked.status}`);
     expect(revoked.data).toMatchObject({ id: paymentMethodId, status: 'INACTIVE', updated: START });
 
-    const charge = await sandbox.service().createDirectDebitPayment({ idempotencyKey: 'idem-revoked', body: paymentRequest(paymentMethodId) });
+    const charge = await sandbox
+      .service()
+      .createDirectDebitPayment({ idempotencyKey: 'idem-revoked', body: paymentRequest(paymentMethodId) });
     expect(charge.status).toBe(503);
     expect(codeOf(charge)).toBe('INVALID_PAYMENT_METHOD_ERROR');
 
-    const replacement = await sandbox.service().createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
+    const replacement = await sandbox
+      .service()
+      .createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: accountId } } });
     expect(replacement.status).toBe(200);
     const listed = await sandbox.service().listPaymentMethodsByCustomer({ query: { customer_id: customerId } });
     // Newest first (decision list-order): the replacement before the method it replaces.
@@ -219,7 +306,11 @@ describe('invalidatePaymentMethod (control API)', () => {
 
   it('answers 404 DATA_NOT_FOUND_ERROR for an unknown method and for one of another merchant or mode', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
-    for (const [key, id] of [['aTest', 'pm-000000000000000000000000'], ['bTest', paymentMethodId], ['aLive', paymentMethodId]] as const) {
+    for (const [key, id] of [
+      ['aTest', 'pm-000000000000000000000000'],
+      ['bTest', paymentMethodId],
+      ['aLive', paymentMethodId],
+    ] as const) {
       const result = await sandbox.control(key).invalidatePaymentMethod({ path: { id } });
       expect(result.status).toBe(404);
       expect(codeOf(result)).toBe('DATA_NOT_FOUND_ERROR');

@@ -27,7 +27,8 @@ export const otpExpiresAt = (sentAt: string): Date => new Date(Date.parse(sentAt
 export function judgeOtp(table: OtpTestTable, state: OtpState, code: string, now: Date): OtpVerdict {
   // Expiry wins over the code: after 5 minutes even the success code fails (decision `otp-rules`: "a
   // validation after the 5 minutes answers EXPIRED_OTP_ERROR").
-  if (now.getTime() > otpExpiresAt(state.otp_sent_at).getTime()) return { kind: 'failed', errorCode: 'EXPIRED_OTP_ERROR' };
+  if (now.getTime() > otpExpiresAt(state.otp_sent_at).getTime())
+    return { kind: 'failed', errorCode: 'EXPIRED_OTP_ERROR' };
   const outcome = table.outcomeOf(code);
   if (outcome.kind === 'success') return { kind: 'accepted' };
   if (outcome.errorCode !== 'INVALID_OTP_ERROR') return { kind: 'failed', errorCode: outcome.errorCode };
@@ -37,7 +38,8 @@ export function judgeOtp(table: OtpTestTable, state: OtpState, code: string, now
 }
 
 export const otpMessages = {
-  wrong: (remaining: number): string => `The OTP is incorrect. ${remaining} ${remaining === 1 ? 'attempt remains' : 'attempts remain'}.`,
+  wrong: (remaining: number): string =>
+    `The OTP is incorrect. ${remaining} ${remaining === 1 ? 'attempt remains' : 'attempts remain'}.`,
   EXPIRED_OTP_ERROR: (what: string): string => `The OTP has expired. The ${what} has failed.`,
   MAX_OTP_ATTEMPTS_ERROR: (what: string): string => `Too many incorrect OTP attempts. The ${what} has failed.`,
 };

@@ -4,7 +4,17 @@ import { scopeOf, TEST_MERCHANTS, type TestKeyName, type TestSandbox } from '../
 import { OTP_LIFETIME_MS } from './otp.js';
 import { maskMobileNumber, requestFingerprint } from './payments.js';
 import { COLLECTIONS } from './records.js';
-import { CALLBACK_URL, cash, closeSandbox, codeOf, deliveries, linkCard, openSandbox, paymentRequest, START } from './testing.js';
+import {
+  CALLBACK_URL,
+  cash,
+  closeSandbox,
+  codeOf,
+  deliveries,
+  linkCard,
+  openSandbox,
+  paymentRequest,
+  START,
+} from './testing.js';
 import { openapiPath } from '@payments-contract/contract';
 
 let sandbox: TestSandbox;
@@ -14,26 +24,37 @@ afterEach(() => closeSandbox(sandbox));
 let keys = 0;
 const newKey = (): string => `idem-${++keys}`;
 
-async function createPayment(paymentMethodId: string, overrides: Parameters<typeof paymentRequest>[1] = {}, key: TestKeyName = 'aTest') {
-  const result = await sandbox.service(key).createDirectDebitPayment({ idempotencyKey: newKey(), body: paymentRequest(paymentMethodId, overrides) });
+async function createPayment(
+  paymentMethodId: string,
+  overrides: Parameters<typeof paymentRequest>[1] = {},
+  key: TestKeyName = 'aTest',
+) {
+  const result = await sandbox
+    .service(key)
+    .createDirectDebitPayment({ idempotencyKey: newKey(), body: paymentRequest(paymentMethodId, overrides) });
   if (!result.ok) throw new Error(`creation refused: ${result.status} ${JSON.stringify(result.error)}`);
   return result.data;
 }
 
-const validate = (id: string, otp_code: string, key: TestKeyName = 'aTest') => sandbox.service(key).validateDirectDebitPaymentOtp({ path: { id }, body: { otp_code } });
+const validate = (id: string, otp_code: string, key: TestKeyName = 'aTest') =>
+  sandbox.service(key).validateDirectDebitPaymentOtp({ path: { id }, body: { otp_code } });
 const payments = () => sandbox.ctx.store.list(COLLECTIONS.payments, scopeOf('aTest'));
 /** Leaves the bank's outcome to the control API, as tests of what happens in between need (automatic-outcomes.test.ts tests the other way). */
 const manualOutcomes = () => sandbox.ctx.settings.update(scopeOf('aTest'), { direct_debit_auto_resolve: false });
 
 /** The contract's direct debit failure codes, read from the bundled document. */
 function failureCodes(): string[] {
-  const doc = JSON.parse(readFileSync(openapiPath, 'utf8')) as { components: { schemas: { DirectDebitFailureCode: { enum: string[] } } } };
+  const doc = JSON.parse(readFileSync(openapiPath, 'utf8')) as {
+    components: { schemas: { DirectDebitFailureCode: { enum: string[] } } };
+  };
   return doc.components.schemas.DirectDebitFailureCode.enum;
 }
 
 /** The payload field of the queued callbacks. */
 const payloadField = (field: string) => async (): Promise<unknown[]> =>
-  (await deliveries(sandbox)).map((d) => (d.payload !== null && typeof d.payload === 'object' && !Array.isArray(d.payload) ? d.payload[field] : undefined));
+  (await deliveries(sandbox)).map((d) =>
+    d.payload !== null && typeof d.payload === 'object' && !Array.isArray(d.payload) ? d.payload[field] : undefined,
+  );
 
 describe('createDirectDebitPayment', () => {
   it('creates a PENDING payment without OTP: is_otp_required false and empty OTP fields', async () => {
@@ -62,20 +83,38 @@ describe('createDirectDebitPayment', () => {
   it('with enable_otp: the masked number of the card and an OTP valid for 5 minutes; amounts above the no-OTP limit allowed', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { enable_otp: true, amount: 1500000 });
-    expect(payment).toMatchObject({ is_otp_required: true, otp_mobile_number: '+62812*****890', otp_expiration_timestamp: new Date(Date.parse(START) + OTP_LIFETIME_MS).toISOString() });
+    expect(payment).toMatchObject({
+      is_otp_required: true,
+      otp_mobile_number: '+62812*****890',
+      otp_expiration_timestamp: new Date(Date.parse(START) + OTP_LIFETIME_MS).toISOString(),
+    });
   });
 
   it('leaves the no-OTP amount limit and the body format to the schema: API_VALIDATION_ERROR, INVALID_JSON_FORMAT', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const headers = { 'idempotency-key': newKey() };
-    expect(await sandbox.request('POST', '/direct_debits', { headers, body: JSON.stringify(paymentRequest(paymentMethodId, { amount: 1000000 })) })).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await sandbox.request('POST', '/direct_debits', { headers, body: '{"amount": 1' })).toMatchObject({ status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(
+      await sandbox.request('POST', '/direct_debits', {
+        headers,
+        body: JSON.stringify(paymentRequest(paymentMethodId, { amount: 1000000 })),
+      }),
+    ).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await sandbox.request('POST', '/direct_debits', { headers, body: '{"amount": 1' })).toMatchObject({
+      status: 400,
+      body: { error_code: 'INVALID_JSON_FORMAT' },
+    });
   });
 
   it('answers PAYMENT_METHOD_NOT_FOUND_ERROR for an unknown method and for one of another merchant or mode', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
-    for (const [key, id] of [['aTest', 'pm-000000000000000000000000'], ['bTest', paymentMethodId], ['aLive', paymentMethodId]] as const) {
-      const result = await sandbox.service(key).createDirectDebitPayment({ idempotencyKey: newKey(), body: paymentRequest(id) });
+    for (const [key, id] of [
+      ['aTest', 'pm-000000000000000000000000'],
+      ['bTest', paymentMethodId],
+      ['aLive', paymentMethodId],
+    ] as const) {
+      const result = await sandbox
+        .service(key)
+        .createDirectDebitPayment({ idempotencyKey: newKey(), body: paymentRequest(id) });
       expect(codeOf(result)).toBe('PAYMENT_METHOD_NOT_FOUND_ERROR');
       expect(result.status).toBe(400);
     }
@@ -111,8 +150,13 @@ describe('createDirectDebitPayment', () => {
   it('answers a key reused with another body with 409 IDEMPOTENCY_KEY_MISMATCH_ERROR', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const idempotencyKey = newKey();
-    expect((await sandbox.service().createDirectDebitPayment({ idempotencyKey, body: paymentRequest(paymentMethodId) })).status).toBe(200);
-    const other = await sandbox.service().createDirectDebitPayment({ idempotencyKey, body: paymentRequest(paymentMethodId, { amount: 50000 }) });
+    expect(
+      (await sandbox.service().createDirectDebitPayment({ idempotencyKey, body: paymentRequest(paymentMethodId) }))
+        .status,
+    ).toBe(200);
+    const other = await sandbox
+      .service()
+      .createDirectDebitPayment({ idempotencyKey, body: paymentRequest(paymentMethodId, { amount: 50000 }) });
     expect(other.status).toBe(409);
     expect(codeOf(other)).toBe('IDEMPOTENCY_KEY_MISMATCH_ERROR');
   });
@@ -126,7 +170,9 @@ describe('createDirectDebitPayment', () => {
   it('creates one payment from 10 concurrent requests with one key', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const request = { idempotencyKey: newKey(), body: paymentRequest(paymentMethodId) };
-    const results = await Promise.all(Array.from({ length: 10 }, () => sandbox.service().createDirectDebitPayment(request)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => sandbox.service().createDirectDebitPayment(request)),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array<number>(9).fill(409)]);
     expect(await payments()).toHaveLength(1);
   });
@@ -135,8 +181,20 @@ describe('createDirectDebitPayment', () => {
     const a = await linkCard(sandbox, { key: 'aTest' });
     const live = await linkCard(sandbox, { key: 'aLive' });
     const idempotencyKey = newKey();
-    expect((await sandbox.service('aTest').createDirectDebitPayment({ idempotencyKey, body: paymentRequest(a.paymentMethodId) })).status).toBe(200);
-    expect((await sandbox.service('aLive').createDirectDebitPayment({ idempotencyKey, body: paymentRequest(live.paymentMethodId) })).status).toBe(200);
+    expect(
+      (
+        await sandbox
+          .service('aTest')
+          .createDirectDebitPayment({ idempotencyKey, body: paymentRequest(a.paymentMethodId) })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await sandbox
+          .service('aLive')
+          .createDirectDebitPayment({ idempotencyKey, body: paymentRequest(live.paymentMethodId) })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -161,16 +219,28 @@ describe('validateDirectDebitPaymentOtp', () => {
     const payment = await createPayment(paymentMethodId, { enable_otp: true });
     const codes = [];
     for (const otp of ['000001', '000002', '000003', '222000']) codes.push(codeOf(await validate(payment.id, otp)));
-    expect(codes).toEqual(['INVALID_OTP_ERROR', 'INVALID_OTP_ERROR', 'MAX_OTP_ATTEMPTS_ERROR', 'DIRECT_DEBIT_ALREADY_FAILED']);
+    expect(codes).toEqual([
+      'INVALID_OTP_ERROR',
+      'INVALID_OTP_ERROR',
+      'MAX_OTP_ATTEMPTS_ERROR',
+      'DIRECT_DEBIT_ALREADY_FAILED',
+    ]);
     const [delivery] = await deliveries(sandbox);
-    expect(delivery).toMatchObject({ webhook: 'directDebitPayment', url: CALLBACK_URL, payload: { event: 'direct_debit.payment', id: payment.id, status: 'FAILED', failure_code: null } });
+    expect(delivery).toMatchObject({
+      webhook: 'directDebitPayment',
+      url: CALLBACK_URL,
+      payload: { event: 'direct_debit.payment', id: payment.id, status: 'FAILED', failure_code: null },
+    });
     const stored = await sandbox.service().getDirectDebitPayment({ path: { id: payment.id } });
     expect(stored.ok && [stored.data.status, stored.data.failure_code]).toEqual(['FAILED', null]);
   });
 
   it('fails the payment with the test codes 222001 (EXPIRED_OTP_ERROR) and 222002 (MAX_OTP_ATTEMPTS_ERROR), each with its callback', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
-    for (const [otp, code] of [['222001', 'EXPIRED_OTP_ERROR'], ['222002', 'MAX_OTP_ATTEMPTS_ERROR']] as const) {
+    for (const [otp, code] of [
+      ['222001', 'EXPIRED_OTP_ERROR'],
+      ['222002', 'MAX_OTP_ATTEMPTS_ERROR'],
+    ] as const) {
       const payment = await createPayment(paymentMethodId, { enable_otp: true });
       expect(codeOf(await validate(payment.id, otp))).toBe(code);
       expect((await payloadField('id')()).filter((id) => id === payment.id)).toHaveLength(1);
@@ -206,7 +276,11 @@ describe('validateDirectDebitPaymentOtp', () => {
   it('answers 404 DATA_NOT_FOUND_ERROR for an unknown payment and for one of another merchant or mode', async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { enable_otp: true });
-    for (const [id, key] of [['ddpy-000000000000000000000000', 'aTest'], [payment.id, 'bTest'], [payment.id, 'aLive']] as const) {
+    for (const [id, key] of [
+      ['ddpy-000000000000000000000000', 'aTest'],
+      [payment.id, 'bTest'],
+      [payment.id, 'aLive'],
+    ] as const) {
       const result = await validate(id, '222000', key);
       expect(result.status).toBe(404);
       expect(codeOf(result)).toBe('DATA_NOT_FOUND_ERROR');
@@ -222,7 +296,9 @@ describe('direct debit lookups', () => {
     const newer = await createPayment(paymentMethodId, { reference_id: 'INV-7' });
     const byId = await sandbox.service().getDirectDebitPayment({ path: { id: older.id } });
     expect(byId.ok && byId.data).toEqual(older);
-    const byReference = await sandbox.service().getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-7' } });
+    const byReference = await sandbox
+      .service()
+      .getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-7' } });
     expect(byReference.ok && byReference.data).toEqual(newer);
   });
 
@@ -230,15 +306,27 @@ describe('direct debit lookups', () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId, { reference_id: 'INV-8' });
     for (const key of ['bTest', 'aLive'] as const) {
-      expect(codeOf(await sandbox.service(key).getDirectDebitPayment({ path: { id: payment.id } }))).toBe('DATA_NOT_FOUND_ERROR');
-      expect(codeOf(await sandbox.service(key).getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-8' } }))).toBe('DATA_NOT_FOUND_ERROR');
+      expect(codeOf(await sandbox.service(key).getDirectDebitPayment({ path: { id: payment.id } }))).toBe(
+        'DATA_NOT_FOUND_ERROR',
+      );
+      expect(
+        codeOf(await sandbox.service(key).getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-8' } })),
+      ).toBe('DATA_NOT_FOUND_ERROR');
     }
-    expect(codeOf(await sandbox.service().getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-404' } }))).toBe('DATA_NOT_FOUND_ERROR');
+    expect(
+      codeOf(await sandbox.service().getDirectDebitPaymentByReferenceId({ query: { reference_id: 'INV-404' } })),
+    ).toBe('DATA_NOT_FOUND_ERROR');
   });
 
   it('answers 400 API_VALIDATION_ERROR for an id without ddpy- and a missing reference_id', async () => {
-    expect(await sandbox.request('GET', '/direct_debits/123/')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await sandbox.request('GET', '/direct_debits')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await sandbox.request('GET', '/direct_debits/123/')).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
+    expect(await sandbox.request('GET', '/direct_debits')).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
   });
 });
 
@@ -285,7 +373,9 @@ describe('control API: the bank completes or declines', () => {
       expect((await validate(payment.id, '222000')).status).toBe(200);
       const result = await sandbox.service().getDirectDebitPayment({ path: { id: payment.id } });
       expect(result.ok && result.data.status).toBe('PENDING');
-      const failed = await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, { body: JSON.stringify({ failure_code }) });
+      const failed = await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, {
+        body: JSON.stringify({ failure_code }),
+      });
       expect(failed).toMatchObject({ status: 200, body: { id: payment.id, status: 'FAILED', failure_code } });
     }
     expect(await payloadField('failure_code')()).toEqual(codes);
@@ -299,24 +389,53 @@ describe('control API: the bank completes or declines', () => {
     const completeWaiting = await sandbox.control().completeDirectDebitPayment({ path: { id: waiting.id } });
     expect(completeWaiting.status).toBe(409);
     expect(codeOf(completeWaiting)).toBe('SANDBOX_STATE_CONFLICT');
-    const failWaiting = await sandbox.control().failDirectDebitPayment({ path: { id: waiting.id }, body: { failure_code: 'INSUFFICIENT_BALANCE' } });
+    const failWaiting = await sandbox
+      .control()
+      .failDirectDebitPayment({ path: { id: waiting.id }, body: { failure_code: 'INSUFFICIENT_BALANCE' } });
     expect(codeOf(failWaiting)).toBe('SANDBOX_STATE_CONFLICT');
 
     const done = await createPayment(paymentMethodId);
-    expect((await sandbox.control().failDirectDebitPayment({ path: { id: done.id }, body: { failure_code: 'ACCOUNT_ACCESS_BLOCKED' } })).status).toBe(200);
-    expect(codeOf(await sandbox.control().completeDirectDebitPayment({ path: { id: done.id } }))).toBe('SANDBOX_STATE_CONFLICT');
+    expect(
+      (
+        await sandbox
+          .control()
+          .failDirectDebitPayment({ path: { id: done.id }, body: { failure_code: 'ACCOUNT_ACCESS_BLOCKED' } })
+      ).status,
+    ).toBe(200);
+    expect(codeOf(await sandbox.control().completeDirectDebitPayment({ path: { id: done.id } }))).toBe(
+      'SANDBOX_STATE_CONFLICT',
+    );
     expect(await cash(sandbox)).toBe(before);
     expect(await deliveries(sandbox)).toHaveLength(1);
   });
 
-  it('answers 404 DATA_NOT_FOUND_ERROR for an unknown payment or another merchant\'s, 400 for a bad id, code or body', async () => {
+  it("answers 404 DATA_NOT_FOUND_ERROR for an unknown payment or another merchant's, 400 for a bad id, code or body", async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId);
-    expect(codeOf(await sandbox.control('bTest').completeDirectDebitPayment({ path: { id: payment.id } }))).toBe('DATA_NOT_FOUND_ERROR');
-    expect(codeOf(await sandbox.control().failDirectDebitPayment({ path: { id: 'ddpy-000000000000000000000000' }, body: { failure_code: 'CHANNEL_UNAVAILABLE' } }))).toBe('DATA_NOT_FOUND_ERROR');
-    expect(await sandbox.request('POST', '/sandbox/direct_debits/123/complete')).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, { body: '{"failure_code":"EXPIRED_OTP_ERROR"}' })).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, { body: '{' })).toMatchObject({ status: 400, body: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(codeOf(await sandbox.control('bTest').completeDirectDebitPayment({ path: { id: payment.id } }))).toBe(
+      'DATA_NOT_FOUND_ERROR',
+    );
+    expect(
+      codeOf(
+        await sandbox.control().failDirectDebitPayment({
+          path: { id: 'ddpy-000000000000000000000000' },
+          body: { failure_code: 'CHANNEL_UNAVAILABLE' },
+        }),
+      ),
+    ).toBe('DATA_NOT_FOUND_ERROR');
+    expect(await sandbox.request('POST', '/sandbox/direct_debits/123/complete')).toMatchObject({
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR' },
+    });
+    expect(
+      await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, {
+        body: '{"failure_code":"EXPIRED_OTP_ERROR"}',
+      }),
+    ).toMatchObject({ status: 400, body: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await sandbox.request('POST', `/sandbox/direct_debits/${payment.id}/fail`, { body: '{' })).toMatchObject({
+      status: 400,
+      body: { error_code: 'INVALID_JSON_FORMAT' },
+    });
   });
 });
 
@@ -324,10 +443,17 @@ describe('the direct_debit.payment callback', () => {
   it("reaches the payment's callback_url with the merchant's callback token for the mode", async () => {
     const { paymentMethodId } = await linkCard(sandbox);
     const payment = await createPayment(paymentMethodId);
-    await sandbox.control().failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'MAX_AMOUNT_LIMIT_ERROR' } });
+    await sandbox
+      .control()
+      .failDirectDebitPayment({ path: { id: payment.id }, body: { failure_code: 'MAX_AMOUNT_LIMIT_ERROR' } });
     const received = await sandbox.waitForCallback((callback) => callback.url === CALLBACK_URL);
     expect(received.headers['x-callback-token']).toBe(TEST_MERCHANTS.a.callbackTokens.test);
-    expect(received.body).toMatchObject({ event: 'direct_debit.payment', id: payment.id, status: 'FAILED', failure_code: 'MAX_AMOUNT_LIMIT_ERROR' });
+    expect(received.body).toMatchObject({
+      event: 'direct_debit.payment',
+      id: payment.id,
+      status: 'FAILED',
+      failure_code: 'MAX_AMOUNT_LIMIT_ERROR',
+    });
   });
 });
 
@@ -342,7 +468,9 @@ describe('helpers', () => {
   });
 
   it('fingerprints a body independently of key order, and tells different bodies apart', () => {
-    expect(requestFingerprint({ a: 1, b: { c: [1, 2], d: null } })).toBe(requestFingerprint({ b: { d: null, c: [1, 2] }, a: 1 }));
+    expect(requestFingerprint({ a: 1, b: { c: [1, 2], d: null } })).toBe(
+      requestFingerprint({ b: { d: null, c: [1, 2] }, a: 1 }),
+    );
     expect(requestFingerprint({ a: 1 })).not.toBe(requestFingerprint({ a: 2 }));
   });
 });

@@ -14,9 +14,23 @@ import { canonicalJson } from '../json.js';
 import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpExpiresAt, otpMessages } from './otp.js';
-import { COLLECTIONS, currentPaymentMethod, paymentView, storedJson, type LinkedAccountRecord, type PaymentMethodRecord, type PaymentRecord } from './records.js';
+import {
+  COLLECTIONS,
+  currentPaymentMethod,
+  paymentView,
+  storedJson,
+  type LinkedAccountRecord,
+  type PaymentMethodRecord,
+  type PaymentRecord,
+} from './records.js';
 
-type PaymentHandlers = Pick<Handlers<Caller>, 'createDirectDebitPayment' | 'validateDirectDebitPaymentOtp' | 'getDirectDebitPaymentByReferenceId' | 'getDirectDebitPayment'>;
+type PaymentHandlers = Pick<
+  Handlers<Caller>,
+  | 'createDirectDebitPayment'
+  | 'validateDirectDebitPaymentOtp'
+  | 'getDirectDebitPaymentByReferenceId'
+  | 'getDirectDebitPayment'
+>;
 type PaymentControlHandlers = Pick<ControlHandlers<Caller>, 'completeDirectDebitPayment' | 'failDirectDebitPayment'>;
 type ResultOf<K extends keyof PaymentHandlers> = Awaited<ReturnType<PaymentHandlers[K]>>;
 type ControlResultOf<K extends keyof PaymentControlHandlers> = Awaited<ReturnType<PaymentControlHandlers[K]>>;
@@ -24,7 +38,9 @@ type CreateResult = ResultOf<'createDirectDebitPayment'>;
 
 const CREATE_OPERATION = 'createDirectDebitPayment';
 
-const paymentNotFound = (id: string): HandlerResponse<404, { error_code: 'DATA_NOT_FOUND_ERROR'; message: string }> => ({
+const paymentNotFound = (
+  id: string,
+): HandlerResponse<404, { error_code: 'DATA_NOT_FOUND_ERROR'; message: string }> => ({
   status: 404,
   body: { error_code: 'DATA_NOT_FOUND_ERROR', message: `Direct debit payment ${id} was not found.` },
 });
@@ -40,13 +56,16 @@ class NotStored extends Error {
 }
 
 /** Same request, same fingerprint: the body as canonical JSON (keys sorted at every level), hashed. */
-export const requestFingerprint = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+export const requestFingerprint = (body: unknown): string =>
+  createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /** `+6281234567890` -> `+62812*****890`: the first six and last three characters stay, as the contract's samples show. */
 export function maskMobileNumber(number: string): string {
   const keepStart = Math.min(6, Math.max(0, number.length - 6));
   const keepEnd = Math.min(3, number.length);
-  return number.slice(0, keepStart) + '*'.repeat(number.length - keepStart - keepEnd) + number.slice(number.length - keepEnd);
+  return (
+    number.slice(0, keepStart) + '*'.repeat(number.length - keepStart - keepEnd) + number.slice(number.length - keepEnd)
+  );
 }
 
 /** The callback body for the payment as it stands now (decision `direct-debit-callback-statuses`). */
@@ -69,26 +88,55 @@ function callbackOf(payment: PaymentRecord, timestamp: string): DirectDebitPayme
 }
 
 /** Stores the payment's move out of PENDING and queues its callback to the request's callback_url, in `tx`. */
-async function finish(ctx: SandboxContext, tx: Transaction, scope: Scope, payment: PaymentRecord, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<PaymentRecord> {
+async function finish(
+  ctx: SandboxContext,
+  tx: Transaction,
+  scope: Scope,
+  payment: PaymentRecord,
+  change: Pick<PaymentRecord, 'status' | 'failure_code'>,
+): Promise<PaymentRecord> {
   const now = ctx.clock.now(scope).toISOString();
   const finished: PaymentRecord = { ...payment, ...change, updated: now };
   await tx.update(COLLECTIONS.payments, scope, finished);
   // The webhook body is built from the generated type; the outbox validates it against the contract.
-  await ctx.callbacks.enqueue(tx, scope, contract.paymentWebhook, storedJson(callbackOf(finished, now)), finished.callback_url);
+  await ctx.callbacks.enqueue(
+    tx,
+    scope,
+    contract.paymentWebhook,
+    storedJson(callbackOf(finished, now)),
+    finished.callback_url,
+  );
   return finished;
 }
 
 export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
   /** The payment as creation makes it, or the error creation answers; runs inside the idempotency record. */
-  async function create(tx: Transaction, scope: Scope, body: Parameters<PaymentHandlers['createDirectDebitPayment']>[0]['body'], autoResolve: boolean): Promise<CreateResult> {
+  async function create(
+    tx: Transaction,
+    scope: Scope,
+    body: Parameters<PaymentHandlers['createDirectDebitPayment']>[0]['body'],
+    autoResolve: boolean,
+  ): Promise<CreateResult> {
     const stored = await tx.get<PaymentMethodRecord>(COLLECTIONS.paymentMethods, scope, body.payment_method_id);
     if (!stored) {
-      return { status: 400, body: { error_code: 'PAYMENT_METHOD_NOT_FOUND_ERROR', message: `Payment method ${body.payment_method_id} was not found.` } };
+      return {
+        status: 400,
+        body: {
+          error_code: 'PAYMENT_METHOD_NOT_FOUND_ERROR',
+          message: `Payment method ${body.payment_method_id} was not found.`,
+        },
+      };
     }
     const now = ctx.clock.now(scope);
     const method = currentPaymentMethod(stored, now);
     if (method.status !== 'ACTIVE') {
-      throw new NotStored({ status: 503, body: { error_code: 'INVALID_PAYMENT_METHOD_ERROR', message: `Payment method ${method.id} is ${method.status} and cannot be charged.` } });
+      throw new NotStored({
+        status: 503,
+        body: {
+          error_code: 'INVALID_PAYMENT_METHOD_ERROR',
+          message: `Payment method ${method.id} is ${method.status} and cannot be charged.`,
+        },
+      });
     }
     const withOtp = body.enable_otp === true;
     // The bank texts the OTP to the number registered for the card, which the linked account holds.
@@ -131,14 +179,34 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
       const auto = (await ctx.settings.get(scope)).direct_debit_auto_resolve;
       try {
         const outcome = await ctx.store.transaction((tx) =>
-          ctx.idempotency.run(tx, scope, CREATE_OPERATION, key, requestFingerprint(body), () => create(tx, scope, body, auto), (result) => (result.status === 200 ? result.body.id : null)),
+          ctx.idempotency.run(
+            tx,
+            scope,
+            CREATE_OPERATION,
+            key,
+            requestFingerprint(body),
+            () => create(tx, scope, body, auto),
+            (result) => (result.status === 200 ? result.body.id : null),
+          ),
         );
         if (outcome.kind === 'first') return outcome.result;
         if (outcome.kind === 'replay') {
           const what = outcome.originalId === null ? 'it was refused' : `it created ${outcome.originalId}`;
-          return { status: 409, body: { error_code: 'DUPLICATE_ERROR', message: `A request with this Idempotency-key was already processed; ${what}.` } };
+          return {
+            status: 409,
+            body: {
+              error_code: 'DUPLICATE_ERROR',
+              message: `A request with this Idempotency-key was already processed; ${what}.`,
+            },
+          };
         }
-        return { status: 409, body: { error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR', message: 'This Idempotency-key was used with a different request. Use a new key for a new payment.' } };
+        return {
+          status: 409,
+          body: {
+            error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR',
+            message: 'This Idempotency-key was used with a different request. Use a new key for a new payment.',
+          },
+        };
       } catch (error) {
         if (error instanceof NotStored) return error.response;
         throw error;
@@ -151,21 +219,51 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
       return ctx.store.transaction(async (tx): Promise<ResultOf<'validateDirectDebitPaymentOtp'>> => {
         const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, path.id);
         if (!payment) return paymentNotFound(path.id);
-        if (payment.status === 'COMPLETED') return { status: 409, body: { error_code: 'DIRECT_DEBIT_ALREADY_COMPLETED', message: 'This direct debit payment is already completed.' } };
-        if (payment.status === 'FAILED') return { status: 409, body: { error_code: 'DIRECT_DEBIT_ALREADY_FAILED', message: 'This direct debit payment has failed. Create a new payment to try again.' } };
+        if (payment.status === 'COMPLETED')
+          return {
+            status: 409,
+            body: {
+              error_code: 'DIRECT_DEBIT_ALREADY_COMPLETED',
+              message: 'This direct debit payment is already completed.',
+            },
+          };
+        if (payment.status === 'FAILED')
+          return {
+            status: 409,
+            body: {
+              error_code: 'DIRECT_DEBIT_ALREADY_FAILED',
+              message: 'This direct debit payment has failed. Create a new payment to try again.',
+            },
+          };
         // Decision `direct-debit-otp-not-required`: no code to validate, no attempt counted.
-        if (!payment.is_otp_required) return { status: 400, body: { error_code: 'INVALID_OTP_ERROR', message: 'This direct debit payment was created without OTP; there is no code to validate.' } };
+        if (!payment.is_otp_required)
+          return {
+            status: 400,
+            body: {
+              error_code: 'INVALID_OTP_ERROR',
+              message: 'This direct debit payment was created without OTP; there is no code to validate.',
+            },
+          };
         // Decision `direct-debit-otp-outcome`: once accepted, validating again answers the payment as it is.
         if (payment.otp_accepted) return { status: 200, body: paymentView(payment) };
         const verdict = judgeOtp(contract.paymentOtp, payment, body.otp_code, ctx.clock.now(scope));
         if (verdict.kind === 'wrong') {
           await tx.update(COLLECTIONS.payments, scope, { ...payment, otp_wrong_attempts: verdict.wrongAttempts });
-          return { status: 400, body: { error_code: 'INVALID_OTP_ERROR', message: otpMessages.wrong(verdict.remaining) } };
+          return {
+            status: 400,
+            body: { error_code: 'INVALID_OTP_ERROR', message: otpMessages.wrong(verdict.remaining) },
+          };
         }
         if (verdict.kind === 'failed') {
           // Decision `direct-debit-otp-failure-code`: an OTP failure leaves failure_code null; the callback is still sent.
           await finish(ctx, tx, scope, payment, { status: 'FAILED', failure_code: null });
-          return { status: 400, body: { error_code: verdict.errorCode, message: `${otpMessages[verdict.errorCode]('payment')} Create a new payment.` } };
+          return {
+            status: 400,
+            body: {
+              error_code: verdict.errorCode,
+              message: `${otpMessages[verdict.errorCode]('payment')} Create a new payment.`,
+            },
+          };
         }
         const accepted: PaymentRecord = { ...payment, otp_accepted: true, updated: ctx.clock.now(scope).toISOString() };
         await tx.update(COLLECTIONS.payments, scope, accepted);
@@ -175,10 +273,26 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
       });
     },
 
-    getDirectDebitPaymentByReferenceId: async ({ query }, { principal }): Promise<ResultOf<'getDirectDebitPaymentByReferenceId'>> => {
+    getDirectDebitPaymentByReferenceId: async (
+      { query },
+      { principal },
+    ): Promise<ResultOf<'getDirectDebitPaymentByReferenceId'>> => {
       // Decision `direct-debit-by-reference-single`: the newest payment with this reference_id.
-      const [payment] = await ctx.store.findBy<PaymentRecord>(COLLECTIONS.payments, scopeOf(principal), 'reference_id', query.reference_id, { order: 'newest', limit: 1 });
-      if (!payment) return { status: 404, body: { error_code: 'DATA_NOT_FOUND_ERROR', message: `No direct debit payment with reference_id ${query.reference_id} was found.` } };
+      const [payment] = await ctx.store.findBy<PaymentRecord>(
+        COLLECTIONS.payments,
+        scopeOf(principal),
+        'reference_id',
+        query.reference_id,
+        { order: 'newest', limit: 1 },
+      );
+      if (!payment)
+        return {
+          status: 404,
+          body: {
+            error_code: 'DATA_NOT_FOUND_ERROR',
+            message: `No direct debit payment with reference_id ${query.reference_id} was found.`,
+          },
+        };
       return { status: 200, body: paymentView(payment) };
     },
 
@@ -191,13 +305,21 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
 
 /** Why the bank's outcome cannot apply to the payment now, or null when it can. */
 function outcomeConflict(payment: PaymentRecord): string | null {
-  if (payment.status !== 'PENDING') return `Direct debit payment ${payment.id} is ${payment.status}; only a PENDING payment whose OTP is not outstanding can get the bank's outcome.`;
-  if (payment.is_otp_required && !payment.otp_accepted) return `Direct debit payment ${payment.id} is waiting for its OTP; validate it before the bank can answer.`;
+  if (payment.status !== 'PENDING')
+    return `Direct debit payment ${payment.id} is ${payment.status}; only a PENDING payment whose OTP is not outstanding can get the bank's outcome.`;
+  if (payment.is_otp_required && !payment.otp_accepted)
+    return `Direct debit payment ${payment.id} is waiting for its OTP; validate it before the bank can answer.`;
   return null;
 }
 
 /** The bank's outcome applied to a payment `outcomeConflict` allows it for: its callback, and the money credited when it completed. */
-async function applyBankOutcome(ctx: SandboxContext, tx: Transaction, scope: Scope, payment: PaymentRecord, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<PaymentRecord> {
+async function applyBankOutcome(
+  ctx: SandboxContext,
+  tx: Transaction,
+  scope: Scope,
+  payment: PaymentRecord,
+  change: Pick<PaymentRecord, 'status' | 'failure_code'>,
+): Promise<PaymentRecord> {
   const finished = await finish(ctx, tx, scope, payment, change);
   // The debited money is the merchant's income, in the same transaction as the status change.
   if (finished.status === 'COMPLETED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);
@@ -206,7 +328,11 @@ async function applyBankOutcome(ctx: SandboxContext, tx: Transaction, scope: Sco
 
 export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandlers {
   /** Applies the bank's outcome to a payment the state machine lets it apply to (`bank_outcome`). */
-  const settle = (caller: Caller, id: string, change: Pick<PaymentRecord, 'status' | 'failure_code'>): Promise<ControlResultOf<'completeDirectDebitPayment'>> => {
+  const settle = (
+    caller: Caller,
+    id: string,
+    change: Pick<PaymentRecord, 'status' | 'failure_code'>,
+  ): Promise<ControlResultOf<'completeDirectDebitPayment'>> => {
     const scope = scopeOf(caller);
     return ctx.store.transaction(async (tx): Promise<ControlResultOf<'completeDirectDebitPayment'>> => {
       const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, id);
@@ -217,8 +343,10 @@ export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandl
     });
   };
   return {
-    completeDirectDebitPayment: ({ path }, { principal }) => settle(principal, path.id, { status: 'COMPLETED', failure_code: null }),
-    failDirectDebitPayment: ({ path, body }, { principal }) => settle(principal, path.id, { status: 'FAILED', failure_code: body.failure_code }),
+    completeDirectDebitPayment: ({ path }, { principal }) =>
+      settle(principal, path.id, { status: 'COMPLETED', failure_code: null }),
+    failDirectDebitPayment: ({ path, body }, { principal }) =>
+      settle(principal, path.id, { status: 'FAILED', failure_code: body.failure_code }),
   };
 }
 
@@ -226,12 +354,17 @@ export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandl
 const AUTOMATIC_OUTCOME = 'direct_debit_payment';
 
 /** In test mode as the amount selects (the control contract's `x-test-modes`); live payments complete. */
-const automaticOutcome = automaticOutcomeTable<NonNullable<PaymentRecord['failure_code']>>(CREATE_OPERATION, 'DirectDebitFailureCode');
+const automaticOutcome = automaticOutcomeTable<NonNullable<PaymentRecord['failure_code']>>(
+  CREATE_OPERATION,
+  'DirectDebitFailureCode',
+);
 
 /** What the bank answers by itself. */
 function automaticChange(scope: Scope, payment: PaymentRecord): Pick<PaymentRecord, 'status' | 'failure_code'> {
   const outcome = automaticOutcome(scope.mode, payment);
-  return outcome.status === 'FAILED' ? { status: 'FAILED', failure_code: outcome.failureCode } : { status: 'COMPLETED', failure_code: null };
+  return outcome.status === 'FAILED'
+    ? { status: 'FAILED', failure_code: outcome.failureCode }
+    : { status: 'COMPLETED', failure_code: null };
 }
 
 /** The payment's automatic outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
@@ -243,7 +376,8 @@ export function automaticOutcomes(ctx: SandboxContext): Record<string, Progressi
         await ran(tx);
         const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, id);
         // A simulation may have ended it since its countdown started.
-        if (payment && outcomeConflict(payment) === null) await applyBankOutcome(ctx, tx, scope, payment, automaticChange(scope, payment));
+        if (payment && outcomeConflict(payment) === null)
+          await applyBankOutcome(ctx, tx, scope, payment, automaticChange(scope, payment));
       });
     },
   };

@@ -96,7 +96,8 @@ export type PaymentRecord = OtpState & {
  * A request value (or an object of a generated type) as stored JSON: the round trip drops `undefined`
  * properties, which the generated types allow and JSON has not; an absent value is stored as null.
  */
-export const storedJson = (value: unknown): Json => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as Json));
+export const storedJson = (value: unknown): Json =>
+  value === undefined ? null : (JSON.parse(JSON.stringify(value)) as Json);
 
 /** The first moment after the card's expiry month (`MM/YY`), when a payment method on it becomes EXPIRED. */
 export function cardExpiresAt(cardExpiry: string): Date {
@@ -119,7 +120,14 @@ export function currentPaymentMethod(record: PaymentMethodRecord, now: Date): Pa
 }
 
 export function tokenView(record: TokenRecord): Schemas['LinkedAccountToken'] {
-  return { id: record.id, customer_id: record.customer_id, channel_code: record.channel_code, authorizer_url: null, status: record.status, metadata: record.metadata as Schemas['Metadata'] };
+  return {
+    id: record.id,
+    customer_id: record.customer_id,
+    channel_code: record.channel_code,
+    authorizer_url: null,
+    status: record.status,
+    metadata: record.metadata as Schemas['Metadata'],
+  };
 }
 
 export function linkedAccountView(record: LinkedAccountRecord): Schemas['LinkedAccount'] {

@@ -23,7 +23,14 @@ let created = 0;
 
 /** A new INDIVIDUAL customer of the key's merchant and mode, through the customers module. */
 export async function createCustomer(sandbox: TestSandbox, key: TestKeyName = 'aTest'): Promise<string> {
-  const result = await sandbox.service(key).createCustomer({ body: { external_id: `dd-customer-${++created}`, customer_type: 'INDIVIDUAL', given_name: 'Siti', surname: 'Rahayu' } });
+  const result = await sandbox.service(key).createCustomer({
+    body: {
+      external_id: `dd-customer-${++created}`,
+      customer_type: 'INDIVIDUAL',
+      given_name: 'Siti',
+      surname: 'Rahayu',
+    },
+  });
   if (!result.ok) throw new Error(`customer refused: ${result.status} ${JSON.stringify(result.error)}`);
   return result.data.id;
 }
@@ -33,37 +40,57 @@ export function tokenRequest(customerId: string, card: { last_four?: string; exp
   return {
     customer_id: customerId,
     channel_code: 'DC_BRI' as const,
-    properties: { account_mobile_number: '+6281234567890', card_last_four: card.last_four ?? '8888', card_expiry: card.expiry ?? '06/29', account_email: 'siti.rahayu@example.co.id' },
+    properties: {
+      account_mobile_number: '+6281234567890',
+      card_last_four: card.last_four ?? '8888',
+      card_expiry: card.expiry ?? '06/29',
+      account_email: 'siti.rahayu@example.co.id',
+    },
     metadata: { crm_member_id: 'MBR-20418' },
   };
 }
 
 /** A PENDING linked account token of a new customer. */
-export async function pendingToken(sandbox: TestSandbox, key: TestKeyName = 'aTest'): Promise<components['schemas']['LinkedAccountToken']> {
-  const token = await sandbox.service(key).initializeLinkedAccountTokenization({ body: tokenRequest(await createCustomer(sandbox, key)) });
+export async function pendingToken(
+  sandbox: TestSandbox,
+  key: TestKeyName = 'aTest',
+): Promise<components['schemas']['LinkedAccountToken']> {
+  const token = await sandbox
+    .service(key)
+    .initializeLinkedAccountTokenization({ body: tokenRequest(await createCustomer(sandbox, key)) });
   if (!token.ok) throw new Error(`tokenization refused: ${token.status} ${JSON.stringify(token.error)}`);
   return token.data;
 }
 
 /** Customer -> token -> OTP 222000 -> linked account -> ACTIVE payment method, through the API; throws on any refusal. */
-export async function linkCard(sandbox: TestSandbox, options: { key?: TestKeyName; expiry?: string } = {}): Promise<{ customerId: string; tokenId: string; accountId: string; paymentMethodId: string }> {
+export async function linkCard(
+  sandbox: TestSandbox,
+  options: { key?: TestKeyName; expiry?: string } = {},
+): Promise<{ customerId: string; tokenId: string; accountId: string; paymentMethodId: string }> {
   const key = options.key ?? 'aTest';
   const api = sandbox.service(key);
   const customerId = await createCustomer(sandbox, key);
-  const token = await api.initializeLinkedAccountTokenization({ body: tokenRequest(customerId, { expiry: options.expiry ?? '06/29' }) });
+  const token = await api.initializeLinkedAccountTokenization({
+    body: tokenRequest(customerId, { expiry: options.expiry ?? '06/29' }),
+  });
   if (!token.ok) throw new Error(`tokenization refused: ${JSON.stringify(token.error)}`);
   const otp = await api.validateLinkedAccountTokenOtp({ path: { id: token.data.id }, body: { otp_code: '222000' } });
   if (!otp.ok) throw new Error(`OTP refused: ${JSON.stringify(otp.error)}`);
   const accounts = await api.listLinkedAccountTokenAccounts({ path: { id: token.data.id } });
   const account = accounts.ok ? accounts.data[0] : undefined;
   if (!account) throw new Error('the linked token gives access to no account');
-  const method = await api.createPaymentMethod({ body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: account.id } } });
+  const method = await api.createPaymentMethod({
+    body: { customer_id: customerId, type: 'DEBIT_CARD', properties: { id: account.id } },
+  });
   if (!method.ok) throw new Error(`payment method refused: ${JSON.stringify(method.error)}`);
   return { customerId, tokenId: token.data.id, accountId: account.id, paymentMethodId: method.data.id };
 }
 
 /** A request body for createDirectDebitPayment. */
-export function paymentRequest(paymentMethodId: string, overrides: { amount?: number; enable_otp?: boolean; reference_id?: string } = {}) {
+export function paymentRequest(
+  paymentMethodId: string,
+  overrides: { amount?: number; enable_otp?: boolean; reference_id?: string } = {},
+) {
   return {
     reference_id: overrides.reference_id ?? 'INV-2026-11-000184',
     payment_method_id: paymentMethodId,
@@ -91,5 +118,7 @@ export async function cash(sandbox: TestSandbox, key: TestKeyName = 'aTest'): Pr
 /** The error_code of an answer, or its status when it has none. */
 export function codeOf(result: { status: number; error?: unknown }): string {
   const error = result.error;
-  return typeof error === 'object' && error !== null && 'error_code' in error ? String(error.error_code) : `status ${result.status}`;
+  return typeof error === 'object' && error !== null && 'error_code' in error
+    ? String(error.error_code)
+    : `status ${result.status}`;
 }

@@ -8,7 +8,14 @@ import { createTestSandbox, TEST_CALLBACK_URL, type TestKeyName, type TestSandbo
 
 const testMode = sandboxTestMode('createDisbursement');
 const START = Date.parse('2026-11-21T09:30:00.000Z');
-const request = { external_id: 'payout-auto-0001', bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Komisi penjualan November 2026', amount: 17500000 };
+const request = {
+  external_id: 'payout-auto-0001',
+  bank_code: 'BCA',
+  account_holder_name: 'Siti Rahmawati',
+  account_number: '1234567890',
+  description: 'Komisi penjualan November 2026',
+  amount: 17500000,
+};
 
 let sandbox: TestSandbox;
 let delay: number;
@@ -37,7 +44,10 @@ async function cash(key: TestKeyName = 'aTest'): Promise<number> {
   return result.data.balance;
 }
 
-const callbacksOf = (id: string) => sandbox.callbacks.filter((c) => c.url === TEST_CALLBACK_URL && (c.body as { id?: string }).id === id).map((c) => c.body);
+const callbacksOf = (id: string) =>
+  sandbox.callbacks
+    .filter((c) => c.url === TEST_CALLBACK_URL && (c.body as { id?: string }).id === id)
+    .map((c) => c.body);
 const conflict = async (answer: Promise<{ status: number }>) => (await answer).status;
 
 describe('automatic outcome (disbursement_auto_resolve on, the default)', () => {
@@ -48,8 +58,13 @@ describe('automatic outcome (disbursement_auto_resolve on, the default)', () => 
     expect((await read(disbursement.id)).status).toBe('PENDING');
     expect(callbacksOf(disbursement.id)).toEqual([]);
     await sandbox.advance(1);
-    expect(await read(disbursement.id)).toMatchObject({ status: 'COMPLETED', updated: new Date(START + delay).toISOString() });
-    expect(callbacksOf(disbursement.id)).toEqual([expect.objectContaining({ id: disbursement.id, status: 'COMPLETED', is_instant: true })]);
+    expect(await read(disbursement.id)).toMatchObject({
+      status: 'COMPLETED',
+      updated: new Date(START + delay).toISOString(),
+    });
+    expect(callbacksOf(disbursement.id)).toEqual([
+      expect.objectContaining({ id: disbursement.id, status: 'COMPLETED', is_instant: true }),
+    ]);
     expect(await cash()).toBe(before - request.amount);
   });
 
@@ -65,15 +80,20 @@ describe('automatic outcome (disbursement_auto_resolve on, the default)', () => 
     }
   });
 
-  it.each(testMode.outcomes.map((o) => [o.value, o.failureCode] as const))('fails a disbursement to account %s with %s, the amount back in CASH, its callback carrying the code', async (accountNumber, failureCode) => {
-    const before = await cash();
-    const disbursement = await create({ account_number: String(accountNumber) });
-    expect(await cash()).toBe(before - request.amount);
-    await sandbox.advance(delay);
-    expect(await read(disbursement.id)).toMatchObject({ status: 'FAILED', failure_code: failureCode });
-    expect(await cash()).toBe(before);
-    expect(callbacksOf(disbursement.id)).toEqual([expect.objectContaining({ status: 'FAILED', failure_code: failureCode, is_instant: false })]);
-  });
+  it.each(testMode.outcomes.map((o) => [o.value, o.failureCode] as const))(
+    'fails a disbursement to account %s with %s, the amount back in CASH, its callback carrying the code',
+    async (accountNumber, failureCode) => {
+      const before = await cash();
+      const disbursement = await create({ account_number: String(accountNumber) });
+      expect(await cash()).toBe(before - request.amount);
+      await sandbox.advance(delay);
+      expect(await read(disbursement.id)).toMatchObject({ status: 'FAILED', failure_code: failureCode });
+      expect(await cash()).toBe(before);
+      expect(callbacksOf(disbursement.id)).toEqual([
+        expect.objectContaining({ status: 'FAILED', failure_code: failureCode, is_instant: false }),
+      ]);
+    },
+  );
 
   it('completes with a live key whatever the account number (the test values are test mode)', async () => {
     const disbursement = await create({ account_number: String(testMode.outcomes[0]?.value) }, 'aLive');
@@ -91,7 +111,13 @@ describe('automatic outcome (disbursement_auto_resolve on, the default)', () => 
   it('lets the control API decide while it is PENDING; its time then changes nothing', async () => {
     const before = await cash();
     const disbursement = await create();
-    expect((await sandbox.control().failDisbursement({ path: { id: disbursement.id }, body: { failure_code: 'REJECTED_BY_BANK' } })).status).toBe(200);
+    expect(
+      (
+        await sandbox
+          .control()
+          .failDisbursement({ path: { id: disbursement.id }, body: { failure_code: 'REJECTED_BY_BANK' } })
+      ).status,
+    ).toBe(200);
     await sandbox.advance(delay);
     expect(await read(disbursement.id)).toMatchObject({ status: 'FAILED', failure_code: 'REJECTED_BY_BANK' });
     expect(await cash()).toBe(before);
@@ -101,8 +127,14 @@ describe('automatic outcome (disbursement_auto_resolve on, the default)', () => 
   it('answers the control API 409 SANDBOX_STATE_CONFLICT once it finished by itself', async () => {
     const disbursement = await create();
     await sandbox.advance(delay);
-    expect(await conflict(sandbox.control().completeDisbursement({ path: { id: disbursement.id }, body: {} }))).toBe(409);
-    expect(await conflict(sandbox.control().failDisbursement({ path: { id: disbursement.id }, body: { failure_code: 'TRANSFER_ERROR' } }))).toBe(409);
+    expect(await conflict(sandbox.control().completeDisbursement({ path: { id: disbursement.id }, body: {} }))).toBe(
+      409,
+    );
+    expect(
+      await conflict(
+        sandbox.control().failDisbursement({ path: { id: disbursement.id }, body: { failure_code: 'TRANSFER_ERROR' } }),
+      ),
+    ).toBe(409);
   });
 
   it('keeps its countdown across a restart', async () => {
@@ -112,14 +144,19 @@ describe('automatic outcome (disbursement_auto_resolve on, the default)', () => 
     const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-auto-'));
     try {
       const first = await createTestSandbox({ realTime: () => START, config: { dataDir } });
-      const created = await first.service().createDisbursement({ body: { ...request, account_number: String(testMode.outcomes[0]?.value) } });
+      const created = await first
+        .service()
+        .createDisbursement({ body: { ...request, account_number: String(testMode.outcomes[0]?.value) } });
       await first.close();
       if (!created.ok) return expect.fail('creation refused');
       const second = await createTestSandbox({ realTime: () => START, config: { dataDir } });
       try {
         await second.advance(delay);
         const after = await second.service().getDisbursement({ path: { id: created.data.id } });
-        expect(after.ok && after.data).toMatchObject({ status: 'FAILED', failure_code: testMode.outcomes[0]?.failureCode });
+        expect(after.ok && after.data).toMatchObject({
+          status: 'FAILED',
+          failure_code: testMode.outcomes[0]?.failureCode,
+        });
       } finally {
         await second.close();
       }
@@ -136,7 +173,9 @@ describe('manual control (disbursement_auto_resolve off)', () => {
     await sandbox.advance(10 * delay);
     expect((await read(disbursement.id)).status).toBe('PENDING');
     expect(callbacksOf(disbursement.id)).toEqual([]);
-    expect((await sandbox.control().completeDisbursement({ path: { id: disbursement.id }, body: {} })).status).toBe(200);
+    expect((await sandbox.control().completeDisbursement({ path: { id: disbursement.id }, body: {} })).status).toBe(
+      200,
+    );
     expect((await read(disbursement.id)).status).toBe('COMPLETED');
   });
 

@@ -3,22 +3,52 @@ import { webhookValidators } from '@payments-contract/client/validators/webhooks
 import { createTestSandbox, TEST_MERCHANTS } from '../testing/index.js';
 import { asObject, CALLBACK_URL, callerOf, useBench, type KeyName } from './testing.js';
 
-const bca = { external_id: 'payout-2026-11-21-0001', bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Komisi penjualan November 2026', amount: 17500000 };
-const danamon = { external_id: 'payout-2026-11-21-0002', bank_code: 'DANAMON', account_holder_name: 'Budi Santoso', account_number: '003-601-123456', description: 'Refund pesanan INV-2026-0417', amount: 2450000, email_to: ['budi.santoso@example.co.id'], email_cc: ['finance@tokoberkah.co.id'] };
+const bca = {
+  external_id: 'payout-2026-11-21-0001',
+  bank_code: 'BCA',
+  account_holder_name: 'Siti Rahmawati',
+  account_number: '1234567890',
+  description: 'Komisi penjualan November 2026',
+  amount: 17500000,
+};
+const danamon = {
+  external_id: 'payout-2026-11-21-0002',
+  bank_code: 'DANAMON',
+  account_holder_name: 'Budi Santoso',
+  account_number: '003-601-123456',
+  description: 'Refund pesanan INV-2026-0417',
+  amount: 2450000,
+  email_to: ['budi.santoso@example.co.id'],
+  email_cc: ['finance@tokoberkah.co.id'],
+};
 
 const idOf = (value: unknown): string => String(asObject(value).id);
 
 const bench = useBench();
 
 const create = (body: unknown, options: { key?: KeyName; idempotencyKey?: string } = {}) =>
-  bench.call('POST', '/disbursements', { key: options.key ?? 'aTest', body, headers: options.idempotencyKey ? { 'x-idempotency-key': options.idempotencyKey } : {} });
+  bench.call('POST', '/disbursements', {
+    key: options.key ?? 'aTest',
+    body,
+    headers: options.idempotencyKey ? { 'x-idempotency-key': options.idempotencyKey } : {},
+  });
 
 describe('createDisbursement', () => {
   it('answers the PENDING disbursement and takes its amount from CASH in the same step', async () => {
     const before = await bench.cash();
     const answer = await create(danamon);
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ external_id: danamon.external_id, amount: danamon.amount, bank_code: 'DANAMON', disbursement_description: danamon.description, status: 'PENDING', user_id: callerOf('aTest').ownerId, email_to: danamon.email_to, email_cc: danamon.email_cc, created: '2026-11-21T09:30:00.000Z' });
+    expect(answer.json).toMatchObject({
+      external_id: danamon.external_id,
+      amount: danamon.amount,
+      bank_code: 'DANAMON',
+      disbursement_description: danamon.description,
+      status: 'PENDING',
+      user_id: callerOf('aTest').ownerId,
+      email_to: danamon.email_to,
+      email_cc: danamon.email_cc,
+      created: '2026-11-21T09:30:00.000Z',
+    });
     expect(asObject(answer.json)).not.toHaveProperty('failure_code');
     expect(asObject(answer.json)).not.toHaveProperty('account_number');
     expect(await bench.cash()).toBe(before - danamon.amount);
@@ -33,16 +63,25 @@ describe('createDisbursement', () => {
   it('uses the dashboard default description, and without one answers DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR', async () => {
     const { description: _left, ...withoutDescription } = danamon;
     const before = await bench.cash();
-    expect(await create(withoutDescription)).toMatchObject({ status: 400, json: { error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR' } });
+    expect(await create(withoutDescription)).toMatchObject({
+      status: 400,
+      json: { error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR' },
+    });
     expect(await bench.cash()).toBe(before);
     await bench.settings({ default_disbursement_description: 'Pembayaran dari Toko Berkah' });
-    expect(await create(withoutDescription)).toMatchObject({ status: 200, json: { disbursement_description: 'Pembayaran dari Toko Berkah' } });
+    expect(await create(withoutDescription)).toMatchObject({
+      status: 200,
+      json: { disbursement_description: 'Pembayaran dari Toko Berkah' },
+    });
   });
 
   it('answers DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR and changes nothing when CASH is short', async () => {
     const cash = await bench.cash();
     // BCA takes any amount, so only the balance stands in the way.
-    expect(await create({ ...bca, amount: cash + 1 })).toMatchObject({ status: 400, json: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR' } });
+    expect(await create({ ...bca, amount: cash + 1 })).toMatchObject({
+      status: 400,
+      json: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR' },
+    });
     expect(await bench.cash()).toBe(cash);
     expect(await bench.call('GET', `/disbursements?external_id=${bca.external_id}`)).toMatchObject({ status: 404 });
     // Exactly the balance is enough.
@@ -62,7 +101,10 @@ describe('createDisbursement', () => {
   });
 
   it('answers INVALID_JSON_FORMAT to a body that does not parse', async () => {
-    expect(await create('{"external_id": ')).toMatchObject({ status: 400, json: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(await create('{"external_id": ')).toMatchObject({
+      status: 400,
+      json: { error_code: 'INVALID_JSON_FORMAT' },
+    });
   });
 
   it('takes any amount for the banks without limits', async () => {
@@ -86,15 +128,23 @@ describe('X-IDEMPOTENCY-KEY', () => {
   it('answers IDEMPOTENCY_KEY_MISMATCH_ERROR to the same key with another body (key order does not count as a difference)', async () => {
     await create(danamon, { idempotencyKey: 'disb-key-2' });
     const reordered = Object.fromEntries(Object.entries(danamon).reverse());
-    expect(await create(reordered, { idempotencyKey: 'disb-key-2' })).toMatchObject({ status: 400, json: { error_code: 'DUPLICATE_TRANSACTION_ERROR' } });
-    expect(await create({ ...danamon, external_id: 'payout-other' }, { idempotencyKey: 'disb-key-2' })).toMatchObject({ status: 400, json: { error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR' } });
+    expect(await create(reordered, { idempotencyKey: 'disb-key-2' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'DUPLICATE_TRANSACTION_ERROR' },
+    });
+    expect(await create({ ...danamon, external_id: 'payout-other' }, { idempotencyKey: 'disb-key-2' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR' },
+    });
     expect(await bench.call('GET', '/disbursements?external_id=payout-other')).toMatchObject({ status: 404 });
   });
 
   it('creates exactly one disbursement from concurrent requests with one key', async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => create(bca, { idempotencyKey: 'disb-key-3' })));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
-    expect(answers.filter((answer) => asObject(answer.json).error_code === 'DUPLICATE_TRANSACTION_ERROR')).toHaveLength(9);
+    expect(answers.filter((answer) => asObject(answer.json).error_code === 'DUPLICATE_TRANSACTION_ERROR')).toHaveLength(
+      9,
+    );
     expect((await bench.call('GET', `/disbursements?external_id=${bca.external_id}`)).json).toHaveLength(1);
   });
 
@@ -102,7 +152,10 @@ describe('X-IDEMPOTENCY-KEY', () => {
     const longest = 'k'.repeat(1000);
     expect((await create({ ...bca, external_id: 'payout-key-1000' }, { idempotencyKey: longest })).status).toBe(200);
     const refused = await create({ ...bca, external_id: 'payout-key-1001' }, { idempotencyKey: `${longest}k` });
-    expect(refused).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'header', keyword: 'maxLength' }] } });
+    expect(refused).toMatchObject({
+      status: 400,
+      json: { error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'header', keyword: 'maxLength' }] },
+    });
     expect((await bench.call('GET', '/disbursements?external_id=payout-key-1001')).status).toBe(404);
   });
 
@@ -113,11 +166,17 @@ describe('X-IDEMPOTENCY-KEY', () => {
   });
 
   it('does not use up a key on a request refused for its own content; a refusal for the balance is remembered', async () => {
-    expect(await create({ ...danamon, bank_code: 'BANK_XYZ' }, { idempotencyKey: 'disb-key-4' })).toMatchObject({ status: 400, json: { error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR' } });
+    expect(await create({ ...danamon, bank_code: 'BANK_XYZ' }, { idempotencyKey: 'disb-key-4' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR' },
+    });
     expect((await create(danamon, { idempotencyKey: 'disb-key-4' })).status).toBe(200);
 
     const short = { ...bca, amount: (await bench.cash()) + 1 };
-    expect(await create(short, { idempotencyKey: 'disb-key-5' })).toMatchObject({ status: 400, json: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR' } });
+    expect(await create(short, { idempotencyKey: 'disb-key-5' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR' },
+    });
     const replay = await create(short, { idempotencyKey: 'disb-key-5' });
     expect(replay).toMatchObject({ status: 400, json: { error_code: 'DUPLICATE_TRANSACTION_ERROR' } });
     expect(String(asObject(replay.json).message)).toContain('refused');
@@ -135,15 +194,29 @@ describe('getDisbursement and listDisbursementsByExternalId', () => {
   });
 
   it('answers DIRECT_DISBURSEMENT_NOT_FOUND_ERROR for an unknown id and an unknown external id', async () => {
-    expect(await bench.call('GET', '/disbursements/5f6ee8de3a733c1d2e1a1b00')).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
-    expect(await bench.call('GET', '/disbursements?external_id=payout-none')).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
+    expect(await bench.call('GET', '/disbursements/5f6ee8de3a733c1d2e1a1b00')).toMatchObject({
+      status: 404,
+      json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+    });
+    expect(await bench.call('GET', '/disbursements?external_id=payout-none')).toMatchObject({
+      status: 404,
+      json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+    });
   });
 
   it("answers INVALID_PERMISSION_ERROR for another merchant's disbursement, and 404 in the other mode", async () => {
     const id = idOf((await create(danamon)).json);
-    expect(await bench.call('GET', `/disbursements/${id}`, { key: 'bTest' })).toMatchObject({ status: 403, json: { error_code: 'INVALID_PERMISSION_ERROR' } });
-    expect(await bench.call('GET', `/disbursements/${id}`, { key: 'aLive' })).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
-    expect(await bench.call('GET', `/disbursements?external_id=${danamon.external_id}`, { key: 'bTest' })).toMatchObject({ status: 404 });
+    expect(await bench.call('GET', `/disbursements/${id}`, { key: 'bTest' })).toMatchObject({
+      status: 403,
+      json: { error_code: 'INVALID_PERMISSION_ERROR' },
+    });
+    expect(await bench.call('GET', `/disbursements/${id}`, { key: 'aLive' })).toMatchObject({
+      status: 404,
+      json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+    });
+    expect(
+      await bench.call('GET', `/disbursements?external_id=${danamon.external_id}`, { key: 'bTest' }),
+    ).toMatchObject({ status: 404 });
   });
 
   it('answers INVALID_JSON_FORMAT to a GET that carries a body which is not JSON (decision get-disbursement-invalid-json)', async () => {
@@ -151,7 +224,12 @@ describe('getDisbursement and listDisbursementsByExternalId', () => {
     // Request objects refuse a GET body, so a plain object with what the router reads stands in for one, as a
     // runtime that passes such a body on would hand it over.
     const body = new Request('http://sandbox.test', { method: 'POST', body: '{"broken": ' }).body;
-    const getWithBody = { method: 'GET', url: `http://sandbox.test/disbursements/${id}`, headers: new Headers({ authorization: bench.authorization(), 'content-type': 'application/json' }), body } as unknown as Request;
+    const getWithBody = {
+      method: 'GET',
+      url: `http://sandbox.test/disbursements/${id}`,
+      headers: new Headers({ authorization: bench.authorization(), 'content-type': 'application/json' }),
+      body,
+    } as unknown as Request;
     const response = await bench.service(getWithBody);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error_code: 'INVALID_JSON_FORMAT' });
@@ -160,7 +238,10 @@ describe('getDisbursement and listDisbursementsByExternalId', () => {
   });
 
   it('answers API_VALIDATION_ERROR to a lookup without external_id', async () => {
-    expect(await bench.call('GET', '/disbursements')).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await bench.call('GET', '/disbursements')).toMatchObject({
+      status: 400,
+      json: { error_code: 'API_VALIDATION_ERROR' },
+    });
   });
 });
 
@@ -173,32 +254,51 @@ describe('the bank answers (control API)', () => {
     const cash = await bench.cash();
     await bench.advance(60_000);
     const answer = await bench.call('POST', `/sandbox/disbursements/${id}/complete`);
-    expect(answer).toMatchObject({ status: 200, json: { id, status: 'COMPLETED', updated: '2026-11-21T09:31:00.000Z', created: '2026-11-21T09:30:00.000Z' } });
+    expect(answer).toMatchObject({
+      status: 200,
+      json: { id, status: 'COMPLETED', updated: '2026-11-21T09:31:00.000Z', created: '2026-11-21T09:30:00.000Z' },
+    });
     expect(await bench.call('GET', `/disbursements/${id}`)).toEqual(answer);
     expect(await bench.cash()).toBe(cash);
     const [delivery, ...others] = await bench.deliveries();
     expect(others).toEqual([]);
     expect(delivery).toMatchObject({ webhook: 'disbursementFinished', url: CALLBACK_URL, state: 'pending' });
-    expect(delivery?.payload).toMatchObject({ id, disbursement_id: id, status: 'COMPLETED', is_instant: true, email_to: danamon.email_to, amount: danamon.amount });
+    expect(delivery?.payload).toMatchObject({
+      id,
+      disbursement_id: id,
+      status: 'COMPLETED',
+      is_instant: true,
+      email_to: danamon.email_to,
+      amount: danamon.amount,
+    });
     expect(delivery?.payload).not.toHaveProperty('failure_code');
     expect(validCallback(delivery?.payload)).toBe(true);
   });
 
   it('completes with is_instant false when asked', async () => {
     const id = idOf((await create(bca)).json);
-    expect((await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: { is_instant: false } })).status).toBe(200);
+    expect(
+      (await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: { is_instant: false } })).status,
+    ).toBe(200);
     expect((await bench.deliveries())[0]?.payload).toMatchObject({ is_instant: false });
   });
 
   it('fails a PENDING disbursement with the failure code, returns the amount to CASH and sends the callback', async () => {
     const before = await bench.cash();
     const id = idOf((await create(danamon)).json);
-    const answer = await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: { failure_code: 'INVALID_DESTINATION' } });
+    const answer = await bench.call('POST', `/sandbox/disbursements/${id}/fail`, {
+      body: { failure_code: 'INVALID_DESTINATION' },
+    });
     expect(answer).toMatchObject({ status: 200, json: { id, status: 'FAILED', failure_code: 'INVALID_DESTINATION' } });
     expect(await bench.cash()).toBe(before);
     expect((await bench.call('GET', `/disbursements?external_id=${danamon.external_id}`)).json).toEqual([answer.json]);
     const [delivery] = await bench.deliveries();
-    expect(delivery?.payload).toMatchObject({ id, status: 'FAILED', failure_code: 'INVALID_DESTINATION', is_instant: false });
+    expect(delivery?.payload).toMatchObject({
+      id,
+      status: 'FAILED',
+      failure_code: 'INVALID_DESTINATION',
+      is_instant: false,
+    });
     expect(validCallback(delivery?.payload)).toBe(true);
   });
 
@@ -206,8 +306,13 @@ describe('the bank answers (control API)', () => {
     const id = idOf((await create(danamon)).json);
     await bench.call('POST', `/sandbox/disbursements/${id}/complete`);
     const cash = await bench.cash();
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: { failure_code: 'REJECTED_BY_BANK' } })).toMatchObject({ status: 409, json: { error_code: 'SANDBOX_STATE_CONFLICT' } });
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`)).toMatchObject({ status: 409, json: { error_code: 'SANDBOX_STATE_CONFLICT' } });
+    expect(
+      await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: { failure_code: 'REJECTED_BY_BANK' } }),
+    ).toMatchObject({ status: 409, json: { error_code: 'SANDBOX_STATE_CONFLICT' } });
+    expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`)).toMatchObject({
+      status: 409,
+      json: { error_code: 'SANDBOX_STATE_CONFLICT' },
+    });
     expect(await bench.cash()).toBe(cash);
     expect(await bench.deliveries()).toHaveLength(1);
   });
@@ -215,19 +320,40 @@ describe('the bank answers (control API)', () => {
   it("answers DIRECT_DISBURSEMENT_NOT_FOUND_ERROR for an unknown id and for another merchant's or mode's disbursement", async () => {
     const id = idOf((await create(danamon)).json);
     for (const key of ['bTest', 'aLive'] as const) {
-      expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { key })).toMatchObject({ status: 404, json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
-      expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { key, body: { failure_code: 'TRANSFER_ERROR' } })).toMatchObject({ status: 404 });
+      expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { key })).toMatchObject({
+        status: 404,
+        json: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+      });
+      expect(
+        await bench.call('POST', `/sandbox/disbursements/${id}/fail`, {
+          key,
+          body: { failure_code: 'TRANSFER_ERROR' },
+        }),
+      ).toMatchObject({ status: 404 });
     }
     expect((await bench.call('GET', `/disbursements/${id}`)).json).toMatchObject({ status: 'PENDING' });
   });
 
   it('answers API_VALIDATION_ERROR to a failure code outside DisbursementFailureCode, and INVALID_JSON_FORMAT to a broken body', async () => {
     const id = idOf((await create(danamon)).json);
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: { failure_code: 'BANK_ON_FIRE' } })).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: {} })).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: { is_instant: 'yes' } })).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: '{' })).toMatchObject({ status: 400, json: { error_code: 'INVALID_JSON_FORMAT' } });
-    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: '{' })).toMatchObject({ status: 400, json: { error_code: 'INVALID_JSON_FORMAT' } });
+    expect(
+      await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: { failure_code: 'BANK_ON_FIRE' } }),
+    ).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: {} })).toMatchObject({
+      status: 400,
+      json: { error_code: 'API_VALIDATION_ERROR' },
+    });
+    expect(
+      await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: { is_instant: 'yes' } }),
+    ).toMatchObject({ status: 400, json: { error_code: 'API_VALIDATION_ERROR' } });
+    expect(await bench.call('POST', `/sandbox/disbursements/${id}/complete`, { body: '{' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'INVALID_JSON_FORMAT' },
+    });
+    expect(await bench.call('POST', `/sandbox/disbursements/${id}/fail`, { body: '{' })).toMatchObject({
+      status: 400,
+      json: { error_code: 'INVALID_JSON_FORMAT' },
+    });
   });
 
   it('records the callback as undeliverable, not lost, when no URL is configured', async () => {
@@ -243,14 +369,26 @@ describe('delivery to the merchant', () => {
     const sandbox = await createTestSandbox();
     try {
       const created = await sandbox.request('POST', '/disbursements', { body: danamon });
-      await sandbox.request('POST', `/sandbox/disbursements/${idOf(created.body)}/fail`, { body: { failure_code: 'SWITCHING_NETWORK_ERROR' } });
-      await sandbox.request('POST', '/ewallets', { body: { external_id: 'order-2026-11-21-7790', amount: 48000, phone: '081234567890', ewallet_type: 'OVO' } });
+      await sandbox.request('POST', `/sandbox/disbursements/${idOf(created.body)}/fail`, {
+        body: { failure_code: 'SWITCHING_NETWORK_ERROR' },
+      });
+      await sandbox.request('POST', '/ewallets', {
+        body: { external_id: 'order-2026-11-21-7790', amount: 48000, phone: '081234567890', ewallet_type: 'OVO' },
+      });
       const received = await sandbox.waitForCallbacks(2);
       const token = TEST_MERCHANTS.a.callbackTokens.test;
       const disbursement = received.find((callback) => asObject(callback.body).id === idOf(created.body));
       const ewallet = received.find((callback) => asObject(callback.body).event === 'ewallet.payment');
-      expect(disbursement).toMatchObject({ url: CALLBACK_URL, headers: { 'x-callback-token': token }, body: { status: 'FAILED', failure_code: 'SWITCHING_NETWORK_ERROR' } });
-      expect(ewallet).toMatchObject({ url: CALLBACK_URL, headers: { 'x-callback-token': token }, body: { status: 'COMPLETED', amount: 48000 } });
+      expect(disbursement).toMatchObject({
+        url: CALLBACK_URL,
+        headers: { 'x-callback-token': token },
+        body: { status: 'FAILED', failure_code: 'SWITCHING_NETWORK_ERROR' },
+      });
+      expect(ewallet).toMatchObject({
+        url: CALLBACK_URL,
+        headers: { 'x-callback-token': token },
+        body: { status: 'COMPLETED', amount: 48000 },
+      });
       expect(webhookValidators.disbursementFinished(disbursement?.body)).toBe(true);
       expect(webhookValidators.ewalletPayment(ewallet?.body)).toBe(true);
       expect(sandbox.routerErrors).toEqual([]);

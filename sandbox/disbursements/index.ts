@@ -54,7 +54,18 @@ export const collections: CollectionDefinition[] = [
 ];
 
 export function resourceOf(record: DisbursementRecord): Disbursement {
-  const { id, user_id, external_id, amount, bank_code, account_holder_name, disbursement_description, status, created, updated } = record;
+  const {
+    id,
+    user_id,
+    external_id,
+    amount,
+    bank_code,
+    account_holder_name,
+    disbursement_description,
+    status,
+    created,
+    updated,
+  } = record;
   return {
     id,
     user_id,
@@ -75,7 +86,8 @@ export function resourceOf(record: DisbursementRecord): Disbursement {
 
 function callbackOf(record: DisbursementRecord): DisbursementFinishedCallback {
   const resource = resourceOf(record);
-  if (resource.status === 'PENDING' || record.is_instant === null) throw new Error(`disbursement ${record.id} has not finished; it has no callback yet`);
+  if (resource.status === 'PENDING' || record.is_instant === null)
+    throw new Error(`disbursement ${record.id} has not finished; it has no callback yet`);
   // The sandbox charges no fee, so the optional service_fee_amount and the ledger's transaction fields are left out.
   return { ...resource, status: resource.status, is_instant: record.is_instant, disbursement_id: record.id };
 }
@@ -83,8 +95,16 @@ function callbackOf(record: DisbursementRecord): DisbursementFinishedCallback {
 type Created = { ok: true; record: DisbursementRecord } | { ok: false; reason: 'insufficient_balance' };
 
 /** Stores the PENDING disbursement and takes its amount from CASH, or changes nothing when CASH is short; `autoResolve` starts its countdown. */
-async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body: CreateDisbursementRequest, description: string, autoResolve: boolean): Promise<Created> {
-  if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };
+async function create(
+  ctx: SandboxContext,
+  tx: Transaction,
+  caller: Caller,
+  body: CreateDisbursementRequest,
+  description: string,
+  autoResolve: boolean,
+): Promise<Created> {
+  if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount)))
+    return { ok: false, reason: 'insufficient_balance' };
   const id = ctx.ids.next();
   const now = ctx.clock.now(caller).toISOString();
   const record: DisbursementRecord = {
@@ -111,40 +131,89 @@ async function create(ctx: SandboxContext, tx: Transaction, caller: Caller, body
   return { ok: true, record: stored };
 }
 
-const notFound = (id: string) => ({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `Disbursement ${id} was not found.` } }) as const;
+const notFound = (id: string) =>
+  ({
+    status: 404,
+    body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `Disbursement ${id} was not found.` },
+  }) as const;
 
 const LIST_LIMIT = listLimit('listDisbursementsByExternalId');
 
-export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createDisbursement' | 'getDisbursement' | 'listDisbursementsByExternalId'> {
+export function disbursementHandlers(
+  ctx: SandboxContext,
+): Pick<Handlers<Caller>, 'createDisbursement' | 'getDisbursement' | 'listDisbursementsByExternalId'> {
   return {
     createDisbursement: async ({ header, body }, { principal }) => {
       // Checks of the request itself come before the idempotency key is used, so a corrected request may
       // reuse it; only an executed request (created, or refused for the balance) is remembered.
       if (!findDisbursementBank(body.bank_code)) {
-        return { status: 400, body: { error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR', message: `Bank code ${body.bank_code} is not supported for disbursements.` } };
+        return {
+          status: 400,
+          body: {
+            error_code: 'BANK_CODE_NOT_SUPPORTED_ERROR',
+            message: `Bank code ${body.bank_code} is not supported for disbursements.`,
+          },
+        };
       }
       // Decision `disbursement-description-default`.
       const settings = await ctx.settings.get(principal);
       const description = body.description ?? settings.default_disbursement_description;
       if (description === null) {
-        return { status: 400, body: { error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR', message: 'No description was sent and no default disbursement description is configured in the dashboard.' } };
+        return {
+          status: 400,
+          body: {
+            error_code: 'DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR',
+            message: 'No description was sent and no default disbursement description is configured in the dashboard.',
+          },
+        };
       }
       const key = header['x-idempotency-key'];
       const answer = await ctx.store.transaction(async (tx) => {
         const auto = settings.disbursement_auto_resolve;
-        if (key === undefined) return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description, auto) };
-        return ctx.idempotency.run(tx, principal, OPERATION, key, canonicalJson(body), () => create(ctx, tx, principal, body, description, auto), (result) => (result.ok ? result.record.id : null));
+        if (key === undefined)
+          return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description, auto) };
+        return ctx.idempotency.run(
+          tx,
+          principal,
+          OPERATION,
+          key,
+          canonicalJson(body),
+          () => create(ctx, tx, principal, body, description, auto),
+          (result) => (result.ok ? result.record.id : null),
+        );
       });
       // Decision `idempotency-key-reuse`.
       if (answer.kind === 'replay') {
-        const what = answer.originalId === null ? 'the request it came with was refused' : `it created disbursement ${answer.originalId}`;
-        return { status: 400, body: { error_code: 'DUPLICATE_TRANSACTION_ERROR', message: `This idempotency key was already used; ${what}.` } };
+        const what =
+          answer.originalId === null
+            ? 'the request it came with was refused'
+            : `it created disbursement ${answer.originalId}`;
+        return {
+          status: 400,
+          body: {
+            error_code: 'DUPLICATE_TRANSACTION_ERROR',
+            message: `This idempotency key was already used; ${what}.`,
+          },
+        };
       }
       if (answer.kind === 'mismatch') {
-        return { status: 400, body: { error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR', message: 'This idempotency key was used with different parameters; the request does not match the original. Use a new key.' } };
+        return {
+          status: 400,
+          body: {
+            error_code: 'IDEMPOTENCY_KEY_MISMATCH_ERROR',
+            message:
+              'This idempotency key was used with different parameters; the request does not match the original. Use a new key.',
+          },
+        };
       }
       if (!answer.result.ok) {
-        return { status: 400, body: { error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR', message: `The cash balance is too low to send ${body.amount} IDR.` } };
+        return {
+          status: 400,
+          body: {
+            error_code: 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR',
+            message: `The cash balance is too low to send ${body.amount} IDR.`,
+          },
+        };
       }
       return { status: 200, body: resourceOf(answer.result.record) };
     },
@@ -156,7 +225,13 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
       // read. In the other mode it does not exist at all, like every object of that mode.
       const elsewhere = await ctx.store.findAcrossScopes<DisbursementRecord>(COLLECTION, 'id', path.id);
       if (elsewhere.some(({ scope }) => scope.mode === principal.mode && scope.merchantId !== principal.merchantId)) {
-        return { status: 403, body: { error_code: 'INVALID_PERMISSION_ERROR', message: `You do not have access to disbursement ${path.id}.` } };
+        return {
+          status: 403,
+          body: {
+            error_code: 'INVALID_PERMISSION_ERROR',
+            message: `You do not have access to disbursement ${path.id}.`,
+          },
+        };
       }
       return notFound(path.id);
     },
@@ -164,20 +239,44 @@ export function disbursementHandlers(ctx: SandboxContext): Pick<Handlers<Caller>
     listDisbursementsByExternalId: async ({ query }, { principal }) => {
       // Decision `list-order` (x-matches): newest first, so a repeat after a failure comes before the failed one;
       // decision `list-bounds`: past the contract's limit, the newest ones, limited in the store.
-      const found = await ctx.store.findBy<DisbursementRecord>(COLLECTION, principal, 'external_id', query.external_id, { order: 'newest', limit: LIST_LIMIT });
+      const found = await ctx.store.findBy<DisbursementRecord>(
+        COLLECTION,
+        principal,
+        'external_id',
+        query.external_id,
+        { order: 'newest', limit: LIST_LIMIT },
+      );
       const [first, ...rest] = found.map(resourceOf);
-      if (!first) return { status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: `No disbursement with external_id ${query.external_id} was found.` } };
+      if (!first)
+        return {
+          status: 404,
+          body: {
+            error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR',
+            message: `No disbursement with external_id ${query.external_id} was found.`,
+          },
+        };
       return { status: 200, body: [first, ...rest] };
     },
   };
 }
 
-type Finish = { status: 'COMPLETED'; is_instant: boolean } | { status: 'FAILED'; failure_code: NonNullable<Disbursement['failure_code']>; is_instant: boolean };
-type Finished = { kind: 'finished'; record: DisbursementRecord } | { kind: 'missing' } | { kind: 'final'; record: DisbursementRecord };
+type Finish =
+  | { status: 'COMPLETED'; is_instant: boolean }
+  | { status: 'FAILED'; failure_code: NonNullable<Disbursement['failure_code']>; is_instant: boolean };
+type Finished =
+  | { kind: 'finished'; record: DisbursementRecord }
+  | { kind: 'missing' }
+  | { kind: 'final'; record: DisbursementRecord };
 
 /** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
 /** `alsoInTransaction` runs first in the deciding transaction (an automatic progression ends there). */
-async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Finish, alsoInTransaction?: (tx: Transaction) => Promise<void>): Promise<Finished> {
+async function finish(
+  ctx: SandboxContext,
+  scope: Scope,
+  id: string,
+  outcome: Finish,
+  alsoInTransaction?: (tx: Transaction) => Promise<void>,
+): Promise<Finished> {
   // Settings are read before the transaction: they are not part of it.
   const settings = await ctx.settings.get(scope);
   return ctx.store.transaction(async (tx): Promise<Finished> => {
@@ -185,7 +284,13 @@ async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Fi
     const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
     if (!record) return { kind: 'missing' };
     if (record.status !== 'PENDING') return { kind: 'final', record };
-    const finished: DisbursementRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, is_instant: outcome.is_instant, updated: ctx.clock.now(scope).toISOString() };
+    const finished: DisbursementRecord = {
+      ...record,
+      status: outcome.status,
+      failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null,
+      is_instant: outcome.is_instant,
+      updated: ctx.clock.now(scope).toISOString(),
+    };
     await tx.update(COLLECTION, scope, finished);
     // No money left the merchant's account when the bank rejected the transfer.
     if (finished.status === 'FAILED') await ctx.balances.credit(tx, scope, 'CASH', finished.amount);
@@ -195,13 +300,24 @@ async function finish(ctx: SandboxContext, scope: Scope, id: string, outcome: Fi
 }
 
 const conflict = (record: DisbursementRecord, action: string) =>
-  ({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Disbursement ${record.id} is ${record.status}; only a PENDING disbursement can be ${action}.` } }) as const;
+  ({
+    status: 409,
+    body: {
+      error_code: 'SANDBOX_STATE_CONFLICT',
+      message: `Disbursement ${record.id} is ${record.status}; only a PENDING disbursement can be ${action}.`,
+    },
+  }) as const;
 
-export function disbursementControlHandlers(ctx: SandboxContext): Pick<ControlHandlers, 'completeDisbursement' | 'failDisbursement'> {
+export function disbursementControlHandlers(
+  ctx: SandboxContext,
+): Pick<ControlHandlers, 'completeDisbursement' | 'failDisbursement'> {
   return {
     completeDisbursement: async ({ path, body }, { principal }) => {
       // Sandbox decision (control API): an instant transfer unless the request says otherwise.
-      const result = await finish(ctx, principal, path.id, { status: 'COMPLETED', is_instant: body?.is_instant ?? true });
+      const result = await finish(ctx, principal, path.id, {
+        status: 'COMPLETED',
+        is_instant: body?.is_instant ?? true,
+      });
       if (result.kind === 'missing') return notFound(path.id);
       if (result.kind === 'final') return conflict(result.record, 'completed');
       return { status: 200, body: resourceOf(result.record) };
@@ -209,7 +325,11 @@ export function disbursementControlHandlers(ctx: SandboxContext): Pick<ControlHa
 
     failDisbursement: async ({ path, body }, { principal }) => {
       // The router has checked failure_code against the contract's DisbursementFailureCode.
-      const result = await finish(ctx, principal, path.id, { status: 'FAILED', failure_code: body.failure_code, is_instant: body.is_instant ?? false });
+      const result = await finish(ctx, principal, path.id, {
+        status: 'FAILED',
+        failure_code: body.failure_code,
+        is_instant: body.is_instant ?? false,
+      });
       if (result.kind === 'missing') return notFound(path.id);
       if (result.kind === 'final') return conflict(result.record, 'failed');
       return { status: 200, body: resourceOf(result.record) };
@@ -221,12 +341,17 @@ export function disbursementControlHandlers(ctx: SandboxContext): Pick<ControlHa
 const AUTOMATIC_OUTCOME = 'disbursement';
 
 /** In test mode as the account number selects (the control contract's `x-test-modes`); live disbursements complete. */
-const automaticOutcome = automaticOutcomeTable<NonNullable<Disbursement['failure_code']>>(OPERATION, 'DisbursementFailureCode');
+const automaticOutcome = automaticOutcomeTable<NonNullable<Disbursement['failure_code']>>(
+  OPERATION,
+  'DisbursementFailureCode',
+);
 
 /** What the bank answers by itself; instant unless it failed, as the control API's simulations default. */
 function automaticFinish(scope: Scope, record: DisbursementRecord): Finish {
   const outcome = automaticOutcome(scope.mode, record);
-  return outcome.status === 'FAILED' ? { status: 'FAILED', failure_code: outcome.failureCode, is_instant: false } : { status: 'COMPLETED', is_instant: true };
+  return outcome.status === 'FAILED'
+    ? { status: 'FAILED', failure_code: outcome.failureCode, is_instant: false }
+    : { status: 'COMPLETED', is_instant: true };
 }
 
 /** The disbursement's automatic answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */

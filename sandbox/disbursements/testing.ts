@@ -47,7 +47,11 @@ export interface Bench {
 
 export async function openBench(): Promise<Bench> {
   const realTime = Date.parse(START);
-  const sandbox = await createTestSandbox({ realTime: () => realTime, startDispatcher: false, failOnRouterErrors: false });
+  const sandbox = await createTestSandbox({
+    realTime: () => realTime,
+    startDispatcher: false,
+    failOnRouterErrors: false,
+  });
   const { ctx, app } = sandbox;
   return {
     ctx,
@@ -105,6 +109,7 @@ export function useBench(): Bench {
 
 /** The value as an object, failing the test when it is not one. */
 export function asObject(value: unknown): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`expected an object, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
   return Object.fromEntries(Object.entries(value));
 }

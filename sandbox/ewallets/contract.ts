@@ -21,7 +21,8 @@ export interface EwalletTestMode {
 
 const failureCodes: readonly Json[] = (() => {
   const values = componentSchema('EwalletFailureCode').enum;
-  if (!Array.isArray(values) || values.length === 0) throw new Error('components.schemas.EwalletFailureCode: expected an enum');
+  if (!Array.isArray(values) || values.length === 0)
+    throw new Error('components.schemas.EwalletFailureCode: expected an enum');
   return values;
 })();
 
@@ -33,7 +34,8 @@ export function isEwalletFailureCode(value: unknown): value is EwalletFailureCod
 function outcome(raw: Json | undefined, where: string): EwalletOutcome {
   if (!isObject(raw)) throw new Error(`${where}: expected an object`);
   if (raw.status === 'COMPLETED') return { status: 'COMPLETED' };
-  if (raw.status === 'FAILED' && isEwalletFailureCode(raw.failure_code)) return { status: 'FAILED', failure_code: raw.failure_code };
+  if (raw.status === 'FAILED' && isEwalletFailureCode(raw.failure_code))
+    return { status: 'FAILED', failure_code: raw.failure_code };
   throw new Error(`${where}: expected status COMPLETED, or FAILED with one of EwalletFailureCode`);
 }
 
@@ -41,12 +43,14 @@ function outcome(raw: Json | undefined, where: string): EwalletOutcome {
 export function readEwalletTestMode(operationId: string): EwalletTestMode {
   const testMode = contractOperation(operationId).testMode;
   const where = `${operationId} x-test-mode`;
-  if (!testMode || typeof testMode.field !== 'string' || !Array.isArray(testMode.outcomes)) throw new Error(`${where}: expected a field and its outcomes`);
+  if (!testMode || typeof testMode.field !== 'string' || !Array.isArray(testMode.outcomes))
+    throw new Error(`${where}: expected a field and its outcomes`);
   const field = testMode.field;
   const listed = new Map<unknown, EwalletOutcome>();
   testMode.outcomes.forEach((raw, index) => {
     const value = isObject(raw) ? raw[field] : undefined;
-    if (value === undefined || isObject(value) || Array.isArray(value)) throw new Error(`${where}.outcomes[${index}]: expected a ${field} value`);
+    if (value === undefined || isObject(value) || Array.isArray(value))
+      throw new Error(`${where}.outcomes[${index}]: expected a ${field} value`);
     listed.set(value, outcome(raw, `${where}.outcomes[${index}]`));
   });
   const defaultOutcome = outcome(testMode.default_outcome, `${where}.default_outcome`);

@@ -44,24 +44,60 @@ const testMode = readEwalletTestMode('createEwalletPayment');
 
 function statusOf(record: EwalletPaymentRecord): components['schemas']['EwalletPaymentStatus'] {
   // Decision `ewallet-status-transaction-date`: the payment time once paid, the request time until then.
-  return { amount: record.amount, external_id: record.external_id, transaction_date: record.paid ?? record.created, business_id: record.business_id, ewallet_type: record.ewallet_type, status: record.status };
+  return {
+    amount: record.amount,
+    external_id: record.external_id,
+    transaction_date: record.paid ?? record.created,
+    business_id: record.business_id,
+    ewallet_type: record.ewallet_type,
+    status: record.status,
+  };
 }
 
 function callbackOf(record: EwalletPaymentRecord): EwalletPaymentCallback {
   const { id, external_id, business_id, phone, ewallet_type, amount, created } = record;
   if (record.status === 'PENDING') throw new Error(`e-wallet payment ${id} has not ended; it has no callback yet`);
-  return { event: webhookMetadata.ewalletPayment.name, id, external_id, business_id, phone, ewallet_type, amount, status: record.status, ...(record.failure_code ? { failure_code: record.failure_code } : {}), created };
+  return {
+    event: webhookMetadata.ewalletPayment.name,
+    id,
+    external_id,
+    business_id,
+    phone,
+    ewallet_type,
+    amount,
+    status: record.status,
+    ...(record.failure_code ? { failure_code: record.failure_code } : {}),
+    created,
+  };
 }
 
-async function findPayment(tx: Transaction, scope: Scope, externalId: string, type: EwalletType): Promise<EwalletPaymentRecord | undefined> {
+async function findPayment(
+  tx: Transaction,
+  scope: Scope,
+  externalId: string,
+  type: EwalletType,
+): Promise<EwalletPaymentRecord | undefined> {
   const [found] = await tx.findBy<EwalletPaymentRecord>(COLLECTION, scope, 'external_id', externalId);
   return found?.ewallet_type === type ? found : undefined;
 }
 
 /** Ends a PENDING payment: its new state, CASH credited when it completed, and its callback, in `tx`. */
-async function conclude(ctx: SandboxContext, tx: Transaction, scope: Scope, record: EwalletPaymentRecord, outcome: EwalletOutcome, settings: MerchantSettings): Promise<EwalletPaymentRecord> {
+async function conclude(
+  ctx: SandboxContext,
+  tx: Transaction,
+  scope: Scope,
+  record: EwalletPaymentRecord,
+  outcome: EwalletOutcome,
+  settings: MerchantSettings,
+): Promise<EwalletPaymentRecord> {
   const now = ctx.clock.now(scope).toISOString();
-  const ended: EwalletPaymentRecord = { ...record, status: outcome.status, failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null, paid: outcome.status === 'COMPLETED' ? now : null, updated: now };
+  const ended: EwalletPaymentRecord = {
+    ...record,
+    status: outcome.status,
+    failure_code: outcome.status === 'FAILED' ? outcome.failure_code : null,
+    paid: outcome.status === 'COMPLETED' ? now : null,
+    updated: now,
+  };
   await tx.update(COLLECTION, scope, ended);
   // The money the end user paid is the merchant's income.
   if (ended.status === 'COMPLETED') await ctx.balances.credit(tx, scope, 'CASH', ended.amount);
@@ -78,46 +114,93 @@ function automaticOutcome(scope: Scope, body: object): EwalletOutcome {
 }
 
 const notFound = (type: EwalletType, externalId: string) =>
-  ({ status: 404, body: { error_code: 'PAYMENT_NOT_FOUND_ERROR', message: `No ${type} payment with external_id ${externalId} was found.` } }) as const;
+  ({
+    status: 404,
+    body: {
+      error_code: 'PAYMENT_NOT_FOUND_ERROR',
+      message: `No ${type} payment with external_id ${externalId} was found.`,
+    },
+  }) as const;
 const conflict = (record: EwalletPaymentRecord, action: string) =>
-  ({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `${record.ewallet_type} payment ${record.external_id} is ${record.status}; only a PENDING payment can be ${action}.` } }) as const;
+  ({
+    status: 409,
+    body: {
+      error_code: 'SANDBOX_STATE_CONFLICT',
+      message: `${record.ewallet_type} payment ${record.external_id} is ${record.status}; only a PENDING payment can be ${action}.`,
+    },
+  }) as const;
 
-export function ewalletHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createEwalletPayment' | 'getEwalletPaymentStatus'> {
+export function ewalletHandlers(
+  ctx: SandboxContext,
+): Pick<Handlers<Caller>, 'createEwalletPayment' | 'getEwalletPaymentStatus'> {
   return {
     createEwalletPayment: async ({ body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
       const now = ctx.clock.now(principal).toISOString();
-      const record: EwalletPaymentRecord = { id: ctx.ids.next(), external_id: body.external_id, ewallet_type: body.ewallet_type, amount: body.amount, phone: body.phone, business_id: principal.ownerId, status: 'PENDING', failure_code: null, created: now, paid: null, updated: now };
+      const record: EwalletPaymentRecord = {
+        id: ctx.ids.next(),
+        external_id: body.external_id,
+        ewallet_type: body.ewallet_type,
+        amount: body.amount,
+        phone: body.phone,
+        business_id: principal.ownerId,
+        status: 'PENDING',
+        failure_code: null,
+        created: now,
+        paid: null,
+        updated: now,
+      };
       try {
         await ctx.store.insert(COLLECTION, principal, record);
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;
-        return { status: 400, body: { error_code: 'DUPLICATE_PAYMENT_REQUEST_ERROR', message: `An e-wallet payment with external_id ${body.external_id} already exists. Use a new external_id.` } };
+        return {
+          status: 400,
+          body: {
+            error_code: 'DUPLICATE_PAYMENT_REQUEST_ERROR',
+            message: `An e-wallet payment with external_id ${body.external_id} already exists. Use a new external_id.`,
+          },
+        };
       }
       // The payment is stored PENDING first (what this answer shows); its outcome is a change of its own, so
       // a failure after the first commit leaves a PENDING payment the control API can still end.
       if (settings.ewallet_auto_resolve) {
         await ctx.store.transaction(async (tx) => {
           const stored = await tx.get<EwalletPaymentRecord>(COLLECTION, principal, record.id);
-          if (stored?.status === 'PENDING') await conclude(ctx, tx, principal, stored, automaticOutcome(principal, body), settings);
+          if (stored?.status === 'PENDING')
+            await conclude(ctx, tx, principal, stored, automaticOutcome(principal, body), settings);
         });
       }
       const { business_id, external_id, amount, phone, ewallet_type, created } = record;
-      return { status: 200, body: { business_id, external_id, amount, phone, ewallet_type, status: 'PENDING', created } };
+      return {
+        status: 200,
+        body: { business_id, external_id, amount, phone, ewallet_type, status: 'PENDING', created },
+      };
     },
 
     getEwalletPaymentStatus: async ({ query }, { principal }) => {
-      const found = await ctx.store.transaction((tx) => findPayment(tx, principal, query.external_id, query.ewallet_type));
+      const found = await ctx.store.transaction((tx) =>
+        findPayment(tx, principal, query.external_id, query.ewallet_type),
+      );
       if (!found) return notFound(query.ewallet_type, query.external_id);
       return { status: 200, body: statusOf(found) };
     },
   };
 }
 
-type Resolution = { kind: 'ended'; record: EwalletPaymentRecord } | { kind: 'missing' } | { kind: 'not-pending'; record: EwalletPaymentRecord };
+type Resolution =
+  | { kind: 'ended'; record: EwalletPaymentRecord }
+  | { kind: 'missing' }
+  | { kind: 'not-pending'; record: EwalletPaymentRecord };
 
 /** Ends the named payment with `outcome` if it is still PENDING. */
-async function resolveByControl(ctx: SandboxContext, scope: Scope, externalId: string, type: EwalletType, outcome: EwalletOutcome): Promise<Resolution> {
+async function resolveByControl(
+  ctx: SandboxContext,
+  scope: Scope,
+  externalId: string,
+  type: EwalletType,
+  outcome: EwalletOutcome,
+): Promise<Resolution> {
   // Settings are read before the transaction: they are not part of it.
   const settings = await ctx.settings.get(scope);
   return ctx.store.transaction(async (tx): Promise<Resolution> => {
@@ -128,10 +211,14 @@ async function resolveByControl(ctx: SandboxContext, scope: Scope, externalId: s
   });
 }
 
-export function ewalletControlHandlers(ctx: SandboxContext): Pick<ControlHandlers, 'approveEwalletPayment' | 'declineEwalletPayment'> {
+export function ewalletControlHandlers(
+  ctx: SandboxContext,
+): Pick<ControlHandlers, 'approveEwalletPayment' | 'declineEwalletPayment'> {
   return {
     approveEwalletPayment: async ({ body }, { principal }) => {
-      const result = await resolveByControl(ctx, principal, body.external_id, body.ewallet_type, { status: 'COMPLETED' });
+      const result = await resolveByControl(ctx, principal, body.external_id, body.ewallet_type, {
+        status: 'COMPLETED',
+      });
       if (result.kind === 'missing') return notFound(body.ewallet_type, body.external_id);
       if (result.kind === 'not-pending') return conflict(result.record, 'approved');
       return { status: 200, body: statusOf(result.record) };
@@ -139,7 +226,10 @@ export function ewalletControlHandlers(ctx: SandboxContext): Pick<ControlHandler
 
     declineEwalletPayment: async ({ body }, { principal }) => {
       // The router has checked failure_code against the contract's EwalletFailureCode.
-      const result = await resolveByControl(ctx, principal, body.external_id, body.ewallet_type, { status: 'FAILED', failure_code: body.failure_code });
+      const result = await resolveByControl(ctx, principal, body.external_id, body.ewallet_type, {
+        status: 'FAILED',
+        failure_code: body.failure_code,
+      });
       if (result.kind === 'missing') return notFound(body.ewallet_type, body.external_id);
       if (result.kind === 'not-pending') return conflict(result.record, 'declined');
       return { status: 200, body: statusOf(result.record) };

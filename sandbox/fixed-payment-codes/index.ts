@@ -2,30 +2,55 @@
 // router has enforced the schema's rules (outlets, amount limits, code digits); what is left depends on the
 // merchant's code ranges, the stored codes and the clock. No callback reports creation or update; a
 // payment's callback is written in the transaction that records it.
-import type { Handlers as ControlHandlerSet, SimulateFixedPaymentCodePaymentHandlerResult } from '@payments-contract/server/sandbox/server';
-import type { CreateFixedPaymentCodeHandlerResult, Handlers, UpdateFixedPaymentCodeHandlerResult } from '@payments-contract/server';
+import type {
+  Handlers as ControlHandlerSet,
+  SimulateFixedPaymentCodePaymentHandlerResult,
+} from '@payments-contract/server/sandbox/server';
+import type {
+  CreateFixedPaymentCodeHandlerResult,
+  Handlers,
+  UpdateFixedPaymentCodeHandlerResult,
+} from '@payments-contract/server';
 import type { FixedPaymentCodePaidCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
 import type { Caller, SandboxContext, Transaction } from '../context.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from '../fixed-virtual-accounts/number-range.js';
 import { addYears, DEFAULT_LIFETIME_YEARS } from '../fixed-virtual-accounts/records.js';
-import { CODES, codeKey, codeView, inactiveReason, PAYMENTS, type RetailOutlet, type StoredCode, type StoredCodePayment } from './records.js';
+import {
+  CODES,
+  codeKey,
+  codeView,
+  inactiveReason,
+  PAYMENTS,
+  type RetailOutlet,
+  type StoredCode,
+  type StoredCodePayment,
+} from './records.js';
 
 export { collections } from './records.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 
-const fail = <Status extends number, Code extends string>(status: Status, error_code: Code, message: string) => ({ status, body: { error_code, message } });
-const notFound = (id: string) => fail(404, 'FIXED_PAYMENT_CODE_NOT_FOUND_ERROR', `No fixed payment code with id ${id} was found.`);
+const fail = <Status extends number, Code extends string>(status: Status, error_code: Code, message: string) => ({
+  status,
+  body: { error_code, message },
+});
+const notFound = (id: string) =>
+  fail(404, 'FIXED_PAYMENT_CODE_NOT_FOUND_ERROR', `No fixed payment code with id ${id} was found.`);
 
 async function codeTaken(tx: Transaction, caller: Caller, outlet: RetailOutlet, code: string): Promise<boolean> {
   return (await tx.findBy<StoredCode>(CODES, caller, 'code_key', codeKey(outlet, code), { limit: 1 })).length > 0;
 }
 
 /** The settlement states the callback can report, with the balance each one credits (decision `fpc-callback-statuses`). */
-const creditedAccount = { COMPLETED: 'CASH', SETTLING: 'HOLDING' } as const satisfies Record<FixedPaymentCodePaidCallback['status'], 'CASH' | 'HOLDING'>;
+const creditedAccount = { COMPLETED: 'CASH', SETTLING: 'HOLDING' } as const satisfies Record<
+  FixedPaymentCodePaidCallback['status'],
+  'CASH' | 'HOLDING'
+>;
 
-export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Caller>, 'createFixedPaymentCode' | 'getFixedPaymentCode' | 'updateFixedPaymentCode'> {
+export function fixedPaymentCodeHandlers(
+  ctx: SandboxContext,
+): Pick<Handlers<Caller>, 'createFixedPaymentCode' | 'getFixedPaymentCode' | 'updateFixedPaymentCode'> {
   return {
     createFixedPaymentCode: async ({ body }, { principal }) => {
       // Settings are read before the transaction: they are stored apart and transactions do not nest.
@@ -37,15 +62,30 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
       }
       // An outlet that assigned the merchant no range has no code inside it.
       const range: NumberRange | undefined = settings.payment_code_range[outlet];
-      if (!range) return fail(400, 'PAYMENT_CODE_OUTSIDE_RANGE', `${outlet} has assigned you no payment code range, so no code is inside it.`);
+      if (!range)
+        return fail(
+          400,
+          'PAYMENT_CODE_OUTSIDE_RANGE',
+          `${outlet} has assigned you no payment code range, so no code is inside it.`,
+        );
       const requested = body.payment_code;
       if (requested !== undefined && !inRange(requested, range)) {
-        return fail(400, 'PAYMENT_CODE_OUTSIDE_RANGE', `Payment code ${requested} is outside your range for ${outlet} (${range.from} to ${range.to}).`);
+        return fail(
+          400,
+          'PAYMENT_CODE_OUTSIDE_RANGE',
+          `Payment code ${requested} is outside your range for ${outlet} (${range.from} to ${range.to}).`,
+        );
       }
 
       return ctx.store.transaction(async (tx): Promise<CreateFixedPaymentCodeHandlerResult> => {
-        const paymentCode = requested ?? (await pickFreeNumber(range, (candidate) => codeTaken(tx, principal, outlet, candidate)));
-        if (paymentCode === undefined) return fail(400, 'PAYMENT_CODE_OUTSIDE_RANGE', `Every code of your range for ${outlet} is in use; no free code is left.`);
+        const paymentCode =
+          requested ?? (await pickFreeNumber(range, (candidate) => codeTaken(tx, principal, outlet, candidate)));
+        if (paymentCode === undefined)
+          return fail(
+            400,
+            'PAYMENT_CODE_OUTSIDE_RANGE',
+            `Every code of your range for ${outlet} is in use; no free code is left.`,
+          );
         const stamp = now.toISOString();
         const code: StoredCode = {
           id: ctx.ids.next(),
@@ -60,14 +100,18 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
           expected_amount: body.expected_amount,
           is_single_use: body.is_single_use ?? false,
           // Decision `fpc-default-expiration`: as long as a fixed virtual account's default.
-          expiration_date: body.expiration_date === undefined ? addYears(now, DEFAULT_LIFETIME_YEARS).toISOString() : new Date(body.expiration_date).toISOString(),
+          expiration_date:
+            body.expiration_date === undefined
+              ? addYears(now, DEFAULT_LIFETIME_YEARS).toISOString()
+              : new Date(body.expiration_date).toISOString(),
           paid: false,
           created: stamp,
           updated: stamp,
           code_key: codeKey(outlet, paymentCode),
         };
         // A code's uniqueness per outlet is the collection's unique key.
-        if (!(await insertClaiming(tx, CODES, principal, code))) return fail(400, 'DUPLICATE_PAYMENT_CODE_ERROR', `Payment code ${paymentCode} already exists for ${outlet}.`);
+        if (!(await insertClaiming(tx, CODES, principal, code)))
+          return fail(400, 'DUPLICATE_PAYMENT_CODE_ERROR', `Payment code ${paymentCode} already exists for ${outlet}.`);
         return { status: 200, body: codeView(code) };
       });
     },
@@ -85,18 +129,24 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
         const code = await tx.get<StoredCode>(CODES, principal, path.id);
         if (!code) return notFound(path.id);
         const inactive = inactiveReason(code, now);
-        if (inactive !== undefined) return fail(400, 'INACTIVE_FIXED_PAYMENT_CODE_ERROR', `${inactive} An inactive code cannot be updated.`);
+        if (inactive !== undefined)
+          return fail(400, 'INACTIVE_FIXED_PAYMENT_CODE_ERROR', `${inactive} An inactive code cannot be updated.`);
         // Decision `fpc-update-range-error`: the stored code is checked against today's range.
         const range: NumberRange | undefined = settings.payment_code_range[code.retail_outlet_name];
         if (!range || range.prefix !== code.prefix || !inRange(code.payment_code, range)) {
-          return fail(400, 'PAYMENT_CODE_OUTSIDE_RANGE', `Payment code ${code.payment_code} is outside your current range for ${code.retail_outlet_name}.`);
+          return fail(
+            400,
+            'PAYMENT_CODE_OUTSIDE_RANGE',
+            `Payment code ${code.payment_code} is outside your current range for ${code.retail_outlet_name}.`,
+          );
         }
         const changed: StoredCode = {
           ...code,
           name: body.name ?? code.name,
           expected_amount: body.expected_amount ?? code.expected_amount,
           // A past expiry is accepted: it is how a code is cancelled (inactive from now on).
-          expiration_date: body.expiration_date === undefined ? code.expiration_date : new Date(body.expiration_date).toISOString(),
+          expiration_date:
+            body.expiration_date === undefined ? code.expiration_date : new Date(body.expiration_date).toISOString(),
           updated: now.toISOString(),
         };
         await tx.update(CODES, principal, changed);
@@ -106,7 +156,9 @@ export function fixedPaymentCodeHandlers(ctx: SandboxContext): Pick<Handlers<Cal
   };
 }
 
-export function fixedPaymentCodeControlHandlers(ctx: SandboxContext): Pick<ControlHandlers, 'simulateFixedPaymentCodePayment'> {
+export function fixedPaymentCodeControlHandlers(
+  ctx: SandboxContext,
+): Pick<ControlHandlers, 'simulateFixedPaymentCodePayment'> {
   return {
     simulateFixedPaymentCodePayment: async ({ path, body }, { principal }) => {
       const settings = await ctx.settings.get(principal);
@@ -117,7 +169,12 @@ export function fixedPaymentCodeControlHandlers(ctx: SandboxContext): Pick<Contr
         const inactive = inactiveReason(code, now);
         if (inactive !== undefined) return fail(409, 'SANDBOX_STATE_CONFLICT', `${inactive} It can no longer be paid.`);
         const amount = body?.amount ?? code.expected_amount;
-        if (amount !== code.expected_amount) return fail(409, 'SANDBOX_STATE_CONFLICT', `The cashier collects the code's expected_amount ${code.expected_amount}, not ${amount}.`);
+        if (amount !== code.expected_amount)
+          return fail(
+            409,
+            'SANDBOX_STATE_CONFLICT',
+            `The cashier collects the code's expected_amount ${code.expected_amount}, not ${amount}.`,
+          );
         const status = body?.status ?? 'COMPLETED';
 
         const stamp = now.toISOString();

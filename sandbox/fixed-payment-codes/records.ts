@@ -45,7 +45,8 @@ export const codeKey = (outlet: RetailOutlet, code: string): string => `${outlet
 /** Why the code can no longer be paid or updated at `now`, or undefined while it is active. */
 export function inactiveReason(code: StoredCode, now: Date): string | undefined {
   if (code.is_single_use && code.paid) return `Fixed payment code ${code.id} is single-use and has been paid.`;
-  if (Date.parse(code.expiration_date) <= now.getTime()) return `Fixed payment code ${code.id} expired at ${code.expiration_date}.`;
+  if (Date.parse(code.expiration_date) <= now.getTime())
+    return `Fixed payment code ${code.id} expired at ${code.expiration_date}.`;
   return undefined;
 }
 

@@ -12,7 +12,13 @@ export interface NumberRange {
 
 /** Same length as the range's bounds, the merchant's prefix, and between the bounds (digit strings of one length compare as numbers). */
 export function inRange(value: string, range: NumberRange): boolean {
-  return value.length === range.from.length && value.length === range.to.length && value.startsWith(range.prefix) && value >= range.from && value <= range.to;
+  return (
+    value.length === range.from.length &&
+    value.length === range.to.length &&
+    value.startsWith(range.prefix) &&
+    value >= range.from &&
+    value <= range.to
+  );
 }
 
 /** A uniformly random bigint in [0, span). */
@@ -33,8 +39,12 @@ const RANDOM_TRIES = 32;
  * the merchant has); undefined when every number is taken. After a few random misses (a nearly full
  * range) it walks the range from a random point, so a free number is always found if there is one.
  */
-export async function pickFreeNumber(range: NumberRange, isTaken: (value: string) => Promise<boolean>): Promise<string | undefined> {
-  if (!/^[0-9]+$/.test(range.from) || !/^[0-9]+$/.test(range.to) || range.from.length !== range.to.length) return undefined;
+export async function pickFreeNumber(
+  range: NumberRange,
+  isTaken: (value: string) => Promise<boolean>,
+): Promise<string | undefined> {
+  if (!/^[0-9]+$/.test(range.from) || !/^[0-9]+$/.test(range.to) || range.from.length !== range.to.length)
+    return undefined;
   const first = BigInt(range.from);
   const span = BigInt(range.to) - first + 1n;
   if (span <= 0n) return undefined;
@@ -55,7 +65,12 @@ export async function pickFreeNumber(range: NumberRange, isTaken: (value: string
  * Stores a record that claims a number through a unique field of its collection; false (and nothing
  * stored) when the number is already claimed in the scope.
  */
-export async function insertClaiming(tx: Transaction, collection: string, scope: Scope, record: JsonRecord): Promise<boolean> {
+export async function insertClaiming(
+  tx: Transaction,
+  collection: string,
+  scope: Scope,
+  record: JsonRecord,
+): Promise<boolean> {
   try {
     await tx.insert(collection, scope, record);
     return true;

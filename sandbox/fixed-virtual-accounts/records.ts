@@ -45,12 +45,16 @@ export const collections: CollectionDefinition[] = [
 export const numberKey = (bank: BankCode, accountNumber: string): string => `${bank}:${accountNumber}`;
 
 /** Whether the account's expiry has been reached at `now` (it stops accepting payments at that instant). */
-export const isExpired = (account: StoredAccount, now: Date): boolean => Date.parse(account.expiration_date) <= now.getTime();
+export const isExpired = (account: StoredAccount, now: Date): boolean =>
+  Date.parse(account.expiration_date) <= now.getTime();
 
 /** The record as it stands at `now`: an account past its expiry is INACTIVE, changed at its expiry. */
 export function settledAt(account: StoredAccount, now: Date): StoredAccount {
   if (account.status === 'INACTIVE' || !isExpired(account, now)) return account;
-  const updated = Date.parse(account.updated) < Date.parse(account.expiration_date) ? new Date(account.expiration_date).toISOString() : account.updated;
+  const updated =
+    Date.parse(account.updated) < Date.parse(account.expiration_date)
+      ? new Date(account.expiration_date).toISOString()
+      : account.updated;
   return { ...account, status: 'INACTIVE', updated };
 }
 

@@ -20,7 +20,11 @@ export function enforceRateLimits({ table, limiter, enabled }: RateLimitEnforcem
     if (!group || !(on instanceof Promise ? await on : on)) return next();
     const verdict = limiter.take(principal, group);
     if (!verdict.allowed) {
-      return rateLimitedAnswer({ ...verdict, retryAfterSeconds: verdict.resetSeconds, message: `Too many requests: this key may make ${group.limit} ${group.group} requests every ${group.windowSeconds} s. Send this request again in ${verdict.resetSeconds} s.` });
+      return rateLimitedAnswer({
+        ...verdict,
+        retryAfterSeconds: verdict.resetSeconds,
+        message: `Too many requests: this key may make ${group.limit} ${group.group} requests every ${group.windowSeconds} s. Send this request again in ${verdict.resetSeconds} s.`,
+      });
     }
     const answer = await next();
     return { ...answer, headers: { ...answer.headers, ...rateLimitHeaders(verdict) } };

@@ -30,13 +30,19 @@ const whole = (value: number, minimum = 0): string => String(Math.max(minimum, M
 
 /** The `RateLimit-*` headers (lower-case names, as answers carry them). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return { 'ratelimit-limit': whole(state.limit, 1), 'ratelimit-remaining': whole(state.remaining), 'ratelimit-reset': whole(state.resetSeconds) };
+  return {
+    'ratelimit-limit': whole(state.limit, 1),
+    'ratelimit-remaining': whole(state.remaining),
+    'ratelimit-reset': whole(state.resetSeconds),
+  };
 }
 
 /** The 429 answer: `{ error_code: RATE_LIMIT_EXCEEDED, message }` with `Retry-After` and the `RateLimit-*` headers. */
 export function rateLimitedAnswer(options: RateLimitedOptions): NativeAnswer {
   const retryAfter = whole(options.retryAfterSeconds, 1);
-  const message = options.message ?? `Too many requests. Send this request again in ${retryAfter} second${retryAfter === '1' ? '' : 's'}.`;
+  const message =
+    options.message ??
+    `Too many requests. Send this request again in ${retryAfter} second${retryAfter === '1' ? '' : 's'}.`;
   return {
     status: 429,
     headers: { 'content-type': 'application/json', 'retry-after': retryAfter, ...rateLimitHeaders(options) },

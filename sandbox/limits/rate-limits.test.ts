@@ -8,14 +8,27 @@ const READ: RateLimitModel = { group: 'read', limit: 3, windowSeconds: 1 };
 
 describe('rate limits', () => {
   it('hold every operation of both contracts to the limit of its group', () => {
-    expect(serviceRateLimits.get('getBalance')).toEqual({ group: 'read', limit: 100, windowSeconds: 1, scope: ['merchant', 'mode'] });
-    expect(serviceRateLimits.get('createDisbursement')).toEqual({ group: 'write', limit: 50, windowSeconds: 1, scope: ['merchant', 'mode'] });
+    expect(serviceRateLimits.get('getBalance')).toEqual({
+      group: 'read',
+      limit: 100,
+      windowSeconds: 1,
+      scope: ['merchant', 'mode'],
+    });
+    expect(serviceRateLimits.get('createDisbursement')).toEqual({
+      group: 'write',
+      limit: 50,
+      windowSeconds: 1,
+      scope: ['merchant', 'mode'],
+    });
     expect(controlRateLimits.get('advanceClock')?.group).toBe('control');
   });
 
   it('refuse a contract with an operation that has no limit', () => {
-    const operation = (operationId: string, rateLimit?: RateLimitModel) => ({ operationId, ...(rateLimit ? { rateLimit } : {}) }) as OperationModel;
-    expect(() => rateLimitTable([operation('a', READ), operation('b'), operation('c')])).toThrow(/the contract gives no x-rate-limit to b, c/);
+    const operation = (operationId: string, rateLimit?: RateLimitModel) =>
+      ({ operationId, ...(rateLimit ? { rateLimit } : {}) }) as OperationModel;
+    expect(() => rateLimitTable([operation('a', READ), operation('b'), operation('c')])).toThrow(
+      /the contract gives no x-rate-limit to b, c/,
+    );
     expect(rateLimitTable([operation('a', READ)]).get('a')).toBe(READ);
   });
 

@@ -20,8 +20,14 @@ async function start(config: Parameters<typeof createTestSandbox>[0] = {}) {
   return { sandbox, move: (ms: number) => (now += ms) };
 }
 
-const balance = (s: TestSandbox, key: TestKeyName = 'aTest'): Promise<RawAnswer> => s.request('GET', '/balance', { key });
-const headersOf = (answer: RawAnswer) => ({ limit: answer.headers.get('ratelimit-limit'), remaining: answer.headers.get('ratelimit-remaining'), reset: answer.headers.get('ratelimit-reset'), retryAfter: answer.headers.get('retry-after') });
+const balance = (s: TestSandbox, key: TestKeyName = 'aTest'): Promise<RawAnswer> =>
+  s.request('GET', '/balance', { key });
+const headersOf = (answer: RawAnswer) => ({
+  limit: answer.headers.get('ratelimit-limit'),
+  remaining: answer.headers.get('ratelimit-remaining'),
+  reset: answer.headers.get('ratelimit-reset'),
+  retryAfter: answer.headers.get('retry-after'),
+});
 
 describe('rate limits (on by default, at the values the contract decides)', () => {
   const read = serviceRateLimits.get('getBalance')!;
@@ -32,7 +38,9 @@ describe('rate limits (on by default, at the values the contract decides)', () =
     const answers: RawAnswer[] = [];
     for (let n = 0; n < read.limit; n++) answers.push(await balance(sandbox));
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
-    expect(answers.map((answer) => Number(headersOf(answer).remaining))).toEqual(Array.from({ length: read.limit }, (_, n) => read.limit - 1 - n));
+    expect(answers.map((answer) => Number(headersOf(answer).remaining))).toEqual(
+      Array.from({ length: read.limit }, (_, n) => read.limit - 1 - n),
+    );
     expect(headersOf(answers[0]!)).toMatchObject({ limit: '100', reset: '1' });
 
     const refused = await balance(sandbox);
@@ -46,8 +54,18 @@ describe('rate limits (on by default, at the values the contract decides)', () =
       change(headers);
       return { ...refused, headers };
     };
-    expect(contractFindings('getBalance', withHeaders((h) => h.delete('retry-after')))).toEqual(['the 429 answer lacks the retry-after header the contract requires']);
-    expect(contractFindings('getBalance', withHeaders((h) => h.set('ratelimit-limit', 'many')))).toEqual([expect.stringMatching(/^header ratelimit-limit: "many" must be integer/)]);
+    expect(
+      contractFindings(
+        'getBalance',
+        withHeaders((h) => h.delete('retry-after')),
+      ),
+    ).toEqual(['the 429 answer lacks the retry-after header the contract requires']);
+    expect(
+      contractFindings(
+        'getBalance',
+        withHeaders((h) => h.set('ratelimit-limit', 'many')),
+      ),
+    ).toEqual([expect.stringMatching(/^header ratelimit-limit: "many" must be integer/)]);
     expect(contractFindings('getBalance', answers[0]!)).toEqual([]);
 
     move(1000);
@@ -68,7 +86,10 @@ describe('rate limits (on by default, at the values the contract decides)', () =
     const write = serviceRateLimits.get('createCustomer')!;
     expect(write).toMatchObject({ group: 'write', limit: 50 });
     for (let n = 0; n <= read.limit; n++) await balance(sandbox);
-    const created = await sandbox.request('POST', '/customers', { body: { reference_id: 'limits-1', type: 'INDIVIDUAL', individual_detail: { given_names: 'Siti' } }, headers: { 'idempotency-key': 'limits-1' } });
+    const created = await sandbox.request('POST', '/customers', {
+      body: { reference_id: 'limits-1', type: 'INDIVIDUAL', individual_detail: { given_names: 'Siti' } },
+      headers: { 'idempotency-key': 'limits-1' },
+    });
     expect(created.status).not.toBe(429);
     expect(headersOf(created)).toMatchObject({ limit: '50', remaining: '49' });
   });
@@ -79,12 +100,16 @@ describe('rate limits (on by default, at the values the contract decides)', () =
     expect(control).toMatchObject({ group: 'control', limit: 100 });
     for (let n = 0; n < control.limit; n++) expect((await sandbox.request('GET', '/sandbox/clock')).status).toBe(200);
     const refused = await sandbox.request('GET', '/sandbox/clock');
-    expect([refused.status, (refused.body as { error_code?: string }).error_code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect([refused.status, (refused.body as { error_code?: string }).error_code]).toEqual([
+      429,
+      'RATE_LIMIT_EXCEEDED',
+    ]);
   });
 
   it('count no request without a valid key: 401s do not spend the key’s window', async () => {
     const { sandbox } = await start();
-    for (let n = 0; n < 150; n++) expect((await sandbox.request('GET', '/balance', { key: 'sk_test_nobody' })).status).toBe(401);
+    for (let n = 0; n < 150; n++)
+      expect((await sandbox.request('GET', '/balance', { key: 'sk_test_nobody' })).status).toBe(401);
     expect(headersOf(await balance(sandbox)).remaining).toBe('99');
   });
 
@@ -95,7 +120,9 @@ describe('rate limits (on by default, at the values the contract decides)', () =
     expect((updated.body as { rate_limits_enabled: boolean }).rate_limits_enabled).toBe(false);
     const answers: RawAnswer[] = [];
     for (let n = 0; n <= read.limit + 5; n++) answers.push(await balance(sandbox));
-    expect(answers.every((answer) => answer.status === 200 && answer.headers.get('ratelimit-limit') === null)).toBe(true);
+    expect(answers.every((answer) => answer.status === 200 && answer.headers.get('ratelimit-limit') === null)).toBe(
+      true,
+    );
     // The other mode keeps its own setting.
     expect(headersOf(await balance(sandbox, 'aLive')).limit).toBe('100');
   });
@@ -103,7 +130,9 @@ describe('rate limits (on by default, at the values the contract decides)', () =
   it('are off by default with SANDBOX_RATE_LIMITS=false, and a merchant may turn them on', async () => {
     const { sandbox } = await start({ config: { rateLimits: false } });
     expect((await balance(sandbox)).headers.get('ratelimit-limit')).toBeNull();
-    expect((await sandbox.request('PATCH', '/sandbox/settings', { body: { rate_limits_enabled: true } })).status).toBe(200);
+    expect((await sandbox.request('PATCH', '/sandbox/settings', { body: { rate_limits_enabled: true } })).status).toBe(
+      200,
+    );
     expect(headersOf(await balance(sandbox)).limit).toBe('100');
   });
 });

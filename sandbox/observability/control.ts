@@ -9,6 +9,9 @@ const DEFAULT_LIMIT = 50;
 
 export function requestLogControlHandlers(log: RequestLog): Pick<Handlers<Caller>, 'listRequests'> {
   return {
-    listRequests: ({ query }, { principal }) => ({ status: 200, body: { data: log.list(scopeOf(principal), query.limit ?? DEFAULT_LIMIT) } }),
+    listRequests: ({ query }, { principal }) => ({
+      status: 200,
+      body: { data: log.list(scopeOf(principal), query.limit ?? DEFAULT_LIMIT) },
+    }),
   };
 }

@@ -12,9 +12,16 @@ export type HealthAnswer =
 const HEALTH_SCOPE: Scope = { merchantId: '__health__', mode: 'test' };
 export const HEALTH_TIMEOUT_MS = 2_000;
 
-const unavailable = (message: string): HealthAnswer => ({ status: 503, body: { status: 'unavailable', error_code: 'SANDBOX_UNAVAILABLE', message } });
+const unavailable = (message: string): HealthAnswer => ({
+  status: 503,
+  body: { status: 'unavailable', error_code: 'SANDBOX_UNAVAILABLE', message },
+});
 
-export function createHealthCheck(store: Store, isStopping: () => boolean, timeoutMs: number = HEALTH_TIMEOUT_MS): () => Promise<HealthAnswer> {
+export function createHealthCheck(
+  store: Store,
+  isStopping: () => boolean,
+  timeoutMs: number = HEALTH_TIMEOUT_MS,
+): () => Promise<HealthAnswer> {
   return async () => {
     if (isStopping()) return unavailable('The sandbox is stopping.');
     let timer: NodeJS.Timeout | undefined;
@@ -23,8 +30,11 @@ export function createHealthCheck(store: Store, isStopping: () => boolean, timeo
       timer.unref();
     });
     try {
-      const read = store.transaction((tx) => tx.get(CLOCK_COLLECTION, HEALTH_SCOPE, 'health')).then(() => 'read' as const);
-      if ((await Promise.race([read, timedOut])) === 'timeout') return unavailable(`The store did not answer a read within ${timeoutMs} ms.`);
+      const read = store
+        .transaction((tx) => tx.get(CLOCK_COLLECTION, HEALTH_SCOPE, 'health'))
+        .then(() => 'read' as const);
+      if ((await Promise.race([read, timedOut])) === 'timeout')
+        return unavailable(`The store did not answer a read within ${timeoutMs} ms.`);
       return { status: 200, body: { status: 'ok' } };
     } catch (error) {
       return unavailable(`The store failed a read: ${error instanceof Error ? error.message : String(error)}`);

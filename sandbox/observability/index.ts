@@ -14,7 +14,15 @@ import { secretMasker } from './mask-secrets.js';
 import { createRequestObserver, type RequestObserver } from './observe.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 
-export { createLogger, silentLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, type SandboxLogger } from './logger.js';
+export {
+  createLogger,
+  silentLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+  type SandboxLogger,
+} from './logger.js';
 export type { HealthAnswer } from './health.js';
 export { newRequestId, REQUEST_ID_HEADER } from './observe.js';
 export type { RefusedRequest, RequestObserver, SiteTarget } from './observe.js';
@@ -40,7 +48,16 @@ export interface Observability {
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const { merchants, logger } = options;
-  const mask = secretMasker(merchants.list().flatMap((merchant) => [merchant.keys.test, merchant.keys.live, merchant.callbackTokens.test, merchant.callbackTokens.live]));
+  const mask = secretMasker(
+    merchants
+      .list()
+      .flatMap((merchant) => [
+        merchant.keys.test,
+        merchant.keys.live,
+        merchant.callbackTokens.test,
+        merchant.callbackTokens.live,
+      ]),
+  );
   const requests = createRequestLog({ mask });
   const observer = createRequestObserver({
     logger,

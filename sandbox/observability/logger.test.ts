@@ -2,15 +2,47 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, type CallbackAttemptLine, type LogFormat, type LogLevel, type RequestLine } from './logger.js';
 
 /** A logger writing into an array, one entry per line. */
-function capture(format: LogFormat, level: LogLevel = 'info', color = false): { logger: ReturnType<typeof createLogger>; lines: string[] } {
+function capture(
+  format: LogFormat,
+  level: LogLevel = 'info',
+  color = false,
+): { logger: ReturnType<typeof createLogger>; lines: string[] } {
   const lines: string[] = [];
-  const logger = createLogger({ format, level, color, destination: { write: (chunk: string) => void lines.push(...chunk.split('\n').filter((line) => line !== '')) } });
+  const logger = createLogger({
+    format,
+    level,
+    color,
+    destination: { write: (chunk: string) => void lines.push(...chunk.split('\n').filter((line) => line !== '')) },
+  });
   return { logger, lines };
 }
 
-const created: RequestLine = { request_id: 'req_1', method: 'POST', path: '/disbursements', status: 200, error_code: null, duration_ms: 3.25 };
-const refused: RequestLine = { request_id: 'req_2', method: 'POST', path: '/disbursements', status: 400, error_code: 'API_VALIDATION_ERROR', duration_ms: 12.6 };
-const attempt: CallbackAttemptLine = { delivery_id: 'd1', webhook: 'disbursementFinished', url: 'https://merchant.example/cb', status: 500, error: null, attempt: 2, max_attempts: 3, duration_ms: 4 };
+const created: RequestLine = {
+  request_id: 'req_1',
+  method: 'POST',
+  path: '/disbursements',
+  status: 200,
+  error_code: null,
+  duration_ms: 3.25,
+};
+const refused: RequestLine = {
+  request_id: 'req_2',
+  method: 'POST',
+  path: '/disbursements',
+  status: 400,
+  error_code: 'API_VALIDATION_ERROR',
+  duration_ms: 12.6,
+};
+const attempt: CallbackAttemptLine = {
+  delivery_id: 'd1',
+  webhook: 'disbursementFinished',
+  url: 'https://merchant.example/cb',
+  status: 500,
+  error: null,
+  attempt: 2,
+  max_attempts: 3,
+  duration_ms: 4,
+};
 
 describe('the log', () => {
   it('writes one JSON object per line with LOG_FORMAT=json, with the fields of a request and of a callback attempt', () => {
@@ -28,8 +60,12 @@ describe('the log', () => {
     const { logger, lines } = capture('pretty');
     logger.request(refused);
     logger.callbackAttempt({ ...attempt, status: null, error: 'connection refused' });
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {2}POST \/disbursements {2}400 API_VALIDATION_ERROR {2}13 ms {2}req_2$/);
-    expect(lines[1]).toMatch(/callback disbursementFinished → https:\/\/merchant\.example\/cb {2}no answer \(connection refused\) {2}attempt 2 of 3 {2}4\.0 ms$/);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} {2}POST \/disbursements {2}400 API_VALIDATION_ERROR {2}13 ms {2}req_2$/,
+    );
+    expect(lines[1]).toMatch(
+      /callback disbursementFinished → https:\/\/merchant\.example\/cb {2}no answer \(connection refused\) {2}attempt 2 of 3 {2}4\.0 ms$/,
+    );
   });
 
   it('colours the status only when asked (a terminal), so a piped log has no escape codes', () => {

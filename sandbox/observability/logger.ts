@@ -68,7 +68,8 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
   // pipe, and a quiet sandbox's line still shows at once. pino flushes the buffer when the process exits.
   const stdout = options.destination ?? pino.destination({ dest: 1, sync: false });
   const color = options.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
-  const destination: DestinationStream = options.format === 'json' ? stdout : { write: (line: string) => void stdout.write(formatPrettyLine(line, color)) };
+  const destination: DestinationStream =
+    options.format === 'json' ? stdout : { write: (line: string) => void stdout.write(formatPrettyLine(line, color)) };
   const logger: Logger = pino(
     {
       level: options.level,
@@ -80,16 +81,26 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
     destination,
   );
   /** Writes one line of a kind at a level: human lines straight from the fields, JSON lines through pino. */
-  const write = (level: 'info' | 'warn' | 'error', fields: { kind: string } & (RequestLine | CallbackAttemptLine), message: string): void => {
+  const write = (
+    level: 'info' | 'warn' | 'error',
+    fields: { kind: string } & (RequestLine | CallbackAttemptLine),
+    message: string,
+  ): void => {
     // Checked first so a quieted logger costs the hot path one comparison.
     if (!logger.isLevelEnabled(level)) return;
     if (options.format === 'json') logger[level](fields, message);
     else stdout.write(formatPrettyFields({ time: new Date().toISOString(), level, ...fields }, color));
   };
   return {
-    request: (line) => write(requestLevel(line.status), { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`),
+    request: (line) =>
+      write(requestLevel(line.status), { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`),
     // A refused or unanswered callback is something to fix on the merchant's side: shown at warn too.
-    callbackAttempt: (line) => write(line.status !== null && line.status >= 200 && line.status < 300 ? 'info' : 'warn', { kind: 'callback', ...line }, `callback ${line.webhook} attempt ${line.attempt} of ${line.max_attempts}`),
+    callbackAttempt: (line) =>
+      write(
+        line.status !== null && line.status >= 200 && line.status < 300 ? 'info' : 'warn',
+        { kind: 'callback', ...line },
+        `callback ${line.webhook} attempt ${line.attempt} of ${line.max_attempts}`,
+      ),
     info: (message, fields = {}) => logger.info(fields, message),
     flush: () => {
       try {
@@ -102,4 +113,9 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
 }
 
 /** A logger that writes nothing (tests and tools that build an app without a log). */
-export const silentLogger: SandboxLogger = { request: () => undefined, callbackAttempt: () => undefined, info: () => undefined, flush: () => undefined };
+export const silentLogger: SandboxLogger = {
+  request: () => undefined,
+  callbackAttempt: () => undefined,
+  info: () => undefined,
+  flush: () => undefined,
+};

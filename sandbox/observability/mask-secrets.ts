@@ -17,7 +17,9 @@ const masked = (secret: string): string => `${KEY_PREFIX.exec(secret)?.[0] ?? ''
 
 export function secretMasker(secrets: readonly string[]): MaskSecrets {
   // Longest first, so a secret that contains another is masked whole.
-  const known = [...new Set(secrets.filter((secret) => secret !== ''))].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  const known = [...new Set(secrets.filter((secret) => secret !== ''))]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp);
   const pattern = new RegExp([...known, KEY_SHAPE].join('|'), 'g');
   return (text) => {
     pattern.lastIndex = 0;

@@ -12,18 +12,36 @@ afterEach(async () => {
 });
 
 /** The sandbox with its log captured line by line. */
-async function logged(format: LogFormat = 'pretty', level: LogLevel = 'info'): Promise<{ sandbox: TestSandbox; lines: string[] }> {
+async function logged(
+  format: LogFormat = 'pretty',
+  level: LogLevel = 'info',
+): Promise<{ sandbox: TestSandbox; lines: string[] }> {
   const lines: string[] = [];
-  const logger = createLogger({ format, level, color: false, destination: { write: (chunk: string) => void lines.push(...chunk.split('\n').filter((line) => line !== '')) } });
+  const logger = createLogger({
+    format,
+    level,
+    color: false,
+    destination: { write: (chunk: string) => void lines.push(...chunk.split('\n').filter((line) => line !== '')) },
+  });
   sandbox = await createTestSandbox({ logger });
   return { sandbox, lines };
 }
 
-const disbursement = (externalId: string, description: string) => ({ external_id: externalId, amount: 15000, bank_code: 'BCA', account_holder_name: 'Rina Wijaya', account_number: '1234567890', description });
+const disbursement = (externalId: string, description: string) => ({
+  external_id: externalId,
+  amount: 15000,
+  bank_code: 'BCA',
+  account_holder_name: 'Rina Wijaya',
+  account_number: '1234567890',
+  description,
+});
 
 const TOKEN = TEST_MERCHANTS.a.callbackTokens.test;
 /** Every form a merchant A secret could take in a log line: as given, and inside Basic credentials. */
-const secretsOfA = [TEST_KEYS.aTest, TEST_KEYS.aLive, TOKEN, TEST_MERCHANTS.a.callbackTokens.live].flatMap((secret) => [secret, Buffer.from(`${secret}:`).toString('base64')]);
+const secretsOfA = [TEST_KEYS.aTest, TEST_KEYS.aLive, TOKEN, TEST_MERCHANTS.a.callbackTokens.live].flatMap((secret) => [
+  secret,
+  Buffer.from(`${secret}:`).toString('base64'),
+]);
 
 async function listRequests(key: TestKeyName = 'aTest', query = ''): Promise<{ status: number; body: unknown }> {
   const answer = await sandbox!.request('GET', `/sandbox/requests${query}`, { key });
@@ -50,7 +68,15 @@ describe('the line per request', () => {
     await sandbox.request('GET', '/sandbox/clock');
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(parsed).toHaveLength(2);
-    expect(parsed[0]).toMatchObject({ level: 'info', kind: 'request', method: 'GET', path: '/disbursements/no-such-disbursement', status: 404, error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', request_id: answer.headers.get('x-request-id') });
+    expect(parsed[0]).toMatchObject({
+      level: 'info',
+      kind: 'request',
+      method: 'GET',
+      path: '/disbursements/no-such-disbursement',
+      status: 404,
+      error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR',
+      request_id: answer.headers.get('x-request-id'),
+    });
     expect(typeof parsed[0]!.duration_ms).toBe('number');
     expect(parsed[1]).toMatchObject({ path: '/sandbox/clock', status: 200, error_code: null });
   });
@@ -67,10 +93,14 @@ describe('the line per request', () => {
 describe('the line per callback attempt', () => {
   it('names the webhook, the URL, the answer and "attempt n of N"', async () => {
     const { sandbox, lines } = await logged();
-    const created = await sandbox.service().createFixedVirtualAccount({ body: { external_id: 'order-log-1', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
+    const created = await sandbox
+      .service()
+      .createFixedVirtualAccount({ body: { external_id: 'order-log-1', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
     expect(created.ok).toBe(true);
     await sandbox.waitForCallbacks(1);
-    await expect.poll(() => lines.find((line) => line.includes('callback '))).toMatch(/callback \w+ → https:\/\/merchant\.test\/callbacks {2}200 {2}attempt 1 of 3 {2}[\d.]+ ms$/);
+    await expect
+      .poll(() => lines.find((line) => line.includes('callback ')))
+      .toMatch(/callback \w+ → https:\/\/merchant\.test\/callbacks {2}200 {2}attempt 1 of 3 {2}[\d.]+ ms$/);
   });
 });
 
@@ -78,11 +108,16 @@ describe('secrets', () => {
   it('never shows a key or a callback token: not in the log, not in the recorded request', async () => {
     const { sandbox, lines } = await logged('json');
     // The key in the Authorization header and in the query, the callback token in a body the service echoes.
-    await sandbox.request('POST', `/disbursements?api_key=${TEST_KEYS.aTest}`, { body: disbursement('payout-secret-1', `token ${TOKEN}`), headers: { 'x-idempotency-key': `idem-${TOKEN}` } });
+    await sandbox.request('POST', `/disbursements?api_key=${TEST_KEYS.aTest}`, {
+      body: disbursement('payout-secret-1', `token ${TOKEN}`),
+      headers: { 'x-idempotency-key': `idem-${TOKEN}` },
+    });
     await sandbox.request('GET', '/balance', { key: 'aLive' });
     await sandbox.request('GET', '/balance', { key: TEST_KEYS.aTest.replace('merchant', 'wrong') });
     // A callback: sent with the token in its x-callback-token header.
-    await sandbox.service().createFixedVirtualAccount({ body: { external_id: 'order-secret-1', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
+    await sandbox.service().createFixedVirtualAccount({
+      body: { external_id: 'order-secret-1', bank_code: 'BCA', name: 'Toko Sinar Jaya' },
+    });
     await sandbox.waitForCallbacks(1);
     await expect.poll(() => lines.some((line) => line.includes('"kind":"callback"'))).toBe(true);
     const recorded = JSON.stringify((await listRequests()).body);
@@ -99,17 +134,32 @@ describe('secrets', () => {
 describe('listRequests: the record of recent requests', () => {
   it('lists the service requests of the key’s merchant and mode, newest first, with the fields the dashboard shows', async () => {
     sandbox = await createTestSandbox();
-    const first = await sandbox.request('POST', '/disbursements', { body: disbursement('payout-rec-1', 'Payout'), headers: { 'x-idempotency-key': 'idem-rec-1' } });
+    const first = await sandbox.request('POST', '/disbursements', {
+      body: disbursement('payout-rec-1', 'Payout'),
+      headers: { 'x-idempotency-key': 'idem-rec-1' },
+    });
     const second = await sandbox.request('GET', '/balance');
     await sandbox.request('GET', '/sandbox/clock');
     const { status, body } = await listRequests();
     expect(status).toBe(200);
     const { data } = body as { data: Record<string, unknown>[] };
     // Control API requests (the clock read, this list) are not recorded.
-    expect(data.map((entry) => entry.id)).toEqual([second.headers.get('x-request-id'), first.headers.get('x-request-id')]);
-    expect(data[1]).toMatchObject({ method: 'POST', path: '/disbursements', status: 200, error_code: null, idempotency_key: 'idem-rec-1' });
+    expect(data.map((entry) => entry.id)).toEqual([
+      second.headers.get('x-request-id'),
+      first.headers.get('x-request-id'),
+    ]);
+    expect(data[1]).toMatchObject({
+      method: 'POST',
+      path: '/disbursements',
+      status: 200,
+      error_code: null,
+      idempotency_key: 'idem-rec-1',
+    });
     expect(JSON.parse(data[1]!.request_body as string)).toMatchObject({ external_id: 'payout-rec-1' });
-    expect(JSON.parse(data[1]!.response_body as string)).toMatchObject({ external_id: 'payout-rec-1', status: 'PENDING' });
+    expect(JSON.parse(data[1]!.response_body as string)).toMatchObject({
+      external_id: 'payout-rec-1',
+      status: 'PENDING',
+    });
     expect(typeof data[1]!.duration_ms).toBe('number');
     expect(Date.parse(data[1]!.at as string)).not.toBeNaN();
     expect(data[0]).toMatchObject({ method: 'GET', path: '/balance', request_body: null, idempotency_key: null });
@@ -120,7 +170,8 @@ describe('listRequests: the record of recent requests', () => {
     await sandbox.request('GET', '/balance', { key: 'bTest' });
     await sandbox.request('GET', '/balance', { key: 'aLive' });
     const a = await sandbox.request('GET', '/balance?account_type=CASH', { key: 'aTest' });
-    const listed = (key: TestKeyName) => listRequests(key).then(({ body }) => (body as { data: { id: string; path: string }[] }).data);
+    const listed = (key: TestKeyName) =>
+      listRequests(key).then(({ body }) => (body as { data: { id: string; path: string }[] }).data);
     expect((await listed('aTest')).map((entry) => entry.id)).toEqual([a.headers.get('x-request-id')]);
     expect(await listed('bTest')).toHaveLength(1);
     expect(await listed('aLive')).toHaveLength(1);
@@ -147,7 +198,10 @@ describe('listRequests: the record of recent requests', () => {
 
   it('needs a key', async () => {
     sandbox = await createTestSandbox();
-    expect(await sandbox.request('GET', '/sandbox/requests', { key: null })).toMatchObject({ status: 401, body: { error_code: 'INVALID_API_KEY' } });
+    expect(await sandbox.request('GET', '/sandbox/requests', { key: null })).toMatchObject({
+      status: 401,
+      body: { error_code: 'INVALID_API_KEY' },
+    });
   });
 });
 
@@ -163,8 +217,14 @@ describe('GET /health', () => {
 
   it('answers 405 to another method, and 503 once the sandbox is stopping', async () => {
     sandbox = await createTestSandbox();
-    expect(await sandbox.request('POST', '/health', { key: null })).toMatchObject({ status: 405, body: { error_code: 'METHOD_NOT_ALLOWED' } });
+    expect(await sandbox.request('POST', '/health', { key: null })).toMatchObject({
+      status: 405,
+      body: { error_code: 'METHOD_NOT_ALLOWED' },
+    });
     await sandbox.close();
-    expect(await sandbox.request('GET', '/health', { key: null })).toMatchObject({ status: 503, body: { status: 'unavailable', error_code: 'SANDBOX_UNAVAILABLE' } });
+    expect(await sandbox.request('GET', '/health', { key: null })).toMatchObject({
+      status: 503,
+      body: { status: 'unavailable', error_code: 'SANDBOX_UNAVAILABLE' },
+    });
   });
 });

@@ -51,7 +51,13 @@ export interface ObserverOptions {
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** The idempotency headers the service contract's operations take (their names differ per product). */
-const IDEMPOTENCY_HEADERS: readonly string[] = [...new Set(Object.values(operationTable).flatMap((route) => route.parameters.header.filter((name) => name.includes('idempotency'))))];
+const IDEMPOTENCY_HEADERS: readonly string[] = [
+  ...new Set(
+    Object.values(operationTable).flatMap((route) =>
+      route.parameters.header.filter((name) => name.includes('idempotency')),
+    ),
+  ),
+];
 
 export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
@@ -60,14 +66,16 @@ function errorCodeOf(status: number, body: string | null): string | null {
   if (status < 400 || body === null) return null;
   try {
     const parsed: unknown = JSON.parse(body);
-    const code = typeof parsed === 'object' && parsed !== null ? (parsed as { error_code?: unknown }).error_code : undefined;
+    const code =
+      typeof parsed === 'object' && parsed !== null ? (parsed as { error_code?: unknown }).error_code : undefined;
     return typeof code === 'string' ? code : null;
   } catch {
     return null;
   }
 }
 
-const textOf = (body: BodyText | undefined): string | null => (body?.kind === 'text' && body.text !== '' ? body.text : null);
+const textOf = (body: BodyText | undefined): string | null =>
+  body?.kind === 'text' && body.text !== '' ? body.text : null;
 
 /** How much of a body the fetch entry keeps while it passes through (the record cuts it shorter). */
 const TAPPED_BODY_BYTES = 64 * 1024;
@@ -89,7 +97,10 @@ function tapped(request: Request): { request: Request; text: () => string | null
   });
   // `duplex` is required by Node for a streamed body and missing from the DOM's RequestInit type.
   const init = { body: request.body.pipeThrough(tap), duplex: 'half' } as RequestInit;
-  return { request: new Request(request, init), text: () => (size === 0 ? null : Buffer.concat(kept).toString('utf8')) };
+  return {
+    request: new Request(request, init),
+    text: () => (size === 0 ? null : Buffer.concat(kept).toString('utf8')),
+  };
 }
 const pathOf = (pathname: string, search: string): string => (search === '' ? pathname : `${pathname}?${search}`);
 
@@ -98,10 +109,25 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
   const newId = options.newRequestId ?? newRequestId;
 
   /** The log line and, for a recorded request, its entry: both after the answer is made. */
-  const note = (seen: { id: string; method: string; path: string; started: number; status: number; responseBody: string | null; record: (() => RecordFields) | null }): void => {
+  const note = (seen: {
+    id: string;
+    method: string;
+    path: string;
+    started: number;
+    status: number;
+    responseBody: string | null;
+    record: (() => RecordFields) | null;
+  }): void => {
     const duration_ms = Math.round((performance.now() - seen.started) * 1000) / 1000;
     const error_code = errorCodeOf(seen.status, seen.responseBody);
-    logger.request({ request_id: seen.id, method: seen.method, path: mask(seen.path), status: seen.status, error_code, duration_ms });
+    logger.request({
+      request_id: seen.id,
+      method: seen.method,
+      path: mask(seen.path),
+      status: seen.status,
+      error_code,
+      duration_ms,
+    });
     if (!seen.record || !requests) return;
     const fields = seen.record();
     if (fields.scope === null) return;
@@ -154,7 +180,13 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
         started,
         status: answer.status,
         responseBody,
-        record: recording ? () => ({ scope: requests.scopeOf(request.header('authorization')), idempotencyKey: idempotencyKeyOf((name) => request.header(name)), requestBody: textOf(body) }) : null,
+        record: recording
+          ? () => ({
+              scope: requests.scopeOf(request.header('authorization')),
+              idempotencyKey: idempotencyKeyOf((name) => request.header(name)),
+              requestBody: textOf(body),
+            })
+          : null,
       });
       return answer;
     },
@@ -178,7 +210,13 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
         started,
         status: response.status,
         responseBody,
-        record: recording ? () => ({ scope: requests.scopeOf(request.headers.get('authorization')), idempotencyKey: idempotencyKeyOf((name) => request.headers.get(name)), requestBody: seen.text() }) : null,
+        record: recording
+          ? () => ({
+              scope: requests.scopeOf(request.headers.get('authorization')),
+              idempotencyKey: idempotencyKeyOf((name) => request.headers.get(name)),
+              requestBody: seen.text(),
+            })
+          : null,
       });
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     },

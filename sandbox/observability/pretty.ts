@@ -4,7 +4,14 @@
 // Only the fields the logger writes are read; anything else (a line of another shape) is shown as its
 // message with its fields, so nothing logged is ever dropped by the formatter.
 
-const ANSI = { dim: '\u001b[2m', red: '\u001b[31m', green: '\u001b[32m', yellow: '\u001b[33m', cyan: '\u001b[36m', reset: '\u001b[0m' } as const;
+const ANSI = {
+  dim: '\u001b[2m',
+  red: '\u001b[31m',
+  green: '\u001b[32m',
+  yellow: '\u001b[33m',
+  cyan: '\u001b[36m',
+  reset: '\u001b[0m',
+} as const;
 type Colour = Exclude<keyof typeof ANSI, 'reset'>;
 
 type Fields = Record<string, unknown>;
@@ -43,7 +50,13 @@ export function formatPrettyFields(fields: Fields, color: boolean): string {
   // ISO time in UTC, as the sandbox's clocks and records show it: the time of day is enough on a terminal.
   const clock = paint('dim', typeof time === 'string' ? time.slice(11, 23) : '');
   if (kind === 'request') {
-    const status = paint(statusColour(rest.status), [rest.status, rest.error_code].filter((part) => part !== null && part !== undefined).map(text).join(' '));
+    const status = paint(
+      statusColour(rest.status),
+      [rest.status, rest.error_code]
+        .filter((part) => part !== null && part !== undefined)
+        .map(text)
+        .join(' '),
+    );
     return `${clock}  ${text(rest.method)} ${text(rest.path)}  ${status}  ${duration(rest.duration_ms)}  ${paint('dim', text(rest.request_id))}\n`;
   }
   if (kind === 'callback') {
@@ -51,6 +64,9 @@ export function formatPrettyFields(fields: Fields, color: boolean): string {
     return `${clock}  ${paint('cyan', 'callback')} ${text(rest.webhook)} → ${text(rest.url)}  ${paint(statusColour(rest.status), answer)}  attempt ${text(rest.attempt)} of ${text(rest.max_attempts)}  ${duration(rest.duration_ms)}\n`;
   }
   const extra = Object.entries(rest).map(([name, value]) => `${name}=${text(value)}`);
-  const label = typeof level === 'string' && level !== 'info' ? `${paint(level === 'warn' ? 'yellow' : 'red', level.toUpperCase())} ` : '';
+  const label =
+    typeof level === 'string' && level !== 'info'
+      ? `${paint(level === 'warn' ? 'yellow' : 'red', level.toUpperCase())} `
+      : '';
   return `${clock}  ${label}${text(msg ?? '')}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}\n`;
 }

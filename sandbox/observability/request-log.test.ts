@@ -68,7 +68,8 @@ describe('the record of recent requests', () => {
     );
     const [shown] = log.list(A, 1);
     const text = JSON.stringify(shown);
-    for (const secret of ['sk_test_merchant_a_secret', 'cbt_token_of_a', 'user:pw', 'sk_live_someone_elses_key']) expect(text).not.toContain(secret);
+    for (const secret of ['sk_test_merchant_a_secret', 'cbt_token_of_a', 'user:pw', 'sk_live_someone_elses_key'])
+      expect(text).not.toContain(secret);
     expect(shown).toMatchObject({
       path: '/balance?key=sk_test_***',
       idempotency_key: '***',

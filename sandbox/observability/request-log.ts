@@ -56,18 +56,31 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   /** A long body cut, copied so the kept part does not hold the whole original string in memory. */
   const bounded = (body: string | null): string | null => {
     if (body === null || body.length <= bodyLimit) return body;
-    return Buffer.from(body.slice(0, bodyLimit), 'utf8').toString('utf8') + `… (${body.length - bodyLimit} more characters not kept)`;
+    return (
+      Buffer.from(body.slice(0, bodyLimit), 'utf8').toString('utf8') +
+      `… (${body.length - bodyLimit} more characters not kept)`
+    );
   };
   const masked = (body: string | null): string | null => (body === null ? null : options.mask(body));
   // Decision sandbox-record-bounds: a body is shown as text, so control characters other than tab and line
   // breaks (a body that is not text, or a hostile one) are written as `\uXXXX`.
-  const printable = (body: string | null): string | null => (body === null ? null : body.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const printable = (body: string | null): string | null =>
+    body === null
+      ? null
+      : body.replace(
+          /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g,
+          (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
   return {
     add(scope, record) {
       const key = keyOf(scope);
       let ring = rings.get(key);
       if (!ring) rings.set(key, (ring = { records: [], next: 0 }));
-      const kept = { ...record, request_body: bounded(printable(record.request_body)), response_body: bounded(printable(record.response_body)) };
+      const kept = {
+        ...record,
+        request_body: bounded(printable(record.request_body)),
+        response_body: bounded(printable(record.response_body)),
+      };
       if (ring.records.length < capacity) ring.records.push(kept);
       else ring.records[ring.next] = kept;
       ring.next = (ring.next + 1) % capacity;
@@ -79,7 +92,13 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       const newestFirst: RequestRecord[] = [];
       for (let i = 1; i <= Math.min(limit, records.length); i++) {
         const record = records[(ring.next - i + records.length) % records.length]!;
-        newestFirst.push({ ...record, path: options.mask(record.path), idempotency_key: masked(record.idempotency_key), request_body: masked(record.request_body), response_body: masked(record.response_body) });
+        newestFirst.push({
+          ...record,
+          path: options.mask(record.path),
+          idempotency_key: masked(record.idempotency_key),
+          request_body: masked(record.request_body),
+          response_body: masked(record.response_body),
+        });
       }
       return newestFirst;
     },

@@ -8,7 +8,10 @@ const live: Scope = { merchantId: 'm-a', mode: 'live' };
 const other: Scope = { merchantId: 'm-b', mode: 'test' };
 
 describe('balances', () => {
-  const setup = (initial?: Parameters<typeof createBalances>[0]) => ({ store: openJournalStore({ dataDir: ':memory:', collections: balancesCollections }), balances: createBalances(initial) });
+  const setup = (initial?: Parameters<typeof createBalances>[0]) => ({
+    store: openJournalStore({ dataDir: ':memory:', collections: balancesCollections }),
+    balances: createBalances(initial),
+  });
 
   it('start at the initial amounts: a large CASH balance, an empty HOLDING one', async () => {
     const { store, balances } = setup();
@@ -47,7 +50,9 @@ describe('balances', () => {
       }),
     ).rejects.toThrow();
     expect(await store.transaction((tx) => balances.get(tx, merchant, 'CASH'))).toBe(1000);
-    const results = await Promise.all(Array.from({ length: 5 }, () => store.transaction((tx) => balances.debit(tx, merchant, 'CASH', 300))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => store.transaction((tx) => balances.debit(tx, merchant, 'CASH', 300))),
+    );
     expect(results.filter(Boolean)).toHaveLength(3);
     expect(await store.transaction((tx) => balances.get(tx, merchant, 'CASH'))).toBe(100);
   });

@@ -16,14 +16,22 @@ type BalanceRecord = { id: string; balance: number };
 const money = (value: number): number => Math.round(value * 100) / 100;
 
 function checkAmount(amount: number): void {
-  if (!Number.isFinite(amount) || amount <= 0) throw new RangeError(`a balance change must be a positive amount (got ${amount})`);
+  if (!Number.isFinite(amount) || amount <= 0)
+    throw new RangeError(`a balance change must be a positive amount (got ${amount})`);
 }
 
 export function createBalances(initial: Partial<Record<AccountType, number>> = {}): Balances {
   const start: Record<AccountType, number> = { ...DEFAULT_INITIAL_BALANCE, ...initial };
   // The record is created on first change; until then (and after a reset) the account holds its initial amount.
-  const read = async (tx: Transaction, scope: Scope, account: AccountType) => tx.get<BalanceRecord>(BALANCES_COLLECTION, scope, account);
-  const write = async (tx: Transaction, scope: Scope, account: AccountType, existed: boolean, balance: number): Promise<number> => {
+  const read = async (tx: Transaction, scope: Scope, account: AccountType) =>
+    tx.get<BalanceRecord>(BALANCES_COLLECTION, scope, account);
+  const write = async (
+    tx: Transaction,
+    scope: Scope,
+    account: AccountType,
+    existed: boolean,
+    balance: number,
+  ): Promise<number> => {
     const record: BalanceRecord = { id: account, balance: money(balance) };
     if (existed) await tx.update(BALANCES_COLLECTION, scope, record);
     else await tx.insert(BALANCES_COLLECTION, scope, record);

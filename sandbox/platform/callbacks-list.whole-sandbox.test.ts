@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 /** The deliveries' order numbers (n of `external_id` `order-n`), as listed. */
-const orderOf = (body: unknown): number[] => (body as { payload: { external_id: string } }[]).map((delivery) => Number(delivery.payload.external_id.slice('order-'.length)));
+const orderOf = (body: unknown): number[] =>
+  (body as { payload: { external_id: string } }[]).map((delivery) =>
+    Number(delivery.payload.external_id.slice('order-'.length)),
+  );
 
 describe('GET /sandbox/callbacks with more deliveries than a list holds', () => {
   it('answers 200 with the newest maxItems, newest first, with and without filters', async () => {
@@ -27,15 +30,25 @@ describe('GET /sandbox/callbacks with more deliveries than a list holds', () => 
     // One transaction per delivery, as the sandbox records them, so retention looks as it does in use.
     for (let n = 0; n < RECORDED; n++) {
       const payload = { ...example, external_id: `order-${n}` };
-      await sandbox.ctx.store.transaction((tx) => sandbox.ctx.callbacks.enqueue(tx, scope, 'fixedVirtualAccountChanged', payload, TEST_CALLBACK_URL));
+      await sandbox.ctx.store.transaction((tx) =>
+        sandbox.ctx.callbacks.enqueue(tx, scope, 'fixedVirtualAccountChanged', payload, TEST_CALLBACK_URL),
+      );
     }
     const newestFirst = Array.from({ length: LIMIT }, (_, i) => RECORDED - 1 - i);
-    for (const query of ['', '?state=pending', '?webhook=fixedVirtualAccountChanged', '?state=pending&webhook=fixedVirtualAccountChanged']) {
+    for (const query of [
+      '',
+      '?state=pending',
+      '?webhook=fixedVirtualAccountChanged',
+      '?state=pending&webhook=fixedVirtualAccountChanged',
+    ]) {
       const answer = await sandbox.request('GET', `/sandbox/callbacks${query}`);
       expect(answer.status, query).toBe(200);
       expect(orderOf(answer.body), query).toEqual(newestFirst);
     }
     // Another merchant's list is its own, and empty.
-    expect(await sandbox.request('GET', '/sandbox/callbacks', { key: 'bTest' })).toMatchObject({ status: 200, body: [] });
+    expect(await sandbox.request('GET', '/sandbox/callbacks', { key: 'bTest' })).toMatchObject({
+      status: 200,
+      body: [],
+    });
   });
 });

@@ -72,7 +72,14 @@ describe('the sandbox clock', () => {
     const clock = await createClock({ store: open(':memory:'), realTime: () => REAL });
     const hundredYears = 3_155_760_000_000;
     let advances = 0;
-    while (advances < 200 && (await clock.advance(A_TEST, hundredYears).then(() => true, () => false))) advances++;
+    while (
+      advances < 200 &&
+      (await clock.advance(A_TEST, hundredYears).then(
+        () => true,
+        () => false,
+      ))
+    )
+      advances++;
     expect(advances).toBe(79);
     expect(clock.now(A_TEST).toISOString()).toMatch(/^99\d\d-/);
   });
@@ -85,7 +92,11 @@ describe('the sandbox clock', () => {
     await before.advance(B_TEST, 7000);
     await stores.close(first);
     const again = await createClock({ store: open(dir), realTime: () => REAL });
-    expect([again.now(A_TEST).getTime(), again.now(A_LIVE).getTime(), again.now(B_TEST).getTime()]).toEqual([REAL + 5000, REAL, REAL + 7000]);
+    expect([again.now(A_TEST).getTime(), again.now(A_LIVE).getTime(), again.now(B_TEST).getTime()]).toEqual([
+      REAL + 5000,
+      REAL,
+      REAL + 7000,
+    ]);
   });
 
   it("puts a scope back at the start once its records are cleared (a reset) and it is forgotten, leaving the others' time", async () => {
@@ -109,10 +120,15 @@ describe('the sandbox clock', () => {
     const store = open(dir);
     const clock = await createClock({ store, realTime: () => REAL });
     // What the shared clock had expired for anyone stays expired for everyone: no scope's time goes back.
-    expect([clock.offsetMs(A_TEST), clock.offsetMs(A_LIVE), clock.offsetMs(B_TEST)]).toEqual([86_400_000, 86_400_000, 86_400_000]);
+    expect([clock.offsetMs(A_TEST), clock.offsetMs(A_LIVE), clock.offsetMs(B_TEST)]).toEqual([
+      86_400_000, 86_400_000, 86_400_000,
+    ]);
     await clock.advance(A_TEST, 1000);
     expect([clock.offsetMs(A_TEST), clock.offsetMs(B_TEST)]).toEqual([86_401_000, 86_400_000]);
-    expect(await store.get(CLOCK_COLLECTION, LEGACY_SHARED_SCOPE, 'clock')).toEqual({ id: 'clock', offset_ms: 86_400_000 });
+    expect(await store.get(CLOCK_COLLECTION, LEGACY_SHARED_SCOPE, 'clock')).toEqual({
+      id: 'clock',
+      offset_ms: 86_400_000,
+    });
 
     // A reset scope goes back to that start, not to real time.
     await store.transaction((tx) => tx.clearScope(A_TEST));
@@ -122,7 +138,11 @@ describe('the sandbox clock', () => {
 
   it('awaits its listeners with the scope and its new time, and survives one that throws', async () => {
     const errors: unknown[] = [];
-    const clock = await createClock({ store: open(':memory:'), realTime: () => REAL, onListenerError: (error) => void errors.push(error) });
+    const clock = await createClock({
+      store: open(':memory:'),
+      realTime: () => REAL,
+      onListenerError: (error) => void errors.push(error),
+    });
     const seen: { scope: Scope; now: string }[] = [];
     clock.onAdvance(() => {
       throw new Error('broken listener');

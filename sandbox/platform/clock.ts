@@ -70,7 +70,8 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
   const realTime = options.realTime ?? (() => Date.now());
   const latestMs = options.latestMs ?? Date.parse('9999-12-31T23:59:59.999Z');
   const changed = options.onChange ?? (() => undefined);
-  const reportListenerError = options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
+  const reportListenerError =
+    options.onListenerError ?? ((error: unknown) => console.error('sandbox clock listener failed:', error));
   // `now` is synchronous and asked at every request, so every stored offset is held in memory.
   let start = 0;
   let offsets = new Map<string, number>();
@@ -108,7 +109,8 @@ export async function createClock(options: ClockOptions): Promise<SandboxClock> 
     reload,
     onAdvance: (listener) => void listeners.push(listener),
     advance: async (given, ms) => {
-      if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`the sandbox clock only moves forward (asked to move ${ms} ms)`);
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new RangeError(`the sandbox clock only moves forward (asked to move ${ms} ms)`);
       const scope = onlyScope(given);
       // Read-modify-write in one transaction, so concurrent advances add up instead of overwriting each other.
       const offset = await store.transaction(async (tx) => {

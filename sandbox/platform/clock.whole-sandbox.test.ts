@@ -3,7 +3,13 @@
 // accounts or OTPs, nor hurry another team's callback retries, and test and live mode keep separate time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOf, linkCard, paymentRequest, pendingToken } from '../direct-debit/testing.js';
-import { createTestSandbox, TEST_MERCHANTS, type ReceivedCallback, type TestKeyName, type TestSandbox } from '../testing/index.js';
+import {
+  createTestSandbox,
+  TEST_MERCHANTS,
+  type ReceivedCallback,
+  type TestKeyName,
+  type TestSandbox,
+} from '../testing/index.js';
 
 const START = Date.parse('2026-11-21T09:30:00.000Z');
 const MINUTE = 60_000;
@@ -35,7 +41,9 @@ describe('time per merchant and mode', () => {
     const expiring = { expiration_date: new Date(START + MINUTE).toISOString() };
     const accounts = await Promise.all(
       KEYS.map(async (key) => {
-        const created = await sandbox.service(key).createFixedVirtualAccount({ body: { external_id: 'order-0100', bank_code: 'BNI', name: 'Toko Sinar Jaya', ...expiring } });
+        const created = await sandbox.service(key).createFixedVirtualAccount({
+          body: { external_id: 'order-0100', bank_code: 'BNI', name: 'Toko Sinar Jaya', ...expiring },
+        });
         if (!created.ok) throw new Error(`createFixedVirtualAccount answered ${created.status}`);
         return created.data.id;
       }),
@@ -44,7 +52,10 @@ describe('time per merchant and mode', () => {
     const payments = await Promise.all(
       KEYS.map(async (key, index) => {
         const { paymentMethodId } = await linkCard(sandbox, { key });
-        const created = await sandbox.service(key).createDirectDebitPayment({ idempotencyKey: `clock-${index}`, body: paymentRequest(paymentMethodId, { enable_otp: true }) });
+        const created = await sandbox.service(key).createDirectDebitPayment({
+          idempotencyKey: `clock-${index}`,
+          body: paymentRequest(paymentMethodId, { enable_otp: true }),
+        });
         if (!created.ok) throw new Error(`createDirectDebitPayment answered ${created.status}`);
         return created.data.id;
       }),
@@ -62,9 +73,25 @@ describe('time per merchant and mode', () => {
       }),
     );
     expect(statuses).toEqual(['INACTIVE', 'ACTIVE', 'ACTIVE']);
-    const linking = await Promise.all(KEYS.map(async (key, index) => codeOf(await sandbox.service(key).validateLinkedAccountTokenOtp({ path: { id: tokens[index]! }, body: { otp_code: '222000' } }))));
+    const linking = await Promise.all(
+      KEYS.map(async (key, index) =>
+        codeOf(
+          await sandbox
+            .service(key)
+            .validateLinkedAccountTokenOtp({ path: { id: tokens[index]! }, body: { otp_code: '222000' } }),
+        ),
+      ),
+    );
     expect(linking).toEqual(['EXPIRED_OTP_ERROR', 'status 200', 'status 200']);
-    const paying = await Promise.all(KEYS.map(async (key, index) => codeOf(await sandbox.service(key).validateDirectDebitPaymentOtp({ path: { id: payments[index]! }, body: { otp_code: '222000' } }))));
+    const paying = await Promise.all(
+      KEYS.map(async (key, index) =>
+        codeOf(
+          await sandbox
+            .service(key)
+            .validateDirectDebitPaymentOtp({ path: { id: payments[index]! }, body: { otp_code: '222000' } }),
+        ),
+      ),
+    );
     expect(paying).toEqual(['EXPIRED_OTP_ERROR', 'status 200', 'status 200']);
   });
 
@@ -73,17 +100,23 @@ describe('time per merchant and mode', () => {
     const hundredYears = 3_155_760_000_000;
     let answer = await sandbox.control('aTest').advanceClock({ body: { milliseconds: hundredYears } });
     let advances = 0;
-    for (; answer.ok && advances < 200; advances++) answer = await sandbox.control('aTest').advanceClock({ body: { milliseconds: hundredYears } });
+    for (; answer.ok && advances < 200; advances++)
+      answer = await sandbox.control('aTest').advanceClock({ body: { milliseconds: hundredYears } });
     // 2026 plus 78 centuries is 9827; the next would pass 9899-12-31T23:59:59.999Z (decision sandbox-clock-range).
     expect(advances).toBe(78);
     expect(answer.status).toBe(400);
-    expect(answer.ok ? null : answer.error).toMatchObject({ error_code: 'API_VALIDATION_ERROR', errors: [{ location: 'body', path: '/milliseconds', keyword: 'maximum' }] });
+    expect(answer.ok ? null : answer.error).toMatchObject({
+      error_code: 'API_VALIDATION_ERROR',
+      errors: [{ location: 'body', path: '/milliseconds', keyword: 'maximum' }],
+    });
     const reached = START + advances * hundredYears;
     const clock = await sandbox.control('aTest').getClock();
     expect(clock.ok && clock.data.now).toBe(new Date(reached).toISOString());
     // A default expiry, 31 years on, still has a four-digit year; so does the rest of the way to the bound.
     const expiryAt = async (): Promise<string | number> => {
-      const created = await sandbox.service('aTest').createFixedVirtualAccount({ body: { external_id: 'order-0102', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
+      const created = await sandbox
+        .service('aTest')
+        .createFixedVirtualAccount({ body: { external_id: 'order-0102', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
       return created.ok ? created.data.expiration_date : created.status;
     };
     expect(await expiryAt()).toMatch(/^9858-/);
@@ -95,9 +128,15 @@ describe('time per merchant and mode', () => {
   });
 
   it("makes only the advancing merchant's callback retries in that mode due", async () => {
-    sandbox = await createTestSandbox({ realTime: () => START, callbackStatus: () => 503, config: { callbackRetryDelayMs: MINUTE } });
+    sandbox = await createTestSandbox({
+      realTime: () => START,
+      callbackStatus: () => 503,
+      config: { callbackRetryDelayMs: MINUTE },
+    });
     for (const key of KEYS) {
-      const created = await sandbox.service(key).createFixedVirtualAccount({ body: { external_id: 'order-0101', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
+      const created = await sandbox
+        .service(key)
+        .createFixedVirtualAccount({ body: { external_id: 'order-0101', bank_code: 'BCA', name: 'Toko Sinar Jaya' } });
       if (!created.ok) throw new Error(`createFixedVirtualAccount answered ${created.status}`);
     }
     await sandbox.waitForCallbacks(KEYS.length);
@@ -107,7 +146,9 @@ describe('time per merchant and mode', () => {
       return listed.data[0]!;
     };
     // The first attempts' outcomes are stored once every scope's delivery waits for its retry.
-    await expect.poll(async () => (await Promise.all(KEYS.map(pendingOf))).map((delivery) => delivery.attempts.length)).toEqual([1, 1, 1]);
+    await expect
+      .poll(async () => (await Promise.all(KEYS.map(pendingOf))).map((delivery) => delivery.attempts.length))
+      .toEqual([1, 1, 1]);
     const waiting = await Promise.all(KEYS.map(pendingOf));
     // The retry is due a minute after the first attempt ended; real time stands still here, so the
     // attempt's own duration has to pass in sandbox time too.
@@ -118,7 +159,9 @@ describe('time per merchant and mode', () => {
     await sandbox.app.platform.dispatcher.runDue();
     expect(KEYS.map(attemptsBy)).toEqual([2, 1, 1]);
     // The others' next attempts are still where their own clocks put them.
-    expect((await Promise.all(KEYS.slice(1).map(pendingOf))).map((delivery) => delivery.next_attempt_at)).toEqual(waiting.slice(1).map((delivery) => delivery.next_attempt_at));
+    expect((await Promise.all(KEYS.slice(1).map(pendingOf))).map((delivery) => delivery.next_attempt_at)).toEqual(
+      waiting.slice(1).map((delivery) => delivery.next_attempt_at),
+    );
 
     await advance('bTest', pastRetry);
     expect(KEYS.map(attemptsBy)).toEqual([2, 1, 2]);

@@ -10,15 +10,32 @@ import { SettingsValidationError } from './settings.js';
 type ControlHandlers = Handlers<Caller>;
 export type PlatformControlHandlers = Pick<
   ControlHandlers,
-  'getSandbox' | 'getClock' | 'advanceClock' | 'getSettings' | 'updateSettings' | 'topUpBalance' | 'resetSandbox' | 'listCallbackDeliveries' | 'resendCallbackDelivery'
+  | 'getSandbox'
+  | 'getClock'
+  | 'advanceClock'
+  | 'getSettings'
+  | 'updateSettings'
+  | 'topUpBalance'
+  | 'resetSandbox'
+  | 'listCallbackDeliveries'
+  | 'resendCallbackDelivery'
 >;
-
 
 export function platformControlHandlers(ctx: SandboxContext, platform: Platform): PlatformControlHandlers {
   /** The clock of the caller's merchant and mode, the only one its key reads and moves. */
-  const clockBody = (scope: Scope) => ({ now: platform.clock.now(scope).toISOString(), offset_ms: platform.clock.offsetMs(scope) });
+  const clockBody = (scope: Scope) => ({
+    now: platform.clock.now(scope).toISOString(),
+    offset_ms: platform.clock.offsetMs(scope),
+  });
   /** What getSandbox answers, and resetSandbox after the reset. */
-  const sandboxInfo = (scope: Scope) => ({ merchant_id: scope.merchantId, mode: scope.mode, now: platform.clock.now(scope).toISOString(), callback_token: platform.callbackToken(scope), callback_retry_delay_ms: platform.callbackRetryDelayMs, auto_progress_delay_ms: platform.progressions.delayMs });
+  const sandboxInfo = (scope: Scope) => ({
+    merchant_id: scope.merchantId,
+    mode: scope.mode,
+    now: platform.clock.now(scope).toISOString(),
+    callback_token: platform.callbackToken(scope),
+    callback_retry_delay_ms: platform.callbackRetryDelayMs,
+    auto_progress_delay_ms: platform.progressions.delayMs,
+  });
   return {
     getSandbox: (_input, { principal }) => ({ status: 200, body: sandboxInfo(scopeOf(principal)) }),
 
@@ -37,7 +54,14 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
           body: {
             error_code: 'API_VALIDATION_ERROR',
             message: `The clock cannot be moved past ${latest}. See errors for each problem.`,
-            errors: [{ location: 'body' as const, path: '/milliseconds', message: `must be <= ${error.allowedMs}, which takes the clock to ${latest}`, keyword: 'maximum' }],
+            errors: [
+              {
+                location: 'body' as const,
+                path: '/milliseconds',
+                message: `must be <= ${error.allowedMs}, which takes the clock to ${latest}`,
+                keyword: 'maximum',
+              },
+            ],
           },
         };
       }
@@ -64,7 +88,9 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
     },
 
     topUpBalance: async ({ body }, { principal }) => {
-      const balance = await ctx.store.transaction((tx) => ctx.balances.credit(tx, scopeOf(principal), body.account_type ?? 'CASH', body.amount));
+      const balance = await ctx.store.transaction((tx) =>
+        ctx.balances.credit(tx, scopeOf(principal), body.account_type ?? 'CASH', body.amount),
+      );
       return { status: 200, body: { balance } };
     },
 
@@ -82,7 +108,10 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
 
     listCallbackDeliveries: async ({ query }, { principal }) => ({
       status: 200,
-      body: await platform.callbacks.list(scopeOf(principal), { ...(query.state ? { state: query.state } : {}), ...(query.webhook ? { webhook: query.webhook } : {}) }),
+      body: await platform.callbacks.list(scopeOf(principal), {
+        ...(query.state ? { state: query.state } : {}),
+        ...(query.webhook ? { webhook: query.webhook } : {}),
+      }),
     }),
 
     resendCallbackDelivery: async ({ path }, { principal }) => {
@@ -91,9 +120,21 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
         case 'resent':
           return { status: 200, body: outcome.delivery };
         case 'not_found':
-          return { status: 404, body: { error_code: 'CALLBACK_DELIVERY_NOT_FOUND_ERROR', message: `No callback delivery with id ${path.id} was found.` } };
+          return {
+            status: 404,
+            body: {
+              error_code: 'CALLBACK_DELIVERY_NOT_FOUND_ERROR',
+              message: `No callback delivery with id ${path.id} was found.`,
+            },
+          };
         case 'pending':
-          return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `Callback delivery ${path.id} is pending; only a delivered or failed delivery can be resent.` } };
+          return {
+            status: 409,
+            body: {
+              error_code: 'SANDBOX_STATE_CONFLICT',
+              message: `Callback delivery ${path.id} is pending; only a delivered or failed delivery can be resent.`,
+            },
+          };
       }
     },
   };

@@ -20,24 +20,47 @@ export function faultControlHandlers(faults: SandboxFaults): FaultControlHandler
           body: {
             error_code: 'API_VALIDATION_ERROR',
             message: 'The fault has 1 invalid value. See errors for each problem.',
-            errors: [{ location: 'body', path: '/operation', message: `must be an operationId of the service contract (${body.operation} is not one)`, keyword: 'enum' }],
+            errors: [
+              {
+                location: 'body',
+                path: '/operation',
+                message: `must be an operationId of the service contract (${body.operation} is not one)`,
+                keyword: 'enum',
+              },
+            ],
           },
         };
       }
       const result = await faults.arm(scopeOf(principal), body);
       if (result.kind === 'full') {
-        return { status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `${result.max} faults are armed for this merchant and mode already; remove one before arming another.` } };
+        return {
+          status: 409,
+          body: {
+            error_code: 'SANDBOX_STATE_CONFLICT',
+            message: `${result.max} faults are armed for this merchant and mode already; remove one before arming another.`,
+          },
+        };
       }
       return { status: 200, body: result.fault };
     },
 
-    listFaults: async (_input, { principal }) => ({ status: 200, body: { data: await faults.list(scopeOf(principal)) } }),
+    listFaults: async (_input, { principal }) => ({
+      status: 200,
+      body: { data: await faults.list(scopeOf(principal)) },
+    }),
 
-    clearFaults: async (_input, { principal }) => ({ status: 200, body: { data: await faults.clear(scopeOf(principal)) } }),
+    clearFaults: async (_input, { principal }) => ({
+      status: 200,
+      body: { data: await faults.clear(scopeOf(principal)) },
+    }),
 
     removeFault: async ({ path }, { principal }) => {
       const removed = await faults.remove(scopeOf(principal), path.id);
-      if (!removed) return { status: 404, body: { error_code: 'FAULT_NOT_FOUND_ERROR', message: `No armed fault with id ${path.id} was found.` } };
+      if (!removed)
+        return {
+          status: 404,
+          body: { error_code: 'FAULT_NOT_FOUND_ERROR', message: `No armed fault with id ${path.id} was found.` },
+        };
       return { status: 200, body: removed };
     },
   };

@@ -3,7 +3,13 @@
 // sandbox is not kept waiting by a delay.
 import { describe, expect, it } from 'vitest';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
-import { answerToResponse, nativeFromRequest, nativeHandlerOf, withNativeHandler, type NativeHandler } from '@payments-contract/server/runtime/native-request';
+import {
+  answerToResponse,
+  nativeFromRequest,
+  nativeHandlerOf,
+  withNativeHandler,
+  type NativeHandler,
+} from '@payments-contract/server/runtime/native-request';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import type { Scope } from '../store/store.js';
 import { createFaultInjection, FAULT_HEADER } from './fault-injection.js';
@@ -11,7 +17,19 @@ import type { Fault } from './faults.js';
 
 const SCOPE: Scope = { merchantId: 'merchant-a', mode: 'test' };
 const KEY = 'sk_test_merchant_a';
-const fault = (settings: Partial<Fault>): Fault => ({ id: 'f1', kind: 'unavailable', operation: null, count: 1, remaining: 1, retry_after_seconds: 1, limit: null, outcome: null, delay_ms: null, created: '2026-11-21T09:30:00.000Z', ...settings });
+const fault = (settings: Partial<Fault>): Fault => ({
+  id: 'f1',
+  kind: 'unavailable',
+  operation: null,
+  count: 1,
+  remaining: 1,
+  retry_after_seconds: 1,
+  limit: null,
+  outcome: null,
+  delay_ms: null,
+  created: '2026-11-21T09:30:00.000Z',
+  ...settings,
+});
 
 /** A router answering 200 `{"ran":true}` and counting its requests, and the fault list it is wrapped with. */
 function setUp(options: { armed?: Fault[]; take?: () => Promise<Fault | undefined> } = {}) {
@@ -22,7 +40,10 @@ function setUp(options: { armed?: Fault[]; take?: () => Promise<Fault | undefine
     ran++;
     return { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ran":true}' };
   };
-  const router = withNativeHandler((async (request: Request) => answerToResponse(await native(nativeFromRequest(request)))) as FetchHandler, native);
+  const router = withNativeHandler(
+    (async (request: Request) => answerToResponse(await native(nativeFromRequest(request)))) as FetchHandler,
+    native,
+  );
   const armed = [...(options.armed ?? [])];
   const injection = createFaultInjection({
     faults: {
@@ -35,7 +56,12 @@ function setUp(options: { armed?: Fault[]; take?: () => Promise<Fault | undefine
   });
   const wrapped = injection.wrap(router);
   const send = (path: string, key: string | null = KEY, method = 'GET'): Promise<Response> =>
-    wrapped(new Request(`http://sandbox.test${path}`, { method, headers: key === null ? {} : { authorization: basicAuthorization({ username: key, password: '' }) } }));
+    wrapped(
+      new Request(`http://sandbox.test${path}`, {
+        method,
+        headers: key === null ? {} : { authorization: basicAuthorization({ username: key, password: '' }) },
+      }),
+    );
   return { injection, wrapped, send, ran: () => ran, taken, errors };
 }
 
@@ -70,8 +96,23 @@ describe('fault injection', () => {
   it('answers alike through the native entry the Node listener uses', async () => {
     const { wrapped, ran } = setUp({ armed: [fault({ kind: 'rate_limited', limit: 5, retry_after_seconds: 2 })] });
     const native = nativeHandlerOf(wrapped)!;
-    const answer = await native(nativeFromRequest(new Request('http://sandbox.test/balance', { headers: { authorization: basicAuthorization({ username: KEY, password: '' }) } })));
-    expect(answer).toMatchObject({ status: 429, headers: { 'retry-after': '2', 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '2', [FAULT_HEADER]: 'f1' } });
+    const answer = await native(
+      nativeFromRequest(
+        new Request('http://sandbox.test/balance', {
+          headers: { authorization: basicAuthorization({ username: KEY, password: '' }) },
+        }),
+      ),
+    );
+    expect(answer).toMatchObject({
+      status: 429,
+      headers: {
+        'retry-after': '2',
+        'ratelimit-limit': '5',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '2',
+        [FAULT_HEADER]: 'f1',
+      },
+    });
     expect(ran()).toBe(0);
   });
 

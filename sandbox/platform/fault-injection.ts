@@ -6,7 +6,15 @@
 // and takes no fault. While no scope has a fault armed, a request costs one check of a flag.
 import { operationTable } from '@payments-contract/server';
 import { parseBasicAuthorization, type BasicCredentials } from '@payments-contract/server/runtime/basic-auth';
-import { answerToResponse, nativeFromRequest, nativeHandlerOf, withNativeHandler, type NativeAnswer, type NativeHandler, type NativeRequest } from '@payments-contract/server/runtime/native-request';
+import {
+  answerToResponse,
+  nativeFromRequest,
+  nativeHandlerOf,
+  withNativeHandler,
+  type NativeAnswer,
+  type NativeHandler,
+  type NativeRequest,
+} from '@payments-contract/server/runtime/native-request';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import { DEFAULT_MAX_BODY_BYTES, type ErrorAnswer } from '@payments-contract/server/runtime/router';
@@ -32,7 +40,11 @@ export interface FaultInjection {
   release(): void;
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): NativeAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 const simulated = (fault: Fault): string => `Simulated by sandbox fault ${fault.id}.`;
 
@@ -48,7 +60,11 @@ async function withoutRunning(request: NativeRequest, answer: NativeAnswer): Pro
 
 export function createFaultInjection(options: FaultInjectionOptions): FaultInjection {
   const { faults, authenticate } = options;
-  const routes = Object.entries(operationTable).map(([operationId, route]) => ({ method: route.method, path: route.path, value: { operationId, serverError: route.serverError } }));
+  const routes = Object.entries(operationTable).map(([operationId, route]) => ({
+    method: route.method,
+    path: route.path,
+    value: { operationId, serverError: route.serverError },
+  }));
   const match = createPathMatcher(routes);
   const held = new Set<() => void>();
 
@@ -65,20 +81,49 @@ export function createFaultInjection(options: FaultInjectionOptions): FaultInjec
     });
 
   /** What the fault makes of the request; `run` carries it out through the router. */
-  async function faulted(fault: Fault, request: NativeRequest, serverError: ErrorAnswer, arrived: number, run: NativeHandler): Promise<NativeAnswer> {
+  async function faulted(
+    fault: Fault,
+    request: NativeRequest,
+    serverError: ErrorAnswer,
+    arrived: number,
+    run: NativeHandler,
+  ): Promise<NativeAnswer> {
     const marked = { [FAULT_HEADER]: fault.id };
     // A fault's own settings are set for its kind (faults.ts); the fallbacks only satisfy the nullable type.
     const seconds = fault.retry_after_seconds ?? 1;
     const again = `send this request again in ${seconds} second${seconds === 1 ? '' : 's'}`;
     switch (fault.kind) {
       case 'rate_limited': {
-        const answer = rateLimitedAnswer({ limit: fault.limit ?? 1, remaining: 0, resetSeconds: seconds, retryAfterSeconds: seconds, message: `Too many requests: ${again}. ${simulated(fault)}` });
+        const answer = rateLimitedAnswer({
+          limit: fault.limit ?? 1,
+          remaining: 0,
+          resetSeconds: seconds,
+          retryAfterSeconds: seconds,
+          message: `Too many requests: ${again}. ${simulated(fault)}`,
+        });
         return withoutRunning(request, { ...answer, headers: { ...answer.headers, ...marked } });
       }
       case 'unavailable':
-        return withoutRunning(request, json(503, { error_code: SERVICE_UNAVAILABLE_ERROR_CODE, message: `The service is unavailable: ${again}. ${simulated(fault)}` }, { 'retry-after': String(seconds), ...marked }));
+        return withoutRunning(
+          request,
+          json(
+            503,
+            {
+              error_code: SERVICE_UNAVAILABLE_ERROR_CODE,
+              message: `The service is unavailable: ${again}. ${simulated(fault)}`,
+            },
+            { 'retry-after': String(seconds), ...marked },
+          ),
+        );
       case 'server_error': {
-        const answer = json(serverError.status, { error_code: serverError.error_code, message: `The service could not complete the request. Check the object's state before retrying. ${simulated(fault)}` }, marked);
+        const answer = json(
+          serverError.status,
+          {
+            error_code: serverError.error_code,
+            message: `The service could not complete the request. Check the object's state before retrying. ${simulated(fault)}`,
+          },
+          marked,
+        );
         if (fault.outcome !== 'applied') return withoutRunning(request, answer);
         // Carried out as usual (stored, idempotency key recorded with its real answer), then lost on the way back.
         await run(request);
@@ -96,7 +141,7 @@ export function createFaultInjection(options: FaultInjectionOptions): FaultInjec
   return {
     wrap: (router) => {
       const run = nativeHandlerOf(router);
-      if (!run) throw new Error('fault injection needs the router\'s native entry');
+      if (!run) throw new Error("fault injection needs the router's native entry");
       const native: NativeHandler = async (request) => {
         if (!faults.anyArmed()) return run(request);
         const arrived = performance.now();
@@ -109,11 +154,15 @@ export function createFaultInjection(options: FaultInjectionOptions): FaultInjec
           fault = await faults.take(scope, found.value.operationId);
         } catch (error) {
           options.onError?.(error, request.toRequest());
-          return json(found.value.serverError.status, { error_code: found.value.serverError.error_code, message: 'The service could not complete the request. Check the object\'s state before retrying.' });
+          return json(found.value.serverError.status, {
+            error_code: found.value.serverError.error_code,
+            message: "The service could not complete the request. Check the object's state before retrying.",
+          });
         }
         return fault ? faulted(fault, request, found.value.serverError, arrived, run) : run(request);
       };
-      const fetchEntry: FetchHandler = async (request) => (faults.anyArmed() ? answerToResponse(await native(nativeFromRequest(request))) : router(request));
+      const fetchEntry: FetchHandler = async (request) =>
+        faults.anyArmed() ? answerToResponse(await native(nativeFromRequest(request))) : router(request);
       return withNativeHandler(fetchEntry, native);
     },
     release: () => {

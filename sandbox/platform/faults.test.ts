@@ -19,8 +19,33 @@ describe('armed faults', () => {
     const faults = await open();
     const limited = await faults.arm(A, { kind: 'rate_limited' });
     const failing = await faults.arm(A, { kind: 'server_error', operation: 'createDisbursement', count: 2 });
-    expect(limited).toEqual({ kind: 'armed', fault: { id: expect.any(String), kind: 'rate_limited', operation: null, count: 1, remaining: 1, retry_after_seconds: 1, limit: 100, outcome: null, delay_ms: null, created: NOW.toISOString() } });
-    expect(failing).toMatchObject({ fault: { kind: 'server_error', operation: 'createDisbursement', count: 2, remaining: 2, retry_after_seconds: null, limit: null, outcome: 'not_applied', delay_ms: null } });
+    expect(limited).toEqual({
+      kind: 'armed',
+      fault: {
+        id: expect.any(String),
+        kind: 'rate_limited',
+        operation: null,
+        count: 1,
+        remaining: 1,
+        retry_after_seconds: 1,
+        limit: 100,
+        outcome: null,
+        delay_ms: null,
+        created: NOW.toISOString(),
+      },
+    });
+    expect(failing).toMatchObject({
+      fault: {
+        kind: 'server_error',
+        operation: 'createDisbursement',
+        count: 2,
+        remaining: 2,
+        retry_after_seconds: null,
+        limit: null,
+        outcome: 'not_applied',
+        delay_ms: null,
+      },
+    });
     expect((await faults.list(A)).map((fault) => fault.kind)).toEqual(['rate_limited', 'server_error']);
     expect(await faults.list(B)).toEqual([]);
   });
@@ -42,7 +67,12 @@ describe('armed faults', () => {
     const faults = await open(stores.open(tempDataDir()));
     await faults.arm(A, { kind: 'rate_limited', count: 7 });
     const taken = await Promise.all(Array.from({ length: 60 }, () => faults.take(A, 'getBalance')));
-    expect(taken.filter((fault) => fault !== undefined).map((fault) => fault?.remaining).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      taken
+        .filter((fault) => fault !== undefined)
+        .map((fault) => fault?.remaining)
+        .sort((x, y) => (x ?? 0) - (y ?? 0)),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(await faults.list(A)).toEqual([]);
   });
 
@@ -82,7 +112,12 @@ describe('which scopes may have faults (asked by every request)', () => {
     const faults = await open();
     expect([faults.anyArmed(), faults.mayHaveFaults(A)]).toEqual([false, false]);
     const armed = await faults.arm(A, { kind: 'unavailable' });
-    expect([faults.anyArmed(), faults.mayHaveFaults(A), faults.mayHaveFaults(B), faults.mayHaveFaults({ ...A, mode: 'live' })]).toEqual([true, true, false, false]);
+    expect([
+      faults.anyArmed(),
+      faults.mayHaveFaults(A),
+      faults.mayHaveFaults(B),
+      faults.mayHaveFaults({ ...A, mode: 'live' }),
+    ]).toEqual([true, true, false, false]);
     await faults.take(A, 'getBalance');
     expect([faults.anyArmed(), faults.mayHaveFaults(A)]).toEqual([false, false]);
     const again = await faults.arm(A, { kind: 'unavailable' });

@@ -93,7 +93,10 @@ function settingsOf(request: FaultRequest, defaults: Readonly<Record<string, Jso
     operation: request.operation ?? null,
     count,
     remaining: count,
-    retry_after_seconds: kind === 'rate_limited' || kind === 'unavailable' ? given(request.retry_after_seconds, 'retry_after_seconds') : null,
+    retry_after_seconds:
+      kind === 'rate_limited' || kind === 'unavailable'
+        ? given(request.retry_after_seconds, 'retry_after_seconds')
+        : null,
     limit: kind === 'rate_limited' ? given(request.limit, 'limit') : null,
     outcome: kind === 'server_error' ? given(request.outcome, 'outcome') : null,
     // The schema requires it for a delay.
@@ -104,7 +107,8 @@ function settingsOf(request: FaultRequest, defaults: Readonly<Record<string, Jso
 const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const onlyScope = (scope: Scope): Scope => ({ merchantId: scope.merchantId, mode: scope.mode });
 const shown = ({ armed: _armed, ...fault }: FaultRecord): Fault => fault;
-const applies = (fault: Fault, operationId: string): boolean => fault.operation === null || fault.operation === operationId;
+const applies = (fault: Fault, operationId: string): boolean =>
+  fault.operation === null || fault.operation === operationId;
 
 export interface FaultsOptions {
   store: Store;
@@ -128,9 +132,11 @@ export async function createFaults({ store, clock, ids, onChange }: FaultsOption
     armedScopes = new Set(found.map(({ scope }) => scopeKey(scope)));
   };
   await reload();
-  const listIn = (tx: Transaction, scope: Scope): Promise<FaultRecord[]> => tx.list<FaultRecord>(FAULTS_COLLECTION, scope, { order: 'oldest' });
+  const listIn = (tx: Transaction, scope: Scope): Promise<FaultRecord[]> =>
+    tx.list<FaultRecord>(FAULTS_COLLECTION, scope, { order: 'oldest' });
   /** Notes whether the scope has faults left, after a change this process made. */
-  const note = (scope: Scope, left: number): void => void (left > 0 ? armedScopes.add(scopeKey(scope)) : armedScopes.delete(scopeKey(scope)));
+  const note = (scope: Scope, left: number): void =>
+    void (left > 0 ? armedScopes.add(scopeKey(scope)) : armedScopes.delete(scopeKey(scope)));
 
   return {
     arm: async (given, request) => {
@@ -138,7 +144,12 @@ export async function createFaults({ store, clock, ids, onChange }: FaultsOption
       const result = await store.transaction(async (tx): Promise<ArmResult & { left: number }> => {
         const existing = await listIn(tx, scope);
         if (existing.length >= max) return { kind: 'full', max, left: existing.length };
-        const record: FaultRecord = { id: ids.next(), armed: true, ...settingsOf(request, defaults), created: clock.now(scope).toISOString() };
+        const record: FaultRecord = {
+          id: ids.next(),
+          armed: true,
+          ...settingsOf(request, defaults),
+          created: clock.now(scope).toISOString(),
+        };
         await tx.insert(FAULTS_COLLECTION, scope, record);
         return { kind: 'armed', fault: shown(record), left: existing.length + 1 };
       });
@@ -146,7 +157,8 @@ export async function createFaults({ store, clock, ids, onChange }: FaultsOption
       if (result.kind === 'armed') changed();
       return result.kind === 'armed' ? { kind: 'armed', fault: result.fault } : { kind: 'full', max: result.max };
     },
-    list: async (scope) => (await store.list<FaultRecord>(FAULTS_COLLECTION, onlyScope(scope), { order: 'oldest' })).map(shown),
+    list: async (scope) =>
+      (await store.list<FaultRecord>(FAULTS_COLLECTION, onlyScope(scope), { order: 'oldest' })).map(shown),
     remove: async (given, id) => {
       const scope = onlyScope(given);
       const { removed, left } = await store.transaction(async (tx) => {

@@ -22,34 +22,72 @@ async function arm(body: ArmBody, key: TestKeyName = 'aTest'): Promise<{ id: str
   return armed.body as { id: string };
 }
 
-async function armedFaults(key: TestKeyName = 'aTest'): Promise<{ id: string; remaining: number; operation: string | null }[]> {
+async function armedFaults(
+  key: TestKeyName = 'aTest',
+): Promise<{ id: string; remaining: number; operation: string | null }[]> {
   const listed = await sandbox.control(key).listFaults();
   if (!listed.ok) throw new Error(`listFaults answered ${listed.status}`);
   return listed.data.data;
 }
 
 const balance = (key: TestKeyName = 'aTest'): Promise<RawAnswer> => sandbox.request('GET', '/balance', { key });
-const cash = async (key: TestKeyName = 'aTest'): Promise<number> => ((await balance(key)).body as { balance: number }).balance;
+const cash = async (key: TestKeyName = 'aTest'): Promise<number> =>
+  ((await balance(key)).body as { balance: number }).balance;
 
-const disbursement = (externalId: string) => ({ external_id: externalId, bank_code: 'BCA', account_holder_name: 'Siti Rahmawati', account_number: '1234567890', description: 'Refund', amount: 90_000 });
+const disbursement = (externalId: string) => ({
+  external_id: externalId,
+  bank_code: 'BCA',
+  account_holder_name: 'Siti Rahmawati',
+  account_number: '1234567890',
+  description: 'Refund',
+  amount: 90_000,
+});
 const createDisbursement = (externalId: string, idempotencyKey: string): Promise<RawAnswer> =>
-  sandbox.request('POST', '/disbursements', { body: disbursement(externalId), headers: { 'x-idempotency-key': idempotencyKey } });
-const byExternalId = (externalId: string): Promise<RawAnswer> => sandbox.request('GET', `/disbursements?external_id=${externalId}`);
+  sandbox.request('POST', '/disbursements', {
+    body: disbursement(externalId),
+    headers: { 'x-idempotency-key': idempotencyKey },
+  });
+const byExternalId = (externalId: string): Promise<RawAnswer> =>
+  sandbox.request('GET', `/disbursements?external_id=${externalId}`);
 
 describe('arming, listing and removing faults', () => {
   it('lists the armed faults in the order they apply, with what is left of each, and removes one or all', async () => {
     const first = await arm({ kind: 'rate_limited', count: 3 });
     const second = await arm({ kind: 'delay', operation: 'getBalance', delay_ms: 10 });
-    expect(first).toMatchObject({ kind: 'rate_limited', operation: null, count: 3, remaining: 3, retry_after_seconds: 1, limit: 100, outcome: null, delay_ms: null });
-    expect(second).toMatchObject({ kind: 'delay', operation: 'getBalance', count: 1, remaining: 1, retry_after_seconds: null, limit: null, outcome: null, delay_ms: 10 });
+    expect(first).toMatchObject({
+      kind: 'rate_limited',
+      operation: null,
+      count: 3,
+      remaining: 3,
+      retry_after_seconds: 1,
+      limit: 100,
+      outcome: null,
+      delay_ms: null,
+    });
+    expect(second).toMatchObject({
+      kind: 'delay',
+      operation: 'getBalance',
+      count: 1,
+      remaining: 1,
+      retry_after_seconds: null,
+      limit: null,
+      outcome: null,
+      delay_ms: 10,
+    });
 
     expect((await balance()).status).toBe(429);
-    expect(await armedFaults()).toMatchObject([{ id: first.id, remaining: 2 }, { id: second.id, remaining: 1 }]);
+    expect(await armedFaults()).toMatchObject([
+      { id: first.id, remaining: 2 },
+      { id: second.id, remaining: 1 },
+    ]);
 
     const removed = await sandbox.control().removeFault({ path: { id: first.id } });
     expect(removed.ok && removed.data).toMatchObject({ id: first.id, remaining: 2 });
     const again = await sandbox.control().removeFault({ path: { id: first.id } });
-    expect(again.ok ? again.data : { status: again.status, error: again.error }).toMatchObject({ status: 404, error: { error_code: 'FAULT_NOT_FOUND_ERROR' } });
+    expect(again.ok ? again.data : { status: again.status, error: again.error }).toMatchObject({
+      status: 404,
+      error: { error_code: 'FAULT_NOT_FOUND_ERROR' },
+    });
 
     const cleared = await sandbox.control().clearFaults();
     expect(cleared.ok && cleared.data.data.map((fault) => fault.id)).toEqual([second.id]);
@@ -58,7 +96,11 @@ describe('arming, listing and removing faults', () => {
   });
 
   it.each([
-    ['an operation the service contract does not have', { kind: 'unavailable', operation: 'chargeEverything' }, '/operation'],
+    [
+      'an operation the service contract does not have',
+      { kind: 'unavailable', operation: 'chargeEverything' },
+      '/operation',
+    ],
     ['no requests', { kind: 'unavailable', count: 0 }, '/count'],
     ['more than 1000 requests', { kind: 'unavailable', count: 1001 }, '/count'],
     ['a delay without its length', { kind: 'delay' }, '/delay_ms'],
@@ -76,7 +118,10 @@ describe('arming, listing and removing faults', () => {
 
   it('keeps at most 20 armed faults per merchant and mode', async () => {
     for (let n = 0; n < 20; n++) await arm({ kind: 'unavailable', operation: 'getBalance' });
-    expect(await sandbox.request('POST', '/sandbox/faults', { body: { kind: 'unavailable' } })).toMatchObject({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT' } });
+    expect(await sandbox.request('POST', '/sandbox/faults', { body: { kind: 'unavailable' } })).toMatchObject({
+      status: 409,
+      body: { error_code: 'SANDBOX_STATE_CONFLICT' },
+    });
     // Another merchant has its own.
     await arm({ kind: 'unavailable' }, 'bTest');
   });
@@ -93,12 +138,21 @@ describe('the answers of each kind', () => {
   it('rate_limited: 429 RATE_LIMIT_EXCEEDED with Retry-After and the RateLimit headers, for exactly the next N requests, nothing carried out', async () => {
     const before = await cash();
     const fault = await arm({ kind: 'rate_limited', count: 2, retry_after_seconds: 7, limit: 50 });
-    const answers = [await createDisbursement('limited-1', 'limited-key-1'), await createDisbursement('limited-1', 'limited-key-1')];
+    const answers = [
+      await createDisbursement('limited-1', 'limited-key-1'),
+      await createDisbursement('limited-1', 'limited-key-1'),
+    ];
     for (const answer of answers) {
       expect(answer.status).toBe(429);
       expect(contractFindings('createDisbursement', answer)).toEqual([]);
       expect(answer.body).toEqual({ error_code: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('7 seconds') });
-      expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-sandbox-fault'].map((name) => [name, answer.headers.get(name)]))).toEqual({
+      expect(
+        Object.fromEntries(
+          ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-sandbox-fault'].map(
+            (name) => [name, answer.headers.get(name)],
+          ),
+        ),
+      ).toEqual({
         'retry-after': '7',
         'ratelimit-limit': '50',
         'ratelimit-remaining': '0',
@@ -115,8 +169,13 @@ describe('the answers of each kind', () => {
 
   it('unavailable: 503 SERVICE_UNAVAILABLE with Retry-After (1 by default), nothing carried out', async () => {
     const fault = await arm({ kind: 'unavailable', operation: 'createFixedVirtualAccount' });
-    const answer = await sandbox.request('POST', '/callback_virtual_accounts', { body: { external_id: 'va-unavailable-1', bank_code: 'BNI', name: 'Toko Sinar Jaya' } });
-    expect(answer).toMatchObject({ status: 503, body: { error_code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+    const answer = await sandbox.request('POST', '/callback_virtual_accounts', {
+      body: { external_id: 'va-unavailable-1', bank_code: 'BNI', name: 'Toko Sinar Jaya' },
+    });
+    expect(answer).toMatchObject({
+      status: 503,
+      body: { error_code: 'SERVICE_UNAVAILABLE', message: expect.any(String) },
+    });
     expect(contractFindings('createFixedVirtualAccount', answer)).toEqual([]);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(answer.headers.get('x-sandbox-fault')).toBe(fault.id);
@@ -151,7 +210,10 @@ describe('the answers of each kind', () => {
     expect(contractFindings('createDisbursement', failed)).toEqual([]);
     expect(failed.headers.get('x-sandbox-fault')).toBe(fault.id);
 
-    expect(await byExternalId('rolled-back-1')).toMatchObject({ status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' } });
+    expect(await byExternalId('rolled-back-1')).toMatchObject({
+      status: 404,
+      body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR' },
+    });
     expect(await cash()).toBe(before);
     const retried = await createDisbursement('rolled-back-1', 'rolled-back-key');
     expect(retried).toMatchObject({ status: 200, body: { external_id: 'rolled-back-1', status: 'PENDING' } });
@@ -171,13 +233,18 @@ describe('the answers of each kind', () => {
     const [stored] = found.body as { id: string }[];
     expect(found.body).toHaveLength(1);
     const retried = await createDisbursement('rolled-forward-1', 'rolled-forward-key');
-    expect(retried).toMatchObject({ status: 400, body: { error_code: 'DUPLICATE_TRANSACTION_ERROR', message: expect.stringContaining(stored!.id) } });
+    expect(retried).toMatchObject({
+      status: 400,
+      body: { error_code: 'DUPLICATE_TRANSACTION_ERROR', message: expect.stringContaining(stored!.id) },
+    });
     expect((await byExternalId('rolled-forward-1')).body).toHaveLength(1);
     expect(await cash()).toBe(before - 90_000);
 
     // It finishes by itself after the automatic delay, and its callback is sent.
     await sandbox.advance(sandbox.config.autoProgressDelayMs);
-    const callback = await sandbox.waitForCallback((received) => (received.body as { external_id?: string }).external_id === 'rolled-forward-1');
+    const callback = await sandbox.waitForCallback(
+      (received) => (received.body as { external_id?: string }).external_id === 'rolled-forward-1',
+    );
     expect(callback.body).toMatchObject({ id: stored!.id, status: 'COMPLETED' });
   });
 });
@@ -237,7 +304,14 @@ describe('which requests a fault takes', () => {
     await createDisbursement('logged-1', 'logged-key-1');
     const listed = await sandbox.control().listRequests({ query: { limit: 1 } });
     expect(listed.ok && listed.data.data).toEqual([
-      expect.objectContaining({ method: 'POST', path: '/disbursements', status: 503, error_code: 'SERVICE_UNAVAILABLE', idempotency_key: 'logged-key-1', request_body: expect.stringContaining('logged-1') }),
+      expect.objectContaining({
+        method: 'POST',
+        path: '/disbursements',
+        status: 503,
+        error_code: 'SERVICE_UNAVAILABLE',
+        idempotency_key: 'logged-key-1',
+        request_body: expect.stringContaining('logged-1'),
+      }),
     ]);
   });
 });

@@ -9,7 +9,10 @@ const merchant: Scope = { merchantId: 'm-a', mode: 'test' };
 const REAL = Date.parse('2026-11-21T09:30:00.000Z');
 
 async function setup() {
-  const store = openJournalStore({ dataDir: ':memory:', collections: [...clockCollections, ...idempotencyCollections, { name: 'things' }] });
+  const store = openJournalStore({
+    dataDir: ':memory:',
+    collections: [...clockCollections, ...idempotencyCollections, { name: 'things' }],
+  });
   const clock = await createClock({ store, realTime: () => REAL });
   const ids = createIds();
   const idempotency = createIdempotency(clock, ids);
@@ -74,7 +77,9 @@ describe('idempotency keys', () => {
     const failing = async () => {
       throw new Error('server error');
     };
-    await expect(store.transaction((tx) => idempotency.run(tx, merchant, 'createThing', 'k', 'body', failing, () => null))).rejects.toThrow('server error');
+    await expect(
+      store.transaction((tx) => idempotency.run(tx, merchant, 'createThing', 'k', 'body', failing, () => null)),
+    ).rejects.toThrow('server error');
     expect((await create(merchant, 'k', 'body')).kind).toBe('first');
   });
 

@@ -30,7 +30,9 @@ export function createIdempotency(clock: Clock, ids: Ids): Idempotency {
       const now = clock.now(scope);
       const [existing] = await tx.findBy<KeyRecord>(IDEMPOTENCY_COLLECTION, scope, 'claim', claim, { limit: 1 });
       if (existing && Date.parse(existing.expires_at) > now.getTime()) {
-        return existing.fingerprint === fingerprint ? { kind: 'replay', originalId: existing.resource_id } : { kind: 'mismatch' };
+        return existing.fingerprint === fingerprint
+          ? { kind: 'replay', originalId: existing.resource_id }
+          : { kind: 'mismatch' };
       }
       // Recorded after `create`, in the same transaction: the store runs the transactions of one scope one at
       // a time (across processes on PostgreSQL), so no other request with this key can run between the look

@@ -14,7 +14,12 @@ import { contractFacts } from './contract-facts.js';
 import { createFaults, faultsCollections, type SandboxFaults } from './faults.js';
 import { createIdempotency, idempotencyCollections } from './idempotency.js';
 import { createIds } from './ids.js';
-import { createProgressions, DEFAULT_AUTO_PROGRESS_DELAY_MS, progressionsCollections, type SandboxProgressions } from './progressions.js';
+import {
+  createProgressions,
+  DEFAULT_AUTO_PROGRESS_DELAY_MS,
+  progressionsCollections,
+  type SandboxProgressions,
+} from './progressions.js';
 import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
 
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
@@ -22,7 +27,16 @@ export { faultControlHandlers, type FaultControlHandlers } from './fault-control
 export { createFaultInjection, type FaultInjection } from './fault-injection.js';
 
 /** Every collection the platform services store records in. */
-export const collections: CollectionDefinition[] = [...clockCollections, ...settingsCollections, ...balancesCollections, ...idempotencyCollections, ...outboxCollections, ...progressionsCollections, ...leasesCollections, ...faultsCollections];
+export const collections: CollectionDefinition[] = [
+  ...clockCollections,
+  ...settingsCollections,
+  ...balancesCollections,
+  ...idempotencyCollections,
+  ...outboxCollections,
+  ...progressionsCollections,
+  ...leasesCollections,
+  ...faultsCollections,
+];
 
 export interface PlatformOptions {
   store: Store;
@@ -83,7 +97,12 @@ const LEASE_MARGIN_MS = 5_000;
 export async function createPlatform(options: PlatformOptions): Promise<Platform> {
   const { store } = options;
   const onChange = options.onSharedStateChange ? { onChange: options.onSharedStateChange } : {};
-  const clock = await createClock({ store, latestMs: clockLatestMs(), ...(options.realTime ? { realTime: options.realTime } : {}), ...onChange });
+  const clock = await createClock({
+    store,
+    latestMs: clockLatestMs(),
+    ...(options.realTime ? { realTime: options.realTime } : {}),
+    ...onChange,
+  });
   const ids = createIds();
   const settings = await createSettings({
     store,
@@ -99,7 +118,12 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
   const attemptTimeoutMs = options.callbackTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const leases = store.shared ? createLeases({ store, leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS }) : undefined;
   // Before the dispatcher: both follow the clock's advances, in this order (see progressions.ts).
-  const progressions = createProgressions({ store, clock, delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS, shared: store.shared === true });
+  const progressions = createProgressions({
+    store,
+    clock,
+    delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS,
+    shared: store.shared === true,
+  });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -111,7 +135,27 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     attemptTimeoutMs,
     ...(leases ? { leases } : {}),
   });
-  const callbacks = createOutbox({ store, clock, ids, settings, ...(leases ? { leases } : {}), onEnqueued: (scope, deliveryId, leaseUntilMs) => dispatcher.kick(scope, deliveryId, leaseUntilMs) });
+  const callbacks = createOutbox({
+    store,
+    clock,
+    ids,
+    settings,
+    ...(leases ? { leases } : {}),
+    onEnqueued: (scope, deliveryId, leaseUntilMs) => dispatcher.kick(scope, deliveryId, leaseUntilMs),
+  });
   const faults = await createFaults({ store, clock, ids, ...onChange });
-  return { store, callbackToken: options.callbackToken, callbackRetryDelayMs: options.callbackRetryDelayMs, clock, ids, settings, balances: createBalances(options.initialBalance), idempotency: createIdempotency(clock, ids), callbacks, dispatcher, progressions, faults };
+  return {
+    store,
+    callbackToken: options.callbackToken,
+    callbackRetryDelayMs: options.callbackRetryDelayMs,
+    clock,
+    ids,
+    settings,
+    balances: createBalances(options.initialBalance),
+    idempotency: createIdempotency(clock, ids),
+    callbacks,
+    dispatcher,
+    progressions,
+    faults,
+  };
 }

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { removeTempDirs, tempDataDir, testStores } from '../callbacks/testing.js';
 import type { Scope, Transaction } from '../store/store.js';
 import { clockCollections, createClock } from './clock.js';
-import { createProgressions, PROGRESSIONS_COLLECTION, progressionsCollections, SHARED_SWEEP_GRACE_MS } from './progressions.js';
+import {
+  createProgressions,
+  PROGRESSIONS_COLLECTION,
+  progressionsCollections,
+  SHARED_SWEEP_GRACE_MS,
+} from './progressions.js';
 
 const stores = testStores([...clockCollections, ...progressionsCollections, { name: 'things' }]);
 const SCOPE: Scope = { merchantId: 'm1', mode: 'test' };
@@ -16,7 +21,13 @@ async function setUp(options: { shared?: boolean; delayMs?: number } = {}) {
   const store = stores.open(tempDataDir());
   let realNow = Date.parse('2026-11-24T00:00:00.000Z');
   const clock = await createClock({ store, realTime: () => realNow });
-  const progressions = createProgressions({ store, clock, delayMs: options.delayMs ?? 60_000, shared: options.shared ?? false, sweepIntervalMs: 3_600_000 });
+  const progressions = createProgressions({
+    store,
+    clock,
+    delayMs: options.delayMs ?? 60_000,
+    shared: options.shared ?? false,
+    sweepIntervalMs: 3_600_000,
+  });
   const finished: string[] = [];
   // The module's handler: finishes a thing once, deciding in its own transaction, which ends the progression.
   progressions.handle('thing', async (scope, id, ran) => {

@@ -25,7 +25,11 @@ export const DEFAULT_AUTO_PROGRESS_DELAY_MS = 3000;
  * it inside the transaction that decides (and applies) the outcome, so the object's change and the end of
  * its countdown are one transaction; when the handler does not call it, the progression ends afterwards.
  */
-export type ProgressionHandler = (scope: Scope, resourceId: string, ran: (tx: Transaction) => Promise<void>) => Promise<void>;
+export type ProgressionHandler = (
+  scope: Scope,
+  resourceId: string,
+  ran: (tx: Transaction) => Promise<void>,
+) => Promise<void>;
 
 interface ProgressionRecord extends JsonRecord {
   /** Which module's handler runs it. */
@@ -71,7 +75,10 @@ const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantI
 
 export function createProgressions(options: ProgressionsOptions): SandboxProgressions {
   const { store, clock, delayMs } = options;
-  const reportError = options.onError ?? ((error: unknown, kind: string, id: string) => console.error(`automatic ${kind} progression of ${id} failed:`, error));
+  const reportError =
+    options.onError ??
+    ((error: unknown, kind: string, id: string) =>
+      console.error(`automatic ${kind} progression of ${id} failed:`, error));
   const handlers = new Map<string, ProgressionHandler>();
   const timers = new Map<string, NodeJS.Timeout>();
   const inFlight = new Map<string, Promise<void>>();
@@ -112,7 +119,8 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
     // Runs this one only: a look at every pending progression per timer costs a read of all of them each time.
     const timer = setTimeout(() => {
       timers.delete(key);
-      if (running) void runOne(scope, record).catch((error: unknown) => reportError(error, record.kind, record.resource_id));
+      if (running)
+        void runOne(scope, record).catch((error: unknown) => reportError(error, record.kind, record.resource_id));
     }, wait + 1);
     timer.unref();
     timers.set(key, timer);
@@ -122,7 +130,10 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
     if (!running) return;
     // A store read outside a transaction waits for the transactions before it: it sees committed records only.
     const pending = only
-      ? (await store.findBy<ProgressionRecord>(PROGRESSIONS_COLLECTION, only, 'state', 'pending')).map((record) => ({ scope: only, record }))
+      ? (await store.findBy<ProgressionRecord>(PROGRESSIONS_COLLECTION, only, 'state', 'pending')).map((record) => ({
+          scope: only,
+          record,
+        }))
       : await store.findAcrossScopes<ProgressionRecord>(PROGRESSIONS_COLLECTION, 'state', 'pending');
     const work: Promise<void>[] = [];
     // Asked for one scope (its clock moved), everything due runs here, whoever started it; the sweep leaves
@@ -138,7 +149,8 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
     await Promise.all(work);
   };
 
-  const runInBackground = (): void => void runDue().catch((error: unknown) => console.error('automatic progressions failed:', error));
+  const runInBackground = (): void =>
+    void runDue().catch((error: unknown) => console.error('automatic progressions failed:', error));
 
   // Registered when the platform is created, before the dispatcher's: an advance first finishes what became
   // due, then delivers the callbacks that finishing queued.
@@ -147,7 +159,13 @@ export function createProgressions(options: ProgressionsOptions): SandboxProgres
   return {
     schedule: async (tx: Transaction, scope: Scope, kind: string, resourceId: string) => {
       const dueAt = new Date(clock.now(scope).getTime() + delayMs).toISOString();
-      const record: ProgressionRecord = { id: `${kind}:${resourceId}`, kind, resource_id: resourceId, due_at: dueAt, state: 'pending' };
+      const record: ProgressionRecord = {
+        id: `${kind}:${resourceId}`,
+        kind,
+        resource_id: resourceId,
+        due_at: dueAt,
+        state: 'pending',
+      };
       await tx.insert(PROGRESSIONS_COLLECTION, scope, record);
       // Its timer is set once the transaction is over (a store whose reads do not wait for transactions says
       // when that is): run before, it would find nothing to run, and a rolled-back one then runs harmlessly.

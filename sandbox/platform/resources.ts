@@ -26,12 +26,19 @@ export interface ResourceKind {
 /** How many resources a list holds when the request names no limit (the contract's default). */
 const DEFAULT_LIMIT = 50;
 
-export function resourceListHandlers(store: Store, now: (caller: Caller) => Date, kinds: Readonly<Record<ResourceKindName, ResourceKind>>): Pick<Handlers<Caller>, 'listResources'> {
+export function resourceListHandlers(
+  store: Store,
+  now: (caller: Caller) => Date,
+  kinds: Readonly<Record<ResourceKindName, ResourceKind>>,
+): Pick<Handlers<Caller>, 'listResources'> {
   return {
     listResources: async ({ path, query }, { principal }) => {
       const kind = kinds[path.kind];
       const scope = scopeOf(principal);
-      const records = await store.list<JsonRecord>(kind.collection, scope, { order: 'newest', limit: query.limit ?? DEFAULT_LIMIT });
+      const records = await store.list<JsonRecord>(kind.collection, scope, {
+        order: 'newest',
+        limit: query.limit ?? DEFAULT_LIMIT,
+      });
       const at = now(principal);
       const data = records.map((record) => ({ id: record.id, ...kind.show(record, at) }));
       return { status: 200, body: { kind: path.kind, machine: kind.machine, data } };

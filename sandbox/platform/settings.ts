@@ -51,7 +51,14 @@ function derivedCode(merchantId: string, salt: string): string {
 /** 999999 numbers behind the code: suffixes 000001 to 999999 (000000 is left out, as banks do). */
 const rangeBehind = (code: string) => ({ from: `${code}000001`, to: `${code}999999` });
 
-export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallbackUrl: string | null, perSetting: Readonly<Record<string, string>> = {}, autoProgress = true, rateLimits = true): MerchantSettings {
+export function defaultSettings(
+  scope: Scope,
+  facts: ContractFacts,
+  defaultCallbackUrl: string | null,
+  perSetting: Readonly<Record<string, string>> = {},
+  autoProgress = true,
+  rateLimits = true,
+): MerchantSettings {
   return {
     virtual_account_number_range: Object.fromEntries(
       facts.virtualAccountBanks.map((bank) => {
@@ -73,7 +80,9 @@ export function defaultSettings(scope: Scope, facts: ContractFacts, defaultCallb
     disbursement_auto_resolve: autoProgress,
     direct_debit_auto_resolve: autoProgress,
     rate_limits_enabled: rateLimits,
-    callback_urls: Object.fromEntries(facts.callbackSettings.map((setting) => [setting, perSetting[setting] ?? defaultCallbackUrl])),
+    callback_urls: Object.fromEntries(
+      facts.callbackSettings.map((setting) => [setting, perSetting[setting] ?? defaultCallbackUrl]),
+    ),
   };
 }
 
@@ -87,7 +96,8 @@ const same = <T>(value: T): T => value;
  * MerchantSettings fails to compile here until it says what it keeps.
  */
 const KEEP: { [K in keyof MerchantSettings]: (value: MerchantSettings[K]) => MerchantSettings[K] } = {
-  virtual_account_number_range: (ranges) => rangesOf(ranges, ({ merchant_code, from, to }) => ({ merchant_code, from, to })),
+  virtual_account_number_range: (ranges) =>
+    rangesOf(ranges, ({ merchant_code, from, to }) => ({ merchant_code, from, to })),
   virtual_account_bank_activation: same,
   closed_virtual_accounts_enabled: same,
   expiration_date_enabled: same,
@@ -131,22 +141,44 @@ function mergeOverrides(base: Overrides, given: Overrides): Overrides {
   const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Overrides;
   const merged: Overrides = { ...base, ...changes };
   if (base.virtual_account_number_range || changes.virtual_account_number_range) {
-    merged.virtual_account_number_range = { ...base.virtual_account_number_range, ...changes.virtual_account_number_range };
+    merged.virtual_account_number_range = {
+      ...base.virtual_account_number_range,
+      ...changes.virtual_account_number_range,
+    };
   }
-  if (base.payment_code_range || changes.payment_code_range) merged.payment_code_range = { ...base.payment_code_range, ...changes.payment_code_range };
-  if (base.callback_urls || changes.callback_urls) merged.callback_urls = { ...base.callback_urls, ...changes.callback_urls };
+  if (base.payment_code_range || changes.payment_code_range)
+    merged.payment_code_range = { ...base.payment_code_range, ...changes.payment_code_range };
+  if (base.callback_urls || changes.callback_urls)
+    merged.callback_urls = { ...base.callback_urls, ...changes.callback_urls };
   return merged;
 }
 
-function checkRange(issues: SettingsIssue[], path: string, prefixField: string, prefix: string, from: string, to: string): void {
-  for (const [field, value] of [['from', from], ['to', to]] as const) {
-    if (!/^[0-9]+$/.test(value)) issues.push({ path: `${path}/${field}`, message: 'must be a string of digits', keyword: 'pattern' });
+function checkRange(
+  issues: SettingsIssue[],
+  path: string,
+  prefixField: string,
+  prefix: string,
+  from: string,
+  to: string,
+): void {
+  for (const [field, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (!/^[0-9]+$/.test(value))
+      issues.push({ path: `${path}/${field}`, message: 'must be a string of digits', keyword: 'pattern' });
     else if (!value.startsWith(prefix) || value.length <= prefix.length) {
-      issues.push({ path: `${path}/${field}`, message: `must start with the ${prefixField} ${prefix} and continue after it`, keyword: 'pattern' });
+      issues.push({
+        path: `${path}/${field}`,
+        message: `must start with the ${prefixField} ${prefix} and continue after it`,
+        keyword: 'pattern',
+      });
     }
   }
-  if (from.length !== to.length) issues.push({ path: `${path}/to`, message: 'must have as many digits as from', keyword: 'minLength' });
-  else if (/^[0-9]+$/.test(from) && /^[0-9]+$/.test(to) && BigInt(from) > BigInt(to)) issues.push({ path: `${path}/to`, message: 'must not be below from', keyword: 'minimum' });
+  if (from.length !== to.length)
+    issues.push({ path: `${path}/to`, message: 'must have as many digits as from', keyword: 'minLength' });
+  else if (/^[0-9]+$/.test(from) && /^[0-9]+$/.test(to) && BigInt(from) > BigInt(to))
+    issues.push({ path: `${path}/to`, message: 'must not be below from', keyword: 'minimum' });
 }
 
 /** What the schema cannot say: names the contract knows, ranges that fit their prefix. */
@@ -155,26 +187,50 @@ export function settingsIssues(changes: Overrides, facts: ContractFacts): Settin
   const banks = facts.virtualAccountBanks;
   for (const [bank, range] of Object.entries(changes.virtual_account_number_range ?? {})) {
     const path = `/virtual_account_number_range/${bank}`;
-    if (!banks.includes(bank)) issues.push({ path, message: `must be a bank of the contract: ${banks.join(', ')}`, keyword: 'propertyNames' });
-    if (!/^[0-9]{5}$/.test(range.merchant_code)) issues.push({ path: `${path}/merchant_code`, message: 'must be 5 digits', keyword: 'pattern' });
+    if (!banks.includes(bank))
+      issues.push({ path, message: `must be a bank of the contract: ${banks.join(', ')}`, keyword: 'propertyNames' });
+    if (!/^[0-9]{5}$/.test(range.merchant_code))
+      issues.push({ path: `${path}/merchant_code`, message: 'must be 5 digits', keyword: 'pattern' });
     checkRange(issues, path, 'merchant_code', range.merchant_code, range.from, range.to);
   }
   (changes.virtual_account_bank_activation ?? []).forEach((bank, index) => {
-    if (!banks.includes(bank)) issues.push({ path: `/virtual_account_bank_activation/${index}`, message: `must be a bank of the contract: ${banks.join(', ')}`, keyword: 'enum' });
+    if (!banks.includes(bank))
+      issues.push({
+        path: `/virtual_account_bank_activation/${index}`,
+        message: `must be a bank of the contract: ${banks.join(', ')}`,
+        keyword: 'enum',
+      });
   });
   const outlets = facts.retailOutlets;
   for (const [outlet, range] of Object.entries(changes.payment_code_range ?? {})) {
     const path = `/payment_code_range/${outlet}`;
-    if (!outlets.includes(outlet)) issues.push({ path, message: `must be a retail outlet of the contract: ${outlets.join(', ')}`, keyword: 'propertyNames' });
-    if (!/^[0-9]{3,6}$/.test(range.prefix)) issues.push({ path: `${path}/prefix`, message: 'must be 3 to 6 digits', keyword: 'pattern' });
+    if (!outlets.includes(outlet))
+      issues.push({
+        path,
+        message: `must be a retail outlet of the contract: ${outlets.join(', ')}`,
+        keyword: 'propertyNames',
+      });
+    if (!/^[0-9]{3,6}$/.test(range.prefix))
+      issues.push({ path: `${path}/prefix`, message: 'must be 3 to 6 digits', keyword: 'pattern' });
     checkRange(issues, path, 'prefix', range.prefix, range.from, range.to);
   }
   for (const [setting, url] of Object.entries(changes.callback_urls ?? {})) {
     const path = `/callback_urls/${setting}`;
-    if (!facts.callbackSettings.includes(setting)) issues.push({ path, message: `must be a callback setting of the contract: ${facts.callbackSettings.join(', ')}`, keyword: 'propertyNames' });
-    else if (url !== null && !URL.canParse(url)) issues.push({ path, message: 'must be an absolute URL', keyword: 'format' });
+    if (!facts.callbackSettings.includes(setting))
+      issues.push({
+        path,
+        message: `must be a callback setting of the contract: ${facts.callbackSettings.join(', ')}`,
+        keyword: 'propertyNames',
+      });
+    else if (url !== null && !URL.canParse(url))
+      issues.push({ path, message: 'must be an absolute URL', keyword: 'format' });
   }
-  if (changes.default_disbursement_description === '') issues.push({ path: '/default_disbursement_description', message: 'must NOT have fewer than 1 characters', keyword: 'minLength' });
+  if (changes.default_disbursement_description === '')
+    issues.push({
+      path: '/default_disbursement_description',
+      message: 'must NOT have fewer than 1 characters',
+      keyword: 'minLength',
+    });
   return issues;
 }
 
@@ -199,13 +255,20 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const perSetting = options.defaultCallbackUrls ?? {};
   const changed = options.onChange ?? (() => undefined);
   const unknown = Object.keys(perSetting).filter((setting) => !facts.callbackSettings.includes(setting));
-  if (unknown.length > 0) throw new Error(`not callback settings of the contract: ${unknown.join(', ')} (known: ${facts.callbackSettings.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(
+      `not callback settings of the contract: ${unknown.join(', ')} (known: ${facts.callbackSettings.join(', ')})`,
+    );
   let overrides = new Map<string, Overrides>();
   // Each scope's settings merged once, until they change: read on every request (the rate limit's switch).
   const merged = new Map<string, MerchantSettings>();
   const reload = async (): Promise<void> => {
     const loaded = new Map<string, Overrides>();
-    for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(SETTINGS_COLLECTION, 'kind', SETTINGS_KIND)) {
+    for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(
+      SETTINGS_COLLECTION,
+      'kind',
+      SETTINGS_KIND,
+    )) {
       // Written by `update` below from an `Overrides` value; JSON keeps its shape.
       // Kept to the known settings: a record written before unknown fields were dropped may hold others.
       loaded.set(scopeKey(scope), knownChanges(record.overrides as unknown as Overrides));
@@ -219,7 +282,18 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   const defaultsOf = (scope: Scope): MerchantSettings => {
     const key = scopeKey(scope);
     let found = defaults.get(key);
-    if (!found) defaults.set(key, (found = defaultSettings(scope, facts, defaultCallbackUrl, perSetting, options.autoProgress ?? true, options.rateLimits ?? true)));
+    if (!found)
+      defaults.set(
+        key,
+        (found = defaultSettings(
+          scope,
+          facts,
+          defaultCallbackUrl,
+          perSetting,
+          options.autoProgress ?? true,
+          options.rateLimits ?? true,
+        )),
+      );
     return found;
   };
   const settingsOf = (scope: Scope): MerchantSettings => {

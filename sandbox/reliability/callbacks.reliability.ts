@@ -34,7 +34,10 @@ async function sandbox(): Promise<SandboxProcess> {
 async function call(base: string, key: TestKeyName, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${TEST_KEYS[key]}:`).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${TEST_KEYS[key]}:`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(15_000),
   });
@@ -45,15 +48,34 @@ async function call(base: string, key: TestKeyName, method: string, path: string
 
 /** Points every dashboard-configured callback of the key's scope at `url`, without rate limits (the flood is fast). */
 async function sendCallbacksTo(base: string, key: TestKeyName, url: string): Promise<void> {
-  const settings = [...new Set(Object.values(webhookMetadata).flatMap((metadata) => ('dashboard_setting' in metadata.delivery.destination ? [metadata.delivery.destination.dashboard_setting] : [])))];
-  await call(base, key, 'PATCH', '/sandbox/settings', { rate_limits_enabled: false, callback_urls: Object.fromEntries(settings.map((setting) => [setting, url])) });
+  const settings = [
+    ...new Set(
+      Object.values(webhookMetadata).flatMap((metadata) =>
+        'dashboard_setting' in metadata.delivery.destination ? [metadata.delivery.destination.dashboard_setting] : [],
+      ),
+    ),
+  ];
+  await call(base, key, 'PATCH', '/sandbox/settings', {
+    rate_limits_enabled: false,
+    callback_urls: Object.fromEntries(settings.map((setting) => [setting, url])),
+  });
 }
 
 /** Creates a fixed virtual account: its `fixedVirtualAccountChanged` callback is enqueued with it. */
-const createAccount = (base: string, key: TestKeyName, externalId: string) => call(base, key, 'POST', '/callback_virtual_accounts', { external_id: externalId, bank_code: 'BNI', name: 'Toko Sinar Jaya' });
+const createAccount = (base: string, key: TestKeyName, externalId: string) =>
+  call(base, key, 'POST', '/callback_virtual_accounts', {
+    external_id: externalId,
+    bank_code: 'BNI',
+    name: 'Toko Sinar Jaya',
+  });
 
 /** The key's scope's deliveries once `done` holds for them, looking every 50 ms for at most `timeoutMs`. */
-async function deliveriesWhen(base: string, key: TestKeyName, done: (deliveries: DeliveryRecord[]) => boolean, timeoutMs: number): Promise<DeliveryRecord[]> {
+async function deliveriesWhen(
+  base: string,
+  key: TestKeyName,
+  done: (deliveries: DeliveryRecord[]) => boolean,
+  timeoutMs: number,
+): Promise<DeliveryRecord[]> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const deliveries = (await call(base, key, 'GET', '/sandbox/callbacks')) as DeliveryRecord[];
@@ -107,7 +129,12 @@ describe('callback delivery against hostile receivers', () => {
 
     const attemptStarted = performance.now();
     await createAccount(started.url, 'aTest', 'endless-answer');
-    const [delivery] = await deliveriesWhen(started.url, 'aTest', (deliveries) => deliveries.some((d) => d.attempts.length > 0), 60_000);
+    const [delivery] = await deliveriesWhen(
+      started.url,
+      'aTest',
+      (deliveries) => deliveries.some((d) => d.attempts.length > 0),
+      60_000,
+    );
     const attemptMs = performance.now() - attemptStarted;
     const growthMiB = ((started.peakRssBytes() ?? Number.NaN) - peakBefore) / MiB;
     const attempt = delivery?.attempts[0];

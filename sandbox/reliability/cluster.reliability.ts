@@ -61,8 +61,12 @@ async function createDatabase(name: string): Promise<string> {
 const authorization = `Basic ${Buffer.from(`${TEST_KEYS.aTest}:`).toString('base64')}`;
 
 async function deliveries(url: string, state?: string): Promise<DeliveryRecord[]> {
-  const response = await fetch(`${url}/sandbox/callbacks${state ? `?state=${state}` : ''}`, { headers: { authorization }, signal: AbortSignal.timeout(15_000) });
-  if (response.status !== 200) throw new Error(`listing callbacks answered ${response.status}: ${await response.text()}`);
+  const response = await fetch(`${url}/sandbox/callbacks${state ? `?state=${state}` : ''}`, {
+    headers: { authorization },
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (response.status !== 200)
+    throw new Error(`listing callbacks answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as DeliveryRecord[];
 }
 
@@ -71,7 +75,9 @@ async function openClaims(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ count: string }>("SELECT count(*) FROM records_sandbox_leases WHERE id LIKE 'callback:%'");
+    const { rows } = await client.query<{ count: string }>(
+      "SELECT count(*) FROM records_sandbox_leases WHERE id LIKE 'callback:%'",
+    );
     return Number(rows[0]?.count ?? 0);
   } finally {
     await client.end();
@@ -82,7 +88,8 @@ const acknowledged = (writes: Write[]) => writes.filter((write) => write.id !== 
 
 async function lostWrites(url: string, writes: Write[]): Promise<string[]> {
   const lost: string[] = [];
-  for (const write of acknowledged(writes)) if (!(await isPresent(url, write))) lost.push(`${write.operation.operationId} ${write.id!}`);
+  for (const write of acknowledged(writes))
+    if (!(await isPresent(url, write))) lost.push(`${write.operation.operationId} ${write.id!}`);
   return lost;
 }
 
@@ -98,7 +105,14 @@ describe('two sandboxes on one PostgreSQL database', () => {
   });
   const start = async (databaseUrl: string): Promise<SandboxProcess> => {
     const sandbox = await startSandboxProcess({
-      env: { STORE: 'postgres', DATABASE_URL: databaseUrl, SANDBOX_CALLBACK_URL: receiver.url, CALLBACK_RETRY_DELAY_MS: '200', SANDBOX_AUTO_PROGRESS_DELAY_MS: '200', LOG_LEVEL: 'warn' },
+      env: {
+        STORE: 'postgres',
+        DATABASE_URL: databaseUrl,
+        SANDBOX_CALLBACK_URL: receiver.url,
+        CALLBACK_RETRY_DELAY_MS: '200',
+        SANDBOX_AUTO_PROGRESS_DELAY_MS: '200',
+        LOG_LEVEL: 'warn',
+      },
     });
     sandboxes.push(sandbox);
     return sandbox;
@@ -111,7 +125,10 @@ describe('two sandboxes on one PostgreSQL database', () => {
     const unique = new UniqueValues(serviceContract);
     const writes: Write[] = [];
     const clients = Math.max(2, Math.floor(figures.writersInFlight / 4));
-    const loads = [load(first!.url, operations, unique, writes, clients), load(second!.url, operations, unique, writes, clients)];
+    const loads = [
+      load(first!.url, operations, unique, writes, clients),
+      load(second!.url, operations, unique, writes, clients),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await first!.kill();
     // Claimed by the dead one and not recorded: each may have reached the receiver before the kill.
@@ -122,7 +139,8 @@ describe('two sandboxes on one PostgreSQL database', () => {
     const lost = await lostWrites(second!.url, writes);
     // Every callback settles on the survivor: its own, and the dead one's once their leases lapse (15 s).
     const settleBy = Date.now() + 60_000;
-    while ((await deliveries(second!.url, 'pending')).length > 0 && Date.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 500));
+    while ((await deliveries(second!.url, 'pending')).length > 0 && Date.now() < settleBy)
+      await new Promise((resolve) => setTimeout(resolve, 500));
     const all = await deliveries(second!.url);
     const recordedAttempts = all.reduce((sum, delivery) => sum + delivery.attempts.length, 0);
     const beyondRecords = receiver.received() - recordedAttempts;
@@ -143,15 +161,27 @@ describe('two sandboxes on one PostgreSQL database', () => {
     expect(acknowledged(writes).length).toBeGreaterThan(0);
     // Retention keeps the newest 1000 per merchant and mode: beyond that, the count below would not hold.
     expect(all.length, 'callbacks listed (keep the load under the retention)').toBeLessThan(1000);
-    expect(all.filter((d) => d.state === 'pending'), 'callbacks still pending').toEqual([]);
+    expect(
+      all.filter((d) => d.state === 'pending'),
+      'callbacks still pending',
+    ).toEqual([]);
     for (const delivery of all) {
       if (delivery.state === 'delivered') expect(delivery.attempts.at(-1)?.status, delivery.id).toBe(200);
-      else if (delivery.attempts.length > 0) expect(delivery.attempts.length, `${delivery.id} failed after ${delivery.attempts.length} attempts`).toBe(delivery.max_attempts);
+      else if (delivery.attempts.length > 0)
+        expect(delivery.attempts.length, `${delivery.id} failed after ${delivery.attempts.length} attempts`).toBe(
+          delivery.max_attempts,
+        );
       expect(delivery.attempts.length, delivery.id).toBeLessThanOrEqual(delivery.max_attempts);
     }
-    expect(all.some((d) => d.state === 'failed' && d.attempts.length === d.max_attempts), 'some callback failed after its attempts').toBe(true);
+    expect(
+      all.some((d) => d.state === 'failed' && d.attempts.length === d.max_attempts),
+      'some callback failed after its attempts',
+    ).toBe(true);
     expect(beyondRecords, 'callbacks received beyond the recorded attempts').toBeGreaterThanOrEqual(0);
-    expect(beyondRecords, 'callbacks received beyond the recorded attempts (at most those the killed one had claimed)').toBeLessThanOrEqual(claimedByTheDead);
+    expect(
+      beyondRecords,
+      'callbacks received beyond the recorded attempts (at most those the killed one had claimed)',
+    ).toBeLessThanOrEqual(claimedByTheDead);
     expect(printedSecrets(second!.output()), 'secrets in the output').toEqual([]);
   });
 
@@ -168,7 +198,10 @@ describe('two sandboxes on one PostgreSQL database', () => {
       if (status === 503 && unavailableBodies.length < 1) unavailableBodies.push(body);
     };
     const clients = Math.max(2, Math.floor(figures.writersInFlight / 4));
-    const loads = [load(first!.url, operations, unique, writes, clients, onAnswer), load(second!.url, operations, unique, writes, clients, onAnswer)];
+    const loads = [
+      load(first!.url, operations, unique, writes, clients, onAnswer),
+      load(second!.url, operations, unique, writes, clients, onAnswer),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const beforeDown = acknowledged(writes).length;
     await server().stopServer('immediate');
@@ -178,7 +211,8 @@ describe('two sandboxes on one PostgreSQL database', () => {
     // Served again: a write acknowledged after the restart, by each sandbox.
     const ackedAfter = () => acknowledged(writes).length;
     const countAtRestart = ackedAfter();
-    while (ackedAfter() < countAtRestart + 20 && Date.now() - back < 30_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (ackedAfter() < countAtRestart + 20 && Date.now() - back < 30_000)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const recoveredMs = Date.now() - back;
     await Promise.all(loads.map((running) => running.stop()));
 
@@ -209,7 +243,9 @@ describe('two sandboxes on one PostgreSQL database', () => {
     );
     expect(failure).toBeInstanceOf(StartFailed);
     expect((failure as StartFailed).exitCode).toBe(2);
-    expect((failure as StartFailed).output).toMatch(/cannot reach the database at postgres:\/\/sandbox:\*\*\*@127\.0\.0\.1:\d+\/nowhere/);
+    expect((failure as StartFailed).output).toMatch(
+      /cannot reach the database at postgres:\/\/sandbox:\*\*\*@127\.0\.0\.1:\d+\/nowhere/,
+    );
     expect((failure as StartFailed).output).not.toContain('hunter2');
   });
 });

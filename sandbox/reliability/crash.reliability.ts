@@ -29,20 +29,32 @@ interface StoreFigures {
 }
 
 /** Sends each unanswered write with an idempotency key again, and counts the resources its lookup then finds beyond one. */
-async function retryUnanswered(url: string, writes: Write[], examples: string[]): Promise<{ retried: number; duplicates: number }> {
+async function retryUnanswered(
+  url: string,
+  writes: Write[],
+  examples: string[],
+): Promise<{ retried: number; duplicates: number }> {
   const context = liveContext({ baseUrl: url, key: 'aTest' });
   let retried = 0;
   let duplicates = 0;
-  for (const write of writes.filter((w) => w.cutOff && !w.retried && w.operation.parameters.some(isIdempotencyHeader))) {
+  for (const write of writes.filter(
+    (w) => w.cutOff && !w.retried && w.operation.parameters.some(isIdempotencyHeader),
+  )) {
     write.retried = true;
     const exchange = await context.http.send(write.request);
     retried++;
     const ids = resourceOperations(serviceContract, write.operation).lookup ? await found(url, write) : [];
     duplicates += Math.max(0, ids.length - 1);
-    if (ids.length > 1 && examples.length < 5) examples.push(`${write.operation.operationId} ${JSON.stringify(write.request.headers)} answered ${exchange.status} ${exchange.bodyText.slice(0, 120)}; found ${ids.join(', ')}`);
+    if (ids.length > 1 && examples.length < 5)
+      examples.push(
+        `${write.operation.operationId} ${JSON.stringify(write.request.headers)} answered ${exchange.status} ${exchange.bodyText.slice(0, 120)}; found ${ids.join(', ')}`,
+      );
     // A retry that succeeds is acknowledged now: it must survive the next kill too.
-    const id = (exchange.json as Record<string, unknown> | undefined)?.[identifierField(serviceContract, write.operation, resourceOperations(serviceContract, write.operation).read)];
-    if (successStatuses(write.operation).includes(exchange.status) && typeof id === 'string') writes.push({ operation: write.operation, body: write.body, request: write.request, id });
+    const id = (exchange.json as Record<string, unknown> | undefined)?.[
+      identifierField(serviceContract, write.operation, resourceOperations(serviceContract, write.operation).read)
+    ];
+    if (successStatuses(write.operation).includes(exchange.status) && typeof id === 'string')
+      writes.push({ operation: write.operation, body: write.body, request: write.request, id });
   }
   return { retried, duplicates };
 }
@@ -58,7 +70,15 @@ describe.each(STORE_KINDS)('SIGKILL under write load, %s store', (store: StoreKi
     const operations = writableOperations();
     const unique = new UniqueValues(serviceContract);
     const writes: Write[] = [];
-    const counts: StoreFigures = { kills: 0, acknowledged: 0, lost: 0, unanswered: 0, retried: 0, duplicates: 0, restartMs: [] };
+    const counts: StoreFigures = {
+      kills: 0,
+      acknowledged: 0,
+      lost: 0,
+      unanswered: 0,
+      retried: 0,
+      duplicates: 0,
+      restartMs: [],
+    };
     const lostExamples: string[] = [];
     const duplicateExamples: string[] = [];
     let output = '';
@@ -86,7 +106,8 @@ describe.each(STORE_KINDS)('SIGKILL under write load, %s store', (store: StoreKi
       counts.kills++;
       output += sandbox!.output();
       await running.stop();
-      if (writes.filter((w) => w.id !== undefined).length === acknowledgedBefore) throw new Error(`round ${round + 1}: no write was acknowledged before the kill`);
+      if (writes.filter((w) => w.id !== undefined).length === acknowledgedBefore)
+        throw new Error(`round ${round + 1}: no write was acknowledged before the kill`);
     }
     await restart();
     await sandbox!.stop();

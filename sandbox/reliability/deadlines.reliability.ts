@@ -14,7 +14,17 @@ import { useTempDir } from './fixtures.js';
 import { controlContract, serviceContract } from './live-conformance.js';
 import { selfSignedCertificate, startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { figures, summaryLine } from './scale.js';
-import { drip, holdUntilEnded, silent, tcpTo, tlsTo, writeOnce, type Opener, type SlowEnd, type Talk } from './slow-connection.js';
+import {
+  drip,
+  holdUntilEnded,
+  silent,
+  tcpTo,
+  tlsTo,
+  writeOnce,
+  type Opener,
+  type SlowEnd,
+  type Talk,
+} from './slow-connection.js';
 
 /**
  * Short enough that the file takes seconds; the same for both schemes so their figures compare. The handshake
@@ -27,7 +37,8 @@ const SLACK_MS = checkIntervalMs(DEADLINES) + 1_500;
 const DRIP_MS = 100;
 
 const authorization = basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' });
-const head = (method: string, path: string): string => `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\n`;
+const head = (method: string, path: string): string =>
+  `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\n`;
 const TIMEOUT_CODE = routerLevelAnswers([serviceContract, controlContract]).get(408);
 
 type Scheme = 'https' | 'http';
@@ -46,11 +57,40 @@ interface SlowClass {
 
 const CLASSES: readonly SlowClass[] = [
   // The first bytes of a TLS record and nothing more: the TLS layer waits for the rest.
-  { name: 'stalled inside the TLS handshake', schemes: ['https'], deadline: 'handshakeMs', bare: true, talk: writeOnce(Buffer.from([0x16, 0x03, 0x01])), end: 'close' },
+  {
+    name: 'stalled inside the TLS handshake',
+    schemes: ['https'],
+    deadline: 'handshakeMs',
+    bare: true,
+    talk: writeOnce(Buffer.from([0x16, 0x03, 0x01])),
+    end: 'close',
+  },
   { name: 'silent after connecting', schemes: ['https', 'http'], deadline: 'headersMs', talk: silent, end: '408' },
-  { name: 'request head cut off', schemes: ['https', 'http'], deadline: 'headersMs', talk: writeOnce(head('GET', '/balance')), end: '408' },
-  { name: 'request head dripped', schemes: ['https', 'http'], deadline: 'headersMs', talk: drip(`${head('GET', '/balance')}X-Slow: `, 'abcdefgh', DRIP_MS), end: '408' },
-  { name: 'body dripped', schemes: ['https', 'http'], deadline: 'requestMs', talk: drip(`${head('POST', '/customers')}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"`, 'x', DRIP_MS), end: '408' },
+  {
+    name: 'request head cut off',
+    schemes: ['https', 'http'],
+    deadline: 'headersMs',
+    talk: writeOnce(head('GET', '/balance')),
+    end: '408',
+  },
+  {
+    name: 'request head dripped',
+    schemes: ['https', 'http'],
+    deadline: 'headersMs',
+    talk: drip(`${head('GET', '/balance')}X-Slow: `, 'abcdefgh', DRIP_MS),
+    end: '408',
+  },
+  {
+    name: 'body dripped',
+    schemes: ['https', 'http'],
+    deadline: 'requestMs',
+    talk: drip(
+      `${head('POST', '/customers')}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"`,
+      'x',
+      DRIP_MS,
+    ),
+    end: '408',
+  },
 ];
 
 /** How a connection ended, as the figures print it: `408 REQUEST_TIMEOUT`, `closed`, `held`... */
@@ -82,7 +122,10 @@ describe('request deadlines over HTTPS and HTTP', () => {
       // Many slow POSTs from one key at once: each is judged by its deadline, not counted against a limit.
       SANDBOX_RATE_LIMITS: 'false',
     };
-    [sandboxes.https, sandboxes.http] = await Promise.all([startSandboxProcess({ env: { ...env, TLS_CERT: certificate.cert, TLS_KEY: certificate.key } }), startSandboxProcess({ env })]);
+    [sandboxes.https, sandboxes.http] = await Promise.all([
+      startSandboxProcess({ env: { ...env, TLS_CERT: certificate.cert, TLS_KEY: certificate.key } }),
+      startSandboxProcess({ env }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all(Object.values(sandboxes).map((sandbox) => sandbox.remove()));
@@ -98,7 +141,11 @@ describe('request deadlines over HTTPS and HTTP', () => {
     const measured = await Promise.all(
       runs.map(async ({ slow, scheme }) => {
         const limitMs = DEADLINES[slow.deadline] + SLACK_MS;
-        const ends = await Promise.all(Array.from({ length: figures.deadlineClients }, () => holdUntilEnded(opener(scheme, slow), slow.talk, limitMs + 3_000)));
+        const ends = await Promise.all(
+          Array.from({ length: figures.deadlineClients }, () =>
+            holdUntilEnded(opener(scheme, slow), slow.talk, limitMs + 3_000),
+          ),
+        );
         return { slow, scheme, limitMs, ends };
       }),
     );
@@ -125,14 +172,20 @@ describe('request deadlines over HTTPS and HTTP', () => {
           ...(scheme === 'https' && !slow.bare ? { 'max handshake ms': Math.round(Math.max(...ups)) } : {}),
         }),
       );
-      for (const [end, count] of counts) if (end !== expectedEnd(slow)) wrong.push(`${scheme} ${slow.name}: ${end} x${count}`);
+      for (const [end, count] of counts)
+        if (end !== expectedEnd(slow)) wrong.push(`${scheme} ${slow.name}: ${end} x${count}`);
       if (late > 0) wrong.push(`${scheme} ${slow.name}: ${late} ended after ${limitMs} ms`);
-      if (early > 0) wrong.push(`${scheme} ${slow.name}: ${early} ended before the ${DEADLINES[slow.deadline]} ms deadline`);
+      if (early > 0)
+        wrong.push(`${scheme} ${slow.name}: ${early} ended before the ${DEADLINES[slow.deadline]} ms deadline`);
     }
     expect(wrong, 'slow connections not ended as their deadline says').toEqual([]);
     // Both still serve once the slow connections are gone.
     for (const scheme of ['http', 'https'] as const) {
-      const end = await holdUntilEnded(opener(scheme, CLASSES[1]!), writeOnce(`${head('GET', '/health')}Connection: close\r\n\r\n`), 5_000);
+      const end = await holdUntilEnded(
+        opener(scheme, CLASSES[1]!),
+        writeOnce(`${head('GET', '/health')}Connection: close\r\n\r\n`),
+        5_000,
+      );
       expect([scheme, end.kind === 'answer' ? end.status : end.kind]).toEqual([scheme, 200]);
     }
   });

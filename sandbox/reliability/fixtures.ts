@@ -18,7 +18,10 @@ export function useSandbox(options: SandboxProcessOptions = {}): Started {
   const started = {} as Started;
   beforeAll(async () => {
     started.receiver = await startReceiver({ contract: serviceContract, host: '127.0.0.1', port: 0 });
-    started.sandbox = await startSandboxProcess({ ...options, env: { SANDBOX_CALLBACK_URL: started.receiver.publicUrl, ...options.env } });
+    started.sandbox = await startSandboxProcess({
+      ...options,
+      env: { SANDBOX_CALLBACK_URL: started.receiver.publicUrl, ...options.env },
+    });
   });
   afterAll(async () => {
     await started.sandbox?.remove();

@@ -24,7 +24,15 @@ describe.each(STORE_CHOICES)('text no store keeps, on the %s store', (store: Sto
     const database: Record<string, string> = store === 'postgres' ? { DATABASE_URL: server().url } : {};
     // Rate limits off, as in hostile.reliability.ts: each probe is judged by the answer its input deserves.
     // STORE in env: the process options name only the embedded stores.
-    sandbox = await startSandboxProcess({ env: { STORE: store, ...database, SANDBOX_CALLBACK_URL: receiver.publicUrl, SANDBOX_RATE_LIMITS: 'false', LOG_LEVEL: 'warn' } });
+    sandbox = await startSandboxProcess({
+      env: {
+        STORE: store,
+        ...database,
+        SANDBOX_CALLBACK_URL: receiver.publicUrl,
+        SANDBOX_RATE_LIMITS: 'false',
+        LOG_LEVEL: 'warn',
+      },
+    });
   });
   afterAll(async () => {
     await sandbox?.remove();
@@ -37,7 +45,13 @@ describe.each(STORE_CHOICES)('text no store keeps, on the %s store', (store: Sto
     const judge = createJudge(contracts);
     const tally = new Tally();
     await mapPool(cases, figures.hostileConcurrency, async (item) => {
-      tally.add(item.name, judge(await sendRaw(item.build(), { port: sandbox.port, timeoutMs: figures.requestTimeoutMs }), item.expectation));
+      tally.add(
+        item.name,
+        judge(
+          await sendRaw(item.build(), { port: sandbox.port, timeoutMs: figures.requestTimeoutMs }),
+          item.expectation,
+        ),
+      );
     });
     console.log(summaryLine(`unicode probes on the ${store} store`, { requests: tally.total, ...tally.failures() }));
     console.log(`  statuses: ${tally.statusLine()}`);

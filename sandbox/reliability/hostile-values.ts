@@ -32,13 +32,36 @@ export const MALFORMED_BODIES: readonly string[] = [
 ];
 
 /** Values of every JSON type, for a field that takes another. */
-export const WRONG_TYPES: readonly string[] = ['null', 'true', '0', '-1', '1.5', '""', '"x"', '[]', '{}', '[[]]', '{"a":{}}'];
+export const WRONG_TYPES: readonly string[] = [
+  'null',
+  'true',
+  '0',
+  '-1',
+  '1.5',
+  '""',
+  '"x"',
+  '[]',
+  '{}',
+  '[[]]',
+  '{"a":{}}',
+];
 
 /**
  * Numbers that overflow a double (1e309, and 1e308*10 written out as digits), that underflow, that lose
  * precision, or that are very long: JSON allows every one of them.
  */
-export const HUGE_NUMBERS: readonly string[] = ['1e309', '-1e309', `1${'0'.repeat(309)}`, `-1${'0'.repeat(309)}`, '1e-400', '-0', '9007199254740993', '1.7976931348623157e308', `0.${'1'.repeat(5_000)}`, '1'.repeat(5_000)];
+export const HUGE_NUMBERS: readonly string[] = [
+  '1e309',
+  '-1e309',
+  `1${'0'.repeat(309)}`,
+  `-1${'0'.repeat(309)}`,
+  '1e-400',
+  '-0',
+  '9007199254740993',
+  '1.7976931348623157e308',
+  `0.${'1'.repeat(5_000)}`,
+  '1'.repeat(5_000),
+];
 
 /** Whether a number literal parses to ±Infinity: a value the service cannot store or answer as given. */
 export const overflows = (literal: string): boolean => !Number.isFinite(Number(literal));
@@ -47,7 +70,9 @@ export const NESTING_DEPTHS: readonly number[] = [10, 1_000, 5_000, 100_000];
 
 /** A value nested `depth` levels deep: arrays `[[[...]]]` or objects `{"a":{"a":...}}`. */
 export function nested(depth: number, shape: 'array' | 'object'): string {
-  return shape === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return shape === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /** Strings a field may be given: long ones, and characters that trip naive code (NUL, a lone surrogate, RTL, emoji). */
@@ -106,9 +131,32 @@ export const CONTENT_TYPES: readonly string[] = [
 ];
 
 /** Form bodies whose percent-escapes are broken or decode to something that is not UTF-8. */
-export const BROKEN_FORMS: readonly string[] = ['a=%', 'a=%zz', '%ff=1', 'a=%ed%a0%80', '&&&=&', `${'a'.repeat(100_000)}=1`, 'a=1&a=2&a=3'];
+export const BROKEN_FORMS: readonly string[] = [
+  'a=%',
+  'a=%zz',
+  '%ff=1',
+  'a=%ed%a0%80',
+  '&&&=&',
+  `${'a'.repeat(100_000)}=1`,
+  'a=1&a=2&a=3',
+];
 
-export const ODD_METHODS: readonly string[] = ['GETT', 'get', 'PROPFIND', 'TRACE', 'OPTIONS', 'HEAD', 'DELETE', 'PATCH', 'PUT', 'POST', 'M-SEARCH', 'A'.repeat(1_000), 'G@T', 'CONNECT'];
+export const ODD_METHODS: readonly string[] = [
+  'GETT',
+  'get',
+  'PROPFIND',
+  'TRACE',
+  'OPTIONS',
+  'HEAD',
+  'DELETE',
+  'PATCH',
+  'PUT',
+  'POST',
+  'M-SEARCH',
+  'A'.repeat(1_000),
+  'G@T',
+  'CONNECT',
+];
 
 export const HTTP_VERSIONS: readonly string[] = ['HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', '', 'HTTP/1.1 extra', 'HTTP/1.1x'];
 
@@ -152,14 +200,52 @@ export const PATH_BENDS: ReadonlyArray<readonly [string, (path: string) => strin
 ];
 
 /** Values for a path or query parameter. */
-export const ODD_PARAMETERS: readonly string[] = ['x'.repeat(10_000), '%00', '%ff', '..', '%2e%2e', '%2F', '%20', '%F0%9F%98%80', '%7Bid%7D', '%', '-1', '0', ''];
+export const ODD_PARAMETERS: readonly string[] = [
+  'x'.repeat(10_000),
+  '%00',
+  '%ff',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%20',
+  '%F0%9F%98%80',
+  '%7Bid%7D',
+  '%',
+  '-1',
+  '0',
+  '',
+];
 
 /** Header sets that contradict themselves or the protocol, each with what it adds to a request's headers. */
 export const ODD_HEADERS: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, string]>]> = [
-  ['two content types', [['Content-Type', 'application/json'], ['Content-Type', 'text/plain']]],
-  ['two equal lengths', [['Content-Length', '2'], ['Content-Length', '2']]],
-  ['two different lengths', [['Content-Length', '2'], ['Content-Length', '3']]],
-  ['length and chunked', [['Content-Length', '2'], ['Transfer-Encoding', 'chunked']]],
+  [
+    'two content types',
+    [
+      ['Content-Type', 'application/json'],
+      ['Content-Type', 'text/plain'],
+    ],
+  ],
+  [
+    'two equal lengths',
+    [
+      ['Content-Length', '2'],
+      ['Content-Length', '2'],
+    ],
+  ],
+  [
+    'two different lengths',
+    [
+      ['Content-Length', '2'],
+      ['Content-Length', '3'],
+    ],
+  ],
+  [
+    'length and chunked',
+    [
+      ['Content-Length', '2'],
+      ['Transfer-Encoding', 'chunked'],
+    ],
+  ],
   ['gzip, chunked', [['Transfer-Encoding', 'gzip, chunked']]],
   ['unknown transfer coding', [['Transfer-Encoding', 'x-unknown']]],
   ['negative length', [['Content-Length', '-1']]],
@@ -171,11 +257,37 @@ export const ODD_HEADERS: ReadonlyArray<readonly [string, ReadonlyArray<readonly
   ['latin-1 name', [['X-\u00ff', 'x']]],
   ['obs-fold', [['X-Odd', 'a\r\n b']]],
   ['no Host', [['Host', '']]],
-  ['two Hosts', [['Host', 'a.test'], ['Host', 'b.test']]],
-  ['long idempotency key', [['X-Idempotency-Key', 'k'.repeat(10_000)], ['Idempotency-Key', 'k'.repeat(10_000)]]],
-  ['two idempotency keys', [['X-Idempotency-Key', 'one'], ['X-Idempotency-Key', 'two'], ['Idempotency-Key', 'one'], ['Idempotency-Key', 'two']]],
+  [
+    'two Hosts',
+    [
+      ['Host', 'a.test'],
+      ['Host', 'b.test'],
+    ],
+  ],
+  [
+    'long idempotency key',
+    [
+      ['X-Idempotency-Key', 'k'.repeat(10_000)],
+      ['Idempotency-Key', 'k'.repeat(10_000)],
+    ],
+  ],
+  [
+    'two idempotency keys',
+    [
+      ['X-Idempotency-Key', 'one'],
+      ['X-Idempotency-Key', 'two'],
+      ['Idempotency-Key', 'one'],
+      ['Idempotency-Key', 'two'],
+    ],
+  ],
   ['api version garbage', [['X-Api-Version', '\u0001'.repeat(3)]]],
-  ['keep-alive upgrade', [['Connection', 'Upgrade'], ['Upgrade', 'websocket']]],
+  [
+    'keep-alive upgrade',
+    [
+      ['Connection', 'Upgrade'],
+      ['Upgrade', 'websocket'],
+    ],
+  ],
 ];
 
 /** Header sections past Node's limit (16 KiB): one huge header, many headers, a huge cookie. */
@@ -186,4 +298,12 @@ export const OVERSIZED_HEADERS: ReadonlyArray<readonly [string, ReadonlyArray<re
 ];
 
 /** Authorization headers that carry no valid key. */
-export const BROKEN_AUTHORIZATIONS: readonly string[] = ['Basic !!!', 'Bearer x', 'Basic', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('sk_test_unknown_key:').toString('base64')}`, `Basic ${'A'.repeat(20_000)}`, `Basic ${Buffer.from('\u0000:').toString('base64')}`];
+export const BROKEN_AUTHORIZATIONS: readonly string[] = [
+  'Basic !!!',
+  'Bearer x',
+  'Basic',
+  `Basic ${Buffer.from('no-colon').toString('base64')}`,
+  `Basic ${Buffer.from('sk_test_unknown_key:').toString('base64')}`,
+  `Basic ${'A'.repeat(20_000)}`,
+  `Basic ${Buffer.from('\u0000:').toString('base64')}`,
+];

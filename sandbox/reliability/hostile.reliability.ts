@@ -29,7 +29,11 @@ describe('hostile requests', () => {
     const byGroup = new Map<string, Tally>();
     const startedAt = performance.now();
     await mapPool(cases, figures.hostileConcurrency, async (item) => {
-      const outcome = await sendRaw(item.build(), { port: sandbox.port, timeoutMs: figures.requestTimeoutMs, ...(item.expectation.head ? { head: true } : {}) });
+      const outcome = await sendRaw(item.build(), {
+        port: sandbox.port,
+        timeoutMs: figures.requestTimeoutMs,
+        ...(item.expectation.head ? { head: true } : {}),
+      });
       const judged = judge(outcome, item.expectation);
       tally.add(item.name, judged);
       const group = byGroup.get(item.group) ?? new Tally();
@@ -39,13 +43,26 @@ describe('hostile requests', () => {
     const seconds = (performance.now() - startedAt) / 1000;
 
     // Still alive and serving once it is over.
-    const after = await fetch(`${sandbox.url}/balance`, { headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) } });
+    const after = await fetch(`${sandbox.url}/balance`, {
+      headers: { authorization: basicAuthorization({ username: DEFAULT_TEST_SECRET_KEY, password: '' }) },
+    });
     const operations = contracts.reduce((sum, contract) => sum + contract.model.operations.length, 0);
-    console.log(summaryLine('hostile requests', { requests: tally.total, derived: all.length, operations, classes: byGroup.size, seconds: seconds.toFixed(1), ...tally.failures() }));
+    console.log(
+      summaryLine('hostile requests', {
+        requests: tally.total,
+        derived: all.length,
+        operations,
+        classes: byGroup.size,
+        seconds: seconds.toFixed(1),
+        ...tally.failures(),
+      }),
+    );
     console.log(`  statuses: ${tally.statusLine()}`);
     for (const [group, counts] of [...byGroup].sort(([a], [b]) => a.localeCompare(b))) {
       const failing = Object.entries(counts.failures()).filter(([, count]) => count > 0);
-      console.log(`  ${group}: ${counts.total} sent${failing.length > 0 ? `, ${failing.map(([verdict, count]) => `${verdict}=${count}`).join(' ')}` : ''}`);
+      console.log(
+        `  ${group}: ${counts.total} sent${failing.length > 0 ? `, ${failing.map(([verdict, count]) => `${verdict}=${count}`).join(' ')}` : ''}`,
+      );
     }
     for (const line of tally.exampleLines()) console.log(line);
 

@@ -13,8 +13,22 @@ import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
 import type { Exchange, RequestSpec } from '../../conformance/http.js';
 import type { CheckContext } from '../../conformance/types.js';
 import { getPath, identifierFields, setPath, UniqueValues } from '../../conformance/workflows/data.js';
-import { CannotProvide, planProvision, planReferences, withReferences, type Provided } from '../../conformance/workflows/provision.js';
-import { bodyReferences, creatorOf, referencedKind, resourceKind, resourceKinds, resourceOperations, successStatuses } from '../../conformance/workflows/resources.js';
+import {
+  CannotProvide,
+  planProvision,
+  planReferences,
+  withReferences,
+  type Provided,
+} from '../../conformance/workflows/provision.js';
+import {
+  bodyReferences,
+  creatorOf,
+  referencedKind,
+  resourceKind,
+  resourceKinds,
+  resourceOperations,
+  successStatuses,
+} from '../../conformance/workflows/resources.js';
 import { runScenario } from '../../conformance/workflows/scenario.js';
 import { DEFAULT_WORKFLOW_SETTINGS, freshBody, type WorkflowEnv } from '../../conformance/workflows/steps.js';
 import type { TestKeyName } from '../testing/index.js';
@@ -24,7 +38,8 @@ import { useSandbox } from './fixtures.js';
 import { SCOPES } from './sandbox-process.js';
 
 const CONTRACTS: readonly Contract[] = [serviceContract, controlContract];
-const succeeded = (operation: OperationModel, exchange: Exchange): boolean => successStatuses(operation).includes(exchange.status);
+const succeeded = (operation: OperationModel, exchange: Exchange): boolean =>
+  successStatuses(operation).includes(exchange.status);
 const idOf = (resource: JsonObject): string | undefined => (typeof resource.id === 'string' ? resource.id : undefined);
 const pathParameter = (operation: OperationModel) => operation.parameters.find((p) => p.in === 'path');
 /**
@@ -68,19 +83,31 @@ async function snapshot(scope: Scope, counts: Counts): Promise<Map<string, strin
     const id = idOf(resource);
     if (!read || id === undefined) continue;
     counts.requests++;
-    const exchange = await scope.contexts.get(serviceContract)!.http.send(buildRequest(serviceContract, read, { parameters: { [pathParameter(read)!.name]: id } }));
-    if (!succeeded(read, exchange)) counts.ownerMisses.push(`${scope.key} cannot read its own ${kind} ${id}: ${exchange.status}`);
+    const exchange = await scope.contexts
+      .get(serviceContract)!
+      .http.send(buildRequest(serviceContract, read, { parameters: { [pathParameter(read)!.name]: id } }));
+    if (!succeeded(read, exchange))
+      counts.ownerMisses.push(`${scope.key} cannot read its own ${kind} ${id}: ${exchange.status}`);
     taken.set(`${scope.key} ${read.operationId} ${id}`, `${exchange.status} ${withoutNow(exchange.bodyText)}`);
   }
   return taken;
 }
 
 /** A body for `operation` whose references name the owner's resources (by kind, or by the fields they share). */
-function foreignBody(context: CheckContext, env: WorkflowEnv, contract: Contract, operation: OperationModel, owned: Provided): Json | undefined {
+function foreignBody(
+  context: CheckContext,
+  env: WorkflowEnv,
+  contract: Contract,
+  operation: OperationModel,
+  owned: Provided,
+): Json | undefined {
   const { scenario } = liveScenario(context, operation.operationId, env.unique);
   let body: Json;
   try {
-    body = contract === serviceContract ? freshBody(scenario, env, operation) : (bodyExamples(contract, operation)[0]?.value ?? {});
+    body =
+      contract === serviceContract
+        ? freshBody(scenario, env, operation)
+        : (bodyExamples(contract, operation)[0]?.value ?? {});
   } catch {
     return undefined;
   }
@@ -90,9 +117,13 @@ function foreignBody(context: CheckContext, env: WorkflowEnv, contract: Contract
     // A reference by a field the resource carries (an e-wallet payment's external_id): the resource with
     // most of the body's fields gives them all.
     const fields = isObject(body) ? Object.keys(body) : [];
-    const source = [...owned.values()].filter((resource) => getPath(resource, reference.field) !== undefined).sort((a, b) => fields.filter((f) => f in b).length - fields.filter((f) => f in a).length)[0];
+    const source = [...owned.values()]
+      .filter((resource) => getPath(resource, reference.field) !== undefined)
+      .sort((a, b) => fields.filter((f) => f in b).length - fields.filter((f) => f in a).length)[0];
     if (!source) return undefined;
-    body = fields.filter((field) => field in source).reduce<Json>((current, field) => setPath(current, field, source[field] ?? null), body);
+    body = fields
+      .filter((field) => field in source)
+      .reduce<Json>((current, field) => setPath(current, field, source[field] ?? null), body);
   }
   return body;
 }
@@ -118,20 +149,51 @@ function attacks(owner: Scope, attacker: Scope, env: WorkflowEnv): Attack[] {
       for (const [kind, resource] of owner.provided) {
         const id = idOf(resource);
         if (parameter && id !== undefined) {
-          planned.push({ contract, operation, request: buildRequest(contract, operation, { parameters: { [parameter.name]: id } }), what: `${operation.operationId} on ${owner.key}'s ${kind} ${id}`, kinds: [kind], listing: false });
+          planned.push({
+            contract,
+            operation,
+            request: buildRequest(contract, operation, { parameters: { [parameter.name]: id } }),
+            what: `${operation.operationId} on ${owner.key}'s ${kind} ${id}`,
+            kinds: [kind],
+            listing: false,
+          });
         }
-        const values = Object.fromEntries(queries.flatMap((p) => {
-          const value = getPath(resource, p.name);
-          return typeof value === 'string' || typeof value === 'number' ? [[p.name, String(value)]] : [];
-        }));
-        if (!parameter && queries.length > 0 && Object.keys(values).length > 0 && queries.filter((p) => p.required).every((p) => p.name in values)) {
-          planned.push({ contract, operation, request: buildRequest(contract, operation, { parameters: values }), what: `${operation.operationId} by ${Object.keys(values).join(', ')} of ${owner.key}'s ${kind}`, kinds: [kind], listing: true });
+        const values = Object.fromEntries(
+          queries.flatMap((p) => {
+            const value = getPath(resource, p.name);
+            return typeof value === 'string' || typeof value === 'number' ? [[p.name, String(value)]] : [];
+          }),
+        );
+        if (
+          !parameter &&
+          queries.length > 0 &&
+          Object.keys(values).length > 0 &&
+          queries.filter((p) => p.required).every((p) => p.name in values)
+        ) {
+          planned.push({
+            contract,
+            operation,
+            request: buildRequest(contract, operation, { parameters: values }),
+            what: `${operation.operationId} by ${Object.keys(values).join(', ')} of ${owner.key}'s ${kind}`,
+            kinds: [kind],
+            listing: true,
+          });
         }
       }
       if (!parameter && operation.body && bodyReferences(contract, operation).length > 0) {
         const body = foreignBody(attacker.contexts.get(contract)!, env, contract, operation, owner.provided);
-        const kinds = bodyReferences(contract, operation).map((reference) => referencedKind(contract, reference) ?? reference.field);
-        if (body !== undefined) planned.push({ contract, operation, request: buildRequest(contract, operation, { body }), what: `${operation.operationId} referring to ${owner.key}'s resources`, kinds, listing: false });
+        const kinds = bodyReferences(contract, operation).map(
+          (reference) => referencedKind(contract, reference) ?? reference.field,
+        );
+        if (body !== undefined)
+          planned.push({
+            contract,
+            operation,
+            request: buildRequest(contract, operation, { body }),
+            what: `${operation.operationId} referring to ${owner.key}'s resources`,
+            kinds,
+            listing: false,
+          });
       }
     }
   }
@@ -142,13 +204,18 @@ describe('isolation across merchants and modes', () => {
   // Objects that finish by themselves would change a scope's answers with no other scope acting.
   const started = useSandbox({ env: { SANDBOX_AUTO_PROGRESS: 'false' } });
 
-  it('lets no scope read, find, change or refer to another scope\'s resources, clock, settings or balance', async () => {
+  it("lets no scope read, find, change or refer to another scope's resources, clock, settings or balance", async () => {
     const { sandbox, receiver } = started;
     const env: WorkflowEnv = { unique: new UniqueValues(serviceContract), settings: DEFAULT_WORKFLOW_SETTINGS };
     const counts: Counts = { requests: 0, crossReads: [], crossWrites: [], ownerMisses: [], changed: [] };
     const scopes: Scope[] = SCOPES.map((key) => ({
       key,
-      contexts: new Map(CONTRACTS.map((contract) => [contract, liveContext({ baseUrl: sandbox.url, key, contract, callbackUrl: receiver.publicUrl })])),
+      contexts: new Map(
+        CONTRACTS.map((contract) => [
+          contract,
+          liveContext({ baseUrl: sandbox.url, key, contract, callbackUrl: receiver.publicUrl }),
+        ]),
+      ),
       provided: new Map(),
       ids: new Set(),
     }));
@@ -165,7 +232,10 @@ describe('isolation across merchants and modes', () => {
           const create = creatorOf(serviceContract, kind);
           try {
             // What it refers to first; a kind nothing creates comes from the list its owner yields.
-            for (const action of create ? planReferences(serviceContract, create, planned) : planProvision(serviceContract, kind, planned)) await action.run(s, env, scope.provided);
+            for (const action of create
+              ? planReferences(serviceContract, create, planned)
+              : planProvision(serviceContract, kind, planned))
+              await action.run(s, env, scope.provided);
           } catch (error) {
             if (!(error instanceof CannotProvide)) throw error;
             unprovidable.add(kind);
@@ -173,7 +243,13 @@ describe('isolation across merchants and modes', () => {
           }
           if (!create) continue;
           planned.add(kind);
-          const answer = await s.succeed(create.operationId, create, buildRequest(serviceContract, create, { body: withReferences(serviceContract, create, freshBody(s, env, create), scope.provided) }));
+          const answer = await s.succeed(
+            create.operationId,
+            create,
+            buildRequest(serviceContract, create, {
+              body: withReferences(serviceContract, create, freshBody(s, env, create), scope.provided),
+            }),
+          );
           scope.provided.set(kind, s.object(create.operationId, answer));
         }
       });
@@ -187,15 +263,22 @@ describe('isolation across merchants and modes', () => {
         }
       }
     }
-    const before = new Map((await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]));
+    const before = new Map(
+      (await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]),
+    );
 
     // Every scope against every other; a lookup in the owner's own scope must find what it looks for.
     const attacked = new Map<string, number>();
     for (const owner of scopes) {
-      for (const attack of attacks(owner, owner, env).filter((a) => a.listing && a.kinds.includes(resourceKind(a.contract, a.operation) ?? ''))) {
+      for (const attack of attacks(owner, owner, env).filter(
+        (a) => a.listing && a.kinds.includes(resourceKind(a.contract, a.operation) ?? ''),
+      )) {
         counts.requests++;
         const exchange = await owner.contexts.get(attack.contract)!.http.send(attack.request);
-        if (!succeeded(attack.operation, exchange) || ![...owner.ids].some((id) => exchange.bodyText.includes(id))) counts.ownerMisses.push(`${owner.key}: ${attack.what} in its own scope answered ${exchange.status} without it`);
+        if (!succeeded(attack.operation, exchange) || ![...owner.ids].some((id) => exchange.bodyText.includes(id)))
+          counts.ownerMisses.push(
+            `${owner.key}: ${attack.what} in its own scope answered ${exchange.status} without it`,
+          );
       }
       for (const attacker of scopes.filter((scope) => scope !== owner)) {
         for (const attack of attacks(owner, attacker, env)) {
@@ -210,22 +293,40 @@ describe('isolation across merchants and modes', () => {
         }
       }
     }
-    const after = new Map((await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]));
-    for (const [key, value] of before) if (after.get(key) !== value) counts.changed.push(`${key}: ${value.slice(0, 160)} -> ${after.get(key)?.slice(0, 160)}`);
+    const after = new Map(
+      (await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]),
+    );
+    for (const [key, value] of before)
+      if (after.get(key) !== value)
+        counts.changed.push(`${key}: ${value.slice(0, 160)} -> ${after.get(key)?.slice(0, 160)}`);
 
     // Scope-wide writes in the first scope: every control operation without a path or a body reference (the
     // clock, the settings, a top-up, and last a reset), with its example body.
     const [first, ...others] = scopes;
     const control = first!.contexts.get(controlContract)!;
-    const scopeWide = controlContract.model.operations.filter((o) => o.method !== 'get' && !pathParameter(o) && bodyReferences(controlContract, o).length === 0);
-    const ordered = [...scopeWide.filter((o) => !/reset/i.test(o.operationId)), ...scopeWide.filter((o) => /reset/i.test(o.operationId))];
+    const scopeWide = controlContract.model.operations.filter(
+      (o) => o.method !== 'get' && !pathParameter(o) && bodyReferences(controlContract, o).length === 0,
+    );
+    const ordered = [
+      ...scopeWide.filter((o) => !/reset/i.test(o.operationId)),
+      ...scopeWide.filter((o) => /reset/i.test(o.operationId)),
+    ];
     for (const operation of ordered) {
       counts.requests++;
       const exchange = await control.http.send(buildRequest(controlContract, operation));
-      if (!succeeded(operation, exchange)) counts.ownerMisses.push(`${first!.key} ${operation.operationId} on its own scope: ${exchange.status} ${exchange.bodyText.slice(0, 120)}`);
+      if (!succeeded(operation, exchange))
+        counts.ownerMisses.push(
+          `${first!.key} ${operation.operationId} on its own scope: ${exchange.status} ${exchange.bodyText.slice(0, 120)}`,
+        );
     }
-    const othersAfter = new Map((await Promise.all(others.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]));
-    for (const [key, value] of othersAfter) if (before.get(key) !== value) counts.changed.push(`after ${first!.key}'s ${ordered.map((o) => o.operationId).join(', ')}: ${key}: ${before.get(key)?.slice(0, 160)} -> ${value.slice(0, 160)}`);
+    const othersAfter = new Map(
+      (await Promise.all(others.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]),
+    );
+    for (const [key, value] of othersAfter)
+      if (before.get(key) !== value)
+        counts.changed.push(
+          `after ${first!.key}'s ${ordered.map((o) => o.operationId).join(', ')}: ${key}: ${before.get(key)?.slice(0, 160)} -> ${value.slice(0, 160)}`,
+        );
 
     const provisioned = kinds.filter((kind) => !unprovidable.has(kind));
     console.log(
@@ -241,8 +342,14 @@ describe('isolation across merchants and modes', () => {
         'owner misses': counts.ownerMisses.length,
       }),
     );
-    console.log(`  cross-scope requests per kind: ${provisioned.map((kind) => `${kind} ${attacked.get(kind) ?? 0}`).join(', ')}`);
-    for (const line of [...counts.crossReads, ...counts.crossWrites, ...counts.changed, ...counts.ownerMisses].slice(0, 20)) console.log(`  ${line}`);
+    console.log(
+      `  cross-scope requests per kind: ${provisioned.map((kind) => `${kind} ${attacked.get(kind) ?? 0}`).join(', ')}`,
+    );
+    for (const line of [...counts.crossReads, ...counts.crossWrites, ...counts.changed, ...counts.ownerMisses].slice(
+      0,
+      20,
+    ))
+      console.log(`  ${line}`);
 
     expect(provisioned.length, 'resource kinds provisioned').toBeGreaterThan(0);
     expect(counts.ownerMisses, 'owners failing on their own resources').toEqual([]);
@@ -250,6 +357,9 @@ describe('isolation across merchants and modes', () => {
     expect(counts.crossWrites, 'cross-scope writes').toEqual([]);
     expect(counts.changed, 'answers changed by another scope').toEqual([]);
     // Every kind made was aimed at from the other scopes.
-    expect(provisioned.filter((kind) => !attacked.has(kind)), 'kinds no cross-scope request aimed at').toEqual([]);
+    expect(
+      provisioned.filter((kind) => !attacked.has(kind)),
+      'kinds no cross-scope request aimed at',
+    ).toEqual([]);
   });
 });

@@ -20,7 +20,18 @@ export interface Expectation {
   head?: boolean;
 }
 
-export const VERDICTS = ['ok', '5xx', 'non-json', 'dropped', 'hang', 'undocumented-status', 'undocumented-code', 'unauthenticated-success', 'not-refused-as-documented', 'schema-internals-in-message'] as const;
+export const VERDICTS = [
+  'ok',
+  '5xx',
+  'non-json',
+  'dropped',
+  'hang',
+  'undocumented-status',
+  'undocumented-code',
+  'unauthenticated-success',
+  'not-refused-as-documented',
+  'schema-internals-in-message',
+] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Validator wording that says nothing to a client (issue 10, class 9). */
@@ -59,19 +70,30 @@ export function createJudge(contracts: readonly Contract[]): Judge {
   // A request whose path or method is bent may reach any operation: any status and code one documents.
   const anyOperation = new Map<number, Set<string>>();
   for (const operation of contracts.flatMap((contract) => contract.model.operations)) {
-    for (const response of operation.responses) anyOperation.set(response.status, new Set([...(anyOperation.get(response.status) ?? []), ...response.errorCodes]));
+    for (const response of operation.responses)
+      anyOperation.set(
+        response.status,
+        new Set([...(anyOperation.get(response.status) ?? []), ...response.errorCodes]),
+      );
   }
   /** Whether `code` is documented at `status` (a status documented without codes takes any). */
   const documented = (operation: OperationModel | undefined, status: number, code: string): boolean => {
-    const codes = operation ? operation.responses.find((response) => response.status === status)?.errorCodes : [...(anyOperation.get(status) ?? [])];
+    const codes = operation
+      ? operation.responses.find((response) => response.status === status)?.errorCodes
+      : [...(anyOperation.get(status) ?? [])];
     return codes !== undefined && (codes.length === 0 || codes.includes(code));
   };
   return (outcome, expectation) => {
     if (outcome.kind === 'dropped') return { verdict: 'dropped', status: 'dropped', detail: outcome.detail };
-    if (outcome.kind === 'hang') return { verdict: 'hang', status: 'hang', detail: `no complete answer within ${Math.round(outcome.ms)} ms` };
+    if (outcome.kind === 'hang')
+      return { verdict: 'hang', status: 'hang', detail: `no complete answer within ${Math.round(outcome.ms)} ms` };
     const { status, body } = outcome;
     const said = `${status} ${excerpt(body)}`;
-    const judged = (verdict: Verdict, why = ''): Judged => ({ verdict, status, detail: why ? `${why}: ${said}` : said });
+    const judged = (verdict: Verdict, why = ''): Judged => ({
+      verdict,
+      status,
+      detail: why ? `${why}: ${said}` : said,
+    });
     if (status >= 500) return judged('5xx');
     const json = parseJson(body);
     const headOnly = expectation.head === true || (body.length === 0 && (status === 204 || status === 304));
@@ -79,18 +101,24 @@ export function createJudge(contracts: readonly Contract[]): Judge {
     const code = isObject(json as never) ? (json as Record<string, unknown>).error_code : undefined;
     if (status >= 400 && !headOnly) {
       const message = (json as Record<string, unknown> | undefined)?.message;
-      if (typeof code !== 'string' || typeof message !== 'string') return judged('non-json', 'an error without a string error_code and message');
+      if (typeof code !== 'string' || typeof message !== 'string')
+        return judged('non-json', 'an error without a string error_code and message');
       if (SCHEMA_INTERNALS.test(body.toString('utf8'))) return judged('schema-internals-in-message');
     }
     if (status < 400 && !expectation.authenticated) return judged('unauthenticated-success');
     const { refusal } = expectation;
-    if (refusal && expectation.authenticated && (status !== refusal.status || code !== refusal.errorCode)) return judged('not-refused-as-documented', `expected ${refusal.status} ${refusal.errorCode}`);
+    if (refusal && expectation.authenticated && (status !== refusal.status || code !== refusal.errorCode))
+      return judged('not-refused-as-documented', `expected ${refusal.status} ${refusal.errorCode}`);
     const { operation } = expectation;
     const where = operation ? `for ${operation.operationId} ${status}` : `by any operation for ${status}`;
-    if (routerLevel.has(status)) return typeof code !== 'string' || code === routerLevel.get(status) || documented(operation, status, code) ? judged('ok') : judged('undocumented-code', `${code} is not documented ${where}`);
+    if (routerLevel.has(status))
+      return typeof code !== 'string' || code === routerLevel.get(status) || documented(operation, status, code)
+        ? judged('ok')
+        : judged('undocumented-code', `${code} is not documented ${where}`);
     const statuses = operation ? operation.responses.map((r) => r.status) : [...anyOperation.keys()];
     if (!statuses.includes(status)) return judged('undocumented-status', `not documented ${where}`);
-    if (status >= 400 && typeof code === 'string' && !documented(operation, status, code)) return judged('undocumented-code', `${code} is not documented ${where}`);
+    if (status >= 400 && typeof code === 'string' && !documented(operation, status, code))
+      return judged('undocumented-code', `${code} is not documented ${where}`);
     return judged('ok');
   };
 }
@@ -119,11 +147,16 @@ export class Tally {
 
   /** Every verdict but `ok`, with its count (zeros included, so a summary shows what was checked). */
   failures(): Record<string, number> {
-    return Object.fromEntries(VERDICTS.filter((verdict) => verdict !== 'ok').map((verdict) => [verdict, this.count(verdict)]));
+    return Object.fromEntries(
+      VERDICTS.filter((verdict) => verdict !== 'ok').map((verdict) => [verdict, this.count(verdict)]),
+    );
   }
 
   statusLine(): string {
-    return [...this.statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => `${status}:${count}`).join(' ');
+    return [...this.statuses]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, count]) => `${status}:${count}`)
+      .join(' ');
   }
 
   exampleLines(): string[] {

@@ -45,7 +45,13 @@ describe('restart of a large journal', () => {
     // A working sandbox's records, made over HTTP; its peak memory is the measure for the reopened one.
     const fresh = await start(made.path);
     const writes: Write[] = [];
-    const loading = load(fresh.url, writableOperations(), new UniqueValues(serviceContract), writes, figures.writersInFlight);
+    const loading = load(
+      fresh.url,
+      writableOperations(),
+      new UniqueValues(serviceContract),
+      writes,
+      figures.writersInFlight,
+    );
     await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
     await loading.stop();
     const freshPeak = fresh.peakRssBytes() ?? Number.NaN;
@@ -88,6 +94,8 @@ describe('restart of a large journal', () => {
     expect(acknowledged.length, 'records made before the history was added').toBeGreaterThan(0);
     expect(missing, 'records missing after reopening').toBe(0);
     expect(missingAgain, 'records missing after the next restart').toBe(0);
-    expect(reopenedPeak - freshPeak, 'memory the reopening added to a fresh sandbox (bytes)').toBeLessThan(MEMORY_ALLOWANCE);
+    expect(reopenedPeak - freshPeak, 'memory the reopening added to a fresh sandbox (bytes)').toBeLessThan(
+      MEMORY_ALLOWANCE,
+    );
   });
 });

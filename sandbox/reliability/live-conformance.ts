@@ -27,7 +27,11 @@ export interface LiveOptions {
 /** A conformance check context on the live sandbox: every response it sees is judged by check 1 into `findings`. */
 export function liveContext(options: LiveOptions): CheckContext & { findings: Finding[] } {
   const contract = options.contract ?? serviceContract;
-  const http = createHttpClient({ baseUrl: options.baseUrl, apiKey: TEST_KEYS[options.key], timeoutMs: options.timeoutMs ?? 15_000 });
+  const http = createHttpClient({
+    baseUrl: options.baseUrl,
+    apiKey: TEST_KEYS[options.key],
+    timeoutMs: options.timeoutMs ?? 15_000,
+  });
   const findings: Finding[] = [];
   return {
     contract,
@@ -40,7 +44,9 @@ export function liveContext(options: LiveOptions): CheckContext & { findings: Fi
       timeoutMs: options.timeoutMs ?? 15_000,
       concurrency: 1,
       strict: false,
-      ...(options.callbackUrl ? { callbacks: { listen: { host: '127.0.0.1', port: 0 }, publicUrl: options.callbackUrl } } : {}),
+      ...(options.callbackUrl
+        ? { callbacks: { listen: { host: '127.0.0.1', port: 0 }, publicUrl: options.callbackUrl } }
+        : {}),
     },
     observe: (operationId, exchange) => {
       const found = responseFindings(contract, http, contract.operation(operationId), exchange, false);
@@ -52,9 +58,14 @@ export function liveContext(options: LiveOptions): CheckContext & { findings: Fi
 }
 
 /** A scenario on a live context (the unit the conformance workflows run in) and its environment. */
-export function liveScenario(context: CheckContext, subject: string, unique = new UniqueValues(context.contract)): { scenario: Scenario; env: WorkflowEnv } {
+export function liveScenario(
+  context: CheckContext,
+  subject: string,
+  unique = new UniqueValues(context.contract),
+): { scenario: Scenario; env: WorkflowEnv } {
   return { scenario: new Scenario(context, subject, []), env: { unique, settings: DEFAULT_WORKFLOW_SETTINGS } };
 }
 
 /** The findings of a scenario as lines for a failing test's message. */
-export const findingLines = (findings: readonly Finding[]): string[] => findings.map((finding) => `${finding.message}${finding.curl ? `\n    ${finding.curl}` : ''}`);
+export const findingLines = (findings: readonly Finding[]): string[] =>
+  findings.map((finding) => `${finding.message}${finding.curl ? `\n    ${finding.curl}` : ''}`);

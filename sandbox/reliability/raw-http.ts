@@ -26,7 +26,12 @@ export function serialize(request: RawRequest): Buffer {
   const has = (name: string): boolean => headers.some(([given]) => given.toLowerCase() === name);
   if (!has('host')) headers.unshift(['Host', '127.0.0.1']);
   if (!has('connection')) headers.push(['Connection', 'close']);
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+  const body =
+    request.body === undefined
+      ? undefined
+      : Buffer.isBuffer(request.body)
+        ? request.body
+        : Buffer.from(request.body, 'utf8');
   let payload = body ?? Buffer.alloc(0);
   if (body !== undefined && request.chunkBytes !== undefined) {
     if (!has('transfer-encoding')) headers.push(['Transfer-Encoding', 'chunked']);
@@ -41,7 +46,8 @@ export function serialize(request: RawRequest): Buffer {
     headers.push(['Content-Length', String(body.length)]);
   }
   const version = request.version ?? 'HTTP/1.1';
-  const line = version === '' ? `${request.method} ${request.target}` : `${request.method} ${request.target} ${version}`;
+  const line =
+    version === '' ? `${request.method} ${request.target}` : `${request.method} ${request.target} ${version}`;
   const head = `${line}${CRLF}${headers.map(([name, value]) => `${name}: ${value}${CRLF}`).join('')}${CRLF}`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }
@@ -95,7 +101,9 @@ export function parseAnswer(received: Buffer, head: boolean, ended: boolean): Pa
     }
     if (headers['content-length'] !== undefined) {
       const length = Number(headers['content-length']);
-      return rest.length >= length ? { complete: true, status, headers, body: rest.subarray(0, length) } : { complete: false };
+      return rest.length >= length
+        ? { complete: true, status, headers, body: rest.subarray(0, length) }
+        : { complete: false };
     }
     // No length: the body runs to the end of the connection.
     return ended ? { complete: true, status, headers, body: rest } : { complete: false };
@@ -145,20 +153,33 @@ interface Part {
 function partsOf(request: Buffer, careful: boolean): Part[] {
   if (request.length <= (careful ? HEAD_BYTES : EARLY_ANSWER_BYTES)) return [{ bytes: request, pauseMs: 0, waitMs: 0 }];
   const cuts = [0, ...[HEAD_BYTES, EARLY_ANSWER_BYTES].filter((at) => at < request.length), request.length];
-  return cuts.slice(0, -1).map((from, i) => ({ bytes: request.subarray(from, cuts[i + 1]), pauseMs: 0, waitMs: i === 0 ? 0 : EARLY_ANSWER_WAIT_MS }));
+  return cuts.slice(0, -1).map((from, i) => ({
+    bytes: request.subarray(from, cuts[i + 1]),
+    pauseMs: 0,
+    waitMs: i === 0 ? 0 : EARLY_ANSWER_WAIT_MS,
+  }));
 }
 
 /** A write met the server's reset before any answer arrived. */
-const resetWhileSending = (outcome: RawOutcome): boolean => outcome.kind === 'dropped' && /^(EPIPE|ECONNRESET)/.test(outcome.detail) && outcome.detail.endsWith('nothing received');
+const resetWhileSending = (outcome: RawOutcome): boolean =>
+  outcome.kind === 'dropped' &&
+  /^(EPIPE|ECONNRESET)/.test(outcome.detail) &&
+  outcome.detail.endsWith('nothing received');
 
 /**
  * Sends `request` (bytes, or pieces written `pauseMs` apart) on a new connection and waits for the answer.
  * The answer is taken as soon as it is complete, even while the request is still being written.
  */
 export async function sendRaw(request: Buffer | readonly Buffer[], options: SendOptions): Promise<RawOutcome> {
-  if (!Buffer.isBuffer(request)) return sendParts(request.map((bytes, i) => ({ bytes, waitMs: 0, pauseMs: i === 0 ? 0 : (options.pauseMs ?? 0) })), options);
+  if (!Buffer.isBuffer(request))
+    return sendParts(
+      request.map((bytes, i) => ({ bytes, waitMs: 0, pauseMs: i === 0 ? 0 : (options.pauseMs ?? 0) })),
+      options,
+    );
   const outcome = await sendParts(partsOf(request, false), options);
-  return resetWhileSending(outcome) && request.length > HEAD_BYTES ? sendParts(partsOf(request, true), options) : outcome;
+  return resetWhileSending(outcome) && request.length > HEAD_BYTES
+    ? sendParts(partsOf(request, true), options)
+    : outcome;
 }
 
 function sendParts(parts: readonly Part[], options: SendOptions): Promise<RawOutcome> {
@@ -179,12 +200,22 @@ function sendParts(parts: readonly Part[], options: SendOptions): Promise<RawOut
     const received = (): Buffer => Buffer.concat(chunks);
     const settle = (ended: boolean, detail: string): void => {
       const parsed = parseAnswer(received(), options.head === true, ended);
-      if (parsed.complete) finish({ kind: 'answer', status: parsed.status, headers: parsed.headers, body: parsed.body, ms: ms() });
-      else if (ended) finish({ kind: 'dropped', ms: ms(), detail: `${detail}${chunks.length === 0 ? ', nothing received' : `, ${received().length} bytes of an incomplete answer`}` });
+      if (parsed.complete)
+        finish({ kind: 'answer', status: parsed.status, headers: parsed.headers, body: parsed.body, ms: ms() });
+      else if (ended)
+        finish({
+          kind: 'dropped',
+          ms: ms(),
+          detail: `${detail}${chunks.length === 0 ? ', nothing received' : `, ${received().length} bytes of an incomplete answer`}`,
+        });
     };
     const timer = setTimeout(() => {
       const parsed = parseAnswer(received(), options.head === true, false);
-      finish(parsed.complete ? { kind: 'answer', status: parsed.status, headers: parsed.headers, body: parsed.body, ms: ms() } : { kind: 'hang', ms: ms() });
+      finish(
+        parsed.complete
+          ? { kind: 'answer', status: parsed.status, headers: parsed.headers, body: parsed.body, ms: ms() }
+          : { kind: 'hang', ms: ms() },
+      );
     }, options.timeoutMs);
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
@@ -199,7 +230,11 @@ function sendParts(parts: readonly Part[], options: SendOptions): Promise<RawOut
         for (const part of parts) {
           if (part.pauseMs > 0) await delay(part.pauseMs);
           if (part.waitMs > 0) {
-            for (const until = performance.now() + part.waitMs; chunks.length === 0 && !settled && performance.now() < until; ) await delay(5);
+            for (
+              const until = performance.now() + part.waitMs;
+              chunks.length === 0 && !settled && performance.now() < until;
+            )
+              await delay(5);
             // An answer has begun: the rest of the request is not sent, as HTTP clients do.
             if (chunks.length > 0) return;
           }

@@ -25,37 +25,99 @@ const ATTACKER = 'http://attacker.example';
 const pathOf = (operation: OperationModel): string => operation.path.replace(/\{[^}]+\}/g, '5ed75086a883856178afc12f');
 
 /** The value at `keys` below `value`, through objects only. */
-const at = (value: Json | undefined, ...keys: string[]): Json | undefined => keys.reduce<Json | undefined>((found, key) => (isObject(found) ? found[key] : undefined), value);
+const at = (value: Json | undefined, ...keys: string[]): Json | undefined =>
+  keys.reduce<Json | undefined>((found, key) => (isObject(found) ? found[key] : undefined), value);
 
 /** The first JSON example of the operation's request body, or `{}`: what the request would do if it were let through. */
 function exampleBody(contract: Contract, operation: OperationModel): Json {
-  const content = at(contract.doc.paths, operation.path, operation.method, 'requestBody', 'content', 'application/json');
-  const example = at(content, 'example') ?? (isObject(at(content, 'examples')) ? at(Object.values(at(content, 'examples') as Record<string, Json>)[0], 'value') : undefined);
+  const content = at(
+    contract.doc.paths,
+    operation.path,
+    operation.method,
+    'requestBody',
+    'content',
+    'application/json',
+  );
+  const example =
+    at(content, 'example') ??
+    (isObject(at(content, 'examples'))
+      ? at(Object.values(at(content, 'examples') as Record<string, Json>)[0], 'value')
+      : undefined);
   return example ?? {};
 }
 
 /** A request as bytes: the head written out exactly (raw-http's serialize would add a Host). */
-function rawRequest(method: string, target: string, headers: ReadonlyArray<readonly [string, string]>, body = ''): Buffer {
-  const lines = [`${method} ${target} HTTP/1.1`, ...headers.map(([name, value]) => `${name}: ${value}`), `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+function rawRequest(
+  method: string,
+  target: string,
+  headers: ReadonlyArray<readonly [string, string]>,
+  body = '',
+): Buffer {
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`, 'utf8');
 }
 
 /** The ways a browser sends a write for a page of another site: what each header says, and the body it can send. */
-const BROWSER_VARIANTS: ReadonlyArray<{ name: string; headers: (host: string) => Array<[string, string]>; body: (example: Json) => { type: string; text: string } }> = [
+const BROWSER_VARIANTS: ReadonlyArray<{
+  name: string;
+  headers: (host: string) => Array<[string, string]>;
+  body: (example: Json) => { type: string; text: string };
+}> = [
   // A form posted from another site: the form encoding of the example's top-level values.
   {
     name: 'form from another site',
-    headers: () => [['Sec-Fetch-Site', 'cross-site'], ['Sec-Fetch-Mode', 'navigate'], ['Origin', ATTACKER]],
-    body: (example) => ({ type: 'application/x-www-form-urlencoded', text: new URLSearchParams(Object.entries(isObject(example) ? example : {}).map(([name, value]) => [name, typeof value === 'object' ? JSON.stringify(value) : String(value)])).toString() }),
+    headers: () => [
+      ['Sec-Fetch-Site', 'cross-site'],
+      ['Sec-Fetch-Mode', 'navigate'],
+      ['Origin', ATTACKER],
+    ],
+    body: (example) => ({
+      type: 'application/x-www-form-urlencoded',
+      text: new URLSearchParams(
+        Object.entries(isObject(example) ? example : {}).map(([name, value]) => [
+          name,
+          typeof value === 'object' ? JSON.stringify(value) : String(value),
+        ]),
+      ).toString(),
+    }),
   },
   // fetch() with a "simple" content type, no preflight: the JSON rides in text/plain.
-  { name: 'simple fetch from another site', headers: () => [['Sec-Fetch-Site', 'cross-site'], ['Sec-Fetch-Mode', 'no-cors'], ['Origin', ATTACKER]], body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }) },
+  {
+    name: 'simple fetch from another site',
+    headers: () => [
+      ['Sec-Fetch-Site', 'cross-site'],
+      ['Sec-Fetch-Mode', 'no-cors'],
+      ['Origin', ATTACKER],
+    ],
+    body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }),
+  },
   // Another port of localhost is another program: same-site, not same-origin.
-  { name: 'page on another local port', headers: () => [['Sec-Fetch-Site', 'same-site'], ['Sec-Fetch-Mode', 'cors'], ['Origin', 'http://localhost:1']], body: (example) => ({ type: 'application/json', text: JSON.stringify(example) }) },
+  {
+    name: 'page on another local port',
+    headers: () => [
+      ['Sec-Fetch-Site', 'same-site'],
+      ['Sec-Fetch-Mode', 'cors'],
+      ['Origin', 'http://localhost:1'],
+    ],
+    body: (example) => ({ type: 'application/json', text: JSON.stringify(example) }),
+  },
   // An older browser without Sec-Fetch-*: only Origin tells.
-  { name: 'older browser, Origin only', headers: () => [['Origin', ATTACKER]], body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }) },
+  {
+    name: 'older browser, Origin only',
+    headers: () => [['Origin', ATTACKER]],
+    body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }),
+  },
   // A sandboxed frame or a redirect from elsewhere: Origin null.
-  { name: 'Origin null', headers: () => [['Origin', 'null']], body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }) },
+  {
+    name: 'Origin null',
+    headers: () => [['Origin', 'null']],
+    body: (example) => ({ type: 'text/plain', text: JSON.stringify(example) }),
+  },
 ];
 
 interface Tally {
@@ -83,11 +145,18 @@ function judge(tally: Tally, label: string, outcome: RawOutcome, status: number,
   if (outcome.status !== status || found !== code) tally.wrong.push(`${label}: ${outcome.status} ${String(found)}`);
 }
 
-const counts = (tally: Tally): Record<string, number> => ({ sent: tally.sent, wrong: tally.wrong.length, 'non-JSON': tally.nonJson, '5xx': tally.serverErrors, 'without x-request-id': tally.withoutRequestId });
+const counts = (tally: Tally): Record<string, number> => ({
+  sent: tally.sent,
+  wrong: tally.wrong.length,
+  'non-JSON': tally.nonJson,
+  '5xx': tally.serverErrors,
+  'without x-request-id': tally.withoutRequestId,
+});
 
 describe('browser and Host refusals', () => {
   const started = useSandbox({ env: { SANDBOX_RATE_LIMITS: 'false' } });
-  const send = (bytes: Buffer): Promise<RawOutcome> => sendRaw(bytes, { port: started.sandbox.port, timeoutMs: figures.requestTimeoutMs });
+  const send = (bytes: Buffer): Promise<RawOutcome> =>
+    sendRaw(bytes, { port: started.sandbox.port, timeoutMs: figures.requestTimeoutMs });
 
   /** What a cross-site write could change, read with the same key: any difference after the run is one that got through. */
   async function state(): Promise<string> {
@@ -98,7 +167,16 @@ describe('browser and Host refusals', () => {
       return [response.status, body];
     };
     // `now` moves with the wall clock; the clock's offset is what a write would change.
-    return JSON.stringify(await Promise.all([read('/sandbox/clock', ['now']), read('/sandbox', ['now']), read('/sandbox/settings'), read('/sandbox/faults'), read('/sandbox/callbacks'), read('/balance')]));
+    return JSON.stringify(
+      await Promise.all([
+        read('/sandbox/clock', ['now']),
+        read('/sandbox', ['now']),
+        read('/sandbox/settings'),
+        read('/sandbox/faults'),
+        read('/sandbox/callbacks'),
+        read('/balance'),
+      ]),
+    );
   }
 
   it('refuses every state-changing control operation sent cross-site by a browser, and changes nothing', async () => {
@@ -106,21 +184,60 @@ describe('browser and Host refusals', () => {
     const host = `127.0.0.1:${started.sandbox.port}`;
     const before = await state();
     const tally = newTally();
-    const undocumented = writes.filter((operation) => !operation.responses.some((response) => response.status === 403 && response.errorCodes.includes(CROSS_SITE_CODE))).map((operation) => operation.operationId);
+    const undocumented = writes
+      .filter(
+        (operation) =>
+          !operation.responses.some(
+            (response) => response.status === 403 && response.errorCodes.includes(CROSS_SITE_CODE),
+          ),
+      )
+      .map((operation) => operation.operationId);
     const cases = writes.flatMap((operation) => BROWSER_VARIANTS.map((variant) => ({ operation, variant })));
     await mapPool(cases, figures.hostileConcurrency, async ({ operation, variant }) => {
       const { type, text } = variant.body(exampleBody(controlContract, operation));
-      const headers: Array<[string, string]> = [['Host', host], ['Authorization', authorization], ['Content-Type', type], ...variant.headers(host)];
-      judge(tally, `${operation.operationId} (${variant.name})`, await send(rawRequest(operation.method.toUpperCase(), pathOf(operation), headers, text)), 403, CROSS_SITE_CODE);
+      const headers: Array<[string, string]> = [
+        ['Host', host],
+        ['Authorization', authorization],
+        ['Content-Type', type],
+        ...variant.headers(host),
+      ];
+      judge(
+        tally,
+        `${operation.operationId} (${variant.name})`,
+        await send(rawRequest(operation.method.toUpperCase(), pathOf(operation), headers, text)),
+        403,
+        CROSS_SITE_CODE,
+      );
     });
     const after = await state();
 
     // The check can see a change: the same clock advance from the sandbox's own page (same-origin) goes through.
     const advance = controlContract.operation('advanceClock');
-    const own = await send(rawRequest('POST', advance.path, [['Host', host], ['Authorization', authorization], ['Content-Type', 'application/json'], ['Sec-Fetch-Site', 'same-origin'], ['Origin', `http://${host}`]], JSON.stringify(exampleBody(controlContract, advance))));
+    const own = await send(
+      rawRequest(
+        'POST',
+        advance.path,
+        [
+          ['Host', host],
+          ['Authorization', authorization],
+          ['Content-Type', 'application/json'],
+          ['Sec-Fetch-Site', 'same-origin'],
+          ['Origin', `http://${host}`],
+        ],
+        JSON.stringify(exampleBody(controlContract, advance)),
+      ),
+    );
     const afterOwn = await state();
 
-    console.log(summaryLine('cross-site writes', { operations: writes.length, variants: BROWSER_VARIANTS.length, ...counts(tally), 'state changed': before === after ? 0 : 1, 'same-origin control status': own.kind === 'answer' ? own.status : own.kind }));
+    console.log(
+      summaryLine('cross-site writes', {
+        operations: writes.length,
+        variants: BROWSER_VARIANTS.length,
+        ...counts(tally),
+        'state changed': before === after ? 0 : 1,
+        'same-origin control status': own.kind === 'answer' ? own.status : own.kind,
+      }),
+    );
     for (const line of tally.wrong.slice(0, 10)) console.log(`  ${line}`);
 
     expect(undocumented, 'state-changing operations whose contract does not document the refusal').toEqual([]);
@@ -143,13 +260,33 @@ describe('browser and Host refusals', () => {
     );
     const tallies = { foreign: newTally(), missing: newTally() };
     await mapPool(cases, figures.hostileConcurrency, async ({ operation, host, expected }) => {
-      const headers: Array<[string, string]> = [...(host === undefined ? [] : [['Host', host] as [string, string]]), ['Authorization', authorization]];
+      const headers: Array<[string, string]> = [
+        ...(host === undefined ? [] : [['Host', host] as [string, string]]),
+        ['Authorization', authorization],
+      ];
       const outcome = await send(rawRequest(operation.method.toUpperCase(), pathOf(operation), headers));
-      judge(host === undefined ? tallies.missing : tallies.foreign, `${operation.operationId} (Host ${host ?? 'missing'})`, outcome, expected.status, expected.code);
+      judge(
+        host === undefined ? tallies.missing : tallies.foreign,
+        `${operation.operationId} (Host ${host ?? 'missing'})`,
+        outcome,
+        expected.status,
+        expected.code,
+      );
     });
     const operations = contracts.reduce((sum, contract) => sum + contract.model.operations.length, 0);
-    console.log(summaryLine(`foreign Host (${refusals.foreign.status} ${refusals.foreign.code})`, { operations, hosts: foreignHosts.length, ...counts(tallies.foreign) }));
-    console.log(summaryLine(`missing Host (${refusals.missing.status} ${refusals.missing.code})`, { operations, ...counts(tallies.missing) }));
+    console.log(
+      summaryLine(`foreign Host (${refusals.foreign.status} ${refusals.foreign.code})`, {
+        operations,
+        hosts: foreignHosts.length,
+        ...counts(tallies.foreign),
+      }),
+    );
+    console.log(
+      summaryLine(`missing Host (${refusals.missing.status} ${refusals.missing.code})`, {
+        operations,
+        ...counts(tallies.missing),
+      }),
+    );
     for (const line of [...tallies.foreign.wrong, ...tallies.missing.wrong].slice(0, 10)) console.log(`  ${line}`);
 
     for (const tally of Object.values(tallies)) {

@@ -14,7 +14,12 @@ const entry = join(repoRoot, 'sandbox/main.ts');
 
 /** Both test merchants of the in-process test sandbox, as SANDBOX_MERCHANTS gives them to a started one. */
 export const MERCHANTS_ENV = JSON.stringify(
-  [TEST_MERCHANTS.a, TEST_MERCHANTS.b].map((merchant) => ({ id: merchant.id, owner_id: merchant.ownerId, keys: merchant.keys, callback_tokens: merchant.callbackTokens })),
+  [TEST_MERCHANTS.a, TEST_MERCHANTS.b].map((merchant) => ({
+    id: merchant.id,
+    owner_id: merchant.ownerId,
+    keys: merchant.keys,
+    callback_tokens: merchant.callbackTokens,
+  })),
 );
 
 /** The four scopes (two merchants, two modes) by the key that reaches each. */
@@ -81,7 +86,11 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
   };
   const started = performance.now();
   // Node itself with tsx as a loader (not the tsx wrapper): a signal then reaches the sandbox, not a wrapper.
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', entry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', entry], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let running = true;
   const exited = new Promise<number | null>((resolve) =>
@@ -157,6 +166,26 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
 export function selfSignedCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'pipe' },
+  );
   return { cert, key };
 }

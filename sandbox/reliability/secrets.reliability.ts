@@ -24,7 +24,8 @@ const operatorSecrets = Object.entries(OPERATOR).map(([name, value]) => [name, v
 
 /** Every callback URL in an example body (a string URL under a name with `callback` in its path), as [path, url]. */
 function callbackUrls(value: Json, path: string[] = []): [string[], string][] {
-  if (typeof value === 'string') return /^https?:\/\//.test(value) && path.some((name) => /callback/i.test(name)) ? [[path, value]] : [];
+  if (typeof value === 'string')
+    return /^https?:\/\//.test(value) && path.some((name) => /callback/i.test(name)) ? [[path, value]] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => callbackUrls(item, [...path, String(index)]));
   return isObject(value) ? Object.entries(value).flatMap(([name, child]) => callbackUrls(child, [...path, name])) : [];
 }
@@ -32,7 +33,8 @@ function callbackUrls(value: Json, path: string[] = []): [string[], string][] {
 function setAt(value: Json, path: string[], replacement: Json): Json {
   const [head, ...rest] = path;
   if (head === undefined) return replacement;
-  if (Array.isArray(value)) return value.map((item, index) => (String(index) === head ? setAt(item, rest, replacement) : item));
+  if (Array.isArray(value))
+    return value.map((item, index) => (String(index) === head ? setAt(item, rest, replacement) : item));
   return isObject(value) ? { ...value, [head]: setAt(value[head] ?? null, rest, replacement) } : value;
 }
 
@@ -40,7 +42,10 @@ const withCredentials = (url: string): string => url.replace(/^(https?:\/\/)/, `
 
 describe('secrets and callback URLs with credentials', () => {
   it('refuses a configured callback URL with a password, without printing it', async () => {
-    const refused = await startSandboxProcess({ dataDir: ':memory:', env: { SANDBOX_CALLBACK_URL: withCredentials('http://127.0.0.1:9/callbacks') } }).then(
+    const refused = await startSandboxProcess({
+      dataDir: ':memory:',
+      env: { SANDBOX_CALLBACK_URL: withCredentials('http://127.0.0.1:9/callbacks') },
+    }).then(
       async (sandbox) => {
         await sandbox.remove();
         return undefined;
@@ -49,14 +54,21 @@ describe('secrets and callback URLs with credentials', () => {
     );
     expect(refused, 'the sandbox started with a callback URL carrying a password').toBeInstanceOf(StartFailed);
     const { exitCode, output } = refused as StartFailed;
-    console.log(summaryLine('configured callback URL with a password', { 'exit code': String(exitCode), 'password printed': output.includes(PASSWORD) ? 'yes' : 'no' }));
+    console.log(
+      summaryLine('configured callback URL with a password', {
+        'exit code': String(exitCode),
+        'password printed': output.includes(PASSWORD) ? 'yes' : 'no',
+      }),
+    );
     expect(exitCode).toBe(2);
     expect(output).toMatch(/SANDBOX_CALLBACK_URL|--callback-url/);
     expect(output).not.toContain(PASSWORD);
   });
 
   it('refuses every callback URL with a password in a request body with the validation error, and prints no secret', async () => {
-    const sandbox = await startSandboxProcess({ env: { ...OPERATOR, SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9/callbacks' } });
+    const sandbox = await startSandboxProcess({
+      env: { ...OPERATOR, SANDBOX_CALLBACK_URL: 'http://127.0.0.1:9/callbacks' },
+    });
     try {
       const banner = sandbox.output();
       const wrong: string[] = [];
@@ -67,18 +79,30 @@ describe('secrets and callback URLs with credentials', () => {
         for (const operation of contract.model.operations) {
           for (const example of bodyExamples(contract, operation)) {
             for (const [path, url] of callbackUrls(example.value)) {
-              const exchange = await http.send(buildRequest(contract, operation, { body: setAt(example.value, path, withCredentials(url)) }));
+              const exchange = await http.send(
+                buildRequest(contract, operation, { body: setAt(example.value, path, withCredentials(url)) }),
+              );
               sent++;
               const code = (exchange.json as { error_code?: unknown } | undefined)?.error_code;
               const expected = operation.validationError;
-              if (!expected || exchange.status !== expected.status || code !== expected.error_code) wrong.push(`${operation.operationId} ${example.name} ${path.join('.')}: ${exchange.status} ${exchange.bodyText.slice(0, 160)}`);
+              if (!expected || exchange.status !== expected.status || code !== expected.error_code)
+                wrong.push(
+                  `${operation.operationId} ${example.name} ${path.join('.')}: ${exchange.status} ${exchange.bodyText.slice(0, 160)}`,
+                );
             }
           }
         }
       }
       await sandbox.stop();
       const printed = printedSecrets(sandbox.output(), [...operatorSecrets, ['callback URL password', PASSWORD]]);
-      console.log(summaryLine('callback URLs with a password in request bodies', { sent, 'not refused as documented': wrong.length, 'secrets printed': printed.length, 'secrets in the banner': printedSecrets(banner, operatorSecrets).length }));
+      console.log(
+        summaryLine('callback URLs with a password in request bodies', {
+          sent,
+          'not refused as documented': wrong.length,
+          'secrets printed': printed.length,
+          'secrets in the banner': printedSecrets(banner, operatorSecrets).length,
+        }),
+      );
       for (const line of wrong) console.log(`  ${line}`);
       expect(sent, 'request bodies naming a callback URL').toBeGreaterThan(0);
       expect(wrong).toEqual([]);

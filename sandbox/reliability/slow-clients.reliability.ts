@@ -33,17 +33,49 @@ interface SlowKind {
   deadlineMs: number;
 }
 
-const head = (method: string, path: string, extra = ''): string => `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\n${extra}`;
-const trickle = (start: string, piece: (i: number) => string) => (count: number) => [Buffer.from(start), ...Array.from({ length: count }, (_, i) => Buffer.from(piece(i)))];
+const head = (method: string, path: string, extra = ''): string =>
+  `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\n${extra}`;
+const trickle = (start: string, piece: (i: number) => string) => (count: number) => [
+  Buffer.from(start),
+  ...Array.from({ length: count }, (_, i) => Buffer.from(piece(i))),
+];
 
 const KINDS: SlowKind[] = [
   { name: 'idle connection', port: 'plain', pieces: () => [], deadlineMs: HEAD_DEADLINE_MS },
-  { name: 'request head trickled', port: 'plain', pieces: trickle(head('GET', '/balance'), (i) => `X-Slow-${i}: x\r\n`), deadlineMs: HEAD_DEADLINE_MS },
-  { name: 'request head cut off', port: 'plain', pieces: () => [Buffer.from(head('GET', '/balance'))], deadlineMs: HEAD_DEADLINE_MS },
-  { name: 'body trickled', port: 'plain', pieces: trickle(head('POST', '/customers', 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"'), () => 'x'), deadlineMs: REQUEST_DEADLINE_MS },
+  {
+    name: 'request head trickled',
+    port: 'plain',
+    pieces: trickle(head('GET', '/balance'), (i) => `X-Slow-${i}: x\r\n`),
+    deadlineMs: HEAD_DEADLINE_MS,
+  },
+  {
+    name: 'request head cut off',
+    port: 'plain',
+    pieces: () => [Buffer.from(head('GET', '/balance'))],
+    deadlineMs: HEAD_DEADLINE_MS,
+  },
+  {
+    name: 'body trickled',
+    port: 'plain',
+    pieces: trickle(
+      head('POST', '/customers', 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a":"'),
+      () => 'x',
+    ),
+    deadlineMs: REQUEST_DEADLINE_MS,
+  },
   { name: 'idle connection on the TLS port', port: 'tls', pieces: () => [], deadlineMs: HEAD_DEADLINE_MS },
-  { name: 'plain HTTP cut off on the TLS port', port: 'tls', pieces: () => [Buffer.from(head('GET', '/balance'))], deadlineMs: HEAD_DEADLINE_MS },
-  { name: 'plain HTTP trickled on the TLS port', port: 'tls', pieces: trickle(head('GET', '/balance'), (i) => `X-Slow-${i}: x\r\n`), deadlineMs: HEAD_DEADLINE_MS },
+  {
+    name: 'plain HTTP cut off on the TLS port',
+    port: 'tls',
+    pieces: () => [Buffer.from(head('GET', '/balance'))],
+    deadlineMs: HEAD_DEADLINE_MS,
+  },
+  {
+    name: 'plain HTTP trickled on the TLS port',
+    port: 'tls',
+    pieces: trickle(head('GET', '/balance'), (i) => `X-Slow-${i}: x\r\n`),
+    deadlineMs: HEAD_DEADLINE_MS,
+  },
 ];
 
 /** How a slow connection ended: a JSON answer (its status and code), another answer, a close, or still held. */
@@ -82,7 +114,8 @@ async function normalClient(send: () => Promise<number>, until: number): Promise
   return result;
 }
 
-const quantile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? Number.NaN;
+const quantile = (values: number[], q: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? Number.NaN;
 
 describe('slow clients', () => {
   let plain: SandboxProcess;
@@ -93,7 +126,10 @@ describe('slow clients', () => {
   beforeAll(async () => {
     const certificate = selfSignedCertificate(dir.path);
     ca = readFileSync(certificate.cert);
-    [plain, tls] = await Promise.all([startSandboxProcess(), startSandboxProcess({ env: { TLS_CERT: certificate.cert, TLS_KEY: certificate.key } })]);
+    [plain, tls] = await Promise.all([
+      startSandboxProcess(),
+      startSandboxProcess({ env: { TLS_CERT: certificate.cert, TLS_KEY: certificate.key } }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([plain?.remove(), tls?.remove()]);
@@ -104,16 +140,23 @@ describe('slow clients', () => {
     const agent = new Agent({ keepAlive: true, ca });
     const httpsGet = (): Promise<number> =>
       new Promise((resolve, reject) => {
-        const outgoing = httpsRequest(`${tls.url}/balance`, { agent, headers: { authorization }, timeout: 5_000 }, (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        });
+        const outgoing = httpsRequest(
+          `${tls.url}/balance`,
+          { agent, headers: { authorization }, timeout: 5_000 },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          },
+        );
         outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 5 s')));
         outgoing.on('error', reject);
         outgoing.end();
       });
     const plainGet = async (): Promise<number> => {
-      const response = await fetch(`${plain.url}/balance`, { headers: { authorization }, signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${plain.url}/balance`, {
+        headers: { authorization },
+        signal: AbortSignal.timeout(5_000),
+      });
       await response.arrayBuffer();
       return response.status;
     };
@@ -122,7 +165,9 @@ describe('slow clients', () => {
     const slow = Array.from({ length: figures.slowClients }, (_, i) => KINDS[i % KINDS.length]!).map((kind) => {
       const timeoutMs = waiting ? Math.min(kind.deadlineMs, figures.slowTimeoutWaitMs) : figures.slowHoldMs;
       const port = kind.port === 'plain' ? plain.port : tls.port;
-      return sendRaw(kind.pieces(Math.ceil(timeoutMs / PAUSE_MS) + 5), { port, timeoutMs, pauseMs: PAUSE_MS }).then((outcome) => ({ kind, outcome }));
+      return sendRaw(kind.pieces(Math.ceil(timeoutMs / PAUSE_MS) + 5), { port, timeoutMs, pauseMs: PAUSE_MS }).then(
+        (outcome) => ({ kind, outcome }),
+      );
     });
     // Let every slow connection open and start before the normal clients are timed beside them.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -160,7 +205,10 @@ describe('slow clients', () => {
         held: waiting ? held : 'not waited for',
       }),
     );
-    for (const [name, entry] of byKind) console.log(`  ${name}: ${[...entry.ends].map(([end, count]) => `${end} x${count}`).join(', ')}, the last after ${(entry.lastMs / 1000).toFixed(1)} s`);
+    for (const [name, entry] of byKind)
+      console.log(
+        `  ${name}: ${[...entry.ends].map(([end, count]) => `${end} x${count}`).join(', ')}, the last after ${(entry.lastMs / 1000).toFixed(1)} s`,
+      );
 
     for (const [port, client] of Object.entries(clients)) {
       expect(client.failed, `the normal ${port} client's failures`).toEqual([]);

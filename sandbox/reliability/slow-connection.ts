@@ -25,7 +25,10 @@ export const tlsTo =
 export type Talk = (socket: Duplex) => () => void;
 
 /** `ms`: from the connection being up (or, when it never was, from opening it); `upMs`: how long that took. */
-type Ended = { kind: 'answer'; status: number; body: Buffer; ms: number } | { kind: 'closed'; bytes: number; ms: number } | { kind: 'held'; ms: number };
+type Ended =
+  | { kind: 'answer'; status: number; body: Buffer; ms: number }
+  | { kind: 'closed'; bytes: number; ms: number }
+  | { kind: 'held'; ms: number };
 export type SlowEnd = Ended & { upMs: number | undefined };
 
 /** Opens, lets `talk` write once it is up, and waits until the server ends the connection or `giveUpMs` pass ('held'). */
@@ -49,7 +52,11 @@ export function holdUntilEnded(open: Opener, talk: Talk, giveUpMs: number): Prom
     const ended = (): void => {
       const received = Buffer.concat(chunks);
       const parsed = parseAnswer(received, false, true);
-      finish(parsed.complete ? { kind: 'answer', status: parsed.status, body: parsed.body, ms: ms() } : { kind: 'closed', bytes: received.length, ms: ms() });
+      finish(
+        parsed.complete
+          ? { kind: 'answer', status: parsed.status, body: parsed.body, ms: ms() }
+          : { kind: 'closed', bytes: received.length, ms: ms() },
+      );
     };
     const socket = open();
     const giveUp = setTimeout(() => finish({ kind: 'held', ms: ms() }), giveUpMs);

@@ -6,14 +6,20 @@ import type { Json, OperationModel } from '@payments-contract/contract/model/typ
 import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
 import type { RequestSpec } from '../../conformance/http.js';
 import type { UniqueValues } from '../../conformance/workflows/data.js';
-import { bodyReferences, identifierField, resourceOperations, successStatuses } from '../../conformance/workflows/resources.js';
+import {
+  bodyReferences,
+  identifierField,
+  resourceOperations,
+  successStatuses,
+} from '../../conformance/workflows/resources.js';
 import { freshBody, lookupRequest } from '../../conformance/workflows/steps.js';
 import { liveContext, liveScenario, serviceContract } from './live-conformance.js';
 
 /** The creations the load is made of: no references to other resources, and a way to read each back. */
 export function writableOperations(): OperationModel[] {
   return serviceContract.model.operations.filter((operation) => {
-    if (operation.method !== 'post' || operation.parameters.some((p) => p.in === 'path') || !operation.body) return false;
+    if (operation.method !== 'post' || operation.parameters.some((p) => p.in === 'path') || !operation.body)
+      return false;
     const { read, lookup } = resourceOperations(serviceContract, operation);
     return bodyReferences(serviceContract, operation).length === 0 && (read !== undefined || lookup !== undefined);
   });
@@ -37,8 +43,15 @@ export async function isPresent(url: string, write: Write): Promise<boolean> {
   const { read } = resourceOperations(serviceContract, write.operation);
   if (read) {
     const parameter = read.parameters.find((p) => p.in === 'path')!;
-    const exchange = await context.http.send(buildRequest(serviceContract, read, { parameters: { [parameter.name]: write.id! } }));
-    return successStatuses(read).includes(exchange.status) && (exchange.json as Record<string, unknown> | undefined)?.[identifierField(serviceContract, write.operation, read)] === write.id;
+    const exchange = await context.http.send(
+      buildRequest(serviceContract, read, { parameters: { [parameter.name]: write.id! } }),
+    );
+    return (
+      successStatuses(read).includes(exchange.status) &&
+      (exchange.json as Record<string, unknown> | undefined)?.[
+        identifierField(serviceContract, write.operation, read)
+      ] === write.id
+    );
   }
   return (await found(url, write)).includes(write.id!);
 }
@@ -56,7 +69,14 @@ export async function found(url: string, write: Write): Promise<string[]> {
 }
 
 /** Many clients creating until `stop()`: each write is recorded with its outcome; `onAnswer` hears every answer. */
-export function load(url: string, operations: OperationModel[], unique: UniqueValues, writes: Write[], clients: number, onAnswer?: (status: number, body: string) => void): { stop: () => Promise<void> } {
+export function load(
+  url: string,
+  operations: OperationModel[],
+  unique: UniqueValues,
+  writes: Write[],
+  clients: number,
+  onAnswer?: (status: number, body: string) => void,
+): { stop: () => Promise<void> } {
   const context = liveContext({ baseUrl: url, key: 'aTest', timeoutMs: 10_000 });
   const { scenario, env } = liveScenario(context, 'load', unique);
   let stopped = false;
@@ -67,7 +87,14 @@ export function load(url: string, operations: OperationModel[], unique: UniqueVa
       const body = freshBody(scenario, env, operation);
       // A key on every creation that takes one (optional or not), so one cut off can be sent again safely.
       const key = operation.parameters.find(isIdempotencyHeader);
-      const write: Write = { operation, body, request: buildRequest(serviceContract, operation, { body, ...(key ? { parameters: { [key.name]: randomUUID() } } : {}) }) };
+      const write: Write = {
+        operation,
+        body,
+        request: buildRequest(serviceContract, operation, {
+          body,
+          ...(key ? { parameters: { [key.name]: randomUUID() } } : {}),
+        }),
+      };
       const exchange = await context.http.send(write.request);
       onAnswer?.(exchange.status, exchange.bodyText);
       if (exchange.status === 0) {
@@ -77,7 +104,9 @@ export function load(url: string, operations: OperationModel[], unique: UniqueVa
         return;
       }
       if (successStatuses(operation).includes(exchange.status)) {
-        const id = (exchange.json as Record<string, unknown> | undefined)?.[identifierField(serviceContract, operation, resourceOperations(serviceContract, operation).read)];
+        const id = (exchange.json as Record<string, unknown> | undefined)?.[
+          identifierField(serviceContract, operation, resourceOperations(serviceContract, operation).read)
+        ];
         if (typeof id === 'string') writes.push({ ...write, id });
       }
     }

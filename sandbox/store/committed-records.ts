@@ -4,7 +4,8 @@
 // not see it, and the database connection would show it). Writes reach it only when their COMMIT succeeds.
 
 /** The cache key of a record: its collection, scope and id. */
-export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string => `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
+export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string =>
+  `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
 
 /** A write as the cache applies it: a record's new text (undefined: deleted), or every record of a scope gone. */
 type Change = { kind: 'record'; key: string; text: string | undefined } | { kind: 'clear-scope'; prefix: string };

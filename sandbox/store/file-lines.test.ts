@@ -27,13 +27,18 @@ describe('forEachLine', () => {
     ['a byte at a time', 1],
   ])('hands over every line in order %s', (_, chunkBytes) => {
     const content = 'first\nsecond line\n\nthird, the longest of the lines\n';
-    expect(linesOf(fileOf(content), chunkBytes)).toEqual({ lines: ['first', 'second line', '', 'third, the longest of the lines'], linesEnd: content.length, fileSize: content.length });
+    expect(linesOf(fileOf(content), chunkBytes)).toEqual({
+      lines: ['first', 'second line', '', 'third, the longest of the lines'],
+      linesEnd: content.length,
+      fileSize: content.length,
+    });
   });
 
   it('decodes a character whose bytes a chunk boundary splits', () => {
     // "Rp 1.000 — é" holds multi-byte characters; every chunk size splits some of them.
     const content = Buffer.from('Rp 1.000 — é\n€\n', 'utf8');
-    for (let chunkBytes = 1; chunkBytes <= content.length; chunkBytes++) expect(linesOf(fileOf(content), chunkBytes).lines).toEqual(['Rp 1.000 — é', '€']);
+    for (let chunkBytes = 1; chunkBytes <= content.length; chunkBytes++)
+      expect(linesOf(fileOf(content), chunkBytes).lines).toEqual(['Rp 1.000 — é', '€']);
   });
 
   it('leaves out a last line without its newline, and says where the complete lines end', () => {

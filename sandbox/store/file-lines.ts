@@ -25,12 +25,19 @@ export function forEachLine(path: string, visit: (line: string) => void, chunkBy
     let unfinished: Buffer[] = [];
     let fileSize = 0;
     let linesEnd = 0;
-    for (let read = readSync(fd, chunk, 0, chunkBytes, 0); read > 0; read = readSync(fd, chunk, 0, chunkBytes, fileSize)) {
+    for (
+      let read = readSync(fd, chunk, 0, chunkBytes, 0);
+      read > 0;
+      read = readSync(fd, chunk, 0, chunkBytes, fileSize)
+    ) {
       const data = chunk.subarray(0, read);
       let start = 0;
       // A newline byte is never part of a multi-byte UTF-8 character, so each line decodes on its own.
       for (let newline = data.indexOf(0x0a); newline >= 0; newline = data.indexOf(0x0a, start)) {
-        const line = unfinished.length === 0 ? data.toString('utf8', start, newline) : Buffer.concat([...unfinished, data.subarray(start, newline)]).toString('utf8');
+        const line =
+          unfinished.length === 0
+            ? data.toString('utf8', start, newline)
+            : Buffer.concat([...unfinished, data.subarray(start, newline)]).toString('utf8');
         unfinished = [];
         start = newline + 1;
         linesEnd = fileSize + start;

@@ -7,14 +7,24 @@ const open = () => {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE things (id TEXT PRIMARY KEY)');
   db.exec('CREATE TABLE parents (id TEXT PRIMARY KEY)');
-  db.exec('CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
+  db.exec(
+    'CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)',
+  );
   db.pragma('foreign_keys = ON');
   const insert = (table: string, id: string, parent?: string) =>
-    parent === undefined ? db.prepare(`INSERT INTO ${table} (id) VALUES (?)`).run(id) : db.prepare(`INSERT INTO ${table} (id, parent) VALUES (?, ?)`).run(id, parent);
-  const ids = (table: string) => db.prepare<[], { id: string }>(`SELECT id FROM ${table} ORDER BY id`).all().map((row) => row.id);
+    parent === undefined
+      ? db.prepare(`INSERT INTO ${table} (id) VALUES (?)`).run(id)
+      : db.prepare(`INSERT INTO ${table} (id, parent) VALUES (?, ?)`).run(id, parent);
+  const ids = (table: string) =>
+    db
+      .prepare<[], { id: string }>(`SELECT id FROM ${table} ORDER BY id`)
+      .all()
+      .map((row) => row.id);
   const prepare = vi.spyOn(db, 'prepare');
   const commits = createGroupCommit(sqliteCommitSteps(db));
-  const commit = prepare.mock.results.map((result) => result.value as Database.Statement).find((statement) => statement.source === 'COMMIT');
+  const commit = prepare.mock.results
+    .map((result) => result.value as Database.Statement)
+    .find((statement) => statement.source === 'COMMIT');
   prepare.mockRestore();
   if (!commit) throw new Error('no COMMIT statement was prepared');
   return { db, insert, ids, commits, commitRuns: vi.spyOn(commit, 'run') };
@@ -81,7 +91,10 @@ describe('group commit', () => {
     const { db, insert, ids, commits } = open();
     dbs.push(db);
     // A deferred foreign key is checked at COMMIT: the orphan child makes the whole commit fail.
-    const results = await Promise.allSettled([commits.run(async () => insert('things', 'a')), commits.run(async () => insert('children', 'orphan', 'nobody'))]);
+    const results = await Promise.allSettled([
+      commits.run(async () => insert('things', 'a')),
+      commits.run(async () => insert('children', 'orphan', 'nobody')),
+    ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(ids('things')).toEqual([]);
     expect(ids('children')).toEqual([]);

@@ -10,7 +10,18 @@
 // the end is refused, never skipped. When superseded lines make up most of it, the file is rewritten with
 // one line per live record (beside it, then renamed over it). A journal of an earlier version is read as it
 // is, and rewritten before anything is added to it, so that its header never claims less than its lines use.
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { lockDataDir } from './data-dir-lock.js';
 import { forEachLine } from './file-lines.js';
@@ -22,14 +33,20 @@ export const JOURNAL_VERSION = 2;
 const JOURNAL_FORMAT = 'payments-sandbox journal';
 export const JOURNAL_HEADER = `${JSON.stringify({ format: JOURNAL_FORMAT, version: JOURNAL_VERSION })}\n`;
 
-export type JournalOperation = ['put', string, string, Mode, JsonRecord] | ['delete', string, string, Mode, string] | ['clear', string, Mode];
+export type JournalOperation =
+  | ['put', string, string, Mode, JsonRecord]
+  | ['delete', string, string, Mode, string]
+  | ['clear', string, Mode];
 
 /** A transaction's line, from its operations already written as JSON (see `putOperation`, `clearOperation`). */
 export const journalLine = (operations: readonly string[]): string => `[${operations.join(',')}]\n`;
 /** A put operation as JSON; `text` is the record as JSON. */
-export const putOperation = (collection: string, merchantId: string, mode: Mode, text: string): string => `["put",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${text}]`;
-export const deleteOperation = (collection: string, merchantId: string, mode: Mode, id: string): string => `["delete",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${JSON.stringify(id)}]`;
-export const clearOperation = (merchantId: string, mode: Mode): string => `["clear",${JSON.stringify(merchantId)},"${mode}"]`;
+export const putOperation = (collection: string, merchantId: string, mode: Mode, text: string): string =>
+  `["put",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${text}]`;
+export const deleteOperation = (collection: string, merchantId: string, mode: Mode, id: string): string =>
+  `["delete",${JSON.stringify(collection)},${JSON.stringify(merchantId)},"${mode}",${JSON.stringify(id)}]`;
+export const clearOperation = (merchantId: string, mode: Mode): string =>
+  `["clear",${JSON.stringify(merchantId)},"${mode}"]`;
 
 export interface JournalFileOptions {
   dataDir: string;
@@ -98,7 +115,9 @@ export class JournalFile {
       try {
         ftruncateSync(this.#fd, this.#size);
       } catch {
-        this.#broken = new Error(`${this.path} could not be restored after a failed write; restart the sandbox`, { cause: error });
+        this.#broken = new Error(`${this.path} could not be restored after a failed write; restart the sandbox`, {
+          cause: error,
+        });
       }
       throw error;
     }
@@ -150,9 +169,16 @@ export class JournalFile {
   }
 
   #checkHeader(header: unknown): void {
-    const { format, version } = (typeof header === 'object' && header !== null ? header : {}) as { format?: unknown; version?: unknown };
-    if (format !== JOURNAL_FORMAT || typeof version !== 'number') throw new Error(`${this.path} is not a sandbox journal (its first line names no journal format)`);
-    if (version > JOURNAL_VERSION) throw new Error(`${this.path} was written by a newer sandbox (journal version ${version}; this one reads up to ${JOURNAL_VERSION})`);
+    const { format, version } = (typeof header === 'object' && header !== null ? header : {}) as {
+      format?: unknown;
+      version?: unknown;
+    };
+    if (format !== JOURNAL_FORMAT || typeof version !== 'number')
+      throw new Error(`${this.path} is not a sandbox journal (its first line names no journal format)`);
+    if (version > JOURNAL_VERSION)
+      throw new Error(
+        `${this.path} was written by a newer sandbox (journal version ${version}; this one reads up to ${JOURNAL_VERSION})`,
+      );
     this.#version = version;
   }
 
@@ -165,7 +191,9 @@ export class JournalFile {
       try {
         parsed = JSON.parse(line);
       } catch {
-        throw new Error(`${this.path}: line ${lineNumber} is damaged (not JSON); the sandbox will not guess what it held`);
+        throw new Error(
+          `${this.path}: line ${lineNumber} is damaged (not JSON); the sandbox will not guess what it held`,
+        );
       }
       if (lineNumber === 1) this.#checkHeader(parsed);
       else {
@@ -173,7 +201,10 @@ export class JournalFile {
           replay(parsed as JournalOperation[]);
         } catch (error) {
           // Say where: a unique field added since the data was written is the likely cause.
-          throw new Error(`${this.path}: line ${lineNumber} cannot be applied: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          throw new Error(
+            `${this.path}: line ${lineNumber} cannot be applied: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
         }
       }
     });

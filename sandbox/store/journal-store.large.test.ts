@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournalStore } from './journal-store.js';
-import { largeJournalBytes, largeJournalCollections, largeJournalScope, LARGE_JOURNAL_COLLECTION, liveHeapBytes, writeLargeJournal } from './testing/large-journal.js';
+import {
+  largeJournalBytes,
+  largeJournalCollections,
+  largeJournalScope,
+  LARGE_JOURNAL_COLLECTION,
+  liveHeapBytes,
+  writeLargeJournal,
+} from './testing/large-journal.js';
 
 const MiB = 1024 * 1024;
 const bytes = largeJournalBytes(1024 * MiB + 64 * MiB);
@@ -31,11 +38,15 @@ describe('the journal store, reopening a large journal', () => {
     /** The most memory this process has held, reopening included. */
     const peak = process.resourceUsage().maxRSS * 1024;
     try {
-      console.log(`reopened a ${(journal.bytes / MiB).toFixed(0)} MiB journal of ${journal.lines} lines in ${seconds.toFixed(1)} s; heap in use grew ${(heapGrowth / MiB).toFixed(1)} MiB; the process's peak memory is ${(peak / MiB).toFixed(0)} MiB`);
+      console.log(
+        `reopened a ${(journal.bytes / MiB).toFixed(0)} MiB journal of ${journal.lines} lines in ${seconds.toFixed(1)} s; heap in use grew ${(heapGrowth / MiB).toFixed(1)} MiB; the process's peak memory is ${(peak / MiB).toFixed(0)} MiB`,
+      );
       const records = await store.list(LARGE_JOURNAL_COLLECTION, largeJournalScope, { order: 'oldest' });
       expect(records).toEqual(journal.live);
       const lastRound = Math.max(...journal.live.map((record) => Number(record.round)));
-      expect((await store.findBy(LARGE_JOURNAL_COLLECTION, largeJournalScope, 'round', lastRound)).length).toBe(journal.lines % journal.live.length || journal.live.length);
+      expect((await store.findBy(LARGE_JOURNAL_COLLECTION, largeJournalScope, 'round', lastRound)).length).toBe(
+        journal.lines % journal.live.length || journal.live.length,
+      );
       // What stays in memory is the live records' (a thousand of about 1 KB, their indexes and the store), not the file's.
       expect(heapGrowth).toBeLessThan(32 * MiB);
       // Reading needs a chunk and the garbage of a few lines at a time, never the file (a quarter of 1 GiB here).

@@ -5,7 +5,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { JournalFile, JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
 import { DataDirInUseError } from './store.js';
 import { openJournalStore } from './journal-store.js';
-import { collections, describeStoreContract, merchantA, merchantB, storeFixtures, thing } from './testing/store-contract.js';
+import {
+  collections,
+  describeStoreContract,
+  merchantA,
+  merchantB,
+  storeFixtures,
+  thing,
+} from './testing/store-contract.js';
 
 describeStoreContract('journal', (dataDir) => openJournalStore({ dataDir, collections }));
 
@@ -55,7 +62,9 @@ describe('the journal store, its own file', () => {
     expect((await again.list('things', merchantA)).map((r) => r.id)).toEqual(['a', 'c', 'b']);
     expect((await again.findBy('things', merchantA, 'state', 'closed')).map((r) => r.id)).toEqual(['c']);
     expect(await again.list('things', merchantB)).toEqual([]);
-    await expect(again.insert('things', merchantA, thing('d', { external_id: 'ext-a' }))).rejects.toThrow('things.external_id ext-a already exists');
+    await expect(again.insert('things', merchantA, thing('d', { external_id: 'ext-a' }))).rejects.toThrow(
+      'things.external_id ext-a already exists',
+    );
   });
 
   it('writes a delete as an operation of its line, and reads it back on opening', async () => {
@@ -74,9 +83,14 @@ describe('the journal store, its own file', () => {
   it('reads a journal of the first version (no deletes), and rewrites it under its own header before adding to it', async () => {
     const dir = tempDir();
     const versionOne = `${JSON.stringify({ format: 'payments-sandbox journal', version: 1 })}\n`;
-    writeFileSync(journalOf(dir), `${versionOne}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]])}\n`);
+    writeFileSync(
+      journalOf(dir),
+      `${versionOne}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]])}\n`,
+    );
     const store = open(dir);
-    expect(linesOf(dir).map((line) => JSON.parse(line) as unknown)).toEqual([[['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]]]);
+    expect(linesOf(dir).map((line) => JSON.parse(line) as unknown)).toEqual([
+      [['put', 'things', 'm-a', 'test', thing('1', { state: 'closed' })]],
+    ]);
     await store.delete('things', merchantA, '1');
     await close(store);
     expect(await open(dir).get('things', merchantA, '1')).toBeUndefined();
@@ -100,7 +114,10 @@ describe('the journal store, its own file', () => {
 
   it('refuses to open a journal with a damaged line before its end, rather than skip what it held', async () => {
     const dir = tempDir();
-    writeFileSync(journalOf(dir), `${JOURNAL_HEADER}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n{damaged\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('2')]])}\n`);
+    writeFileSync(
+      journalOf(dir),
+      `${JOURNAL_HEADER}${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n{damaged\n${JSON.stringify([['put', 'things', 'm-a', 'test', thing('2')]])}\n`,
+    );
     expect(() => open(dir)).toThrow(/line 3 is damaged/);
   });
 
@@ -117,7 +134,10 @@ describe('the journal store, its own file', () => {
 
   it('refuses a journal written by a newer sandbox, and a file that is no journal', () => {
     const dir = tempDir();
-    writeFileSync(journalOf(dir), `${JSON.stringify({ format: 'payments-sandbox journal', version: JOURNAL_VERSION + 1 })}\n`);
+    writeFileSync(
+      journalOf(dir),
+      `${JSON.stringify({ format: 'payments-sandbox journal', version: JOURNAL_VERSION + 1 })}\n`,
+    );
     expect(() => open(dir)).toThrow(/written by a newer sandbox/);
     writeFileSync(journalOf(dir), `${JSON.stringify([['put', 'things', 'm-a', 'test', thing('1')]])}\n`);
     expect(() => open(dir)).toThrow(/is not a sandbox journal/);

@@ -9,9 +9,25 @@
 // transaction's records once; and lookups are map reads instead of statements. The price is memory: the
 // whole data set is held in it, which suits a sandbox's data.
 import { createGroupCommit, storeOver, type CommitSteps } from './group-commit.js';
-import { clearOperation, deleteOperation, JournalFile, journalLine, JOURNAL_VERSION, putOperation, type JournalOperation } from './journal-file.js';
+import {
+  clearOperation,
+  deleteOperation,
+  JournalFile,
+  journalLine,
+  JOURNAL_VERSION,
+  putOperation,
+  type JournalOperation,
+} from './journal-file.js';
 import { MemoryRecords, type StoredRecord, type Undo } from './memory-records.js';
-import { recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+import {
+  recordText,
+  type CollectionDefinition,
+  type FindOptions,
+  type JsonRecord,
+  type Scope,
+  type Store,
+  type Transaction,
+} from './store.js';
 
 export interface JournalStoreOptions {
   /** A directory (the journal is `sandbox.journal` inside it) or `:memory:` (no journal: nothing outlives the process). */
@@ -49,7 +65,10 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       if (change.kind !== 'clear-scope') change.record.committedText = change.record.text;
     }
   };
-  const journal = options.dataDir === ':memory:' ? undefined : new JournalFile({ dataDir: options.dataDir, synchronous: options.synchronous ?? 'NORMAL' }, replay);
+  const journal =
+    options.dataDir === ':memory:'
+      ? undefined
+      : new JournalFile({ dataDir: options.dataDir, synchronous: options.synchronous ?? 'NORMAL' }, replay);
   const smallestRewritten = options.rewriteAfterBytes ?? DEFAULT_REWRITE_AFTER_BYTES;
   /**
    * The size from which the journal is rewritten. After each rewrite, tried or done, it waits for the journal
@@ -66,7 +85,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     }
   };
   function* liveLines(): Generator<string> {
-    for (const { collection, record } of records.all()) yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
+    for (const { collection, record } of records.all())
+      yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
   }
   /** A failed rewrite leaves the journal as it was, and fails neither the opening nor a transaction. */
   const rewriteIfMostlySuperseded = (): void => {
@@ -74,7 +94,9 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     try {
       rewrite();
     } catch (error) {
-      process.emitWarning(`the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`);
+      process.emitWarning(
+        `the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`,
+      );
     }
   };
   if (journal && journal.version < JOURNAL_VERSION) {
@@ -133,7 +155,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     },
     commit: () => {
       if (journal && groupLines !== '') journal.append(groupLines);
-      for (const change of group) if (change.kind === 'insert' || change.kind === 'update') change.record.committedText = change.record.text;
+      for (const change of group)
+        if (change.kind === 'insert' || change.kind === 'update') change.record.committedText = change.record.text;
       closeGroup();
       rewriteIfMostlySuperseded();
     },
@@ -149,8 +172,15 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       const stored = records.stored(collection, scope, id);
       return stored ? parse<T>(stored) : undefined;
     },
-    findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, findOptions?: FindOptions) => records.findBy(collection, scope, field, value, findOptions).map(parse<T>),
-    list: async <T extends JsonRecord>(collection: string, scope: Scope, findOptions?: FindOptions) => records.list(collection, scope, findOptions).map(parse<T>),
+    findBy: async <T extends JsonRecord>(
+      collection: string,
+      scope: Scope,
+      field: string,
+      value: string | number | boolean,
+      findOptions?: FindOptions,
+    ) => records.findBy(collection, scope, field, value, findOptions).map(parse<T>),
+    list: async <T extends JsonRecord>(collection: string, scope: Scope, findOptions?: FindOptions) =>
+      records.list(collection, scope, findOptions).map(parse<T>),
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
       const text = recordText(collection, record);
       work.push(records.insert(collection, scope, record, text));
@@ -184,12 +214,22 @@ export function openJournalStore(options: JournalStoreOptions): Store {
    * commit (what the group wrote is not committed yet, so such a read must not see it). A delete or cleared
    * scope not committed yet hides records that are still committed, so then the read takes its turn.
    */
-  const getCommitted = async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
+  const getCommitted = async <T extends JsonRecord>(
+    collection: string,
+    scope: Scope,
+    id: string,
+  ): Promise<T | undefined> => {
     if (removing) return commits.run(() => tx.get<T>(collection, scope, id));
     const text = records.stored(collection, scope, id)?.committedText;
     return text === undefined ? undefined : (JSON.parse(text) as T);
   };
-  const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
-    records.findAcross(collection, field, value).map((record) => ({ scope: { merchantId: record.merchantId, mode: record.mode }, record: parse<T>(record) }));
+  const findAcrossScopes = async <T extends JsonRecord>(
+    collection: string,
+    field: string,
+    value: string | number | boolean,
+  ) =>
+    records
+      .findAcross(collection, field, value)
+      .map((record) => ({ scope: { merchantId: record.merchantId, mode: record.mode }, record: parse<T>(record) }));
   return storeOver(commits, tx, { getCommitted, findAcrossScopes, release: () => journal?.close() });
 }

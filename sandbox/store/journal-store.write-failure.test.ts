@@ -41,7 +41,10 @@ describe('the journal store when writing its journal fails', () => {
 
     // Part of the group's lines reach the file, then the disk is full.
     vi.mocked(writeSync).mockImplementationOnce(partWrite).mockImplementationOnce(diskFull);
-    const results = await Promise.allSettled([store.insert('things', merchantA, thing('1')), store.update('things', merchantA, thing('before', { state: 'closed' }))]);
+    const results = await Promise.allSettled([
+      store.insert('things', merchantA, thing('1')),
+      store.update('things', merchantA, thing('before', { state: 'closed' })),
+    ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(await store.get('things', merchantA, '1')).toBeUndefined();
     expect(await store.get('things', merchantA, 'before')).toEqual(thing('before'));

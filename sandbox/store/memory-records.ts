@@ -4,7 +4,15 @@
 // Looked-up values compare as SQLite's json_extract does in the SQLite store: strings with strings, numbers
 // with numbers, true and false as 1 and 0; a null, missing, object or array value is not indexed (and never
 // collides with another under a unique field).
-import { DuplicateKeyError, pageOf, type CollectionDefinition, type FindOptions, type JsonRecord, type Mode, type Scope } from './store.js';
+import {
+  DuplicateKeyError,
+  pageOf,
+  type CollectionDefinition,
+  type FindOptions,
+  type JsonRecord,
+  type Mode,
+  type Scope,
+} from './store.js';
 
 /** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
 export class StoredRecord {
@@ -26,7 +34,11 @@ export type Undo =
   | { kind: 'insert'; collection: Collection; record: StoredRecord }
   | { kind: 'update'; collection: Collection; record: StoredRecord; text: string; keys: (string | undefined)[] }
   | { kind: 'delete'; collection: Collection; record: StoredRecord }
-  | { kind: 'clear-scope'; scopeKey: string; removed: { collection: Collection; records: Map<string, StoredRecord> }[] };
+  | {
+      kind: 'clear-scope';
+      scopeKey: string;
+      removed: { collection: Collection; records: Map<string, StoredRecord> }[];
+    };
 
 const scopeKeyOf = (merchantId: string, mode: string): string => `${merchantId}\u0000${mode}`;
 
@@ -40,7 +52,8 @@ const indexKeyOf = (value: unknown): string | undefined => {
 const bySeq = (a: StoredRecord, b: StoredRecord): number => a.seq - b.seq;
 
 /** Records in insertion order, oldest or newest first, paged as `options` says. */
-const ordered = (records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] => pageOf(options?.order === 'oldest' ? records : records.reverse(), options);
+const ordered = (records: StoredRecord[], options: FindOptions | undefined): StoredRecord[] =>
+  pageOf(options?.order === 'oldest' ? records : records.reverse(), options);
 
 /**
  * The records under one index key: most keys (ids, unique values) have one, held as it is; a Set only once
@@ -188,7 +201,13 @@ export class MemoryRecords {
     return this.collection(collection).scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.get(id);
   }
 
-  findBy(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions): StoredRecord[] {
+  findBy(
+    collection: string,
+    scope: Scope,
+    field: string,
+    value: string | number | boolean,
+    options?: FindOptions,
+  ): StoredRecord[] {
     const c = this.collection(collection);
     return ordered(c.find(scopeKeyOf(scope.merchantId, scope.mode), c.fieldNumber(field), indexKeyOf(value)), options);
   }
@@ -200,7 +219,9 @@ export class MemoryRecords {
 
   findAcross(collection: string, field: string, value: string | number | boolean): StoredRecord[] {
     const c = this.collection(collection);
-    return field === 'id' ? c.findAcross(-1, `s${String(value)}`) : c.findAcross(c.fieldNumber(field), indexKeyOf(value));
+    return field === 'id'
+      ? c.findAcross(-1, `s${String(value)}`)
+      : c.findAcross(c.fieldNumber(field), indexKeyOf(value));
   }
 
   /** Inserts, or replaces the record with the same id (replaying a journal). `text` is `record` as JSON. */
@@ -212,7 +233,8 @@ export class MemoryRecords {
 
   insert(collection: string, scope: Scope, record: JsonRecord, text: string): Undo {
     const c = this.collection(collection);
-    if (c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.has(record.id)) throw new Error(`${collection} ${record.id} already exists`);
+    if (c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.has(record.id))
+      throw new Error(`${collection} ${record.id} already exists`);
     return this.#insert(c, scope.merchantId, scope.mode, record, text);
   }
 
@@ -254,7 +276,8 @@ export class MemoryRecords {
     else if (change.kind === 'delete') {
       const records = this.#add(change.collection, change.record);
       // Lists follow the order records were added in: one put back among later ones goes to its place.
-      if (records.size > 1) change.collection.scopes.set(change.record.scopeKey, new Map([...records].sort(([, a], [, b]) => bySeq(a, b))));
+      if (records.size > 1)
+        change.collection.scopes.set(change.record.scopeKey, new Map([...records].sort(([, a], [, b]) => bySeq(a, b))));
     } else if (change.kind === 'update') {
       const { collection: c, record } = change;
       c.reindex(record, change.keys);
@@ -274,7 +297,9 @@ export class MemoryRecords {
   /** Every record, in insertion order, with its collection (to rewrite the journal). */
   all(): { collection: string; record: StoredRecord }[] {
     const every: { collection: string; record: StoredRecord }[] = [];
-    for (const c of this.#collections.values()) for (const records of c.scopes.values()) for (const record of records.values()) every.push({ collection: c.name, record });
+    for (const c of this.#collections.values())
+      for (const records of c.scopes.values())
+        for (const record of records.values()) every.push({ collection: c.name, record });
     return every.sort((a, b) => a.record.seq - b.record.seq);
   }
 
@@ -318,7 +343,13 @@ export class MemoryRecords {
     return undo;
   }
 
-  #refuseTaken(c: Collection, scopeKey: string, keys: (string | undefined)[], record: JsonRecord, self?: StoredRecord): void {
+  #refuseTaken(
+    c: Collection,
+    scopeKey: string,
+    keys: (string | undefined)[],
+    record: JsonRecord,
+    self?: StoredRecord,
+  ): void {
     const taken = c.takenUniqueField(scopeKey, keys, self);
     if (taken !== undefined) {
       const field = c.fields[taken]!;

@@ -26,7 +26,9 @@ export class OtherStoreKindError extends Error {
     readonly dataDir: string,
     readonly found: StoreKind,
   ) {
-    super(`${dataDir} holds a ${found} store (${FILE_OF[found]}); open it with STORE=${found} (--store ${found}), or give another DATA_DIR`);
+    super(
+      `${dataDir} holds a ${found} store (${FILE_OF[found]}); open it with STORE=${found} (--store ${found}), or give another DATA_DIR`,
+    );
     this.name = 'OtherStoreKindError';
   }
 }

@@ -28,7 +28,8 @@ CREATE INDEX IF NOT EXISTS records_by_scope ON records (collection, merchant_id,
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function assertPlainName(name: string): string {
-  if (!NAME.test(name)) throw new Error(`store: "${name}" is not a plain name (letters, digits, _) for a collection or field`);
+  if (!NAME.test(name))
+    throw new Error(`store: "${name}" is not a plain name (letters, digits, _) for a collection or field`);
   return name;
 }
 
@@ -47,10 +48,19 @@ export function keyIndexesOf(collections: readonly CollectionDefinition[]): KeyI
   return collections.flatMap((c) => {
     assertPlainName(c.name);
     const unique = c.unique ?? [];
-    const fields = [...unique.map((field) => ({ field, unique: true })), ...(c.indexed ?? []).filter((field) => !unique.includes(field)).map((field) => ({ field, unique: false }))];
+    const fields = [
+      ...unique.map((field) => ({ field, unique: true })),
+      ...(c.indexed ?? []).filter((field) => !unique.includes(field)).map((field) => ({ field, unique: false })),
+    ];
     return fields.map(({ field, unique: isUnique }) => {
       assertPlainName(field);
-      return { collection: c.name, field, unique: isUnique, name: `${isUnique ? 'unique' : 'key'}__${c.name}__${field}`, expression: `json_extract(data, '$.${field}')` };
+      return {
+        collection: c.name,
+        field,
+        unique: isUnique,
+        name: `${isUnique ? 'unique' : 'key'}__${c.name}__${field}`,
+        expression: `json_extract(data, '$.${field}')`,
+      };
     });
   });
 }
@@ -74,15 +84,25 @@ function migrateFromKeyTable(db: Database.Database): void {
  */
 export function prepareSchema(db: Database.Database, keyIndexes: readonly KeyIndex[]): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw new Error(`store: the data was written by a newer sandbox (layout ${version}; this one knows up to ${SCHEMA_VERSION})`);
-  const hasKeyTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_keys'").get() !== undefined;
+  if (version > SCHEMA_VERSION)
+    throw new Error(
+      `store: the data was written by a newer sandbox (layout ${version}; this one knows up to ${SCHEMA_VERSION})`,
+    );
+  const hasKeyTable =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_keys'").get() !== undefined;
   if (hasKeyTable) migrateFromKeyTable(db);
   db.exec(RECORDS);
   const wanted = new Set(keyIndexes.map((index) => index.name));
-  const existing = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'unique\\_\\_%' ESCAPE '\\' OR name LIKE 'key\\_\\_%' ESCAPE '\\')").all();
+  const existing = db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'unique\\_\\_%' ESCAPE '\\' OR name LIKE 'key\\_\\_%' ESCAPE '\\')",
+    )
+    .all();
   for (const { name } of existing) if (!wanted.has(name)) db.exec(`DROP INDEX "${name}"`);
   for (const index of keyIndexes) {
-    db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${index.name}" ON records (${index.expression}, merchant_id, mode) WHERE collection = '${index.collection}'`);
+    db.exec(
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${index.name}" ON records (${index.expression}, merchant_id, mode) WHERE collection = '${index.collection}'`,
+    );
   }
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }

@@ -29,8 +29,13 @@ describe('the SQLite store, its own file layout', () => {
 
     const store = open(dir);
     expect((await store.list('things', merchantA)).map((r) => r.id)).toEqual(['2', '1']);
-    expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '2']);
-    await expect(store.insert('things', merchantA, thing('3', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest' })).map((r) => r.id)).toEqual([
+      '1',
+      '2',
+    ]);
+    await expect(store.insert('things', merchantA, thing('3', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(
+      DuplicateKeyError,
+    );
     await close(store);
     const migrated = new Database(join(dir, SQLITE_FILE));
     expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
@@ -44,9 +49,11 @@ describe('the SQLite store, its own file layout', () => {
     const narrower = openSqliteStore({ dataDir: dir, collections: [{ name: 'things', unique: ['external_id'] }] });
     await narrower.close();
     const db = new Database(join(dir, SQLITE_FILE));
-    const names = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%things%'").all().map((row) => row.name);
+    const names = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%things%'")
+      .all()
+      .map((row) => row.name);
     db.close();
     expect(names).toEqual(['unique__things__external_id']);
   });
-
 });

@@ -13,7 +13,19 @@ import { CommittedRecords, recordKey } from './committed-records.js';
 import { createGroupCommit, storeOver } from './group-commit.js';
 import { sqliteCommitSteps } from './sqlite-commit-steps.js';
 import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
-import { DataDirInUseError, DuplicateKeyError, isUnstorableValue, pageOf, recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from './store.js';
+import {
+  DataDirInUseError,
+  DuplicateKeyError,
+  isUnstorableValue,
+  pageOf,
+  recordText,
+  type CollectionDefinition,
+  type FindOptions,
+  type JsonRecord,
+  type Scope,
+  type Store,
+  type Transaction,
+} from './store.js';
 
 interface RecordRow {
   data: string;
@@ -31,14 +43,18 @@ export interface SqliteStoreOptions {
 const COMMITTED_RECORDS_CACHED = 10_000;
 
 /** A looked-up value as SQLite compares it with `json_extract`'s result (JSON true/false come out as 1/0). */
-const sqlValue = (value: string | number | boolean): string | number => (typeof value === 'boolean' ? Number(value) : value);
+const sqlValue = (value: string | number | boolean): string | number =>
+  typeof value === 'boolean' ? Number(value) : value;
 
 export const SQLITE_FILE = 'sandbox.sqlite3';
 
 /** STORE=sqlite needs better-sqlite3, an optional dependency of the sandbox package. */
 export class SqliteUnavailableError extends Error {
   constructor(cause: unknown) {
-    super('STORE=sqlite needs better-sqlite3, which is not installed (an optional dependency that compiles natively): install it with `npm install better-sqlite3`, or use the default store', { cause });
+    super(
+      'STORE=sqlite needs better-sqlite3, which is not installed (an optional dependency that compiles natively): install it with `npm install better-sqlite3`, or use the default store',
+      { cause },
+    );
     this.name = 'SqliteUnavailableError';
   }
 }
@@ -92,12 +108,20 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     return {
       get: db.prepare<[string, string, string], RecordRow>(`SELECT data FROM records WHERE ${scope} AND id = ?`),
       // Paged in SQL (LIMIT -1: no limit): a page past an offset then reads only its own rows.
-      listNewest: db.prepare<[string, string, number, number], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq DESC LIMIT ? OFFSET ?`),
-      listOldest: db.prepare<[string, string, number, number], RecordRow>(`SELECT data FROM records WHERE ${scope} ORDER BY seq ASC LIMIT ? OFFSET ?`),
-      insert: db.prepare<[string, string, string, string]>(`INSERT INTO records (collection, merchant_id, mode, id, data) VALUES ('${collection}', ?, ?, ?, ?)`),
+      listNewest: db.prepare<[string, string, number, number], RecordRow>(
+        `SELECT data FROM records WHERE ${scope} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+      ),
+      listOldest: db.prepare<[string, string, number, number], RecordRow>(
+        `SELECT data FROM records WHERE ${scope} ORDER BY seq ASC LIMIT ? OFFSET ?`,
+      ),
+      insert: db.prepare<[string, string, string, string]>(
+        `INSERT INTO records (collection, merchant_id, mode, id, data) VALUES ('${collection}', ?, ?, ?, ?)`,
+      ),
       update: db.prepare<[string, string, string, string]>(`UPDATE records SET data = ? WHERE ${scope} AND id = ?`),
       delete: db.prepare<[string, string, string]>(`DELETE FROM records WHERE ${scope} AND id = ?`),
-      acrossById: db.prepare<[string], RecordRow & { merchant_id: string; mode: string }>(`SELECT data, merchant_id, mode FROM records WHERE collection = '${collection}' AND id = ? ORDER BY seq ASC`),
+      acrossById: db.prepare<[string], RecordRow & { merchant_id: string; mode: string }>(
+        `SELECT data, merchant_id, mode FROM records WHERE collection = '${collection}' AND id = ? ORDER BY seq ASC`,
+      ),
     };
   };
   const collections = new Map(options.collections.map((c) => [c.name, statementsOf(assertPlainName(c.name))]));
@@ -148,7 +172,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     return taken;
   };
   /** The rows `options` keeps, parsed (only those: rows left out by an offset are never parsed). */
-  const parsePage = <T>(rows: RecordRow[], options?: FindOptions): T[] => pageOf(rows, options).map((row) => JSON.parse(row.data) as T);
+  const parsePage = <T>(rows: RecordRow[], options?: FindOptions): T[] =>
+    pageOf(rows, options).map((row) => JSON.parse(row.data) as T);
 
   // Every write is one statement, which SQLite applies whole or not at all: a duplicate key undoes that write
   // and nothing else of the transaction.
@@ -157,20 +182,31 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       const row = statementsFor(collection).get.get(scope.merchantId, scope.mode, id);
       return row ? (JSON.parse(row.data) as T) : undefined;
     },
-    findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+    findBy: async <T extends JsonRecord>(
+      collection: string,
+      scope: Scope,
+      field: string,
+      value: string | number | boolean,
+      options?: FindOptions,
+    ) => {
       const order = options?.order ?? 'newest';
       const statement = lookup(keyOf(collection, field), options?.limit === 1 ? `${order}1` : order);
       // SQLite would bind a lone surrogate as U+FFFD and find records holding that: no record holds this value.
       if (isUnstorableValue(value)) return [];
       const args = [sqlValue(value), scope.merchantId, scope.mode];
       // With a limit, rows are read only as far as the page ends (the SQL has none, see `lookup`).
-      const rows = options?.limit === undefined ? statement.all(...args) : firstRows(statement.iterate(...args), (options.offset ?? 0) + options.limit);
+      const rows =
+        options?.limit === undefined
+          ? statement.all(...args)
+          : firstRows(statement.iterate(...args), (options.offset ?? 0) + options.limit);
       return parsePage<T>(rows, options);
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const statements = statementsFor(collection);
       const statement = options?.order === 'oldest' ? statements.listOldest : statements.listNewest;
-      return statement.all(scope.merchantId, scope.mode, options?.limit ?? -1, options?.offset ?? 0).map((row) => JSON.parse(row.data) as T);
+      return statement
+        .all(scope.merchantId, scope.mode, options?.limit ?? -1, options?.offset ?? 0)
+        .map((row) => JSON.parse(row.data) as T);
     },
     insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
       const text = recordText(collection, record);
@@ -207,10 +243,26 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
 
   const committedRecords = new CommittedRecords(COMMITTED_RECORDS_CACHED);
   const commits = createGroupCommit(sqliteCommitSteps(db, committedRecords));
-  const findAcrossScopes = async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) =>
-    isUnstorableValue(value) ? [] : (field === 'id' ? statementsFor(collection).acrossById.all(String(value)) : lookup(keyOf(collection, field), 'across').all(sqlValue(value))).map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: JSON.parse(row.data) as T }));
+  const findAcrossScopes = async <T extends JsonRecord>(
+    collection: string,
+    field: string,
+    value: string | number | boolean,
+  ) =>
+    isUnstorableValue(value)
+      ? []
+      : (field === 'id'
+          ? statementsFor(collection).acrossById.all(String(value))
+          : lookup(keyOf(collection, field), 'across').all(sqlValue(value))
+        ).map((row) => ({
+          scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] },
+          record: JSON.parse(row.data) as T,
+        }));
   /** A read by id outside a transaction: committed data, from memory when the record was read or written lately. */
-  const getCommitted = async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
+  const getCommitted = async <T extends JsonRecord>(
+    collection: string,
+    scope: Scope,
+    id: string,
+  ): Promise<T | undefined> => {
     const key = recordKey(collection, scope.merchantId, scope.mode, id);
     const known = committedRecords.get(key);
     if (known !== undefined) return JSON.parse(known) as T;

@@ -65,7 +65,8 @@ export function recordText(collection: string, record: JsonRecord): string {
 }
 
 /** A lookup value no record can hold (see recordText): every store finds nothing for it without asking its data. */
-export const isUnstorableValue = (value: string | number | boolean): boolean => typeof value === 'string' && UNSTORABLE_ESCAPE.test(JSON.stringify(value));
+export const isUnstorableValue = (value: string | number | boolean): boolean =>
+  typeof value === 'string' && UNSTORABLE_ESCAPE.test(JSON.stringify(value));
 
 /** The data directory is held by another process (another sandbox on the same DATA_DIR). */
 export class DataDirInUseError extends Error {
@@ -88,7 +89,8 @@ export class StoreUnavailableError extends Error {
 
 /** `error`, or an error it was caused by, is a StoreUnavailableError. */
 export function isStoreUnavailable(error: unknown): boolean {
-  for (let seen: unknown = error, depth = 0; seen instanceof Error && depth < 5; seen = seen.cause, depth++) if (seen instanceof StoreUnavailableError) return true;
+  for (let seen: unknown = error, depth = 0; seen instanceof Error && depth < 5; seen = seen.cause, depth++)
+    if (seen instanceof StoreUnavailableError) return true;
   return false;
 }
 
@@ -111,7 +113,13 @@ export function pageOf<T>(items: T[], options: FindOptions | undefined): T[] {
 export interface Transaction {
   get<T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined>;
   /** Records whose indexed (or unique) `field` equals `value`. */
-  findBy<T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions): Promise<T[]>;
+  findBy<T extends JsonRecord>(
+    collection: string,
+    scope: Scope,
+    field: string,
+    value: string | number | boolean,
+    options?: FindOptions,
+  ): Promise<T[]>;
   /** Every record of the collection in the scope. */
   list<T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions): Promise<T[]>;
   insert<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
@@ -132,7 +140,11 @@ export interface Store extends Transaction {
    */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Records of a collection, across all scopes, whose indexed field (or `id`) has a value (e.g. due callbacks). */
-  findAcrossScopes<T extends JsonRecord>(collection: string, field: string, value: string | number | boolean): Promise<{ scope: Scope; record: T }[]>;
+  findAcrossScopes<T extends JsonRecord>(
+    collection: string,
+    field: string,
+    value: string | number | boolean,
+  ): Promise<{ scope: Scope; record: T }[]>;
   close(): Promise<void>;
   /**
    * True when other processes read and write the same data at the same time (several sandboxes on one

@@ -14,6 +14,18 @@ export function contractFindings(operationId: string, answer: RawAnswer): string
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => (headers[name] = value));
   const operation = contract.operation(operationId);
-  const exchange: Exchange = { request: { method: operation.method.toUpperCase(), url: `http://sandbox.test${operation.path}`, headers: {}, auth: 'valid' }, status: answer.status, headers, bodyText: JSON.stringify(answer.body), json: answer.body, durationMs: 0 };
+  const exchange: Exchange = {
+    request: {
+      method: operation.method.toUpperCase(),
+      url: `http://sandbox.test${operation.path}`,
+      headers: {},
+      auth: 'valid',
+    },
+    status: answer.status,
+    headers,
+    bodyText: JSON.stringify(answer.body),
+    json: answer.body,
+    durationMs: 0,
+  };
   return responseFindings(contract, reporter, operation, exchange, false).map((finding) => finding.message);
 }

@@ -11,7 +11,10 @@
 import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
-import { createPaymentsClient as createControlClient, type PaymentsClient as ControlClient } from '@payments-contract/client/sandbox/client';
+import {
+  createPaymentsClient as createControlClient,
+  type PaymentsClient as ControlClient,
+} from '@payments-contract/client/sandbox/client';
 import { createSandboxApp, type SandboxApp } from '../app.js';
 import { defaultConfig, type MerchantConfig, type SandboxConfig } from '../config.js';
 import { scopeOf as scopeOfCaller, type Caller, type Json, type Scope } from '../context.js';
@@ -186,11 +189,18 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
     },
   });
   if (options.startDispatcher !== false) await app.start();
-  const site = createSite({ service: app.service, control: app.control, health: () => app.health(), observer: app.observer });
+  const site = createSite({
+    service: app.service,
+    control: app.control,
+    health: () => app.health(),
+    observer: app.observer,
+  });
   const fetchHandler: FetchHandler = async (request) => {
     const response = await site(request);
     if (options.failOnRouterErrors !== false && routerErrors.length > 0) {
-      throw new Error(`the sandbox reported ${routerErrors.length} router error(s), first: ${routerErrors[0] instanceof Error ? routerErrors[0].message : String(routerErrors[0])}`);
+      throw new Error(
+        `the sandbox reported ${routerErrors.length} router error(s), first: ${routerErrors[0] instanceof Error ? routerErrors[0].message : String(routerErrors[0])}`,
+      );
     }
     return response;
   };
@@ -200,12 +210,15 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
     ctx: app.ctx,
     config,
     fetch: fetchHandler,
-    service: (key = 'aTest') => createPaymentsClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
-    control: (key = 'aTest') => createControlClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
+    service: (key = 'aTest') =>
+      createPaymentsClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
+    control: (key = 'aTest') =>
+      createControlClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
     async request(method, path, requestOptions = {}) {
       const headers = new Headers(requestOptions.headers);
       const key = requestOptions.key === undefined ? 'aTest' : requestOptions.key;
-      if (key !== null && !headers.has('authorization')) headers.set('authorization', basicAuthorization({ username: keyOf(key), password: '' }));
+      if (key !== null && !headers.has('authorization'))
+        headers.set('authorization', basicAuthorization({ username: keyOf(key), password: '' }));
       let body: string | undefined;
       if (requestOptions.form) {
         body = new URLSearchParams(requestOptions.form).toString();
@@ -214,18 +227,32 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
         body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
         if (!headers.has('content-type')) headers.set('content-type', 'application/json');
       }
-      const response = await fetchHandler(new Request(`${TEST_BASE_URL}${path}`, { method, headers, ...(body === undefined ? {} : { body }) }));
+      const response = await fetchHandler(
+        new Request(`${TEST_BASE_URL}${path}`, { method, headers, ...(body === undefined ? {} : { body }) }),
+      );
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text === '' ? undefined : (JSON.parse(text) as Json) };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text === '' ? undefined : (JSON.parse(text) as Json),
+      };
     },
     callbacks,
     waitForCallbacks: async (count, timeoutMs = 5_000) => {
-      await waitUntil(() => callbacks.length >= count, timeoutMs, () => `expected ${count} callback(s) within ${timeoutMs} ms, got ${callbacks.length}`);
+      await waitUntil(
+        () => callbacks.length >= count,
+        timeoutMs,
+        () => `expected ${count} callback(s) within ${timeoutMs} ms, got ${callbacks.length}`,
+      );
       return [...callbacks];
     },
     waitForCallback: async (matches, timeoutMs = 5_000) => {
       let found: ReceivedCallback | undefined;
-      await waitUntil(() => (found = callbacks.find(matches)) !== undefined, timeoutMs, () => `no matching callback within ${timeoutMs} ms among ${callbacks.length} received`);
+      await waitUntil(
+        () => (found = callbacks.find(matches)) !== undefined,
+        timeoutMs,
+        () => `no matching callback within ${timeoutMs} ms among ${callbacks.length} received`,
+      );
       return found!;
     },
     advance: async (ms, key = 'aTest') => void (await app.platform.clock.advance(scopeOf(key), ms)),

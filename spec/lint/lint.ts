@@ -40,12 +40,16 @@ const BUNDLES: Record<string, string> = {
 const redoclyEnv = { ...process.env, REDOCLY_TELEMETRY: 'off' };
 
 function lintSource(api: string): Totals {
-  const result = spawnSync('redocly', ['lint', api, '--format=json', '--max-problems=10000', ...process.argv.slice(2)], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    shell: false,
-    env: redoclyEnv,
-  });
+  const result = spawnSync(
+    'redocly',
+    ['lint', api, '--format=json', '--max-problems=10000', ...process.argv.slice(2)],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      shell: false,
+      env: redoclyEnv,
+    },
+  );
   if (result.error) throw result.error;
   let report: LintReport;
   try {
@@ -57,7 +61,7 @@ function lintSource(api: string): Totals {
   }
   for (const problem of report.problems) {
     const where = problem.location[0];
-    const position = where?.start ? `${where.start.line}:${where.start.col}` : where?.pointer ?? '';
+    const position = where?.start ? `${where.start.line}:${where.start.col}` : (where?.pointer ?? '');
     console.log(`${where?.source.ref ?? '?'}:${position} ${problem.severity} ${problem.ruleId} ${problem.message}`);
   }
   console.log(`redocly lint ${api}: ${report.totals.errors} errors, ${report.totals.warnings} warnings`);
@@ -67,7 +71,11 @@ function lintSource(api: string): Totals {
 /** True when the committed bundle is what bundling the source gives now (Spectral reads the committed one). */
 function bundleIsFresh(source: string, bundle: string, workDir: string): boolean {
   const fresh = join(workDir, 'fresh.json');
-  const result = spawnSync(join(root, 'node_modules/.bin/redocly'), ['bundle', source, '--ext', 'json', '--output', fresh], { cwd: root, encoding: 'utf8', env: redoclyEnv });
+  const result = spawnSync(
+    join(root, 'node_modules/.bin/redocly'),
+    ['bundle', source, '--ext', 'json', '--output', fresh],
+    { cwd: root, encoding: 'utf8', env: redoclyEnv },
+  );
   if (result.error) throw result.error;
   if (result.status !== 0) return false;
   return readFileSync(join(root, bundle), 'utf8') === readFileSync(fresh, 'utf8');
@@ -79,12 +87,21 @@ function lintBundle(source: string, bundle: string, workDir: string): Totals {
     console.log(`${bundle} error bundle-stale ${bundle} is not what ${source} bundles to now: run npm run bundle.`);
     totals.errors += 1;
   }
-  const verdict = judge(runSpectral(resolve(root, bundle), spectralRuleset, root), readWaivers(spectralRuleset, root), bundle);
+  const verdict = judge(
+    runSpectral(resolve(root, bundle), spectralRuleset, root),
+    readWaivers(spectralRuleset, root),
+    bundle,
+  );
   for (const problem of [...verdict.failures, ...verdict.notices]) console.log(formatProblem(problem, bundle));
-  for (const waiver of verdict.unused) console.log(`spec/lint/spectral.yaml error waiver-unused ${waiver.rule} is waived at ${bundle}${waiver.pointer}, where it finds nothing: remove the waiver.`);
+  for (const waiver of verdict.unused)
+    console.log(
+      `spec/lint/spectral.yaml error waiver-unused ${waiver.rule} is waived at ${bundle}${waiver.pointer}, where it finds nothing: remove the waiver.`,
+    );
   totals.errors += verdict.failures.filter((problem) => problem.severity === 0).length + verdict.unused.length;
   totals.warnings += verdict.failures.filter((problem) => problem.severity === 1).length;
-  console.log(`spectral lint ${bundle}: ${totals.errors} errors, ${totals.warnings} warnings, ${verdict.waived.length} waived (spec/lint/spectral.yaml)`);
+  console.log(
+    `spectral lint ${bundle}: ${totals.errors} errors, ${totals.warnings} warnings, ${verdict.waived.length} waived (spec/lint/spectral.yaml)`,
+  );
   return totals;
 }
 
@@ -98,7 +115,9 @@ try {
     const bundle = BUNDLES[api];
     if (bundle) results.push(lintBundle(source, bundle, workDir));
     else {
-      console.log(`redocly.yaml error lint-bundle API ${api} has no bundle known to spec/lint/lint.ts, so Spectral cannot lint it.`);
+      console.log(
+        `redocly.yaml error lint-bundle API ${api} has no bundle known to spec/lint/lint.ts, so Spectral cannot lint it.`,
+      );
       errors += 1;
     }
     for (const result of results) {

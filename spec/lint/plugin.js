@@ -83,15 +83,24 @@ function OperationCommonErrors() {
           for (const [status, code] of COMMON_ERRORS) {
             const media = responses && jsonMediaType(ctx, responses.node[status], responses.from);
             if (!media) {
-              ctx.report({ message: `Operation must document a JSON ${status} response.`, location: ctx.location.child('responses') });
+              ctx.report({
+                message: `Operation must document a JSON ${status} response.`,
+                location: ctx.location.child('responses'),
+              });
               continue;
             }
             const schema = child(ctx, media, 'schema');
             if (!extendsErrorSchema(ctx, schema)) {
-              ctx.report({ message: `The ${status} response must use the Error schema.`, location: ctx.location.child('responses') });
+              ctx.report({
+                message: `The ${status} response must use the Error schema.`,
+                location: ctx.location.child('responses'),
+              });
             }
             if (!(errorCodeEnum(ctx, schema) ?? []).includes(code)) {
-              ctx.report({ message: `The ${status} response must allow error_code ${code}.`, location: ctx.location.child('responses') });
+              ctx.report({
+                message: `The ${status} response must allow error_code ${code}.`,
+                location: ctx.location.child('responses'),
+              });
             }
           }
         },
@@ -128,7 +137,10 @@ function ErrorCodeExamples() {
           for (const key of exampleKeys) {
             const value = child(ctx, child(ctx, examples, key), 'value')?.node;
             if (!codes.includes(key)) {
-              ctx.report({ message: `Example ${key} (status ${status}) is not one of the response's error codes.`, location });
+              ctx.report({
+                message: `Example ${key} (status ${status}) is not one of the response's error codes.`,
+                location,
+              });
             } else if (!value || value.error_code !== key) {
               ctx.report({ message: `Example ${key} (status ${status}) must have error_code ${key}.`, location });
             }
@@ -160,9 +172,15 @@ function OperationRateLimitGroup() {
         enter(operation, ctx) {
           const group = operation['x-rate-limit'];
           if (typeof group !== 'string') {
-            ctx.report({ message: 'Operation must name its rate-limit group in x-rate-limit.', location: ctx.location });
+            ctx.report({
+              message: 'Operation must name its rate-limit group in x-rate-limit.',
+              location: ctx.location,
+            });
           } else if (!groups.has(group)) {
-            ctx.report({ message: `x-rate-limit names ${group}, which x-rate-limits at the root does not define (${[...groups].join(', ') || 'none'}).`, location: ctx.location.child('x-rate-limit') });
+            ctx.report({
+              message: `x-rate-limit names ${group}, which x-rate-limits at the root does not define (${[...groups].join(', ') || 'none'}).`,
+              location: ctx.location.child('x-rate-limit'),
+            });
           }
         },
       },
@@ -183,7 +201,10 @@ function WebhookOperationIdAndExample() {
           const body = resolved(ctx, operation.requestBody, ctx.location.source.absoluteRef);
           const examples = child(ctx, child(ctx, child(ctx, body, 'content'), 'application/json'), 'examples');
           if (!examples || Object.keys(examples.node).length === 0) {
-            ctx.report({ message: 'Webhook must have at least one named example of its JSON body.', location: ctx.location.child('requestBody') });
+            ctx.report({
+              message: 'Webhook must have at least one named example of its JSON body.',
+              location: ctx.location.child('requestBody'),
+            });
           }
         },
       },

@@ -60,16 +60,27 @@ export function tokensOf(pointer: string): string[] {
 }
 
 /** Spectral's own matching: the location is the waiver's or inside it. */
-const within = (path: readonly (string | number)[], scope: readonly string[]): boolean => scope.every((token, index) => String(path[index]) === token);
+const within = (path: readonly (string | number)[], scope: readonly string[]): boolean =>
+  scope.every((token, index) => String(path[index]) === token);
 
 /** The waivers of a ruleset: every `overrides` file entry with a pointer, per rule it lowers. */
 export function readWaivers(rulesetPath: string, root: string): Waiver[] {
-  const ruleset = parse(readFileSync(rulesetPath, 'utf8')) as { overrides?: { files: string[]; rules: Record<string, unknown> }[] };
+  const ruleset = parse(readFileSync(rulesetPath, 'utf8')) as {
+    overrides?: { files: string[]; rules: Record<string, unknown> }[];
+  };
   return (ruleset.overrides ?? []).flatMap(({ files, rules }) =>
     files.flatMap((entry) => {
       const [file = '', pointer] = entry.split('#');
-      if (pointer === undefined) throw new Error(`${rulesetPath}: override ${entry} covers a whole file; a waiver names the locations it concerns.`);
-      return Object.keys(rules).map((rule) => ({ file: relative(root, resolve(dirname(rulesetPath), file)), pointer: `#${pointer}`, path: tokensOf(`#${pointer}`), rule }));
+      if (pointer === undefined)
+        throw new Error(
+          `${rulesetPath}: override ${entry} covers a whole file; a waiver names the locations it concerns.`,
+        );
+      return Object.keys(rules).map((rule) => ({
+        file: relative(root, resolve(dirname(rulesetPath), file)),
+        pointer: `#${pointer}`,
+        path: tokensOf(`#${pointer}`),
+        rule,
+      }));
     }),
   );
 }
@@ -93,11 +104,15 @@ export function judge(problems: readonly SpectralProblem[], waivers: readonly Wa
 
 /** Runs the Spectral CLI on one bundle with the ruleset; every finding, whatever its severity. */
 export function runSpectral(bundle: string, rulesetPath: string, root: string): SpectralProblem[] {
-  const result = spawnSync(resolve(root, 'node_modules/.bin/spectral'), ['lint', bundle, '--ruleset', rulesetPath, '--format', 'json', '--quiet'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const result = spawnSync(
+    resolve(root, 'node_modules/.bin/spectral'),
+    ['lint', bundle, '--ruleset', rulesetPath, '--format', 'json', '--quiet'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (result.error) throw result.error;
   try {
     return JSON.parse(result.stdout) as SpectralProblem[];

@@ -38,14 +38,15 @@ function decisionCitations(doc: JsonObject): Map<string, string[]> {
   return cited;
 }
 
-export const decisionIds = (doc: JsonObject): Set<string> => new Set(((doc['x-decisions'] ?? []) as JsonObject[]).map((d) => String(d.id)));
+export const decisionIds = (doc: JsonObject): Set<string> =>
+  new Set(((doc['x-decisions'] ?? []) as JsonObject[]).map((d) => String(d.id)));
 
 export function describeDecisions(doc: JsonObject, checks: DecisionChecks): void {
   describe('decisions', () => {
     const decisions = doc['x-decisions'] as JsonObject[];
     const cited = decisionCitations(doc);
 
-    it('are listed in one place, each with the interface specification\'s words it resolves', () => {
+    it("are listed in one place, each with the interface specification's words it resolves", () => {
       expect(checks.conforms('decisions', decisions)).toEqual([]);
       const ids = decisions.map((d) => String(d.id));
       expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
@@ -53,10 +54,18 @@ export function describeDecisions(doc: JsonObject, checks: DecisionChecks): void
     });
 
     it('quote the interface specification word for word', () => {
-      const specification = readFileSync(fileURLToPath(new URL('../../../shared/seed/000_5f6ee8de3a733c1d.txt', import.meta.url)), 'utf8');
+      const specification = readFileSync(
+        fileURLToPath(new URL('../../../shared/seed/000_5f6ee8de3a733c1d.txt', import.meta.url)),
+        'utf8',
+      );
       const normalise = (text: string): string => text.replace(/\s+/g, ' ').replaceAll('`', '');
       const normalisedSpecification = normalise(specification);
-      const unquoted = decisions.filter((d) => !String(d.quote).split(' … ').every((part) => normalisedSpecification.includes(normalise(part))));
+      const unquoted = decisions.filter(
+        (d) =>
+          !String(d.quote)
+            .split(' … ')
+            .every((part) => normalisedSpecification.includes(normalise(part))),
+      );
       expect(unquoted.map((d) => d.id)).toEqual([]);
     });
 
@@ -79,7 +88,11 @@ export function describeDecisions(doc: JsonObject, checks: DecisionChecks): void
     });
 
     it('point at places that exist in the bundled document', () => {
-      const dangling = decisions.flatMap((d) => (d.where as string[]).filter((pointer) => resolvePointer(doc, pointer) === undefined).map((p) => `${String(d.id)}: ${p}`));
+      const dangling = decisions.flatMap((d) =>
+        (d.where as string[])
+          .filter((pointer) => resolvePointer(doc, pointer) === undefined)
+          .map((p) => `${String(d.id)}: ${p}`),
+      );
       expect(dangling).toEqual([]);
     });
   });

@@ -30,12 +30,26 @@ const failedRequests: string[] = [];
 beforeAll(async () => {
   execFileSync('npm', ['run', '--silent', 'docs'], { cwd: repoRoot, stdio: 'pipe' });
   // The sandbox's site with the built page; the API routers are not what this test looks at.
-  const notHere = async (): Promise<Response> => new Response('{"error_code":"NOT_FOUND","message":"Not served by this test."}', { status: 404, headers: { 'content-type': 'application/json' } });
-  server = await listen(createSite({ service: notHere, control: notHere, docs: { service: readDocs(DOCS.service) } }), { host: '127.0.0.1', port: 0 });
+  const notHere = async (): Promise<Response> =>
+    new Response('{"error_code":"NOT_FOUND","message":"Not served by this test."}', {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+    });
+  server = await listen(createSite({ service: notHere, control: notHere, docs: { service: readDocs(DOCS.service) } }), {
+    host: '127.0.0.1',
+    port: 0,
+  });
   baseUrl = server.url;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on('console', (message) => {
@@ -46,11 +60,15 @@ beforeAll(async () => {
   page.on('request', (request) => {
     const url = request.url();
     requests.push(url);
-    if (!url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== baseUrl) externalRequests.push(url);
+    if (!url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== baseUrl)
+      externalRequests.push(url);
   });
   page.on('requestfailed', (request) => failedRequests.push(`${request.url()}: ${request.failure()?.errorText ?? ''}`));
   await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
-  await page.getByRole('heading', { name: /Payments API/ }).first().waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('heading', { name: /Payments API/ })
+    .first()
+    .waitFor({ timeout: 60_000 });
 }, 120_000);
 
 afterAll(async () => {
@@ -68,7 +86,9 @@ const entries = [...listOperations(doc), ...listWebhooks(doc)];
 async function expandSidebar(): Promise<string[]> {
   const tags = ((doc.tags ?? []) as { name: string }[]).map((tag) => tag.name);
   for (const tag of tags) {
-    const ids = entries.filter((entry) => entry.operation.tags?.toString() === tag).map((entry) => entry.operationId.toLowerCase());
+    const ids = entries
+      .filter((entry) => entry.operation.tags?.toString() === tag)
+      .map((entry) => entry.operationId.toLowerCase());
     const listed = page.locator(ids.map((id) => `a[href$="/${id}"]`).join(', '));
     if ((await listed.count()) === 0) await page.getByText(tag, { exact: true }).first().click();
     await listed.first().waitFor({ state: 'attached', timeout: 15_000 });
@@ -81,7 +101,9 @@ let routes: string[] = [];
 describe('docs page', () => {
   it('lists every operation and every callback in the sidebar', async () => {
     routes = await expandSidebar();
-    const missing = entries.filter((entry) => !routes.some((route) => route.endsWith(`/${entry.operationId.toLowerCase()}`)));
+    const missing = entries.filter(
+      (entry) => !routes.some((route) => route.endsWith(`/${entry.operationId.toLowerCase()}`)),
+    );
     expect(missing.map((entry) => entry.operationId)).toEqual([]);
     expect(entries).toHaveLength(33);
   }, 120_000);
@@ -115,7 +137,9 @@ describe('docs page', () => {
     expect(linked.length).toBeGreaterThan(50);
     await page.goto(`${baseUrl}/docs#/decisions`);
     await page.getByText(DECISIONS_TAG, { exact: true }).first().waitFor();
-    const routes = new Set(await page.$$eval('a[href^="#/decisions/"]', (links) => links.map((link) => link.getAttribute('href') ?? '')));
+    const routes = new Set(
+      await page.$$eval('a[href^="#/decisions/"]', (links) => links.map((link) => link.getAttribute('href') ?? '')),
+    );
     expect([...new Set([...decisions, ...linked])].filter((id) => !routes.has(`#/decisions/${id}`))).toEqual([]);
     // Followed from the introduction's conventions, a link shows its decision's heading and quote.
     await page.goto(`${baseUrl}/docs#/section/conventions`);
@@ -135,7 +159,9 @@ describe('docs page', () => {
 
   it('works offline: no request to another host, none failed, no console error (nothing stubbed)', () => {
     // The figures, for the record of a run.
-    console.info(`docs page: ${requests.length} requests, ${externalRequests.length} to other hosts, ${failedRequests.length} failed, ${pageErrors.length} console errors`);
+    console.info(
+      `docs page: ${requests.length} requests, ${externalRequests.length} to other hosts, ${failedRequests.length} failed, ${pageErrors.length} console errors`,
+    );
     expect(requests.length).toBeGreaterThan(0);
     expect(externalRequests).toEqual([]);
     expect(failedRequests).toEqual([]);

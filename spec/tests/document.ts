@@ -89,7 +89,10 @@ export function createDocumentAjv(doc: JsonObject): DocumentAjv {
   const compileAt = (pointer: string): ValidateFunction => {
     const cached = cache.get(pointer);
     if (cached) return cached;
-    const fragment = pointer.split('/').map((token) => encodeURIComponent(token)).join('/');
+    const fragment = pointer
+      .split('/')
+      .map((token) => encodeURIComponent(token))
+      .join('/');
     const validate = ajv.compile({ $ref: `${DOCUMENT_ID}${fragment}` });
     cache.set(pointer, validate);
     return validate;
@@ -104,7 +107,10 @@ function anchorRefs(value: Json): Json {
   if (!isObject(value)) return value;
   const copy: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
-    copy[key] = key === '$ref' && typeof child === 'string' && child.startsWith('#') ? `${DOCUMENT_ID}${child}` : anchorRefs(child);
+    copy[key] =
+      key === '$ref' && typeof child === 'string' && child.startsWith('#')
+        ? `${DOCUMENT_ID}${child}`
+        : anchorRefs(child);
   }
   return copy;
 }
@@ -122,5 +128,3 @@ export function documentedCodes(root: JsonObject, entry: OperationEntry): Record
   }
   return result;
 }
-
-

@@ -17,12 +17,15 @@ function requestExamples(pointer: string): [string, Json][] {
     const examples = isObject(media) ? deref(doc, (media as JsonObject).examples) : undefined;
     return Object.entries(isObject(examples) ? examples : {}).flatMap(([name, example]) => {
       const resolved = deref(doc, example);
-      return isObject(resolved) && resolved.value !== undefined ? [[`${mediaType} "${name}"`, resolved.value] as [string, Json]] : [];
+      return isObject(resolved) && resolved.value !== undefined
+        ? [[`${mediaType} "${name}"`, resolved.value] as [string, Json]]
+        : [];
     });
   });
 }
 
-const valueAt = (value: Json, field: string): Json | undefined => field.split('.').reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), value);
+const valueAt = (value: Json, field: string): Json | undefined =>
+  field.split('.').reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), value);
 
 const cases = model.operations.flatMap((operation) =>
   operation.timeBound.flatMap(({ field, pastRefused }) =>
@@ -38,12 +41,21 @@ describe('time-bound values of request examples', () => {
 
   it('are written against a declared moment, and there are some (the rules name them)', () => {
     expect(Number.isNaN(reference)).toBe(false);
-    expect(cases.map((c) => c.what)).toEqual(expect.arrayContaining(['createFixedPaymentCode application/json "ownCodeSingleUse" expiration_date', 'updateFixedVirtualAccount application/json "expireNow" expiration_date']));
+    expect(cases.map((c) => c.what)).toEqual(
+      expect.arrayContaining([
+        'createFixedPaymentCode application/json "ownCodeSingleUse" expiration_date',
+        'updateFixedVirtualAccount application/json "expireNow" expiration_date',
+      ]),
+    );
   });
 
-  it.each(cases.map((c) => [c.what, c] as const))('%s is a time, after the reference time where a past one is refused', (_what, { held, pastRefused }) => {
-    const at = timeOfValue(held);
-    expect(at, `${JSON.stringify(held)} is no time`).toBeTypeOf('number');
-    if (pastRefused) expect(at, `${String(held)} is not after ${model.examplesReferenceTime}`).toBeGreaterThan(reference);
-  });
+  it.each(cases.map((c) => [c.what, c] as const))(
+    '%s is a time, after the reference time where a past one is refused',
+    (_what, { held, pastRefused }) => {
+      const at = timeOfValue(held);
+      expect(at, `${JSON.stringify(held)} is no time`).toBeTypeOf('number');
+      if (pastRefused)
+        expect(at, `${String(held)} is not after ${model.examplesReferenceTime}`).toBeGreaterThan(reference);
+    },
+  );
 });

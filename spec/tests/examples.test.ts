@@ -1,7 +1,16 @@
 // Every example in the contract (request bodies, parameters, responses, response headers, webhook bodies)
 // is valid against the schema it illustrates: mocks serve them and partners copy them.
 import { describe, expect, it } from 'vitest';
-import { createDocumentAjv, deref, isObject, listOperations, listWebhooks, loadBundled, type Json, type JsonObject } from './document.js';
+import {
+  createDocumentAjv,
+  deref,
+  isObject,
+  listOperations,
+  listWebhooks,
+  loadBundled,
+  type Json,
+  type JsonObject,
+} from './document.js';
 
 interface ExampleCase {
   name: string;
@@ -46,7 +55,11 @@ function collectCases(): ExampleCase[] {
       const resolved = deref(doc, parameter);
       if (!isObject(resolved) || resolved.schema === undefined) continue;
       for (const [name, value] of namedExamples(doc, resolved)) {
-        cases.push({ name: `${label} parameter ${String(resolved.name)} example "${name}"`, schema: resolved.schema, value });
+        cases.push({
+          name: `${label} parameter ${String(resolved.name)} example "${name}"`,
+          schema: resolved.schema,
+          value,
+        });
       }
     }
     const body = deref(doc, entry.operation.requestBody);
@@ -61,7 +74,11 @@ function collectCases(): ExampleCase[] {
         const headerObject = deref(doc, header);
         if (!isObject(headerObject) || headerObject.schema === undefined) continue;
         for (const [name, value] of namedExamples(doc, headerObject)) {
-          cases.push({ name: `${label} ${status} header ${headerName} example "${name}"`, schema: headerObject.schema, value });
+          cases.push({
+            name: `${label} ${status} header ${headerName} example "${name}"`,
+            schema: headerObject.schema,
+            value,
+          });
         }
       }
     }

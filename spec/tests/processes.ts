@@ -24,7 +24,12 @@ export interface RunningProcess {
 }
 
 /** Starts `command` and resolves once its output matches `ready`; rejects if it exits or times out first. */
-export async function startProcess(command: string, args: string[], ready: RegExp, options: { cwd: string; timeoutMs: number }): Promise<RunningProcess> {
+export async function startProcess(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  options: { cwd: string; timeoutMs: number },
+): Promise<RunningProcess> {
   const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   let output = '';
   const stop = async (): Promise<void> => {
@@ -57,15 +62,25 @@ export async function startProcess(command: string, args: string[], ready: RegEx
   return { child, output: () => output, stop };
 }
 
-const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.json': 'application/json', '.css': 'text/css' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.json': 'application/json',
+  '.css': 'text/css',
+};
 
 /** Serves the files under `root` on 127.0.0.1; resolves with the server and its base URL. */
 export async function serveDirectory(root: string): Promise<{ server: Server; baseUrl: string }> {
   const server = createServer((request, response) => {
-    const relative = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname)).replace(/^([/\\])+/, '');
+    const relative = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname)).replace(
+      /^([/\\])+/,
+      '',
+    );
     const path = join(root, relative === '' ? 'index.html' : relative);
     if (!path.startsWith(root) || !statSync(path, { throwIfNoEntry: false })?.isFile()) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{"error_code":"NOT_FOUND","message":"No such file."}');
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error_code":"NOT_FOUND","message":"No such file."}');
       return;
     }
     response.writeHead(200, { 'content-type': CONTENT_TYPES[extname(path)] ?? 'application/octet-stream' });

@@ -14,22 +14,49 @@ export const mutants: Mutant[] = [
     name: 'disbursement-minimum-exclusive',
     family: 'boundaries',
     class: 'money',
-    mistake: 'The 10000 IDR minimum for banks outside the eight is checked with <= instead of <, refusing exactly 10000.',
-    edits: [{ file: 'disbursements/index.ts', within: 'disbursementHandlers.createDisbursement', find: AFTER_BANK_CHECK, replace: handCheck('!EIGHT_BANKS.includes(body.bank_code) && body.amount <= 10000', 'RECIPIENT_AMOUNT_ERROR') }],
+    mistake:
+      'The 10000 IDR minimum for banks outside the eight is checked with <= instead of <, refusing exactly 10000.',
+    edits: [
+      {
+        file: 'disbursements/index.ts',
+        within: 'disbursementHandlers.createDisbursement',
+        find: AFTER_BANK_CHECK,
+        replace: handCheck('!EIGHT_BANKS.includes(body.bank_code) && body.amount <= 10000', 'RECIPIENT_AMOUNT_ERROR'),
+      },
+    ],
   },
   {
     name: 'disbursement-maximum-off-by-one',
     family: 'boundaries',
     class: 'money',
-    mistake: 'The 100000000 IDR maximum for banks outside the eight is checked with >= instead of >, refusing exactly the maximum.',
-    edits: [{ file: 'disbursements/index.ts', within: 'disbursementHandlers.createDisbursement', find: AFTER_BANK_CHECK, replace: handCheck('!EIGHT_BANKS.includes(body.bank_code) && body.amount >= 100000000', 'MAXIMUM_TRANSFER_LIMIT_ERROR') }],
+    mistake:
+      'The 100000000 IDR maximum for banks outside the eight is checked with >= instead of >, refusing exactly the maximum.',
+    edits: [
+      {
+        file: 'disbursements/index.ts',
+        within: 'disbursementHandlers.createDisbursement',
+        find: AFTER_BANK_CHECK,
+        replace: handCheck(
+          '!EIGHT_BANKS.includes(body.bank_code) && body.amount >= 100000000',
+          'MAXIMUM_TRANSFER_LIMIT_ERROR',
+        ),
+      },
+    ],
   },
   {
     name: 'disbursement-minimum-on-every-bank',
     family: 'boundaries',
     class: 'money',
-    mistake: 'The 10000 IDR minimum is applied to every bank, also the eight that take any positive amount (the conditional limit on the wrong branch).',
-    edits: [{ file: 'disbursements/index.ts', within: 'disbursementHandlers.createDisbursement', find: AFTER_BANK_CHECK, replace: handCheck('EIGHT_BANKS.length > 0 && body.amount < 10000', 'RECIPIENT_AMOUNT_ERROR') }],
+    mistake:
+      'The 10000 IDR minimum is applied to every bank, also the eight that take any positive amount (the conditional limit on the wrong branch).',
+    edits: [
+      {
+        file: 'disbursements/index.ts',
+        within: 'disbursementHandlers.createDisbursement',
+        find: AFTER_BANK_CHECK,
+        replace: handCheck('EIGHT_BANKS.length > 0 && body.amount < 10000', 'RECIPIENT_AMOUNT_ERROR'),
+      },
+    ],
   },
   {
     name: 'bca-account-digits-on-every-bank',
@@ -47,13 +74,15 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-external-id-max-length-off-by-one',
     family: 'boundaries',
-    mistake: 'A fixed virtual account\'s external_id is re-checked by hand against its 950-character limit with >= instead of >.',
+    mistake:
+      "A fixed virtual account's external_id is re-checked by hand against its 950-character limit with >= instead of >.",
     edits: [
       {
         file: 'fixed-virtual-accounts/index.ts',
         within: 'fixedVirtualAccountHandlers.createFixedVirtualAccount',
         find: 'const bank = body.bank_code;\n      const range = bankRange(settings, bank);',
-        replace: "if (body.external_id.length >= 950) return fail(400, 'API_VALIDATION_ERROR', 'external_id is too long.');\n      const bank = body.bank_code;\n      const range = bankRange(settings, bank);",
+        replace:
+          "if (body.external_id.length >= 950) return fail(400, 'API_VALIDATION_ERROR', 'external_id is too long.');\n      const bank = body.bank_code;\n      const range = bankRange(settings, bank);",
       },
     ],
   },

@@ -10,41 +10,75 @@ export const mutants: Mutant[] = [
     name: 'callback-ack-only-200',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: 'only a 200 answer counts as acknowledged, so a receiver answering 201, 202 or 204 gets every callback again',
-    edits: [{ file: 'callbacks/dispatcher.ts', within: 'isSuccess', find: 'status >= 200 && status < 300', replace: 'status === 200' }],
+    mistake:
+      'only a 200 answer counts as acknowledged, so a receiver answering 201, 202 or 204 gets every callback again',
+    edits: [
+      {
+        file: 'callbacks/dispatcher.ts',
+        within: 'isSuccess',
+        find: 'status >= 200 && status < 300',
+        replace: 'status === 200',
+      },
+    ],
   },
   {
     name: 'callback-resent-after-ack',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: 'the first acknowledged attempt is not recorded as delivered, so every acknowledged callback is sent once more a retry interval later',
-    edits: [{ file: 'callbacks/dispatcher.ts', within: 'createDispatcher.record', find: 'const acknowledged = attempt?.status != null && isSuccess(attempt.status);', replace: 'const acknowledged = attempt?.status != null && isSuccess(attempt.status) && attempts.length > 1;' }],
+    mistake:
+      'the first acknowledged attempt is not recorded as delivered, so every acknowledged callback is sent once more a retry interval later',
+    edits: [
+      {
+        file: 'callbacks/dispatcher.ts',
+        within: 'createDispatcher.record',
+        find: 'const acknowledged = attempt?.status != null && isSuccess(attempt.status);',
+        replace: 'const acknowledged = attempt?.status != null && isSuccess(attempt.status) && attempts.length > 1;',
+      },
+    ],
   },
   {
     name: 'fva-paid-callback-full-account-number',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: "the virtual account payment callback carries the account's full number, prefix included, where the contract derives it without the merchant_code prefix",
-    edits: [{ file: 'fixed-virtual-accounts/index.ts', within: 'fixedVirtualAccountControlHandlers.simulateFixedVirtualAccountPayment', find: 'account_number: account.account_number.slice(account.merchant_code.length),', replace: 'account_number: account.account_number,' }],
+    mistake:
+      "the virtual account payment callback carries the account's full number, prefix included, where the contract derives it without the merchant_code prefix",
+    edits: [
+      {
+        file: 'fixed-virtual-accounts/index.ts',
+        within: 'fixedVirtualAccountControlHandlers.simulateFixedVirtualAccountPayment',
+        find: 'account_number: account.account_number.slice(account.merchant_code.length),',
+        replace: 'account_number: account.account_number,',
+      },
+    ],
   },
   {
     name: 'disbursement-callback-id-from-user-id',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: "the disbursement callback's disbursement_id is filled with the merchant's user_id instead of the disbursement's id",
-    edits: [{ file: 'disbursements/index.ts', within: 'callbackOf', find: 'disbursement_id: record.id', replace: 'disbursement_id: record.user_id' }],
+    mistake:
+      "the disbursement callback's disbursement_id is filled with the merchant's user_id instead of the disbursement's id",
+    edits: [
+      {
+        file: 'disbursements/index.ts',
+        within: 'callbackOf',
+        find: 'disbursement_id: record.id',
+        replace: 'disbursement_id: record.user_id',
+      },
+    ],
   },
   {
     name: 'fva-refused-update-sends-callback',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: 'an update of an inactive virtual account is refused, but the changed callback is sent anyway, as if the update had been applied',
+    mistake:
+      'an update of an inactive virtual account is refused, but the changed callback is sent anyway, as if the update had been applied',
     edits: [
       {
         file: 'fixed-virtual-accounts/index.ts',
         within: 'fixedVirtualAccountHandlers.updateFixedVirtualAccount',
         find: "if (account.status === 'INACTIVE') return fail(400, 'INACTIVE_VIRTUAL_ACCOUNT_ERROR',",
-        replace: "if (account.status === 'INACTIVE') await enqueueDashboardCallback(ctx, tx, principal, 'fixedVirtualAccountChanged', accountView(account), settings);\n        if (account.status === 'INACTIVE') return fail(400, 'INACTIVE_VIRTUAL_ACCOUNT_ERROR',",
+        replace:
+          "if (account.status === 'INACTIVE') await enqueueDashboardCallback(ctx, tx, principal, 'fixedVirtualAccountChanged', accountView(account), settings);\n        if (account.status === 'INACTIVE') return fail(400, 'INACTIVE_VIRTUAL_ACCOUNT_ERROR',",
       },
     ],
   },
@@ -52,14 +86,30 @@ export const mutants: Mutant[] = [
     name: 'callback-settings-of-test-mode',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: "a merchant's settings are read for test mode whatever the key's mode, so live objects' callbacks go to the test-mode callback URLs",
-    edits: [{ file: 'platform/settings.ts', within: 'createSettings.settingsOf', find: 'const key = scopeKey(scope);', replace: "const key = scopeKey({ ...scope, mode: 'test' });" }],
+    mistake:
+      "a merchant's settings are read for test mode whatever the key's mode, so live objects' callbacks go to the test-mode callback URLs",
+    edits: [
+      {
+        file: 'platform/settings.ts',
+        within: 'createSettings.settingsOf',
+        find: 'const key = scopeKey(scope);',
+        replace: "const key = scopeKey({ ...scope, mode: 'test' });",
+      },
+    ],
   },
   {
     name: 'fva-paid-callback-names-the-payment',
     family: 'callback_deliveries',
     class: 'callbacks',
-    mistake: "the virtual account payment callback's callback_virtual_account_id holds the payment's id, an object the merchant never made, instead of the account's",
-    edits: [{ file: 'fixed-virtual-accounts/index.ts', within: 'fixedVirtualAccountControlHandlers.simulateFixedVirtualAccountPayment', find: 'callback_virtual_account_id: account.id,\n          owner_id: account.owner_id,', replace: 'callback_virtual_account_id: payment.id,\n          owner_id: account.owner_id,' }],
+    mistake:
+      "the virtual account payment callback's callback_virtual_account_id holds the payment's id, an object the merchant never made, instead of the account's",
+    edits: [
+      {
+        file: 'fixed-virtual-accounts/index.ts',
+        within: 'fixedVirtualAccountControlHandlers.simulateFixedVirtualAccountPayment',
+        find: 'callback_virtual_account_id: account.id,\n          owner_id: account.owner_id,',
+        replace: 'callback_virtual_account_id: payment.id,\n          owner_id: account.owner_id,',
+      },
+    ],
   },
 ];

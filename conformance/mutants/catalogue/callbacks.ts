@@ -8,20 +8,30 @@ export const mutants: Mutant[] = [
     name: 'callback-token-of-live-mode',
     family: 'callbacks',
     class: 'callbacks',
-    mistake: "every callback carries the merchant's live-mode callback token, whatever the mode of the object it reports",
-    edits: [{ file: 'merchants.ts', within: 'createMerchants.callbackToken', find: 'return merchant.callbackTokens[scope.mode];', replace: 'return merchant.callbackTokens.live;' }],
+    mistake:
+      "every callback carries the merchant's live-mode callback token, whatever the mode of the object it reports",
+    edits: [
+      {
+        file: 'merchants.ts',
+        within: 'createMerchants.callbackToken',
+        find: 'return merchant.callbackTokens[scope.mode];',
+        replace: 'return merchant.callbackTokens.live;',
+      },
+    ],
   },
   {
     name: 'fva-update-callback-stale-account',
     family: 'callbacks',
     class: 'callbacks',
-    mistake: 'the changed callback of a virtual account update is built from the account as it was read, before the update was applied',
+    mistake:
+      'the changed callback of a virtual account update is built from the account as it was read, before the update was applied',
     edits: [
       {
         file: 'fixed-virtual-accounts/index.ts',
         within: 'fixedVirtualAccountHandlers.updateFixedVirtualAccount',
         find: "const view = accountView(changed);\n        await enqueueDashboardCallback(ctx, tx, principal, 'fixedVirtualAccountChanged', view, settings);",
-        replace: "const view = accountView(changed);\n        await enqueueDashboardCallback(ctx, tx, principal, 'fixedVirtualAccountChanged', accountView(account), settings);",
+        replace:
+          "const view = accountView(changed);\n        await enqueueDashboardCallback(ctx, tx, principal, 'fixedVirtualAccountChanged', accountView(account), settings);",
       },
     ],
   },
@@ -43,21 +53,44 @@ export const mutants: Mutant[] = [
     name: 'direct-debit-callback-reports-pending',
     family: 'callbacks',
     class: 'callbacks',
-    mistake: "the direct debit payment callback is built from the payment as it was read, so a completed or failed payment's callback still says PENDING",
-    edits: [{ file: 'direct-debit/payments.ts', within: 'finish', find: 'storedJson(callbackOf(finished, now))', replace: 'storedJson(callbackOf(payment, now))' }],
+    mistake:
+      "the direct debit payment callback is built from the payment as it was read, so a completed or failed payment's callback still says PENDING",
+    edits: [
+      {
+        file: 'direct-debit/payments.ts',
+        within: 'finish',
+        find: 'storedJson(callbackOf(finished, now))',
+        replace: 'storedJson(callbackOf(payment, now))',
+      },
+    ],
   },
   {
     name: 'callback-retries-without-spacing',
     family: 'callbacks',
     class: 'callbacks',
     mistake: 'a failed callback attempt is retried at once instead of the retry interval later',
-    edits: [{ file: 'callbacks/dispatcher.ts', within: 'createDispatcher.record', find: 'next.next_attempt_at = new Date(ended + retryDelayMs).toISOString();', replace: 'next.next_attempt_at = new Date(ended).toISOString();' }],
+    edits: [
+      {
+        file: 'callbacks/dispatcher.ts',
+        within: 'createDispatcher.record',
+        find: 'next.next_attempt_at = new Date(ended + retryDelayMs).toISOString();',
+        replace: 'next.next_attempt_at = new Date(ended).toISOString();',
+      },
+    ],
   },
   {
     name: 'callback-one-attempt-too-many',
     family: 'callbacks',
     class: 'callbacks',
-    mistake: "the attempts are counted off by one, so a callback nobody acknowledges is sent once more than x-delivery's attempts",
-    edits: [{ file: 'callbacks/dispatcher.ts', within: 'createDispatcher.record', find: 'const spent = attempts.length >= current.max_attempts;', replace: 'const spent = attempts.length > current.max_attempts;' }],
+    mistake:
+      "the attempts are counted off by one, so a callback nobody acknowledges is sent once more than x-delivery's attempts",
+    edits: [
+      {
+        file: 'callbacks/dispatcher.ts',
+        within: 'createDispatcher.record',
+        find: 'const spent = attempts.length >= current.max_attempts;',
+        replace: 'const spent = attempts.length > current.max_attempts;',
+      },
+    ],
   },
 ];

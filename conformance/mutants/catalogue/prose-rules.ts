@@ -8,7 +8,15 @@ export const mutants: Mutant[] = [
     name: 'cors-open-to-every-origin',
     family: 'response_conformance',
     class: 'prose-rules',
-    mistake: "every answer carries Access-Control-Allow-Origin: *, added so that a web dashboard can call the API, which lets any web page read answers made with a merchant's secret key",
-    edits: [{ file: 'security-headers.ts', within: 'API_SECURITY_HEADERS', find: "'referrer-policy': 'no-referrer',", replace: "'referrer-policy': 'no-referrer',\n  'access-control-allow-origin': '*'," }],
+    mistake:
+      "every answer carries Access-Control-Allow-Origin: *, added so that a web dashboard can call the API, which lets any web page read answers made with a merchant's secret key",
+    edits: [
+      {
+        file: 'security-headers.ts',
+        within: 'API_SECURITY_HEADERS',
+        find: "'referrer-policy': 'no-referrer',",
+        replace: "'referrer-policy': 'no-referrer',\n  'access-control-allow-origin': '*',",
+      },
+    ],
   },
 ];

@@ -7,24 +7,53 @@ export const mutants: Mutant[] = [
     name: 'rate-limit-never-enforced',
     family: 'rate_limit',
     mistake: 'the limit is compared with the count a thousand times over, so no key is ever refused',
-    edits: [{ file: 'limits/rate-limits.ts', within: 'createRateLimiter.take', find: 'if (window.used >= group.limit) return', replace: 'if (window.used >= group.limit * 1000) return' }],
+    edits: [
+      {
+        file: 'limits/rate-limits.ts',
+        within: 'createRateLimiter.take',
+        find: 'if (window.used >= group.limit) return',
+        replace: 'if (window.used >= group.limit * 1000) return',
+      },
+    ],
   },
   {
     name: 'rate-limit-remaining-not-counted',
     family: 'rate_limit',
     mistake: 'RateLimit-Remaining always says one request was used, whatever the count',
-    edits: [{ file: 'limits/rate-limits.ts', within: 'createRateLimiter.take', find: 'return { allowed: true, limit: group.limit, remaining: group.limit - window.used, resetSeconds };', replace: 'return { allowed: true, limit: group.limit, remaining: group.limit - 1, resetSeconds };' }],
+    edits: [
+      {
+        file: 'limits/rate-limits.ts',
+        within: 'createRateLimiter.take',
+        find: 'return { allowed: true, limit: group.limit, remaining: group.limit - window.used, resetSeconds };',
+        replace: 'return { allowed: true, limit: group.limit, remaining: group.limit - 1, resetSeconds };',
+      },
+    ],
   },
   {
     name: 'rate-limit-window-never-resets',
     family: 'rate_limit',
-    mistake: "a key's window is made once and never started again, so a refused key stays refused after its Retry-After",
-    edits: [{ file: 'limits/rate-limits.ts', within: 'createRateLimiter.take', find: 'if (!window || window.start !== start)', replace: 'if (!window)' }],
+    mistake:
+      "a key's window is made once and never started again, so a refused key stays refused after its Retry-After",
+    edits: [
+      {
+        file: 'limits/rate-limits.ts',
+        within: 'createRateLimiter.take',
+        find: 'if (!window || window.start !== start)',
+        replace: 'if (!window)',
+      },
+    ],
   },
   {
     name: 'rate-limit-429-states-another-limit',
     family: 'rate_limit',
     mistake: "the 429 states the requests left (none) as RateLimit-Limit instead of the window's limit",
-    edits: [{ file: 'limits/enforce.ts', within: 'enforceRateLimits', find: 'return rateLimitedAnswer({ ...verdict, retryAfterSeconds', replace: 'return rateLimitedAnswer({ ...verdict, limit: verdict.remaining, retryAfterSeconds' }],
+    edits: [
+      {
+        file: 'limits/enforce.ts',
+        within: 'enforceRateLimits',
+        find: 'return rateLimitedAnswer({ ...verdict, retryAfterSeconds',
+        replace: 'return rateLimitedAnswer({ ...verdict, limit: verdict.remaining, retryAfterSeconds',
+      },
+    ],
   },
 ];

@@ -49,14 +49,19 @@ export function webhookExamples(contract: Contract, operationId: string): JsonOb
 }
 
 /** `base` with every key it has taken from `source` where `source` has one. */
-export const overlay = (base: JsonObject, source: JsonObject): JsonObject => Object.fromEntries(Object.entries(base).map(([key, value]) => [key, source[key] !== undefined ? (source[key] as Json) : value]));
+export const overlay = (base: JsonObject, source: JsonObject): JsonObject =>
+  Object.fromEntries(
+    Object.entries(base).map(([key, value]) => [key, source[key] !== undefined ? (source[key] as Json) : value]),
+  );
 
 /** An example id with a fresh tail: `ddpy-<uuid>` keeps its prefix, a hex id keeps its length. */
 export const freshId = (id: Json | undefined): string => {
   const text = typeof id === 'string' ? id : '';
   const prefixed = /^([a-z]+-)[0-9a-f-]{36}$/.exec(text);
   if (prefixed) return `${prefixed[1]}${randomUUID()}`;
-  return randomUUID().replaceAll('-', '').slice(0, text.length || 24);
+  return randomUUID()
+    .replaceAll('-', '')
+    .slice(0, text.length || 24);
 };
 
 export const parse = (text: string): JsonObject => {
@@ -68,7 +73,10 @@ export const parse = (text: string): JsonObject => {
   }
 };
 
-export const reply = (status: number, body: Json): { status: number; body: string } => ({ status, body: JSON.stringify(body) });
+export const reply = (status: number, body: Json): { status: number; body: string } => ({
+  status,
+  body: JSON.stringify(body),
+});
 
 /** The test-mode outcome an operation's `x-test-mode` gives a value (its default outcome for any other value). */
 export function testOutcome(operation: OperationModel, value: Json | undefined): JsonObject | undefined {
@@ -81,7 +89,11 @@ export function testOutcome(operation: OperationModel, value: Json | undefined):
 /** The e-wallet callback for a payment requested as `request` that ended as `outcome` says. */
 export function ewalletCallback(contract: Contract, outcome: JsonObject, request: JsonObject): JsonObject {
   const base = webhookExamples(contract, 'ewalletPayment').find((e) => e.status === outcome.status) ?? {};
-  return { ...overlay(overlay(base, request), outcome), id: freshId(base.id), ...(typeof outcome.failure_code === 'string' ? { failure_code: outcome.failure_code } : {}) };
+  return {
+    ...overlay(overlay(base, request), outcome),
+    id: freshId(base.id),
+    ...(typeof outcome.failure_code === 'string' ? { failure_code: outcome.failure_code } : {}),
+  };
 }
 
 /** Sends callbacks as a target does: POST with the token, attempted again `intervalMs` apart until a 2xx or `attempts` are spent. */
@@ -99,7 +111,12 @@ export function createSender(tokenHeader: string, callbackToken: string, attempt
   const post = async (url: string, webhook: string, body: JsonObject, token: string): Promise<boolean> => {
     counts.set(webhook, (counts.get(webhook) ?? 0) + 1);
     try {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', [tokenHeader]: token }, body: JSON.stringify(body), signal: AbortSignal.timeout(2000) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [tokenHeader]: token },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(2000),
+      });
       await response.arrayBuffer();
       return response.ok;
     } catch {
@@ -130,13 +147,22 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
   const payments = new Map<string, { callbackUrl: string; payment: JsonObject }>();
   const accounts = new Map<string, JsonObject>();
   const tokenHeader = contract.model.webhooks[0]?.tokenHeader ?? 'x-callback-token';
-  const ids = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
+  const ids = createPathMatcher(
+    contract.model.operations.map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      value: operation,
+    })),
+  );
   const sender = createSender(tokenHeader, options.callbackToken, options.attempts, options.intervalMs);
 
   const deliver = (url: string | undefined, webhook: string, body: JsonObject): void => {
     if (url === undefined || options.silent?.includes(webhook)) return;
     const token = options.wrongToken?.includes(webhook) ? `${options.callbackToken}-wrong` : options.callbackToken;
-    sender.send(url, webhook, options.corrupt?.[webhook]?.(body) ?? body, { token, ...(options.duplicate ? { duplicate: true } : {}) });
+    sender.send(url, webhook, options.corrupt?.[webhook]?.(body) ?? body, {
+      token,
+      ...(options.duplicate ? { duplicate: true } : {}),
+    });
   };
   /** The fields of `source` that the webhook's body declares: the resource as the callback shows it. */
   const declared = (webhook: string, source: JsonObject): JsonObject => {
@@ -149,14 +175,21 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
     return structuredClone(all.find((e) => code === undefined || e.error_code === code) ?? all[0] ?? {});
   };
   const pathId = (call: TargetRequest): string => {
-    const found = ids(call.operation.method.toUpperCase(), new URL(call.request.url ?? '/', 'http://target.local').pathname);
+    const found = ids(
+      call.operation.method.toUpperCase(),
+      new URL(call.request.url ?? '/', 'http://target.local').pathname,
+    );
     return found.kind === 'found' ? (Object.values(found.params)[0] ?? '') : '';
   };
   const handlers: Record<string, (call: TargetRequest, request: JsonObject) => { status: number; body: string }> = {
     createEwalletPayment: (call, request) => {
       // The callback carries the payment's values as the answer gives them (x-callback-source of ewalletPayment).
       const answer = overlay(example(call.operation, 200), request);
-      deliver(options.dashboardUrl, 'ewalletPayment', ewalletCallback(contract, testOutcome(call.operation, request.amount) ?? {}, answer));
+      deliver(
+        options.dashboardUrl,
+        'ewalletPayment',
+        ewalletCallback(contract, testOutcome(call.operation, request.amount) ?? {}, answer),
+      );
       return reply(200, answer);
     },
     createFixedVirtualAccount: (call, request) => {
@@ -166,27 +199,43 @@ export async function startCallbackTarget(contract: Contract, options: CallbackT
       return reply(200, account);
     },
     updateFixedVirtualAccount: (call, request) => {
-      const account = { ...(accounts.get(pathId(call)) ?? example(call.operation, 200)), ...request, updated: new Date().toISOString() };
+      const account = {
+        ...(accounts.get(pathId(call)) ?? example(call.operation, 200)),
+        ...request,
+        updated: new Date().toISOString(),
+      };
       deliver(options.dashboardUrl, 'fixedVirtualAccountChanged', declared('fixedVirtualAccountChanged', account));
       return reply(200, account);
     },
     createDirectDebitPayment: (call, request) => {
-      const payment = { ...overlay(example(call.operation, 200), request), id: freshId(example(call.operation, 200).id) };
+      const payment = {
+        ...overlay(example(call.operation, 200), request),
+        id: freshId(example(call.operation, 200).id),
+      };
       payments.set(String(payment.id), { callbackUrl: String(request.callback_url), payment });
       return reply(200, payment);
     },
     validateDirectDebitPaymentOtp: (call, request) => {
       const stored = payments.get(pathId(call));
       const outcome = testOutcome(call.operation, request[String(call.operation.testMode?.field)]);
-      if (!stored || typeof outcome?.error_code !== 'string' || typeof outcome.status !== 'number') return reply(200, stored?.payment ?? example(call.operation, 200));
-      const base = webhookExamples(contract, 'directDebitPayment').find((e) => e.status === 'FAILED' && e.failure_code === null) ?? {};
-      deliver(stored.callbackUrl, 'directDebitPayment', { ...overlay(base, stored.payment), status: 'FAILED', failure_code: null, timestamp: new Date().toISOString() });
+      if (!stored || typeof outcome?.error_code !== 'string' || typeof outcome.status !== 'number')
+        return reply(200, stored?.payment ?? example(call.operation, 200));
+      const base =
+        webhookExamples(contract, 'directDebitPayment').find((e) => e.status === 'FAILED' && e.failure_code === null) ??
+        {};
+      deliver(stored.callbackUrl, 'directDebitPayment', {
+        ...overlay(base, stored.payment),
+        status: 'FAILED',
+        failure_code: null,
+        timestamp: new Date().toISOString(),
+      });
       return reply(outcome.status, example(call.operation, outcome.status, outcome.error_code));
     },
   };
 
   const target = await startTarget(contract, options.apiKey, (call: TargetRequest) => {
-    if (call.authorized && options.failing?.includes(call.operation.operationId)) return reply(500, example(call.operation, 500));
+    if (call.authorized && options.failing?.includes(call.operation.operationId))
+      return reply(500, example(call.operation, 500));
     const handler = handlers[call.operation.operationId];
     return call.authorized && handler ? handler(call, parse(call.body)) : undefined;
   });

@@ -14,7 +14,15 @@ import { createPathMatcher } from '@payments-contract/server/runtime/path-matche
 import { createContract, type Contract } from '../../contract.js';
 import { defaultControlSpecPath } from '../../callbacks/sandbox.js';
 import { responseExamples } from '../../mock/examples.js';
-import { createSender, ewalletCallback, freshId, overlay, parse, testOutcome, webhookExamples } from './callback-target.js';
+import {
+  createSender,
+  ewalletCallback,
+  freshId,
+  overlay,
+  parse,
+  testOutcome,
+  webhookExamples,
+} from './callback-target.js';
 
 /** What each simulation operation makes happen in the service's machines: test data, used where a control contract lacks them. */
 export const SIMULATES: Record<string, JsonObject> = {
@@ -82,56 +90,124 @@ type Answer = { status: number; body: Json };
 export async function startControlApiTarget(service: Contract, options: ControlApiOptions): Promise<ControlApiTarget> {
   const document = options.document ?? controlDocument();
   const control = createContract(document);
-  const entries = [...service.model.operations.map((operation) => ({ operation, contract: service })), ...control.model.operations.map((operation) => ({ operation, contract: control }))];
-  const match = createPathMatcher(entries.map((entry) => ({ method: entry.operation.method.toUpperCase(), path: entry.operation.path, value: entry })));
-  const sender = createSender(service.model.webhooks[0]?.tokenHeader ?? 'x-callback-token', options.callbackToken, options.attempts, options.intervalMs);
+  const entries = [
+    ...service.model.operations.map((operation) => ({ operation, contract: service })),
+    ...control.model.operations.map((operation) => ({ operation, contract: control })),
+  ];
+  const match = createPathMatcher(
+    entries.map((entry) => ({
+      method: entry.operation.method.toUpperCase(),
+      path: entry.operation.path,
+      value: entry,
+    })),
+  );
+  const sender = createSender(
+    service.model.webhooks[0]?.tokenHeader ?? 'x-callback-token',
+    options.callbackToken,
+    options.attempts,
+    options.intervalMs,
+  );
   const expectedAuth = `Basic ${Buffer.from(`${options.apiKey}:`).toString('base64')}`;
   const example = (contract: Contract, operation: OperationModel, status = 200): JsonObject => {
     const value = responseExamples(contract, operation, status)[0];
     return isObject(value) ? structuredClone(value) : {};
   };
   const settingsExample = example(control, control.operation('getSettings'));
-  let settings: JsonObject = { ...settingsExample, callback_urls: Object.fromEntries(Object.keys(isObject(settingsExample.callback_urls) ? settingsExample.callback_urls : {}).map((key) => [key, null])), ewallet_auto_resolve: true };
+  let settings: JsonObject = {
+    ...settingsExample,
+    callback_urls: Object.fromEntries(
+      Object.keys(isObject(settingsExample.callback_urls) ? settingsExample.callback_urls : {}).map((key) => [
+        key,
+        null,
+      ]),
+    ),
+    ewallet_auto_resolve: true,
+  };
   const disbursements = new Map<string, JsonObject>();
   const ewallets = new Map<string, { payment: JsonObject; resolved: boolean }>();
   const calls = new Map<string, number>();
 
   const urlOf = (webhook: string): string | undefined => {
     const destination = service.webhook(webhook).delivery.destination;
-    const url = isObject(destination) && isObject(settings.callback_urls) ? settings.callback_urls[String(destination.dashboard_setting)] : undefined;
+    const url =
+      isObject(destination) && isObject(settings.callback_urls)
+        ? settings.callback_urls[String(destination.dashboard_setting)]
+        : undefined;
     return typeof url === 'string' ? url : undefined;
   };
   const send = (webhook: string, body: JsonObject): void => {
     const url = urlOf(webhook);
     if (url !== undefined) sender.send(url, webhook, body);
   };
-  const conflict = (operationId: string): Answer => ({ status: 409, body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `fake: ${operationId} does not apply` } });
-  const stateFor = (operationId: string, state: string): string => (options.wrongState?.includes(operationId) ? (state === 'COMPLETED' ? 'FAILED' : 'COMPLETED') : state);
+  const conflict = (operationId: string): Answer => ({
+    status: 409,
+    body: { error_code: 'SANDBOX_STATE_CONFLICT', message: `fake: ${operationId} does not apply` },
+  });
+  const stateFor = (operationId: string, state: string): string =>
+    options.wrongState?.includes(operationId) ? (state === 'COMPLETED' ? 'FAILED' : 'COMPLETED') : state;
 
   const finishDisbursement = (operationId: string, id: string, body: JsonObject, state: string): Answer => {
     const stored = disbursements.get(id);
-    if (!stored) return { status: 404, body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: 'fake: unknown disbursement' } };
+    if (!stored)
+      return {
+        status: 404,
+        body: { error_code: 'DIRECT_DISBURSEMENT_NOT_FOUND_ERROR', message: 'fake: unknown disbursement' },
+      };
     if (stored.status !== 'PENDING' || options.refuse?.includes(operationId)) return conflict(operationId);
-    const finished: JsonObject = { ...stored, status: state, ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}) };
+    const finished: JsonObject = {
+      ...stored,
+      status: state,
+      ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}),
+    };
     disbursements.set(id, finished);
     const base = webhookExamples(service, 'disbursementFinished').find((e) => e.status === state) ?? {};
-    send('disbursementFinished', { ...overlay(base, finished), ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}), is_instant: body.is_instant ?? base.is_instant ?? true, status: stateFor(operationId, state) });
+    send('disbursementFinished', {
+      ...overlay(base, finished),
+      ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}),
+      is_instant: body.is_instant ?? base.is_instant ?? true,
+      status: stateFor(operationId, state),
+    });
     return { status: 200, body: finished };
   };
   const resolveEwallet = (operationId: string, body: JsonObject, state: string): Answer => {
     const stored = ewallets.get(String(body.external_id));
-    if (!stored) return { status: 404, body: { error_code: 'PAYMENT_NOT_FOUND_ERROR', message: 'fake: unknown payment' } };
+    if (!stored)
+      return { status: 404, body: { error_code: 'PAYMENT_NOT_FOUND_ERROR', message: 'fake: unknown payment' } };
     if (stored.resolved || options.refuse?.includes(operationId)) return conflict(operationId);
     stored.resolved = true;
-    send('ewalletPayment', ewalletCallback(service, { status: stateFor(operationId, state), ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}) }, stored.payment));
-    return { status: 200, body: overlay(example(control, control.operation(operationId)), { ...stored.payment, status: state }) };
+    send(
+      'ewalletPayment',
+      ewalletCallback(
+        service,
+        {
+          status: stateFor(operationId, state),
+          ...(typeof body.failure_code === 'string' ? { failure_code: body.failure_code } : {}),
+        },
+        stored.payment,
+      ),
+    );
+    return {
+      status: 200,
+      body: overlay(example(control, control.operation(operationId)), { ...stored.payment, status: state }),
+    };
   };
 
-  const handlers: Record<string, (params: Record<string, string>, body: JsonObject, operation: OperationModel) => Answer> = {
-    getSandbox: (_p, _b, operation) => ({ status: 200, body: { ...example(control, operation), callback_retry_delay_ms: options.intervalMs } }),
+  const handlers: Record<
+    string,
+    (params: Record<string, string>, body: JsonObject, operation: OperationModel) => Answer
+  > = {
+    getSandbox: (_p, _b, operation) => ({
+      status: 200,
+      body: { ...example(control, operation), callback_retry_delay_ms: options.intervalMs },
+    }),
     getSettings: () => ({ status: 200, body: settings }),
     updateSettings: (_p, body) => {
-      const merged = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, isObject(value) && isObject(settings[key]) ? { ...(settings[key] as JsonObject), ...value } : value]));
+      const merged = Object.fromEntries(
+        Object.entries(body).map(([key, value]) => [
+          key,
+          isObject(value) && isObject(settings[key]) ? { ...(settings[key] as JsonObject), ...value } : value,
+        ]),
+      );
       settings = { ...settings, ...merged };
       return { status: 200, body: settings };
     },
@@ -140,7 +216,8 @@ export async function startControlApiTarget(service: Contract, options: ControlA
       disbursements.set(String(created.id), created);
       return { status: 200, body: created };
     },
-    completeDisbursement: (params, body) => finishDisbursement('completeDisbursement', params.id ?? '', body, 'COMPLETED'),
+    completeDisbursement: (params, body) =>
+      finishDisbursement('completeDisbursement', params.id ?? '', body, 'COMPLETED'),
     failDisbursement: (params, body) => finishDisbursement('failDisbursement', params.id ?? '', body, 'FAILED'),
     createEwalletPayment: (_p, body, operation) => {
       const resolved = settings.ewallet_auto_resolve === true || options.ignoreHold === true;
@@ -154,13 +231,23 @@ export async function startControlApiTarget(service: Contract, options: ControlA
 
   const answer = (request: IncomingMessage, text: string): Answer => {
     if (request.url === '/sandbox/openapi.json') return { status: 200, body: document };
-    const found = match((request.method ?? 'GET').toUpperCase(), new URL(request.url ?? '/', 'http://fake.local').pathname);
-    if (found.kind !== 'found') return { status: 404, body: { error_code: 'NOT_FOUND', message: 'fake: no such path' } };
+    const found = match(
+      (request.method ?? 'GET').toUpperCase(),
+      new URL(request.url ?? '/', 'http://fake.local').pathname,
+    );
+    if (found.kind !== 'found')
+      return { status: 404, body: { error_code: 'NOT_FOUND', message: 'fake: no such path' } };
     const { operation } = found.value;
-    if (request.headers.authorization !== expectedAuth) return { status: 401, body: { error_code: 'INVALID_API_KEY', message: 'fake: bad key' } };
+    if (request.headers.authorization !== expectedAuth)
+      return { status: 401, body: { error_code: 'INVALID_API_KEY', message: 'fake: bad key' } };
     calls.set(operation.operationId, (calls.get(operation.operationId) ?? 0) + 1);
     const handler = handlers[operation.operationId];
-    return handler ? handler(found.params, parse(text), operation) : { status: 500, body: { error_code: 'SERVER_ERROR', message: `fake: ${operation.operationId} is not implemented` } };
+    return handler
+      ? handler(found.params, parse(text), operation)
+      : {
+          status: 500,
+          body: { error_code: 'SERVER_ERROR', message: `fake: ${operation.operationId} is not implemented` },
+        };
   };
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {

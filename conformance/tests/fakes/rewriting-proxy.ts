@@ -29,9 +29,17 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
     request.on('end', () => {
       const method = request.method ?? 'GET';
       const url = request.url ?? '/';
-      const headers = Object.fromEntries(Object.entries(request.headers).flatMap(([name, value]) => (HOP_BY_HOP.has(name) || value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).flatMap(([name, value]) =>
+          HOP_BY_HOP.has(name) || value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
+        ),
+      );
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      void fetch(new URL(url, upstream), { method, headers, ...(body && method !== 'GET' && method !== 'HEAD' ? { body } : {}) })
+      void fetch(new URL(url, upstream), {
+        method,
+        headers,
+        ...(body && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+      })
         .then(async (answer) => {
           let text = await answer.text();
           if ((answer.headers.get('content-type') ?? '').includes('json') && text !== '') {
@@ -44,10 +52,17 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
           });
           response.writeHead(answer.status, out).end(text);
         })
-        .catch((error: unknown) => response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error_code: 'PROXY_ERROR', message: String(error) })));
+        .catch((error: unknown) =>
+          response
+            .writeHead(502, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error_code: 'PROXY_ERROR', message: String(error) })),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
 }

@@ -13,7 +13,13 @@ export interface TestSandbox {
 }
 
 export async function startTestSandbox(): Promise<TestSandbox> {
-  const config = defaultConfig({ dataDir: ':memory:', host: '127.0.0.1', port: 0, validateResponses: true, autoProgress: true });
+  const config = defaultConfig({
+    dataDir: ':memory:',
+    host: '127.0.0.1',
+    port: 0,
+    validateResponses: true,
+    autoProgress: true,
+  });
   const merchant = config.merchants[0];
   if (!merchant) throw new Error('the sandbox configuration has no merchant');
   const served = await serveInProcess(config, { onError: () => undefined, onAlert: () => undefined });

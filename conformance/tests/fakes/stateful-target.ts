@@ -32,29 +32,66 @@ export interface StatefulFaults {
 }
 
 type Reply = { status: number; body: Json };
-type Handler = (call: { operation: OperationModel; params: Record<string, string>; query: URLSearchParams; body: JsonObject; raw: string; headers: TargetRequest['request']['headers'] }) => Reply;
+type Handler = (call: {
+  operation: OperationModel;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: JsonObject;
+  raw: string;
+  headers: TargetRequest['request']['headers'];
+}) => Reply;
 
 /** How long a test-mode e-wallet payment stays PENDING before its outcome shows. */
 const OUTCOME_DELAY_MS = 30;
 
-export async function startStatefulTarget(contract: Contract, apiKey: string, faults: StatefulFaults = {}): Promise<Target> {
+export async function startStatefulTarget(
+  contract: Contract,
+  apiKey: string,
+  faults: StatefulFaults = {},
+): Promise<Target> {
   const op = (id: string): OperationModel => contract.operation(id);
   const example = (id: string): JsonObject => {
     const value = responseExamples(contract, op(id), 200)[0];
-    return isObject(value) ? value : isObject(Array.isArray(value) ? value[0] : undefined) ? ((value as Json[])[0] as JsonObject) : {};
+    return isObject(value)
+      ? value
+      : isObject(Array.isArray(value) ? value[0] : undefined)
+        ? ((value as Json[])[0] as JsonObject)
+        : {};
   };
   const codeOf = (id: string, when: string, pick: (trigger: JsonObject) => boolean = () => true): string =>
-    Object.entries(op(id).errorTriggers).find(([, trigger]) => trigger.when === when && pick(trigger))?.[0] ?? 'SERVER_ERROR';
-  const error = (id: string, code: string): Reply => ({ status: op(id).responses.find((r) => r.errorCodes.includes(code))?.status ?? 500, body: { error_code: code, message: `fake: ${code}` } });
-  const notFound = (id: string, name = ''): Reply => error(id, faults.notFoundCode ?? codeOf(id, 'not_found', (t) => !name || (isObject(t.parameter) && t.parameter.name === name)));
-  const invalid = (id: string): Reply => ({ status: op(id).validationError?.status ?? 400, body: { error_code: op(id).validationError?.error_code ?? 'API_VALIDATION_ERROR', message: 'fake: invalid' } });
+    Object.entries(op(id).errorTriggers).find(([, trigger]) => trigger.when === when && pick(trigger))?.[0] ??
+    'SERVER_ERROR';
+  const error = (id: string, code: string): Reply => ({
+    status: op(id).responses.find((r) => r.errorCodes.includes(code))?.status ?? 500,
+    body: { error_code: code, message: `fake: ${code}` },
+  });
+  const notFound = (id: string, name = ''): Reply =>
+    error(
+      id,
+      faults.notFoundCode ??
+        codeOf(id, 'not_found', (t) => !name || (isObject(t.parameter) && t.parameter.name === name)),
+    );
+  const invalid = (id: string): Reply => ({
+    status: op(id).validationError?.status ?? 400,
+    body: { error_code: op(id).validationError?.error_code ?? 'API_VALIDATION_ERROR', message: 'fake: invalid' },
+  });
   const ok = (body: Json): Reply => ({ status: 200, body });
   const hexId = (): string => randomBytes(12).toString('hex');
   const past = (value: Json | undefined): boolean => typeof value === 'string' && Date.parse(value) <= Date.now();
   /** The example answer with the stored values over it. */
   const shape = (id: string, values: JsonObject): JsonObject => ({ ...example(id), ...values });
 
-  const stores = { fva: new Map<string, JsonObject>(), fpc: new Map<string, JsonObject & { inactive?: boolean }>(), disbursements: new Map<string, JsonObject>(), ewallets: new Map<string, { value: JsonObject; outcome: string; at: number }>(), customers: new Map<string, JsonObject>(), tokens: new Map<string, JsonObject>(), accounts: new Map<string, string>(), methods: new Map<string, JsonObject>(), debits: new Map<string, JsonObject>() };
+  const stores = {
+    fva: new Map<string, JsonObject>(),
+    fpc: new Map<string, JsonObject & { inactive?: boolean }>(),
+    disbursements: new Map<string, JsonObject>(),
+    ewallets: new Map<string, { value: JsonObject; outcome: string; at: number }>(),
+    customers: new Map<string, JsonObject>(),
+    tokens: new Map<string, JsonObject>(),
+    accounts: new Map<string, string>(),
+    methods: new Map<string, JsonObject>(),
+    debits: new Map<string, JsonObject>(),
+  };
   const keys = new Map<string, { raw: string }>();
 
   /** Applies the operation's idempotency header rules around a creation. */
@@ -66,15 +103,22 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
     if (value === undefined) return header.required && !faults.ignoreKeyLength ? invalid(id) : create();
     if (!faults.ignoreKeyLength && contract.validate(header.schema, value).length > 0) return invalid(id);
     const seen = keys.get(`${id}:${value}`);
-    if (seen && !faults.ignoreIdempotencyKeys) return error(id, codeOf(id, seen.raw === call.raw ? 'idempotency_replay' : 'idempotency_mismatch'));
+    if (seen && !faults.ignoreIdempotencyKeys)
+      return error(id, codeOf(id, seen.raw === call.raw ? 'idempotency_replay' : 'idempotency_mismatch'));
     const reply = create();
     if (reply.status < 300) keys.set(`${id}:${value}`, { raw: call.raw });
     return reply;
   };
 
   /** A stored object without the fake's own bookkeeping. */
-  const visible = (value: JsonObject & { inactive?: boolean }): JsonObject => Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'inactive'));
-  const update = (store: Map<string, JsonObject & { inactive?: boolean }>, id: string, machineCode: () => string, call: Parameters<Handler>[0]): Reply => {
+  const visible = (value: JsonObject & { inactive?: boolean }): JsonObject =>
+    Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'inactive'));
+  const update = (
+    store: Map<string, JsonObject & { inactive?: boolean }>,
+    id: string,
+    machineCode: () => string,
+    call: Parameters<Handler>[0],
+  ): Reply => {
     const found = store.get(call.params.id ?? '');
     if (!found) return notFound(id);
     if ((found.inactive || found.status === 'INACTIVE') && !faults.updateWhenInactive) return error(id, machineCode());
@@ -86,7 +130,8 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
     return ok(visible(found));
   };
 
-  const ewalletStatus = (entry: { value: JsonObject; outcome: string; at: number }): string => (faults.outcomeByCallbackOnly || Date.now() - entry.at < OUTCOME_DELAY_MS ? 'PENDING' : entry.outcome);
+  const ewalletStatus = (entry: { value: JsonObject; outcome: string; at: number }): string =>
+    faults.outcomeByCallbackOnly || Date.now() - entry.at < OUTCOME_DELAY_MS ? 'PENDING' : entry.outcome;
 
   const handlers: Record<string, Handler> = {
     createFixedVirtualAccount: (c) => {
@@ -94,24 +139,41 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
       stores.fva.set(value.id as string, value);
       return ok(value);
     },
-    getFixedVirtualAccount: (c) => (stores.fva.has(c.params.id ?? '') ? ok(stores.fva.get(c.params.id ?? '') ?? {}) : notFound(c.operation.operationId)),
-    updateFixedVirtualAccount: (c) => update(stores.fva, c.operation.operationId, () => codeOf(c.operation.operationId, 'state'), c),
+    getFixedVirtualAccount: (c) =>
+      stores.fva.has(c.params.id ?? '')
+        ? ok(stores.fva.get(c.params.id ?? '') ?? {})
+        : notFound(c.operation.operationId),
+    updateFixedVirtualAccount: (c) =>
+      update(stores.fva, c.operation.operationId, () => codeOf(c.operation.operationId, 'state'), c),
     createFixedPaymentCode: (c) => {
       const value = shape(c.operation.operationId, { ...c.body, id: hexId() });
       stores.fpc.set(value.id as string, value);
       return ok(value);
     },
-    getFixedPaymentCode: (c) => (stores.fpc.has(c.params.id ?? '') ? ok(visible(stores.fpc.get(c.params.id ?? '') ?? {})) : notFound(c.operation.operationId)),
-    updateFixedPaymentCode: (c) => update(stores.fpc, c.operation.operationId, () => codeOf(c.operation.operationId, 'state'), c),
+    getFixedPaymentCode: (c) =>
+      stores.fpc.has(c.params.id ?? '')
+        ? ok(visible(stores.fpc.get(c.params.id ?? '') ?? {}))
+        : notFound(c.operation.operationId),
+    updateFixedPaymentCode: (c) =>
+      update(stores.fpc, c.operation.operationId, () => codeOf(c.operation.operationId, 'state'), c),
     createDisbursement: (c) =>
       idempotent(c.operation.operationId, c, () => {
-        if (faults.insufficientBalance) return error(c.operation.operationId, codeOf(c.operation.operationId, 'insufficient_balance'));
-        const value = shape(c.operation.operationId, { ...c.body, id: hexId(), status: 'PENDING', disbursement_description: String(c.body.description ?? 'fake') });
+        if (faults.insufficientBalance)
+          return error(c.operation.operationId, codeOf(c.operation.operationId, 'insufficient_balance'));
+        const value = shape(c.operation.operationId, {
+          ...c.body,
+          id: hexId(),
+          status: 'PENDING',
+          disbursement_description: String(c.body.description ?? 'fake'),
+        });
         delete value.description;
         stores.disbursements.set(value.id as string, value);
         return ok(value);
       }),
-    getDisbursement: (c) => (stores.disbursements.has(c.params.id ?? '') ? ok(stores.disbursements.get(c.params.id ?? '') ?? {}) : notFound(c.operation.operationId)),
+    getDisbursement: (c) =>
+      stores.disbursements.has(c.params.id ?? '')
+        ? ok(stores.disbursements.get(c.params.id ?? '') ?? {})
+        : notFound(c.operation.operationId),
     listDisbursementsByExternalId: (c) => {
       const found = [...stores.disbursements.values()].filter((d) => d.external_id === c.query.get('external_id'));
       return found.length > 0 ? ok(found) : notFound(c.operation.operationId);
@@ -120,9 +182,13 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
       const id = c.operation.operationId;
       const external = String(c.body.external_id);
       if (stores.ewallets.has(external)) return error(id, codeOf(id, 'duplicate'));
-      const outcomes = Array.isArray(c.operation.testMode?.outcomes) ? c.operation.testMode.outcomes.filter(isObject) : [];
+      const outcomes = Array.isArray(c.operation.testMode?.outcomes)
+        ? c.operation.testMode.outcomes.filter(isObject)
+        : [];
       const chosen = faults.ignoreTestAmounts ? undefined : outcomes.find((o) => o.amount === c.body.amount);
-      const fallback = isObject(c.operation.testMode?.default_outcome) ? c.operation.testMode.default_outcome.status : undefined;
+      const fallback = isObject(c.operation.testMode?.default_outcome)
+        ? c.operation.testMode.default_outcome.status
+        : undefined;
       const value = shape(id, { ...c.body, status: 'PENDING' });
       stores.ewallets.set(external, { value, outcome: String(chosen?.status ?? fallback), at: Date.now() });
       return ok(value);
@@ -130,11 +196,19 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
     getEwalletPaymentStatus: (c) => {
       const entry = stores.ewallets.get(c.query.get('external_id') ?? '');
       if (!entry || entry.value.ewallet_type !== c.query.get('ewallet_type')) return notFound(c.operation.operationId);
-      return ok(shape(c.operation.operationId, { amount: entry.value.amount ?? 0, external_id: entry.value.external_id ?? '', ewallet_type: entry.value.ewallet_type ?? '', status: ewalletStatus(entry) }));
+      return ok(
+        shape(c.operation.operationId, {
+          amount: entry.value.amount ?? 0,
+          external_id: entry.value.external_id ?? '',
+          ewallet_type: entry.value.ewallet_type ?? '',
+          status: ewalletStatus(entry),
+        }),
+      );
     },
     createCustomer: (c) => {
       const id = c.operation.operationId;
-      if ([...stores.customers.values()].some((customer) => customer.external_id === c.body.external_id)) return error(id, codeOf(id, 'duplicate'));
+      if ([...stores.customers.values()].some((customer) => customer.external_id === c.body.external_id))
+        return error(id, codeOf(id, 'duplicate'));
       const value = { ...c.body, id: hexId(), created: new Date().toISOString(), updated: new Date().toISOString() };
       stores.customers.set(value.id, value);
       return ok(value);
@@ -144,10 +218,20 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
       if (!found) return notFound(c.operation.operationId);
       return ok(Object.assign(found, c.body));
     },
-    listCustomers: (c) => ok([...stores.customers.values()].filter((customer) => !c.query.has('external_id') || customer.external_id === c.query.get('external_id'))),
+    listCustomers: (c) =>
+      ok(
+        [...stores.customers.values()].filter(
+          (customer) => !c.query.has('external_id') || customer.external_id === c.query.get('external_id'),
+        ),
+      ),
     initializeLinkedAccountTokenization: (c) => {
       if (!stores.customers.has(String(c.body.customer_id))) return notFound(c.operation.operationId, 'customer_id');
-      const value = shape(c.operation.operationId, { id: `lat-${randomUUID()}`, customer_id: c.body.customer_id ?? '', status: 'PENDING', metadata: c.body.metadata ?? null });
+      const value = shape(c.operation.operationId, {
+        id: `lat-${randomUUID()}`,
+        customer_id: c.body.customer_id ?? '',
+        status: 'PENDING',
+        metadata: c.body.metadata ?? null,
+      });
       stores.tokens.set(value.id as string, value);
       return ok(value);
     },
@@ -155,11 +239,26 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
       const id = c.operation.operationId;
       const token = stores.tokens.get(c.params.id ?? '');
       if (!token) return notFound(id);
-      if (token.status === 'SUCCESS') return error(id, codeOf(id, 'state', (t) => Array.isArray(t.states) && t.states.includes('SUCCESS')));
-      const outcomes = Array.isArray(c.operation.testMode?.outcomes) ? c.operation.testMode.outcomes.filter(isObject) : [];
-      if (!outcomes.some((o) => o.result === 'success' && o.value === c.body.otp_code)) return error(id, codeOf(id, 'otp', (t) => t.outcome === 'invalid'));
+      if (token.status === 'SUCCESS')
+        return error(
+          id,
+          codeOf(id, 'state', (t) => Array.isArray(t.states) && t.states.includes('SUCCESS')),
+        );
+      const outcomes = Array.isArray(c.operation.testMode?.outcomes)
+        ? c.operation.testMode.outcomes.filter(isObject)
+        : [];
+      if (!outcomes.some((o) => o.result === 'success' && o.value === c.body.otp_code))
+        return error(
+          id,
+          codeOf(id, 'otp', (t) => t.outcome === 'invalid'),
+        );
       token.status = 'SUCCESS';
-      return ok({ id: token.id ?? '', customer_id: token.customer_id ?? '', channel_code: token.channel_code ?? '', status: 'SUCCESS' });
+      return ok({
+        id: token.id ?? '',
+        customer_id: token.customer_id ?? '',
+        channel_code: token.channel_code ?? '',
+        status: 'SUCCESS',
+      });
     },
     listLinkedAccountTokenAccounts: (c) => {
       const token = stores.tokens.get(c.params.id ?? '');
@@ -173,10 +272,17 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
       const account = isObject(c.body.properties) ? String(c.body.properties.id) : '';
       if (!stores.customers.has(String(c.body.customer_id))) return notFound(id, 'customer_id');
       if (stores.accounts.get(account) !== c.body.customer_id) return notFound(id, 'properties.id');
-      const duplicate = [...stores.methods.values()].some((m) => isObject(m.properties) && m.properties.id === account && m.status === 'ACTIVE');
+      const duplicate = [...stores.methods.values()].some(
+        (m) => isObject(m.properties) && m.properties.id === account && m.status === 'ACTIVE',
+      );
       if (duplicate && !faults.allowDuplicatePaymentMethod) return error(id, codeOf(id, 'duplicate'));
       const base = example(id);
-      const value = shape(id, { id: `pm-${randomUUID()}`, customer_id: c.body.customer_id ?? '', status: 'ACTIVE', properties: { ...(isObject(base.properties) ? base.properties : {}), id: account } });
+      const value = shape(id, {
+        id: `pm-${randomUUID()}`,
+        customer_id: c.body.customer_id ?? '',
+        status: 'ACTIVE',
+        properties: { ...(isObject(base.properties) ? base.properties : {}), id: account },
+      });
       stores.methods.set(value.id as string, value);
       return ok(value);
     },
@@ -185,18 +291,33 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
         const id = c.operation.operationId;
         if (!stores.methods.has(String(c.body.payment_method_id))) return notFound(id, 'payment_method_id');
         const { callback_url: _url, enable_otp: otp, ...fields } = c.body;
-        const value = shape(id, { ...fields, id: `ddpy-${randomUUID()}`, status: 'PENDING', is_otp_required: otp === true, created: new Date().toISOString() });
+        const value = shape(id, {
+          ...fields,
+          id: `ddpy-${randomUUID()}`,
+          status: 'PENDING',
+          is_otp_required: otp === true,
+          created: new Date().toISOString(),
+        });
         stores.debits.set(value.id as string, value);
         return ok(value);
       }),
     validateDirectDebitPaymentOtp: (c) => {
       const debit = stores.debits.get(c.params.id ?? '');
       if (!debit) return notFound(c.operation.operationId);
-      const outcomes = Array.isArray(c.operation.testMode?.outcomes) ? c.operation.testMode.outcomes.filter(isObject) : [];
-      if (!outcomes.some((o) => o.result === 'success' && o.value === c.body.otp_code)) return error(c.operation.operationId, codeOf(c.operation.operationId, 'otp', (t) => t.outcome === 'invalid'));
+      const outcomes = Array.isArray(c.operation.testMode?.outcomes)
+        ? c.operation.testMode.outcomes.filter(isObject)
+        : [];
+      if (!outcomes.some((o) => o.result === 'success' && o.value === c.body.otp_code))
+        return error(
+          c.operation.operationId,
+          codeOf(c.operation.operationId, 'otp', (t) => t.outcome === 'invalid'),
+        );
       return ok(debit);
     },
-    getDirectDebitPayment: (c) => (stores.debits.has(c.params.id ?? '') ? ok(stores.debits.get(c.params.id ?? '') ?? {}) : notFound(c.operation.operationId)),
+    getDirectDebitPayment: (c) =>
+      stores.debits.has(c.params.id ?? '')
+        ? ok(stores.debits.get(c.params.id ?? '') ?? {})
+        : notFound(c.operation.operationId),
     getDirectDebitPaymentByReferenceId: (c) => {
       const found = [...stores.debits.values()].filter((d) => d.reference_id === c.query.get('reference_id')).at(-1);
       return found ? ok(found) : notFound(c.operation.operationId);
@@ -204,7 +325,13 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
     getFixedVirtualAccountPayment: (c) => notFound(c.operation.operationId),
   };
 
-  const match = createPathMatcher(contract.model.operations.map((operation) => ({ method: operation.method.toUpperCase(), path: operation.path, value: operation })));
+  const match = createPathMatcher(
+    contract.model.operations.map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      value: operation,
+    })),
+  );
   return startTarget(contract, apiKey, (call) => {
     const handler = handlers[call.operation.operationId];
     if (!call.authorized || !handler) return undefined;
@@ -214,9 +341,22 @@ export async function startStatefulTarget(contract: Contract, apiKey: string, fa
     try {
       body = call.body === '' ? {} : (JSON.parse(call.body) as Json);
     } catch {
-      return { status: 400, body: JSON.stringify({ error_code: call.operation.malformedBodyError?.error_code ?? 'INVALID_JSON_FORMAT', message: 'fake: not JSON' }) };
+      return {
+        status: 400,
+        body: JSON.stringify({
+          error_code: call.operation.malformedBodyError?.error_code ?? 'INVALID_JSON_FORMAT',
+          message: 'fake: not JSON',
+        }),
+      };
     }
-    const reply = handler({ operation: call.operation, params: found.kind === 'found' ? found.params : {}, query: url.searchParams, body: isObject(body) ? body : {}, raw: call.body, headers: call.request.headers });
+    const reply = handler({
+      operation: call.operation,
+      params: found.kind === 'found' ? found.params : {},
+      query: url.searchParams,
+      body: isObject(body) ? body : {},
+      raw: call.body,
+      headers: call.request.headers,
+    });
     return { status: reply.status, body: JSON.stringify(reply.body) };
   });
 }

@@ -4,7 +4,15 @@
 // distance from this.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { operationValidators } from '@payments-contract/server/validators';
-import { authenticate, handlers, MALFORMED_BODY, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS, validationFailure, type CreateDisbursement } from '../scenario.js';
+import {
+  authenticate,
+  handlers,
+  MALFORMED_BODY,
+  UNAUTHORIZED_BODY,
+  UNAUTHORIZED_HEADERS,
+  validationFailure,
+  type CreateDisbursement,
+} from '../scenario.js';
 
 function send(out: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
   const text = JSON.stringify(body);
@@ -24,7 +32,8 @@ function readText(message: IncomingMessage): Promise<string> {
 const FVA_PREFIX = '/callback_virtual_accounts/';
 
 async function serve(message: IncomingMessage, out: ServerResponse): Promise<void> {
-  if (authenticate(message.headers.authorization) === null) return send(out, 401, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS);
+  if (authenticate(message.headers.authorization) === null)
+    return send(out, 401, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS);
   const url = message.url ?? '/';
   const question = url.indexOf('?');
   const path = question < 0 ? url : url.slice(0, question);
@@ -75,6 +84,8 @@ async function serve(message: IncomingMessage, out: ServerResponse): Promise<voi
 
 export function createBareServer(): Server {
   return createServer((message, out) => {
-    serve(message, out).catch(() => send(out, 500, { error_code: 'SERVER_ERROR', message: 'The server failed to answer.' }));
+    serve(message, out).catch(() =>
+      send(out, 500, { error_code: 'SERVER_ERROR', message: 'The server failed to answer.' }),
+    );
   });
 }

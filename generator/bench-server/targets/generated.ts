@@ -7,12 +7,17 @@ import { handlers, principalFor, type Principal } from '../scenario.js';
 
 /** Every operation the benchmark does not call answers the generic 500; the router needs one handler each. */
 function notServed() {
-  return { status: 500 as const, body: { error_code: 'SERVER_ERROR' as const, message: 'Not served by the benchmark.' } };
+  return {
+    status: 500 as const,
+    body: { error_code: 'SERVER_ERROR' as const, message: 'Not served by the benchmark.' },
+  };
 }
 
 export function createGeneratedServer(): Server {
   // Typed one by one below; the rest only need to exist.
-  const rest = Object.fromEntries(Object.keys(operationTable).map((operationId) => [operationId, notServed])) as unknown as Handlers<Principal>;
+  const rest = Object.fromEntries(
+    Object.keys(operationTable).map((operationId) => [operationId, notServed]),
+  ) as unknown as Handlers<Principal>;
   const router = createRouter<Principal>(
     {
       ...rest,

@@ -5,10 +5,22 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { createAdaptorServer } from '@hono/node-server';
 import type { IssueLocation } from '@payments-contract/server/runtime/validation-errors';
 import { benchAjv, benchSchemas } from '../peer-schemas.js';
-import { authenticate, handlers, MALFORMED_BODY, UNAUTHORIZED_BODY, UNAUTHORIZED_HEADERS, validationFailure, type CreateDisbursement } from '../scenario.js';
+import {
+  authenticate,
+  handlers,
+  MALFORMED_BODY,
+  UNAUTHORIZED_BODY,
+  UNAUTHORIZED_HEADERS,
+  validationFailure,
+  type CreateDisbursement,
+} from '../scenario.js';
 
 type OperationId = 'getBalance' | 'getFixedVirtualAccount' | 'createDisbursement';
-type Part = { location: IssueLocation; read: (c: Context) => unknown | Promise<unknown>; validate: ReturnType<ReturnType<typeof benchAjv>['compile']> };
+type Part = {
+  location: IssueLocation;
+  read: (c: Context) => unknown | Promise<unknown>;
+  validate: ReturnType<ReturnType<typeof benchAjv>['compile']>;
+};
 type Env = { Variables: { valid: Partial<Record<IssueLocation, unknown>> } };
 
 class MalformedBody extends Error {}
@@ -50,16 +62,27 @@ export function createHonoServer(): Server {
   const coercing = benchAjv(true);
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
-    if (authenticate(c.req.header('authorization')) === null) return c.json(UNAUTHORIZED_BODY, 401, UNAUTHORIZED_HEADERS);
+    if (authenticate(c.req.header('authorization')) === null)
+      return c.json(UNAUTHORIZED_BODY, 401, UNAUTHORIZED_HEADERS);
     await next();
   });
-  app.get('/balance', validated('getBalance', [{ location: 'query', read: (c) => c.req.query(), validate: coercing.compile(schemas.balanceQuery) }]), (c) =>
-    c.json(handlers.getBalance(c.get('valid').query as { account_type?: string }).body),
+  app.get(
+    '/balance',
+    validated('getBalance', [
+      { location: 'query', read: (c) => c.req.query(), validate: coercing.compile(schemas.balanceQuery) },
+    ]),
+    (c) => c.json(handlers.getBalance(c.get('valid').query as { account_type?: string }).body),
   );
-  app.get('/callback_virtual_accounts/:id', validated('getFixedVirtualAccount', [{ location: 'path', read: (c) => c.req.param(), validate: coercing.compile(schemas.fixedVirtualAccountPath) }]), (c) => {
-    const answer = handlers.getFixedVirtualAccount((c.get('valid').path as { id: string }).id);
-    return c.json(answer.body, answer.status);
-  });
+  app.get(
+    '/callback_virtual_accounts/:id',
+    validated('getFixedVirtualAccount', [
+      { location: 'path', read: (c) => c.req.param(), validate: coercing.compile(schemas.fixedVirtualAccountPath) },
+    ]),
+    (c) => {
+      const answer = handlers.getFixedVirtualAccount((c.get('valid').path as { id: string }).id);
+      return c.json(answer.body, answer.status);
+    },
+  );
   app.post(
     '/disbursements',
     validated('createDisbursement', [

@@ -31,7 +31,11 @@ export interface InProcessClusterOptions {
 
 export async function startInProcessCluster(options: InProcessClusterOptions): Promise<InProcessCluster> {
   const base = defaultConfig({ host: '127.0.0.1', port: 0, ...options.config });
-  const config: SandboxConfig = { ...base, store: 'postgres', database: { ...base.database, url: options.databaseUrl } };
+  const config: SandboxConfig = {
+    ...base,
+    store: 'postgres',
+    database: { ...base.database, url: options.databaseUrl },
+  };
   const instances: ClusterInstance[] = [];
   let front: RoundRobin | undefined;
   const stop = async () => {
@@ -44,7 +48,15 @@ export async function startInProcessCluster(options: InProcessClusterOptions): P
       const app = await createSandboxApp(config, options.appOptions?.(index) ?? {});
       let listening: Listening;
       try {
-        listening = await listen(createSite({ service: app.service, control: app.control, observer: app.observer, health: () => app.health() }), { host: config.host, port: 0 });
+        listening = await listen(
+          createSite({
+            service: app.service,
+            control: app.control,
+            observer: app.observer,
+            health: () => app.health(),
+          }),
+          { host: config.host, port: 0 },
+        );
       } catch (error) {
         await app.close();
         throw error;

@@ -11,7 +11,14 @@ export interface RoundRobin {
 }
 
 /** Hop-by-hop headers and the ones fetch recomputes: never passed on. */
-const DROPPED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+const DROPPED = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+]);
 
 async function bodyOf(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -28,9 +35,16 @@ export async function startRoundRobin(targets: readonly string[], port = 0): Pro
     void (async () => {
       try {
         const headers = new Headers();
-        for (const [name, value] of Object.entries(request.headers)) if (!DROPPED.has(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        for (const [name, value] of Object.entries(request.headers))
+          if (!DROPPED.has(name) && value !== undefined)
+            headers.set(name, Array.isArray(value) ? value.join(', ') : value);
         const body = await bodyOf(request);
-        const answer = await fetch(`${targets[index]!}${request.url ?? '/'}`, { method: request.method ?? 'GET', headers, ...(body ? { body: new Uint8Array(body) } : {}), redirect: 'manual' });
+        const answer = await fetch(`${targets[index]!}${request.url ?? '/'}`, {
+          method: request.method ?? 'GET',
+          headers,
+          ...(body ? { body: new Uint8Array(body) } : {}),
+          redirect: 'manual',
+        });
         const out: Record<string, string> = {};
         answer.headers.forEach((value, name) => {
           if (!DROPPED.has(name)) out[name] = value;
@@ -38,7 +52,12 @@ export async function startRoundRobin(targets: readonly string[], port = 0): Pro
         const text = Buffer.from(await answer.arrayBuffer());
         response.writeHead(answer.status, out).end(text);
       } catch (error) {
-        response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error_code: 'BAD_GATEWAY', message: `the sandbox behind the front did not answer: ${error instanceof Error ? error.message : String(error)}` }));
+        response.writeHead(502, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error_code: 'BAD_GATEWAY',
+            message: `the sandbox behind the front did not answer: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+        );
       }
     })();
   });

@@ -63,7 +63,8 @@ const objectOr = (value) => (isObject(value) ? value : {});
 const arrayOr = (value) => (Array.isArray(value) ? value : []);
 
 /** @param {Json | undefined} value @returns {string} */
-const text = (value) => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+const text = (value) =>
+  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
 /** "failDisbursement" → "Fail disbursement". @param {string} operationId */
 function humanized(operationId) {
@@ -81,8 +82,12 @@ function notify(message, kind = 'info') {
 /** A short account of an error answer: its code and message, and each field problem. @param {Answer} answer */
 function describeError(answer) {
   const body = objectOr(answer.body);
-  const issues = arrayOr(body.errors).map((issue) => `${text(objectOr(issue).path)} ${text(objectOr(issue).message)}`.trim());
-  return [`${answer.status} ${text(body.error_code)}`.trim(), text(body.message), ...issues].filter(Boolean).join(' — ');
+  const issues = arrayOr(body.errors).map((issue) =>
+    `${text(objectOr(issue).path)} ${text(objectOr(issue).message)}`.trim(),
+  );
+  return [`${answer.status} ${text(body.error_code)}`.trim(), text(body.message), ...issues]
+    .filter(Boolean)
+    .join(' — ');
 }
 
 // ---- the HTTP API --------------------------------------------------------------------------------
@@ -98,7 +103,12 @@ async function api(method, path, body) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   // credentials 'omit': the key goes in the header above only, so the browser neither prompts for one on a
   // 401 (a mistyped key would hang the page behind its login box) nor adds one it keeps from elsewhere.
-  const response = await fetch(path, { method, headers, credentials: 'omit', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'omit',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const raw = await response.text();
   /** @type {Json} */
   let parsed = null;
@@ -128,12 +138,17 @@ function loaded() {
 /** Every operation of the control contract. @returns {Operation[]} */
 function controlOperations() {
   return Object.entries(objectOr(loaded().control.paths)).flatMap(([path, item]) =>
-    Object.entries(objectOr(item)).flatMap(([method, operation]) => (isObject(operation) && typeof operation.operationId === 'string' ? [{ method: method.toUpperCase(), path, operation }] : [])),
+    Object.entries(objectOr(item)).flatMap(([method, operation]) =>
+      isObject(operation) && typeof operation.operationId === 'string'
+        ? [{ method: method.toUpperCase(), path, operation }]
+        : [],
+    ),
   );
 }
 
 /** @param {string} operationId @returns {Operation | undefined} */
-const operationNamed = (operationId) => controlOperations().find((entry) => entry.operation.operationId === operationId);
+const operationNamed = (operationId) =>
+  controlOperations().find((entry) => entry.operation.operationId === operationId);
 
 /** The control contract's schema behind a `$ref`, with `allOf` members merged. @param {Json | undefined} schema @returns {JsonObject} */
 function resolved(schema) {
@@ -143,13 +158,18 @@ function resolved(schema) {
     seen.add(current.$ref);
     /** @type {Json | undefined} */
     let target = loaded().control;
-    for (const part of current.$ref.slice(2).split('/')) target = objectOr(target)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of current.$ref.slice(2).split('/'))
+      target = objectOr(target)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     const { $ref: _ref, ...rest } = current;
     current = { ...objectOr(target), ...rest };
   }
   if (Array.isArray(current.allOf)) {
     const members = current.allOf.map(resolved);
-    const properties = Object.assign({}, ...members.map((member) => objectOr(member.properties)), objectOr(current.properties));
+    const properties = Object.assign(
+      {},
+      ...members.map((member) => objectOr(member.properties)),
+      objectOr(current.properties),
+    );
     const required = [...members.flatMap((member) => arrayOr(member.required)), ...arrayOr(current.required)];
     const { allOf: _allOf, ...rest } = current;
     current = { ...Object.assign({}, ...members), ...rest, properties, required };
@@ -158,11 +178,14 @@ function resolved(schema) {
 }
 
 /** The JSON request body schema of an operation, resolved. @param {Operation} entry */
-const requestSchema = (entry) => resolved(objectOr(objectOr(objectOr(objectOr(entry.operation.requestBody).content)['application/json']).schema));
+const requestSchema = (entry) =>
+  resolved(objectOr(objectOr(objectOr(objectOr(entry.operation.requestBody).content)['application/json']).schema));
 
 /** The states in which an operation is refused (its SANDBOX_STATE_CONFLICT-style triggers). @param {Operation} entry @returns {string[]} */
 function conflictStates(entry) {
-  return Object.values(objectOr(entry.operation['x-error-triggers'])).flatMap((trigger) => (objectOr(trigger).when === 'state' ? arrayOr(objectOr(trigger).states).map(text) : []));
+  return Object.values(objectOr(entry.operation['x-error-triggers'])).flatMap((trigger) =>
+    objectOr(trigger).when === 'state' ? arrayOr(objectOr(trigger).states).map(text) : [],
+  );
 }
 
 /** The service contract's state machine (states, final states), or undefined. @param {string} machine */
@@ -186,10 +209,12 @@ function offered(entry, state, machine) {
 }
 
 /** The simulations of a state machine (operations whose x-simulates names it). @param {string} machine */
-const simulationsOf = (machine) => controlOperations().filter((entry) => objectOr(entry.operation['x-simulates']).machine === machine);
+const simulationsOf = (machine) =>
+  controlOperations().filter((entry) => objectOr(entry.operation['x-simulates']).machine === machine);
 
 /** @param {Operation} entry @param {(name: string) => string} value @returns {string} */
-const filledPath = (entry, value) => entry.path.replace(/\{([^}]+)\}/g, (_match, name) => encodeURIComponent(value(String(name))));
+const filledPath = (entry, value) =>
+  entry.path.replace(/\{([^}]+)\}/g, (_match, name) => encodeURIComponent(value(String(name))));
 
 // ---- a form for a request body, from its schema ----------------------------------------------------
 
@@ -216,26 +241,46 @@ function bodyForm(schema, given, idPrefix) {
     const types = arrayOr(property.type).length > 0 ? arrayOr(property.type).map(text) : [text(property.type)];
     if (Array.isArray(property.enum)) {
       const options = property.enum.map((option) => h('option', { value: text(option) }, text(option)));
-      const select = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': name, id: `${idPrefix}-${name}` }, required.includes(name) ? null : h('option', { value: '' }, '(default)'), options));
+      const select = /** @type {HTMLSelectElement} */ (
+        h(
+          'select',
+          { 'aria-label': name, id: `${idPrefix}-${name}` },
+          required.includes(name) ? null : h('option', { value: '' }, '(default)'),
+          options,
+        )
+      );
       fields.push(h('label', {}, `${label} `, select));
       readers.push(() => (select.value === '' ? undefined : [name, select.value]));
     } else if (types.includes('boolean')) {
-      const select = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': name }, h('option', { value: '' }, '(default)'), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false')));
+      const select = /** @type {HTMLSelectElement} */ (
+        h(
+          'select',
+          { 'aria-label': name },
+          h('option', { value: '' }, '(default)'),
+          h('option', { value: 'true' }, 'true'),
+          h('option', { value: 'false' }, 'false'),
+        )
+      );
       fields.push(h('label', {}, `${label} `, select));
       readers.push(() => (select.value === '' ? undefined : [name, select.value === 'true']));
     } else {
       const numeric = types.includes('number') || types.includes('integer');
-      const input = /** @type {HTMLInputElement} */ (h('input', { 'aria-label': name, type: numeric ? 'number' : 'text', size: 12, placeholder: name }));
+      const input = /** @type {HTMLInputElement} */ (
+        h('input', { 'aria-label': name, type: numeric ? 'number' : 'text', size: 12, placeholder: name })
+      );
       fields.push(h('label', {}, `${label} `, input));
       readers.push(() => (input.value === '' ? undefined : [name, numeric ? Number(input.value) : input.value]));
     }
   }
   return {
     fields,
-    read: () => Object.fromEntries(readers.flatMap((reader) => {
-      const entry = reader();
-      return entry ? [entry] : [];
-    })),
+    read: () =>
+      Object.fromEntries(
+        readers.flatMap((reader) => {
+          const entry = reader();
+          return entry ? [entry] : [];
+        }),
+      ),
   };
 }
 
@@ -243,7 +288,9 @@ function bodyForm(schema, given, idPrefix) {
 
 function resourceKinds() {
   const list = operationNamed('listResources');
-  const kind = arrayOr(list?.operation.parameters).map(objectOr).find((parameter) => parameter.name === 'kind');
+  const kind = arrayOr(list?.operation.parameters)
+    .map(objectOr)
+    .find((parameter) => parameter.name === 'kind');
   return arrayOr(resolved(kind?.schema).enum).map(text);
 }
 
@@ -255,16 +302,34 @@ function simulationControl(entry, item, after) {
   const resource = objectOr(item.resource);
   const operationId = text(entry.operation.operationId);
   const schema = requestSchema(entry);
-  const given = Object.fromEntries(Object.keys(objectOr(schema.properties)).flatMap((name) => (resource[name] !== undefined && arrayOr(schema.required).includes(name) ? [[name, resource[name] ?? null]] : [])));
+  const given = Object.fromEntries(
+    Object.keys(objectOr(schema.properties)).flatMap((name) =>
+      resource[name] !== undefined && arrayOr(schema.required).includes(name) ? [[name, resource[name] ?? null]] : [],
+    ),
+  );
   const form = bodyForm(schema, given, `${operationId}-${text(item.id)}`);
   const run = async () => {
     const path = filledPath(entry, (name) => text(resource[name] ?? item.id));
     const hasBody = entry.operation.requestBody !== undefined;
     const answer = await api(entry.method, path, hasBody ? form.read() : undefined);
-    notify(answer.ok ? `${humanized(operationId)}: done (${answer.status}).` : `${humanized(operationId)} refused: ${describeError(answer)}`, answer.ok ? 'info' : 'error');
+    notify(
+      answer.ok
+        ? `${humanized(operationId)}: done (${answer.status}).`
+        : `${humanized(operationId)} refused: ${describeError(answer)}`,
+      answer.ok ? 'info' : 'error',
+    );
     await after();
   };
-  return h('span', { class: 'simulation', 'data-operation': operationId }, form.fields, h('button', { type: 'button', title: text(entry.operation.summary), onclick: () => void run() }, humanized(operationId)));
+  return h(
+    'span',
+    { class: 'simulation', 'data-operation': operationId },
+    form.fields,
+    h(
+      'button',
+      { type: 'button', title: text(entry.operation.summary), onclick: () => void run() },
+      humanized(operationId),
+    ),
+  );
 }
 
 async function showResources() {
@@ -272,7 +337,9 @@ async function showResources() {
   const list = operationNamed('listResources');
   const target = byId('resource-list');
   if (!list) {
-    target.replaceChildren(h('p', {}, 'This sandbox has no resource lists (listResources is not in its control contract).'));
+    target.replaceChildren(
+      h('p', {}, 'This sandbox has no resource lists (listResources is not in its control contract).'),
+    );
     return;
   }
   const answer = await api('GET', `${filledPath(list, () => select.value)}?limit=50`);
@@ -299,11 +366,34 @@ async function showResources() {
       h('td', {}, text(resource.external_id ?? resource.reference_id ?? '')),
       h('td', {}, text(resource.amount ?? resource.expected_amount ?? '')),
       h('td', {}, text(resource.created ?? '')),
-      h('td', {}, simulations.filter((entry) => offered(entry, state, machine)).map((entry) => simulationControl(entry, item, refresh))),
+      h(
+        'td',
+        {},
+        simulations
+          .filter((entry) => offered(entry, state, machine))
+          .map((entry) => simulationControl(entry, item, refresh)),
+      ),
       h('td', {}, h('details', {}, h('summary', {}, 'JSON'), h('pre', {}, JSON.stringify(resource, null, 2)))),
     );
   });
-  target.replaceChildren(h('table', {}, h('thead', {}, h('tr', {}, ['ID', 'State', 'Reference', 'Amount', 'Created', 'Simulations', 'Resource'].map((title) => h('th', {}, title)))), h('tbody', {}, rows)));
+  target.replaceChildren(
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['ID', 'State', 'Reference', 'Amount', 'Created', 'Simulations', 'Resource'].map((title) =>
+            h('th', {}, title),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }
 
 // ---- events (callback deliveries) ------------------------------------------------------------------
@@ -311,7 +401,11 @@ async function showResources() {
 /** @param {JsonObject} attempt @param {number} index */
 function attemptLine(attempt, index) {
   const outcome = attempt.status === null ? `no answer: ${text(attempt.error)}` : `HTTP ${text(attempt.status)}`;
-  return h('li', { class: 'attempt' }, `#${index + 1} at ${text(attempt.at)} → ${outcome} in ${text(attempt.duration_ms)} ms`);
+  return h(
+    'li',
+    { class: 'attempt' },
+    `#${index + 1} at ${text(attempt.at)} → ${outcome} in ${text(attempt.duration_ms)} ms`,
+  );
 }
 
 async function showEvents() {
@@ -320,7 +414,10 @@ async function showEvents() {
   const target = byId('event-list');
   if (!list) return void target.replaceChildren(h('p', {}, 'This sandbox does not list callback deliveries.'));
   const answer = await api(list.method, list.path);
-  if (!answer.ok) return void target.replaceChildren(h('p', { class: 'error' }, `Could not list callbacks: ${describeError(answer)}`));
+  if (!answer.ok)
+    return void target.replaceChildren(
+      h('p', { class: 'error' }, `Could not list callbacks: ${describeError(answer)}`),
+    );
   const deliveries = arrayOr(answer.body).map(objectOr);
   if (deliveries.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No callbacks yet.'));
   const rows = deliveries.map((delivery) => {
@@ -329,8 +426,14 @@ async function showEvents() {
     const canResend = resend !== undefined && !conflictStates(resend).includes(state);
     const doResend = async () => {
       if (!resend) return;
-      const sent = await api(resend.method, filledPath(resend, () => text(delivery.id)));
-      notify(sent.ok ? `Callback ${text(delivery.id)} resent.` : `Resend refused: ${describeError(sent)}`, sent.ok ? 'info' : 'error');
+      const sent = await api(
+        resend.method,
+        filledPath(resend, () => text(delivery.id)),
+      );
+      notify(
+        sent.ok ? `Callback ${text(delivery.id)} resent.` : `Resend refused: ${describeError(sent)}`,
+        sent.ok ? 'info' : 'error',
+      );
       await showEvents();
     };
     return h(
@@ -348,11 +451,30 @@ async function showEvents() {
         delivery.next_attempt_at ? h('small', {}, `next at ${text(delivery.next_attempt_at)}`) : null,
         delivery.failure_reason ? h('small', {}, text(delivery.failure_reason)) : null,
       ),
-      h('td', {}, h('details', {}, h('summary', {}, 'Payload'), h('pre', {}, JSON.stringify(delivery.payload, null, 2)))),
+      h(
+        'td',
+        {},
+        h('details', {}, h('summary', {}, 'Payload'), h('pre', {}, JSON.stringify(delivery.payload, null, 2))),
+      ),
       h('td', {}, canResend ? h('button', { type: 'button', onclick: () => void doResend() }, 'Resend') : null),
     );
   });
-  target.replaceChildren(h('table', {}, h('thead', {}, h('tr', {}, ['Created', 'Event', 'URL', 'State', 'Attempts', 'Body', ''].map((title) => h('th', {}, title)))), h('tbody', {}, rows)));
+  target.replaceChildren(
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Created', 'Event', 'URL', 'State', 'Attempts', 'Body', ''].map((title) => h('th', {}, title)),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }
 
 // ---- requests --------------------------------------------------------------------------------------
@@ -361,12 +483,24 @@ async function showRequests() {
   const list = operationNamed('listRequests');
   const target = byId('request-list');
   const answer = await api('GET', `${list?.path ?? '/sandbox/requests'}?limit=50`);
-  if (answer.status === 404) return void target.replaceChildren(h('p', { class: 'hint' }, 'This sandbox does not record requests (GET /sandbox/requests answered 404).'));
-  if (!answer.ok) return void target.replaceChildren(h('p', { class: 'error' }, `Could not list requests: ${describeError(answer)}`));
+  if (answer.status === 404)
+    return void target.replaceChildren(
+      h('p', { class: 'hint' }, 'This sandbox does not record requests (GET /sandbox/requests answered 404).'),
+    );
+  if (!answer.ok)
+    return void target.replaceChildren(h('p', { class: 'error' }, `Could not list requests: ${describeError(answer)}`));
   const requests = arrayOr(objectOr(answer.body).data).map(objectOr);
   if (requests.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No requests yet.'));
   /** @param {string} title @param {Json | undefined} body */
-  const bodyCell = (title, body) => (body === null || body === undefined || body === '' ? '' : h('details', {}, h('summary', {}, title), h('pre', {}, typeof body === 'string' ? body : JSON.stringify(body, null, 2))));
+  const bodyCell = (title, body) =>
+    body === null || body === undefined || body === ''
+      ? ''
+      : h(
+          'details',
+          {},
+          h('summary', {}, title),
+          h('pre', {}, typeof body === 'string' ? body : JSON.stringify(body, null, 2)),
+        );
   const rows = requests.map((request) =>
     h(
       'tr',
@@ -381,7 +515,24 @@ async function showRequests() {
       h('td', {}, bodyCell('Request', request.request_body), bodyCell('Response', request.response_body)),
     ),
   );
-  target.replaceChildren(h('table', {}, h('thead', {}, h('tr', {}, ['At', 'Method', 'Path', 'Status', 'error_code', 'Idempotency key', 'Duration', 'Bodies'].map((title) => h('th', {}, title)))), h('tbody', {}, rows)));
+  target.replaceChildren(
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['At', 'Method', 'Path', 'Status', 'error_code', 'Idempotency key', 'Duration', 'Bodies'].map((title) =>
+            h('th', {}, title),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }
 
 // ---- settings --------------------------------------------------------------------------------------
@@ -405,12 +556,23 @@ function valueInput(schema, current, label) {
     return { input: field, read: () => (field.value === '' && types.includes('null') ? null : Number(field.value)) };
   }
   if (types.includes('array')) {
-    const field = /** @type {HTMLInputElement} */ (h('input', { type: 'text', size: 60, 'aria-label': label, placeholder: 'comma-separated' }));
+    const field = /** @type {HTMLInputElement} */ (
+      h('input', { type: 'text', size: 60, 'aria-label': label, placeholder: 'comma-separated' })
+    );
     field.value = arrayOr(current).map(text).join(', ');
-    return { input: field, read: () => field.value.split(',').map((part) => part.trim()).filter(Boolean) };
+    return {
+      input: field,
+      read: () =>
+        field.value
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+    };
   }
   if (types.includes('string')) {
-    const field = /** @type {HTMLInputElement} */ (h('input', { type: 'text', size: 60, 'aria-label': label, placeholder: types.includes('null') ? '(none)' : '' }));
+    const field = /** @type {HTMLInputElement} */ (
+      h('input', { type: 'text', size: 60, 'aria-label': label, placeholder: types.includes('null') ? '(none)' : '' })
+    );
     field.value = text(current);
     return { input: field, read: () => (field.value === '' && types.includes('null') ? null : field.value) };
   }
@@ -440,7 +602,20 @@ function settingRow(label, description, inputs, change) {
   };
   const instant = inputs.length === 1 && inputs[0] instanceof HTMLInputElement && inputs[0].type === 'checkbox';
   if (instant) inputs[0]?.addEventListener('change', () => void save());
-  return h('div', { class: 'setting', 'data-setting': label }, h('strong', {}, label), h('span', {}, inputs, instant ? null : h('button', { type: 'button', onclick: () => void save() }, 'Save'), ' ', status), h('span', { class: 'description' }, description));
+  return h(
+    'div',
+    { class: 'setting', 'data-setting': label },
+    h('strong', {}, label),
+    h(
+      'span',
+      {},
+      inputs,
+      instant ? null : h('button', { type: 'button', onclick: () => void save() }, 'Save'),
+      ' ',
+      status,
+    ),
+    h('span', { class: 'description' }, description),
+  );
 }
 
 async function showSettings() {
@@ -448,26 +623,49 @@ async function showSettings() {
   const read = operationNamed('getSettings');
   const update = operationNamed('updateSettings');
   const answer = await api(read?.method ?? 'GET', read?.path ?? '/sandbox/settings');
-  if (!answer.ok || !update) return void target.replaceChildren(h('p', { class: 'error' }, `Could not read the settings: ${describeError(answer)}`));
+  if (!answer.ok || !update)
+    return void target.replaceChildren(
+      h('p', { class: 'error' }, `Could not read the settings: ${describeError(answer)}`),
+    );
   const current = objectOr(answer.body);
   const schema = requestSchema(update);
-  const shownSchema = resolved(objectOr(objectOr(objectOr(objectOr(objectOr(read?.operation.responses)['200']).content)['application/json']).schema));
+  const shownSchema = resolved(
+    objectOr(
+      objectOr(objectOr(objectOr(objectOr(read?.operation.responses)['200']).content)['application/json']).schema,
+    ),
+  );
   /** @param {string} name */
-  const describe = (name) => text(resolved(objectOr(shownSchema.properties)[name]).description ?? resolved(objectOr(schema.properties)[name]).description);
+  const describe = (name) =>
+    text(
+      resolved(objectOr(shownSchema.properties)[name]).description ??
+        resolved(objectOr(schema.properties)[name]).description,
+    );
   const rows = Object.entries(objectOr(schema.properties)).flatMap(([name, raw]) => {
     const property = resolved(raw);
     const entries = property.additionalProperties;
     if (text(property.type) === 'object' && isObject(entries)) {
       // A map (callback URLs per kind, ranges per bank): one row per key, saved as a merge of that key.
       const value = resolved(entries);
-      return Object.entries(objectOr(current[name])).sort(([a], [b]) => a.localeCompare(b)).map(([key, entryValue]) => {
-        if (text(value.type) === 'object' && isObject(value.properties)) {
-          const parts = Object.entries(value.properties).map(([part, partSchema]) => ({ part, ...valueInput(resolved(partSchema), objectOr(entryValue)[part], `${name}.${key}.${part}`) }));
-          return settingRow(`${name}.${key}`, describe(name), parts.flatMap(({ part, input }) => [h('label', {}, `${part} `, input)]), () => ({ [name]: { [key]: Object.fromEntries(parts.map(({ part, read: readPart }) => [part, readPart()])) } }));
-        }
-        const { input, read: readValue } = valueInput(value, entryValue, `${name}.${key}`);
-        return settingRow(`${name}.${key}`, describe(name), [input], () => ({ [name]: { [key]: readValue() } }));
-      });
+      return Object.entries(objectOr(current[name]))
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, entryValue]) => {
+          if (text(value.type) === 'object' && isObject(value.properties)) {
+            const parts = Object.entries(value.properties).map(([part, partSchema]) => ({
+              part,
+              ...valueInput(resolved(partSchema), objectOr(entryValue)[part], `${name}.${key}.${part}`),
+            }));
+            return settingRow(
+              `${name}.${key}`,
+              describe(name),
+              parts.flatMap(({ part, input }) => [h('label', {}, `${part} `, input)]),
+              () => ({
+                [name]: { [key]: Object.fromEntries(parts.map(({ part, read: readPart }) => [part, readPart()])) },
+              }),
+            );
+          }
+          const { input, read: readValue } = valueInput(value, entryValue, `${name}.${key}`);
+          return settingRow(`${name}.${key}`, describe(name), [input], () => ({ [name]: { [key]: readValue() } }));
+        });
     }
     const { input, read: readValue } = valueInput(property, current[name], name);
     return [settingRow(name, describe(name), [input], () => ({ [name]: readValue() }))];
@@ -481,7 +679,9 @@ async function showClock() {
   const read = operationNamed('getClock');
   const answer = await api(read?.method ?? 'GET', read?.path ?? '/sandbox/clock');
   const clock = objectOr(answer.body);
-  byId('clock-now').textContent = answer.ok ? `Now: ${text(clock.now)} (ahead of real time by ${Math.round(Number(clock.offset_ms) / 1000)} s)` : `Could not read the clock: ${describeError(answer)}`;
+  byId('clock-now').textContent = answer.ok
+    ? `Now: ${text(clock.now)} (ahead of real time by ${Math.round(Number(clock.offset_ms) / 1000)} s)`
+    : `Could not read the clock: ${describeError(answer)}`;
 }
 
 /** @param {SubmitEvent} event */
@@ -492,8 +692,15 @@ async function advanceClock(event) {
   if (!advance) return notify('This sandbox cannot move its clock.', 'error');
   const amount = Number(/** @type {HTMLInputElement} */ (byId('clock-amount')).value);
   const unit = Number(/** @type {HTMLSelectElement} */ (byId('clock-unit')).value);
-  const answer = await api(advance.method, advance.path, { [text(extension.field) || 'milliseconds']: Math.round(amount * unit) });
-  notify(answer.ok ? `Clock advanced to ${text(objectOr(answer.body).now)}.` : `The clock did not move: ${describeError(answer)}`, answer.ok ? 'info' : 'error');
+  const answer = await api(advance.method, advance.path, {
+    [text(extension.field) || 'milliseconds']: Math.round(amount * unit),
+  });
+  notify(
+    answer.ok
+      ? `Clock advanced to ${text(objectOr(answer.body).now)}.`
+      : `The clock did not move: ${describeError(answer)}`,
+    answer.ok ? 'info' : 'error',
+  );
   await showClock();
 }
 
@@ -502,7 +709,11 @@ async function advanceClock(event) {
 /** Every operationId of the service contract, sorted. @returns {string[]} */
 function serviceOperationIds() {
   return Object.values(objectOr(loaded().service.paths))
-    .flatMap((item) => Object.values(objectOr(item)).flatMap((operation) => (isObject(operation) && typeof operation.operationId === 'string' ? [operation.operationId] : [])))
+    .flatMap((item) =>
+      Object.values(objectOr(item)).flatMap((operation) =>
+        isObject(operation) && typeof operation.operationId === 'string' ? [operation.operationId] : [],
+      ),
+    )
     .sort();
 }
 
@@ -514,19 +725,38 @@ function serviceOperationIds() {
 function buildFaultForm() {
   const arm = operationNamed('armFault');
   const form = byId('fault-form');
-  if (!arm) return void form.replaceChildren(h('p', { class: 'hint' }, 'This sandbox cannot simulate faults (armFault is not in its control contract).'));
+  if (!arm)
+    return void form.replaceChildren(
+      h('p', { class: 'hint' }, 'This sandbox cannot simulate faults (armFault is not in its control contract).'),
+    );
   const schema = requestSchema(arm);
   const { operation: _operation, ...settings } = objectOr(schema.properties);
   const fields = bodyForm({ ...schema, properties: settings }, {}, 'fault');
-  const operation = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': 'operation' }, h('option', { value: '' }, '(any operation)'), serviceOperationIds().map((id) => h('option', { value: id }, id))));
-  form.replaceChildren(...fields.fields, h('label', {}, 'operation ', operation), h('button', { type: 'submit' }, 'Arm fault'));
+  const operation = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { 'aria-label': 'operation' },
+      h('option', { value: '' }, '(any operation)'),
+      serviceOperationIds().map((id) => h('option', { value: id }, id)),
+    )
+  );
+  form.replaceChildren(
+    ...fields.fields,
+    h('label', {}, 'operation ', operation),
+    h('button', { type: 'submit' }, 'Arm fault'),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void (async () => {
       const body = fields.read();
       if (operation.value !== '') body.operation = operation.value;
       const answer = await api(arm.method, arm.path, body);
-      notify(answer.ok ? `Fault ${text(objectOr(answer.body).id)} armed.` : `The fault was not armed: ${describeError(answer)}`, answer.ok ? 'info' : 'error');
+      notify(
+        answer.ok
+          ? `Fault ${text(objectOr(answer.body).id)} armed.`
+          : `The fault was not armed: ${describeError(answer)}`,
+        answer.ok ? 'info' : 'error',
+      );
       await showFaults();
     })();
   });
@@ -534,7 +764,9 @@ function buildFaultForm() {
 
 /** What a fault does besides its kind, in a few words. @param {JsonObject} fault */
 function faultSettings(fault) {
-  return ['retry_after_seconds', 'limit', 'outcome', 'delay_ms'].flatMap((name) => (fault[name] === null || fault[name] === undefined ? [] : [`${name} ${text(fault[name])}`])).join(', ');
+  return ['retry_after_seconds', 'limit', 'outcome', 'delay_ms']
+    .flatMap((name) => (fault[name] === null || fault[name] === undefined ? [] : [`${name} ${text(fault[name])}`]))
+    .join(', ');
 }
 
 async function showFaults() {
@@ -544,9 +776,13 @@ async function showFaults() {
   const target = byId('fault-list');
   if (!list) return void target.replaceChildren();
   const answer = await api(list.method, list.path);
-  if (!answer.ok) return void target.replaceChildren(h('p', { class: 'error' }, `Could not list the faults: ${describeError(answer)}`));
+  if (!answer.ok)
+    return void target.replaceChildren(
+      h('p', { class: 'error' }, `Could not list the faults: ${describeError(answer)}`),
+    );
   const faults = arrayOr(objectOr(answer.body).data).map(objectOr);
-  if (faults.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No fault is armed: requests are answered as usual.'));
+  if (faults.length === 0)
+    return void target.replaceChildren(h('p', { class: 'hint' }, 'No fault is armed: requests are answered as usual.'));
   /** @param {Operation | undefined} entry @param {string} path @param {string} done */
   const act = async (entry, path, done) => {
     if (!entry) return;
@@ -563,17 +799,66 @@ async function showFaults() {
       h('td', {}, text(fault.operation ?? '(any operation)')),
       h('td', { class: 'remaining' }, `${text(fault.remaining)} of ${text(fault.count)}`),
       h('td', {}, faultSettings(fault)),
-      h('td', {}, remove ? h('button', { type: 'button', onclick: () => void act(remove, filledPath(remove, () => text(fault.id)), `Fault ${text(fault.id)} removed.`) }, 'Remove') : null),
+      h(
+        'td',
+        {},
+        remove
+          ? h(
+              'button',
+              {
+                type: 'button',
+                onclick: () =>
+                  void act(
+                    remove,
+                    filledPath(remove, () => text(fault.id)),
+                    `Fault ${text(fault.id)} removed.`,
+                  ),
+              },
+              'Remove',
+            )
+          : null,
+      ),
     ),
   );
-  const table = h('table', {}, h('thead', {}, h('tr', {}, ['ID', 'Kind', 'Operation', 'Requests left', 'Settings', ''].map((title) => h('th', {}, title)))), h('tbody', {}, rows));
-  target.replaceChildren(table, ...(clear ? [h('button', { type: 'button', onclick: () => void act(clear, clear.path, 'Every fault removed.') }, 'Clear all faults')] : []));
+  const table = h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['ID', 'Kind', 'Operation', 'Requests left', 'Settings', ''].map((title) => h('th', {}, title)),
+      ),
+    ),
+    h('tbody', {}, rows),
+  );
+  target.replaceChildren(
+    table,
+    ...(clear
+      ? [
+          h(
+            'button',
+            { type: 'button', onclick: () => void act(clear, clear.path, 'Every fault removed.') },
+            'Clear all faults',
+          ),
+        ]
+      : []),
+  );
 }
 
 // ---- tabs, key, start ------------------------------------------------------------------------------
 
 /** @type {Record<string, () => Promise<void>>} */
-const panels = { resources: showResources, events: showEvents, requests: showRequests, settings: showSettings, clock: showClock, faults: showFaults };
+const panels = {
+  resources: showResources,
+  events: showEvents,
+  requests: showRequests,
+  settings: showSettings,
+  clock: showClock,
+  faults: showFaults,
+};
 
 async function refresh() {
   if (!secretKey || !contracts) return;
@@ -583,8 +868,10 @@ async function refresh() {
 /** @param {string} tab */
 async function showTab(tab) {
   activeTab = tab;
-  for (const button of document.querySelectorAll('#tabs [data-tab]')) button.setAttribute('aria-pressed', String(button.getAttribute('data-tab') === tab));
-  for (const panel of document.querySelectorAll('[data-panel]')) /** @type {HTMLElement} */ (panel).hidden = panel.id !== tab;
+  for (const button of document.querySelectorAll('#tabs [data-tab]'))
+    button.setAttribute('aria-pressed', String(button.getAttribute('data-tab') === tab));
+  for (const panel of document.querySelectorAll('[data-panel]'))
+    if (panel instanceof HTMLElement) panel.hidden = panel.id !== tab;
   await refresh();
 }
 
@@ -598,12 +885,18 @@ async function useKey(key) {
     byId('tabs').hidden = true;
     for (const panel of document.querySelectorAll('[data-panel]')) /** @type {HTMLElement} */ (panel).hidden = true;
     // A 401's message tells API clients how to send a key over HTTP; here the key was typed into the page.
-    notify(info.status === 401 ? 'The key was not accepted: it is not a key of this sandbox (the sandbox prints its keys when it starts).' : `The key was not accepted: ${describeError(info)}`, 'error');
+    notify(
+      info.status === 401
+        ? 'The key was not accepted: it is not a key of this sandbox (the sandbox prints its keys when it starts).'
+        : `The key was not accepted: ${describeError(info)}`,
+      'error',
+    );
     return;
   }
   sessionStorage.setItem(KEY_STORAGE, key);
   const about = objectOr(info.body);
-  byId('who').textContent = `Merchant ${text(about.merchant_id)}, ${text(about.mode)} mode${about.callback_token ? ` · callback token ${text(about.callback_token)}` : ''}`;
+  byId('who').textContent =
+    `Merchant ${text(about.merchant_id)}, ${text(about.mode)} mode${about.callback_token ? ` · callback token ${text(about.callback_token)}` : ''}`;
   byId('tabs').hidden = false;
   notify('');
   await showTab(activeTab);
@@ -614,7 +907,10 @@ async function start() {
     const [control, service] = await Promise.all([loadJson('/sandbox/openapi.json'), loadJson('/openapi.json')]);
     contracts = { control, service };
   } catch (error) {
-    notify(`The sandbox's contracts could not be read: ${error instanceof Error ? error.message : String(error)}`, 'error');
+    notify(
+      `The sandbox's contracts could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      'error',
+    );
     return;
   }
   const kindSelect = /** @type {HTMLSelectElement} */ (byId('resource-kind'));
@@ -630,14 +926,16 @@ async function start() {
     sessionStorage.removeItem(KEY_STORAGE);
     window.location.reload();
   });
-  for (const button of document.querySelectorAll('#tabs [data-tab]')) button.addEventListener('click', () => void showTab(button.getAttribute('data-tab') ?? 'resources'));
+  for (const button of document.querySelectorAll('#tabs [data-tab]'))
+    button.addEventListener('click', () => void showTab(button.getAttribute('data-tab') ?? 'resources'));
   byId('refresh').addEventListener('click', () => void refresh());
   byId('clock-form').addEventListener('submit', (event) => void advanceClock(/** @type {SubmitEvent} */ (event)));
   buildFaultForm();
   // What changes by itself (callback attempts, requests, time, what is left of faults) is read again while it
   // is on screen; the resources and settings tabs hold forms a refresh would reset, so they change on demand only.
   setInterval(() => {
-    if (['events', 'requests', 'clock', 'faults'].includes(activeTab) && document.visibilityState === 'visible') void refresh();
+    if (['events', 'requests', 'clock', 'faults'].includes(activeTab) && document.visibilityState === 'visible')
+      void refresh();
   }, POLL_MS);
   const kept = sessionStorage.getItem(KEY_STORAGE);
   if (kept) await useKey(kept);

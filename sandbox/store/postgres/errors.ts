@@ -4,7 +4,17 @@
 import { StoreUnavailableError } from '../store.js';
 
 /** Socket failures: nothing is listening, the connection was cut, the host is not reachable. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
 
 /**
  * SQLSTATEs of a database that is going away or overloaded: class 08 (connection exception), admin or crash
@@ -14,7 +24,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25P03']);
 
 /** The pg client's own messages for a connection it lost or could not get in time. */
-const CLIENT_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed|not queryable/i;
+const CLIENT_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Client was closed|not queryable/i;
 
 /** Deadlock between two transactions (each locks the other's scope) or a serialization failure: run again. */
 const RETRY_STATES = new Set(['40P01', '40001']);
@@ -27,7 +38,8 @@ function codeOf(error: unknown): string | undefined {
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = codeOf(error);
-  if (code !== undefined && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08'))) return true;
+  if (code !== undefined && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08')))
+    return true;
   if (CLIENT_MESSAGES.test(error.message)) return true;
   // AggregateError (several addresses of a host refused) and errors wrapping the socket's.
   if (error instanceof AggregateError) return error.errors.some(isUnavailable);
@@ -55,7 +67,7 @@ export function maskConnectionString(url: string): string {
 }
 
 export function unavailable(error: unknown, where: string): StoreUnavailableError {
-  const reason = error instanceof Error ? (error.message || codeOf(error) || error.name) : String(error);
+  const reason = error instanceof Error ? error.message || codeOf(error) || error.name : String(error);
   return new StoreUnavailableError(`the database is unavailable (${where}: ${reason})`, { cause: error });
 }
 
@@ -65,7 +77,7 @@ export class DatabaseUnreachableError extends Error {
     readonly target: string,
     cause: unknown,
   ) {
-    const reason = cause instanceof Error ? (cause.message || codeOf(cause) || cause.name) : String(cause);
+    const reason = cause instanceof Error ? cause.message || codeOf(cause) || cause.name : String(cause);
     super(`cannot reach the database at ${target} (${reason})`, { cause });
     this.name = 'DatabaseUnreachableError';
   }

@@ -13,17 +13,27 @@ const { server } = useThrowawayPostgres();
 describeStoreContract('postgres', (dataDir) => openTestStore(server().url, dataDir, collections), { sharedData: true });
 
 /** Runs the race worker in `processes` processes at once on one schema; what each won. */
-async function race(processes: number, rounds: number, schema: string): Promise<{ increments: number; claimed: number }[]> {
+async function race(
+  processes: number,
+  rounds: number,
+  schema: string,
+): Promise<{ increments: number; claimed: number }[]> {
   const worker = fileURLToPath(new URL('./testing/race-worker.ts', import.meta.url));
   return Promise.all(
     Array.from(
       { length: processes },
       () =>
         new Promise<{ increments: number; claimed: number }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', worker, schema, String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+          const child = spawn(process.execPath, ['--import', 'tsx', worker, schema, String(rounds)], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
           let out = '';
           child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-          child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { increments: number; claimed: number }) : reject(new Error(`race worker exited with ${String(code)}`))));
+          child.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as { increments: number; claimed: number })
+              : reject(new Error(`race worker exited with ${String(code)}`)),
+          );
         }),
     ),
   );
@@ -47,9 +57,13 @@ describe('the postgres store across processes', () => {
   }, 120_000);
 
   it('prepares one schema once when several stores start together (migrations under the start-up lock)', async () => {
-    const stores = await Promise.all(Array.from({ length: 4 }, () => openTestStore(server().url, 'together', collections)));
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () => openTestStore(server().url, 'together', collections)),
+    );
     await stores[0]!.insert('things', merchantA, thing('1'));
-    await expect(stores[3]!.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+    await expect(stores[3]!.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(
+      DuplicateKeyError,
+    );
     await Promise.all(stores.map((store) => store.close()));
   }, 60_000);
 });
@@ -64,12 +78,19 @@ describe('the postgres store when the database is away', () => {
   });
 
   it('fails reads and writes quickly with StoreUnavailableError while the server is down, and works again once it is back, without being reopened', async () => {
-    const store = await openTestStore(server().url, 'away', collections, { connectTimeoutMs: 1000, statementTimeoutMs: 2000 });
+    const store = await openTestStore(server().url, 'away', collections, {
+      connectTimeoutMs: 1000,
+      statementTimeoutMs: 2000,
+    });
     try {
       await store.insert('things', merchantA, thing('before'));
       await server().stopServer('immediate');
       const started = Date.now();
-      const failures = await Promise.allSettled([store.get('things', merchantA, 'before'), store.insert('things', merchantA, thing('during')), store.findAcrossScopes('things', 'state', 'open')]);
+      const failures = await Promise.allSettled([
+        store.get('things', merchantA, 'before'),
+        store.insert('things', merchantA, thing('during')),
+        store.findAcrossScopes('things', 'state', 'open'),
+      ]);
       expect(Date.now() - started).toBeLessThan(5000);
       for (const failure of failures) {
         expect(failure.status).toBe('rejected');
@@ -78,7 +99,10 @@ describe('the postgres store when the database is away', () => {
       expect((failures[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
       await server().startServer();
       await store.insert('things', merchantA, thing('after'));
-      expect((await store.list('things', merchantA, { order: 'oldest' })).map((record) => record.id)).toEqual(['before', 'after']);
+      expect((await store.list('things', merchantA, { order: 'oldest' })).map((record) => record.id)).toEqual([
+        'before',
+        'after',
+      ]);
     } finally {
       await server()
         .startServer()

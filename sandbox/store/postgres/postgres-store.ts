@@ -18,8 +18,25 @@
 // database, whatever happens to the sandbox process after it.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { DuplicateKeyError, isUnstorableValue, recordText, type CollectionDefinition, type FindOptions, type JsonRecord, type Scope, type Store, type Transaction } from '../store.js';
-import { DatabaseUnreachableError, isRetryable, isUnavailable, maskConnectionString, unavailable, uniqueViolation } from './errors.js';
+import {
+  DuplicateKeyError,
+  isUnstorableValue,
+  recordText,
+  type CollectionDefinition,
+  type FindOptions,
+  type JsonRecord,
+  type Scope,
+  type Store,
+  type Transaction,
+} from '../store.js';
+import {
+  DatabaseUnreachableError,
+  isRetryable,
+  isUnavailable,
+  maskConnectionString,
+  unavailable,
+  uniqueViolation,
+} from './errors.js';
 import { keyOf, keyValue, prepareSchema, tablesOf, type CollectionTable, type KeyIndex } from './schema.js';
 
 export interface PostgresStoreOptions {
@@ -43,7 +60,10 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 const TRANSACTION_TRIES = 5;
 
 /** Where the store connects, for messages: the URL without its password, or what the PG* variables say. */
-export function describeTarget(connectionString: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function describeTarget(
+  connectionString: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   if (connectionString) return maskConnectionString(connectionString);
   return `${env.PGHOST ?? 'localhost'}:${env.PGPORT ?? '5432'}/${env.PGDATABASE ?? env.PGUSER ?? '(PGDATABASE)'} (from the PG* variables)`;
 }
@@ -68,9 +88,12 @@ interface TableStatements {
 function statementsOf(schema: string, { table, keys }: CollectionTable): TableStatements {
   const unique = keys.filter((key) => key.unique);
   // Another record of the scope holding one of the new record's unique values ($4 the new record).
-  const conflict = unique.map((key) => `${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')}`).join(' OR ');
+  const conflict = unique
+    .map((key) => `${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')}`)
+    .join(' OR ');
   const scope = 'merchant_id = $1 AND mode = $2';
-  const byKey = (key: KeyIndex, order: 'DESC' | 'ASC') => `SELECT data FROM ${table} WHERE ${keyOf(schema, key.field)} = $3::jsonb AND ${scope} ORDER BY seq ${order} LIMIT $4 OFFSET $5`;
+  const byKey = (key: KeyIndex, order: 'DESC' | 'ASC') =>
+    `SELECT data FROM ${table} WHERE ${keyOf(schema, key.field)} = $3::jsonb AND ${scope} ORDER BY seq ${order} LIMIT $4 OFFSET $5`;
   return {
     get: `SELECT data FROM ${table} WHERE ${scope} AND id = $3`,
     listNewest: `SELECT data FROM ${table} WHERE ${scope} ORDER BY seq DESC LIMIT $3 OFFSET $4`,
@@ -86,10 +109,20 @@ function statementsOf(schema: string, { table, keys }: CollectionTable): TableSt
     delete: `DELETE FROM ${table} WHERE ${scope} AND id = $3`,
     clear: `DELETE FROM ${table} WHERE ${scope}`,
     acrossById: `SELECT merchant_id, mode, data FROM ${table} WHERE id = $1 ORDER BY seq ASC`,
-    taken: new Map(unique.map((key) => [key.field, `SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.id <> $3 AND ${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')} LIMIT 1`])),
+    taken: new Map(
+      unique.map((key) => [
+        key.field,
+        `SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.id <> $3 AND ${keyOf(schema, key.field, 'o.data')} = ${keyOf(schema, key.field, '$4::jsonb')} LIMIT 1`,
+      ]),
+    ),
     findNewest: new Map(keys.map((key) => [key.field, byKey(key, 'DESC')])),
     findOldest: new Map(keys.map((key) => [key.field, byKey(key, 'ASC')])),
-    across: new Map(keys.map((key) => [key.field, `SELECT merchant_id, mode, data FROM ${table} WHERE ${keyOf(schema, key.field)} = $1::jsonb ORDER BY seq ASC`])),
+    across: new Map(
+      keys.map((key) => [
+        key.field,
+        `SELECT merchant_id, mode, data FROM ${table} WHERE ${keyOf(schema, key.field)} = $1::jsonb ORDER BY seq ASC`,
+      ]),
+    ),
   };
 }
 
@@ -117,7 +150,11 @@ function createLocalTurns() {
 }
 
 /** A statement prepared once per connection, under a short name made from its text. */
-const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({ name: `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values });
+const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({
+  name: `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`,
+  text,
+  values,
+});
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -127,7 +164,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const target = describeTarget(options.connectionString);
-  const connection = { ...(options.connectionString ? { connectionString: options.connectionString } : {}), application_name: 'payments-sandbox', connectionTimeoutMillis: connectTimeoutMs };
+  const connection = {
+    ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+    application_name: 'payments-sandbox',
+    connectionTimeoutMillis: connectTimeoutMs,
+  };
 
   // Start-up on a connection of its own, without the statement timeout: waiting for another instance's
   // start-up to finish its migrations is not a statement running too long.
@@ -174,7 +215,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   };
   const indexNamed = new Map(tables.flatMap((t) => t.keys).map((key) => [key.name, key]));
 
-  const query = async <R extends pg.QueryResultRow>(on: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
+  const query = async <R extends pg.QueryResultRow>(
+    on: Queryable,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> => {
     try {
       return await on.query<R>(prepared(text, values));
     } catch (error) {
@@ -185,7 +230,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const data = <T>(rows: { data: unknown }[]): T[] => rows.map((row) => row.data as T);
 
   /** The unique field of `record` another record of the scope already holds, if any. */
-  const takenField = async (on: Queryable, collection: string, scope: Scope, record: JsonRecord): Promise<DuplicateKeyError | undefined> => {
+  const takenField = async (
+    on: Queryable,
+    collection: string,
+    scope: Scope,
+    record: JsonRecord,
+  ): Promise<DuplicateKeyError | undefined> => {
     const { sql } = tableOf(collection);
     for (const [field, text] of sql.taken) {
       const value = record[field];
@@ -204,21 +254,42 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   // Reads: inside a transaction on its connection, outside on any connection of the pool.
   const reads = (on: () => Queryable) => ({
-    get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => data<T>((await query<{ data: unknown }>(on(), tableOf(collection).sql.get, [scope.merchantId, scope.mode, id])).rows)[0],
-    findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+    get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> =>
+      data<T>(
+        (await query<{ data: unknown }>(on(), tableOf(collection).sql.get, [scope.merchantId, scope.mode, id])).rows,
+      )[0],
+    findBy: async <T extends JsonRecord>(
+      collection: string,
+      scope: Scope,
+      field: string,
+      value: string | number | boolean,
+      options?: FindOptions,
+    ) => {
       const { sql } = tableOf(collection);
       const text = lookupOf(options?.order === 'oldest' ? sql.findOldest : sql.findNewest, collection, field);
       // jsonb cannot read such a value as a key: no record holds it.
       if (isUnstorableValue(value)) return [];
-      return data<T>((await query<{ data: unknown }>(on(), text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)])).rows);
+      return data<T>(
+        (await query<{ data: unknown }>(on(), text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)]))
+          .rows,
+      );
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const { sql } = tableOf(collection);
-      return data<T>((await query<{ data: unknown }>(on(), options?.order === 'oldest' ? sql.listOldest : sql.listNewest, [scope.merchantId, scope.mode, ...page(options)])).rows);
+      return data<T>(
+        (
+          await query<{ data: unknown }>(on(), options?.order === 'oldest' ? sql.listOldest : sql.listNewest, [
+            scope.merchantId,
+            scope.mode,
+            ...page(options),
+          ])
+        ).rows,
+      );
     },
   });
 
-  const lockKey = (scope: Scope): string => createHash('sha256').update(`${schema}\n${scope.merchantId}\n${scope.mode}`).digest().readBigInt64BE(0).toString();
+  const lockKey = (scope: Scope): string =>
+    createHash('sha256').update(`${schema}\n${scope.merchantId}\n${scope.mode}`).digest().readBigInt64BE(0).toString();
 
   const localTurns = createLocalTurns();
 
@@ -268,12 +339,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return client!;
     };
     /** Whether the statement wrote the record (it writes nothing when a unique value is taken, or, updating, when there is no such record). */
-    const write = async (statement: 'insert' | 'update', collection: string, scope: Scope, record: JsonRecord): Promise<boolean> => {
+    const write = async (
+      statement: 'insert' | 'update',
+      collection: string,
+      scope: Scope,
+      record: JsonRecord,
+    ): Promise<boolean> => {
       // Refused before the scope is locked: jsonb would refuse it with an error of its own.
       const text = recordText(collection, record);
       const on = await enter(scope);
       try {
-        return ((await query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, text])).rowCount ?? 0) > 0;
+        return (
+          ((await query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, text]))
+            .rowCount ?? 0) > 0
+        );
       } catch (error) {
         throw duplicateOf(error, record);
       }
@@ -284,7 +363,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         await enter(scope);
         return read.get<T>(collection, scope, id);
       },
-      findBy: async <T extends JsonRecord>(collection: string, scope: Scope, field: string, value: string | number | boolean, options?: FindOptions) => {
+      findBy: async <T extends JsonRecord>(
+        collection: string,
+        scope: Scope,
+        field: string,
+        value: string | number | boolean,
+        options?: FindOptions,
+      ) => {
         await enter(scope);
         return read.findBy<T>(collection, scope, field, value, options);
       },
@@ -293,16 +378,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return read.list<T>(collection, scope, options);
       },
       insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('insert', collection, scope, record))) throw (await takenField(client!, collection, scope, record)) ?? new Error(`${collection} ${record.id}: the insert wrote nothing`);
+        if (!(await write('insert', collection, scope, record)))
+          throw (
+            (await takenField(client!, collection, scope, record)) ??
+            new Error(`${collection} ${record.id}: the insert wrote nothing`)
+          );
         return record;
       },
       update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('update', collection, scope, record))) throw (await takenField(client!, collection, scope, record)) ?? new Error(`${collection} ${record.id} does not exist`);
+        if (!(await write('update', collection, scope, record)))
+          throw (
+            (await takenField(client!, collection, scope, record)) ??
+            new Error(`${collection} ${record.id} does not exist`)
+          );
         return record;
       },
       delete: async (collection, scope, id) => {
         const on = await enter(scope);
-        return ((await query(on, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0;
+        return (
+          ((await query(on, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0
+        );
       },
       clearScope: async (scope) => {
         const on = await enter(scope);
@@ -380,11 +475,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     update: (collection, scope, record) => transaction((tx) => tx.update(collection, scope, record)),
     delete: (collection, scope, id) => transaction((tx) => tx.delete(collection, scope, id)),
     clearScope: (scope) => transaction((tx) => tx.clearScope(scope)),
-    findAcrossScopes: async <T extends JsonRecord>(collection: string, field: string, value: string | number | boolean) => {
+    findAcrossScopes: async <T extends JsonRecord>(
+      collection: string,
+      field: string,
+      value: string | number | boolean,
+    ) => {
       const { sql } = tableOf(collection);
       if (isUnstorableValue(value)) return [];
-      const { rows } = field === 'id' ? await query<{ merchant_id: string; mode: string; data: unknown }>(pool, sql.acrossById, [String(value)]) : await query<{ merchant_id: string; mode: string; data: unknown }>(pool, lookupOf(sql.across, collection, field), [keyValue(value)]);
-      return rows.map((row) => ({ scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] }, record: row.data as T }));
+      const { rows } =
+        field === 'id'
+          ? await query<{ merchant_id: string; mode: string; data: unknown }>(pool, sql.acrossById, [String(value)])
+          : await query<{ merchant_id: string; mode: string; data: unknown }>(
+              pool,
+              lookupOf(sql.across, collection, field),
+              [keyValue(value)],
+            );
+      return rows.map((row) => ({
+        scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] },
+        record: row.data as T,
+      }));
     },
     settled: async () => void (await Promise.allSettled([...open])),
     close: async () => {

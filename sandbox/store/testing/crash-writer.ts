@@ -13,6 +13,10 @@ if (kind === 'postgres') store = await openTestStore(process.env[TEST_DATABASE_U
 else if (STORE_KINDS.includes(kind)) store = openStore({ kind, dataDir, collections });
 else throw new Error(`crash-writer: unknown store kind ${String(kind)}`);
 for (let n = 1; ; n++) {
-  await store.insert('things', { merchantId: 'm-a', mode: 'test' }, { id: String(n), external_id: `ext-${n}`, state: 'open' });
+  await store.insert(
+    'things',
+    { merchantId: 'm-a', mode: 'test' },
+    { id: String(n), external_id: `ext-${n}`, state: 'open' },
+  );
   process.stdout.write(`${n}\n`);
 }

@@ -9,14 +9,17 @@ import { JOURNAL_FILE, JOURNAL_HEADER, journalLine, putOperation } from '../jour
 import type { CollectionDefinition, JsonRecord, Scope, Store } from '../store.js';
 
 export const LARGE_JOURNAL_COLLECTION = 'updated_things';
-export const largeJournalCollections: CollectionDefinition[] = [{ name: LARGE_JOURNAL_COLLECTION, unique: ['external_id'], indexed: ['round'] }];
+export const largeJournalCollections: CollectionDefinition[] = [
+  { name: LARGE_JOURNAL_COLLECTION, unique: ['external_id'], indexed: ['round'] },
+];
 export const largeJournalScope: Scope = { merchantId: 'm-large', mode: 'test' };
 
 /** `LARGE_JOURNAL_BYTES` from the environment, or `fallback`. */
 export function largeJournalBytes(fallback: number): number {
   const given = process.env.LARGE_JOURNAL_BYTES;
   const bytes = given === undefined ? fallback : Number(given);
-  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new Error(`LARGE_JOURNAL_BYTES must be a whole number of bytes, not ${given ?? ''}`);
+  if (!Number.isSafeInteger(bytes) || bytes < 1)
+    throw new Error(`LARGE_JOURNAL_BYTES must be a whole number of bytes, not ${given ?? ''}`);
   return bytes;
 }
 
@@ -41,7 +44,15 @@ function historyOf(options: HistoryOptions): { liveRecords: number; write: (n: n
   const fillerChars = options.fillerChars ?? 1000;
   if (fillerChars > WRITE_BYTES / 2) throw new Error(`a record's filler is at most ${WRITE_BYTES / 2} characters`);
   const filler = 'x'.repeat(fillerChars);
-  return { liveRecords, write: (n) => ({ id: `thing-${n % liveRecords}`, external_id: `ext-${n % liveRecords}`, round: Math.floor(n / liveRecords), filler }) };
+  return {
+    liveRecords,
+    write: (n) => ({
+      id: `thing-${n % liveRecords}`,
+      external_id: `ext-${n % liveRecords}`,
+      round: Math.floor(n / liveRecords),
+      filler,
+    }),
+  };
 }
 
 export interface LargeJournal {
@@ -72,7 +83,17 @@ export function writeLargeJournal(dataDir: string, options: LargeJournalOptions)
     for (let n = 0; bytes + used < options.bytes; n++) {
       const record = historyWrite(n);
       live[n % liveRecords] = record;
-      used += buffer.write(journalLine([putOperation(LARGE_JOURNAL_COLLECTION, largeJournalScope.merchantId, largeJournalScope.mode, JSON.stringify(record))]), used);
+      used += buffer.write(
+        journalLine([
+          putOperation(
+            LARGE_JOURNAL_COLLECTION,
+            largeJournalScope.merchantId,
+            largeJournalScope.mode,
+            JSON.stringify(record),
+          ),
+        ]),
+        used,
+      );
       lines += 1;
       if (used >= WRITE_BYTES) write();
     }

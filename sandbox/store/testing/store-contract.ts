@@ -7,13 +7,26 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../open-store.js';
-import { DataDirInUseError, DuplicateKeyError, UnstorableTextError, type CollectionDefinition, type JsonRecord, type Scope, type Store } from '../store.js';
+import {
+  DataDirInUseError,
+  DuplicateKeyError,
+  UnstorableTextError,
+  type CollectionDefinition,
+  type JsonRecord,
+  type Scope,
+  type Store,
+} from '../store.js';
 
 export const collections: CollectionDefinition[] = [{ name: 'things', unique: ['external_id'], indexed: ['state'] }];
 export const merchantA: Scope = { merchantId: 'm-a', mode: 'test' };
 const merchantALive: Scope = { merchantId: 'm-a', mode: 'live' };
 export const merchantB: Scope = { merchantId: 'm-b', mode: 'test' };
-export const thing = (id: string, extra: Partial<JsonRecord> = {}): JsonRecord => ({ id, external_id: `ext-${id}`, state: 'open', ...extra });
+export const thing = (id: string, extra: Partial<JsonRecord> = {}): JsonRecord => ({
+  id,
+  external_id: `ext-${id}`,
+  state: 'open',
+  ...extra,
+});
 
 /** Opens stores and temporary directories for one test file, and closes and removes them after each test. */
 export function storeFixtures<Opened extends Store | Promise<Store>>(openKind: (dataDir: string) => Opened) {
@@ -65,7 +78,11 @@ export interface ContractOptions {
   sharedData?: boolean;
 }
 
-export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (dataDir: string) => Store | Promise<Store>, options: ContractOptions = {}): void {
+export function describeStoreContract(
+  kind: StoreKind | 'postgres',
+  openKind: (dataDir: string) => Store | Promise<Store>,
+  options: ContractOptions = {},
+): void {
   const { open, close, tempDir } = storeFixtures(openKind);
 
   describe(`the ${kind} store`, () => {
@@ -83,7 +100,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
     it('refuses a duplicate unique value in a scope and stores nothing of that insert', async () => {
       const store = await open();
       await store.insert('things', merchantA, thing('1'));
-      await expect(store.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(store.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
       expect(await store.get('things', merchantA, '2')).toBeUndefined();
     });
 
@@ -91,7 +110,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       const store = await open();
       for (const id of ['1', '2', '3']) await store.insert('things', merchantA, thing(id));
       expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['3', '2', '1']);
-      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 2 })).map((r) => r.id)).toEqual(['1', '2']);
+      expect(
+        (await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 2 })).map((r) => r.id),
+      ).toEqual(['1', '2']);
       await store.update('things', merchantA, thing('2', { state: 'closed' }));
       expect((await store.findBy('things', merchantA, 'state', 'closed')).map((r) => r.id)).toEqual(['2']);
       expect((await store.findAcrossScopes('things', 'state', 'open')).map((r) => r.record.id)).toEqual(['1', '3']);
@@ -125,7 +146,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       expect(await store.findBy('things', merchantA, 'state', 'closed')).toEqual([]);
       expect(await store.findBy('things', merchantA, 'external_id', 'renamed')).toEqual([]);
       expect((await store.list('things', merchantB)).map((r) => r.id)).toEqual(['2']);
-      await expect(store.insert('things', merchantB, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(store.insert('things', merchantB, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
       await store.insert('things', merchantA, thing('5', { external_id: 'renamed' }));
     });
 
@@ -135,7 +158,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       await store.update('things', merchantA, thing('1', { state: 'closed' }));
       await store.update('things', merchantA, thing('1', { state: 'open' }));
       expect((await store.findBy('things', merchantA, 'state', 'open')).map((r) => r.id)).toEqual(['3', '2', '1']);
-      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 1 })).map((r) => r.id)).toEqual(['1']);
+      expect(
+        (await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest', limit: 1 })).map((r) => r.id),
+      ).toEqual(['1']);
     });
 
     it('finds values as JSON types compare: a number is not its string, a boolean is 1 or 0', async () => {
@@ -160,24 +185,33 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       ['a lone surrogate in a member name', { metadata: { '\ud800': 'x' } }],
       ['a lone surrogate after an escaped backslash', { note: '\\\ud800' }],
     ];
-    it.each(UNSTORABLE)('refuses %s with UnstorableTextError, on insert, update and in a transaction, writing nothing', async (_name, extra) => {
-      const store = await open();
-      await expect(store.insert('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
-      expect(await store.get('things', merchantA, '1')).toBeUndefined();
-      await store.insert('things', merchantA, thing('1'));
-      await expect(store.update('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
-      await expect(
-        store.transaction(async (tx) => {
-          await tx.insert('things', merchantA, thing('2'));
-          await tx.update('things', merchantA, thing('1', extra));
-        }),
-      ).rejects.toBeInstanceOf(UnstorableTextError);
-      expect(await store.list('things', merchantA)).toEqual([thing('1')]);
-    });
+    it.each(UNSTORABLE)(
+      'refuses %s with UnstorableTextError, on insert, update and in a transaction, writing nothing',
+      async (_name, extra) => {
+        const store = await open();
+        await expect(store.insert('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
+        expect(await store.get('things', merchantA, '1')).toBeUndefined();
+        await store.insert('things', merchantA, thing('1'));
+        await expect(store.update('things', merchantA, thing('1', extra))).rejects.toBeInstanceOf(UnstorableTextError);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.insert('things', merchantA, thing('2'));
+            await tx.update('things', merchantA, thing('1', extra));
+          }),
+        ).rejects.toBeInstanceOf(UnstorableTextError);
+        expect(await store.list('things', merchantA)).toEqual([thing('1')]);
+      },
+    );
 
     it('keeps every other text exactly: pairs, astral characters, control characters, escapes written out', async () => {
       const store = await open();
-      const texts = { pair: '\ud83d\ude00 😀', controls: '\u0001\u001f\u007f\u2028\u2029', last: '\uffff\ufffd', written: '\\u0000 \\ud800 \\\\u0000', quote: '"\\"' };
+      const texts = {
+        pair: '\ud83d\ude00 😀',
+        controls: '\u0001\u001f\u007f\u2028\u2029',
+        last: '\uffff\ufffd',
+        written: '\\u0000 \\ud800 \\\\u0000',
+        quote: '"\\"',
+      };
       const kept = thing('1', { ...texts, metadata: { 'k😀\u0001': ['é', '\\ud800'] } });
       await store.insert('things', merchantA, kept);
       expect(await store.get('things', merchantA, '1')).toEqual(kept);
@@ -197,7 +231,10 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantB, thing('1'));
       await store.insert('things', merchantB, thing('2'));
-      expect((await store.findAcrossScopes('things', 'id', '1')).map((found) => found.scope.merchantId)).toEqual(['m-a', 'm-b']);
+      expect((await store.findAcrossScopes('things', 'id', '1')).map((found) => found.scope.merchantId)).toEqual([
+        'm-a',
+        'm-b',
+      ]);
     });
 
     it('runs concurrent transactions one after another: ten claims of one key, one winner', async () => {
@@ -246,15 +283,23 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
         }),
       ).rejects.toThrow('changed my mind');
       expect((await store.list('things', merchantA, { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '2', '3']);
-      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '2', '3']);
-      await expect(store.insert('things', merchantA, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect((await store.findBy('things', merchantA, 'state', 'open', { order: 'oldest' })).map((r) => r.id)).toEqual([
+        '1',
+        '2',
+        '3',
+      ]);
+      await expect(store.insert('things', merchantA, thing('4', { external_id: 'ext-2' }))).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
     });
 
     it('lists and finds past an offset, in the order asked for', async () => {
       const store = await open();
       for (const id of ['1', '2', '3', '4']) await store.insert('things', merchantA, thing(id));
       expect((await store.list('things', merchantA, { offset: 1 })).map((r) => r.id)).toEqual(['3', '2', '1']);
-      expect((await store.list('things', merchantA, { order: 'oldest', offset: 1, limit: 2 })).map((r) => r.id)).toEqual(['2', '3']);
+      expect(
+        (await store.list('things', merchantA, { order: 'oldest', offset: 1, limit: 2 })).map((r) => r.id),
+      ).toEqual(['2', '3']);
       expect((await store.findBy('things', merchantA, 'state', 'open', { offset: 3 })).map((r) => r.id)).toEqual(['1']);
       expect(await store.list('things', merchantA, { offset: 4 })).toEqual([]);
     });
@@ -266,7 +311,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       await store.transaction(async (tx) => {
         expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { limit: 2 }))).toEqual(['5', '4']);
         expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { offset: 2, limit: 2 }))).toEqual(['3', '2']);
-        expect(ids(await tx.findBy('things', merchantA, 'state', 'open', { order: 'oldest', offset: 1, limit: 3 }))).toEqual(['2', '3', '4']);
+        expect(
+          ids(await tx.findBy('things', merchantA, 'state', 'open', { order: 'oldest', offset: 1, limit: 3 })),
+        ).toEqual(['2', '3', '4']);
         expect(await tx.findBy('things', merchantA, 'state', 'open', { limit: 0 })).toEqual([]);
         // A lookup stopped at its page has let go of what it read: the same transaction goes on.
         await tx.insert('things', merchantA, thing('6'));
@@ -278,7 +325,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       const store = await open();
       await store.insert('things', merchantA, thing('1'));
       await store.insert('things', merchantA, thing('2'));
-      await expect(store.update('things', merchantA, thing('2', { external_id: 'ext-1', state: 'closed' }))).rejects.toEqual(new DuplicateKeyError('things', 'external_id', 'ext-1'));
+      await expect(
+        store.update('things', merchantA, thing('2', { external_id: 'ext-1', state: 'closed' })),
+      ).rejects.toEqual(new DuplicateKeyError('things', 'external_id', 'ext-1'));
       expect(await store.get('things', merchantA, '2')).toEqual(thing('2'));
     });
 
@@ -295,12 +344,17 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       for (const id of ['b', 'c', 'a']) await store.insert('things', merchantA, thing(id));
       await store.insert('things', merchantB, thing('z'));
       expect((await store.list('things', merchantA)).map((r) => r.id)).toEqual(['a', 'c', 'b']);
-      expect((await store.list('things', merchantA, { order: 'oldest', limit: 2 })).map((r) => r.id)).toEqual(['b', 'c']);
+      expect((await store.list('things', merchantA, { order: 'oldest', limit: 2 })).map((r) => r.id)).toEqual([
+        'b',
+        'c',
+      ]);
     });
 
     it('says so when asked to look up a field its collection does not index, or an unknown collection', async () => {
       const store = await open();
-      await expect(store.findBy('things', merchantA, 'name', 'x')).rejects.toThrow('things.name is not an indexed field');
+      await expect(store.findBy('things', merchantA, 'name', 'x')).rejects.toThrow(
+        'things.name is not an indexed field',
+      );
       await expect(store.get('nothings', merchantA, '1')).rejects.toThrow('unknown collection nothings');
     });
 
@@ -311,7 +365,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
         const second = await open(dir);
         await first.insert('things', merchantA, thing('1'));
         expect(await second.get('things', merchantA, '1')).toEqual(thing('1'));
-        await expect(second.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+        await expect(second.insert('things', merchantA, thing('2', { external_id: 'ext-1' }))).rejects.toBeInstanceOf(
+          DuplicateKeyError,
+        );
         await close(first);
         expect(await (await open(dir)).get('things', merchantA, '1')).toEqual(thing('1'));
       });
@@ -401,7 +457,9 @@ export function describeStoreContract(kind: StoreKind | 'postgres', openKind: (d
       const dir = tempDir();
       const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
       // Node itself runs the writer (tsx as a loader, not a wrapper process), so the SIGKILL hits the writer.
-      const child = spawn(process.execPath, ['--import', 'tsx', writer, kind, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', writer, kind, dir], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let acknowledged = 0;
       await new Promise<void>((resolve) => {
         child.stdout.on('data', (chunk: Buffer) => {

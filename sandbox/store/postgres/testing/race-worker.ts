@@ -7,7 +7,10 @@ import { openTestStore, TEST_DATABASE_URL } from './test-schemas.js';
 
 const scope: Scope = { merchantId: 'm-a', mode: 'test' };
 const rounds = Number(process.argv[3]);
-const store = await openTestStore(process.env[TEST_DATABASE_URL] ?? '', process.argv[2] ?? '', collections, { poolSize: 8, statementTimeoutMs: 60_000 });
+const store = await openTestStore(process.env[TEST_DATABASE_URL] ?? '', process.argv[2] ?? '', collections, {
+  poolSize: 8,
+  statementTimeoutMs: 60_000,
+});
 
 const increment = () =>
   store.transaction(async (tx) => {

@@ -15,6 +15,11 @@ export function schemaFor(dataDir: string): string {
   return `t_${name.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
 }
 
-export function openTestStore(url: string, dataDir: string, collections: CollectionDefinition[], options: Partial<PostgresStoreOptions> = {}): Promise<Store> {
+export function openTestStore(
+  url: string,
+  dataDir: string,
+  collections: CollectionDefinition[],
+  options: Partial<PostgresStoreOptions> = {},
+): Promise<Store> {
   return openPostgresStore({ connectionString: url, schema: schemaFor(dataDir), collections, ...options });
 }

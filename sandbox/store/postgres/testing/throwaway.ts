@@ -21,7 +21,9 @@ export const DEFAULT_PG_BIN = '/usr/lib/postgresql/15/bin';
 
 export class PostgresNotInstalledError extends Error {
   constructor(bin: string) {
-    super(`PostgreSQL's server programs are not in ${bin}: install Debian's postgresql (apt-get install -y postgresql; .ci/install-system-deps.sh does it), or set PG_BIN`);
+    super(
+      `PostgreSQL's server programs are not in ${bin}: install Debian's postgresql (apt-get install -y postgresql; .ci/install-system-deps.sh does it), or set PG_BIN`,
+    );
     this.name = 'PostgresNotInstalledError';
   }
 }
@@ -54,7 +56,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -74,7 +78,8 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
   const folder = mkdtempSync(join(tmpdir(), 'sandbox-postgres-'));
   if (user) chownSync(folder, user.uid, user.gid);
   const data = join(folder, 'data');
-  const command = (program: string, args: string[]) => (user ? run('runuser', ['-u', user.name, '--', join(bin, program), ...args]) : run(join(bin, program), args));
+  const command = (program: string, args: string[]) =>
+    user ? run('runuser', ['-u', user.name, '--', join(bin, program), ...args]) : run(join(bin, program), args);
   const port = await freePort();
   const host = '127.0.0.1';
   const serverOptions = [
@@ -86,8 +91,21 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
     '-c fsync=off',
     '-c full_page_writes=off',
   ].join(' ');
-  const startServer = async () => void (await command('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(folder, 'server.log'), '-w', '-t', '30', 'start']));
-  const stopServer = async (mode: 'fast' | 'immediate' = 'fast') => void (await command('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']));
+  const startServer = async () =>
+    void (await command('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      serverOptions,
+      '-l',
+      join(folder, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]));
+  const stopServer = async (mode: 'fast' | 'immediate' = 'fast') =>
+    void (await command('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']));
   try {
     await command('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
     await startServer();
@@ -99,7 +117,11 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
   // A test runner that exits without calling stop() must not leave the server running behind it.
   const onExit = () => {
     try {
-      execFileSync(user ? 'runuser' : join(bin, 'pg_ctl'), [...(user ? ['-u', user.name, '--', join(bin, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore' });
+      execFileSync(
+        user ? 'runuser' : join(bin, 'pg_ctl'),
+        [...(user ? ['-u', user.name, '--', join(bin, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', 'stop'],
+        { stdio: 'ignore' },
+      );
     } catch {
       // Already stopped.
     }
