@@ -11,7 +11,9 @@ import { basicAuthorization } from './basic-auth.js';
 // Result types
 
 /** The numbers 0 … N-1 as a union (tail-recursive, so TypeScript evaluates it up to N = 999). */
-type Below<N extends number, Counted extends number[] = []> = Counted['length'] extends N ? Counted[number] : Below<N, [...Counted, Counted['length']]>;
+type Below<N extends number, Counted extends number[] = []> = Counted['length'] extends N
+  ? Counted[number]
+  : Below<N, [...Counted, Counted['length']]>;
 
 /** Every status a fetch Response can carry. */
 export type HttpStatus = Exclude<Below<600>, Below<100>>;
@@ -19,7 +21,9 @@ export type HttpStatus = Exclude<Below<600>, Below<100>>;
 export type SuccessStatus = Exclude<Below<300>, Below<200>>;
 
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
-type JsonBodyOf<DocumentedResponse> = DocumentedResponse extends { content: { 'application/json': infer Body } } ? Body : never;
+type JsonBodyOf<DocumentedResponse> = DocumentedResponse extends { content: { 'application/json': infer Body } }
+  ? Body
+  : never;
 /**
  * The headers the contract declares on a response, as openapi-typescript types them (a number for an integer
  * header, optional unless required), without the index signature it adds for undeclared ones.
@@ -121,33 +125,65 @@ function parseJson(text: unknown): unknown {
 
 /** The untyped shape every OperationResult member has; `settle` builds these. */
 type SettledResult =
-  | { readonly ok: true; readonly status: number; readonly data: unknown; readonly headers: Record<string, string | number>; readonly response: Response }
-  | { readonly ok: false; readonly status: number; readonly error: unknown; readonly headers?: Record<string, string | number>; readonly response: Response };
+  | {
+      readonly ok: true;
+      readonly status: number;
+      readonly data: unknown;
+      readonly headers: Record<string, string | number>;
+      readonly response: Response;
+    }
+  | {
+      readonly ok: false;
+      readonly status: number;
+      readonly error: unknown;
+      readonly headers?: Record<string, string | number>;
+      readonly response: Response;
+    };
 
 /** By status, the headers the contract declares: whether each is required, and whether it holds a number. */
-export type DeclaredHeaderFields = Readonly<Record<number, Readonly<Record<string, { readonly required: boolean; readonly numeric: boolean }>>>>;
+export type DeclaredHeaderFields = Readonly<
+  Record<number, Readonly<Record<string, { readonly required: boolean; readonly numeric: boolean }>>>
+>;
 
 /**
  * The declared headers of a documented response under their contract names, numbers read as numbers. A
  * required one missing, or a numeric one that is not a number, makes the response malformed: its type
  * promises them.
  */
-function declaredHeaders(response: Response, fields: DeclaredHeaderFields[number] | undefined, body: unknown): Record<string, string | number> {
+function declaredHeaders(
+  response: Response,
+  fields: DeclaredHeaderFields[number] | undefined,
+  body: unknown,
+): Record<string, string | number> {
   const headers: Record<string, string | number> = {};
   for (const [name, { required, numeric }] of Object.entries(fields ?? {})) {
     const value = response.headers.get(name);
     if (value === null) {
-      if (required) throw new MalformedResponseError(response, body, `the contract requires its ${name} header, and the response has none`);
+      if (required)
+        throw new MalformedResponseError(
+          response,
+          body,
+          `the contract requires its ${name} header, and the response has none`,
+        );
       continue;
     }
     if (!numeric) headers[name] = value;
     else if (/^\s*-?\d+(\.\d+)?\s*$/.test(value)) headers[name] = Number(value);
-    else throw new MalformedResponseError(response, body, `its ${name} header is ${JSON.stringify(value)}, where the contract declares a number`);
+    else
+      throw new MalformedResponseError(
+        response,
+        body,
+        `its ${name} header is ${JSON.stringify(value)}, where the contract declares a number`,
+      );
   }
   return headers;
 }
 
-function classify(outcome: FetchOutcome, documented: readonly number[], headerFields: DeclaredHeaderFields): SettledResult {
+function classify(
+  outcome: FetchOutcome,
+  documented: readonly number[],
+  headerFields: DeclaredHeaderFields,
+): SettledResult {
   const { response } = outcome;
   const { status } = response;
   if (!documented.includes(status)) {
@@ -161,8 +197,15 @@ function classify(outcome: FetchOutcome, documented: readonly number[], headerFi
   }
   // Every error body of the contract is a JSON object ({ error_code, message }); openapi-fetch hands over
   // the text when the body is not JSON.
-  if (typeof outcome.error !== 'object' || outcome.error === null) throw new MalformedResponseError(response, outcome.error);
-  return { ok: false, status, error: outcome.error, headers: declaredHeaders(response, headerFields[status], outcome.error), response };
+  if (typeof outcome.error !== 'object' || outcome.error === null)
+    throw new MalformedResponseError(response, outcome.error);
+  return {
+    ok: false,
+    status,
+    error: outcome.error,
+    headers: declaredHeaders(response, headerFields[status], outcome.error),
+    response,
+  };
 }
 
 /**
@@ -171,7 +214,11 @@ function classify(outcome: FetchOutcome, documented: readonly number[], headerFi
  * from the contract; its type keeps it within the operation's documented statuses). Network failures reject
  * as they do in fetch.
  */
-export async function settle<Operation>(pending: Promise<FetchOutcome>, documented: readonly DocumentedStatus<Operation>[], headerFields: DeclaredHeaderFields = {}): Promise<OperationResult<Operation>> {
+export async function settle<Operation>(
+  pending: Promise<FetchOutcome>,
+  documented: readonly DocumentedStatus<Operation>[],
+  headerFields: DeclaredHeaderFields = {},
+): Promise<OperationResult<Operation>> {
   const statuses: readonly number[] = documented;
   // The one unchecked step: `classify` has just matched the runtime status against the contract's list, which
   // is what the types of OperationResult<Operation> state; TypeScript cannot follow a runtime value into them.
@@ -192,7 +239,8 @@ export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
  * converts back to the schema's types. Nested values have no form encoding in the contract: they throw.
  */
 export function encodeForm(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TypeError('a form-encoded body must be an object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new TypeError('a form-encoded body must be an object');
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined || value === null) continue;
@@ -205,7 +253,10 @@ export function encodeForm(body: unknown): string {
 }
 
 /** The openapi-fetch request options that send the body with `encoding` (JSON is openapi-fetch's default). */
-export function bodyEncoding(encoding: BodyEncoding | undefined): { bodySerializer?: (body: unknown) => string; headers?: Record<string, string> } {
+export function bodyEncoding(encoding: BodyEncoding | undefined): {
+  bodySerializer?: (body: unknown) => string;
+  headers?: Record<string, string>;
+} {
   return encoding === 'form' ? { bodySerializer: encodeForm, headers: { 'Content-Type': FORM_MEDIA_TYPE } } : {};
 }
 
@@ -216,7 +267,8 @@ export function bodyEncoding(encoding: BodyEncoding | undefined): { bodySerializ
 export function secretKeyAuthorization(secretKey: string): string {
   // Fail at set-up rather than with a 401 per request: an empty key is a missing setting, and RFC 7617
   // forbids a colon in the user-id (the server could not tell where the key ends).
-  if (secretKey === '' || secretKey.includes(':')) throw new TypeError('the secret key must be non-empty and contain no colon');
+  if (secretKey === '' || secretKey.includes(':'))
+    throw new TypeError('the secret key must be non-empty and contain no colon');
   return basicAuthorization({ username: secretKey, password: '' });
 }
 

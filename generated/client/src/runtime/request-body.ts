@@ -67,7 +67,10 @@ export function mediaTypeOf(contentType: string | null): string {
 }
 
 /** Gathers name/value pairs, keeping only `names` when given; a repeated name collects its values in order. */
-export function collectValues(entries: Iterable<[string, string]>, names?: readonly string[] | ReadonlySet<string>): TextValues {
+export function collectValues(
+  entries: Iterable<[string, string]>,
+  names?: readonly string[] | ReadonlySet<string>,
+): TextValues {
   const wanted = names === undefined || names instanceof Set ? names : new Set(names);
   const values: TextValues = {};
   for (const [name, value] of entries) {

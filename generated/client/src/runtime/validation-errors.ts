@@ -75,14 +75,18 @@ export function clip(text: string, max: number): string {
 /** Where the failing value is; for a missing property, where it should have been. */
 function issuePath(error: ValidatorError): string {
   const missing = error.params.missingProperty;
-  return (error.keyword === 'required' || error.keyword === 'dependentRequired') && typeof missing === 'string' ? `${error.instancePath}/${escapeToken(missing)}` : error.instancePath;
+  return (error.keyword === 'required' || error.keyword === 'dependentRequired') && typeof missing === 'string'
+    ? `${error.instancePath}/${escapeToken(missing)}`
+    : error.instancePath;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const quote = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value));
 /** At most this many allowed values are listed in a message; a longer list is cut with "...". */
 const LISTED_VALUES = 12;
-const listOf = (values: readonly unknown[]): string => values.slice(0, LISTED_VALUES).map(quote).join(', ') + (values.length > LISTED_VALUES ? ', ...' : '');
+const listOf = (values: readonly unknown[]): string =>
+  values.slice(0, LISTED_VALUES).map(quote).join(', ') + (values.length > LISTED_VALUES ? ', ...' : '');
 
 /**
  * The condition of an `if` in words, when it is the contract's usual shape (fields equal to a constant or
@@ -109,7 +113,8 @@ function conditionOf(error: ValidatorError, conditions: readonly ValidatorError[
   for (const candidate of conditions) {
     if (!candidate.schemaPath.endsWith('/if')) continue;
     const branch = `${candidate.schemaPath.slice(0, -2)}${candidate.params.failingKeyword === 'else' ? 'else' : 'then'}/`;
-    if (error.schemaPath.startsWith(branch) && (!best || candidate.schemaPath.length > best.schemaPath.length)) best = candidate;
+    if (error.schemaPath.startsWith(branch) && (!best || candidate.schemaPath.length > best.schemaPath.length))
+      best = candidate;
   }
   return best ? describeCondition(best.parentSchema?.if) : undefined;
 }
@@ -125,13 +130,17 @@ function messageOf(error: ValidatorError, conditions: readonly ValidatorError[])
   const excluded = isRecord(parentSchema?.not) ? parentSchema.not : undefined;
   let message: string;
   if (keyword === 'false schema') message = 'must not be given';
-  else if (keyword === 'not' && Array.isArray(excluded?.required)) message = `must not have ${excluded.required.map(quote).join(' or ')}`;
+  else if (keyword === 'not' && Array.isArray(excluded?.required))
+    message = `must not have ${excluded.required.map(quote).join(' or ')}`;
   else if (keyword === 'not' && Array.isArray(excluded?.enum)) message = `must not be one of ${listOf(excluded.enum)}`;
   else if (keyword === 'not') message = 'must not have the form this rule excludes';
-  else if (keyword === 'enum' && Array.isArray(params.allowedValues)) message = `must be one of ${listOf(params.allowedValues)}`;
+  else if (keyword === 'enum' && Array.isArray(params.allowedValues))
+    message = `must be one of ${listOf(params.allowedValues)}`;
   else if (keyword === 'const' && 'allowedValue' in params) message = `must be ${quote(params.allowedValue)}`;
-  else if (keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') message = `must not have the field ${quote(params.additionalProperty)}`;
-  else if (keyword === 'propertyNames' && typeof params.propertyName === 'string') message = `must not have a field named ${quote(params.propertyName)}`;
+  else if (keyword === 'additionalProperties' && typeof params.additionalProperty === 'string')
+    message = `must not have the field ${quote(params.additionalProperty)}`;
+  else if (keyword === 'propertyNames' && typeof params.propertyName === 'string')
+    message = `must not have a field named ${quote(params.propertyName)}`;
   else message = error.message ?? `must pass "${keyword}"`;
   const condition = conditionOf(error, conditions);
   return condition ? `${message} ${condition}` : message;
@@ -141,7 +150,10 @@ function messageOf(error: ValidatorError, conditions: readonly ValidatorError[])
  * One issue per error. `if` errors are left out: they only say that the `then` branch failed, and that
  * branch's own error (with its own code, and the `if`'s condition in its message) is reported beside them.
  */
-export function toIssues(location: IssueLocation, errors: readonly ValidatorError[] | null | undefined): ValidationIssue[] {
+export function toIssues(
+  location: IssueLocation,
+  errors: readonly ValidatorError[] | null | undefined,
+): ValidationIssue[] {
   const all = errors ?? [];
   // Looked up per error, so gathered once: a body with 100,000 bad items has as many errors and few `if`s.
   const conditions = all.filter((error) => error.keyword === 'if');
@@ -173,10 +185,22 @@ export function validationAnswer(issues: readonly ValidationIssue[], contract: V
 }
 
 /** The body of a validation failure: `{ error_code, message, errors }`. */
-export function validationErrorBody(answer: ErrorAnswer, issues: readonly ValidationIssue[]): { error_code: string; message: string; errors: ValidationIssue[] } {
+export function validationErrorBody(
+  answer: ErrorAnswer,
+  issues: readonly ValidationIssue[],
+): { error_code: string; message: string; errors: ValidationIssue[] } {
   // A body of 100,000 bad items would otherwise get an answer of 100,000 entries (megabytes) for one mistake.
   const listed = issues.slice(0, LISTED_ISSUES);
-  const described = listed.map((issue) => `${issue.location} ${issue.path || '(whole body)'} ${issue.message}`).join('; ');
+  const described = listed
+    .map((issue) => `${issue.location} ${issue.path || '(whole body)'} ${issue.message}`)
+    .join('; ');
   const more = issues.length > listed.length ? `; and ${issues.length - listed.length} more like them` : '';
-  return { error_code: answer.error_code, message: clip(`The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}${more}.`, MESSAGE_LENGTH), errors: listed };
+  return {
+    error_code: answer.error_code,
+    message: clip(
+      `The request breaks ${issues.length} rule${issues.length === 1 ? '' : 's'}: ${described}${more}.`,
+      MESSAGE_LENGTH,
+    ),
+    errors: listed,
+  };
 }

@@ -6,10 +6,16 @@ import type { Validator } from './validator.js';
 
 /** `x-delivery` on a webhook: how the service delivers it (shape in spec/x-extensions.yaml, `delivery`). */
 export interface DeliveryRules {
-  readonly destination: { readonly dashboard_setting: string } | { readonly request_field: { readonly operation: string; readonly field: string } };
+  readonly destination:
+    | { readonly dashboard_setting: string }
+    | { readonly request_field: { readonly operation: string; readonly field: string } };
   readonly acknowledgement: '2xx';
   /** The answers that acknowledge an attempt, inclusive (decision callback-retry-all-kinds). */
-  readonly acknowledging_statuses?: { readonly minimum: number; readonly maximum: number; readonly decisions: readonly string[] };
+  readonly acknowledging_statuses?: {
+    readonly minimum: number;
+    readonly maximum: number;
+    readonly decisions: readonly string[];
+  };
   /** Attempts in total, the first one included. */
   readonly attempts: number;
   readonly retry_interval_seconds: number;

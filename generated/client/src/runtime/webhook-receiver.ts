@@ -24,7 +24,10 @@ export interface WebhookContext<Kind extends string> {
  * Handles one webhook. The delivery is acknowledged when the returned promise resolves, so keep it short:
  * store the event and process it later. A throw answers 500, and the service delivers again.
  */
-export type WebhookHandler<Payload, Kind extends string> = (event: Payload, context: WebhookContext<Kind>) => void | Promise<void>;
+export type WebhookHandler<Payload, Kind extends string> = (
+  event: Payload,
+  context: WebhookContext<Kind>,
+) => void | Promise<void>;
 
 /** The merchant's handlers: any subset of the webhooks, by operationId. */
 export type WebhookHandlers<Events> = { readonly [K in keyof Events & string]?: WebhookHandler<Events[K], K> };
@@ -70,11 +73,18 @@ type Resolution<Kind extends string> = { kind: Kind } | { problem: string };
  * Which webhook a body is, among those with a handler (`candidates`): the body's `event` field when it
  * names a webhook, else the only candidate, else the one candidate whose schema accepts the body.
  */
-export function resolveKind<Kind extends string>(definitions: { readonly [K in Kind]: WebhookDefinition }, candidates: readonly Kind[], payload: unknown): Resolution<Kind> {
+export function resolveKind<Kind extends string>(
+  definitions: { readonly [K in Kind]: WebhookDefinition },
+  candidates: readonly Kind[],
+  payload: unknown,
+): Resolution<Kind> {
   const all = Object.keys(definitions) as Kind[];
   const event = typeof payload === 'object' && payload !== null && 'event' in payload ? payload.event : undefined;
   const named = all.find((kind) => definitions[kind].name === event);
-  if (named !== undefined) return candidates.includes(named) ? { kind: named } : { problem: `no handler for webhook ${definitions[named].name}` };
+  if (named !== undefined)
+    return candidates.includes(named)
+      ? { kind: named }
+      : { problem: `no handler for webhook ${definitions[named].name}` };
   const [only] = candidates;
   if (only !== undefined && candidates.length === 1) return { kind: only };
   const matching = candidates.filter((kind) => definitions[kind].validate(payload));
@@ -86,11 +96,16 @@ export function resolveKind<Kind extends string>(definitions: { readonly [K in K
 }
 
 /** The token is checked before the body is read, so before the kind is known: one header for all. */
-function commonTokenHeader<Kind extends string>(definitions: { readonly [K in Kind]: WebhookDefinition }, candidates: readonly Kind[]): string {
+function commonTokenHeader<Kind extends string>(
+  definitions: { readonly [K in Kind]: WebhookDefinition },
+  candidates: readonly Kind[],
+): string {
   const headers = new Set(candidates.map((kind) => definitions[kind].tokenHeader));
   const [header] = headers;
   if (header === undefined || headers.size > 1) {
-    throw new Error(`createWebhookReceiver: ${candidates.join(', ')} carry their token in different headers; give each its own endpoint with \`kind\``);
+    throw new Error(
+      `createWebhookReceiver: ${candidates.join(', ')} carry their token in different headers; give each its own endpoint with \`kind\``,
+    );
   }
   return header;
 }
@@ -116,7 +131,11 @@ export function createReceiver<Events>(
   async function dispatch<K extends Kind>(kind: K, payload: unknown, request: Request): Promise<Response> {
     const definition = definitions[kind];
     if (!conforms<Events[K]>(definition.validate, payload)) {
-      return answer(400, { error_code: 'API_VALIDATION_ERROR', message: `The body is not a valid ${definition.name} webhook.`, errors: toIssues('body', definition.validate.errors) });
+      return answer(400, {
+        error_code: 'API_VALIDATION_ERROR',
+        message: `The body is not a valid ${definition.name} webhook.`,
+        errors: toIssues('body', definition.validate.errors),
+      });
     }
     const headers = new Headers(request.headers);
     headers.delete(tokenHeader);
@@ -130,24 +149,44 @@ export function createReceiver<Events>(
         // A failing reporter must not turn the 500 into an unanswered request.
       }
       // Nothing of the error goes out: it may carry internals. The 500 makes the service deliver again.
-      return answer(500, { error_code: 'SERVER_ERROR', message: 'The webhook handler failed; the delivery will be retried.' });
+      return answer(500, {
+        error_code: 'SERVER_ERROR',
+        message: 'The webhook handler failed; the delivery will be retried.',
+      });
     }
     return Response.json(ACKNOWLEDGEMENT, { status: 200 });
   }
 
   return async (request) => {
-    if (request.method !== 'POST') return answer(405, { error_code: 'METHOD_NOT_ALLOWED', message: 'Webhooks are delivered with POST.' }, { allow: 'POST' });
+    if (request.method !== 'POST')
+      return answer(
+        405,
+        { error_code: 'METHOD_NOT_ALLOWED', message: 'Webhooks are delivered with POST.' },
+        { allow: 'POST' },
+      );
     const token = request.headers.get(tokenHeader);
     if (token === null || !digestsEqual(secretDigest(token), expectedToken)) {
-      return answer(401, { error_code: 'INVALID_CALLBACK_TOKEN', message: `The ${tokenHeader} header is ${token === null ? 'missing' : 'wrong'}.` });
+      return answer(401, {
+        error_code: 'INVALID_CALLBACK_TOKEN',
+        message: `The ${tokenHeader} header is ${token === null ? 'missing' : 'wrong'}.`,
+      });
     }
     // Read only after the token matched, and never more than the limit: a callback body is small.
     const body = await readBodyText(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    if (body.kind === 'too-large') return answer(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: 'The body is larger than this receiver accepts.' });
+    if (body.kind === 'too-large')
+      return answer(413, {
+        error_code: 'REQUEST_ENTITY_TOO_LARGE',
+        message: 'The body is larger than this receiver accepts.',
+      });
     const parsed = body.kind === 'text' ? parseJson(body.text) : { ok: false as const };
     if (!parsed.ok) return answer(400, { error_code: 'INVALID_JSON_FORMAT', message: 'The body is not valid JSON.' });
-    const resolved = options.kind === undefined ? resolveKind<Kind>(definitions, handled, parsed.value) : { kind: options.kind };
-    if ('problem' in resolved) return answer(400, { error_code: 'UNKNOWN_WEBHOOK', message: `Cannot tell which webhook this is: ${resolved.problem}.` });
+    const resolved =
+      options.kind === undefined ? resolveKind<Kind>(definitions, handled, parsed.value) : { kind: options.kind };
+    if ('problem' in resolved)
+      return answer(400, {
+        error_code: 'UNKNOWN_WEBHOOK',
+        message: `Cannot tell which webhook this is: ${resolved.problem}.`,
+      });
     return dispatch(resolved.kind, parsed.value, request);
   };
 }

@@ -29,7 +29,9 @@ export class WebhookPayloadError extends Error {
     readonly operationId: string,
     readonly issues: readonly ValidationIssue[],
   ) {
-    super(`${operationId} payload breaks the contract: ${issues.map((issue) => `${issue.path || '(body)'} ${issue.message}`).join('; ')}`);
+    super(
+      `${operationId} payload breaks the contract: ${issues.map((issue) => `${issue.path || '(body)'} ${issue.message}`).join('; ')}`,
+    );
   }
 }
 
@@ -39,11 +41,14 @@ export function buildDelivery<TokenHeader extends string>(
   payload: unknown,
   options: WebhookDeliveryOptions,
 ): WebhookDelivery<TokenHeader> {
-  if (!definition.validate(payload)) throw new WebhookPayloadError(definition.operationId, toIssues('body', definition.validate.errors));
+  if (!definition.validate(payload))
+    throw new WebhookPayloadError(definition.operationId, toIssues('body', definition.validate.errors));
   if (options.callbackToken === '') throw new Error(`${definition.operationId}: the callback token is empty`);
   if (!URL.canParse(options.url)) throw new Error(`${definition.operationId}: the destination is not an absolute URL`);
   // TypeScript widens a computed key of a generic type to an index signature; the one key is TokenHeader.
-  const tokenHeader = Object.fromEntries([[definition.tokenHeader, options.callbackToken]]) as { readonly [Header in TokenHeader]: string };
+  const tokenHeader = Object.fromEntries([[definition.tokenHeader, options.callbackToken]]) as {
+    readonly [Header in TokenHeader]: string;
+  };
   return {
     url: options.url,
     method: 'POST',

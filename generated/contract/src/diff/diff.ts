@@ -46,6 +46,10 @@ export function diffContracts(old: JsonObject, neu: JsonObject): DiffResult {
     return true;
   });
   // Stable sort: worst first, then by party, keeping each family's own order within.
-  unique.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || PARTIES.indexOf(a.party) - PARTIES.indexOf(b.party));
+  unique.sort(
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+      PARTIES.indexOf(a.party) - PARTIES.indexOf(b.party),
+  );
   return { old: titleOf(old), new: titleOf(neu), findings: unique };
 }

@@ -11,7 +11,8 @@ export { isObject };
 /** Structural equality of two JSON values (key order ignored). */
 export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
   if (isObject(a)) {
     if (!isObject(b)) return false;
     const keys = Object.keys(a);
@@ -21,7 +22,8 @@ export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
 }
 
 /** `pointer` with one more token. */
-export const child = (pointer: string, token: string | number): string => `${pointer}/${escapePointerToken(String(token))}`;
+export const child = (pointer: string, token: string | number): string =>
+  `${pointer}/${escapePointerToken(String(token))}`;
 
 function at(doc: JsonObject, pointer: string): Json | undefined {
   return pointer
@@ -29,7 +31,10 @@ function at(doc: JsonObject, pointer: string): Json | undefined {
     .split('/')
     .filter((token) => token !== '')
     .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce<Json | undefined>((node, token) => (isObject(node) ? node[token] : Array.isArray(node) ? node[Number(token)] : undefined), doc);
+    .reduce<Json | undefined>(
+      (node, token) => (isObject(node) ? node[token] : Array.isArray(node) ? node[Number(token)] : undefined),
+      doc,
+    );
 }
 
 /**
@@ -60,7 +65,8 @@ export function member(located: Located, token: string | number): Located {
 }
 
 /** The child with references followed on the way and at the end. */
-export const resolvedMember = (located: Located, token: string | number): Located => resolve(member(resolve(located), token));
+export const resolvedMember = (located: Located, token: string | number): Located =>
+  resolve(member(resolve(located), token));
 
 /** A located object's entries (empty when it is not an object), references followed. */
 export function entriesOf(located: Located): [string, Located][] {

@@ -51,27 +51,51 @@ const OPTIONS = {
   document: { type: 'string' },
 } as const;
 
-export const COMMAND = { name: 'payments-contract diff', usage: USAGE, options: OPTIONS, allowPositionals: true, module: import.meta.url } as const;
+export const COMMAND = {
+  name: 'payments-contract diff',
+  usage: USAGE,
+  options: OPTIONS,
+  allowPositionals: true,
+  module: import.meta.url,
+} as const;
 
 const FORMATS = { text: formatText, markdown: formatMarkdown, json: formatJson } as const;
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T | undefined, option: string): T | undefined {
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T | undefined,
+  option: string,
+): T | undefined {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${option} must be one of ${allowed.join(', ')}, not ${value}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${option} must be one of ${allowed.join(', ')}, not ${value}`);
   return value as T;
 }
 
 /** Runs the command; returns the exit status. `argv` may start with the subcommand `diff`. */
-export function runDiff(argv: readonly string[], streams: { stdout: Writable; stderr: Writable } = process, cwd: string = process.cwd()): number {
+export function runDiff(
+  argv: readonly string[],
+  streams: { stdout: Writable; stderr: Writable } = process,
+  cwd: string = process.cwd(),
+): number {
   const line = readCommandLine(COMMAND, argv, streams);
   if (typeof line === 'number') return line;
   try {
     const positionals = line.positionals[0] === 'diff' ? line.positionals.slice(1) : line.positionals;
-    if (positionals.length !== 2) throw new UsageError(`expected OLD and NEW, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`, true);
-    const format = oneOf(line.values.format, Object.keys(FORMATS) as (keyof typeof FORMATS)[], 'text', 'format') ?? 'text';
+    if (positionals.length !== 2)
+      throw new UsageError(
+        `expected OLD and NEW, got ${positionals.length} argument${positionals.length === 1 ? '' : 's'}`,
+        true,
+      );
+    const format =
+      oneOf(line.values.format, Object.keys(FORMATS) as (keyof typeof FORMATS)[], 'text', 'format') ?? 'text';
     const failOn = oneOf<Severity>(line.values['fail-on'], ['breaking', 'potentially-breaking'], undefined, 'fail-on');
-    const document = oneOf<DocumentKind>(line.values.document, ['service', 'control'], 'service', 'document') ?? 'service';
-    const parties = (line.values.party ?? PARTIES.join(',')).split(',').map((party) => oneOf<Party>(party.trim(), PARTIES, undefined, 'party') as Party);
+    const document =
+      oneOf<DocumentKind>(line.values.document, ['service', 'control'], 'service', 'document') ?? 'service';
+    const parties = (line.values.party ?? PARTIES.join(','))
+      .split(',')
+      .map((party) => oneOf<Party>(party.trim(), PARTIES, undefined, 'party') as Party);
     const [oldArgument, newArgument] = positionals as [string, string];
     const old = loadContract(oldArgument, document, cwd);
     const neu = loadContract(newArgument, document, cwd);
@@ -89,4 +113,5 @@ export function runDiff(argv: readonly string[], streams: { stdout: Writable; st
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = runDiff(process.argv.slice(2));
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  process.exitCode = runDiff(process.argv.slice(2));

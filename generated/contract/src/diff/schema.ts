@@ -34,20 +34,41 @@ const phrase = (place: Place): string => (place.field === '' ? 'the schema' : `\
 const kebab = (keyword: string): string => keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 const fieldOf = (parent: string, name: string): string => (parent === '' ? name : `${parent}.${name}`);
 
-function report(c: SchemaComparison, rule: string, old: Located, neu: Located, text: string, verdicts: Verdict[], family: 'x-error-codes' | undefined = undefined): void {
-  c.out.push(...findings({ rule, family: family ?? c.family, old: old.pointer, new: neu.pointer, change: `${c.subject}: ${text}.` }, verdicts));
+function report(
+  c: SchemaComparison,
+  rule: string,
+  old: Located,
+  neu: Located,
+  text: string,
+  verdicts: Verdict[],
+  family: 'x-error-codes' | undefined = undefined,
+): void {
+  c.out.push(
+    ...findings(
+      { rule, family: family ?? c.family, old: old.pointer, new: neu.pointer, change: `${c.subject}: ${text}.` },
+      verdicts,
+    ),
+  );
 }
 
 /** Reports a structural change; the branch condition, if any, ends the sentence. */
-const effectReport = (c: SchemaComparison, rule: string, old: Located, neu: Located, place: Place, text: string, effect: Effect): void =>
-  report(c, `${c.flow}-${rule}`, old, neu, `${text}${place.condition}`, verdictsOf(effect, c.flow));
+const effectReport = (
+  c: SchemaComparison,
+  rule: string,
+  old: Located,
+  neu: Located,
+  place: Place,
+  text: string,
+  effect: Effect,
+): void => report(c, `${c.flow}-${rule}`, old, neu, `${text}${place.condition}`, verdictsOf(effect, c.flow));
 
 /** JSON types a schema allows (undefined: any), `integer` counted inside `number`. */
 function typesOf(node: Json | undefined): string[] | undefined {
   if (!isObject(node) || node.type === undefined) return undefined;
   return (Array.isArray(node.type) ? node.type : [node.type]).map(String);
 }
-const covers = (types: string[], type: string): boolean => types.includes(type) || (type === 'integer' && types.includes('number'));
+const covers = (types: string[], type: string): boolean =>
+  types.includes(type) || (type === 'integer' && types.includes('number'));
 
 /** The values a schema is limited to (enum, or const as a one-value enum). */
 function valuesOf(node: Json | undefined): Json[] | undefined {
@@ -63,7 +84,8 @@ export function conditionText(ifSchema: Json | undefined, negate: boolean): stri
     if (!isObject(rule)) return [];
     if (rule.const !== undefined) return [`\`${name}\` is ${negate ? 'not ' : ''}${show(rule.const)}`];
     if (Array.isArray(rule.enum)) return [`\`${name}\` is ${negate ? 'not ' : ''}one of ${list(rule.enum)}`];
-    if (isObject(rule.not) && Array.isArray(rule.not.enum)) return [`\`${name}\` is ${negate ? '' : 'not '}one of ${list(rule.not.enum)}`];
+    if (isObject(rule.not) && Array.isArray(rule.not.enum))
+      return [`\`${name}\` is ${negate ? '' : 'not '}one of ${list(rule.not.enum)}`];
     return [];
   });
   return parts.length > 0 ? ` when ${parts.join(' and ')}` : ' under a condition';
@@ -74,13 +96,23 @@ function compareTypes(c: SchemaComparison, old: Located, neu: Located, place: Pl
   const after = typesOf(neu.node);
   if (before === undefined && after === undefined) return;
   if (before === undefined || after === undefined) {
-    effectReport(c, before === undefined ? 'type-added' : 'type-removed', old, neu, place, `${phrase(place)} ${before === undefined ? `is now limited to ${list(after ?? [])}` : `is no longer limited to ${list(before)}`}`, before === undefined ? 'narrows' : 'widens');
+    effectReport(
+      c,
+      before === undefined ? 'type-added' : 'type-removed',
+      old,
+      neu,
+      place,
+      `${phrase(place)} ${before === undefined ? `is now limited to ${list(after ?? [])}` : `is no longer limited to ${list(before)}`}`,
+      before === undefined ? 'narrows' : 'widens',
+    );
     return;
   }
   const added = after.filter((type) => !covers(before, type));
   const removed = before.filter((type) => !covers(after, type));
-  if (added.length > 0) effectReport(c, 'type-widened', old, neu, place, `${phrase(place)} may now also be ${list(added)}`, 'widens');
-  if (removed.length > 0) effectReport(c, 'type-narrowed', old, neu, place, `${phrase(place)} may no longer be ${list(removed)}`, 'narrows');
+  if (added.length > 0)
+    effectReport(c, 'type-widened', old, neu, place, `${phrase(place)} may now also be ${list(added)}`, 'widens');
+  if (removed.length > 0)
+    effectReport(c, 'type-narrowed', old, neu, place, `${phrase(place)} may no longer be ${list(removed)}`, 'narrows');
 }
 
 function compareValues(c: SchemaComparison, old: Located, neu: Located, place: Place): void {
@@ -88,28 +120,93 @@ function compareValues(c: SchemaComparison, old: Located, neu: Located, place: P
   const before = valuesOf(old.node);
   const after = valuesOf(neu.node);
   if (before === undefined && after === undefined) return;
-  if (before === undefined) return effectReport(c, 'enum-added', old, neu, place, `${phrase(place)} is now limited to ${list(after ?? [])}`, 'narrows');
-  if (after === undefined) return effectReport(c, 'enum-removed', old, neu, place, `${phrase(place)} is no longer limited to ${list(before)}`, 'widens');
+  if (before === undefined)
+    return effectReport(
+      c,
+      'enum-added',
+      old,
+      neu,
+      place,
+      `${phrase(place)} is now limited to ${list(after ?? [])}`,
+      'narrows',
+    );
+  if (after === undefined)
+    return effectReport(
+      c,
+      'enum-removed',
+      old,
+      neu,
+      place,
+      `${phrase(place)} is no longer limited to ${list(before)}`,
+      'widens',
+    );
   const added = after.filter((value) => !before.some((known) => deepEqual(known, value)));
   const removed = before.filter((value) => !after.some((kept) => deepEqual(kept, value)));
-  if (added.length > 0) effectReport(c, 'enum-value-added', old, neu, place, `${phrase(place)} gains the value${added.length > 1 ? 's' : ''} ${list(added)}`, 'widens');
-  if (removed.length > 0) effectReport(c, 'enum-value-removed', old, neu, place, `${phrase(place)} loses the value${removed.length > 1 ? 's' : ''} ${list(removed)}`, 'narrows');
+  if (added.length > 0)
+    effectReport(
+      c,
+      'enum-value-added',
+      old,
+      neu,
+      place,
+      `${phrase(place)} gains the value${added.length > 1 ? 's' : ''} ${list(added)}`,
+      'widens',
+    );
+  if (removed.length > 0)
+    effectReport(
+      c,
+      'enum-value-removed',
+      old,
+      neu,
+      place,
+      `${phrase(place)} loses the value${removed.length > 1 ? 's' : ''} ${list(removed)}`,
+      'narrows',
+    );
 }
 
 function compareBounds(c: SchemaComparison, old: Located, neu: Located, place: Place): void {
   if (!isObject(old.node) || !isObject(neu.node)) return;
-  for (const [keywords, lower] of [[LOWER_BOUNDS, true], [UPPER_BOUNDS, false]] as const) {
+  for (const [keywords, lower] of [
+    [LOWER_BOUNDS, true],
+    [UPPER_BOUNDS, false],
+  ] as const) {
     for (const keyword of keywords) {
       const before = old.node[keyword];
       const after = neu.node[keyword];
       if (before === after) continue;
       const at = { old: member(old, keyword), neu: member(neu, keyword) };
       const name = kebab(keyword);
-      if (typeof before !== 'number') effectReport(c, `${name}-set`, at.old, at.neu, place, `${phrase(place)} gets a ${keyword} of ${show(after)}`, 'narrows');
-      else if (typeof after !== 'number') effectReport(c, `${name}-removed`, at.old, at.neu, place, `${phrase(place)} loses its ${keyword} of ${before}`, 'widens');
+      if (typeof before !== 'number')
+        effectReport(
+          c,
+          `${name}-set`,
+          at.old,
+          at.neu,
+          place,
+          `${phrase(place)} gets a ${keyword} of ${show(after)}`,
+          'narrows',
+        );
+      else if (typeof after !== 'number')
+        effectReport(
+          c,
+          `${name}-removed`,
+          at.old,
+          at.neu,
+          place,
+          `${phrase(place)} loses its ${keyword} of ${before}`,
+          'widens',
+        );
       else {
         const raised = after > before;
-        effectReport(c, `${name}-${raised ? 'increased' : 'decreased'}`, at.old, at.neu, place, `${phrase(place)} ${keyword} ${raised ? 'rose' : 'fell'} from ${before} to ${after}`, raised === lower ? 'narrows' : 'widens');
+        effectReport(
+          c,
+          `${name}-${raised ? 'increased' : 'decreased'}`,
+          at.old,
+          at.neu,
+          place,
+          `${phrase(place)} ${keyword} ${raised ? 'rose' : 'fell'} from ${before} to ${after}`,
+          raised === lower ? 'narrows' : 'widens',
+        );
       }
     }
   }
@@ -119,9 +216,36 @@ function compareBounds(c: SchemaComparison, old: Located, neu: Located, place: P
     if (deepEqual(before, after)) continue;
     const at = { old: member(old, keyword), neu: member(neu, keyword) };
     const name = kebab(keyword);
-    if (before === undefined) effectReport(c, `${name}-set`, at.old, at.neu, place, `${phrase(place)} must now match ${keyword} ${show(after)}`, 'narrows');
-    else if (after === undefined) effectReport(c, `${name}-removed`, at.old, at.neu, place, `${phrase(place)} no longer has to match ${keyword} ${show(before)}`, 'widens');
-    else effectReport(c, `${name}-changed`, at.old, at.neu, place, `${phrase(place)} ${keyword} changed from ${show(before)} to ${show(after)}`, 'unknown');
+    if (before === undefined)
+      effectReport(
+        c,
+        `${name}-set`,
+        at.old,
+        at.neu,
+        place,
+        `${phrase(place)} must now match ${keyword} ${show(after)}`,
+        'narrows',
+      );
+    else if (after === undefined)
+      effectReport(
+        c,
+        `${name}-removed`,
+        at.old,
+        at.neu,
+        place,
+        `${phrase(place)} no longer has to match ${keyword} ${show(before)}`,
+        'widens',
+      );
+    else
+      effectReport(
+        c,
+        `${name}-changed`,
+        at.old,
+        at.neu,
+        place,
+        `${phrase(place)} ${keyword} changed from ${show(before)} to ${show(after)}`,
+        'unknown',
+      );
   }
 }
 
@@ -136,14 +260,48 @@ function compareErrorCodes(c: SchemaComparison, old: Located, neu: Located, plac
     if (was === is) continue;
     const where = `breaking the ${keyword} rule of ${phrase(place)}`;
     if (was === undefined) {
-      report(c, 'error-code-rule-added', member(at.old, keyword), member(at.neu, keyword), `${where} now yields ${show(is)} instead of the operation's validation code`,
-        explicit(['client', 'potentially-breaking', `a client that handled the validation code for this mistake now gets ${show(is)}`], ['server', 'breaking', `a server must answer ${show(is)} for it`]), 'x-error-codes');
+      report(
+        c,
+        'error-code-rule-added',
+        member(at.old, keyword),
+        member(at.neu, keyword),
+        `${where} now yields ${show(is)} instead of the operation's validation code`,
+        explicit(
+          [
+            'client',
+            'potentially-breaking',
+            `a client that handled the validation code for this mistake now gets ${show(is)}`,
+          ],
+          ['server', 'breaking', `a server must answer ${show(is)} for it`],
+        ),
+        'x-error-codes',
+      );
     } else if (is === undefined) {
-      report(c, 'error-code-rule-removed', member(at.old, keyword), member(at.neu, keyword), `${where} no longer yields ${show(was)} but the operation's validation code`,
-        explicit(['client', 'breaking', `a client that handled ${show(was)} for this mistake no longer gets it`], ['server', 'breaking', `a server must answer the validation code instead of ${show(was)}`]), 'x-error-codes');
+      report(
+        c,
+        'error-code-rule-removed',
+        member(at.old, keyword),
+        member(at.neu, keyword),
+        `${where} no longer yields ${show(was)} but the operation's validation code`,
+        explicit(
+          ['client', 'breaking', `a client that handled ${show(was)} for this mistake no longer gets it`],
+          ['server', 'breaking', `a server must answer the validation code instead of ${show(was)}`],
+        ),
+        'x-error-codes',
+      );
     } else {
-      report(c, 'error-code-rule-changed', member(at.old, keyword), member(at.neu, keyword), `${where} now yields ${show(is)} instead of ${show(was)}`,
-        explicit(['client', 'breaking', `a client that handled ${show(was)} for this mistake gets ${show(is)}`], ['server', 'breaking', `a server must answer ${show(is)} instead of ${show(was)}`]), 'x-error-codes');
+      report(
+        c,
+        'error-code-rule-changed',
+        member(at.old, keyword),
+        member(at.neu, keyword),
+        `${where} now yields ${show(is)} instead of ${show(was)}`,
+        explicit(
+          ['client', 'breaking', `a client that handled ${show(was)} for this mistake gets ${show(is)}`],
+          ['server', 'breaking', `a server must answer ${show(is)} instead of ${show(was)}`],
+        ),
+        'x-error-codes',
+      );
     }
   }
 }
@@ -161,7 +319,15 @@ function compareObject(c: SchemaComparison, old: Located, neu: Located, place: P
     const at = { old: member(propsOld, name), neu: member(propsNew, name) };
     if (!namesNew.includes(name)) {
       const wasRequired = requiredBefore.has(name);
-      effectReport(c, 'property-removed', at.old, { ...at.neu, pointer: propsNew.pointer }, place, `\`${field}\` was removed`, wasRequired ? 'removes' : 'removes-optional');
+      effectReport(
+        c,
+        'property-removed',
+        at.old,
+        { ...at.neu, pointer: propsNew.pointer },
+        place,
+        `\`${field}\` was removed`,
+        wasRequired ? 'removes' : 'removes-optional',
+      );
       continue;
     }
     compareAt(c, at.old, at.neu, { field, condition: place.condition }, seen);
@@ -169,15 +335,43 @@ function compareObject(c: SchemaComparison, old: Located, neu: Located, place: P
   for (const name of namesNew.filter((candidate) => !namesOld.includes(candidate))) {
     const field = fieldOf(place.field, name);
     const at = { old: { ...member(propsOld, name), pointer: propsOld.pointer }, neu: member(propsNew, name) };
-    if (requiredAfter.has(name)) effectReport(c, 'required-property-added', at.old, at.neu, place, `\`${field}\` was added as required`, 'narrows');
-    else effectReport(c, 'optional-property-added', at.old, at.neu, place, `\`${field}\` was added as optional`, 'adds');
+    if (requiredAfter.has(name))
+      effectReport(
+        c,
+        'required-property-added',
+        at.old,
+        at.neu,
+        place,
+        `\`${field}\` was added as required`,
+        'narrows',
+      );
+    else
+      effectReport(c, 'optional-property-added', at.old, at.neu, place, `\`${field}\` was added as optional`, 'adds');
   }
   const atRequired = { old: member(old, 'required'), neu: member(neu, 'required') };
   for (const name of requiredAfter) {
-    if (!requiredBefore.has(name) && namesOld.includes(name)) effectReport(c, 'property-became-required', atRequired.old, atRequired.neu, place, `\`${fieldOf(place.field, name)}\` became required`, 'narrows');
+    if (!requiredBefore.has(name) && namesOld.includes(name))
+      effectReport(
+        c,
+        'property-became-required',
+        atRequired.old,
+        atRequired.neu,
+        place,
+        `\`${fieldOf(place.field, name)}\` became required`,
+        'narrows',
+      );
   }
   for (const name of requiredBefore) {
-    if (!requiredAfter.has(name) && namesNew.includes(name)) effectReport(c, 'property-became-optional', atRequired.old, atRequired.neu, place, `\`${fieldOf(place.field, name)}\` became optional`, 'widens');
+    if (!requiredAfter.has(name) && namesNew.includes(name))
+      effectReport(
+        c,
+        'property-became-optional',
+        atRequired.old,
+        atRequired.neu,
+        place,
+        `\`${fieldOf(place.field, name)}\` became optional`,
+        'widens',
+      );
   }
   compareAdditional(c, old, neu, place, seen);
   compareDependentRequired(c, old, neu, place);
@@ -188,7 +382,15 @@ function compareAdditional(c: SchemaComparison, old: Located, neu: Located, plac
   const closed = (node: Json | undefined): boolean => node === false;
   if (closed(at.old.node) !== closed(at.neu.node)) {
     const nowClosed = closed(at.neu.node);
-    effectReport(c, nowClosed ? 'additional-properties-forbidden' : 'additional-properties-allowed', at.old, at.neu, place, `${phrase(place)} ${nowClosed ? 'no longer allows' : 'now allows'} fields it does not name`, nowClosed ? 'narrows' : 'widens');
+    effectReport(
+      c,
+      nowClosed ? 'additional-properties-forbidden' : 'additional-properties-allowed',
+      at.old,
+      at.neu,
+      place,
+      `${phrase(place)} ${nowClosed ? 'no longer allows' : 'now allows'} fields it does not name`,
+      nowClosed ? 'narrows' : 'widens',
+    );
   } else if (isObject(at.old.node) && isObject(at.neu.node)) {
     compareAt(c, at.old, at.neu, { field: `${place.field}{*}`, condition: place.condition }, seen);
   }
@@ -204,8 +406,26 @@ function compareDependentRequired(c: SchemaComparison, old: Located, neu: Locate
     const added = is.filter((field) => !was.includes(field));
     const removed = was.filter((field) => !is.includes(field));
     const field = `\`${fieldOf(place.field, name)}\``;
-    if (added.length > 0) effectReport(c, 'dependent-required-added', at.old, at.neu, place, `${field} now needs ${list(added)} beside it`, 'narrows');
-    if (removed.length > 0) effectReport(c, 'dependent-required-removed', at.old, at.neu, place, `${field} no longer needs ${list(removed)} beside it`, 'widens');
+    if (added.length > 0)
+      effectReport(
+        c,
+        'dependent-required-added',
+        at.old,
+        at.neu,
+        place,
+        `${field} now needs ${list(added)} beside it`,
+        'narrows',
+      );
+    if (removed.length > 0)
+      effectReport(
+        c,
+        'dependent-required-removed',
+        at.old,
+        at.neu,
+        place,
+        `${field} no longer needs ${list(removed)} beside it`,
+        'widens',
+      );
   }
 }
 
@@ -216,25 +436,69 @@ function compareComposition(c: SchemaComparison, old: Located, neu: Located, pla
     const before = Array.isArray(old.node[keyword]) ? old.node[keyword] : [];
     const after = Array.isArray(neu.node[keyword]) ? neu.node[keyword] : [];
     const list = { old: member(old, keyword), neu: member(neu, keyword) };
-    for (let index = 0; index < Math.min(before.length, after.length); index++) compareAt(c, member(list.old, index), member(list.neu, index), place, seen);
+    for (let index = 0; index < Math.min(before.length, after.length); index++)
+      compareAt(c, member(list.old, index), member(list.neu, index), place, seen);
     if (before.length === after.length) continue;
     const more = after.length > before.length;
     // allOf members add constraints; anyOf/oneOf members add alternatives.
     const effect: Effect = (keyword === 'allOf') === more ? 'narrows' : 'widens';
-    effectReport(c, `${kebab(keyword)}-${more ? 'added' : 'removed'}`, list.old, list.neu, place, `${phrase(place)} ${more ? 'gains' : 'loses'} ${Math.abs(after.length - before.length)} ${keyword} member(s)`, effect);
+    effectReport(
+      c,
+      `${kebab(keyword)}-${more ? 'added' : 'removed'}`,
+      list.old,
+      list.neu,
+      place,
+      `${phrase(place)} ${more ? 'gains' : 'loses'} ${Math.abs(after.length - before.length)} ${keyword} member(s)`,
+      effect,
+    );
   }
   const conditional = { old: member(old, 'if'), neu: member(neu, 'if') };
   if (conditional.old.node !== undefined || conditional.neu.node !== undefined) {
     if (!deepEqual(conditional.old.node, conditional.neu.node)) {
-      effectReport(c, 'condition-changed', conditional.old, conditional.neu, place, `the condition of a rule on ${phrase(place)} changed`, 'unknown');
+      effectReport(
+        c,
+        'condition-changed',
+        conditional.old,
+        conditional.neu,
+        place,
+        `the condition of a rule on ${phrase(place)} changed`,
+        'unknown',
+      );
     } else {
-      compareAt(c, member(old, 'then'), member(neu, 'then'), { field: place.field, condition: conditionText(conditional.neu.node, false) }, seen);
-      compareAt(c, member(old, 'else'), member(neu, 'else'), { field: place.field, condition: conditionText(conditional.neu.node, true) }, seen);
+      compareAt(
+        c,
+        member(old, 'then'),
+        member(neu, 'then'),
+        { field: place.field, condition: conditionText(conditional.neu.node, false) },
+        seen,
+      );
+      compareAt(
+        c,
+        member(old, 'else'),
+        member(neu, 'else'),
+        { field: place.field, condition: conditionText(conditional.neu.node, true) },
+        seen,
+      );
     }
   }
   const negated = { old: member(old, 'not'), neu: member(neu, 'not') };
-  if (!deepEqual(negated.old.node, negated.neu.node)) effectReport(c, 'not-changed', negated.old, negated.neu, place, `the excluded values of ${phrase(place)} changed`, 'unknown');
-  compareAt(c, member(old, 'items'), member(neu, 'items'), { field: `${place.field}[]`, condition: place.condition }, seen);
+  if (!deepEqual(negated.old.node, negated.neu.node))
+    effectReport(
+      c,
+      'not-changed',
+      negated.old,
+      negated.neu,
+      place,
+      `the excluded values of ${phrase(place)} changed`,
+      'unknown',
+    );
+  compareAt(
+    c,
+    member(old, 'items'),
+    member(neu, 'items'),
+    { field: `${place.field}[]`, condition: place.condition },
+    seen,
+  );
 }
 
 /** Per pair of contracts: whether what a `$ref` points at is the same in both, references inside included. */
@@ -242,7 +506,9 @@ const unchangedTargets = new WeakMap<object, WeakMap<object, Map<string, boolean
 
 function refsIn(node: Json | undefined, into: string[] = []): string[] {
   if (Array.isArray(node)) for (const item of node) refsIn(item, into);
-  else if (isObject(node)) for (const [key, value] of Object.entries(node)) key === '$ref' && typeof value === 'string' ? into.push(value) : refsIn(value, into);
+  else if (isObject(node))
+    for (const [key, value] of Object.entries(node))
+      key === '$ref' && typeof value === 'string' ? into.push(value) : refsIn(value, into);
   return into;
 }
 
@@ -277,7 +543,15 @@ function compareAt(c: SchemaComparison, rawOld: Located, rawNew: Located, place:
   if (old.node === undefined || neu.node === undefined) {
     // A whole subschema (a then branch, items) appeared or went away: it adds or drops constraints.
     const appeared = old.node === undefined;
-    effectReport(c, appeared ? 'schema-added' : 'schema-removed', old, neu, place, `${phrase(place)} ${appeared ? 'gains' : 'loses'} a set of rules`, appeared ? 'narrows' : 'widens');
+    effectReport(
+      c,
+      appeared ? 'schema-added' : 'schema-removed',
+      old,
+      neu,
+      place,
+      `${phrase(place)} ${appeared ? 'gains' : 'loses'} a set of rules`,
+      appeared ? 'narrows' : 'widens',
+    );
     return;
   }
   if (old.pointer === neu.pointer && unchanged(old, neu)) return;
@@ -286,7 +560,16 @@ function compareAt(c: SchemaComparison, rawOld: Located, rawNew: Located, place:
   if (seen.has(pair)) return;
   seen.add(pair);
   if (typeof old.node === 'boolean' || typeof neu.node === 'boolean') {
-    if (old.node !== neu.node) effectReport(c, 'schema-changed', old, neu, place, `${phrase(place)} changed from ${show(old.node)} to ${show(neu.node)}`, 'unknown');
+    if (old.node !== neu.node)
+      effectReport(
+        c,
+        'schema-changed',
+        old,
+        neu,
+        place,
+        `${phrase(place)} changed from ${show(old.node)} to ${show(neu.node)}`,
+        'unknown',
+      );
     return;
   }
   compareTypes(c, old, neu, place);

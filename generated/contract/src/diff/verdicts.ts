@@ -47,28 +47,64 @@ export function verdictsOf(effect: Effect, flow: Flow): Verdict[] {
   switch (effect) {
     case 'narrows':
       return flow === 'request'
-        ? [verdict(writer, 'breaking', 'requests that were valid may now be refused'), verdict(reader, 'potentially-breaking', 'a server must now refuse what it accepted')]
-        : [verdict(writer, 'breaking', `what ${writerName} sent may no longer be valid: it must meet the new rule`), verdict(reader, 'non-breaking', `${readerName} receives a subset of what it handled`)];
+        ? [
+            verdict(writer, 'breaking', 'requests that were valid may now be refused'),
+            verdict(reader, 'potentially-breaking', 'a server must now refuse what it accepted'),
+          ]
+        : [
+            verdict(writer, 'breaking', `what ${writerName} sent may no longer be valid: it must meet the new rule`),
+            verdict(reader, 'non-breaking', `${readerName} receives a subset of what it handled`),
+          ];
     case 'widens':
       return flow === 'request'
-        ? [verdict(writer, 'non-breaking', 'every request that was valid stays valid'), verdict(reader, 'breaking', 'a server that still enforces the old rule refuses requests the contract now allows')]
-        : [verdict(writer, 'non-breaking', `${writerName} may keep sending what it sent`), verdict(reader, 'breaking', `${readerName} may receive values it was not written for`)];
+        ? [
+            verdict(writer, 'non-breaking', 'every request that was valid stays valid'),
+            verdict(
+              reader,
+              'breaking',
+              'a server that still enforces the old rule refuses requests the contract now allows',
+            ),
+          ]
+        : [
+            verdict(writer, 'non-breaking', `${writerName} may keep sending what it sent`),
+            verdict(reader, 'breaking', `${readerName} may receive values it was not written for`),
+          ];
     case 'adds':
       return flow === 'request'
-        ? [verdict(writer, 'non-breaking', 'clients may send it and need not'), verdict(reader, 'breaking', 'servers must now accept it and act on it')]
-        : [verdict(writer, 'non-breaking', `${writerName} may send it and need not`), verdict(reader, 'non-breaking', `${readerName} ignores fields it does not know`)];
+        ? [
+            verdict(writer, 'non-breaking', 'clients may send it and need not'),
+            verdict(reader, 'breaking', 'servers must now accept it and act on it'),
+          ]
+        : [
+            verdict(writer, 'non-breaking', `${writerName} may send it and need not`),
+            verdict(reader, 'non-breaking', `${readerName} ignores fields it does not know`),
+          ];
     case 'removes':
     case 'removes-optional':
       return flow === 'request'
-        ? [verdict(writer, 'breaking', 'a client that sends it is no longer understood (the field is ignored)'), verdict(reader, 'non-breaking', 'a server may ignore it')]
-        : [verdict(writer, 'non-breaking', `${writerName} no longer has to send it`), verdict(reader, effect === 'removes' ? 'breaking' : 'potentially-breaking', `${readerName} that reads it no longer gets it`)];
+        ? [
+            verdict(writer, 'breaking', 'a client that sends it is no longer understood (the field is ignored)'),
+            verdict(reader, 'non-breaking', 'a server may ignore it'),
+          ]
+        : [
+            verdict(writer, 'non-breaking', `${writerName} no longer has to send it`),
+            verdict(
+              reader,
+              effect === 'removes' ? 'breaking' : 'potentially-breaking',
+              `${readerName} that reads it no longer gets it`,
+            ),
+          ];
     case 'unknown':
-      return [verdict(writer, 'potentially-breaking', 'the old and new rules cannot be compared: check what is sent'), verdict(reader, 'potentially-breaking', 'the old and new rules cannot be compared: check what is accepted')];
+      return [
+        verdict(writer, 'potentially-breaking', 'the old and new rules cannot be compared: check what is sent'),
+        verdict(reader, 'potentially-breaking', 'the old and new rules cannot be compared: check what is accepted'),
+      ];
   }
 }
 
 /** Verdicts a rule states itself (semantics, where no flow decides). */
-export const explicit = (...verdicts: [Party, Severity, string][]): Verdict[] => verdicts.map(([party, severity, impact]) => verdict(party, severity, impact));
+export const explicit = (...verdicts: [Party, Severity, string][]): Verdict[] =>
+  verdicts.map(([party, severity, impact]) => verdict(party, severity, impact));
 
 export interface Change {
   rule: string;

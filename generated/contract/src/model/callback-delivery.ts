@@ -5,7 +5,8 @@
 // fields derive from that object's (`x-callback-source`).
 import type { CallbackFieldSource, CallbackSourceModel, Json, JsonObject, WebhookDeliveryRules } from './types.js';
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fail(where: string, what: string): never {
   throw new Error(`${where}: ${what}`);
@@ -16,7 +17,13 @@ export function readDeliveryRules(delivery: JsonObject, where: string): WebhookD
   const range = delivery.acknowledging_statuses;
   let acknowledgingStatuses = { minimum: 200, maximum: 299 };
   if (range !== undefined) {
-    if (!isObject(range) || typeof range.minimum !== 'number' || typeof range.maximum !== 'number' || range.minimum > range.maximum) fail(where, 'x-delivery.acknowledging_statuses must be { minimum, maximum } with minimum <= maximum');
+    if (
+      !isObject(range) ||
+      typeof range.minimum !== 'number' ||
+      typeof range.maximum !== 'number' ||
+      range.minimum > range.maximum
+    )
+      fail(where, 'x-delivery.acknowledging_statuses must be { minimum, maximum } with minimum <= maximum');
     acknowledgingStatuses = { minimum: range.minimum, maximum: range.maximum };
   } else if (delivery.acknowledgement !== '2xx') fail(where, 'x-delivery names no acknowledging statuses');
   const redelivery = delivery.redelivery;
@@ -27,7 +34,8 @@ export function readDeliveryRules(delivery: JsonObject, where: string): WebhookD
 /** `x-callback-source`, when the webhook has it. */
 export function readCallbackSource(raw: Json | undefined, where: string): CallbackSourceModel | undefined {
   if (raw === undefined) return undefined;
-  if (!isObject(raw) || typeof raw.machine !== 'string' || !Array.isArray(raw.identity) || !isObject(raw.fields)) fail(where, 'x-callback-source must have machine, identity and fields');
+  if (!isObject(raw) || typeof raw.machine !== 'string' || !Array.isArray(raw.identity) || !isObject(raw.fields))
+    fail(where, 'x-callback-source must have machine, identity and fields');
   const fields: Record<string, CallbackFieldSource> = {};
   for (const [name, value] of Object.entries(raw.fields)) {
     if (!isObject(value) || typeof value.from !== 'string') fail(where, `x-callback-source field ${name} has no from`);

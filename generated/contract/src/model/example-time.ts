@@ -30,13 +30,17 @@ export function shiftValue(value: string, shiftMs: number): string | undefined {
   const at = timeOfValue(value);
   if (at === undefined) return undefined;
   const moved = new Date(at + shiftMs);
-  if (MONTH_YEAR.test(value)) return `${String(moved.getUTCMonth() + 1).padStart(2, '0')}/${String(moved.getUTCFullYear() % 100).padStart(2, '0')}`;
+  if (MONTH_YEAR.test(value))
+    return `${String(moved.getUTCMonth() + 1).padStart(2, '0')}/${String(moved.getUTCFullYear() % 100).padStart(2, '0')}`;
   const iso = moved.toISOString();
   return ISO_TIME.exec(value)?.[2] === undefined ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
 }
 
 function valueAt(value: Json, path: readonly string[]): Json | undefined {
-  return path.reduce<Json | undefined>((node, key) => (typeof node === 'object' && node !== null && !Array.isArray(node) ? node[key] : undefined), value);
+  return path.reduce<Json | undefined>(
+    (node, key) => (typeof node === 'object' && node !== null && !Array.isArray(node) ? node[key] : undefined),
+    value,
+  );
 }
 
 function withValueAt(value: Json, [head, ...rest]: readonly string[], replacement: Json): Json {
@@ -47,7 +51,11 @@ function withValueAt(value: Json, [head, ...rest]: readonly string[], replacemen
 }
 
 /** The example with each time-bound value it holds moved by `shiftMs`, and what was moved. The example itself is left as it is. */
-export function redateExample(example: Json, fields: readonly TimeBoundField[], shiftMs: number): { value: Json; redated: Redated[] } {
+export function redateExample(
+  example: Json,
+  fields: readonly TimeBoundField[],
+  shiftMs: number,
+): { value: Json; redated: Redated[] } {
   let value = example;
   const redated: Redated[] = [];
   for (const { field } of fields) {

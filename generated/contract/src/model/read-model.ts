@@ -59,7 +59,10 @@ export function dereference(doc: JsonObject, value: Json | undefined): Json | un
       .slice(2)
       .split('/')
       .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<Json | undefined>((node, token) => (isObject(node) ? node[token] : Array.isArray(node) ? node[Number(token)] : undefined), doc);
+      .reduce<Json | undefined>(
+        (node, token) => (isObject(node) ? node[token] : Array.isArray(node) ? node[Number(token)] : undefined),
+        doc,
+      );
   }
   return current;
 }
@@ -95,12 +98,16 @@ function readErrorAnswer(value: Json | undefined, where: string): ErrorAnswer | 
 }
 
 function readParameters(doc: JsonObject, pathItem: JsonObject, operation: JsonObject, where: string): ParameterModel[] {
-  const all = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const all = [
+    ...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []),
+    ...(Array.isArray(operation.parameters) ? operation.parameters : []),
+  ];
   const byKey = new Map<string, ParameterModel>();
   for (const raw of all) {
     const parameter = expectObject(dereference(doc, raw), `${where} parameter`);
     const location = expectString(parameter.in, `${where} parameter.in`);
-    if (!PARAMETER_LOCATIONS.includes(location as ParameterLocation)) throw new Error(`${where}: parameters in ${location} are not supported`);
+    if (!PARAMETER_LOCATIONS.includes(location as ParameterLocation))
+      throw new Error(`${where}: parameters in ${location} are not supported`);
     const name = expectString(parameter.name, `${where} parameter.name`);
     // An operation-level parameter overrides a path-level one with the same name and location.
     byKey.set(`${location}:${name}`, {
@@ -120,7 +127,8 @@ function readBody(doc: JsonObject, operation: JsonObject, where: string): BodyMo
   const content = expectObject(dereference(doc, body.content), `${where} requestBody.content`);
   const mediaTypes = BODY_MEDIA_TYPES.filter((type) => type in content);
   const unsupported = Object.keys(content).filter((type) => !BODY_MEDIA_TYPES.includes(type as BodyMediaType));
-  if (unsupported.length > 0 || mediaTypes.length === 0) throw new Error(`${where}: unsupported request media types ${Object.keys(content).join(', ')}`);
+  if (unsupported.length > 0 || mediaTypes.length === 0)
+    throw new Error(`${where}: unsupported request media types ${Object.keys(content).join(', ')}`);
   const first = expectObject(dereference(doc, content[mediaTypes[0] as string]), `${where} media type`);
   return { required: body.required === true, mediaTypes, schema: first.schema ?? {} };
 }
@@ -129,7 +137,12 @@ function headerField(doc: JsonObject, name: string, raw: Json): ResponseHeaderMo
   const header = dereference(doc, raw);
   const schema = isObject(header) ? dereference(doc, header.schema) : undefined;
   const type = isObject(schema) ? schema.type : undefined;
-  return { name, required: isObject(header) && header.required === true, numeric: type === 'integer' || type === 'number', ...(schema === undefined ? {} : { schema }) };
+  return {
+    name,
+    required: isObject(header) && header.required === true,
+    numeric: type === 'integer' || type === 'number',
+    ...(schema === undefined ? {} : { schema }),
+  };
 }
 
 function readResponses(doc: JsonObject, operation: JsonObject, where: string): ResponseModel[] {
@@ -148,7 +161,9 @@ function readResponses(doc: JsonObject, operation: JsonObject, where: string): R
         ...(schema === undefined ? {} : { schema }),
         errorCodes: Number(status) >= 400 ? errorCodesOf(doc, schema) : [],
         headers: isObject(headers) ? Object.keys(headers) : [],
-        headerFields: isObject(headers) ? Object.entries(headers).map(([name, header]) => headerField(doc, name, header)) : [],
+        headerFields: isObject(headers)
+          ? Object.entries(headers).map(([name, header]) => headerField(doc, name, header))
+          : [],
       };
     })
     .sort((a, b) => a.status - b.status);
@@ -160,34 +175,57 @@ function readRateLimit(doc: JsonObject, operation: JsonObject, where: string): R
   if (group === undefined) return undefined;
   const groups = doc['x-rate-limits'];
   const declared = typeof group === 'string' && isObject(groups) ? groups[group] : undefined;
-  if (!isObject(declared)) throw new Error(`${where}: x-rate-limit ${JSON.stringify(group)} is not a group of x-rate-limits`);
+  if (!isObject(declared))
+    throw new Error(`${where}: x-rate-limit ${JSON.stringify(group)} is not a group of x-rate-limits`);
   const { limit, window_seconds: windowSeconds } = declared;
-  if (typeof limit !== 'number' || typeof windowSeconds !== 'number' || !Number.isInteger(limit) || !Number.isInteger(windowSeconds) || limit < 1 || windowSeconds < 1) {
+  if (
+    typeof limit !== 'number' ||
+    typeof windowSeconds !== 'number' ||
+    !Number.isInteger(limit) ||
+    !Number.isInteger(windowSeconds) ||
+    limit < 1 ||
+    windowSeconds < 1
+  ) {
     throw new Error(`x-rate-limits.${String(group)} needs a whole limit and window_seconds of at least 1`);
   }
-  const scope = declared.scope === undefined ? undefined : readKeyScope(declared.scope, `x-rate-limits.${String(group)}.scope`);
+  const scope =
+    declared.scope === undefined ? undefined : readKeyScope(declared.scope, `x-rate-limits.${String(group)}.scope`);
   return { group: String(group), limit, windowSeconds, ...(scope ? { scope } : {}) };
 }
 
 const KEY_SCOPE_DIMENSIONS: KeyScopeDimension[] = ['merchant', 'mode', 'operation'];
 
 function readKeyScope(value: Json | undefined, where: string): KeyScope {
-  if (!Array.isArray(value) || value.some((item) => !KEY_SCOPE_DIMENSIONS.includes(item as KeyScopeDimension))) throw new Error(`${where}: expected a list of ${KEY_SCOPE_DIMENSIONS.join(', ')}`);
+  if (!Array.isArray(value) || value.some((item) => !KEY_SCOPE_DIMENSIONS.includes(item as KeyScopeDimension)))
+    throw new Error(`${where}: expected a list of ${KEY_SCOPE_DIMENSIONS.join(', ')}`);
   return [...new Set(value as KeyScopeDimension[])];
 }
 
 /** The operation's `x-idempotency`; its header must be one of the operation's header parameters. */
-function readIdempotency(raw: Json | undefined, parameters: ParameterModel[], where: string): IdempotencyModel | undefined {
+function readIdempotency(
+  raw: Json | undefined,
+  parameters: ParameterModel[],
+  where: string,
+): IdempotencyModel | undefined {
   if (raw === undefined) return undefined;
   const value = expectObject(raw, `${where} x-idempotency`);
   const header = expectString(value.header, `${where} x-idempotency.header`);
-  if (!parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === header.toLowerCase())) throw new Error(`${where} x-idempotency: ${header} is not a header parameter of the operation`);
+  if (!parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === header.toLowerCase()))
+    throw new Error(`${where} x-idempotency: ${header} is not a header parameter of the operation`);
   const lifetime = value.lifetime_seconds;
-  if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 1) throw new Error(`${where} x-idempotency.lifetime_seconds: expected a whole number of seconds`);
+  if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 1)
+    throw new Error(`${where} x-idempotency.lifetime_seconds: expected a whole number of seconds`);
   if (value.comparison !== 'exact') throw new Error(`${where} x-idempotency.comparison: expected exact`);
   const remembered = value.remembered_refusals;
-  if (!Array.isArray(remembered) || remembered.some((code) => typeof code !== 'string')) throw new Error(`${where} x-idempotency.remembered_refusals: expected a list of codes`);
-  return { header, scope: readKeyScope(value.scope, `${where} x-idempotency.scope`), lifetimeSeconds: lifetime, comparison: 'exact', rememberedRefusals: remembered as string[] };
+  if (!Array.isArray(remembered) || remembered.some((code) => typeof code !== 'string'))
+    throw new Error(`${where} x-idempotency.remembered_refusals: expected a list of codes`);
+  return {
+    header,
+    scope: readKeyScope(value.scope, `${where} x-idempotency.scope`),
+    lifetimeSeconds: lifetime,
+    comparison: 'exact',
+    rememberedRefusals: remembered as string[],
+  };
 }
 
 /** Whether `schema` declares the dotted `path` (through references and allOf/anyOf/oneOf). */
@@ -210,7 +248,9 @@ function machineTimeFields(doc: JsonObject): string[] {
   const fields = Object.values(isObject(machines) ? machines : {}).flatMap((raw) => {
     const machine = dereference(doc, raw);
     const transitions = isObject(machine) && Array.isArray(machine.transitions) ? machine.transitions : [];
-    return transitions.flatMap((t) => (isObject(t) && isObject(t.trigger) && typeof t.trigger.time === 'string' ? [t.trigger.time] : []));
+    return transitions.flatMap((t) =>
+      isObject(t) && isObject(t.trigger) && typeof t.trigger.time === 'string' ? [t.trigger.time] : [],
+    );
   });
   return [...new Set(fields)];
 }
@@ -219,17 +259,32 @@ function machineTimeFields(doc: JsonObject): string[] {
  * The operation's time-bound body fields: those a `past_timestamp` trigger refuses in the past, then those
  * a machine's time trigger names that the body declares (the same value, given here, ends a resource later).
  */
-function readTimeBound(doc: JsonObject, triggers: Record<string, JsonObject>, body: BodyModel | undefined, timeFields: string[]): TimeBoundField[] {
-  const refused = Object.values(triggers).flatMap((t) => (t.when === 'past_timestamp' && typeof t.field === 'string' ? [t.field] : []));
-  const bounded = body ? timeFields.filter((field) => !refused.includes(field) && declaresPath(doc, body.schema, field.split('.'))) : [];
-  return [...new Set(refused)].map((field) => ({ field, pastRefused: true })).concat(bounded.map((field) => ({ field, pastRefused: false })));
+function readTimeBound(
+  doc: JsonObject,
+  triggers: Record<string, JsonObject>,
+  body: BodyModel | undefined,
+  timeFields: string[],
+): TimeBoundField[] {
+  const refused = Object.values(triggers).flatMap((t) =>
+    t.when === 'past_timestamp' && typeof t.field === 'string' ? [t.field] : [],
+  );
+  const bounded = body
+    ? timeFields.filter((field) => !refused.includes(field) && declaresPath(doc, body.schema, field.split('.')))
+    : [];
+  return [...new Set(refused)]
+    .map((field) => ({ field, pastRefused: true }))
+    .concat(bounded.map((field) => ({ field, pastRefused: false })));
 }
 
 /** `x-examples-reference-time`, refused unless it is an ISO 8601 time in UTC. */
 function readReferenceTime(doc: JsonObject): string | undefined {
   const value = doc['x-examples-reference-time'];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (
+    typeof value !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) ||
+    Number.isNaN(Date.parse(value))
+  ) {
     throw new Error(`x-examples-reference-time ${JSON.stringify(value)} is not an ISO 8601 time in UTC`);
   }
   return value;
@@ -240,7 +295,8 @@ function readMatches(value: Json | undefined, where: string): MatchOrder | undef
   if (value === undefined) return undefined;
   const matches = expectObject(value, `${where} x-matches`);
   const order = matches.order;
-  if (order !== 'newest_first' && order !== 'oldest_first') throw new Error(`${where} x-matches: order ${JSON.stringify(order)} is neither newest_first nor oldest_first`);
+  if (order !== 'newest_first' && order !== 'oldest_first')
+    throw new Error(`${where} x-matches: order ${JSON.stringify(order)} is neither newest_first nor oldest_first`);
   return { order, decision: expectString(matches.decision, `${where} x-matches.decision`) };
 }
 
@@ -251,19 +307,36 @@ function readTimestamps(schemas: JsonObject): Record<string, TimestampRule[]> {
     const declared = isObject(schema) ? schema['x-timestamps'] : undefined;
     if (declared === undefined || !isObject(schema)) continue;
     const where = `components.schemas.${name} x-timestamps`;
-    byKind[typeof schema.title === 'string' ? schema.title : name] = Object.entries(expectObject(declared, where)).map(([field, raw]) => {
-      const rule = expectObject(raw, `${where}.${field}`);
-      const set = rule.set;
-      if (set !== 'creation' && set !== 'change' && set !== 'transition') throw new Error(`${where}.${field}: set ${JSON.stringify(set)} is not creation, change or transition`);
-      const states = Array.isArray(rule.states) ? rule.states.map(String) : [];
-      if (set === 'transition' && states.length === 0) throw new Error(`${where}.${field}: a transition time names the states that set it`);
-      return { field, set, states, nullUntilChange: rule.null_until_change === true, ...(typeof rule.decision === 'string' ? { decision: rule.decision } : {}) };
-    });
+    byKind[typeof schema.title === 'string' ? schema.title : name] = Object.entries(expectObject(declared, where)).map(
+      ([field, raw]) => {
+        const rule = expectObject(raw, `${where}.${field}`);
+        const set = rule.set;
+        if (set !== 'creation' && set !== 'change' && set !== 'transition')
+          throw new Error(`${where}.${field}: set ${JSON.stringify(set)} is not creation, change or transition`);
+        const states = Array.isArray(rule.states) ? rule.states.map(String) : [];
+        if (set === 'transition' && states.length === 0)
+          throw new Error(`${where}.${field}: a transition time names the states that set it`);
+        return {
+          field,
+          set,
+          states,
+          nullUntilChange: rule.null_until_change === true,
+          ...(typeof rule.decision === 'string' ? { decision: rule.decision } : {}),
+        };
+      },
+    );
   }
   return byKind;
 }
 
-function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathItem: JsonObject, operation: JsonObject, timeFields: string[]): OperationModel {
+function readOperation(
+  doc: JsonObject,
+  path: string,
+  method: HttpMethod,
+  pathItem: JsonObject,
+  operation: JsonObject,
+  timeFields: string[],
+): OperationModel {
   const where = `${method.toUpperCase()} ${path}`;
   const operationId = expectString(operation.operationId, `${where} operationId`);
   const tags = Array.isArray(operation.tags) ? operation.tags.map(String) : [];
@@ -271,7 +344,9 @@ function readOperation(doc: JsonObject, path: string, method: HttpMethod, pathIt
   const validationError = readErrorAnswer(operation['x-validation-error'], `${where} x-validation-error`);
   const malformedBodyError = readErrorAnswer(operation['x-malformed-body-error'], `${where} x-malformed-body-error`);
   const raw = operation['x-error-triggers'];
-  const triggers = isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, JsonObject] => isObject(entry[1]))) : {};
+  const triggers = isObject(raw)
+    ? Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))
+    : {};
   const rateLimit = readRateLimit(doc, operation, where);
   const matches = readMatches(operation['x-matches'], where);
   const parameters = readParameters(doc, pathItem, operation, where);
@@ -330,7 +405,8 @@ export function readModel(doc: JsonObject): ApiModel {
   for (const [path, rawItem] of Object.entries(expectObject(doc.paths, 'paths'))) {
     const pathItem = expectObject(dereference(doc, rawItem), `path ${path}`);
     for (const method of METHODS) {
-      if (isObject(pathItem[method])) operations.push(readOperation(doc, path, method, pathItem, pathItem[method], timeFields));
+      if (isObject(pathItem[method]))
+        operations.push(readOperation(doc, path, method, pathItem, pathItem[method], timeFields));
     }
   }
   const webhooks: WebhookModel[] = [];

@@ -27,11 +27,18 @@ export interface Command<O extends Options> {
   module: string;
 }
 
-type Config<O extends Options> = { args: string[]; options: O & typeof STANDARD_OPTIONS; strict: true; allowPositionals: boolean };
+type Config<O extends Options> = {
+  args: string[];
+  options: O & typeof STANDARD_OPTIONS;
+  strict: true;
+  allowPositionals: boolean;
+};
 export type CommandValues<O extends Options> = ReturnType<typeof parseArgs<Config<O>>>['values'];
 
 /** What the command line asks for: text to print (help, version) and exit 0, or a run. */
-export type CommandLine<O extends Options> = { kind: 'print'; text: string } | { kind: 'run'; values: CommandValues<O>; positionals: string[] };
+export type CommandLine<O extends Options> =
+  | { kind: 'print'; text: string }
+  | { kind: 'run'; values: CommandValues<O>; positionals: string[] };
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -48,7 +55,12 @@ export class UsageError extends Error {
 export function parseCommandLine<O extends Options>(command: Command<O>, argv: readonly string[]): CommandLine<O> {
   let parsed: ReturnType<typeof parseArgs<Config<O>>>;
   try {
-    parsed = parseArgs<Config<O>>({ args: [...argv], options: { ...command.options, ...STANDARD_OPTIONS }, strict: true, allowPositionals: command.allowPositionals ?? false });
+    parsed = parseArgs<Config<O>>({
+      args: [...argv],
+      options: { ...command.options, ...STANDARD_OPTIONS },
+      strict: true,
+      allowPositionals: command.allowPositionals ?? false,
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), true);
   }
@@ -64,8 +76,14 @@ export interface Writable {
 }
 
 /** Prints a usage mistake the commands' one way; returns the exit status for it, 2. */
-export function refuse(command: Pick<Command<Options>, 'name' | 'usage'>, error: UsageError, stderr: Writable = process.stderr): 2 {
-  stderr.write(`${command.name}: ${error.message}\n${error.showUsage ? `\n${command.usage}\n` : 'Run with --help for every option.\n'}`);
+export function refuse(
+  command: Pick<Command<Options>, 'name' | 'usage'>,
+  error: UsageError,
+  stderr: Writable = process.stderr,
+): 2 {
+  stderr.write(
+    `${command.name}: ${error.message}\n${error.showUsage ? `\n${command.usage}\n` : 'Run with --help for every option.\n'}`,
+  );
   return 2;
 }
 

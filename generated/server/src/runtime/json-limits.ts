@@ -34,7 +34,8 @@ interface Pending {
 
 function pointerOf(entry: Pending): string {
   const tokens: string[] = [];
-  for (let at: Pending | undefined = entry; at?.parent !== undefined; at = at.parent) tokens.push(escapeToken(String(at.key)));
+  for (let at: Pending | undefined = entry; at?.parent !== undefined; at = at.parent)
+    tokens.push(escapeToken(String(at.key)));
   return tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`;
 }
 
@@ -42,12 +43,21 @@ function pointerOf(entry: Pending): string {
  * The first value of `body` (as JSON.parse gave it) that JSON cannot carry back or that nests deeper than
  * `maxDepth`, or undefined. Walks with its own stack, so a body of any depth is looked at without recursion.
  */
-export function findJsonLimitBreach(body: unknown, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): JsonLimitBreach | undefined {
-  if (typeof body !== 'object' || body === null) return scalarBreach(body, { value: body, depth: 0, parent: undefined, key: '' });
+export function findJsonLimitBreach(
+  body: unknown,
+  maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
+): JsonLimitBreach | undefined {
+  if (typeof body !== 'object' || body === null)
+    return scalarBreach(body, { value: body, depth: 0, parent: undefined, key: '' });
   const stack: Pending[] = [{ value: body, depth: 1, parent: undefined, key: '' }];
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const { value, depth } = entry;
-    if (depth > maxDepth) return { path: pointerOf(entry), message: `must not nest objects and arrays more than ${maxDepth} levels deep`, keyword: 'maxDepth' };
+    if (depth > maxDepth)
+      return {
+        path: pointerOf(entry),
+        message: `must not nest objects and arrays more than ${maxDepth} levels deep`,
+        keyword: 'maxDepth',
+      };
     // Children are read in place, without an array of entries per object: this walks every JSON body.
     if (Array.isArray(value)) {
       for (let index = 0; index < value.length; index += 1) {
@@ -58,7 +68,12 @@ export function findJsonLimitBreach(body: unknown, maxDepth: number = DEFAULT_MA
       const object = value as Record<string, unknown>;
       for (const key of Object.keys(object)) {
         // The name is looked at before any value under it, so a breach's pointer is always text.
-        if (NOT_TEXT.test(key)) return { path: pointerOf(entry), message: `must have member names that are ${TEXT_RULE}`, keyword: 'propertyNames' };
+        if (NOT_TEXT.test(key))
+          return {
+            path: pointerOf(entry),
+            message: `must have member names that are ${TEXT_RULE}`,
+            keyword: 'propertyNames',
+          };
         const breach = visitChild(object[key], key, entry, stack);
         if (breach) return breach;
       }
@@ -68,7 +83,12 @@ export function findJsonLimitBreach(body: unknown, maxDepth: number = DEFAULT_MA
 }
 
 /** A child that breaks a limit by itself (a number JSON cannot carry, text no store keeps), or undefined; objects and arrays go on the stack. */
-function visitChild(child: unknown, key: string | number, parent: Pending, stack: Pending[]): JsonLimitBreach | undefined {
+function visitChild(
+  child: unknown,
+  key: string | number,
+  parent: Pending,
+  stack: Pending[],
+): JsonLimitBreach | undefined {
   if (typeof child === 'object' && child !== null) {
     stack.push({ value: child, depth: parent.depth + 1, parent, key });
     return undefined;
@@ -77,7 +97,15 @@ function visitChild(child: unknown, key: string | number, parent: Pending, stack
 }
 
 function scalarBreach(value: unknown, entry: Pending): JsonLimitBreach | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path: pointerOf(entry), message: `must be a number JSON can carry: at most ${Number.MAX_VALUE} in magnitude`, keyword: 'type' };
-  if (typeof value === 'string' && NOT_TEXT.test(value)) return { path: pointerOf(entry), message: `must be ${TEXT_RULE}`, keyword: 'pattern' };
+  if (typeof value === 'number')
+    return Number.isFinite(value)
+      ? undefined
+      : {
+          path: pointerOf(entry),
+          message: `must be a number JSON can carry: at most ${Number.MAX_VALUE} in magnitude`,
+          keyword: 'type',
+        };
+  if (typeof value === 'string' && NOT_TEXT.test(value))
+    return { path: pointerOf(entry), message: `must be ${TEXT_RULE}`, keyword: 'pattern' };
   return undefined;
 }

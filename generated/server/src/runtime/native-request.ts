@@ -41,7 +41,10 @@ export const NATIVE_HANDLER: unique symbol = Symbol.for('payments-contract.nativ
 export type WithNative<F> = F & { readonly [NATIVE_HANDLER]?: NativeHandler };
 
 /** Gives a fetch-standard handler its native entry (the same function is returned). */
-export function withNativeHandler<F extends (request: Request) => Promise<Response>>(handler: F, native: NativeHandler): F & { readonly [NATIVE_HANDLER]: NativeHandler } {
+export function withNativeHandler<F extends (request: Request) => Promise<Response>>(
+  handler: F,
+  native: NativeHandler,
+): F & { readonly [NATIVE_HANDLER]: NativeHandler } {
   return Object.assign(handler, { [NATIVE_HANDLER]: native });
 }
 

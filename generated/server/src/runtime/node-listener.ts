@@ -2,7 +2,15 @@
 
 // Serves a fetch-standard handler, `(request: Request) => Promise<Response>` (the generated router, the
 // webhook receiver), on Node's http/https servers: `createServer(toNodeListener(router)).listen(...)`.
-import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { nativeHandlerOf, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
@@ -175,7 +183,10 @@ class BodyCollector {
     this.stop();
     const chunks = this.#chunks;
     try {
-      this.resolve({ kind: 'text', text: utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size)) });
+      this.resolve({
+        kind: 'text',
+        text: utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size)),
+      });
     } catch {
       this.resolve({ kind: 'not-utf8' });
     }
@@ -193,7 +204,11 @@ class BodyCollector {
   }
 
   private stop(): void {
-    this.message.off('data', this.#onData).off('end', this.#onEnd).off('error', this.#onError).off('close', this.#onClose);
+    this.message
+      .off('data', this.#onData)
+      .off('end', this.#onEnd)
+      .off('error', this.#onError)
+      .off('close', this.#onClose);
   }
 }
 
@@ -207,7 +222,8 @@ function readMessageBody(message: IncomingMessage, maxBytes: number): Promise<Bo
   // A GET or HEAD has no body unless it declares one: fetch cannot send one, but a raw HTTP client can, and an
   // operation that documents a malformed-body error for a GET must see the body to answer it.
   const declaresBody = !Number.isNaN(declared) || message.headers['transfer-encoding'] !== undefined;
-  if ((message.method === 'GET' || message.method === 'HEAD') && !declaresBody) return Promise.resolve({ kind: 'text', text: '' });
+  if ((message.method === 'GET' || message.method === 'HEAD') && !declaresBody)
+    return Promise.resolve({ kind: 'text', text: '' });
   return new Promise((resolve, reject) => void new BodyCollector(message, maxBytes, resolve, reject));
 }
 
@@ -255,7 +271,9 @@ class NodeNativeRequest implements NativeRequest {
     if (this.#request) return this.#request;
     const { message } = this;
     const url = targetUrl(message.url ?? '/', this.origin) ?? new URL(`${this.origin}/`);
-    return (this.#request = this.#bodyText ? new Request(url, { method: this.method, headers: toHeaders(message) }) : toRequest(message, url));
+    return (this.#request = this.#bodyText
+      ? new Request(url, { method: this.method, headers: toHeaders(message) })
+      : toRequest(message, url));
   }
 }
 
@@ -331,7 +349,10 @@ class AnswerBatch {
  * Adapts a fetch-standard handler to Node. `origin` fills the scheme and host of the request URL (Node
  * only sees the path). A handler that throws gets a generic JSON 500; the error goes to `onError`.
  */
-export function toNodeListener(handler: FetchHandler, options: { origin: string; onError?: (error: unknown) => void }): RequestListener {
+export function toNodeListener(
+  handler: FetchHandler,
+  options: { origin: string; onError?: (error: unknown) => void },
+): RequestListener {
   // A handler with a native entry (the generated router) is served without web Request/Response objects.
   const native: NativeHandler | undefined = nativeHandlerOf(handler);
   const batch = new AnswerBatch(options.onError);
@@ -342,8 +363,7 @@ export function toNodeListener(handler: FetchHandler, options: { origin: string;
           const answer = await native(new NodeNativeRequest(message, options.origin));
           if (!message.complete) closeWhenSent(message);
           batch.add(answer, out);
-        }
-        else {
+        } else {
           const url = targetUrl(message.url ?? '/', options.origin);
           if (url) await writeResponse(await handler(toRequest(message, url)), out);
           else writeAnswer(protocolErrorAnswer(PROTOCOL_ERRORS.invalidTarget), out);
@@ -363,10 +383,22 @@ export interface ProtocolError {
 }
 
 export const PROTOCOL_ERRORS = {
-  invalidRequest: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'The request is not valid HTTP/1.1 (an unknown method, a broken request line, header or chunk).' },
+  invalidRequest: {
+    status: 400,
+    error_code: 'INVALID_HTTP_REQUEST',
+    message: 'The request is not valid HTTP/1.1 (an unknown method, a broken request line, header or chunk).',
+  },
   invalidTarget: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'The request target is not a path.' },
-  connect: { status: 400, error_code: 'INVALID_HTTP_REQUEST', message: 'This service does not accept CONNECT: send requests to its paths.' },
-  headersTooLarge: { status: 431, error_code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message: 'The request headers are larger than this server accepts.' },
+  connect: {
+    status: 400,
+    error_code: 'INVALID_HTTP_REQUEST',
+    message: 'This service does not accept CONNECT: send requests to its paths.',
+  },
+  headersTooLarge: {
+    status: 431,
+    error_code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    message: 'The request headers are larger than this server accepts.',
+  },
   timeout: { status: 408, error_code: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time.' },
   expectation: { status: 417, error_code: 'EXPECTATION_FAILED', message: 'Only "Expect: 100-continue" is supported.' },
 } as const satisfies Record<string, ProtocolError>;
@@ -379,7 +411,11 @@ export interface NodeServerOptions {
 }
 
 function protocolErrorAnswer(error: ProtocolError): NativeAnswer {
-  return { status: error.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error_code: error.error_code, message: error.message }) };
+  return {
+    status: error.status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ error_code: error.error_code, message: error.message }),
+  };
 }
 
 /**

@@ -93,7 +93,8 @@ function matchTemplate<T>(template: CompiledTemplate<T>, segments: string[]): Re
     }
     const found = compiled.pattern.exec(segment);
     if (!found) return undefined;
-    for (let position = 0; position < compiled.names.length; position += 1) params[compiled.names[position] as string] = found[position + 1] as string;
+    for (let position = 0; position < compiled.names.length; position += 1)
+      params[compiled.names[position] as string] = found[position + 1] as string;
   }
   return params;
 }
@@ -102,7 +103,9 @@ function matchTemplate<T>(template: CompiledTemplate<T>, segments: string[]): Re
  * The templates that can match a path, by its number of segments and its first segment, most specific first
  * (the order of `templates`): a request is tried against a handful of templates, not all of them.
  */
-function candidatesByShape<T>(templates: readonly CompiledTemplate<T>[]): (segments: readonly string[]) => readonly CompiledTemplate<T>[] {
+function candidatesByShape<T>(
+  templates: readonly CompiledTemplate<T>[],
+): (segments: readonly string[]) => readonly CompiledTemplate<T>[] {
   const byLength = new Map<number, { byFirst: Map<string, CompiledTemplate<T>[]>; anyFirst: CompiledTemplate<T>[] }>();
   for (const template of templates) {
     let shape = byLength.get(template.segments.length);
@@ -114,7 +117,12 @@ function candidatesByShape<T>(templates: readonly CompiledTemplate<T>[]): (segme
   // Each first-segment list also holds the templates whose first segment is a parameter, in the overall order.
   for (const [length, shape] of byLength) {
     for (const [first, list] of shape.byFirst) {
-      list.push(...templates.filter((t) => t.segments.length === length && (t.segments[0]?.literal === undefined || t.segments[0].literal === first)));
+      list.push(
+        ...templates.filter(
+          (t) =>
+            t.segments.length === length && (t.segments[0]?.literal === undefined || t.segments[0].literal === first),
+        ),
+      );
     }
   }
   const none: CompiledTemplate<T>[] = [];
@@ -129,7 +137,9 @@ function candidatesByShape<T>(templates: readonly CompiledTemplate<T>[]): (segme
  * Compiles the routes once. The returned function finds the most specific template that matches the path
  * and has the method; when templates match but none has the method, the answer is `method-not-allowed`.
  */
-export function createPathMatcher<T>(routes: Iterable<RouteEntry<T>>): (method: string, pathname: string) => MatchResult<T> {
+export function createPathMatcher<T>(
+  routes: Iterable<RouteEntry<T>>,
+): (method: string, pathname: string) => MatchResult<T> {
   const byPath = new Map<string, CompiledTemplate<T>>();
   for (const route of routes) {
     const key = rawSegments(route.path).join('/');
@@ -143,7 +153,9 @@ export function createPathMatcher<T>(routes: Iterable<RouteEntry<T>>): (method: 
     if (template.methods.has(route.method)) throw new Error(`two routes for ${route.method} ${route.path}`);
     template.methods.set(route.method, route.value);
   }
-  const templates = [...byPath.values()].sort((a, b) => b.literalLength - a.literalLength || a.path.localeCompare(b.path));
+  const templates = [...byPath.values()].sort(
+    (a, b) => b.literalLength - a.literalLength || a.path.localeCompare(b.path),
+  );
   const candidates = candidatesByShape(templates);
 
   return (method, pathname) => {

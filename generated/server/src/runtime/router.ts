@@ -7,10 +7,25 @@
 // Nothing here knows an operation: statuses and codes come from the table, which comes from the contract.
 import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js';
 import { createPathMatcher } from './path-matcher.js';
-import { answerToResponse, nativeFromRequest, withNativeHandler, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
+import {
+  answerToResponse,
+  nativeFromRequest,
+  withNativeHandler,
+  type NativeAnswer,
+  type NativeHandler,
+  type NativeRequest,
+} from './native-request.js';
 import { DEFAULT_MAX_JSON_DEPTH, findJsonLimitBreach } from './json-limits.js';
 import { mediaTypeOf, parseBody, parseJson, queryValues, type BodyMediaType } from './request-body.js';
-import { genericValidationError, toIssues, validationAnswer, validationErrorBody, type ErrorAnswer, type IssueLocation, type ValidationIssue } from './validation-errors.js';
+import {
+  genericValidationError,
+  toIssues,
+  validationAnswer,
+  validationErrorBody,
+  type ErrorAnswer,
+  type IssueLocation,
+  type ValidationIssue,
+} from './validation-errors.js';
 import type { OperationValidators, Validator } from './validator.js';
 
 export type { BasicCredentials } from './basic-auth.js';
@@ -23,7 +38,11 @@ export interface RouteDefinition {
   readonly method: string;
   readonly path: string;
   /** Declared parameter names per location; header names in lower case (matched case-insensitively). */
-  readonly parameters: { readonly path: readonly string[]; readonly query: readonly string[]; readonly header: readonly string[] };
+  readonly parameters: {
+    readonly path: readonly string[];
+    readonly query: readonly string[];
+    readonly header: readonly string[];
+  };
   readonly body?: { readonly mediaTypes: readonly BodyMediaType[]; readonly required: boolean };
   /** Every documented status with the `error_code` values documented for it (none for a success). */
   readonly responses: Readonly<Record<number, readonly string[]>>;
@@ -63,7 +82,10 @@ export interface RouterOptions<Principal> {
    * 7617) and returns the principal handed to handlers, or null for 401 INVALID_API_KEY. Compare keys in
    * constant time.
    */
-  authenticate: (credentials: BasicCredentials | null, request: Request) => Principal | null | Promise<Principal | null>;
+  authenticate: (
+    credentials: BasicCredentials | null,
+    request: Request,
+  ) => Principal | null | Promise<Principal | null>;
   /** Check every handler response against its documented schema; a broken one becomes 500. On in tests and development. */
   validateResponses?: boolean;
   /** Largest accepted request body, in bytes; larger gets 413. Default 1 MiB. */
@@ -87,7 +109,10 @@ export interface OperationCall<Principal> {
   request: NativeRequest;
 }
 
-export type AroundOperation<Principal> = (call: OperationCall<Principal>, next: () => Promise<NativeAnswer>) => Promise<NativeAnswer>;
+export type AroundOperation<Principal> = (
+  call: OperationCall<Principal>,
+  next: () => Promise<NativeAnswer>,
+) => Promise<NativeAnswer>;
 
 /** A handler as the generic router sees it; the generated `Handlers` type gives each one its real types. */
 export type AnyHandler<Principal> = (input: never, context: RequestContext<Principal>) => unknown;
@@ -99,7 +124,9 @@ export class ResponseContractError extends Error {
     readonly status: unknown,
     readonly issues: readonly ValidationIssue[],
   ) {
-    super(`${operationId} answered ${String(status)}, which the contract does not allow${issues.length > 0 ? `: ${issues.map((issue) => `${issue.path || '(body)'} ${issue.message}`).join('; ')}` : ''}`);
+    super(
+      `${operationId} answered ${String(status)}, which the contract does not allow${issues.length > 0 ? `: ${issues.map((issue) => `${issue.path || '(body)'} ${issue.message}`).join('; ')}` : ''}`,
+    );
     this.name = 'ResponseContractError';
   }
 }
@@ -107,7 +134,7 @@ export class ResponseContractError extends Error {
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const GENERIC_MESSAGES = {
   unauthorized: 'Send your secret API key as the user name of HTTP Basic authentication, with an empty password.',
-  server: 'The service could not complete the request. Check the object\'s state before retrying.',
+  server: "The service could not complete the request. Check the object's state before retrying.",
   malformed: 'The request body could not be parsed in its declared content type.',
 };
 
@@ -133,8 +160,15 @@ function errorResponse(answer: ErrorAnswer, message: string, headers?: Record<st
  * was most of the 401 path's allocation).
  */
 function unauthorized(route: RouteDefinition): NativeAnswer {
-  const body = JSON.stringify({ error_code: route.unauthorizedError.error_code, message: GENERIC_MESSAGES.unauthorized });
-  return { status: route.unauthorizedError.status, headers: { 'www-authenticate': 'Basic realm="payments"', 'content-type': 'application/json' }, body };
+  const body = JSON.stringify({
+    error_code: route.unauthorizedError.error_code,
+    message: GENERIC_MESSAGES.unauthorized,
+  });
+  return {
+    status: route.unauthorizedError.status,
+    headers: { 'www-authenticate': 'Basic realm="payments"', 'content-type': 'application/json' },
+    body,
+  };
 }
 
 function validationFailure(route: RouteDefinition, issues: ValidationIssue[]): NativeAnswer {
@@ -146,7 +180,10 @@ type Parsed = { ok: true; value: unknown; mediaType?: BodyMediaType } | { ok: fa
 
 /** The answer to a body that cannot be parsed in its declared content type. */
 function malformed(route: RouteDefinition): Parsed {
-  return { ok: false, response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed) };
+  return {
+    ok: false,
+    response: errorResponse(route.malformedBodyError ?? genericValidationError(route), GENERIC_MESSAGES.malformed),
+  };
 }
 
 interface BodyLimits {
@@ -155,15 +192,32 @@ interface BodyLimits {
 }
 
 /** Reads and parses the body the operation takes; `value` is undefined when there is none. */
-async function readBody(route: RouteDefinition, request: NativeRequest, { maxBytes, maxJsonDepth }: BodyLimits): Promise<Parsed> {
+async function readBody(
+  route: RouteDefinition,
+  request: NativeRequest,
+  { maxBytes, maxJsonDepth }: BodyLimits,
+): Promise<Parsed> {
   // Without a body in the contract the body is ignored (the caller does not read it), except that an operation
   // documenting a malformed-body error answers it for a non-empty body that is not JSON (decision
   // `get-disbursement-invalid-json`).
   const text = await request.readBody(maxBytes);
-  if (text.kind === 'too-large') return { ok: false, response: json(413, { error_code: 'REQUEST_ENTITY_TOO_LARGE', message: `The request body is larger than ${maxBytes} bytes.` }) };
+  if (text.kind === 'too-large')
+    return {
+      ok: false,
+      response: json(413, {
+        error_code: 'REQUEST_ENTITY_TOO_LARGE',
+        message: `The request body is larger than ${maxBytes} bytes.`,
+      }),
+    };
   if (text.kind === 'not-utf8') return malformed(route);
   if (text.text.trim() === '') {
-    if (route.body?.required) return { ok: false, response: validationFailure(route, [{ location: 'body', path: '', message: 'must have a request body', keyword: 'required' }]) };
+    if (route.body?.required)
+      return {
+        ok: false,
+        response: validationFailure(route, [
+          { location: 'body', path: '', message: 'must have a request body', keyword: 'required' },
+        ]),
+      };
     return { ok: true, value: undefined };
   }
   if (!route.body) return parseJson(text.text).ok ? { ok: true, value: undefined } : malformed(route);
@@ -172,7 +226,10 @@ async function readBody(route: RouteDefinition, request: NativeRequest, { maxByt
   const mediaType = route.body.mediaTypes.find((type) => type === mediaTypeOf(request.header('content-type')));
   if (!mediaType) {
     const message = `must be one of: ${route.body.mediaTypes.join(', ')}`;
-    return { ok: false, response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]) };
+    return {
+      ok: false,
+      response: validationFailure(route, [{ location: 'header', path: '/content-type', message, keyword: 'enum' }]),
+    };
   }
   const parsed = parseBody(text.text, mediaType);
   if (!parsed.ok) return malformed(route);
@@ -189,7 +246,12 @@ function check(location: IssueLocation, validator: Validator | undefined, data: 
 }
 
 /** `check` adding to `issues`: a valid part (the common case) allocates nothing. */
-function collectIssues(issues: ValidationIssue[], location: IssueLocation, validator: Validator | undefined, data: unknown): void {
+function collectIssues(
+  issues: ValidationIssue[],
+  location: IssueLocation,
+  validator: Validator | undefined,
+  data: unknown,
+): void {
   if (!validator || validator(data)) return;
   for (const issue of toIssues(location, validator.errors)) issues.push(issue);
 }
@@ -215,7 +277,12 @@ function isHandlerResponse(value: unknown): value is HandlerResponse<number, unk
 }
 
 /** The handler's answer, or the contract violation it commits. */
-function toResponse(operationId: string, route: RouteDefinition, result: unknown, validate: boolean): NativeAnswer | ResponseContractError {
+function toResponse(
+  operationId: string,
+  route: RouteDefinition,
+  result: unknown,
+  validate: boolean,
+): NativeAnswer | ResponseContractError {
   if (!isHandlerResponse(result)) return new ResponseContractError(operationId, undefined, []);
   if (!(result.status in route.responses)) return new ResponseContractError(operationId, result.status, []);
   if (validate) {
@@ -262,8 +329,17 @@ export function createRouter<Principal, Table extends RouteTable>(
 ): (request: Request) => Promise<Response> {
   // Object.entries forgets the key type; these are exactly the table's own keys.
   const routes = Object.entries(table) as [keyof Table & string, RouteDefinition][];
-  const match = createPathMatcher(routes.map(([operationId, route]) => ({ method: route.method, path: route.path, value: { operationId, route, queryNames: new Set(route.parameters.query) } })));
-  const bodyLimits: BodyLimits = { maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH };
+  const match = createPathMatcher(
+    routes.map(([operationId, route]) => ({
+      method: route.method,
+      path: route.path,
+      value: { operationId, route, queryNames: new Set(route.parameters.query) },
+    })),
+  );
+  const bodyLimits: BodyLimits = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+  };
   const validateResponses = options.validateResponses === true;
   const report = (error: unknown, request: NativeRequest): void => {
     if (!options.onError) return;
@@ -275,15 +351,27 @@ export function createRouter<Principal, Table extends RouteTable>(
   };
 
   /** One request of a matched operation; whatever it throws becomes the generic 500. */
-  async function handle(request: NativeRequest, operationId: keyof Table & string, route: RouteDefinition, queryNames: ReadonlySet<string>, pathParams: Record<string, string>): Promise<NativeAnswer> {
+  async function handle(
+    request: NativeRequest,
+    operationId: keyof Table & string,
+    route: RouteDefinition,
+    queryNames: ReadonlySet<string>,
+    pathParams: Record<string, string>,
+  ): Promise<NativeAnswer> {
     try {
       const credentials = parseBasicAuthorization(request.header('authorization'));
       // The Request is made only for an `authenticate` that can read it (one declaring exactly one parameter cannot).
-      const authenticated = options.authenticate.length === 1 ? options.authenticate(credentials, undefined as never) : options.authenticate(credentials, request.toRequest());
+      const authenticated =
+        options.authenticate.length === 1
+          ? options.authenticate(credentials, undefined as never)
+          : options.authenticate(credentials, request.toRequest());
       // Awaited only when it is a promise: every await is a turn of the microtask queue, on every request.
       const principal = authenticated instanceof Promise ? await authenticated : authenticated;
       if (principal === null) return unauthorized(route);
-      if (options.around) return await options.around({ principal, operationId, request }, () => operate(request, operationId, route, queryNames, pathParams, principal));
+      if (options.around)
+        return await options.around({ principal, operationId, request }, () =>
+          operate(request, operationId, route, queryNames, pathParams, principal),
+        );
       // Never rejects (it answers the generic 500 itself): returned as it is, without a turn of its own.
       return operate(request, operationId, route, queryNames, pathParams, principal);
     } catch (error) {
@@ -293,7 +381,14 @@ export function createRouter<Principal, Table extends RouteTable>(
   }
 
   /** The operation itself, for a known caller: body, validation, handler, and the answer's check. */
-  async function operate(request: NativeRequest, operationId: keyof Table & string, route: RouteDefinition, queryNames: ReadonlySet<string>, pathParams: Record<string, string>, principal: Principal): Promise<NativeAnswer> {
+  async function operate(
+    request: NativeRequest,
+    operationId: keyof Table & string,
+    route: RouteDefinition,
+    queryNames: ReadonlySet<string>,
+    pathParams: Record<string, string>,
+    principal: Principal,
+  ): Promise<NativeAnswer> {
     try {
       const body = route.body || route.malformedBodyError ? await readBody(route, request, bodyLimits) : NO_BODY;
       if (!body.ok) return body.response;
@@ -308,7 +403,13 @@ export function createRouter<Principal, Table extends RouteTable>(
       collectIssues(issues, 'path', validators.path, input.path);
       collectIssues(issues, 'query', validators.query, input.query);
       collectIssues(issues, 'header', validators.header, input.header);
-      if (body.value !== undefined) collectIssues(issues, 'body', body.mediaType === 'application/x-www-form-urlencoded' ? validators.form : validators.body, body.value);
+      if (body.value !== undefined)
+        collectIssues(
+          issues,
+          'body',
+          body.mediaType === 'application/x-www-form-urlencoded' ? validators.form : validators.body,
+          body.value,
+        );
       if (issues.length > 0) return validationFailure(route, issues);
 
       const handler: AnyHandler<Principal> = handlers[operationId];
@@ -329,13 +430,23 @@ export function createRouter<Principal, Table extends RouteTable>(
   // Not itself async: an async function around `handle` would cost every request another promise and turn.
   const native: NativeHandler = (request) => {
     const found = match(request.method.toUpperCase(), request.pathname);
-    if (found.kind === 'not-found') return Promise.resolve(json(404, { error_code: 'NOT_FOUND', message: 'No operation has this path.' }));
+    if (found.kind === 'not-found')
+      return Promise.resolve(json(404, { error_code: 'NOT_FOUND', message: 'No operation has this path.' }));
     if (found.kind === 'method-not-allowed') {
-      return Promise.resolve(json(405, { error_code: 'METHOD_NOT_ALLOWED', message: `This path accepts ${found.allow.join(', ')}.` }, { allow: found.allow.join(', ') }));
+      return Promise.resolve(
+        json(
+          405,
+          { error_code: 'METHOD_NOT_ALLOWED', message: `This path accepts ${found.allow.join(', ')}.` },
+          { allow: found.allow.join(', ') },
+        ),
+      );
     }
     const { operationId, route, queryNames } = found.value;
     return handle(request, operationId, route, queryNames, found.params);
   };
 
-  return withNativeHandler(async (request: Request) => answerToResponse(await native(nativeFromRequest(request))), native);
+  return withNativeHandler(
+    async (request: Request) => answerToResponse(await native(nativeFromRequest(request))),
+    native,
+  );
 }

@@ -28,39 +28,104 @@ export function parametersOf(pathItem: Located | undefined, operation: Located):
       if (!isObject(located.node)) return;
       const name = String(located.node.name);
       const where = String(located.node.in);
-      byKey.set(`${where}:${where === 'header' ? name.toLowerCase() : name}`, { name, in: where, required: located.node.required === true, located });
+      byKey.set(`${where}:${where === 'header' ? name.toLowerCase() : name}`, {
+        name,
+        in: where,
+        required: located.node.required === true,
+        located,
+      });
     });
   }
   return byKey;
 }
 
 /** Compares the parameters of one operation (or webhook) and its counterpart. */
-export function compareParameterSets(subject: string, flow: Flow, before: Map<string, ParameterAt>, after: Map<string, ParameterAt>, pointers: { old: string; new: string }): Finding[] {
+export function compareParameterSets(
+  subject: string,
+  flow: Flow,
+  before: Map<string, ParameterAt>,
+  after: Map<string, ParameterAt>,
+  pointers: { old: string; new: string },
+): Finding[] {
   const out: Finding[] = [];
   for (const [key, parameter] of before) {
     const match = after.get(key);
     const label = `${subject}: the ${parameter.in} parameter \`${parameter.name}\``;
     if (!match) {
-      out.push(...findings({ rule: 'parameter-removed', family: 'parameters', old: parameter.located.pointer, new: pointers.new, change: `${label} was removed.` }, verdictsOf(parameter.required ? 'removes' : 'removes-optional', flow)));
+      out.push(
+        ...findings(
+          {
+            rule: 'parameter-removed',
+            family: 'parameters',
+            old: parameter.located.pointer,
+            new: pointers.new,
+            change: `${label} was removed.`,
+          },
+          verdictsOf(parameter.required ? 'removes' : 'removes-optional', flow),
+        ),
+      );
       continue;
     }
     if (!parameter.required && match.required) {
-      out.push(...findings({ rule: 'parameter-became-required', family: 'parameters', old: parameter.located.pointer, new: match.located.pointer, change: `${label} became required.` }, verdictsOf('narrows', flow)));
+      out.push(
+        ...findings(
+          {
+            rule: 'parameter-became-required',
+            family: 'parameters',
+            old: parameter.located.pointer,
+            new: match.located.pointer,
+            change: `${label} became required.`,
+          },
+          verdictsOf('narrows', flow),
+        ),
+      );
     } else if (parameter.required && !match.required) {
-      out.push(...findings({ rule: 'parameter-became-optional', family: 'parameters', old: parameter.located.pointer, new: match.located.pointer, change: `${label} became optional.` }, verdictsOf('widens', flow)));
+      out.push(
+        ...findings(
+          {
+            rule: 'parameter-became-optional',
+            family: 'parameters',
+            old: parameter.located.pointer,
+            new: match.located.pointer,
+            change: `${label} became optional.`,
+          },
+          verdictsOf('widens', flow),
+        ),
+      );
     }
-    compareSchemas({ flow, family: 'parameters', subject: label, out }, member(parameter.located, 'schema'), member(match.located, 'schema'));
+    compareSchemas(
+      { flow, family: 'parameters', subject: label, out },
+      member(parameter.located, 'schema'),
+      member(match.located, 'schema'),
+    );
   }
   for (const [key, parameter] of after) {
     if (before.has(key)) continue;
     const label = `${subject}: the ${parameter.in} parameter \`${parameter.name}\``;
-    out.push(...findings({ rule: parameter.required ? 'required-parameter-added' : 'optional-parameter-added', family: 'parameters', old: pointers.old, new: parameter.located.pointer, change: `${label} was added as ${parameter.required ? 'required' : 'optional'}.` }, verdictsOf(parameter.required ? 'narrows' : 'adds', flow)));
+    out.push(
+      ...findings(
+        {
+          rule: parameter.required ? 'required-parameter-added' : 'optional-parameter-added',
+          family: 'parameters',
+          old: pointers.old,
+          new: parameter.located.pointer,
+          change: `${label} was added as ${parameter.required ? 'required' : 'optional'}.`,
+        },
+        verdictsOf(parameter.required ? 'narrows' : 'adds', flow),
+      ),
+    );
   }
   return out;
 }
 
 export function compareParameters(old: JsonObject, neu: JsonObject): Finding[] {
   return matchedOperations(old, neu).flatMap(([before, after]) =>
-    compareParameterSets(before.name, 'request', parametersOf(before.pathItem, before.operation), parametersOf(after.pathItem, after.operation), { old: child(before.operation.pointer, 'parameters'), new: child(after.operation.pointer, 'parameters') }),
+    compareParameterSets(
+      before.name,
+      'request',
+      parametersOf(before.pathItem, before.operation),
+      parametersOf(after.pathItem, after.operation),
+      { old: child(before.operation.pointer, 'parameters'), new: child(after.operation.pointer, 'parameters') },
+    ),
   );
 }
