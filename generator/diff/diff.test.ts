@@ -2,7 +2,7 @@
 // give (rule, party, severity). Then the changes a generic OpenAPI diff cannot see, by name: the two
 // contracts are the same once the vendor extensions are set aside, and the check still reports them.
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonObject } from '../model/types.js';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 import { diffContracts } from './diff.js';
 import { twentyChanges } from './bench.js';
 import { formatJson, formatMarkdown, formatText, groupByChange } from './format.js';

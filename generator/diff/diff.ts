@@ -1,5 +1,5 @@
 // The contract change check: every rule family over two bundled contracts, findings worst first.
-import type { JsonObject } from '../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { isObject } from './json.js';
 import { compareDecisions, compareRootExtensions } from './rules/decisions.js';
 import { compareErrorAnswers } from './rules/error-answers.js';

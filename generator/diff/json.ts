@@ -1,7 +1,7 @@
 // Small helpers over the bundled documents: equality, references followed with their pointers, and
 // pointer building. Kept apart from the rules so each rule reads as the comparison it makes.
-import { escapePointerToken, isObject } from '../model/read-model.js';
-import type { Json, JsonObject } from '../model/types.js';
+import { escapePointerToken, isObject } from '@payments-contract/model';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 import type { Located } from './types.js';
 
 export { isObject };

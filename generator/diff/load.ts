@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { JsonObject } from '../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { isObject } from './json.js';
 
 /** Which contract of a revision: the service's (spec/openapi.yaml) or the sandbox control API's. */

@@ -2,7 +2,7 @@
 // and reports each difference with its effect on the set of valid messages; verdicts.ts turns the effect
 // into a verdict per party from the direction the message flows. `x-error-codes` (which code a failing
 // keyword yields) is compared here too, where the keyword is.
-import type { Json } from '../model/types.js';
+import type { Json } from '@payments-contract/model/types';
 import { deepEqual, isObject, list, member, resolve, show } from './json.js';
 import type { Family, Finding, Located } from './types.js';
 import { explicit, findings, verdictsOf, type Effect, type Flow, type Verdict } from './verdicts.js';

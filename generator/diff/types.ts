@@ -1,7 +1,7 @@
 // What the contract change check reports. A finding is one difference seen by one party: the same change
 // is usually reported twice (once for clients, once for servers), each with its own severity, because a
 // relaxed request bound is harmless to a caller and a new obligation for an implementer.
-import type { Json, JsonObject } from '../model/types.js';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 
 export type Severity = 'breaking' | 'potentially-breaking' | 'non-breaking';
 /** Worst first: the order reports list findings in and `--fail-on` compares with. */

@@ -2,7 +2,7 @@
 // itself) and the document-level vendor extensions no other rule reads (the control contract's pointers
 // for tools: x-clock-advance, x-callback-deliveries...). A decision whose wording of what the service
 // does changes is worth a reviewer's look: the behaviour it states may have changed with no schema change.
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, deepEqual, isObject, show } from '../json.js';
 import type { Finding } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

@@ -3,7 +3,7 @@
 // `x-error-triggers` (what makes the service answer each documented code). A generic tool sees none of
 // these: a client that switches on API_VALIDATION_ERROR breaks when a violation starts answering another
 // status or code, with no schema changed.
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, deepEqual, isObject, member, show } from '../json.js';
 import type { Finding, Located } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

@@ -1,7 +1,7 @@
 // Paths and operations: an operation is the same when its method and path are; one found under another
 // path with the same operationId was moved. Removing or moving one breaks clients; adding one obliges
 // every server to implement it.
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, isObject, resolve } from '../json.js';
 import type { Finding, Located } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

@@ -1,6 +1,6 @@
 // Parameters (path, query, header) of operations and webhooks, matched by location and name (header
 // names case-insensitively). A parameter of a webhook is sent by the service and read by the receiver.
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, isObject, member, resolve } from '../json.js';
 import { compareSchemas } from '../schema.js';
 import type { Finding, Located } from '../types.js';

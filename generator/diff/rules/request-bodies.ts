@@ -1,6 +1,6 @@
 // Request bodies of operations: whether one is required, its media types and its schema (compared with
 // the request flow: a tightened bound breaks clients, a relaxed one obliges servers).
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { entriesOf, isObject, member, resolve } from '../json.js';
 import { compareSchemas } from '../schema.js';
 import type { Finding, Located } from '../types.js';

@@ -2,8 +2,8 @@
 // or enum breaks clients, a field made required obliges servers) and the error codes documented per
 // status. An error code added to a status breaks a client's exhaustive switch over the generated union
 // of codes even though a generic tool only sees "an enum value was added to a response".
-import { errorCodesOf } from '../../model/read-model.js';
-import type { JsonObject } from '../../model/types.js';
+import { errorCodesOf } from '@payments-contract/model';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, entriesOf, member, resolve } from '../json.js';
 import { compareSchemas } from '../schema.js';
 import type { Finding, Located } from '../types.js';

@@ -2,7 +2,7 @@
 // and the definitions of the schemes. Requirements are alternatives: removing one refuses the clients
 // that use it; adding one obliges servers to accept it. A scheme whose definition changes (type, HTTP
 // scheme, header name) breaks everyone who speaks it, the callback receivers for the callback token.
-import type { Json, JsonObject } from '../../model/types.js';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 import { child, isObject, list, show } from '../json.js';
 import type { Finding, Party } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

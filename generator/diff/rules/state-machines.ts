@@ -2,7 +2,7 @@
 // condition, effects). A generic tool may see a status enum widened, and sees nothing of a transition
 // added, removed or given other effects (another callback, money moved differently), which change what
 // clients and callback receivers observe.
-import type { Json, JsonObject } from '../../model/types.js';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 import { child, deepEqual, isObject, list, show } from '../json.js';
 import type { Finding, Party, Severity } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

@@ -2,7 +2,7 @@
 // test value gives which outcome. A value whose outcome changed breaks every merchant test suite that
 // uses it, although no schema changed; adding an outcome for a value changes that value's outcome too
 // (it completed by default before).
-import type { Json, JsonObject } from '../../model/types.js';
+import type { Json, JsonObject } from '@payments-contract/model/types';
 import { child, deepEqual, isObject, member, show } from '../json.js';
 import type { Finding, Located } from '../types.js';
 import { explicit, findings } from '../verdicts.js';

@@ -2,7 +2,7 @@
 // direction flips: a field added as required in a callback body is fine for receivers (they get more),
 // a field removed or an enum widened is not. A callback kind added or removed, and `x-delivery` (how the
 // service delivers it: attempts, spacing, acknowledgement, destination) are compared here too.
-import type { JsonObject } from '../../model/types.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { child, isObject, member, resolve, show } from '../json.js';
 import type { Finding, Located } from '../types.js';
 import { explicit, findings, type Verdict } from '../verdicts.js';
