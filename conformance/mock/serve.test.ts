@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers } from '../../generator/tests/processes/answers.js';
-import { isRunning, killRunning, processTree } from '../../generator/tests/processes/processes.js';
+import { answers } from '../testing/answers.js';
+import { isRunning, killRunning, processTree } from '../testing/processes.js';
 import { loadContract } from '../contract.js';
 import { freePort } from './prism.js';
 import { startMock, type RunningMock } from './serve.js';

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { answers } from './processes/answers.js';
-import { isRunning, killRunning, processTree, type ProcessInfo } from './processes/processes.js';
+import { answers, isRunning, killRunning, processTree, type ProcessInfo } from '@payments-contract/conformance/testing';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 90_000; // a first `npm start` builds the docs
