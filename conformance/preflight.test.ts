@@ -4,9 +4,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxApp } from '../sandbox/app.js';
-import { defaultConfig } from '../sandbox/config.js';
-import { createSite, listen, type Listening } from '../sandbox/server.js';
+import {
+  createSandboxApp,
+  createSite,
+  defaultConfig,
+  listen,
+  type Listening,
+} from '@payments-contract/sandbox/testing';
 import { main, type CliIo } from './cli.js';
 import { loadContract } from './contract.js';
 import { preflight, preflightOperation } from './preflight.js';

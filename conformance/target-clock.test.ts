@@ -1,9 +1,14 @@
 // The suite reads the target's time before a run: a sandbox's clock where its control API offers one (which
 // earlier runs may have moved ahead of real time), else the Date header of any answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxApp, type SandboxApp } from '../sandbox/app.js';
-import { defaultConfig } from '../sandbox/config.js';
-import { createSite, listen, type Listening } from '../sandbox/server.js';
+import {
+  createSandboxApp,
+  createSite,
+  defaultConfig,
+  listen,
+  type Listening,
+  type SandboxApp,
+} from '@payments-contract/sandbox/testing';
 import { loadContract } from './contract.js';
 import { createHttpClient } from './http.js';
 import { createTargetClock, syncTargetClock } from './target-clock.js';

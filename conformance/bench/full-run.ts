@@ -21,13 +21,13 @@
 // suite; only SANDBOX_MERCHANTS adds a second merchant, which changes no timing and lets the isolation
 // check run instead of skipping.
 import {
+  contractRetryDelayMs,
   DEFAULT_LIVE_SECRET_KEY,
   DEFAULT_TEST_CALLBACK_TOKEN,
   DEFAULT_TEST_SECRET_KEY,
-  contractRetryDelayMs,
-} from '../../sandbox/config.js';
-import { startSandboxProcess } from '../../sandbox/reliability/sandbox-process.js';
-import { TEST_MERCHANTS } from '../../sandbox/testing/index.js';
+  startSandboxProcess,
+  TEST_MERCHANTS,
+} from '@payments-contract/sandbox/testing';
 import { formatSummary } from '../report/summary.js';
 import { createProgress } from '../report/terminal.js';
 import { runConformance } from '../run.js';

@@ -8,9 +8,15 @@
 // clock (x-clock-advance) and times them from its delivery records (x-callback-deliveries), so the 30 s
 // spacing costs no waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxApp, type SandboxAppOptions } from '../../sandbox/app.js';
-import { defaultConfig, type SandboxConfig } from '../../sandbox/config.js';
-import { createSite, listen, type Listening } from '../../sandbox/server.js';
+import {
+  createSandboxApp,
+  createSite,
+  defaultConfig,
+  listen,
+  type Listening,
+  type SandboxAppOptions,
+  type SandboxConfig,
+} from '@payments-contract/sandbox/testing';
 import { formatSummary } from '../report/summary.js';
 import { runConformance } from '../run.js';
 import type { RunSummary } from '../types.js';

@@ -2,8 +2,7 @@
 // front that hands each request to the other sandbox than the one before: what one creates, the other reads,
 // updates, simulates and moves the clock of; callbacks go out from whichever sandbox claims each attempt.
 import { describe, expect, it } from 'vitest';
-import { startInProcessCluster, type InProcessCluster } from '../../sandbox/cluster/testing/in-process-cluster.js';
-import { useThrowawayPostgres } from '../../sandbox/store/postgres/testing/test-database.js';
+import { type InProcessCluster, startInProcessCluster, useThrowawayPostgres } from '@payments-contract/sandbox/testing';
 import { describeFullProfile } from './full-profile.js';
 
 const { server } = useThrowawayPostgres();

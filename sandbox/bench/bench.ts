@@ -32,7 +32,7 @@ import {
   STANDARD_USAGE_LINES,
   UsageError,
 } from '@payments-contract/server/runtime/command-line';
-import { startPrism } from '../../conformance/mock/prism.js';
+import { startPrism } from '@payments-contract/conformance/testing';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from '../platform/progressions.js';

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UniqueValues } from '../../conformance/workflows/data.js';
+import { UniqueValues } from '@payments-contract/conformance/testing';
 import type { DeliveryRecord } from '../callbacks/outbox.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { TEST_KEYS } from '../testing/index.js';

@@ -5,20 +5,31 @@
 // requests refer to (a customer, a payment method...) is provided first by the conformance suite's planning.
 import { describe, expect, it } from 'vitest';
 import type { Json, OperationModel } from '@payments-contract/contract/model/types';
-import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
-import type { Exchange, RequestSpec } from '../../conformance/http.js';
-import type { CheckResult } from '../../conformance/types.js';
-import { getPath, setPath, UniqueValues } from '../../conformance/workflows/data.js';
-import { firstRequest } from '../../conformance/workflows/idempotency-cases.js';
-import { planReferences, withReferences, type Provided } from '../../conformance/workflows/provision.js';
-import { resourceOperations, successStatuses, triggersOf } from '../../conformance/workflows/resources.js';
-import { refusal, refusalWhat, runScenario, type Scenario } from '../../conformance/workflows/scenario.js';
 import {
+  buildRequest,
+  type CheckResult,
   DEFAULT_WORKFLOW_SETTINGS,
+  type Exchange,
+  firstRequest,
   freshBody,
+  getPath,
+  isIdempotencyHeader,
   lookupRequest,
+  planReferences,
+  type Provided,
+  refusal,
+  refusalWhat,
+  type RequestSpec,
+  resourceOperations,
+  runScenario,
+  type Scenario,
+  setPath,
+  successStatuses,
+  triggersOf,
+  UniqueValues,
+  withReferences,
   type WorkflowEnv,
-} from '../../conformance/workflows/steps.js';
+} from '@payments-contract/conformance/testing';
 import { findingLines, liveContext } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';
 import { STORE_KINDS } from '../store/open-store.js';

@@ -2,7 +2,7 @@
 // operation is reached (decision `router-level-errors`) and the limits of a JSON body (decision
 // `json-body-limits`). Read from the decisions' text, so the suite restates neither.
 import { isObject } from '@payments-contract/contract/model';
-import type { Contract } from '../../conformance/contract.js';
+import { type Contract } from '@payments-contract/conformance/testing';
 
 function decisionText(contract: Contract, id: string): string | undefined {
   const decisions = contract.doc['x-decisions'];

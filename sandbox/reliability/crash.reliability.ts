@@ -6,9 +6,13 @@
 // its lookup), with the conformance suite's fresh example bodies.
 import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isIdempotencyHeader } from '../../conformance/data/requests.js';
-import { UniqueValues } from '../../conformance/workflows/data.js';
-import { identifierField, resourceOperations, successStatuses } from '../../conformance/workflows/resources.js';
+import {
+  identifierField,
+  isIdempotencyHeader,
+  resourceOperations,
+  successStatuses,
+  UniqueValues,
+} from '@payments-contract/conformance/testing';
 import { STORE_KINDS, type StoreKind } from '../store/open-store.js';
 import { liveContext, serviceContract } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';

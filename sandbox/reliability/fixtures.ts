@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
+import { type CallbackReceiver, startReceiver } from '@payments-contract/conformance/testing';
 import { serviceContract } from './live-conformance.js';
 import { startSandboxProcess, type SandboxProcessOptions, type SandboxProcess } from './sandbox-process.js';
 

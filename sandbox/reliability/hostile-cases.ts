@@ -7,11 +7,14 @@ import { isObject } from '@payments-contract/contract/model';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_MAX_BODY_BYTES } from '@payments-contract/server/runtime/router';
 import type { Json, OperationModel } from '@payments-contract/contract/model/types';
-import type { Contract } from '../../conformance/contract.js';
-import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
-import { ScenarioSkipped } from '../../conformance/workflows/scenario.js';
-import { freshBody } from '../../conformance/workflows/steps.js';
-import { schemaProperties } from '../../conformance/workflows/resources.js';
+import {
+  buildRequest,
+  type Contract,
+  freshBody,
+  isIdempotencyHeader,
+  ScenarioSkipped,
+  schemaProperties,
+} from '@payments-contract/conformance/testing';
 import { TEST_KEYS } from '../testing/index.js';
 import { maxJsonDepth } from './contract-facts.js';
 import * as hostile from './hostile-values.js';

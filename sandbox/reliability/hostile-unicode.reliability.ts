@@ -3,8 +3,7 @@
 // (issue 24). Each store must answer every probe as the contract says (the operation's validation error,
 // decision `json-body-text`); the figure printed per store is the count of 5xx answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapPool } from '../../conformance/pool.js';
-import { startReceiver, type CallbackReceiver } from '../../conformance/callbacks/receiver.js';
+import { type CallbackReceiver, mapPool, startReceiver } from '@payments-contract/conformance/testing';
 import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { unicodeTextCases } from './hostile-cases.js';

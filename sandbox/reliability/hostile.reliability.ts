@@ -3,7 +3,7 @@
 // answer must be a JSON answer with a documented status: never a 5xx, an empty or non-JSON body, a dropped
 // connection or a hang.
 import { describe, expect, it } from 'vitest';
-import { mapPool } from '../../conformance/pool.js';
+import { mapPool } from '@payments-contract/conformance/testing';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { useSandbox } from './fixtures.js';

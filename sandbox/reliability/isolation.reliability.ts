@@ -8,29 +8,34 @@
 import { describe, expect, it } from 'vitest';
 import { isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
-import type { Contract } from '../../conformance/contract.js';
-import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
-import type { Exchange, RequestSpec } from '../../conformance/http.js';
-import type { CheckContext } from '../../conformance/types.js';
-import { getPath, identifierFields, setPath, UniqueValues } from '../../conformance/workflows/data.js';
 import {
+  bodyExamples,
+  bodyReferences,
+  buildRequest,
   CannotProvide,
+  type CheckContext,
+  type Contract,
+  creatorOf,
+  DEFAULT_WORKFLOW_SETTINGS,
+  type Exchange,
+  freshBody,
+  getPath,
+  identifierFields,
   planProvision,
   planReferences,
-  withReferences,
   type Provided,
-} from '../../conformance/workflows/provision.js';
-import {
-  bodyReferences,
-  creatorOf,
   referencedKind,
+  type RequestSpec,
   resourceKind,
   resourceKinds,
   resourceOperations,
+  runScenario,
+  setPath,
   successStatuses,
-} from '../../conformance/workflows/resources.js';
-import { runScenario } from '../../conformance/workflows/scenario.js';
-import { DEFAULT_WORKFLOW_SETTINGS, freshBody, type WorkflowEnv } from '../../conformance/workflows/steps.js';
+  UniqueValues,
+  withReferences,
+  type WorkflowEnv,
+} from '@payments-contract/conformance/testing';
 import type { TestKeyName } from '../testing/index.js';
 import { controlContract, findingLines, liveContext, liveScenario, serviceContract } from './live-conformance.js';
 import { summaryLine } from './scale.js';

@@ -4,7 +4,7 @@
 // figures and asserts the zero counts.
 import { isObject } from '@payments-contract/contract/model';
 import type { OperationModel } from '@payments-contract/contract/model/types';
-import type { Contract } from '../../conformance/contract.js';
+import { type Contract } from '@payments-contract/conformance/testing';
 import { hostRefusals, routerLevelAnswers } from './contract-facts.js';
 import type { RawOutcome } from './raw-http.js';
 

@@ -1,13 +1,18 @@
 // The conformance suite's machinery pointed at a started sandbox with one of the test keys: its derived
 // provisioning (what a request refers to is created first), its fresh request bodies and its lookups. The
 // reliability tests build on them instead of listing operations or request bodies of their own.
-import { loadContract, type Contract } from '../../conformance/contract.js';
-import { responseFindings } from '../../conformance/expectations.js';
-import { createHttpClient } from '../../conformance/http.js';
-import type { CheckContext, Finding } from '../../conformance/types.js';
-import { UniqueValues } from '../../conformance/workflows/data.js';
-import { Scenario } from '../../conformance/workflows/scenario.js';
-import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowEnv } from '../../conformance/workflows/steps.js';
+import {
+  type CheckContext,
+  type Contract,
+  createHttpClient,
+  DEFAULT_WORKFLOW_SETTINGS,
+  type Finding,
+  loadContract,
+  responseFindings,
+  Scenario,
+  UniqueValues,
+  type WorkflowEnv,
+} from '@payments-contract/conformance/testing';
 import { DOCS } from '../server.js';
 import { TEST_KEYS, type TestKeyName } from '../testing/index.js';
 

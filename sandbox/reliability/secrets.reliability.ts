@@ -6,9 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { isObject } from '@payments-contract/contract/model';
 import type { Json } from '@payments-contract/contract/model/types';
-import type { Contract } from '../../conformance/contract.js';
-import { bodyExamples, buildRequest } from '../../conformance/data/requests.js';
-import { createHttpClient } from '../../conformance/http.js';
+import { bodyExamples, buildRequest, type Contract, createHttpClient } from '@payments-contract/conformance/testing';
 import { controlContract, serviceContract } from './live-conformance.js';
 import { summaryLine } from './scale.js';
 import { StartFailed, startSandboxProcess } from './sandbox-process.js';

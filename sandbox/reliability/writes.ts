@@ -3,16 +3,18 @@
 // key where the operation takes one, sent by many clients at once; and the checks that a write is there.
 import { randomUUID } from 'node:crypto';
 import type { Json, OperationModel } from '@payments-contract/contract/model/types';
-import { buildRequest, isIdempotencyHeader } from '../../conformance/data/requests.js';
-import type { RequestSpec } from '../../conformance/http.js';
-import type { UniqueValues } from '../../conformance/workflows/data.js';
 import {
   bodyReferences,
+  buildRequest,
+  freshBody,
   identifierField,
+  isIdempotencyHeader,
+  lookupRequest,
+  type RequestSpec,
   resourceOperations,
   successStatuses,
-} from '../../conformance/workflows/resources.js';
-import { freshBody, lookupRequest } from '../../conformance/workflows/steps.js';
+  type UniqueValues,
+} from '@payments-contract/conformance/testing';
 import { liveContext, liveScenario, serviceContract } from './live-conformance.js';
 
 /** The creations the load is made of: no references to other resources, and a way to read each back. */

@@ -2,9 +2,12 @@
 // its status documented, its body valid for that status, its error code documented, the headers the
 // contract declares (required ones present, numeric ones numbers). For answers the router's own response
 // validation never sees: those given in front of the operations (a rate limit's 429, a simulated fault).
-import { loadContract } from '../../conformance/contract.js';
-import { responseFindings } from '../../conformance/expectations.js';
-import { createHttpClient, type Exchange } from '../../conformance/http.js';
+import {
+  createHttpClient,
+  type Exchange,
+  loadContract,
+  responseFindings,
+} from '@payments-contract/conformance/testing';
 import type { RawAnswer } from './index.js';
 
 const contract = loadContract();

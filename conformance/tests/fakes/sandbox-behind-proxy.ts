@@ -1,7 +1,7 @@
 // Test support: the in-process sandbox (as the full profile runs it) for check tests, and the same sandbox
 // with one mistake in its answers behind a rewriting proxy, so a test sees a check pass against the reference
 // and fail against the mistake.
-import { defaultConfig } from '../../../sandbox/config.js';
+import { defaultConfig } from '@payments-contract/sandbox/testing';
 import { serveInProcess, type ServedSandbox } from '../full-profile.js';
 import { startRewritingProxy, type Proxy, type Rewrite } from './rewriting-proxy.js';
 
