@@ -14,8 +14,8 @@ export const SECRET_VARIABLES = {
 
 export const USAGE = `Usage: PAYMENTS_API_KEY=KEY payments-conformance --base-url URL [options]
 
-Checks a running implementation of the payments API against its contract (the bundled
-generated/openapi.json unless --spec names another version) and reports, operation by operation and
+Checks a running implementation of the payments API against its contract (the contract package's
+openapi.json unless --spec names another version) and reports, operation by operation and
 check by check, where it departs from it.
 
 Required:
