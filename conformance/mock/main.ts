@@ -12,7 +12,7 @@ import { startMock } from './serve.js';
 
 const USAGE = `Usage: npm run mock -- [--host HOST] [--port PORT]
 
-Serves generated/openapi.json: the generated router validates every request as the contract says, and
+Serves generated/contract/openapi.json: the generated router validates every request as the contract says, and
 Prism answers the valid ones with the contract's examples (send 'Prefer: code=404' to pick a status).
 
   --host HOST                address to listen on (default 127.0.0.1)
