@@ -96,7 +96,7 @@ export interface RunOptions {
   baseUrl: string;
   apiKey: string;
   profile: Profile;
-  /** Path of the bundled contract; default generated/openapi.json. */
+  /** Path of the bundled contract; default the contract package's openapi.json. */
   specPath?: string;
   /** Only checks or subjects matching (`check`, `subject` or `check:subject`, `*` wildcards). */
   only?: string[];
