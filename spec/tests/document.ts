@@ -1,4 +1,4 @@
-// Reads the bundled contract (generated/openapi.json) for the spec's own tests: the operations, the
+// Reads the bundled contract (generated/contract/openapi.json) for the spec's own tests: the operations, the
 // webhooks, and an ajv instance that resolves `$ref`s into the document.
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
