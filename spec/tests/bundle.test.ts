@@ -1,4 +1,4 @@
-// generated/openapi.json is the committed, bundled contract that every consumer reads. It must be exactly
+// generated/contract/openapi.json is the committed, bundled contract that every consumer reads. It must be exactly
 // what bundling spec/ produces now, or consumers are reading a stale contract.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
