@@ -1,4 +1,4 @@
-// `npm run generate`: reads generated/openapi.json (run `npm run bundle` first) once into the model and
+// `npm run generate`: reads generated/contract/openapi.json (run `npm run bundle` first) once into the model and
 // writes every artifact under generated/. Deterministic: the same contract gives byte-identical files.
 //   --check   write nothing; exit 1 and list the files that differ from a fresh run (drift check)
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
