@@ -1,4 +1,4 @@
-// The server team's first ten lines, as the README shows them (compiled by tsc, run by
+// The server team's first lines, as generator/README.md shows them (compiled by tsc, run by
 // generator/tests/round-trip.test.ts): implement a handler with the types the contract gives it, and serve
 // every operation through the generated router, authenticated with the merchants' secret keys.
 import { secretsEqual } from '@payments-contract/server/runtime/constant-time';

@@ -123,7 +123,8 @@ describe('webhook metadata is typed data', () => {
   });
 });
 
-// The README's webhook examples, as written there (the import path aside): they compile and work.
+// The READMEs' webhook examples (the receiver in README.md, the sender in generator/README.md), as written
+// there (the import path aside): they compile and work.
 describe('README: a merchant’s first lines and the sandbox’s', () => {
   it('receives an e-wallet callback, acknowledging first and working later', async () => {
     const CALLBACK_TOKEN = TOKEN;
