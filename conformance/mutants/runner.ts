@@ -60,9 +60,11 @@ export interface StartOptions {
   rateLimits?: boolean;
 }
 
-type AppModule = typeof import('../../sandbox/app.js');
-type ConfigModule = typeof import('../../sandbox/config.js');
-type ServerModule = typeof import('../../sandbox/server.js');
+// The copy's modules have the shapes the sandbox's testing door gives the originals.
+type Sandbox = typeof import('@payments-contract/sandbox/testing');
+type AppModule = Pick<Sandbox, 'createSandboxApp'>;
+type ConfigModule = Pick<Sandbox, 'defaultConfig'>;
+type ServerModule = Pick<Sandbox, 'createSite' | 'listen'>;
 
 /** Copies the sandbox's service sources to a new folder and applies the mutant's edits there. */
 export function prepareCopy(mutant: Mutant | undefined): string {
