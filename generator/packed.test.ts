@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMock, type RunningMock } from '../conformance/mock/serve.js';
+import { startMock, type RunningMock } from '@payments-contract/conformance/testing';
 import {
   installedPackages,
   installProject,

@@ -8,8 +8,7 @@
 // Requests a typed client cannot produce (malformed JSON, a foreign media type, broken credentials) are made
 // by the client all the same; the in-process "network" (its fetch) corrupts them on the way to the router.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadContract } from '../../conformance/contract.js';
-import { bodyExamples, parameterValue } from '../../conformance/data/requests.js';
+import { bodyExamples, loadContract, parameterValue } from '@payments-contract/conformance/testing';
 import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
 import { createRouter, type Handlers } from '@payments-contract/server';
 import { operationValidators } from '@payments-contract/server/validators';
