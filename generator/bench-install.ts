@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median } from './median.js';
+import { median } from '@payments-contract/conformance/testing';
 import {
   installedBytes,
   installedPackages,

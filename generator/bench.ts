@@ -12,7 +12,7 @@ import { readCommandLine, STANDARD_USAGE_LINES } from './runtime/command-line.js
 import { operationValidators } from '@payments-contract/server/validators';
 import type { Validator } from './runtime/validator.js';
 import { readBundle } from './generate.js';
-import { median } from './median.js';
+import { median } from '@payments-contract/conformance/testing';
 import type { Json, JsonObject } from './model/types.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

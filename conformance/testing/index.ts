@@ -1,8 +1,8 @@
 // `@payments-contract/conformance/testing`: what the repository's other packages test with. The suite's
 // parts that drive a target and judge its answers (requests built from the contract, the HTTP client,
-// scenario steps, resources and their references, the callback receiver), the mock, and tools to tell that
-// a process and everything it started have stopped. Repository tooling, not a published API: it is not
-// built, and the package's semver does not cover it.
+// scenario steps, resources and their references, the callback receiver), the mock, the benchmarks' median
+// and tools to tell that a process and everything it started have stopped. Repository tooling, not a
+// published API: it is not built, and the package's semver does not cover it.
 export { startReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 export { loadContract, type Contract } from '../contract.js';
 export { bodyExamples, buildRequest, isIdempotencyHeader, parameterValue } from '../data/requests.js';
@@ -36,4 +36,5 @@ export {
 export { refusal, refusalWhat, runScenario, Scenario, ScenarioSkipped } from '../workflows/scenario.js';
 export { DEFAULT_WORKFLOW_SETTINGS, freshBody, lookupRequest, type WorkflowEnv } from '../workflows/steps.js';
 export { answers } from './answers.js';
+export { median } from './median.js';
 export { isRunning, killRunning, processTree, type ProcessInfo } from './processes.js';

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError } from '../runtime/command-line.js';
-import { median } from '../median.js';
+import { median } from '@payments-contract/conformance/testing';
 import { EQUIVALENCE_CASES, LOADS, type BenchRequest, type Load } from './requests.js';
 import { isTargetName, TARGETS, type TargetName } from './server-process.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from '../median.js';
+import { median } from '@payments-contract/conformance/testing';
 import type { JsonObject } from '@payments-contract/model/types';
 import { readCommandLine, STANDARD_USAGE_LINES } from '@payments-contract/runtime/command-line';
 import { readWorkingContract } from '../releases/changelog.js';

@@ -3,7 +3,7 @@
 // disbursement gets a fresh external_id and idempotency key (a replay would measure the idempotency store).
 import type { Request as CannonRequest, Result } from 'autocannon';
 import { readFileSync } from 'node:fs';
-import { median } from '../../generator/median.js';
+import { median } from '@payments-contract/conformance/testing';
 import { openapiPath } from '@payments-contract/contract';
 import { pathToFileURL } from 'node:url';
 

@@ -1,4 +1,4 @@
-// The median the benchmarks report (generator/bench.ts, sandbox/bench): a figure one noisy run cannot move.
+// The median the benchmarks report (generator/, sandbox/bench): a figure one noisy run cannot move.
 
 /** The middle value, or the mean of the two middle values of an even count. */
 export function median(values: readonly number[]): number {
