@@ -1,8 +1,11 @@
 // `npm run conformance:mutants`: the suite against every mutant of the catalogue, one line per mutant and
-// `caught X of N`. The unmutated sandbox runs first and must pass, or no mutant's failure would mean
-// anything. Exit 0 when every mutant was caught, 1 when one was missed or is stale, 2 for a usage mistake or
+// `caught X of N`. Each mutant is judged by the checks that judge it (runner.ts, checksFor); the unmutated
+// sandbox must pass the whole full profile, and each of those sets of checks run alone on a fresh target as
+// the mutants are, or no mutant's failure would mean anything (`caught` is: broke something the clean target
+// passes). Exit 0 when every mutant was caught, 1 when one was missed or is stale, 2 for a usage mistake or
 // a baseline that fails. With --by-check, the kill rate of each check alone (by-check.ts); exit 1 then only
 // when a mutant could not be run.
+import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
@@ -12,12 +15,13 @@ import {
   STANDARD_USAGE_LINES,
 } from '@payments-contract/server/runtime/command-line';
 import { mapPool } from '../pool.js';
-import { CHECK_NAMES, type CheckName } from '../types.js';
+import { CHECK_NAMES, type CheckName, PROFILE_CHECKS } from '../types.js';
 import { formatMatrix, rowLine } from './by-check.js';
 import { runByCheck } from './by-check-run.js';
 import { loadCatalogue } from './catalogue.js';
-import { failedResults, familyPatterns, judgeMutant, runAgainst, startMutant, type Verdict } from './runner.js';
+import { checksFor, type Trial, type TrialResult, type Verdict, verdictOf } from './runner.js';
 import type { Mutant } from './types.js';
+import { trialPool } from './workers.js';
 
 const COMMAND = {
   name: 'conformance:mutants',
@@ -29,8 +33,12 @@ and reports which the suite caught. The unmutated sandbox runs first and must pa
 Options:
   --mutant NAME              only this mutant (repeatable).
   --family CHECK             only the mutants of this check's family (repeatable).
-  --fast                     run only each mutant's own check instead of the full profile.
-  --parallel N               mutants run at the same time (default 1; each is a sandbox and a suite run).
+  --full                     run the full profile against each mutant, not only the checks that judge it
+                             (its family's, with what feeds them).
+  --fast                     the default: each mutant judged by the checks that judge it.
+  --workers N                worker processes the mutants are spread over (default: the cores, at most 4).
+  --parallel N               mutants each worker runs at the same time (default 2; each is a sandbox and a
+                             suite run, mostly waiting on sockets and timers).
   --by-check                 run each check of the full profile alone against every mutant (started once)
                              and print the kill rate per check, the checks that catch each class of fault
                              and the mutants only the second round's checks catch.
@@ -41,6 +49,8 @@ ${STANDARD_USAGE_LINES}`,
     mutant: { type: 'string', multiple: true },
     family: { type: 'string', multiple: true },
     fast: { type: 'boolean' },
+    full: { type: 'boolean' },
+    workers: { type: 'string' },
     parallel: { type: 'string' },
     list: { type: 'boolean' },
     'by-check': { type: 'boolean' },
@@ -86,13 +96,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   let chosen: Mutant[];
   let parallel: number;
+  let workers: number;
   try {
     chosen = select(catalogue, values.mutant ?? [], values.family ?? []);
-    parallel = Number(values.parallel ?? '1');
-    if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8)
-      throw new UsageError(`--parallel must be a whole number from 1 to 8, not "${values.parallel}"`);
-    if (values['by-check'] && values.fast)
-      throw new UsageError('--by-check runs every check alone; --fast cannot be added to it');
+    parallel = wholeNumber('--parallel', values.parallel, values['by-check'] ? 1 : 2);
+    workers = wholeNumber('--workers', values.workers, Math.min(4, availableParallelism()));
+    if (values['by-check'] && (values.fast || values.full))
+      throw new UsageError('--by-check runs every check alone; --fast or --full cannot be added to it');
+    if (values.fast && values.full) throw new UsageError('--fast and --full contradict each other');
     if (values.json !== undefined && !values['by-check'])
       throw new UsageError('--json writes the --by-check matrix; give --by-check too');
   } catch (error) {
@@ -100,36 +111,75 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   if (values['by-check']) return byCheck(chosen, parallel, values.json);
-  const fast = values.fast === true;
-  const started = performance.now();
+  return judgeCatalogue(chosen, { full: values.full === true, workers, parallel });
+}
 
-  const baselineStarted = performance.now();
-  const baseline = await startMutant();
-  let baselineFailures: string[];
-  try {
-    const checks = [...new Set(chosen.flatMap((m) => familyPatterns(m.family)))];
-    baselineFailures = failedResults(await runAgainst(baseline, fast ? { only: checks } : {}));
-  } finally {
-    await baseline.close();
+function wholeNumber(option: string, value: string | undefined, otherwise: number): number {
+  const number = Number(value ?? otherwise);
+  if (!Number.isInteger(number) || number < 1 || number > 8)
+    throw new UsageError(`${option} must be a whole number from 1 to 8, not "${value}"`);
+  return number;
+}
+
+const setKey = (checks: readonly string[] | undefined): string => (checks ? [...checks].sort().join(',') : 'full');
+
+/**
+ * Every mutant judged, and the unmutated sandbox run the same ways: once with the full profile (the rate
+ * limit included when a rate limit's mutant is chosen), and with each set of checks a mutant is judged by,
+ * alone on a fresh target. Longest trials first, so that no long one is left for the end.
+ */
+async function judgeCatalogue(
+  chosen: Mutant[],
+  options: { full: boolean; workers: number; parallel: number },
+): Promise<number> {
+  const started = performance.now();
+  const trialOf = (mutant: Mutant): Trial => ({ mutant, ...(options.full ? {} : { only: checksFor(mutant) }) });
+  // The full profile on a target holding the rate limits, as a deployed sandbox does, the rate_limit check too.
+  const sets = new Map<string, Trial>([['full', {}]]);
+  for (const mutant of chosen) {
+    const { only } = trialOf(mutant);
+    if (only) sets.set(setKey(only), { only });
   }
-  if (baselineFailures.length > 0) {
+  const baselines = [...sets.values()];
+  const size = (trial: Trial): number => trial.only?.length ?? PROFILE_CHECKS.full.length + 1;
+  const trials = [
+    ...baselines.map((trial): { trial: Trial; mutant?: Mutant } => ({ trial })),
+    ...chosen.map((mutant) => ({ trial: trialOf(mutant), mutant })),
+  ]
+    .map((item, index) => ({ ...item, index }))
+    .sort((a, b) => size(b.trial) - size(a.trial) || a.index - b.index);
+
+  const pool = trialPool(options.workers);
+  const failedBaselines: string[] = [];
+  const verdicts: Verdict[] = [];
+  try {
+    await mapPool(trials, options.workers * options.parallel, async ({ trial, mutant }) => {
+      const result: TrialResult = await pool.run(trial);
+      if (mutant) {
+        const verdict = verdictOf(mutant, result);
+        verdicts.push(verdict);
+        console.log(verdictLine(verdict));
+      } else if (result.error !== undefined || result.failedResults.length > 0) {
+        failedBaselines.push(
+          `${trial.only ? `[${trial.only.join(', ')}]` : 'the full profile'}: ${result.error ?? result.failedResults.join(', ')}`,
+        );
+      }
+    });
+  } finally {
+    pool.close();
+  }
+  if (failedBaselines.length > 0) {
     console.error(
-      `the unmutated sandbox fails ${baselineFailures.join(', ')}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`,
+      `the unmutated sandbox fails ${failedBaselines.join('; ')}: no mutant's failure would mean anything. Fix the sandbox or the suite first.`,
     );
     return 2;
   }
   console.log(
-    `baseline: the unmutated sandbox passes ${fast ? 'the selected checks' : 'the full profile'}  [${seconds(performance.now() - baselineStarted)}]`,
+    `baseline: the unmutated sandbox passes the full profile with the rate limit${options.full ? '' : ` and each of the ${baselines.length - 1} sets of checks the mutants are judged by, alone`}`,
   );
-
-  const verdicts = await mapPool(chosen, parallel, async (mutant) => {
-    const verdict = await judgeMutant(mutant, { fast });
-    console.log(verdictLine(verdict));
-    return verdict;
-  });
   const caught = verdicts.filter((v) => v.caught).length;
   console.log(
-    `caught ${caught} of ${verdicts.length} (${fast ? "each mutant's own check" : 'full profile'}, ${seconds(performance.now() - started)})`,
+    `caught ${caught} of ${verdicts.length} (${options.full ? 'full profile' : 'each by the checks that judge it'}, ${seconds(performance.now() - started)})`,
   );
   return caught === verdicts.length ? 0 : 1;
 }

@@ -68,7 +68,7 @@ describe('startMutant', () => {
   }, 60_000);
 
   it('judges a mutant caught by the check that sees its mistake', async () => {
-    const verdict = await judgeMutant(balanceAsText, { fast: true });
+    const verdict = await judgeMutant(balanceAsText);
     expect(verdict.error).toBeUndefined();
     expect(verdict.caught).toBe(true);
     expect(verdict.failedResults).toContain('response_conformance:getBalance');
@@ -87,7 +87,7 @@ describe('startMutant', () => {
         },
       ],
     };
-    const verdict = await judgeMutant(stale, { fast: true });
+    const verdict = await judgeMutant(stale);
     expect(verdict.caught).toBe(false);
     expect(verdict.error).toMatch(/no longer contains/);
     expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payments-mutant-stale-'))).toEqual([]);

@@ -187,6 +187,50 @@ export function failedResults(summary: RunSummary): string[] {
   return summary.results.filter((r) => r.outcome === 'failed').map((r) => `${r.check}:${r.subject}`);
 }
 
+/**
+ * One run of the trial the catalogue is made of: a target (the mutant, or the unmutated sandbox) and the checks
+ * run against it (none named: the full profile). Plain data, so a worker process can take it (workers.ts).
+ */
+export interface Trial {
+  mutant?: Mutant;
+  only?: CheckName[];
+}
+
+export interface TrialResult {
+  /** `check:subject` of every failed result. */
+  failedResults: string[];
+  wallMs: number;
+  /** Set when the target could not be run (stale text, a copy that does not start). */
+  error?: string;
+}
+
+/**
+ * Runs a trial on a fresh target. The rate limits are held, and the rate_limit check run, where that check
+ * is among the checks (or, for the full profile, for the unmutated sandbox and the rate limit's own mutants):
+ * elsewhere they would only make the runs wait out windows.
+ */
+export async function runTrial(trial: Trial): Promise<TrialResult> {
+  const started = performance.now();
+  const limits =
+    trial.only === undefined
+      ? trial.mutant === undefined || trial.mutant.family === 'rate_limit'
+      : trial.only.includes('rate_limit');
+  try {
+    const summary = await runMutant(trial.mutant, {
+      rateLimits: limits,
+      checkRateLimit: limits,
+      ...(trial.only ? { only: trial.only } : {}),
+    });
+    return { failedResults: failedResults(summary), wallMs: performance.now() - started };
+  } catch (error) {
+    return {
+      failedResults: [],
+      wallMs: performance.now() - started,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
 export interface Verdict {
   mutant: Mutant;
   caught: boolean;
@@ -199,32 +243,21 @@ export interface Verdict {
   error?: string;
 }
 
-/** Runs the suite against one mutant: the full profile, or only the mutant's family with `fast`. */
-export async function judgeMutant(mutant: Mutant, options: { fast?: boolean } & StartOptions = {}): Promise<Verdict> {
-  const started = performance.now();
-  try {
-    const summary = await runMutant(mutant, {
-      ...options,
-      ...(options.fast ? { only: familyPatterns(mutant.family) } : {}),
-    });
-    const failed = failedResults(summary);
-    return {
-      mutant,
-      caught: failed.length > 0,
-      failedResults: failed,
-      byFamily: failed.some((f) => f.startsWith(`${mutant.family}:`)),
-      wallMs: performance.now() - started,
-    };
-  } catch (error) {
-    return {
-      mutant,
-      caught: false,
-      failedResults: [],
-      byFamily: false,
-      wallMs: performance.now() - started,
-      error: error instanceof Error ? error.message : String(error),
-    };
-  }
+/** A trial's result as the verdict on its mutant: caught when a result failed. */
+export function verdictOf(mutant: Mutant, result: TrialResult): Verdict {
+  return {
+    mutant,
+    caught: result.error === undefined && result.failedResults.length > 0,
+    failedResults: result.failedResults,
+    byFamily: result.failedResults.some((f) => f.startsWith(`${mutant.family}:`)),
+    wallMs: result.wallMs,
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+}
+
+/** Runs the suite against one mutant: the checks that judge it (`checksFor`), or the full profile with `full`. */
+export async function judgeMutant(mutant: Mutant, options: { full?: boolean } = {}): Promise<Verdict> {
+  return verdictOf(mutant, await runTrial({ mutant, ...(options.full ? {} : { only: checksFor(mutant) }) }));
 }
 
 /**
@@ -236,4 +269,13 @@ export function familyPatterns(family: CheckName): CheckName[] {
     return ['response_conformance', 'positive_data', 'negative_data', 'stateful_workflows'];
   if (family === 'callback_deliveries') return PROFILE_CHECKS.full;
   return [family];
+}
+
+/**
+ * The checks a mutant is judged by: its family's, with what feeds them. A check outside them can only add a
+ * catch, never take one away, and the catalogue's proof is that every mutant is caught: a mutant its family
+ * misses fails the run loudly (MISSED), it is not judged by some other check in silence.
+ */
+export function checksFor(mutant: Mutant): CheckName[] {
+  return familyPatterns(mutant.family);
 }
