@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callbackWording, linkedDecisionIds, offlinePage, withDecisionsSection, type Decision } from './page.js';
+import { callbackWording, offlinePage, withDecisionsSection, type Decision } from './page.js';
 
 const decision = (id: string): Decision => ({
   id,
@@ -30,12 +30,6 @@ describe('withDecisionsSection', () => {
 
   it('refuses a link to a decision no contract lists', () => {
     expect(() => withDecisionsSection(doc)).toThrow(/elsewhere-rule/);
-  });
-
-  it('finds links in descriptions only, not in x-decisions', () => {
-    expect(
-      linkedDecisionIds({ ...doc, 'x-decisions': [{ ...decision('x'), decision: '[decision](#/decisions/x)' }] }),
-    ).toEqual(['no-pagination', 'elsewhere-rule']);
   });
 });
 

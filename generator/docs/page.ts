@@ -4,6 +4,7 @@
 // logo from Redocly's CDN and the browser asks for /favicon.ico; both are answered in the page itself. Redoc
 // labels callbacks "Webhooks"; the page calls them callbacks, as the contract does.
 import { fileURLToPath } from 'node:url';
+import { DECISIONS_TAG, linkedDecisionIds } from '@payments-contract/model/decisions';
 
 /** One entry of a contract's `x-decisions` (spec/x-extensions.yaml, `decisions`). */
 export interface Decision {
@@ -17,32 +18,11 @@ export interface Decision {
 
 type Document = Record<string, unknown>;
 
-/** The section's tag: Redoc routes it as `#/decisions`, and each decision heading as `#/decisions/<id>`. */
-export const DECISIONS_TAG = 'Decisions';
-
-/** A link to a decision's heading on the page, as descriptions write it: `[text](#/decisions/<id>)`. */
-export const DECISION_LINK = /\]\(#\/decisions\/([a-z0-9-]+)\)/g;
-
 /** The handlebars template of the pages: Redoc's own, plus an icon so the browser does not ask the server for one. */
 export const PAGE_TEMPLATE = fileURLToPath(new URL('./template.hbs', import.meta.url));
 
 export const decisionsOf = (doc: Document): Decision[] =>
   Array.isArray(doc['x-decisions']) ? (doc['x-decisions'] as Decision[]) : [];
-
-/** Every decision id the document's descriptions link to, in order of first appearance. */
-export function linkedDecisionIds(doc: Document): string[] {
-  const ids = new Set<string>();
-  const visit = (value: unknown, key: string): void => {
-    if (key === 'x-decisions') return;
-    if (typeof value === 'string') {
-      if (key === 'description') for (const match of value.matchAll(DECISION_LINK)) ids.add(match[1] as string);
-    } else if (Array.isArray(value)) value.forEach((item) => visit(item, ''));
-    else if (value !== null && typeof value === 'object')
-      for (const [name, child] of Object.entries(value)) visit(child, name);
-  };
-  visit(doc, '');
-  return [...ids];
-}
 
 /** A quote as a Markdown block quote, every line of it. */
 const blockQuote = (text: string): string =>

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DECISION_LINK } from '../../generator/docs/page.js';
+import { DECISION_LINK } from '@payments-contract/model/decisions';
 import { isObject, resolvePointer, type Json, type JsonObject } from './document.js';
 
 export interface DecisionChecks {

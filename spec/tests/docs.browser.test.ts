@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DECISIONS_TAG, linkedDecisionIds } from '../../generator/docs/page.js';
-import { createSite, DOCS, listen, readDocs, type Listening } from '../../sandbox/server.js';
+import { DECISIONS_TAG, linkedDecisionIds } from '@payments-contract/model/decisions';
+import { createSite, DOCS, listen, readDocs, type Listening } from '@payments-contract/sandbox/testing';
 import { listOperations, listWebhooks, loadBundled } from './document.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
