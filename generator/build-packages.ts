@@ -1,16 +1,30 @@
 // `npm run build` (also run by `npm install` through `prepare`): compiles every package to the JavaScript
 // and declarations it ships, in dependency order: the contract (and its Redoc pages), the client and the
 // server from generated/, then the conformance suite and the sandbox. Nothing a package runs is TypeScript.
+// The generated packages import the private runtime, model and change check by name; their build stages
+// src/ with the modules of those it reaches (imports made relative) and compiles that, so each published
+// package carries what it needs and depends on no private package.
 //   --only contract,client   build just these
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { callbackWording, decisionsOf, offlinePage, PAGE_TEMPLATE, withDecisionsSection } from './docs/page.js';
 import { CONTRACT_DOCUMENTS } from './emit/packages.js';
+import { placedPathOf, privateModule } from './emit/private-packages.js';
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -20,8 +34,11 @@ export interface PackageBuild {
   name: string;
   /** The package's folder, relative to the repository. */
   folder: string;
-  /** Its tsconfig, relative to the folder. */
-  tsconfig: string;
+  /**
+   * Its tsconfig, relative to the folder; a generated package has none: its build stages src/ with the
+   * private packages' modules it reaches (`stageSources`) and compiles that with generated/tsconfig.package.json.
+   */
+  tsconfig?: string;
   /** JavaScript and declaration files under src/ that are shipped as they are (the compiled validators). */
   copiesSources?: boolean;
   /** Builds its Redoc pages. */
@@ -29,9 +46,9 @@ export interface PackageBuild {
 }
 
 export const PACKAGE_BUILDS: readonly PackageBuild[] = [
-  { name: 'contract', folder: 'generated/contract', tsconfig: 'tsconfig.json', docs: true },
-  { name: 'client', folder: 'generated/client', tsconfig: 'tsconfig.json', copiesSources: true },
-  { name: 'server', folder: 'generated/server', tsconfig: 'tsconfig.json', copiesSources: true },
+  { name: 'contract', folder: 'generated/contract', docs: true },
+  { name: 'client', folder: 'generated/client', copiesSources: true },
+  { name: 'server', folder: 'generated/server', copiesSources: true },
   { name: 'conformance', folder: 'conformance', tsconfig: 'tsconfig.build.json' },
   { name: 'sandbox', folder: 'sandbox', tsconfig: 'tsconfig.build.json' },
 ];
@@ -44,18 +61,100 @@ function binOf(pkg: string, name: string): string {
   return join(dirname(manifestPath), bin);
 }
 
-function copyShippedSources(folder: string): number {
-  const src = join(folder, 'src');
+/** Copies the JavaScript and declarations under `src` (the compiled validators) to `dist` as they are. */
+function copyShippedSources(src: string, dist: string): number {
   let copied = 0;
   for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !(entry.name.endsWith('.js') || entry.name.endsWith('.d.ts'))) continue;
     const from = join(entry.parentPath, entry.name);
-    const to = join(folder, 'dist', relative(src, from));
+    const to = join(dist, relative(src, from));
     mkdirSync(dirname(to), { recursive: true });
     copyFileSync(from, to);
     copied++;
   }
   return copied;
+}
+
+/** Every script under `dir` (TypeScript, declarations, JavaScript), by path relative to it with `/`. */
+function scriptsUnder(dir: string): Map<string, string> {
+  const scripts = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !/\.(ts|js)$/.test(entry.name)) continue;
+    const file = join(entry.parentPath, entry.name);
+    scripts.set(relative(dir, file).split('\\').join('/'), readFileSync(file, 'utf8'));
+  }
+  return scripts;
+}
+
+/** `./runtime/router.js`: the specifier of the module placed at `to` from the one placed at `from` (both under src/). */
+function relativeSpecifier(from: string, to: string): string {
+  const path = posix.relative(posix.dirname(from), to).replace(/\.ts$/, '.js');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+/** `text` with the module specifiers `rewrite` maps replaced (the others left as written). */
+function rewriteSpecifiers(text: string, rewrite: (specifier: string) => string | undefined): string {
+  const references = ts.preProcessFile(text, true, true).importedFiles;
+  let result = text;
+  for (const reference of [...references].reverse()) {
+    const replacement = rewrite(reference.fileName);
+    if (replacement === undefined) continue;
+    // `pos` is the literal's opening quote.
+    const quote = text[reference.pos];
+    const end = reference.pos + reference.fileName.length + 2;
+    if ((quote !== "'" && quote !== '"') || text.slice(reference.pos, end) !== `${quote}${reference.fileName}${quote}`)
+      throw new Error(`cannot rewrite the import of ${reference.fileName}: it is not a plain string literal`);
+    result = `${result.slice(0, reference.pos)}${quote}${replacement}${quote}${result.slice(end)}`;
+  }
+  return result;
+}
+
+/**
+ * The sources a generated package compiles from, by path under src/: its own, and every module of the
+ * private packages (generator/runtime, model, diff) they reach, directly or through each other, placed
+ * under src/<folder>/ as they are laid out there, with imports of those packages made relative. A package's
+ * door to a private module (src/runtime/router.ts re-exporting `@payments-contract/runtime/router`) gives
+ * way to the module itself.
+ */
+export function stagedSources(src: string): Map<string, string> {
+  const own = scriptsUnder(src);
+  /** Private modules reached: placed path -> source file. */
+  const reached = new Map<string, string>();
+  const ownStaged = new Map<string, string>();
+  const privateStaged = new Map<string, string>();
+  const pending: { placed: string; text: string; file?: string }[] = [...own].map(([placed, text]) => ({
+    placed,
+    text,
+  }));
+  const reach = (placed: string, file: string): void => {
+    if (reached.has(placed)) return;
+    reached.set(placed, file);
+    pending.push({ placed, file, text: readFileSync(file, 'utf8') });
+  };
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const { placed, file } = item;
+    const text = rewriteSpecifiers(item.text, (specifier) => {
+      const target = privateModule(specifier);
+      if (target) {
+        reach(target.placed, target.file);
+        return relativeSpecifier(placed, target.placed);
+      }
+      if (file === undefined || !specifier.startsWith('.')) return undefined;
+      // A private module's relative import: the same layout under src/ keeps it valid.
+      const targetFile = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      const targetPlaced = placedPathOf(targetFile);
+      if (targetPlaced === undefined || !existsSync(targetFile))
+        throw new Error(`${file} imports ${specifier}, which is not a module of a private package`);
+      reach(targetPlaced, targetFile);
+      return undefined;
+    });
+    (file === undefined ? ownStaged : privateStaged).set(placed, text);
+  }
+  for (const [placed, text] of own) {
+    if (reached.has(placed) && !/^export \* from '@payments-contract\//m.test(text))
+      throw new Error(`src/${placed} is in the place of the private module ${reached.get(placed) ?? ''}`);
+  }
+  return new Map([...ownStaged, ...privateStaged].sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /**
@@ -102,13 +201,45 @@ async function buildDocs(folder: string): Promise<void> {
   }
 }
 
+/**
+ * Where a generated package's sources are staged: inside the repository (build/ is ignored), so the stage
+ * resolves the packages' dependencies and @types/node from its node_modules.
+ */
+const stageRoot = join(repoRoot, 'build/stage');
+const sharedConfig = join(repoRoot, 'generated/tsconfig.package.json');
+
+/** Writes a generated package's staged sources and the tsconfig compiling them to its dist/; returns that tsconfig. */
+function stage(build: PackageBuild, folder: string): string {
+  const dir = join(stageRoot, build.name);
+  rmSync(dir, { recursive: true, force: true });
+  for (const [placed, text] of stagedSources(join(folder, 'src'))) {
+    mkdirSync(dirname(join(dir, 'src', placed)), { recursive: true });
+    writeFileSync(join(dir, 'src', placed), text);
+  }
+  const tsconfig = join(dir, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    `${JSON.stringify(
+      {
+        extends: relative(dir, sharedConfig),
+        compilerOptions: { rootDir: 'src', outDir: relative(dir, join(folder, 'dist')) },
+        include: ['src'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return tsconfig;
+}
+
 export async function buildPackage(build: PackageBuild): Promise<void> {
   const folder = join(repoRoot, build.folder);
   // A file removed from the sources must not live on in the package.
   rmSync(join(folder, 'dist'), { recursive: true, force: true });
+  const tsconfig = build.tsconfig === undefined ? stage(build, folder) : join(folder, build.tsconfig);
   const tsc = binOf('typescript', 'tsc');
   const work: Promise<unknown>[] = [
-    run(process.execPath, [tsc, '-p', join(folder, build.tsconfig)], { maxBuffer: 16 * 1024 * 1024 }).catch(
+    run(process.execPath, [tsc, '-p', tsconfig], { maxBuffer: 16 * 1024 * 1024 }).catch(
       (error: { stdout?: string; message: string }) => {
         throw new Error(`tsc failed for ${build.name}:\n${error.stdout ?? error.message}`);
       },
@@ -116,7 +247,8 @@ export async function buildPackage(build: PackageBuild): Promise<void> {
   ];
   if (build.docs) work.push(buildDocs(folder));
   await Promise.all(work);
-  if (build.copiesSources) copyShippedSources(folder);
+  if (build.copiesSources) copyShippedSources(join(dirname(tsconfig), 'src'), join(folder, 'dist'));
+  if (build.tsconfig === undefined) rmSync(dirname(tsconfig), { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {

@@ -36,10 +36,10 @@ export async function generateContract(doc: JsonObject, target: EmitTarget): Pro
   const model = readModel(doc);
   const files = [
     await emitTypes(doc),
-    ...emitValidators(model, target),
-    ...emitClient(model, target),
-    ...emitServer(model, target),
-    ...(model.webhooks.length > 0 ? emitWebhooks(model, target) : []),
+    ...emitValidators(model),
+    ...emitClient(model),
+    ...emitServer(model),
+    ...(model.webhooks.length > 0 ? emitWebhooks(model) : []),
   ];
   return files.map((file) => ({ ...file, path: `${target.folder}${file.path}` }));
 }

@@ -10,14 +10,7 @@
 // tell a documented response from an unexpected one.
 import { type CodeBlockWriter, type InterfaceDeclarationStructure, type OptionalKind } from 'ts-morph';
 import type { ApiModel, OperationModel, ParameterModel } from '../model/types.js';
-import {
-  createEmitProject,
-  toGeneratedFile,
-  type GeneratedFile,
-  runtimeImport,
-  SERVICE_TARGET,
-  type EmitTarget,
-} from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport } from './generated-file.js';
 
 const SOURCE = 'generator/emit/client.ts';
 const CLIENT_INTERFACE = 'PaymentsClient';
@@ -228,7 +221,7 @@ function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): 
   writer.writeLine('};');
 }
 
-export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
+export function emitClient(model: ApiModel): GeneratedFile[] {
   const plans = model.operations.map(planOperation);
   const project = createEmitProject();
   const file = project.createSourceFile('client.ts');
@@ -237,7 +230,7 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
   // Form encoding is imported only where an operation can use it, so the file has no unused import.
   const form = plans.some((plan) => plan.formEncoding);
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'client.js'),
+    moduleSpecifier: runtimeImport('client'),
     namedImports: [
       ...(form ? ['bodyEncoding'] : []),
       'createApiClient',
@@ -248,11 +241,11 @@ export function emitClient(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
     ],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'client.js'),
+    moduleSpecifier: runtimeImport('client'),
     namedExports: ['MalformedResponseError'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'client.js'),
+    moduleSpecifier: runtimeImport('client'),
     isTypeOnly: true,
     namedExports: ['BodyEncoding', 'Failure', 'HttpStatus', 'OperationResult', 'Success', 'UnexpectedResponse'],
   });

@@ -1,7 +1,7 @@
 // What every emitter returns, and the one place the "generated, do not edit" header is written.
 import { IndentationText, NewLineKind, Project, QuoteKind, ts, type SourceFile } from 'ts-morph';
 
-/** Where one contract's artifacts are written, relative to generated/, and so how they reach generated/runtime/. */
+/** Where one contract's artifacts are written, relative to the package they are placed in. */
 export interface EmitTarget {
   /** Folder of this contract's artifacts inside generated/: '' for the service, 'sandbox/' for the control API. */
   folder: string;
@@ -9,11 +9,11 @@ export interface EmitTarget {
 
 export const SERVICE_TARGET: EmitTarget = { folder: '' };
 
-/** Import specifier of a runtime module from a file `depth` folders below the contract's folder. */
-export function runtimeImport(target: EmitTarget, module: string, depth = 0): string {
-  const up = target.folder.split('/').filter((part) => part !== '').length + depth;
-  return `${up === 0 ? './' : '../'.repeat(up)}runtime/${module}`;
-}
+/**
+ * Import specifier of a module of the hand-written runtime (generator/runtime): its package by name, the same
+ * from every emitted file. The build bundles the modules a package reaches into its dist/.
+ */
+export const runtimeImport = (module: string): string => `@payments-contract/runtime/${module}`;
 
 export interface GeneratedFile {
   /** Path relative to generated/. */

@@ -2,11 +2,14 @@
 //   contract/  the bundled contracts, the vendor-extension schema and a reader of the contract's semantics
 //   client/    types, the typed client, webhook types, receiver and sender (the control API's client too)
 //   server/    types, handler types and router, compiled validators, the Node listener (the control API's too)
-// Each gets the runtime modules its files import and no others, so a client never carries the router.
-import { readdirSync, readFileSync } from 'node:fs';
+// The hand-written runtime, model and change check are private packages the emitted code imports by name;
+// each package exports some of their modules through a door of its own (src/runtime/router.ts re-exports
+// `@payments-contract/runtime/router`), and the build puts those modules themselves in its dist/.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { JsonObject } from '../model/types.js';
 import { withHeader, type GeneratedFile } from './generated-file.js';
+import { privateManifest, privateModule, type PrivateFolder } from './private-packages.js';
 
 interface PackagePlan {
   folder: 'client' | 'server';
@@ -14,8 +17,8 @@ interface PackagePlan {
   description: string;
   /** Emitted files (paths as emitted, relative to one contract's folder) this package ships. */
   artifacts: (path: string) => boolean;
-  /** Runtime modules its own code calls directly; the modules those import come along. */
-  runtimeEntries: readonly string[];
+  /** Runtime modules it exports as `./runtime/<module>` (what it and its users call; the build adds what they import). */
+  runtimeExports: readonly string[];
   /** Its runtime dependencies, at the versions this repository develops and tests with (its package.json). */
   dependencies: readonly string[];
   /** Subpath exports besides the runtime's: subpath -> module path inside src/, without extension. */
@@ -38,13 +41,16 @@ const PACKAGE_PLANS: readonly PackagePlan[] = [
       'Types, typed client (openapi-fetch), webhook payload types, receiver and sender for the Payments API and its sandbox control API.',
     artifacts: (path) =>
       ['types.ts', 'client.ts', 'webhooks.ts'].includes(withoutControl(path)) || WEBHOOK_VALIDATORS.has(path),
-    runtimeEntries: [
-      'client.ts',
-      'webhook-receiver.ts',
-      'webhook-sender.ts',
-      'webhook-definition.ts',
-      'constant-time.ts',
-      'basic-auth.ts',
+    runtimeExports: [
+      'basic-auth',
+      'client',
+      'constant-time',
+      'request-body',
+      'validation-errors',
+      'validator',
+      'webhook-definition',
+      'webhook-receiver',
+      'webhook-sender',
     ],
     dependencies: ['openapi-fetch'],
     exports: {
@@ -65,17 +71,20 @@ const PACKAGE_PLANS: readonly PackagePlan[] = [
       ['types.ts', 'server.ts'].includes(withoutControl(path)) ||
       (withoutControl(path).startsWith('validators/') && !WEBHOOK_VALIDATORS.has(path)),
     // The command-line and stop-signal helpers come along: every bin of this project serves or runs on this package.
-    runtimeEntries: [
-      'router.ts',
-      'node-listener.ts',
-      'constant-time.ts',
-      'basic-auth.ts',
-      'path-matcher.ts',
-      'request-body.ts',
-      'validation-errors.ts',
-      'command-line.ts',
-      'package-version.ts',
-      'stop-signals.ts',
+    runtimeExports: [
+      'basic-auth',
+      'command-line',
+      'constant-time',
+      'json-limits',
+      'native-request',
+      'node-listener',
+      'package-version',
+      'path-matcher',
+      'request-body',
+      'router',
+      'stop-signals',
+      'validation-errors',
+      'validator',
     ],
     dependencies: ['ajv', 'ajv-formats'],
     exports: {
@@ -90,52 +99,32 @@ const PACKAGE_PLANS: readonly PackagePlan[] = [
   },
 ];
 
-/** Where the hand-written modules the packages ship are kept (generator/runtime, generator/model, generator/diff). */
-const sourceDir = (folder: 'runtime' | 'model' | 'diff'): string =>
-  fileURLToPath(new URL(`../${folder}/`, import.meta.url));
-
-/** Hand-written modules shipped as they are, under the header that names where they come from. */
-function copiedSources(folder: 'runtime' | 'model' | 'diff', names: readonly string[]): GeneratedFile[] {
-  return names.map((name) => ({
-    path: `src/${folder}/${name}`,
-    contents: withHeader(`generator/${folder}/${name}`, readFileSync(`${sourceDir(folder)}${name}`, 'utf8')),
-  }));
-}
-
-const localImports = (source: string): string[] =>
-  [...source.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((match) => `${match[1]}.ts`);
-
-/** The runtime modules `entries` need, theirs included, in name order. */
-function runtimeClosure(entries: readonly string[]): string[] {
-  const needed = new Set<string>();
-  const pending = [...entries];
-  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-    if (needed.has(name)) continue;
-    needed.add(name);
-    pending.push(...localImports(readFileSync(`${sourceDir('runtime')}${name}`, 'utf8')));
-  }
-  return [...needed].sort();
-}
-
-/** The contract's reader (generator/model), shipped in the contract package for tools that read its semantics. */
-const modelNames = (): string[] =>
-  readdirSync(sourceDir('model'))
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-    .sort();
-
 /**
- * The contract change check (generator/diff, rules/ included) for the contract package's
- * `payments-contract diff`: every module but its tests and its benchmark, which reads this repository.
+ * A package's door to a private package's module: a module at the path the build puts that module itself
+ * (src/runtime/router.ts for `@payments-contract/runtime/router`), so the package exports it under the same
+ * subpath in the repository (its `source` condition) and when built.
  */
-const diffNames = (): string[] =>
-  readdirSync(sourceDir('diff'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && name !== 'bench.ts')
-    .sort();
+function door(specifier: string): GeneratedFile & { module: string } {
+  const target = privateModule(specifier);
+  if (!target) throw new Error(`${specifier} is not a module of a private package`);
+  return {
+    path: `src/${target.placed}`,
+    module: target.placed.replace(/\.ts$/, ''),
+    contents: withHeader(
+      SOURCE,
+      `// The door to ${specifier}: the package's build puts that module itself here.\nexport * from '${specifier}';`,
+    ),
+  };
+}
+
+/** The private packages a package's own sources import, at the versions the repository develops them at. */
+const privateDependencies = (folders: readonly PrivateFolder[]): Record<string, string> =>
+  Object.fromEntries(folders.map((folder) => [privateManifest(folder).name, privateManifest(folder).version]));
 
 /** contract/src/bin.ts: `payments-contract`, whose one command is `diff`. The shebang must be its first line. */
 const CONTRACT_BIN = `#!/usr/bin/env node
 // Generated by generator/emit/packages.ts from spec/ — do not edit.
-import { runDiff } from './diff/main.js';
+import { runDiff } from '@payments-contract/diff/main';
 
 const [command] = process.argv.slice(2);
 if (command === 'diff' || command === undefined || command.startsWith('-')) {
@@ -190,8 +179,29 @@ export const CONTRACT_DOCUMENTS = [
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** A module's export entry: its declarations and its JavaScript in dist/. */
-const moduleExport = (module: string) => ({ types: `./dist/${module}.d.ts`, default: `./dist/${module}.js` });
+/**
+ * A module's export entry: its TypeScript source in the repository (the `source` condition, which the pack
+ * step strips: sources are not shipped), its declarations and its JavaScript in dist/.
+ */
+const moduleExport = (module: string) => ({
+  source: `./src/${module}.ts`,
+  types: `./dist/${module}.d.ts`,
+  default: `./dist/${module}.js`,
+});
+
+/** The packages' own version (one release line for the three), written by `npm run release`. */
+export const packagesVersionPath = fileURLToPath(new URL('../packages/version.json', import.meta.url));
+export const readPackagesVersion = (path: string = packagesVersionPath): string =>
+  (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+
+/** src/contract-version.ts of every package: the contract's info.version, as data the package exposes. */
+const contractVersionModule = (contract: JsonObject): GeneratedFile => ({
+  path: 'src/contract-version.ts',
+  contents: withHeader(
+    SOURCE,
+    `/** The version of the contract (its info.version) this package was generated from. */\nexport const contractVersion = '${String((contract.info as JsonObject).version)}';`,
+  ),
+});
 
 interface ManifestPlan {
   folder: string;
@@ -204,16 +214,20 @@ interface ManifestPlan {
   bin?: Readonly<Record<string, string>>;
   /** Packages it uses when the installing project has them, and does without otherwise (optional peers). */
   optionalPeers?: readonly string[];
+  /** The private packages its sources import, which the build puts in its dist/. */
+  bundles: readonly PrivateFolder[];
 }
 
-function manifest(plan: ManifestPlan, contract: JsonObject): string {
+function manifest(plan: ManifestPlan, contract: JsonObject, version: string): string {
   const info = contract.info as JsonObject;
   const license = (info.license as JsonObject | undefined)?.name;
   return json({
     '//': HEADER_NOTE,
     name: packageName(plan.folder),
-    // Decision written in the README ("Versions"): the generated packages carry the contract's own version.
-    version: String(info.version),
+    // The packages' own release line, so a runtime fix ships without a new contract version; the contract's
+    // version is data they carry (here and as `contractVersion`).
+    version,
+    'x-contract-version': String(info.version),
     description: plan.description,
     license: license === 'Apache 2.0' ? 'Apache-2.0' : String(license),
     type: 'module',
@@ -223,6 +237,8 @@ function manifest(plan: ManifestPlan, contract: JsonObject): string {
     files: ['dist', ...(plan.files ?? []), 'README.md', 'LICENSE'],
     sideEffects: false,
     dependencies: pinned(plan.dependencies),
+    // Needed to build the package, not to use it: the build puts what it takes from them in dist/.
+    devDependencies: privateDependencies(plan.bundles),
     ...(plan.optionalPeers && plan.optionalPeers.length > 0
       ? // A range, not a pin: an exact peer would make npm refuse a project that has another patch of it.
         {
@@ -238,14 +254,10 @@ function manifest(plan: ManifestPlan, contract: JsonObject): string {
 const SOURCE = 'generator/emit/packages.ts';
 const HEADER_NOTE = `Generated by ${SOURCE} from spec/ — do not edit.`;
 
-/** tsconfig.json of a package: src/ compiled to dist/ with declarations (tsconfig allows comments). */
-const BUILD_CONFIG = `// ${HEADER_NOTE}\n${json({
-  extends: '../tsconfig.package.json',
-  compilerOptions: { rootDir: 'src', outDir: 'dist' },
-  include: ['src'],
-})}`;
-
-/** generated/tsconfig.package.json: what every package's build shares (strict ESM for Node, declarations). */
+/**
+ * generated/tsconfig.package.json: what every package's build shares (strict ESM for Node, declarations); the
+ * generated packages' build (generator/build-packages.ts) compiles their staged sources with it.
+ */
 const SHARED_BUILD_CONFIG = `// ${HEADER_NOTE}\n${json({
   compilerOptions: {
     target: 'ES2022',
@@ -285,32 +297,35 @@ export function placeInPackages(
   emitted: GeneratedFile[],
   contract: JsonObject,
   extensionsSchema: JsonObject,
+  packagesVersion: string = readPackagesVersion(),
 ): GeneratedFile[] {
   const files: GeneratedFile[] = [];
+  const contractVersion = contractVersionModule(contract);
   for (const plan of PACKAGE_PLANS) {
-    const runtime = copiedSources('runtime', runtimeClosure(plan.runtimeEntries));
-    const runtimeExports = Object.fromEntries(
-      runtime
-        .map((file) => file.path.slice('src/'.length, -'.ts'.length))
-        .map((module) => [`./${module}`, moduleExport(module)]),
-    );
+    const doors = plan.runtimeExports.map((module) => door(`@payments-contract/runtime/${module}`));
     const exports = {
       ...Object.fromEntries(Object.entries(plan.exports).map(([subpath, module]) => [subpath, moduleExport(module)])),
-      ...runtimeExports,
+      './contract-version': moduleExport('contract-version'),
+      ...Object.fromEntries(doors.map(({ module }) => [`./${module}`, moduleExport(module)])),
     };
     const own = [
       ...emitted.filter((file) => plan.artifacts(file.path)).map((file) => ({ ...file, path: `src/${file.path}` })),
-      ...runtime,
-      { path: 'package.json', contents: manifest({ ...plan, exports }, contract) },
-      { path: 'tsconfig.json', contents: BUILD_CONFIG },
+      contractVersion,
+      ...doors.map(({ path, contents }) => ({ path, contents })),
+      {
+        path: 'package.json',
+        contents: manifest({ ...plan, exports, bundles: ['runtime'] }, contract, packagesVersion),
+      },
       ...documents(plan.folder),
     ];
     files.push(...inFolder(plan.folder, own));
   }
-  const model = copiedSources('model', modelNames());
-  // The change check and the command-line helpers its command uses.
-  const diff = copiedSources('diff', diffNames());
-  const commandLine = copiedSources('runtime', runtimeClosure(['command-line.ts']));
+  // The contract's reader and its types, and the change check (its command's own modules come with src/bin.ts).
+  const contractDoors = {
+    './model': door('@payments-contract/model'),
+    './model/types': door('@payments-contract/model/types'),
+    './diff': door('@payments-contract/diff'),
+  };
   const asIs = [
     ...CONTRACT_DOCUMENTS.map(({ spec }) => spec),
     'x-extensions.schema.json',
@@ -318,9 +333,10 @@ export function placeInPackages(
   ];
   const contractExports = {
     '.': moduleExport('index'),
-    './model': moduleExport('model/read-model'),
-    './model/types': moduleExport('model/types'),
-    './diff': moduleExport('diff/diff'),
+    './contract-version': moduleExport('contract-version'),
+    ...Object.fromEntries(
+      Object.entries(contractDoors).map(([subpath, { module }]) => [subpath, moduleExport(module)]),
+    ),
     ...Object.fromEntries(asIs.map((path) => [`./${path}`, `./${path}`])),
   };
   const contractManifest = manifest(
@@ -334,19 +350,19 @@ export function placeInPackages(
       bin: { 'payments-contract': 'bin/payments-contract.js' },
       exports: contractExports,
       files: ['bin', 'openapi.json', 'sandbox/openapi.json', 'x-extensions.schema.json', 'docs'],
+      bundles: ['model', 'diff'],
     },
     contract,
+    packagesVersion,
   );
   files.push(
     ...inFolder('contract', [
-      ...model,
-      ...diff,
-      ...commandLine,
+      ...Object.values(contractDoors).map(({ path, contents }) => ({ path, contents })),
+      contractVersion,
       { path: 'src/bin.ts', contents: CONTRACT_BIN },
       { path: 'bin/payments-contract.js', contents: CONTRACT_LAUNCHER, executable: true },
       { path: 'src/index.ts', contents: withHeader(SOURCE, CONTRACT_INDEX) },
       { path: 'package.json', contents: contractManifest },
-      { path: 'tsconfig.json', contents: BUILD_CONFIG },
       { path: 'x-extensions.schema.json', contents: json({ $comment: HEADER_NOTE, ...extensionsSchema }) },
       ...documents('contract'),
     ]),
@@ -360,6 +376,8 @@ const inFolder = (folder: string, files: GeneratedFile[]): GeneratedFile[] =>
 
 /** contract/src/index.ts: where the package's documents are, for tools that read or serve them. */
 const CONTRACT_INDEX = `import { fileURLToPath } from 'node:url';
+
+export { contractVersion } from './contract-version.js';
 
 const here = (path: string): string => fileURLToPath(new URL(\`../\${path}\`, import.meta.url));
 

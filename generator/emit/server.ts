@@ -5,14 +5,7 @@
 // table to the generic router in generated/runtime/router.ts.
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { ApiModel, BodyMediaType, ErrorAnswer, OperationModel, ParameterLocation } from '../model/types.js';
-import {
-  createEmitProject,
-  toGeneratedFile,
-  type GeneratedFile,
-  runtimeImport,
-  SERVICE_TARGET,
-  type EmitTarget,
-} from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport } from './generated-file.js';
 
 const SOURCE = 'generator/emit/server.ts';
 const JSON_MEDIA_TYPE = 'application/json';
@@ -131,7 +124,7 @@ export function resultMembers(operation: OperationModel): string[] {
 const headline = (operation: OperationModel): string =>
   `${operation.operationId} (\`${operation.method.toUpperCase()} ${operation.path}\`): ${operation.summary}.`;
 
-export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
+export function emitServer(model: ApiModel): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('server.ts');
   // LowercaseKeys types header parameters only: a contract without any (the control API) does not import it.
@@ -141,7 +134,7 @@ export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['operations'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/index.js', namedImports: ['operationValidators'] });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'router.js'),
+    moduleSpecifier: runtimeImport('router'),
     namedImports: [
       { name: 'createRouter', alias: 'createTableRouter' },
       ...[
@@ -154,11 +147,11 @@ export function emitServer(model: ApiModel, target: EmitTarget = SERVICE_TARGET)
     ],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'router.js'),
+    moduleSpecifier: runtimeImport('router'),
     namedExports: ['ResponseContractError'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'router.js'),
+    moduleSpecifier: runtimeImport('router'),
     isTypeOnly: true,
     namedExports: [
       'AroundOperation',

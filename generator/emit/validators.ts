@@ -15,15 +15,7 @@ import addFormatsModule from 'ajv-formats';
 import { VariableDeclarationKind, type WriterFunction } from 'ts-morph';
 import type { ApiModel, Json, JsonObject, OperationModel, ParameterLocation } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import {
-  createEmitProject,
-  toGeneratedFile,
-  withHeader,
-  type GeneratedFile,
-  runtimeImport,
-  SERVICE_TARGET,
-  type EmitTarget,
-} from './generated-file.js';
+import { createEmitProject, toGeneratedFile, withHeader, type GeneratedFile, runtimeImport } from './generated-file.js';
 
 const SOURCE = 'generator/emit/validators.ts';
 const DOCUMENT_ID = 'openapi';
@@ -173,7 +165,7 @@ function declarations(names: string[]): string {
   return names.map((name) => `export declare const ${name}: Validator;`).join('\n');
 }
 
-export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
+export function emitValidators(model: ApiModel): GeneratedFile[] {
   const strictSchemas = new Map<string, Json>();
   const coercingSchemas = new Map<string, Json>();
   const names = validatorNames(model);
@@ -203,7 +195,7 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
   const webhookAjv = createAjv(false);
   for (const ajv of [strict, coercing, webhookAjv]) ajv.addSchema(document, DOCUMENT_ID);
 
-  const validatorType = `import type { Validator } from '${runtimeImport(target, 'validator.js', 1)}';\n\n`;
+  const validatorType = `import type { Validator } from '${runtimeImport('validator')}';\n\n`;
   const files: GeneratedFile[] = [
     { path: 'validators/strict.js', contents: withHeader(SOURCE, compileModule(strict, strictSchemas)) },
     { path: 'validators/coercing.js', contents: withHeader(SOURCE, compileModule(coercing, coercingSchemas)) },
@@ -215,7 +207,7 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
       path: 'validators/coercing.d.ts',
       contents: withHeader(SOURCE, validatorType + declarations([...coercingSchemas.keys()])),
     },
-    emitValidatorTable(model, names, target),
+    emitValidatorTable(model, names),
   ];
   if (webhookSchemas.size === 0) return files;
   return [
@@ -228,27 +220,23 @@ export function emitValidators(model: ApiModel, target: EmitTarget = SERVICE_TAR
       path: 'validators/webhook-schemas.d.ts',
       contents: withHeader(SOURCE, validatorType + declarations([...webhookSchemas.keys()])),
     },
-    emitWebhookValidatorTable(model, target),
+    emitWebhookValidatorTable(model),
   ];
 }
 
 /** validators/index.ts: operationId -> { path, query, header, body, form, responses }, webhooks by operationId. */
-function emitValidatorTable(
-  model: ApiModel,
-  names: Map<string, OperationValidatorNames>,
-  target: EmitTarget,
-): GeneratedFile {
+function emitValidatorTable(model: ApiModel, names: Map<string, OperationValidatorNames>): GeneratedFile {
   const project = createEmitProject();
   const file = project.createSourceFile('index.ts');
   file.addImportDeclaration({ moduleSpecifier: './strict.js', namespaceImport: 'strict' });
   file.addImportDeclaration({ moduleSpecifier: './coercing.js', namespaceImport: 'coercing' });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    moduleSpecifier: runtimeImport('validator'),
     isTypeOnly: true,
     namedImports: ['OperationValidators'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    moduleSpecifier: runtimeImport('validator'),
     isTypeOnly: true,
     namedExports: ['OperationValidators', 'Validator', 'ValidatorError'],
   });
@@ -291,12 +279,12 @@ function emitValidatorTable(
 }
 
 /** validators/webhooks.ts: the compiled body validator of every webhook, by operationId. */
-function emitWebhookValidatorTable(model: ApiModel, target: EmitTarget): GeneratedFile {
+function emitWebhookValidatorTable(model: ApiModel): GeneratedFile {
   const project = createEmitProject();
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './webhook-schemas.js', namespaceImport: 'schemas' });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'validator.js', 1),
+    moduleSpecifier: runtimeImport('validator'),
     isTypeOnly: true,
     namedImports: ['Validator'],
   });

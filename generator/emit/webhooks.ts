@@ -4,14 +4,7 @@
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
 import type { ApiModel, Json, WebhookModel } from '../model/types.js';
 import { isObject } from '../model/read-model.js';
-import {
-  createEmitProject,
-  toGeneratedFile,
-  type GeneratedFile,
-  runtimeImport,
-  SERVICE_TARGET,
-  type EmitTarget,
-} from './generated-file.js';
+import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport } from './generated-file.js';
 
 const SOURCE = 'generator/emit/webhooks.ts';
 
@@ -62,18 +55,18 @@ export function webhookMetadata(webhook: WebhookModel): Json {
   };
 }
 
-export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGET): GeneratedFile[] {
+export function emitWebhooks(model: ApiModel): GeneratedFile[] {
   const project = createEmitProject();
   const file = project.createSourceFile('webhooks.ts');
   file.addImportDeclaration({ moduleSpecifier: './types.js', isTypeOnly: true, namedImports: ['webhooks'] });
   file.addImportDeclaration({ moduleSpecifier: './validators/webhooks.js', namedImports: ['webhookValidators'] });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-definition.js'),
+    moduleSpecifier: runtimeImport('webhook-definition'),
     isTypeOnly: true,
     namedImports: ['WebhookDefinition', 'WebhookMetadata'],
   });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),
+    moduleSpecifier: runtimeImport('webhook-receiver'),
     namedImports: [
       'createReceiver',
       { name: 'WebhookHandlers', alias: 'Handlers', isTypeOnly: true },
@@ -81,7 +74,7 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
     ],
   });
   file.addImportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
+    moduleSpecifier: runtimeImport('webhook-sender'),
     namedImports: [
       'buildDelivery',
       { name: 'WebhookDelivery', alias: 'Delivery', isTypeOnly: true },
@@ -89,26 +82,26 @@ export function emitWebhooks(model: ApiModel, target: EmitTarget = SERVICE_TARGE
     ],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
+    moduleSpecifier: runtimeImport('webhook-sender'),
     namedExports: ['toRequest', 'WebhookPayloadError'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-sender.js'),
+    moduleSpecifier: runtimeImport('webhook-sender'),
     isTypeOnly: true,
     namedExports: ['WebhookDeliveryOptions'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-definition.js'),
+    moduleSpecifier: runtimeImport('webhook-definition'),
     isTypeOnly: true,
     namedExports: ['DeliveryRules', 'WebhookMetadata'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'validation-errors.js'),
+    moduleSpecifier: runtimeImport('validation-errors'),
     isTypeOnly: true,
     namedExports: ['ValidationIssue'],
   });
   file.addExportDeclaration({
-    moduleSpecifier: runtimeImport(target, 'webhook-receiver.js'),
+    moduleSpecifier: runtimeImport('webhook-receiver'),
     isTypeOnly: true,
     namedExports: ['WebhookContext', 'WebhookReceiverError'],
   });

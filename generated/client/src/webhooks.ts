@@ -2,15 +2,15 @@
 
 import type { webhooks } from './types.js';
 import { webhookValidators } from './validators/webhooks.js';
-import type { WebhookDefinition, WebhookMetadata } from './runtime/webhook-definition.js';
-import { createReceiver, type WebhookHandlers as Handlers, type WebhookReceiverOptions as ReceiverOptions } from './runtime/webhook-receiver.js';
-import { buildDelivery, type WebhookDelivery as Delivery, type WebhookDeliveryOptions } from './runtime/webhook-sender.js';
+import type { WebhookDefinition, WebhookMetadata } from '@payments-contract/runtime/webhook-definition';
+import { createReceiver, type WebhookHandlers as Handlers, type WebhookReceiverOptions as ReceiverOptions } from '@payments-contract/runtime/webhook-receiver';
+import { buildDelivery, type WebhookDelivery as Delivery, type WebhookDeliveryOptions } from '@payments-contract/runtime/webhook-sender';
 
-export { toRequest, WebhookPayloadError } from './runtime/webhook-sender.js';
-export type { WebhookDeliveryOptions } from './runtime/webhook-sender.js';
-export type { DeliveryRules, WebhookMetadata } from './runtime/webhook-definition.js';
-export type { ValidationIssue } from './runtime/validation-errors.js';
-export type { WebhookContext, WebhookReceiverError } from './runtime/webhook-receiver.js';
+export { toRequest, WebhookPayloadError } from '@payments-contract/runtime/webhook-sender';
+export type { WebhookDeliveryOptions } from '@payments-contract/runtime/webhook-sender';
+export type { DeliveryRules, WebhookMetadata } from '@payments-contract/runtime/webhook-definition';
+export type { ValidationIssue } from '@payments-contract/runtime/validation-errors';
+export type { WebhookContext, WebhookReceiverError } from '@payments-contract/runtime/webhook-receiver';
 
 /** `fixed_virtual_account.paid`: A fixed virtual account received a payment. */
 export type FixedVirtualAccountPaidCallback = webhooks['fixed_virtual_account.paid']['post']['requestBody']['content']['application/json'];

@@ -2,6 +2,8 @@
 
 import { fileURLToPath } from 'node:url';
 
+export { contractVersion } from './contract-version.js';
+
 const here = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
 /** The bundled service contract (OpenAPI 3.1, webhooks included). */

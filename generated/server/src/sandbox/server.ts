@@ -2,10 +2,10 @@
 
 import type { operations } from './types.js';
 import { operationValidators } from './validators/index.js';
-import { createRouter as createTableRouter, type HandlerResponse, type RequestContext, type RouterOptions, type RouteTable } from '../runtime/router.js';
+import { createRouter as createTableRouter, type HandlerResponse, type RequestContext, type RouterOptions, type RouteTable } from '@payments-contract/runtime/router';
 
-export { ResponseContractError } from '../runtime/router.js';
-export type { AroundOperation, BasicCredentials, HandlerResponse, OperationCall, RequestContext, RouterOptions, ValidationIssue } from '../runtime/router.js';
+export { ResponseContractError } from '@payments-contract/runtime/router';
+export type { AroundOperation, BasicCredentials, HandlerResponse, OperationCall, RequestContext, RouterOptions, ValidationIssue } from '@payments-contract/runtime/router';
 
 /** What the contract says about each operation, as the router needs it, by operationId. */
 export const operationTable = {

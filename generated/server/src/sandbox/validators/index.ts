@@ -2,9 +2,9 @@
 
 import * as strict from './strict.js';
 import * as coercing from './coercing.js';
-import type { OperationValidators } from '../../runtime/validator.js';
+import type { OperationValidators } from '@payments-contract/runtime/validator';
 
-export type { OperationValidators, Validator, ValidatorError } from '../../runtime/validator.js';
+export type { OperationValidators, Validator, ValidatorError } from '@payments-contract/runtime/validator';
 
 /** The compiled validators of every operation, by operationId. */
 export const operationValidators = {
