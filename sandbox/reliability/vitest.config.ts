@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Packages are entered through their exports' `source` condition, as in .ci/vitest.config.ts: the suite
+  // runs the TypeScript that is written (the testing doors are never built).
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['sandbox/reliability/**/*.reliability.ts'],
