@@ -1,8 +1,8 @@
-// generated/server.ts: the server side of the contract. Per operation: the route the router needs (method,
-// path template, parameter names, body media types, documented statuses and codes, the validation and
-// malformed-body answers, the compiled validators), the handler's input type and the union of its
+// generated/server/src/server.ts: the server side of the contract. Per operation: the route the router needs
+// (method, path template, parameter names, body media types, documented statuses and codes, the validation
+// and malformed-body answers, the compiled validators), the handler's input type and the union of its
 // documented responses; then `Handlers` (one function per operationId) and `createRouter`, which binds the
-// table to the generic router in generated/runtime/router.ts.
+// table to the generic router of @payments-contract/runtime (generator/runtime/router.ts).
 import { VariableDeclarationKind, type CodeBlockWriter, type WriterFunction } from 'ts-morph';
 import type { ApiModel, BodyMediaType, ErrorAnswer, OperationModel, ParameterLocation } from '../model/types.js';
 import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport } from './generated-file.js';
