@@ -80,7 +80,7 @@ describe('planOperation', () => {
     ).toEqual(['createFixedVirtualAccount', 'createFixedPaymentCode', 'createEwalletPayment']);
   });
 
-  it('types every input from operations[id] in generated/types.ts', () => {
+  it('types every input from operations[id] in types.ts', () => {
     const plan = planOperation(operation(model, 'createDisbursement'));
     expect(Object.fromEntries(plan.fields.map((field) => [field.name, field.type]))).toEqual({
       idempotencyKey: "NonNullable<operations['createDisbursement']['parameters']['header']>['X-IDEMPOTENCY-KEY']",
@@ -157,9 +157,9 @@ describe('emitClient', () => {
   });
 });
 
-// The committed artifact (generated/client.ts, the emitter's output for the contract) against an in-process
+// The committed artifact (generated/client/src/client.ts, the emitter's output for the contract) against an in-process
 // fetch that records every request and answers 200 {}.
-describe('generated/client.ts', () => {
+describe('generated/client/src/client.ts', () => {
   const SECRET_KEY = 'sk_test_abc';
 
   function recordingClient(baseUrl = 'https://payments.test'): { client: PaymentsClient; requests: Request[] } {

@@ -1,5 +1,5 @@
-// generated/client.ts: `createPaymentsClient({ baseUrl, secretKey, fetch? })`, one method per operationId on
-// top of openapi-fetch. Every type is derived from `operations['<id>']` in generated/types.ts, so the client
+// generated/client/src/client.ts: `createPaymentsClient({ baseUrl, secretKey, fetch? })`, one method per operationId on
+// top of openapi-fetch. Every type is derived from `operations['<id>']` in types.ts beside it, so the client
 // restates nothing the contract says; this emitter only decides the shape of each method's input:
 //   path, query   the operation's path and query parameters, as openapi-typescript types them
 //   body          the JSON body (the same schema describes the form body, decision `form-encoding-coercion`)
@@ -23,7 +23,7 @@ const RESERVED_INPUT_NAMES = ['path', 'query', 'body', 'encoding'];
 export interface InputField {
   name: string;
   required: boolean;
-  /** TypeScript type expression, in terms of generated/types.ts and the runtime. */
+  /** TypeScript type expression, in terms of types.ts and the runtime. */
   type: string;
   docs: string;
 }

@@ -1,4 +1,5 @@
-// generated/types.ts: `paths`, `webhooks`, `components` and `operations`, by openapi-typescript.
+// types.ts of the client and server packages (generated/client/src, generated/server/src): `paths`,
+// `webhooks`, `components` and `operations`, by openapi-typescript.
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { JsonObject } from '../model/types.js';
 import { withHeader, type GeneratedFile } from './generated-file.js';

@@ -1,5 +1,6 @@
-// generated/validators/: every request part, response body and webhook body compiled by ajv (JSON Schema
-// 2020-12, formats) at generate time into standalone code, so nothing compiles a schema at start-up.
+// validators/ of the server and client packages (generated/*/src/validators/): every request part, response
+// body and webhook body compiled by ajv (JSON Schema 2020-12, formats) at generate time into standalone code,
+// so nothing compiles a schema at start-up.
 //   strict.js    bodies and responses, validated as sent (JSON keeps its types)
 //   coercing.js  path, query and header parameters and form bodies, whose values arrive as text and are
 //                converted to the schema's types while validated (decision `form-encoding-coercion`)

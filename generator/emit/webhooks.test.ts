@@ -87,7 +87,7 @@ describe('webhookMetadata', () => {
 });
 
 describe('emitWebhooks', () => {
-  it('writes one file, generated/webhooks.ts, with the generated header', () => {
+  it('writes one file, webhooks.ts, with the generated header', () => {
     const files = emitWebhooks(fixture);
     expect(files.map((file) => file.path)).toEqual(['webhooks.ts']);
     expect(

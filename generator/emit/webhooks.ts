@@ -1,4 +1,4 @@
-// generated/webhooks.ts: a payload type per webhook, the webhooks' metadata as data, the merchant's
+// generated/client/src/webhooks.ts: a payload type per webhook, the webhooks' metadata as data, the merchant's
 // receiver (`createWebhookReceiver`) and the service's sender helper (`buildWebhookDelivery`). The logic
 // lives in the generic runtime (generator/runtime/webhook-*.ts); this file binds it to the contract.
 import { VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
@@ -44,7 +44,7 @@ export function writeLiteral(writer: CodeBlockWriter, value: Json): void {
   } else writer.write(String(value));
 }
 
-/** What generated/webhooks.ts says about one webhook (`WebhookMetadata` in the runtime). */
+/** What the emitted webhooks.ts says about one webhook (`WebhookMetadata` in the runtime). */
 export function webhookMetadata(webhook: WebhookModel): Json {
   return {
     name: webhook.name,

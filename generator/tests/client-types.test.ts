@@ -1,4 +1,4 @@
-// What the compiler accepts and refuses in code that uses generated/client.ts. Each `@ts-expect-error` line
+// What the compiler accepts and refuses in code that uses generated/client/src/client.ts. Each `@ts-expect-error` line
 // must fail to compile (tsc reports an unused directive otherwise), so `npx tsc --noEmit` proves the misuse
 // is caught; the misuse sits in functions that are never called. `expectTypeOf` states the types that flow.
 import { describe, expect, expectTypeOf, it } from 'vitest';

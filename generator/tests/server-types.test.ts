@@ -1,4 +1,4 @@
-// Type-level specification of generated/server.ts. `tsc --noEmit` (npm run typecheck) is the real judge:
+// Type-level specification of generated/server/src/server.ts. `tsc --noEmit` (npm run typecheck) is the real judge:
 // each `@ts-expect-error` line fails the typecheck if the misuse below it compiles. The `it` blocks only
 // build handlers, they never run a request.
 import { describe, expectTypeOf, it } from 'vitest';
