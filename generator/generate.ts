@@ -48,13 +48,14 @@ export async function generateContract(doc: JsonObject, target: EmitTarget): Pro
 export async function generateAll(
   service: JsonObject = readBundle(),
   sandbox: JsonObject = readBundle(join(contractDir, SANDBOX_TARGET.folder)),
+  packagesVersion?: string,
 ): Promise<GeneratedFile[]> {
   const emitted = [
     ...(await generateContract(service, SERVICE_TARGET)),
     ...(await generateContract(sandbox, SANDBOX_TARGET)),
   ];
   const extensionsSchema = parseYaml(readFileSync(extensionsSchemaPath, 'utf8')) as JsonObject;
-  return placeInPackages(emitted, service, extensionsSchema).sort((a, b) => a.path.localeCompare(b.path));
+  return placeInPackages(emitted, service, extensionsSchema, packagesVersion).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 function listFiles(dir: string): string[] {
@@ -77,7 +78,8 @@ export function drift(files: GeneratedFile[], dir: string = generatedDir): strin
   return [...changed, ...stale].sort();
 }
 
-function write(files: GeneratedFile[], dir: string = generatedDir): void {
+/** Writes `files` under `dir`, removing what is there and no longer generated. */
+export function write(files: GeneratedFile[], dir: string = generatedDir): void {
   const wanted = new Set(files.map((file) => file.path));
   for (const stale of listFiles(dir).filter((path) => !wanted.has(path))) rmSync(join(dir, stale));
   for (const file of files) {

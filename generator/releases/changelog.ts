@@ -13,10 +13,22 @@ import { readCommandLine, STANDARD_USAGE_LINES } from '../runtime/command-line.j
 import type { JsonObject } from '../model/types.js';
 import { diffContracts } from '../diff/diff.js';
 import { groupByChange, verdictSummary, type ChangeGroup } from '../diff/format.js';
-import { compareVersions, readReleaseEntries, readReleases, releasesDir, type Release } from './releases.js';
+import { compareVersions, readReleaseEntries, readReleases, type Release } from './releases.js';
 
-export const descriptionPath = fileURLToPath(new URL('../../spec/info-description.md', import.meta.url));
-export const workingContractPath = fileURLToPath(new URL('../../generated/contract/openapi.json', import.meta.url));
+/** The files a release reads and writes, in a checkout of the repository at `root`. */
+export interface ReleaseFiles {
+  description: string;
+  releases: string;
+  workingContract: string;
+}
+export const releaseFiles = (root: string): ReleaseFiles => ({
+  description: join(root, 'spec/info-description.md'),
+  releases: join(root, 'spec/releases/'),
+  workingContract: join(root, 'generated/contract/openapi.json'),
+});
+const repository = releaseFiles(fileURLToPath(new URL('../../', import.meta.url)));
+export const descriptionPath = repository.description;
+export const workingContractPath = repository.workingContract;
 
 export const CHANGELOG_START =
   '<!-- changelog: written by `npm run changelog` from spec/releases/ and the change check; do not edit by hand -->';
@@ -79,26 +91,30 @@ export function withChangelog(description: string, table: string): string {
   return `${description.slice(0, start + CHANGELOG_START.length)}\n${table}\n${description.slice(end)}`;
 }
 
-export const readWorkingContract = (): JsonObject =>
-  JSON.parse(readFileSync(workingContractPath, 'utf8')) as JsonObject;
+export const readWorkingContract = (files: ReleaseFiles = repository): JsonObject =>
+  JSON.parse(readFileSync(files.workingContract, 'utf8')) as JsonObject;
 
 /** What spec/info-description.md should hold now. */
-export function expectedDescription(working: JsonObject = readWorkingContract()): string {
-  return withChangelog(readFileSync(descriptionPath, 'utf8'), changelogTable(readReleases(), working));
+export function expectedDescription(
+  working: JsonObject = readWorkingContract(),
+  files: ReleaseFiles = repository,
+): string {
+  return withChangelog(readFileSync(files.description, 'utf8'), changelogTable(readReleases(files.releases), working));
 }
 
-function recordRelease(date: string, working: JsonObject): void {
+/** Records the working contract as a release made on `date` (spec/releases/). */
+export function recordRelease(date: string, working: JsonObject, files: ReleaseFiles = repository): void {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`--release needs a date as YYYY-MM-DD, not ${date}`);
   const version = versionOf(working);
-  const entries = readReleaseEntries();
+  const entries = readReleaseEntries(files.releases);
   const last = entries.at(-1);
   if (last && compareVersions(version, last.version) <= 0)
     throw new Error(
       `the working contract's version ${version} is not above the last release ${last.version}: raise info.version in spec/openapi.yaml first`,
     );
   const file = `openapi-${version}.json`;
-  copyFileSync(workingContractPath, join(releasesDir, file));
-  const manifestPath = join(releasesDir, 'releases.json');
+  copyFileSync(files.workingContract, join(files.releases, file));
+  const manifestPath = join(files.releases, 'releases.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { releases: unknown[] };
   manifest.releases.push({ version, date, contract: file });
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
