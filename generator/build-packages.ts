@@ -5,6 +5,8 @@
 // src/ with the modules of those it reaches (imports made relative) and compiles that, so each published
 // package carries what it needs and depends on no private package.
 //   --only contract,client   build just these
+//   --docs-into <dir>        build only the contract's Redoc pages, into <dir> (docs/index.html there, as in the
+//                            package), from copies of its bundled documents: the packages stay as they are
 import { execFile } from 'node:child_process';
 import {
   copyFileSync,
@@ -252,6 +254,18 @@ export async function buildPackage(build: PackageBuild): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const docsIndex = process.argv.indexOf('--docs-into');
+  if (docsIndex >= 0) {
+    const into = resolve(process.argv[docsIndex + 1] ?? '');
+    const contract = PACKAGE_BUILDS.find((build) => build.docs);
+    if (!contract) throw new Error('no package build makes the docs pages');
+    for (const { spec } of CONTRACT_DOCUMENTS) {
+      mkdirSync(dirname(join(into, spec)), { recursive: true });
+      copyFileSync(join(repoRoot, contract.folder, spec), join(into, spec));
+    }
+    await buildDocs(into);
+    return;
+  }
   const onlyIndex = process.argv.indexOf('--only');
   const only = onlyIndex >= 0 ? new Set((process.argv[onlyIndex + 1] ?? '').split(',')) : undefined;
   for (const build of PACKAGE_BUILDS) {
@@ -260,6 +274,8 @@ async function main(): Promise<void> {
     await buildPackage(build);
     console.log(`built ${build.folder} in ${Math.round(performance.now() - started)} ms`);
   }
+  // Nothing staged outlives the build.
+  rmSync(stageRoot, { recursive: true, force: true });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
