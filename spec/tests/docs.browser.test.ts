@@ -4,13 +4,14 @@
 // makes goes where it would, and a request to any other host or a console error fails the test. A
 // screenshot is kept in test-artifacts/ for review.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECISIONS_TAG, linkedDecisionIds } from '@payments-contract/model/decisions';
-import { createSite, DOCS, listen, readDocs, type Listening } from '@payments-contract/sandbox/testing';
+import { createSite, listen, type Listening } from '@payments-contract/sandbox/testing';
 import { listOperations, listWebhooks, loadBundled } from './document.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,18 +28,32 @@ const requests: string[] = [];
 const externalRequests: string[] = [];
 const failedRequests: string[] = [];
 
+// The page is built from the bundled contract into a folder of its own: rebuilding the contract package in place
+// (`npm run docs`) would empty its dist/ under the tests that read it at the same time.
+const docsDir = mkdtempSync(join(tmpdir(), 'docs-page-'));
+
 beforeAll(async () => {
-  execFileSync('npm', ['run', '--silent', 'docs'], { cwd: repoRoot, stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'generator/build-packages.ts', '--docs-into', docsDir], {
+    cwd: repoRoot,
+    stdio: 'pipe',
+  });
   // The sandbox's site with the built page; the API routers are not what this test looks at.
   const notHere = async (): Promise<Response> =>
     new Response('{"error_code":"NOT_FOUND","message":"Not served by this test."}', {
       status: 404,
       headers: { 'content-type': 'application/json' },
     });
-  server = await listen(createSite({ service: notHere, control: notHere, docs: { service: readDocs(DOCS.service) } }), {
-    host: '127.0.0.1',
-    port: 0,
-  });
+  server = await listen(
+    createSite({
+      service: notHere,
+      control: notHere,
+      docs: { service: readFileSync(join(docsDir, 'docs/index.html'), 'utf8') },
+    }),
+    {
+      host: '127.0.0.1',
+      port: 0,
+    },
+  );
   baseUrl = server.url;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -74,6 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  rmSync(docsDir, { recursive: true, force: true });
 });
 
 const entries = [...listOperations(doc), ...listWebhooks(doc)];
