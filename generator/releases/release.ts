@@ -15,7 +15,6 @@ import { promisify } from 'node:util';
 import { readCommandLine, STANDARD_USAGE_LINES } from '../runtime/command-line.js';
 import type { JsonObject } from '../model/types.js';
 import { diffContracts } from '../diff/diff.js';
-import { generateAll, write } from '../generate.js';
 import { expectedDescription, readWorkingContract, recordRelease, releaseFiles } from './changelog.js';
 import { compareVersions, readReleases } from './releases.js';
 import { PUBLISHED, PINNING, releaseLayout } from './in-step.js';
@@ -82,6 +81,8 @@ async function setPackagesVersion(root: string, version: string): Promise<void> 
   const layout = releaseLayout(root);
   writeJson(layout.packagesVersion, { ...readJson(layout.packagesVersion), version });
   const generated = join(root, 'generated/');
+  // Loaded when needed: the emitters take seconds to load, which --help and --version need not wait for.
+  const { generateAll, write } = await import('../generate.js');
   write(
     await generateAll(
       readJson(join(generated, 'contract/openapi.json')),

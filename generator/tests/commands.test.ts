@@ -49,6 +49,11 @@ const COMMANDS: [string, string, (args: string[]) => Promise<Ran>][] = [
     (args) => run('npm', ['run', '--silent', 'bench:install', '--', ...args]),
   ],
   [
+    'npm run release',
+    'generator/releases/release.ts',
+    (args) => run('npm', ['run', '--silent', 'release', '--', ...args]),
+  ],
+  [
     'npm run bench:server',
     'generator/bench-server/bench.ts',
     (args) => run('npm', ['run', '--silent', 'bench:server', '--', ...args]),
