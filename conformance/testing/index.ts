@@ -2,7 +2,8 @@
 // parts that drive a target and judge its answers (requests built from the contract, the HTTP client,
 // scenario steps, resources and their references, the callback receiver), the mock, the benchmarks' median
 // and tools to tell that a process and everything it started have stopped. Repository tooling, not a
-// published API: it is not built, and the package's semver does not cover it.
+// published API: its export has only the `source` condition, so it is never built and a published package
+// (which drops that condition) does not export it.
 export { startReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 export { loadContract, type Contract } from '../contract.js';
 export { bodyExamples, buildRequest, isIdempotencyHeader, parameterValue } from '../data/requests.js';

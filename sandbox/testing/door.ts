@@ -1,7 +1,8 @@
 // `@payments-contract/sandbox/testing`: what the repository's other packages test with. The sandbox in their
 // own process (its app, configuration and site, listening on a port they choose), as a child process, as a
-// PostgreSQL cluster, and the test merchants. Repository tooling, not a published API: it is not built, and
-// the package's semver does not cover it.
+// PostgreSQL cluster, and the test merchants. Repository tooling, not a published API: its export has only
+// the `source` condition, so it is never built and a published package (which drops that condition) does
+// not export it.
 export { createSandboxApp, type SandboxApp, type SandboxAppOptions } from '../app.js';
 export { startInProcessCluster, type InProcessCluster } from '../cluster/testing/in-process-cluster.js';
 export {
