@@ -5,6 +5,7 @@ import type {
   BodyMediaType,
   BodyModel,
   ErrorAnswer,
+  ErrorTrigger,
   HttpMethod,
   IdempotencyModel,
   Json,
@@ -17,12 +18,14 @@ import type {
   ParameterModel,
   RateLimitModel,
   ResponseHeaderModel,
+  TestModeModel,
   TimeBoundField,
   TimestampRule,
   ResponseModel,
   WebhookModel,
 } from './types.js';
-import { readCallbackSource, readDeliveryRules } from './callback-delivery.js';
+import { readCallbackSource, readDelivery, readDeliveryRules } from './callback-delivery.js';
+import { readErrorTriggers } from './error-triggers.js';
 
 const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_MEDIA_TYPES: BodyMediaType[] = ['application/json', 'application/x-www-form-urlencoded'];
@@ -259,19 +262,35 @@ function machineTimeFields(doc: JsonObject): string[] {
  */
 function readTimeBound(
   doc: JsonObject,
-  triggers: Record<string, JsonObject>,
+  triggers: Record<string, ErrorTrigger>,
   body: BodyModel | undefined,
   timeFields: string[],
 ): TimeBoundField[] {
-  const refused = Object.values(triggers).flatMap((t) =>
-    t.when === 'past_timestamp' && typeof t.field === 'string' ? [t.field] : [],
-  );
+  const refused = Object.values(triggers).flatMap((t) => (t.when === 'past_timestamp' ? [t.field] : []));
   const bounded = body
     ? timeFields.filter((field) => !refused.includes(field) && declaresPath(doc, body.schema, field.split('.')))
     : [];
   return [...new Set(refused)]
     .map((field) => ({ field, pastRefused: true }))
     .concat(bounded.map((field) => ({ field, pastRefused: false })));
+}
+
+/** `x-test-mode` (or a control contract's `x-test-modes` entry): a description, and what selects which outcome. */
+export function readTestMode(raw: Json | undefined, where: string): TestModeModel | undefined {
+  if (raw === undefined) return undefined;
+  const mode = expectObject(raw, where);
+  const { field, callback, outcomes, default_outcome: fallback } = mode;
+  if (field !== undefined && typeof field !== 'string') throw new Error(`${where}.field: expected a string`);
+  if (callback !== undefined && typeof callback !== 'string') throw new Error(`${where}.callback: expected a string`);
+  if (outcomes !== undefined && (!Array.isArray(outcomes) || !outcomes.every(isObject)))
+    throw new Error(`${where}.outcomes: expected a list of objects`);
+  return {
+    description: expectString(mode.description, `${where}.description`),
+    ...(field === undefined ? {} : { field }),
+    ...(callback === undefined ? {} : { callback }),
+    ...(outcomes === undefined ? {} : { outcomes: outcomes.filter(isObject) }),
+    ...(fallback === undefined ? {} : { default_outcome: expectObject(fallback, `${where}.default_outcome`) }),
+  };
 }
 
 /** `x-examples-reference-time`, refused unless it is an ISO 8601 time in UTC. */
@@ -341,10 +360,8 @@ function readOperation(
   const body = readBody(doc, operation, where);
   const validationError = readErrorAnswer(operation['x-validation-error'], `${where} x-validation-error`);
   const malformedBodyError = readErrorAnswer(operation['x-malformed-body-error'], `${where} x-malformed-body-error`);
-  const raw = operation['x-error-triggers'];
-  const triggers = isObject(raw)
-    ? Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))
-    : {};
+  const triggers = readErrorTriggers(operation['x-error-triggers'], where);
+  const testMode = readTestMode(operation['x-test-mode'], `${where} x-test-mode`);
   const rateLimit = readRateLimit(doc, operation, where);
   const matches = readMatches(operation['x-matches'], where);
   const parameters = readParameters(doc, pathItem, operation, where);
@@ -361,7 +378,7 @@ function readOperation(
     ...(validationError ? { validationError } : {}),
     ...(malformedBodyError ? { malformedBodyError } : {}),
     errorTriggers: triggers,
-    ...(isObject(operation['x-test-mode']) ? { testMode: operation['x-test-mode'] } : {}),
+    ...(testMode ? { testMode } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     ...(idempotency ? { idempotency } : {}),
     timeBound: readTimeBound(doc, triggers, body, timeFields),
@@ -379,7 +396,7 @@ function readWebhook(doc: JsonObject, name: string, operation: JsonObject): Webh
     .map((raw) => dereference(doc, raw))
     .find((parameter) => isObject(parameter) && parameter.in === 'header');
   if (!isObject(tokenParameter)) throw new Error(`${where}: no callback token header`);
-  const delivery = expectObject(operation['x-delivery'], `${where} x-delivery`);
+  const delivery = readDelivery(operation['x-delivery'], where);
   const source = readCallbackSource(operation['x-callback-source'], where);
   return {
     name,
@@ -425,4 +442,6 @@ export function readModel(doc: JsonObject): ApiModel {
   };
 }
 
+export { assertNever } from './assert-never.js';
+export { ERROR_TRIGGER_KINDS, isErrorTriggerKind, readErrorTrigger } from './error-triggers.js';
 export { redateExample, shiftValue, timeOfValue, type Redated } from './example-time.js';

@@ -94,7 +94,7 @@ export interface TimeBoundField {
  */
 export interface TimestampRule {
   field: string;
-  set: 'creation' | 'change' | 'transition';
+  set: TimestampSet;
   /** For `transition`: the states whose entry sets it. */
   states: string[];
   /** For `change`: null from creation until the first change. */
@@ -103,9 +103,15 @@ export interface TimestampRule {
   decision?: string;
 }
 
+/** `x-timestamps` `set`: what sets and moves a date-time field. */
+export type TimestampSet = 'creation' | 'change' | 'transition';
+
+/** `x-matches` `order`. */
+export type MatchOrderKind = 'newest_first' | 'oldest_first';
+
 /** `x-matches` of a list or lookup operation: the order of the objects it answers when several match. */
 export interface MatchOrder {
-  order: 'newest_first' | 'oldest_first';
+  order: MatchOrderKind;
   decision: string;
 }
 
@@ -129,9 +135,9 @@ export interface OperationModel {
   /** `x-malformed-body-error`: the answer to a body that does not parse. */
   malformedBodyError?: ErrorAnswer;
   /** `x-error-triggers`, keyed by error code. */
-  errorTriggers: Record<string, JsonObject>;
+  errorTriggers: Record<string, ErrorTrigger>;
   /** `x-test-mode`, if any. */
-  testMode?: JsonObject;
+  testMode?: TestModeModel;
   /** `x-rate-limit`, if any, resolved against the root's `x-rate-limits`. */
   rateLimit?: RateLimitModel;
   /** `x-idempotency`, if any. */
@@ -152,7 +158,8 @@ export interface WebhookModel {
   /** Header that carries the callback token (lower case). */
   tokenHeader: string;
   bodySchema: Json;
-  delivery: JsonObject;
+  /** `x-delivery` as the contract writes it. */
+  delivery: DeliveryModel;
   /** What `x-delivery` says of acknowledgement and redelivery. */
   deliveryRules: WebhookDeliveryRules;
   /** `x-callback-source`: the object a callback reports and where its fields come from, when given. */
@@ -197,3 +204,154 @@ export interface ApiModel {
   /** `x-timestamps` of each resource schema that declares them, by the schema's title. */
   timestamps: Record<string, TimestampRule[]>;
 }
+
+// The vendor extensions' data, typed from spec/x-extensions.yaml (extension-types.test.ts holds them to it):
+// kept in the contract's own spelling, one union member per kind, so a new kind fails to compile at every
+// `switch` that ends in `assertNever` (read-model.ts) until it is handled there.
+
+/** `x-error-triggers` `parameter`: where the request names the object the rule looks up. */
+export type TriggerParameter = {
+  in: 'path' | 'query' | 'header' | 'body';
+  name: string;
+};
+
+/** What every `x-error-triggers` entry carries besides its kind. */
+type TriggerCommon = {
+  description: string;
+  /** The request value that selects this code in test mode. */
+  test_mode?: { field: string; value: string };
+};
+
+/** The object the request names does not exist (for this merchant and mode). */
+export type NotFoundTrigger = TriggerCommon & {
+  when: 'not_found';
+  parameter: TriggerParameter;
+};
+/** The object the request names belongs to another merchant. */
+export type OtherMerchantTrigger = TriggerCommon & {
+  when: 'other_merchant';
+  parameter: TriggerParameter;
+};
+/** An object with the same values of `fields` exists. */
+export type DuplicateTrigger = TriggerCommon & {
+  when: 'duplicate';
+  fields: string[];
+  /** A field the service assigns when left out -> the answer's field showing the value assigned. */
+  answered_as?: Record<string, string>;
+};
+/** The object's state (of `machine`) is one of `states`. */
+export type StateTrigger = TriggerCommon & {
+  when: 'state';
+  machine: string;
+  states: string[];
+};
+/** A setting of the merchant refuses the request. */
+export type MerchantSettingTrigger = TriggerCommon & {
+  when: 'merchant_setting';
+  setting: string;
+};
+/** The body's time `field` lies in the past. */
+export type PastTimestampTrigger = TriggerCommon & {
+  when: 'past_timestamp';
+  field: string;
+};
+/** A stored field of the object refuses the request (its value is not one of `not_in`, where given). */
+export type StoredFieldTrigger = TriggerCommon & {
+  when: 'stored_field';
+  field: string;
+  not_in?: string[];
+};
+/** The body's `field` is not in the named catalog. */
+export type NotInCatalogTrigger = TriggerCommon & {
+  when: 'not_in_catalog';
+  field: string;
+  catalog: string;
+};
+/** The body's `field` contains one of `terms`. */
+export type ForbiddenTermsTrigger = TriggerCommon & {
+  when: 'forbidden_terms';
+  field: string;
+  terms: string[];
+};
+/** A repeated idempotency key with the same request. */
+export type IdempotencyReplayTrigger = TriggerCommon & {
+  when: 'idempotency_replay';
+  header: string;
+};
+/** A repeated idempotency key with another request. */
+export type IdempotencyMismatchTrigger = TriggerCommon & {
+  when: 'idempotency_mismatch';
+  header: string;
+};
+/** A balance does not cover the request (decision balance-cover-rule). */
+export type InsufficientBalanceTrigger = TriggerCommon & {
+  when: 'insufficient_balance';
+  account_type: string;
+  balance: { operation: string; field: string; query: Record<string, string> };
+  /** The request body's field holding the amount. */
+  amount: string;
+  equal_amount: 'accepted' | 'refused';
+};
+/** An OTP is refused. */
+export type OtpTrigger = TriggerCommon & {
+  when: 'otp';
+  outcome: 'invalid' | 'expired' | 'max_attempts';
+};
+/** The upstream (a bank, a provider) cannot be reached. */
+export type UpstreamUnavailableTrigger = TriggerCommon & {
+  when: 'upstream_unavailable';
+};
+/** A test-mode value selects the code. */
+export type TestModeTrigger = TriggerCommon & {
+  when: 'test_mode';
+};
+
+/** One `x-error-triggers` entry: `when` decides the rest of its shape. */
+export type ErrorTrigger =
+  | NotFoundTrigger
+  | OtherMerchantTrigger
+  | DuplicateTrigger
+  | StateTrigger
+  | MerchantSettingTrigger
+  | PastTimestampTrigger
+  | StoredFieldTrigger
+  | NotInCatalogTrigger
+  | ForbiddenTermsTrigger
+  | IdempotencyReplayTrigger
+  | IdempotencyMismatchTrigger
+  | InsufficientBalanceTrigger
+  | OtpTrigger
+  | UpstreamUnavailableTrigger
+  | TestModeTrigger;
+export type ErrorTriggerKind = ErrorTrigger['when'];
+/** The trigger of one kind. */
+export type ErrorTriggerOf<K extends ErrorTriggerKind> = Extract<ErrorTrigger, { when: K }>;
+
+/** `x-test-mode` of an operation (and the control contract's `x-test-modes` entries): test-mode behaviour as data. */
+export type TestModeModel = {
+  description: string;
+  /** The request field whose value selects an outcome. */
+  field?: string;
+  /** The webhook that reports the outcome. */
+  callback?: string;
+  outcomes?: JsonObject[];
+  default_outcome?: JsonObject;
+};
+
+/** `x-delivery` `destination`: a dashboard setting, or a field of the request that created the object. */
+export type DeliveryDestination =
+  | { dashboard_setting: string }
+  | { request_field: { operation: string; field: string } };
+
+/** `x-delivery` of a webhook: how the service delivers it. */
+export type DeliveryModel = {
+  destination: DeliveryDestination;
+  acknowledgement: '2xx';
+  acknowledging_statuses?: { minimum: number; maximum: number; decisions: string[] };
+  attempts: number;
+  retry_interval_seconds: number;
+  guarantee: 'at-least-once';
+  redelivery?: { only: 'after_failed_attempt'; decision: string };
+  ordering: 'none';
+  after_final_failure: 'alert';
+};
