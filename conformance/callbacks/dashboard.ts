@@ -1,6 +1,6 @@
 // The dashboard callback settings a contract's webhooks are sent to, and pointing them at the suite's
 // receiver through the sandbox control API (the callbacks check for its events, the whole run for all).
-import { isObject } from '@payments-contract/contract/model';
+
 import type { WebhookModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import type { CallbackReceiver } from './receiver.js';
@@ -11,8 +11,10 @@ export function dashboardSettings(webhooks: readonly WebhookModel[]): Map<string
   const settings = new Map<string, string[]>();
   for (const webhook of webhooks) {
     const destination = webhook.delivery.destination;
-    const setting = isObject(destination) ? destination.dashboard_setting : undefined;
-    if (typeof setting === 'string') settings.set(setting, [...(settings.get(setting) ?? []), webhook.operationId]);
+    if ('dashboard_setting' in destination) {
+      const setting = destination.dashboard_setting;
+      settings.set(setting, [...(settings.get(setting) ?? []), webhook.operationId]);
+    }
   }
   return settings;
 }

@@ -217,8 +217,7 @@ function causesOf(
   }
   const keyById = (id: string | undefined): string | undefined => (id === undefined ? undefined : byValue.get(id));
   const destination = webhook.delivery.destination;
-  const requestField =
-    isObject(destination) && isObject(destination.request_field) ? destination.request_field : undefined;
+  const requestField = 'request_field' in destination ? destination.request_field : undefined;
   const answered = new Set<string>();
   const created = new Set<string>();
   for (const { exchange, sender, operation, simulation } of located) {
@@ -509,13 +508,9 @@ export function judgeDeliveries(input: JudgeInput): { results: CheckResult[]; mi
         }
       }
     }
-    if (
-      !input.dashboardReaches &&
-      isObject(webhook.delivery.destination) &&
-      webhook.delivery.destination.dashboard_setting !== undefined
-    ) {
+    if (!input.dashboardReaches && 'dashboard_setting' in webhook.delivery.destination) {
       unchecked.push(
-        `the dashboard setting ${String(webhook.delivery.destination.dashboard_setting)} does not point at the receiver: a missing ${webhook.operationId} callback cannot be told`,
+        `the dashboard setting ${webhook.delivery.destination.dashboard_setting} does not point at the receiver: a missing ${webhook.operationId} callback cannot be told`,
       );
     }
     if (!input.tokenGiven)

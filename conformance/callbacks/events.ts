@@ -1,7 +1,7 @@
 // The vocabulary every trigger source shares (test mode, state machines, sandbox simulations): a callback
 // event the suite can cause, where the target sends it, and the request body that causes it, with the
 // values that tell its deliveries apart from every other request's.
-import { isObject } from '@payments-contract/contract/model';
+
 import type { Json, JsonObject, WebhookModel } from '@payments-contract/contract/model/types';
 import type { CheckContext } from '../types.js';
 import { bodyReferences, type Reference } from '../workflows/resources.js';
@@ -100,15 +100,15 @@ export function destination(
   operationId: string,
 ): { field?: string } | { unavailable: string } {
   const target = webhook.delivery.destination;
-  const requestField = isObject(target) && isObject(target.request_field) ? target.request_field : undefined;
-  if (requestField) {
-    return requestField.operation === operationId && typeof requestField.field === 'string'
+  if ('request_field' in target) {
+    const requestField = target.request_field;
+    return requestField.operation === operationId
       ? { field: requestField.field }
       : {
-          unavailable: `${webhook.operationId} goes to ${String(requestField.operation)}'s ${String(requestField.field)}, which this trigger does not send`,
+          unavailable: `${webhook.operationId} goes to ${requestField.operation}'s ${requestField.field}, which this trigger does not send`,
         };
   }
-  const setting = isObject(target) ? String(target.dashboard_setting) : 'a dashboard setting';
+  const setting = target.dashboard_setting;
   return env.dashboardReachesReceiver
     ? {}
     : {

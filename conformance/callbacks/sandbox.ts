@@ -8,8 +8,8 @@
 // themselves (`x-resolves`), the request values selecting how (`x-test-modes`) and after how long
 // (`x-auto-progress-delay`); the suite names neither an operation nor a setting of it.
 import { readFileSync } from 'node:fs';
-import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { isObject, readTestMode } from '@payments-contract/contract/model';
+import type { Json, JsonObject, OperationModel, TestModeModel } from '@payments-contract/contract/model/types';
 import { createContract, type Contract } from '../contract.js';
 import { expectationFindings, responseFindings } from '../expectations.js';
 import type { HttpClient } from '../http.js';
@@ -88,7 +88,7 @@ export interface ControlApi {
   /** How long after their start the target finishes objects by itself, where `x-auto-progress-delay` says, or why it does not say. */
   autoProgressDelayMs: () => Promise<{ ms: number } | { reason: string }>;
   /** The target's own test mode of service operations (`x-test-modes`), per operationId, in the shape of `x-test-mode`. */
-  testModes: Record<string, JsonObject>;
+  testModes: Record<string, TestModeModel>;
   /** Present when the control contract names its clock's advance. */
   clock?: ControlClock;
   /** Present when the control contract names its delivery records and their fields. */
@@ -273,9 +273,10 @@ export function createControlApi(http: HttpClient, contract: Contract, source: s
   const autoProgressDelayMs = millisecondsAt('x-auto-progress-delay', 'delay of automatic outcomes');
   const declaredTestModes = contract.doc['x-test-modes'];
   const testModes = Object.fromEntries(
-    Object.entries(isObject(declaredTestModes) ? declaredTestModes : {}).flatMap(([operationId, mode]) =>
-      isObject(mode) ? [[operationId, mode]] : [],
-    ),
+    Object.entries(isObject(declaredTestModes) ? declaredTestModes : {}).flatMap(([operationId, raw]) => {
+      const mode = readTestMode(raw, `x-test-modes.${operationId}`);
+      return mode ? [[operationId, mode]] : [];
+    }),
   );
 
   const advance = operationFieldOf(contract, 'x-clock-advance');

@@ -12,7 +12,7 @@
 // never passed; a retry gap the data cannot decide is reported unchecked, never passed.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isObject } from '@payments-contract/contract/model';
+
 import type { WebhookModel } from '@payments-contract/contract/model/types';
 import { driveRetries, readOffset, unexplainedMove, type OffsetReading, type TimedRetry } from '../callbacks/clock.js';
 import { fireAll, type Watched } from '../callbacks/fire.js';
@@ -116,9 +116,8 @@ async function awaitRetries(
 /** A missing callback that goes to a dashboard setting may only mean the setting does not point at the receiver. */
 function dashboardHint(webhook: WebhookModel, receiver: CallbackReceiver): string {
   const destination = webhook.delivery.destination;
-  const setting = isObject(destination) ? destination.dashboard_setting : undefined;
-  return typeof setting === 'string'
-    ? ` (the target sends it to its dashboard setting ${setting}: check that it is ${receiver.publicUrl})`
+  return 'dashboard_setting' in destination
+    ? ` (the target sends it to its dashboard setting ${destination.dashboard_setting}: check that it is ${receiver.publicUrl})`
     : '';
 }
 

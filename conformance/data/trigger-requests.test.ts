@@ -7,13 +7,13 @@ import type { Json } from '@payments-contract/contract/model/types';
 import { readFileSync } from 'node:fs';
 import { defaultSpecPath, loadContract } from '../contract.js';
 import { getPath } from '../workflows/data.js';
-import { REQUEST_DATA_TRIGGERS, triggerRequests } from './trigger-requests.js';
+import { isRequestDataTrigger, REQUEST_DATA_TRIGGERS, triggerRequests } from './trigger-requests.js';
 
 const contract = loadContract();
 const triggered = contract.model.operations.flatMap((operation) =>
-  Object.entries(operation.errorTriggers)
-    .filter(([, trigger]) => (REQUEST_DATA_TRIGGERS as readonly Json[]).includes(trigger.when ?? null))
-    .map(([code, trigger]) => ({ operation, code, trigger })),
+  Object.entries(operation.errorTriggers).flatMap(([code, trigger]) =>
+    isRequestDataTrigger(trigger) ? [{ operation, code, trigger }] : [],
+  ),
 );
 
 describe('requests breaking the request-data triggers of the bundled contract', () => {
@@ -28,25 +28,23 @@ describe('requests breaking the request-data triggers of the bundled contract', 
       const requests = plan.requests.filter((r) => r.expected.errorCode === code);
       expect(plan.notes).toEqual([]);
       expect(requests.length).toBeGreaterThan(0);
-      const field = String(trigger.field);
+      const field = trigger.field;
       for (const request of requests) {
         const body = JSON.parse(request.spec.body?.text ?? 'null') as Json;
         expect(contract.validate(operation.body?.schema ?? {}, body), request.what).toEqual([]);
         expect(operation.responses.find((r) => r.status === request.expected.status)?.errorCodes).toContain(code);
         const value = getPath(body, field);
         if (trigger.when === 'past_timestamp') expect(Date.parse(String(value))).toBeLessThan(Date.now());
-        if (trigger.when === 'not_in_catalog') expect(request.what).toContain(String(trigger.catalog));
+        if (trigger.when === 'not_in_catalog') expect(request.what).toContain(trigger.catalog);
         if (trigger.when === 'forbidden_terms')
           expect(
-            (trigger.terms as string[]).some((term) =>
-              new RegExp(`(^|[^A-Za-z])${term}($|[^A-Za-z])`, 'i').test(String(value)),
-            ),
+            trigger.terms.some((term) => new RegExp(`(^|[^A-Za-z])${term}($|[^A-Za-z])`, 'i').test(String(value))),
           ).toBe(true);
       }
       // Each forbidden term is sent as written and in lower case: the rule holds in any letter case.
       if (trigger.when === 'forbidden_terms') {
         const sent = requests.map((r) => String(getPath(JSON.parse(r.spec.body?.text ?? 'null') as Json, field)));
-        for (const term of trigger.terms as string[]) {
+        for (const term of trigger.terms) {
           expect(
             sent.some((value) => value.split(/\s+/).join(' ').endsWith(term)),
             term,
@@ -66,7 +64,7 @@ describe('requests breaking the request-data triggers of the bundled contract', 
     // Every example of the document, the catalog's included, read as text: the value appears in none as a code.
     const document = readFileSync(defaultSpecPath, 'utf8');
     const values = triggerRequests(contract, operation).requests.map((request) =>
-      String(getPath(JSON.parse(request.spec.body?.text ?? 'null') as Json, String(trigger.field))),
+      String(getPath(JSON.parse(request.spec.body?.text ?? 'null') as Json, trigger.field)),
     );
     expect(values.length).toBeGreaterThan(0);
     for (const value of values) expect(document).not.toMatch(new RegExp(`"code":\\s*"${value}"`));

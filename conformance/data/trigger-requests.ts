@@ -4,8 +4,8 @@
 // (`not_in_catalog`, the catalog read from that operation's documented answers). Each is the operation's
 // first body example with one field changed, still valid against the body schema, so that only the
 // trigger's rule is broken and its code, at the status the operation documents for it, is the answer.
-import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { assertNever, isObject } from '@payments-contract/contract/model';
+import type { ErrorTrigger, ErrorTriggerOf, Json, OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { getPath, pastTimestamp, setPath } from '../workflows/data.js';
 import { bodyExamples, buildRequest } from './requests.js';
@@ -13,6 +13,32 @@ import type { NegativePlan, NegativeRequest } from './negative-requests.js';
 
 /** The trigger kinds judged here: rules on the request's own data that a schema cannot state. */
 export const REQUEST_DATA_TRIGGERS = ['past_timestamp', 'forbidden_terms', 'not_in_catalog'] as const;
+export type RequestDataTrigger = ErrorTriggerOf<(typeof REQUEST_DATA_TRIGGERS)[number]>;
+
+/** Whether the trigger is a rule on the request's own data (every kind decided here, so a new one must be). */
+export function isRequestDataTrigger(trigger: ErrorTrigger): trigger is RequestDataTrigger {
+  switch (trigger.when) {
+    case 'past_timestamp':
+    case 'forbidden_terms':
+    case 'not_in_catalog':
+      return true;
+    case 'not_found':
+    case 'other_merchant':
+    case 'duplicate':
+    case 'state':
+    case 'merchant_setting':
+    case 'stored_field':
+    case 'idempotency_replay':
+    case 'idempotency_mismatch':
+    case 'insufficient_balance':
+    case 'otp':
+    case 'upstream_unavailable':
+    case 'test_mode':
+      return false;
+    default:
+      return assertNever(trigger);
+  }
+}
 
 interface Variant {
   what: string;
@@ -51,23 +77,20 @@ function withTerm(valid: Json | undefined, term: string): Json[] {
   return typeof valid === 'string' ? [`${valid} ${term}`, term] : [term];
 }
 
-function variants(contract: Contract, trigger: JsonObject, field: string): Variant[] | string {
+function variants(contract: Contract, trigger: RequestDataTrigger): Variant[] | string {
   switch (trigger.when) {
     case 'past_timestamp':
       return [{ what: 'in the past', value: pastTimestamp() }];
-    case 'forbidden_terms': {
-      const terms = Array.isArray(trigger.terms) ? trigger.terms.filter((t): t is string => typeof t === 'string') : [];
-      if (terms.length === 0) return 'the trigger lists no terms';
+    case 'forbidden_terms':
       // Every term as written, and each in lower case too: the rule holds in any letter case.
-      return terms.flatMap((term) =>
+      return trigger.terms.flatMap((term) =>
         [term, term.toLowerCase()]
           .filter((t, i, all) => all.indexOf(t) === i)
           .map((t) => ({ what: `contains the forbidden term "${t}"`, value: t })),
       );
-    }
     case 'not_in_catalog': {
-      const catalog = typeof trigger.catalog === 'string' ? trigger.catalog : '';
-      const listed = catalogValues(contract, catalog, field);
+      const catalog = trigger.catalog;
+      const listed = catalogValues(contract, catalog, trigger.field);
       if (!listed) return `the catalog ${catalog} documents no list to compare with`;
       // A value shaped like the listed ones that the list does not have.
       const candidates = [...listed].map((code) => `${code}X`).concat(['ZZZ', 'UNLISTED']);
@@ -77,7 +100,7 @@ function variants(contract: Contract, trigger: JsonObject, field: string): Varia
         : [{ what: `not in the list ${catalog} answers`, value }];
     }
     default:
-      return `kind ${String(trigger.when)} is not a request-data rule`;
+      return assertNever(trigger);
   }
 }
 
@@ -86,17 +109,17 @@ export function triggerRequests(contract: Contract, operation: OperationModel): 
   const plan: NegativePlan = { requests: [], notes: [] };
   const base = bodyExamples(contract, operation)[0]?.value;
   for (const [code, trigger] of Object.entries(operation.errorTriggers)) {
-    if (!(REQUEST_DATA_TRIGGERS as readonly Json[]).includes(trigger.when ?? null)) continue;
-    const field = typeof trigger.field === 'string' ? trigger.field : undefined;
+    if (!isRequestDataTrigger(trigger)) continue;
+    const field = trigger.field;
     const status = operation.responses.find((r) => r.errorCodes.includes(code))?.status;
-    const where = `body ${field ?? '(no field)'}`;
-    if (field === undefined || base === undefined || !operation.body || status === undefined) {
+    const where = `body ${field}`;
+    if (base === undefined || !operation.body || status === undefined) {
       plan.notes.push(
-        `${where} (${code}): not tested, ${status === undefined ? 'the operation documents no status for the code' : 'the trigger names no body field or the operation has no body example'}`,
+        `${where} (${code}): not tested, ${status === undefined ? 'the operation documents no status for the code' : 'the operation has no body example'}`,
       );
       continue;
     }
-    const built = variants(contract, trigger, field);
+    const built = variants(contract, trigger);
     if (typeof built === 'string') {
       plan.notes.push(`${where} (${code}): not tested, ${built}`);
       continue;
@@ -115,7 +138,7 @@ export function triggerRequests(contract: Contract, operation: OperationModel): 
         continue;
       }
       const request: NegativeRequest = {
-        what: `x-error-triggers ${code} (${String(trigger.when)}): ${where} ${variant.what}`,
+        what: `x-error-triggers ${code} (${trigger.when}): ${where} ${variant.what}`,
         spec: buildRequest(contract, operation, { body }),
         expected: { status, errorCode: code, source: 'x-error-triggers' },
         schemaPath: `${operation.pointer}/x-error-triggers/${code}`,
@@ -150,19 +173,27 @@ export function brokenTrigger(
   body: Json,
 ): { code: string; status: number } | undefined {
   for (const [code, trigger] of Object.entries(operation.errorTriggers)) {
-    const value = typeof trigger.field === 'string' ? getPath(body, trigger.field) : undefined;
+    if (!isRequestDataTrigger(trigger)) continue;
+    const value = getPath(body, trigger.field);
     const status = operation.responses.find((r) => r.errorCodes.includes(code))?.status;
     if (typeof value !== 'string' || status === undefined) continue;
-    const terms = Array.isArray(trigger.terms) ? trigger.terms.filter((t): t is string => typeof t === 'string') : [];
-    const listed =
-      trigger.when === 'not_in_catalog' && typeof trigger.catalog === 'string'
-        ? catalogValues(contract, trigger.catalog, trigger.field as string)
-        : undefined;
-    const broken =
-      (trigger.when === 'past_timestamp' && Date.parse(value) < Date.now()) ||
-      (trigger.when === 'forbidden_terms' && containsTerm(value, terms)) ||
-      (listed !== undefined && !listed.has(value));
-    if (broken) return { code, status };
+    if (breaks(contract, trigger, value)) return { code, status };
   }
   return undefined;
+}
+
+/** Whether a field's value breaks the request-data rule. */
+function breaks(contract: Contract, trigger: RequestDataTrigger, value: string): boolean {
+  switch (trigger.when) {
+    case 'past_timestamp':
+      return Date.parse(value) < Date.now();
+    case 'forbidden_terms':
+      return containsTerm(value, trigger.terms);
+    case 'not_in_catalog': {
+      const listed = catalogValues(contract, trigger.catalog, trigger.field);
+      return listed !== undefined && !listed.has(value);
+    }
+    default:
+      return assertNever(trigger);
+  }
 }

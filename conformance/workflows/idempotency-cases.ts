@@ -3,8 +3,8 @@
 // something is asked of the resource's lookup operation (a GET whose query parameters are fields of the
 // create body), never assumed from the answer.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isObject } from '@payments-contract/contract/model';
-import type { Json, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
+import { assertNever, isObject } from '@payments-contract/contract/model';
+import type { ErrorTrigger, Json, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
 import { buildRequest } from '../data/requests.js';
 import type { Expected } from '../expectations.js';
 import type { RequestSpec } from '../http.js';
@@ -146,12 +146,36 @@ export const otherBody: Case = (g) =>
 
 /** Body fields the contract attaches a rule to by name (triggers' field, fields, parameter) or selects test outcomes by. */
 function ruledFields(operation: OperationModel): Set<string> {
-  const names = Object.values(operation.errorTriggers).flatMap((trigger) => [
-    trigger.field,
-    ...(Array.isArray(trigger.fields) ? trigger.fields : []),
-    isObject(trigger.parameter) ? trigger.parameter.name : undefined,
-  ]);
+  const names = Object.values(operation.errorTriggers).flatMap(namedFields);
   return new Set([...names, operation.testMode?.field].filter((name): name is string => typeof name === 'string'));
+}
+
+/** The fields a trigger names (its field, fields or parameter). */
+function namedFields(trigger: ErrorTrigger): string[] {
+  switch (trigger.when) {
+    case 'not_found':
+    case 'other_merchant':
+      return [trigger.parameter.name];
+    case 'duplicate':
+      return trigger.fields;
+    case 'past_timestamp':
+    case 'stored_field':
+    case 'not_in_catalog':
+    case 'forbidden_terms':
+      return [trigger.field];
+    // The amount is the free number a changed body changes: a balance rule compares it, it names no other field.
+    case 'insufficient_balance':
+    case 'state':
+    case 'merchant_setting':
+    case 'idempotency_replay':
+    case 'idempotency_mismatch':
+    case 'otp':
+    case 'upstream_unavailable':
+    case 'test_mode':
+      return [];
+    default:
+      return assertNever(trigger);
+  }
 }
 
 /**

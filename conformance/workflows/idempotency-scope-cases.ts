@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { isObject } from '@payments-contract/contract/model';
 import type { IdempotencyModel, Json, OperationModel } from '@payments-contract/contract/model/types';
 import { expectedAnswer } from '../data/violations.js';
-import { triggerRequests } from '../data/trigger-requests.js';
+import { isRequestDataTrigger, triggerRequests } from '../data/trigger-requests.js';
 import type { Expected } from '../expectations.js';
 import type { Exchange } from '../http.js';
 import type { Contract } from '../contract.js';
@@ -177,10 +177,11 @@ function schemaRefusal(contract: Contract, operation: OperationModel, body: Json
 function dataRefusals(contract: Contract, operation: OperationModel, body: Json): Refused[] {
   return triggerRequests(contract, operation).requests.flatMap((request) => {
     const code = String(request.expected.errorCode);
-    const field = operation.errorTriggers[code]?.field;
+    const trigger = operation.errorTriggers[code];
+    const field = trigger && isRequestDataTrigger(trigger) ? trigger.field : undefined;
     const sent = request.spec.body ? (JSON.parse(request.spec.body.text) as Json) : undefined;
-    const value = typeof field === 'string' ? getPath(sent, field) : undefined;
-    if (typeof field !== 'string' || value === undefined) return [];
+    const value = field === undefined ? undefined : getPath(sent, field);
+    if (field === undefined || value === undefined) return [];
     const broken = setPath(body, field, value);
     return contract.validate(operation.body?.schema ?? {}, broken).length === 0
       ? [

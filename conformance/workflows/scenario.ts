@@ -2,8 +2,8 @@
 // workflow, or the set-up and cases of an idempotency check). Every exchange is judged by check 1
 // (context.observe); a step whose answer is not what the contract prescribes stops the scenario, and the
 // steps it did not reach are named, so a report shows where a workflow broke.
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
-import { isObject } from '@payments-contract/contract/model';
+import type { ErrorTrigger, Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { assertNever, isObject } from '@payments-contract/contract/model';
 import { expectationFindings, finding, type Expected } from '../expectations.js';
 import type { Exchange, RequestSpec } from '../http.js';
 import { outcomeOf } from '../results.js';
@@ -24,8 +24,34 @@ export class ScenarioSkipped extends Error {
   }
 }
 
-/** Answers that mean the target's configuration, not its behaviour, refused the request. */
-const CONFIGURATION_TRIGGERS = new Set(['merchant_setting', 'insufficient_balance']);
+/**
+ * What of the target's configuration, not its behaviour (a setting, a balance), the trigger's refusal is due to;
+ * undefined if none.
+ */
+function configurationRefusal(trigger: ErrorTrigger): string | undefined {
+  switch (trigger.when) {
+    case 'merchant_setting':
+      return `merchant_setting (${trigger.setting})`;
+    case 'insufficient_balance':
+      return 'insufficient_balance';
+    case 'not_found':
+    case 'other_merchant':
+    case 'duplicate':
+    case 'state':
+    case 'past_timestamp':
+    case 'stored_field':
+    case 'not_in_catalog':
+    case 'forbidden_terms':
+    case 'idempotency_replay':
+    case 'idempotency_mismatch':
+    case 'otp':
+    case 'upstream_unavailable':
+    case 'test_mode':
+      return undefined;
+    default:
+      return assertNever(trigger);
+  }
+}
 
 /** The answer the contract documents for a code: the code, at the statuses where the operation lists it. */
 export function refusal(operation: OperationModel, code: string): Expected {
@@ -169,11 +195,11 @@ export class Scenario {
     if (typeof code !== 'string') return;
     const expectedCodes = expected.errorCode === undefined ? [] : [expected.errorCode].flat();
     const trigger = operation.errorTriggers[code];
-    if (!trigger || expectedCodes.includes(code) || !CONFIGURATION_TRIGGERS.has(String(trigger.when))) return;
-    if (!statusesOf(operation, code).includes(exchange.status)) return;
-    const setting = typeof trigger.setting === 'string' ? ` (${trigger.setting})` : '';
+    if (!trigger || expectedCodes.includes(code)) return;
+    const refusedBy = configurationRefusal(trigger);
+    if (refusedBy === undefined || !statusesOf(operation, code).includes(exchange.status)) return;
     this.skip(
-      `${operation.operationId} answered ${code}: the target's ${trigger.when}${setting} refuses the request this scenario needs`,
+      `${operation.operationId} answered ${code}: the target's ${refusedBy} refuses the request this scenario needs`,
     );
   }
 

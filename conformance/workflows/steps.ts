@@ -71,11 +71,9 @@ export function freshBody(scenario: Scenario, env: WorkflowEnv, operation: Opera
   const publicUrl = scenario.context.options.callbacks?.publicUrl;
   const destinations = scenario.contract.model.webhooks
     .map((webhook) => webhook.delivery.destination)
-    .filter(isObject)
-    .map((destination) => destination.request_field)
-    .filter(isObject);
+    .flatMap((destination) => ('request_field' in destination ? [destination.request_field] : []));
   const field = destinations.find((destination) => destination.operation === operation.operationId)?.field;
-  return publicUrl && typeof field === 'string' && getPath(body, field) !== undefined
+  return publicUrl && field !== undefined && getPath(body, field) !== undefined
     ? setPath(body, field, publicUrl)
     : body;
 }

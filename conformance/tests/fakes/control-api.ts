@@ -130,8 +130,8 @@ export async function startControlApiTarget(service: Contract, options: ControlA
   const urlOf = (webhook: string): string | undefined => {
     const destination = service.webhook(webhook).delivery.destination;
     const url =
-      isObject(destination) && isObject(settings.callback_urls)
-        ? settings.callback_urls[String(destination.dashboard_setting)]
+      'dashboard_setting' in destination && isObject(settings.callback_urls)
+        ? settings.callback_urls[destination.dashboard_setting]
         : undefined;
     return typeof url === 'string' ? url : undefined;
   };
