@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readBundle } from '../generate.js';
 import { readModel } from '../model/read-model.js';
-import type { ApiModel, Json, WebhookModel } from '../model/types.js';
+import type { ApiModel, DeliveryDestination, DeliveryModel, Json, WebhookModel } from '../model/types.js';
 import { createEmitProject } from './generated-file.js';
 import { emitWebhooks, payloadType, payloadTypeName, webhookMetadata, writeLiteral } from './webhooks.js';
 
-const delivery = {
+const delivery: Omit<DeliveryModel, 'destination'> = {
   acknowledgement: '2xx',
   attempts: 3,
   retry_interval_seconds: 30,
@@ -14,7 +14,12 @@ const delivery = {
   ordering: 'none',
   after_final_failure: 'alert',
 };
-const webhook = (name: string, operationId: string, summary: string, destination: Json): WebhookModel => ({
+const webhook = (
+  name: string,
+  operationId: string,
+  summary: string,
+  destination: DeliveryDestination,
+): WebhookModel => ({
   name,
   operationId,
   summary,
