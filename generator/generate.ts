@@ -55,7 +55,9 @@ export async function generateAll(
     ...(await generateContract(sandbox, SANDBOX_TARGET)),
   ];
   const extensionsSchema = parseYaml(readFileSync(extensionsSchemaPath, 'utf8')) as JsonObject;
-  return placeInPackages(emitted, service, extensionsSchema, packagesVersion).sort((a, b) => a.path.localeCompare(b.path));
+  return placeInPackages(emitted, service, extensionsSchema, packagesVersion).sort((a, b) =>
+    a.path.localeCompare(b.path),
+  );
 }
 
 function listFiles(dir: string): string[] {

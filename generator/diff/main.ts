@@ -2,7 +2,13 @@
 // the contract, and whom it breaks. Exit status: 0 nothing at or above --fail-on; 1 something is; 2 a
 // command line or a contract argument that cannot be used.
 import { fileURLToPath } from 'node:url';
-import { readCommandLine, refuse, STANDARD_USAGE_LINES, UsageError, type Writable } from '@payments-contract/runtime/command-line';
+import {
+  readCommandLine,
+  refuse,
+  STANDARD_USAGE_LINES,
+  UsageError,
+  type Writable,
+} from '@payments-contract/runtime/command-line';
 import { diffContracts } from './diff.js';
 import { atLeast, formatJson, formatMarkdown, formatText } from './format.js';
 import { ContractArgumentError, DOCUMENT_ROOTS, loadContract, type DocumentKind } from './load.js';
