@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PACKAGE_BUILDS, stagedSources } from './build-packages.js';
 import { privatePackageDir } from './emit/private-packages.js';
+import { publishedManifest } from './packed.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -101,4 +102,21 @@ describe('the built generated packages', () => {
       expect(naming).toEqual([]);
     },
   );
+});
+
+describe('publishedManifest: the package.json a tarball carries', () => {
+  it('drops the source condition, and an entry only the repository resolves', () => {
+    const manifest = {
+      name: 'p',
+      exports: {
+        '.': { source: './index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
+        './testing': { source: './testing/index.ts' },
+        './package.json': './package.json',
+      },
+    };
+    expect(publishedManifest(manifest)).toEqual({
+      name: 'p',
+      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './package.json': './package.json' },
+    });
+  });
 });

@@ -124,17 +124,20 @@ async function mustRun(
 
 /**
  * A package.json as published: without the `source` condition of its exports, which points at TypeScript
- * sources the package does not ship (the repository resolves it; a user's tools must not).
+ * sources the package does not ship (the repository resolves it; a user's tools must not). An entry with
+ * nothing else (a door only the repository uses) goes with it.
  */
 export function publishedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
-  const strip = (entry: unknown): unknown =>
-    entry === null || typeof entry !== 'object' || Array.isArray(entry)
-      ? entry
-      : Object.fromEntries(
-          Object.entries(entry)
-            .filter(([key]) => key !== 'source')
-            .map(([key, value]) => [key, strip(value)]),
-        );
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
+  const strip = (entry: unknown): unknown => {
+    if (!isObject(entry)) return entry;
+    const kept = Object.entries(entry)
+      .filter(([key]) => key !== 'source')
+      .map(([key, value]) => [key, strip(value)] as const)
+      .filter(([, value]) => !isObject(value) || Object.keys(value).length > 0);
+    return Object.fromEntries(kept);
+  };
   return manifest.exports === undefined ? manifest : { ...manifest, exports: strip(manifest.exports) };
 }
 
