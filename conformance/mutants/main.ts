@@ -19,7 +19,7 @@ import { CHECK_NAMES, type CheckName, PROFILE_CHECKS } from '../types.js';
 import { formatMatrix, rowLine } from './by-check.js';
 import { runByCheck } from './by-check-run.js';
 import { loadCatalogue } from './catalogue.js';
-import { checksFor, type Trial, type TrialResult, type Verdict, verdictOf } from './runner.js';
+import { checksFor, runTrial, type Trial, type TrialResult, type Verdict, verdictOf } from './runner.js';
 import type { Mutant } from './types.js';
 import { trialPool } from './workers.js';
 
@@ -121,6 +121,9 @@ function wholeNumber(option: string, value: string | undefined, otherwise: numbe
   return number;
 }
 
+/** Runs of a mutant missed where a check gave no verdict, one at a time after the others. */
+const AGAIN = 3;
+
 const setKey = (checks: readonly string[] | undefined): string => (checks ? [...checks].sort().join(',') : 'full');
 
 /**
@@ -152,19 +155,38 @@ async function judgeCatalogue(
   const pool = trialPool(options.workers);
   const failedBaselines: string[] = [];
   const verdicts: Verdict[] = [];
+  /** Mutants missed where a check gave no verdict: judged again alone (up to AGAIN times) once the others are done. */
+  const again: Mutant[] = [];
+  const judged = (mutant: Mutant, result: TrialResult, last: boolean): void => {
+    const verdict = verdictOf(mutant, result);
+    if (!verdict.caught && verdict.error === undefined && result.skippedResults.length > 0 && !last) {
+      again.push(mutant);
+      return;
+    }
+    verdicts.push(verdict);
+    console.log(verdictLine(verdict));
+  };
   try {
     await mapPool(trials, options.workers * options.parallel, async ({ trial, mutant }) => {
-      const result: TrialResult = await pool.run(trial);
-      if (mutant) {
-        const verdict = verdictOf(mutant, result);
-        verdicts.push(verdict);
-        console.log(verdictLine(verdict));
-      } else if (result.error !== undefined || result.failedResults.length > 0) {
+      const result = await pool.run(trial);
+      if (mutant) judged(mutant, result, false);
+      else if (result.error !== undefined || result.failedResults.length > 0)
         failedBaselines.push(
           `${trial.only ? `[${trial.only.join(', ')}]` : 'the full profile'}: ${result.error ?? result.failedResults.join(', ')}`,
         );
-      }
     });
+    // A check that skips where its case could not be judged in time (the rate limit's burst on a busy machine)
+    // gets a quieter machine: these run one at a time, in this process.
+    for (const mutant of again) {
+      let result = await runTrial(trialOf(mutant));
+      for (
+        let attempt = 2;
+        attempt <= AGAIN && result.failedResults.length === 0 && result.skippedResults.length > 0;
+        attempt++
+      )
+        result = await runTrial(trialOf(mutant));
+      judged(mutant, result, true);
+    }
   } finally {
     pool.close();
   }

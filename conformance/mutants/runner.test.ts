@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compiledBesideSource, judgeMutant, prepareCopy, startMutant } from './runner.js';
+import { checksFor, compiledBesideSource, judgeMutant, prepareCopy, startMutant } from './runner.js';
+import { trialPool } from './workers.js';
 import type { Mutant } from './types.js';
 
 /** getBalance answers a string: a response-shape mistake check 1 sees on the first request. */
@@ -92,4 +93,34 @@ describe('startMutant', () => {
     expect(verdict.error).toMatch(/no longer contains/);
     expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payments-mutant-stale-'))).toEqual([]);
   });
+});
+
+describe('the checks a mutant is judged by', () => {
+  it("are its family's, with the checks whose answers or deliveries that family judges", () => {
+    expect(checksFor({ ...balanceAsText, family: 'money' })).toEqual(['money']);
+    expect(checksFor(balanceAsText)).toEqual([
+      'response_conformance',
+      'positive_data',
+      'negative_data',
+      'stateful_workflows',
+    ]);
+  });
+});
+
+describe('trialPool', () => {
+  it('runs trials in worker processes with the verdict they get here', async () => {
+    const pool = trialPool(2);
+    try {
+      const [mutated, clean] = await Promise.all([
+        pool.run({ mutant: balanceAsText, only: checksFor(balanceAsText) }),
+        pool.run({ only: checksFor(balanceAsText) }),
+      ]);
+      expect(mutated.error).toBeUndefined();
+      expect(mutated.failedResults).toContain('response_conformance:getBalance');
+      expect(clean).toMatchObject({ failedResults: [] });
+      expect(clean.error).toBeUndefined();
+    } finally {
+      pool.close();
+    }
+  }, 120_000);
 });

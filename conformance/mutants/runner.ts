@@ -199,6 +199,8 @@ export interface Trial {
 export interface TrialResult {
   /** `check:subject` of every failed result. */
   failedResults: string[];
+  /** `check:subject` of every skipped one (no verdict: e.g. a burst a loaded machine sent slower than a window). */
+  skippedResults: string[];
   wallMs: number;
   /** Set when the target could not be run (stale text, a copy that does not start). */
   error?: string;
@@ -221,10 +223,15 @@ export async function runTrial(trial: Trial): Promise<TrialResult> {
       checkRateLimit: limits,
       ...(trial.only ? { only: trial.only } : {}),
     });
-    return { failedResults: failedResults(summary), wallMs: performance.now() - started };
+    return {
+      failedResults: failedResults(summary),
+      skippedResults: summary.results.filter((r) => r.outcome === 'skipped').map((r) => `${r.check}:${r.subject}`),
+      wallMs: performance.now() - started,
+    };
   } catch (error) {
     return {
       failedResults: [],
+      skippedResults: [],
       wallMs: performance.now() - started,
       error: error instanceof Error ? error.message : String(error),
     };

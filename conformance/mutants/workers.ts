@@ -33,9 +33,9 @@ export function trialPool(count: number): TrialPool {
   if (count <= 1) return { run: runTrial, close: () => undefined };
   let nextId = 0;
   const workers: Worker[] = Array.from({ length: count }, () => {
-    // The same loader and conditions as this process (tsx, the source condition).
+    // TypeScript through tsx, packages entered at their sources, whatever loaded this module (a test runner too).
     const child = fork(workerScript, [], {
-      execArgv: process.execArgv,
+      execArgv: ['--conditions=source', '--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const worker: Worker = { process: child, pending: new Map() };
@@ -46,7 +46,12 @@ export function trialPool(count: number): TrialPool {
     // A worker that dies takes its trials with it: each becomes an error, never a silent pass.
     child.on('exit', (code, signal) => {
       for (const settle of worker.pending.values())
-        settle({ failedResults: [], wallMs: 0, error: `the worker process ended (${signal ?? `exit ${code}`})` });
+        settle({
+          failedResults: [],
+          skippedResults: [],
+          wallMs: 0,
+          error: `the worker process ended (${signal ?? `exit ${code}`})`,
+        });
       worker.pending.clear();
     });
     return worker;
@@ -61,7 +66,7 @@ export function trialPool(count: number): TrialPool {
       });
     },
     close() {
-      for (const worker of workers) worker.process.disconnect();
+      for (const worker of workers) if (worker.process.connected) worker.process.disconnect();
     },
   };
 }
