@@ -24,7 +24,10 @@ const EXPECTED_SUBJECT: Record<string, string> = {
   'direct-debit-completion-not-credited': 'completeDirectDebitPayment',
 };
 
-const run = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> => runMutant(mutant, { only });
+// The unmutated sandbox runs as the mutants do, without the rate limits (as the catalogue runs these checks): it
+// passes under the conditions its mutants fail under, and waits out no window. faults-rate-limit holds the limits.
+const run = (mutant: Mutant | undefined, only: string[]): Promise<RunSummary> =>
+  runMutant(mutant, { only, rateLimits: false, checkRateLimit: false });
 
 const failures = (summary: RunSummary, check: CheckName): string[] =>
   summary.results.filter((r) => r.check === check && r.outcome === 'failed').map((r) => r.subject);
