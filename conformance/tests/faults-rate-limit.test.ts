@@ -25,7 +25,7 @@ describe('the rate_limit check', () => {
   it.each(rateLimitMutants.map((mutant) => [mutant.name, mutant] as const))(
     'catches %s',
     async (_name, mutant) => {
-      const verdict = await judgeMutant(mutant, { fast: true });
+      const verdict = await judgeMutant(mutant);
       expect(verdict.error).toBeUndefined();
       expect(verdict.failedResults).toEqual(['rate_limit:getBalance']);
     },
