@@ -3,7 +3,7 @@
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject } from '@payments-contract/contract/model/types';
+import type { ErrorTrigger, Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export function getAt(value: unknown, path: string): unknown {
@@ -120,10 +120,8 @@ export function uniquify(
 }
 
 /** The fields an operation's `duplicate` error triggers say must not repeat. */
-export function duplicateFields(errorTriggers: Record<string, JsonObject>): string[] {
-  return Object.values(errorTriggers).flatMap((trigger) =>
-    trigger.when === 'duplicate' && Array.isArray(trigger.fields) ? trigger.fields.map(String) : [],
-  );
+export function duplicateFields(errorTriggers: Record<string, ErrorTrigger>): string[] {
+  return Object.values(errorTriggers).flatMap((trigger) => (trigger.when === 'duplicate' ? trigger.fields : []));
 }
 
 /**

@@ -41,9 +41,9 @@ export function subjects(context: CheckContext): Subject[] {
   return context.contract.model.operations.flatMap((operation) => {
     const header = operation.parameters.find(isIdempotencyHeader);
     if (!header) return [];
-    const forHeader = (when: string): string | undefined =>
+    const forHeader = (when: 'idempotency_replay' | 'idempotency_mismatch'): string | undefined =>
       triggersOf(operation, when).find(
-        ([, trigger]) => String(trigger.header).toLowerCase() === header.name.toLowerCase(),
+        ([, trigger]) => trigger.header.toLowerCase() === header.name.toLowerCase(),
       )?.[0];
     const replay = forHeader('idempotency_replay');
     const mismatch = forHeader('idempotency_mismatch');

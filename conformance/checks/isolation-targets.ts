@@ -2,8 +2,7 @@
 // the query, a reference in the body), read from the operations' `x-error-triggers` (`not_found`,
 // `other_merchant` with their `parameter`), with the kind of object addressed and the code the contract
 // documents when that object belongs to another merchant or the other mode. Pure: planning sends nothing.
-import { isObject } from '@payments-contract/contract/model';
-import type { JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import type { OperationModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import {
   bodyReferences,
@@ -35,19 +34,17 @@ export interface Address {
 
 interface Trigger {
   code: string;
-  when: string;
+  when: 'not_found' | 'other_merchant';
   in: string;
   name: string;
 }
 
 function triggers(operation: OperationModel): Trigger[] {
-  return Object.entries(operation.errorTriggers).flatMap(([code, trigger]: [string, JsonObject]) => {
-    const parameter = trigger.parameter;
-    if ((trigger.when !== 'not_found' && trigger.when !== 'other_merchant') || !isObject(parameter)) return [];
-    return typeof parameter.in === 'string' && typeof parameter.name === 'string'
-      ? [{ code, when: trigger.when, in: parameter.in, name: parameter.name }]
-      : [];
-  });
+  return Object.entries(operation.errorTriggers).flatMap(([code, trigger]) =>
+    trigger.when === 'not_found' || trigger.when === 'other_merchant'
+      ? [{ code, when: trigger.when, in: trigger.parameter.in, name: trigger.parameter.name }]
+      : [],
+  );
 }
 
 /** What the creating POST of a collection answers with (`/tokens/auth` creates the `/tokens/{id}` objects). */

@@ -8,7 +8,7 @@
 // too (data/trigger-requests.ts); a stateless mock implements none of them, so they are not sent there.
 import type { OperationModel } from '@payments-contract/contract/model/types';
 import { negativeRequests, type NegativeRequest } from '../data/negative-requests.js';
-import { REQUEST_DATA_TRIGGERS, triggerRequests } from '../data/trigger-requests.js';
+import { isRequestDataTrigger, triggerRequests } from '../data/trigger-requests.js';
 import { expectationFindings, finding } from '../expectations.js';
 import type { Exchange } from '../http.js';
 import type { Check, CheckContext, Finding } from '../types.js';
@@ -63,7 +63,7 @@ function refusingSetting(operation: OperationModel, exchange: Exchange): string 
     !operation.responses.some((r) => r.status === exchange.status && r.errorCodes.includes(String(code)))
   )
     return undefined;
-  return typeof trigger.setting === 'string' ? `setting ${trigger.setting}` : 'configuration';
+  return `setting ${trigger.setting}`;
 }
 
 function plan(context: CheckContext, operation: OperationModel): OperationPlan {
@@ -73,8 +73,8 @@ function plan(context: CheckContext, operation: OperationModel): OperationPlan {
       notes.push('error codes relaxed to any code documented at the expected status (stateless profile)');
     const kinds = new Set(
       Object.values(operation.errorTriggers)
-        .map((trigger) => String(trigger.when))
-        .filter((when) => (REQUEST_DATA_TRIGGERS as readonly string[]).includes(when)),
+        .filter(isRequestDataTrigger)
+        .map((trigger) => trigger.when),
     );
     if (kinds.size > 0)
       notes.push(

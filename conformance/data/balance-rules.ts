@@ -21,25 +21,21 @@ export interface BalanceRule {
   equalAmount: 'accepted' | 'refused';
 }
 
-function readRule(operation: OperationModel, code: string, trigger: JsonObject): BalanceRule | undefined {
-  const { balance, amount, equal_amount: equalAmount } = trigger;
-  if (!isObject(balance) || typeof amount !== 'string' || (equalAmount !== 'accepted' && equalAmount !== 'refused'))
-    return undefined;
-  const { operation: reader, field, query } = balance;
-  if (typeof reader !== 'string' || typeof field !== 'string' || !isObject(query)) return undefined;
-  const account: Account = {
-    operation: reader,
-    field,
-    query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)])),
-  };
-  return { operation, code, account, amountField: amount, equalAmount };
-}
-
 /** Every balance rule of the contract, one per operation and code. */
 export function balanceRules(contract: Contract): BalanceRule[] {
   return contract.model.operations.flatMap((operation) =>
-    Object.entries(operation.errorTriggers).flatMap(([code, trigger]) =>
-      trigger.when === 'insufficient_balance' ? (readRule(operation, code, trigger) ?? []) : [],
+    Object.entries(operation.errorTriggers).flatMap(([code, trigger]): BalanceRule[] =>
+      trigger.when === 'insufficient_balance'
+        ? [
+            {
+              operation,
+              code,
+              account: trigger.balance,
+              amountField: trigger.amount,
+              equalAmount: trigger.equal_amount,
+            },
+          ]
+        : [],
     ),
   );
 }

@@ -1,8 +1,14 @@
 // Valid requests for an operation, built from the contract's own examples (and, where a parameter has
 // none, from its schema), so that the suite restates nothing.
 import { randomUUID } from 'node:crypto';
-import { isObject, redateExample, type Redated } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
+import { assertNever, isObject, redateExample, type Redated } from '@payments-contract/contract/model';
+import type {
+  ErrorTrigger,
+  Json,
+  JsonObject,
+  OperationModel,
+  ParameterModel,
+} from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { fillPath, type RequestSpec } from '../http.js';
 
@@ -114,24 +120,33 @@ export function buildRequest(contract: Contract, operation: OperationModel, opti
   };
 }
 
-/** Error codes whose answer depends on the target's state (stored objects, settings, balance...). */
-const STATE_DEPENDENT = new Set([
-  'not_found',
-  'duplicate',
-  'state',
-  'merchant_setting',
-  'insufficient_balance',
-  'other_merchant',
-  'idempotency_replay',
-  'idempotency_mismatch',
-  'otp',
-  'stored_field',
-  'upstream_unavailable',
-  'test_mode',
-]);
+/** Whether a trigger's answer depends on the target's state (stored objects, settings, balance...), not on the request alone. */
+function dependsOnState(trigger: ErrorTrigger): boolean {
+  switch (trigger.when) {
+    case 'not_found':
+    case 'duplicate':
+    case 'state':
+    case 'merchant_setting':
+    case 'insufficient_balance':
+    case 'other_merchant':
+    case 'idempotency_replay':
+    case 'idempotency_mismatch':
+    case 'otp':
+    case 'stored_field':
+    case 'upstream_unavailable':
+    case 'test_mode':
+      return true;
+    case 'past_timestamp':
+    case 'not_in_catalog':
+    case 'forbidden_terms':
+      return false;
+    default:
+      return assertNever(trigger);
+  }
+}
 
 export function stateDependentCodes(operation: OperationModel): string[] {
   return Object.entries(operation.errorTriggers)
-    .filter(([, trigger]) => STATE_DEPENDENT.has(String(trigger.when)))
+    .filter(([, trigger]) => dependsOnState(trigger))
     .map(([code]) => code);
 }

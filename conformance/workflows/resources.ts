@@ -3,7 +3,13 @@
 // body fields refer to other resources. The workflows and the idempotency check ask these questions
 // instead of naming operations or codes.
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel, ParameterModel } from '@payments-contract/contract/model/types';
+import type {
+  ErrorTriggerKind,
+  ErrorTriggerOf,
+  Json,
+  OperationModel,
+  ParameterModel,
+} from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export const normalizePath = (path: string): string => path.replace(/\/+$/, '');
@@ -22,8 +28,13 @@ export function statusesOf(operation: OperationModel, code: string): number[] {
 }
 
 /** The operation's `x-error-triggers` of one kind, as [code, trigger]. */
-export function triggersOf(operation: OperationModel, when: string): [string, JsonObject][] {
-  return Object.entries(operation.errorTriggers).filter(([, trigger]) => trigger.when === when);
+export function triggersOf<K extends ErrorTriggerKind>(
+  operation: OperationModel,
+  when: K,
+): [string, ErrorTriggerOf<K>][] {
+  return Object.entries(operation.errorTriggers).filter(
+    (entry): entry is [string, ErrorTriggerOf<K>] => entry[1].when === when,
+  );
 }
 
 /** Follows references and merges `allOf` members, so a schema's properties can be looked up. */

@@ -5,11 +5,18 @@
 // notices it and reports it against the right subject.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import type {
+  ErrorTriggerKind,
+  ErrorTriggerOf,
+  Json,
+  JsonObject,
+  OperationModel,
+} from '@payments-contract/contract/model/types';
 import { createPathMatcher } from '@payments-contract/server/runtime/path-matcher';
 import type { Contract } from '../../contract.js';
 import { isIdempotencyHeader } from '../../data/requests.js';
 import { responseExamples } from '../../mock/examples.js';
+import { triggersOf } from '../../workflows/resources.js';
 import { startTarget, type Target, type TargetRequest } from '../target.js';
 
 export interface StatefulFaults {
@@ -58,19 +65,17 @@ export async function startStatefulTarget(
         ? ((value as Json[])[0] as JsonObject)
         : {};
   };
-  const codeOf = (id: string, when: string, pick: (trigger: JsonObject) => boolean = () => true): string =>
-    Object.entries(op(id).errorTriggers).find(([, trigger]) => trigger.when === when && pick(trigger))?.[0] ??
-    'SERVER_ERROR';
+  const codeOf = <K extends ErrorTriggerKind>(
+    id: string,
+    when: K,
+    pick: (trigger: ErrorTriggerOf<K>) => boolean = () => true,
+  ): string => triggersOf(op(id), when).find(([, trigger]) => pick(trigger))?.[0] ?? 'SERVER_ERROR';
   const error = (id: string, code: string): Reply => ({
     status: op(id).responses.find((r) => r.errorCodes.includes(code))?.status ?? 500,
     body: { error_code: code, message: `fake: ${code}` },
   });
   const notFound = (id: string, name = ''): Reply =>
-    error(
-      id,
-      faults.notFoundCode ??
-        codeOf(id, 'not_found', (t) => !name || (isObject(t.parameter) && t.parameter.name === name)),
-    );
+    error(id, faults.notFoundCode ?? codeOf(id, 'not_found', (t) => !name || t.parameter.name === name));
   const invalid = (id: string): Reply => ({
     status: op(id).validationError?.status ?? 400,
     body: { error_code: op(id).validationError?.error_code ?? 'API_VALIDATION_ERROR', message: 'fake: invalid' },
@@ -242,7 +247,7 @@ export async function startStatefulTarget(
       if (token.status === 'SUCCESS')
         return error(
           id,
-          codeOf(id, 'state', (t) => Array.isArray(t.states) && t.states.includes('SUCCESS')),
+          codeOf(id, 'state', (t) => t.states.includes('SUCCESS')),
         );
       const outcomes = Array.isArray(c.operation.testMode?.outcomes)
         ? c.operation.testMode.outcomes.filter(isObject)
