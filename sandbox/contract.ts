@@ -5,7 +5,14 @@
 // in a request.
 import { readFileSync } from 'node:fs';
 import { dereference, isObject, readModel, responseExampleValues } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import type {
+  ErrorTrigger,
+  ErrorTriggerKind,
+  ErrorTriggerOf,
+  Json,
+  JsonObject,
+  OperationModel,
+} from '@payments-contract/contract/model/types';
 import { openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
 import { rateLimitTable, type RateLimitTable } from './limits/rate-limits.js';
 
@@ -18,20 +25,20 @@ export function contractOperation(operationId: string): OperationModel {
   return operation;
 }
 
-/** The `x-error-triggers` entry of `code` on the operation. */
-export function errorTrigger(operationId: string, code: string): JsonObject {
+/** The `x-error-triggers` entry of `code` on the operation, which must be of the kind `when`. */
+export function errorTrigger<K extends ErrorTriggerKind>(
+  operationId: string,
+  code: string,
+  when: K,
+): ErrorTriggerOf<K> {
   const trigger = contractOperation(operationId).errorTriggers[code];
   if (!trigger) throw new Error(`${operationId} has no x-error-triggers entry for ${code}`);
+  if (!isTriggerOf(trigger, when)) throw new Error(`${operationId} x-error-triggers ${code} is not a ${when} trigger`);
   return trigger;
 }
 
-/** A list of strings the trigger carries (`terms`, `not_in`...). */
-export function triggerStrings(operationId: string, code: string, field: string): string[] {
-  const value = errorTrigger(operationId, code)[field];
-  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string'))
-    throw new Error(`${operationId} x-error-triggers ${code}.${field} is not a list of strings`);
-  return value;
-}
+const isTriggerOf = <K extends ErrorTriggerKind>(trigger: ErrorTrigger, when: K): trigger is ErrorTriggerOf<K> =>
+  trigger.when === when;
 
 /** The values of every named example of the operation's JSON response with this status, in document order. */
 export function responseExamples(operationId: string, status: number): Json[] {

@@ -4,7 +4,7 @@
 // outcomes are sent by. Read once from the bundled document when the module loads, so a contract that
 // no longer has the shape this code relies on fails at start-up, not on the first request.
 import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import type { Json, OperationModel } from '@payments-contract/contract/model/types';
 import { contractOperation } from '../contract.js';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 
@@ -66,11 +66,10 @@ function valueAt(value: unknown, path: string): unknown {
 
 /** Reads the `test_mode: { field, value }` of one error trigger of an operation. */
 export function readTestModeTrigger(operation: OperationModel, errorCode: string): TestModeTrigger {
-  const trigger = operation.errorTriggers[errorCode];
-  const testMode: JsonObject | undefined = trigger && isObject(trigger.test_mode) ? trigger.test_mode : undefined;
-  if (!testMode || typeof testMode.field !== 'string' || testMode.value === undefined)
+  const testMode = operation.errorTriggers[errorCode]?.test_mode;
+  if (!testMode)
     throw new Error(`${operation.operationId} x-error-triggers.${errorCode}: expected test_mode { field, value }`);
-  const { field, value } = { field: testMode.field, value: testMode.value };
+  const { field, value } = testMode;
   return { field, value, matches: (body) => valueAt(body, field) === value };
 }
 

@@ -14,7 +14,7 @@ import type {
 } from '@payments-contract/server';
 import type { FixedVirtualAccountPaidCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../balance/callbacks.js';
-import { triggerStrings, valuesRequiring } from '../contract.js';
+import { errorTrigger, valuesRequiring } from '../contract.js';
 import type { Caller, MerchantSettings, SandboxContext, Transaction } from '../context.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from './number-range.js';
 import {
@@ -37,7 +37,11 @@ type ControlHandlers = ControlHandlerSet<Caller>;
 
 /** Words a name may not contain (decision `fva-name-forbidden-terms`), as one whole-word, any-case pattern. */
 const forbiddenNameTerms = (() => {
-  const terms = triggerStrings('createFixedVirtualAccount', 'CALLBACK_VIRTUAL_ACCOUNT_NAME_NOT_ALLOWED_ERROR', 'terms');
+  const { terms } = errorTrigger(
+    'createFixedVirtualAccount',
+    'CALLBACK_VIRTUAL_ACCOUNT_NAME_NOT_ALLOWED_ERROR',
+    'forbidden_terms',
+  );
   // Longest first, so "SAHABAT SAMPOERNA" is reported rather than "SAMPOERNA"; a space matches any run of spaces.
   const alternatives = [...terms]
     .sort((a, b) => b.length - a.length)
@@ -52,11 +56,12 @@ const forbiddenNameTerms = (() => {
 })();
 
 /** Banks whose accounts take `suggested_amount`: the update rule fires for a stored bank `not_in` them. */
-const banksWithSuggestedAmount = triggerStrings(
-  'updateFixedVirtualAccount',
-  'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR',
-  'not_in',
-);
+const banksWithSuggestedAmount = (() => {
+  const rule = errorTrigger('updateFixedVirtualAccount', 'SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR', 'stored_field');
+  if (!rule.not_in)
+    throw new Error('updateFixedVirtualAccount SUGGESTED_AMOUNT_NOT_SUPPORTED_ERROR names no banks (not_in)');
+  return rule.not_in;
+})();
 const supportsSuggestedAmount = (bank: BankCode): boolean => banksWithSuggestedAmount.includes(bank);
 
 /** Banks that report the payer's name in the payment callback (decision `fva-callback-sender-name`). */
