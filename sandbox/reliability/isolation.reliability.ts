@@ -272,32 +272,36 @@ describe('isolation across merchants and modes', () => {
       (await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]),
     );
 
-    // Every scope against every other; a lookup in the owner's own scope must find what it looks for.
+    // Every scope against every other; a lookup in the owner's own scope must find what it looks for. The
+    // owners are attacked side by side: each attack is judged by its own answer, and what a wrongly accepted
+    // write changed is found by the comparison after them all.
     const attacked = new Map<string, number>();
-    for (const owner of scopes) {
-      for (const attack of attacks(owner, owner, env).filter(
-        (a) => a.listing && a.kinds.includes(resourceKind(a.contract, a.operation) ?? ''),
-      )) {
-        counts.requests++;
-        const exchange = await owner.contexts.get(attack.contract)!.http.send(attack.request);
-        if (!succeeded(attack.operation, exchange) || ![...owner.ids].some((id) => exchange.bodyText.includes(id)))
-          counts.ownerMisses.push(
-            `${owner.key}: ${attack.what} in its own scope answered ${exchange.status} without it`,
-          );
-      }
-      for (const attacker of scopes.filter((scope) => scope !== owner)) {
-        for (const attack of attacks(owner, attacker, env)) {
+    await Promise.all(
+      scopes.map(async (owner) => {
+        for (const attack of attacks(owner, owner, env).filter(
+          (a) => a.listing && a.kinds.includes(resourceKind(a.contract, a.operation) ?? ''),
+        )) {
           counts.requests++;
-          for (const kind of attack.kinds) attacked.set(kind, (attacked.get(kind) ?? 0) + 1);
-          const exchange = await attacker.contexts.get(attack.contract)!.http.send(attack.request);
-          if (!succeeded(attack.operation, exchange)) continue;
-          const shown = [...owner.ids].filter((id) => exchange.bodyText.includes(id));
-          if (attack.listing && shown.length === 0) continue;
-          const line = `${attacker.key}: ${attack.what} answered ${exchange.status}${shown.length > 0 ? ` showing ${shown.join(', ')}` : ''}`;
-          (attack.operation.method === 'get' ? counts.crossReads : counts.crossWrites).push(line);
+          const exchange = await owner.contexts.get(attack.contract)!.http.send(attack.request);
+          if (!succeeded(attack.operation, exchange) || ![...owner.ids].some((id) => exchange.bodyText.includes(id)))
+            counts.ownerMisses.push(
+              `${owner.key}: ${attack.what} in its own scope answered ${exchange.status} without it`,
+            );
         }
-      }
-    }
+        for (const attacker of scopes.filter((scope) => scope !== owner)) {
+          for (const attack of attacks(owner, attacker, env)) {
+            counts.requests++;
+            for (const kind of attack.kinds) attacked.set(kind, (attacked.get(kind) ?? 0) + 1);
+            const exchange = await attacker.contexts.get(attack.contract)!.http.send(attack.request);
+            if (!succeeded(attack.operation, exchange)) continue;
+            const shown = [...owner.ids].filter((id) => exchange.bodyText.includes(id));
+            if (attack.listing && shown.length === 0) continue;
+            const line = `${attacker.key}: ${attack.what} answered ${exchange.status}${shown.length > 0 ? ` showing ${shown.join(', ')}` : ''}`;
+            (attack.operation.method === 'get' ? counts.crossReads : counts.crossWrites).push(line);
+          }
+        }
+      }),
+    );
     const after = new Map(
       (await Promise.all(scopes.map((scope) => snapshot(scope, counts)))).flatMap((taken) => [...taken]),
     );
