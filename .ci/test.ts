@@ -98,7 +98,7 @@ export function report(outcomes: PartOutcome[], totalMs: number): string {
 }
 
 /** Each part as `npm run <script>` in a process group of its own, so that stopping it stops its children. */
-const npmRunner: Runner = {
+export const npmRunner: Runner = {
   start(part, alone) {
     const child = spawn('npm', ['run', '--silent', part.script], {
       stdio: ['ignore', alone ? 'inherit' : 'pipe', alone ? 'inherit' : 'pipe'],
