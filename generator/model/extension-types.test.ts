@@ -157,6 +157,29 @@ describe('the model’s extension types mirror spec/x-extensions.yaml', () => {
     return block ? property(block.then, name) : undefined;
   }
 
+  const transition = (): JsonObject =>
+    resolve((property({ $ref: '#/$defs/stateMachine' }, 'transitions') as JsonObject).items);
+  const transitionTrigger = (): JsonObject => resolve(property(transition(), 'trigger'));
+  cases.push(
+    [
+      'transition trigger boundary / TransitionTrigger (time).boundary',
+      () => schemaEnum(property(transitionTrigger(), 'boundary')),
+      () => propertyType(timeTrigger(), 'boundary'),
+    ],
+    [
+      'balanceEffect change / BalanceEffectModel.change',
+      () => schemaEnum(property({ $ref: '#/$defs/balanceEffect' }, 'change')),
+      () => propertyType(typeNamed('BalanceEffectModel'), 'change'),
+    ],
+  );
+  function timeTrigger(): Type {
+    const found = typeNamed('TransitionTrigger')
+      .getUnionTypes()
+      .find((t) => t.getProperty('time'));
+    if (!found) throw new Error('TransitionTrigger has no time member');
+    return found;
+  }
+
   it.each(cases)('the enum of %s are the same values', (_name, fromSchema, fromTypes) => {
     expect(sorted(literals(fromTypes()))).toEqual(fromSchema());
   });
@@ -170,6 +193,32 @@ describe('the model’s extension types mirror spec/x-extensions.yaml', () => {
       all: Object.keys(resolve(node.properties)).sort(),
       required: [...((node.required as string[]) ?? [])].sort(),
     });
+  });
+
+  it.each([
+    ['stateMachine', 'StateMachineModel', () => resolve({ $ref: '#/$defs/stateMachine' })],
+    ['stateMachine transitions', 'TransitionModel', transition],
+    [
+      'stateMachine transition effects',
+      'TransitionEffect',
+      () => resolve(resolve(property(transition(), 'effects')).items),
+    ],
+    ['balanceEffect', 'BalanceEffectModel', () => resolve({ $ref: '#/$defs/balanceEffect' })],
+  ] as const)('%s has the properties of %s, required as the schema requires them', (_def, name, node) => {
+    expect(shape(typeNamed(name))).toEqual({
+      all: Object.keys(resolve(node().properties)).sort(),
+      required: [...((node().required as string[] | undefined) ?? [])].sort(),
+    });
+  });
+
+  it('a transition trigger is an operation, an event or a time, each with the schema’s other properties', () => {
+    const node = transitionTrigger();
+    const kinds = ['operation', 'event', 'time'];
+    const members = typeNamed('TransitionTrigger').getUnionTypes();
+    // One member per kind, each with its kind's property and the schema's properties that go with it.
+    expect(members.map((t) => kinds.filter((kind) => t.getProperty(kind)))).toEqual(kinds.map((kind) => [kind]));
+    const all = new Set(members.flatMap((t) => shape(t).all));
+    expect([...all].sort()).toEqual(Object.keys(resolve(node.properties)).sort());
   });
 
   it('a delivery destination is one of the schema’s oneOf shapes, and only those', () => {

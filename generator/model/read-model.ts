@@ -26,6 +26,7 @@ import type {
 } from './types.js';
 import { readCallbackSource, readDelivery, readDeliveryRules } from './callback-delivery.js';
 import { readErrorTriggers } from './error-triggers.js';
+import { readStateMachines } from './state-machines.js';
 
 const METHODS: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_MEDIA_TYPES: BodyMediaType[] = ['application/json', 'application/x-www-form-urlencoded'];
@@ -245,14 +246,10 @@ function declaresPath(doc: JsonObject, schema: Json | undefined, path: string[],
 
 /** The fields the state machines' time triggers name (`trigger.time`): a resource's life ends when that time passes. */
 function machineTimeFields(doc: JsonObject): string[] {
-  const machines = dereference(doc, doc['x-state-machines']);
-  const fields = Object.values(isObject(machines) ? machines : {}).flatMap((raw) => {
-    const machine = dereference(doc, raw);
-    const transitions = isObject(machine) && Array.isArray(machine.transitions) ? machine.transitions : [];
-    return transitions.flatMap((t) =>
-      isObject(t) && isObject(t.trigger) && typeof t.trigger.time === 'string' ? [t.trigger.time] : [],
-    );
-  });
+  const machines = readStateMachines(doc, (value) => dereference(doc, value));
+  const fields = Object.values(machines).flatMap((machine) =>
+    machine.transitions.flatMap(({ trigger }) => ('time' in trigger ? [trigger.time] : [])),
+  );
   return [...new Set(fields)];
 }
 
@@ -443,5 +440,6 @@ export function readModel(doc: JsonObject): ApiModel {
 }
 
 export { assertNever } from './assert-never.js';
+export { readStateMachines } from './state-machines.js';
 export { ERROR_TRIGGER_KINDS, isErrorTriggerKind, readErrorTrigger } from './error-triggers.js';
 export { redateExample, shiftValue, timeOfValue, type Redated } from './example-time.js';

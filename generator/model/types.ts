@@ -355,3 +355,63 @@ export type DeliveryModel = {
   ordering: 'none';
   after_final_failure: 'alert';
 };
+
+/** `x-state-machines` `when` (of a transition or a balance effect): `resource.<field>` or `payload.<field>` -> the value it must have. */
+export type FieldConditions = Record<string, string | number | boolean>;
+
+/** What sets a transition off: one of the service's operations, an event outside the API, or a time field's moment passing. */
+export type TransitionTrigger =
+  | { operation: string; description?: string }
+  | { event: string; description?: string }
+  | {
+      time: string;
+      /** Inclusive: the transition happens at the instant itself; exclusive: only after it. */
+      boundary?: 'inclusive' | 'exclusive';
+      description?: string;
+    };
+
+/** A state-machine effect that moves money: the balance `operation` reports changes by `amount` (`resource.<field>` or `payload.<field>`). */
+export type BalanceEffectModel = {
+  operation: string;
+  field: string;
+  query: Record<string, string>;
+  change: 'credit' | 'debit';
+  amount: string;
+  when?: FieldConditions;
+};
+
+/** What a transition does besides changing the state: a callback, an error answer, money moved, an email. */
+export type TransitionEffect = {
+  callback?: string;
+  error?: string;
+  status?: number;
+  balance?: BalanceEffectModel;
+  email?: string[];
+  description?: string;
+};
+
+export type TransitionModel = {
+  /** null: the transition creates the object. */
+  from: string | null;
+  to: string;
+  trigger: TransitionTrigger;
+  /** The condition in prose, where one selects among a trigger's transitions. */
+  condition?: string;
+  /** The condition as data. */
+  when?: FieldConditions;
+  description?: string;
+  effects?: TransitionEffect[];
+};
+
+/** One `x-state-machines` entry: a resource's states and the transitions between them. */
+export type StateMachineModel = {
+  /** The title of the resource's schema. */
+  resource: string;
+  /** The resource field holding the state; null when the state is implicit. */
+  field: string | null;
+  states: string[];
+  initial: string;
+  final?: string[];
+  description?: string;
+  transitions: TransitionModel[];
+};
