@@ -15,6 +15,9 @@ export default defineConfig({
     include: ['sandbox/reliability/**/*.reliability.ts'],
     fileParallelism: false,
     pool: 'forks',
+    // One worker for every file, its modules loaded once (the contracts, the suite's checks): each file starts
+    // and removes its own sandboxes, and nothing else of one file is left for the next.
+    isolate: false,
     // Every test bounds its own loops; these only stop a run that went wrong.
     testTimeout: 20 * 60_000,
     hookTimeout: 5 * 60_000,
