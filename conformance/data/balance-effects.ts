@@ -3,7 +3,7 @@
 // names the account, the answer's field, the direction, and where the amount is: a field of the machine's
 // resource or of the event's payload (the body of the callback the transition sends), optionally only for
 // given values (`when`). Read here as data; the money check causes the transitions and compares.
-import { isObject } from '@payments-contract/contract/model';
+import { readStateMachines } from '@payments-contract/contract/model';
 import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 import { stateMachines, type StateMachine, type Transition } from '../workflows/machines.js';
@@ -35,31 +35,23 @@ export const accountKey = (account: Account): string =>
 export const accountLabel = (account: Account): string =>
   `${account.operation}?${new URLSearchParams(account.query).toString()}`;
 
-function readEffect(raw: Json): BalanceEffect | undefined {
-  if (!isObject(raw) || !isObject(raw.balance)) return undefined;
-  const { operation, field, query, change, amount, when } = raw.balance;
-  if (
-    typeof operation !== 'string' ||
-    typeof field !== 'string' ||
-    !isObject(query) ||
-    (change !== 'credit' && change !== 'debit') ||
-    typeof amount !== 'string'
-  )
-    return undefined;
-  const strings = Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));
-  return { account: { operation, field, query: strings }, change, amount, when: isObject(when) ? when : {} };
-}
-
 /** The balance effects of each transition of a machine, in the machine's order (the same order as `machine.transitions`). */
 export function balanceEffectsOf(contract: Contract, machine: StateMachine): BalanceEffect[][] {
-  const raw = contract.doc['x-state-machines'];
-  const definition = isObject(raw) ? contract.deref(raw[machine.key]) : undefined;
-  const transitions = isObject(definition) && Array.isArray(definition.transitions) ? definition.transitions : [];
-  return machine.transitions.map((_transition, index) => {
-    const entry = contract.deref(transitions[index]);
-    const effects = isObject(entry) && Array.isArray(entry.effects) ? entry.effects : [];
-    return effects.flatMap((effect) => readEffect(contract.deref(effect) ?? null) ?? []);
-  });
+  const definition = readStateMachines(contract.doc, (value) => contract.deref(value))[machine.key];
+  return machine.transitions.map((_transition, index) =>
+    (definition?.transitions[index]?.effects ?? []).flatMap(({ balance }) =>
+      balance
+        ? [
+            {
+              account: { operation: balance.operation, field: balance.field, query: balance.query },
+              change: balance.change,
+              amount: balance.amount,
+              when: balance.when ?? {},
+            },
+          ]
+        : [],
+    ),
+  );
 }
 
 /** The machines with at least one transition that moves money, each with its transitions' effects. */

@@ -1,8 +1,8 @@
 // The contract's state machines (`x-state-machines`) read into types, and the questions the workflows ask
 // of them: which operation creates a resource, which transitions an operation can take from a state, which
 // error a forbidden transition answers, which field's time ends a resource's life.
-import { isObject } from '@payments-contract/contract/model';
-import type { Json, JsonObject, OperationModel } from '@payments-contract/contract/model/types';
+import { readStateMachines } from '@payments-contract/contract/model';
+import type { FieldConditions, OperationModel, TransitionModel } from '@payments-contract/contract/model/types';
 import type { Contract } from '../contract.js';
 
 export interface Trigger {
@@ -24,7 +24,7 @@ export interface Transition {
   trigger: Trigger;
   condition: string;
   /** Structured conditions (`when`): dotted fields (`resource.is_single_use`) and the values they must have. */
-  when?: JsonObject;
+  when?: FieldConditions;
   effects: Effect[];
 }
 
@@ -39,51 +39,40 @@ export interface StateMachine {
   transitions: Transition[];
 }
 
-const text = (value: Json | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
-const strings = (value: Json | undefined): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-
-function readTransition(raw: JsonObject): Transition {
-  const trigger = isObject(raw.trigger) ? raw.trigger : {};
-  const effects = Array.isArray(raw.effects) ? raw.effects.filter(isObject) : [];
-  const operation = text(trigger.operation);
-  const event = text(trigger.event);
-  const time = text(trigger.time);
-  const boundary = trigger.boundary === 'inclusive' || trigger.boundary === 'exclusive' ? trigger.boundary : undefined;
+/** The model's transition, its trigger flattened to the optional kinds the workflows ask about. */
+function fromModel(transition: TransitionModel): Transition {
+  const { trigger } = transition;
+  const flat: Trigger =
+    'operation' in trigger
+      ? { operation: trigger.operation }
+      : 'event' in trigger
+        ? { event: trigger.event }
+        : { time: trigger.time, ...(trigger.boundary ? { boundary: trigger.boundary } : {}) };
   return {
-    from: text(raw.from) ?? null,
-    to: text(raw.to) ?? '',
-    trigger: {
-      ...(operation ? { operation } : {}),
-      ...(event ? { event } : {}),
-      ...(time ? { time } : {}),
-      ...(boundary ? { boundary } : {}),
-    },
-    condition: text(raw.condition) ?? '',
-    ...(isObject(raw.when) ? { when: raw.when } : {}),
-    effects: effects.map((effect) => {
-      const error = text(effect.error);
-      const callback = text(effect.callback);
-      return { ...(error ? { error } : {}), ...(callback ? { callback } : {}) };
-    }),
+    from: transition.from,
+    to: transition.to,
+    trigger: flat,
+    condition: transition.condition ?? '',
+    ...(transition.when ? { when: transition.when } : {}),
+    effects: (transition.effects ?? []).map(({ error, callback }) => ({
+      ...(error ? { error } : {}),
+      ...(callback ? { callback } : {}),
+    })),
   };
 }
 
-/** Every state machine of the contract, by its key. */
+/** Every state machine of the contract, by its key (read by the contract's model). */
 export function stateMachines(contract: Contract): Map<string, StateMachine> {
-  const raw = contract.doc['x-state-machines'];
   const machines = new Map<string, StateMachine>();
-  if (!isObject(raw)) return machines;
-  for (const [key, value] of Object.entries(raw)) {
-    if (!isObject(value)) continue;
+  for (const [key, machine] of Object.entries(readStateMachines(contract.doc, (value) => contract.deref(value)))) {
     machines.set(key, {
       key,
-      resource: text(value.resource) ?? key,
-      field: text(value.field) ?? null,
-      states: strings(value.states),
-      initial: text(value.initial) ?? '',
-      final: strings(value.final),
-      transitions: (Array.isArray(value.transitions) ? value.transitions.filter(isObject) : []).map(readTransition),
+      resource: machine.resource,
+      field: machine.field,
+      states: machine.states,
+      initial: machine.initial,
+      final: machine.final ?? [],
+      transitions: machine.transitions.map(fromModel),
     });
   }
   return machines;
