@@ -7,7 +7,7 @@
 // `creation` time never moves; a `change` time moves forward with every change, to a time between the
 // moments read around it, and not with a read or a refusal; a `transition` time moves when the object
 // enters one of its states and with nothing else; none lies before the creation or after the target's now.
-import { isObject } from '@payments-contract/contract/model';
+import { assertNever, isObject } from '@payments-contract/contract/model';
 import type { Json, JsonObject, OperationModel, TimestampRule } from '@payments-contract/contract/model/types';
 import { confirmation, holdPhase, simulationBody } from '../callbacks/simulations.js';
 import type { ControlApi, Simulation } from '../callbacks/sandbox.js';
@@ -189,9 +189,18 @@ class TimestampJudge {
 
 const rulesMoved =
   (change: boolean, state: string | undefined) =>
-  (rule: TimestampRule): boolean =>
-    (change && rule.set === 'change') ||
-    (rule.set === 'transition' && state !== undefined && rule.states.includes(state));
+  (rule: TimestampRule): boolean => {
+    switch (rule.set) {
+      case 'creation':
+        return false;
+      case 'change':
+        return change;
+      case 'transition':
+        return state !== undefined && rule.states.includes(state);
+      default:
+        return assertNever(rule.set);
+    }
+  };
 
 /** A simulation that changes the object's state from `state`, preferring one that enters a state a transition time names. */
 function stateChangingSimulation(
