@@ -22,7 +22,7 @@ suites=(
 
 for offset in '+400 days' '+3 years'; do
   echo "== $(faketime "$offset" date -u +%FT%TZ) (faketime $offset)"
-  faketime "$offset" npx vitest run "${suites[@]}"
+  faketime "$offset" npx vitest run --config .ci/vitest.config.ts "${suites[@]}"
   # The mutants' baseline: the full profile against the unmutated sandbox, which every mutant is judged by;
   # with it the family of the rules on request data, past expiries among them.
   faketime "$offset" npm run conformance:mutants -- --family negative_data

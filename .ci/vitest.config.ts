@@ -1,9 +1,10 @@
 // The repository's vitest configuration (`npm run test:unit`, or `npx vitest run --config .ci/vitest.config.ts
 // <files>`). Workspace packages are entered through their declared `exports`; the `source` condition there
-// points at the TypeScript sources, so tests run what is written, not a stale build.
+// points at the TypeScript sources, so tests run what is written, not a stale build. The files in ALONE run
+// with `VITEST_ALONE=1` in front of the same command.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -15,7 +16,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * are not shared by several computing files at once while the waiting ones idle.
  */
 const LONGEST_FIRST = [
-  'conformance/tests/sandbox-postgres-cluster.test.ts', // W 60 s
   'conformance/tests/faults-transitions.test.ts', // C 53 s
   'generator/packed.test.ts', // W 54 s
   'conformance/tests/sandbox-full-manual.test.ts', // W 51 s
@@ -31,11 +31,21 @@ const LONGEST_FIRST = [
   'sandbox/store/postgres/postgres-store.test.ts', // W 14 s
   'conformance/tests/faults-callbacks-sandbox.test.ts', // C 24 s
   'generator/generate.test.ts', // C 25 s
-  'sandbox/store/journal-store.large.test.ts', // C 23 s
   'conformance/tests/faults-callbacks.test.ts', // C 20 s
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Files that measure the machine itself (a process's peak memory while it reads a 1 GiB journal; a sandbox cluster
+ * on PostgreSQL paced to the contract's rate limits and callback timings) and fail when two other files share its
+ * cores: `npm run test:unit` runs them after the others, one at a time (VITEST_ALONE=1 selects them).
+ */
+export const ALONE = [
+  'conformance/tests/sandbox-postgres-cluster.test.ts',
+  'sandbox/store/journal-store.large.test.ts',
+];
+const alone = process.env.VITEST_ALONE === '1';
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -58,7 +68,8 @@ export default defineConfig({
     // Three at once on two cores: the files that compute (a sandbox copy per mutant) are half of the time, and
     // more of them at once starve the checks that judge timing (a rate-limit window, a callback's wait).
     pool: 'forks',
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    maxWorkers: alone ? 1 : Math.max(3, availableParallelism() + 1),
+    ...(alone ? { include: ALONE } : { exclude: [...configDefaults.exclude, ...ALONE] }),
     sequence: { sequencer: LongestFirst },
     // vitest's defaults (5 s a test, 10 s a hook) are for a file that has the machine to itself; a file sharing
     // it with two others may take twice as long. Tests and hooks that need more still say so themselves.
