@@ -1,8 +1,10 @@
 // `npm run bench`: the sandbox and the Prism mock of the same contract, side by side on loopback, each
 // driven with the same request mix (reads of a stored FVA, disbursement creations, balance reads: 60/20/20)
 // by autocannon for a fixed time after a warm-up; prints one table with requests/s, p50 and p99 latency,
-// non-2xx answers and the sandbox/Prism throughput ratio. Both run as their own processes, so neither
-// shares an event loop with the load generator. Figures only: nothing here passes or fails.
+// non-2xx answers, the sandbox's CPU per request and idle share (bench/probe.ts, loaded into each sandbox),
+// the sandbox/Prism throughput ratio and the goals of issue 26 against the same run, met or not. Both run as
+// their own processes, so neither shares an event loop with the load generator. Figures only: nothing here
+// passes or fails.
 //
 //   npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2] [--merchants 1]
 //
@@ -40,12 +42,29 @@ import { repoRoot } from '../testing/repo-root.js';
 import pg from 'pg';
 import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../store/postgres/testing/throwaway.js';
-import { bundledContractPath, formatTable, mixBodies, mixRequests, type Measured, type MixMerchant } from './mix.js';
+import {
+  bundledContractPath,
+  formatTable,
+  goalOf,
+  mixBodies,
+  mixRequests,
+  type Measured,
+  type MixMerchant,
+  type ProcessUse,
+} from './mix.js';
+import type { ProbeAnswer } from './probe.js';
 
 interface SandboxProcess {
   url: string;
+  /** What the process did since the last call (or since it started): bench/probe.ts answers it. */
+  probe(): Promise<ProbeAnswer>;
   stop(): Promise<void>;
 }
+
+/** Loaded into each sandbox to answer `probe`. */
+const PROBE = join(repoRoot, 'sandbox/bench/probe.ts');
+/** The most of a starting sandbox's output kept, to show why it did not start: its last lines. */
+const KEPT_OUTPUT_CHARS = 16 * 1024;
 
 /**
  * The sandbox as `npm start` runs it, in a throwaway data directory, except that response validation (a
@@ -72,25 +91,34 @@ async function startSandboxProcess(
     'false',
     ...(databaseUrl ? ['--database-url', databaseUrl] : []),
   ];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts'), ...args], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Rate limits off: the bench measures how much the sandbox serves, which a key's limit would cap.
-    env: {
-      ...process.env,
-      SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY,
-      SANDBOX_MERCHANTS: merchantsEnv,
-      SANDBOX_RATE_LIMITS: 'false',
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', PROBE, join(repoRoot, 'sandbox/main.ts'), ...args],
+    {
+      cwd: repoRoot,
+      // The IPC channel carries the probe's answers.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Rate limits off: the bench measures how much the sandbox serves, which a key's limit would cap.
+      env: {
+        ...process.env,
+        SANDBOX_SECRET_KEY: DEFAULT_TEST_SECRET_KEY,
+        SANDBOX_MERCHANTS: merchantsEnv,
+        SANDBOX_RATE_LIMITS: 'false',
+      },
     },
-  });
+  );
+  // Only until it listens, and only the last lines: what says why it did not start.
   let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
+  };
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the sandbox did not start in 60 s:\n${output}`)), 60_000);
     const read = (chunk: Buffer): void => {
-      output += chunk.toString('utf8');
+      keep(chunk);
       const found = /listening on (\S+)/.exec(output);
       if (found) {
         clearTimeout(timer);
@@ -98,18 +126,27 @@ async function startSandboxProcess(
       }
     };
     child.stdout?.on('data', read);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr?.on('data', keep);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`the sandbox exited (${String(code)}) before listening:\n${output}`));
     });
   });
-  // Keep draining its output (a line per request) so the sandbox never blocks on a full pipe, without keeping
-  // it: appending every line to `output` and searching it again would load the process generating the load.
+  // From now on its output is drained, not kept: its log (a line per request) so that it never blocks on a
+  // full pipe, its errors passed on to the bench's own stderr. Keeping every line in one growing string, and
+  // searching it again, loaded the process that generates the load.
+  output = '';
   child.stdout?.removeAllListeners('data');
   child.stdout?.resume();
+  child.stderr?.removeAllListeners('data');
+  child.stderr?.pipe(process.stderr);
   return {
     url,
+    probe: () =>
+      new Promise<ProbeAnswer>((resolve, reject) => {
+        child.once('message', (answer) => resolve(answer as ProbeAnswer));
+        if (!child.send('probe')) reject(new Error('the sandbox did not take the probe'));
+      }),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -228,16 +265,33 @@ async function measure(
   log(
     `${name}: round ${round} of ${options.rounds}, measuring for ${options.duration} s with ${options.connections} connections...`,
   );
+  const probes = target.sandboxes ?? [];
+  await Promise.all(probes.map((sandbox) => sandbox.probe()));
   const result = together(
     await Promise.all(urls.map((url) => run(url, requests(), options.duration, connections, name))),
   );
+  const used = await Promise.all(probes.map((sandbox) => sandbox.probe()));
   await settle(target, log);
-  return { target: name, round, result };
+  return { target: name, round, result, ...(used.length > 0 ? { sandbox: summed(used) } : {}) };
+}
+
+/** Several sandboxes' use of the machine as one: their CPU and idle time summed, as their wall time is. */
+function summed(answers: readonly ProbeAnswer[]): ProcessUse {
+  return answers.reduce(
+    (total, answer) => ({
+      wallMs: total.wallMs + answer.wallMs,
+      cpuMs: total.cpuMs + answer.cpuMs,
+      idleMs: total.idleMs + answer.idleMs,
+    }),
+    { wallMs: 0, cpuMs: 0, idleMs: 0 },
+  );
 }
 
 interface BenchTarget {
   name: string;
   urls: string[];
+  /** The sandbox processes measured (none for Prism). */
+  sandboxes?: SandboxProcess[];
   requests: () => CannonRequest[];
   /** The merchants' Authorization headers, for a sandbox: whose background work `settle` waits for. */
   authorizations?: string[];
@@ -289,7 +343,8 @@ const COMMAND = {
   usage: `Usage: npm run bench -- [--duration 10] [--warmup 3] [--connections 10] [--rounds 3] [--store journal,sqlite,postgres] [--instances 1,2] [--merchants 1]
 
 The sandbox and the Prism mock of the same contract side by side on loopback, each driven with the same
-request mix; prints requests/s, p50 and p99 latency, non-2xx answers and the sandbox/Prism ratio.
+request mix; prints requests/s, p50 and p99 latency, non-2xx answers, the sandbox's CPU per request and
+idle share, the sandbox/Prism ratio and each target's goal.
 
   --duration S               seconds each target is measured per round (default 10)
   --warmup S                 seconds of warm-up per target (default 3)
@@ -373,7 +428,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
     const targets: BenchTarget[] = [];
     /** Funds each merchant through the first sandbox and stores the FVA the mix reads; the others share its database. */
-    const addTarget = async (name: string, urls: string[]) => {
+    const addTarget = async (name: string, sandboxes: SandboxProcess[]) => {
+      const urls = sandboxes.map((sandbox) => sandbox.url);
       const mixMerchants: MixMerchant[] = [];
       for (const { authorization } of merchants) {
         await fundDisbursements(
@@ -391,6 +447,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       targets.push({
         name,
         urls,
+        sandboxes,
         requests: mix(mixMerchants, name),
         authorizations: merchants.map(({ authorization }) => authorization),
       });
@@ -399,14 +456,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (store !== 'postgres') {
         const sandbox = await startSandboxProcess(join(dataDir, store), store, receiver.url, merchantsEnv);
         stops.unshift(sandbox.stop);
-        await addTarget(`sandbox ${store}`, [sandbox.url]);
+        await addTarget(`sandbox ${store}`, [sandbox]);
         continue;
       }
       const server = await startThrowawayPostgres();
       stops.unshift(server.stop);
       for (const count of instanceCounts) {
         const databaseUrl = await createDatabase(server, `bench_${count}`);
-        const urls: string[] = [];
+        const sandboxes: SandboxProcess[] = [];
         for (let n = 0; n < count; n++) {
           const sandbox = await startSandboxProcess(
             join(dataDir, `postgres-${count}-${n}`),
@@ -416,9 +473,9 @@ export async function main(argv: readonly string[]): Promise<number> {
             databaseUrl,
           );
           stops.unshift(sandbox.stop);
-          urls.push(sandbox.url);
+          sandboxes.push(sandbox);
         }
-        await addTarget(`sandbox postgres x${count}`, urls);
+        await addTarget(`sandbox postgres x${count}`, sandboxes);
       }
     }
     const prism = await startPrism({ specPath: bundledContractPath.pathname });
@@ -448,7 +505,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(
       `Same contract, same mix (60% GET /callback_virtual_accounts/{id}, 20% POST /disbursements, 20% GET /balance) for ${options.merchants === 1 ? 'one merchant' : `${options.merchants} merchants in turn`}, ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s each in turn after ${options.warmup} s of warm-up; request validation on in both; the sandbox's response validation off (--validate-responses false).\n`,
     );
-    console.log(formatTable(rows));
+    console.log(formatTable(rows, (target) => goalOf(target, options.merchants)));
     return 0;
   } finally {
     for (const stop of stops) await stop().catch((error: unknown) => console.error('bench: stopping failed:', error));

@@ -1,6 +1,6 @@
 import type { Request as CannonRequest, Result } from 'autocannon';
 import { describe, expect, it } from 'vitest';
-import { formatTable, mixBodies, mixRequests } from './mix.js';
+import { formatTable, goalOf, mixBodies, mixRequests } from './mix.js';
 
 /** A measured round: `average` req/s for 10 s. */
 const result = (average: number, p50: number, p99: number, non2xx = 0) =>
@@ -108,8 +108,48 @@ describe('the benchmark mix', () => {
     expect(table).toMatch(/sandbox #2\s+3000\s+2\.0\s+9\.0\s+30000/);
     expect(table).toMatch(/sandbox median\s+6000\s+1\.0\s+5\.0\s+156000\s+0\s+0/);
     expect(table).toMatch(/prism median\s+1100\s+9\.0\s+25\.0\s+33000/);
-    expect(table).toContain(
-      'sandbox/prism throughput ratio: 5.5x (target: at least 5x); round by round: 6.0x, 2.5x, 6.0x',
+    expect(table).toContain('sandbox/prism throughput ratio: 5.5x; round by round: 6.0x, 2.5x, 6.0x');
+  });
+
+  it("gives a sandbox's CPU per request and the share of the time its event loop sat idle; Prism's stay blank", () => {
+    const table = formatTable([
+      // 60,000 requests for 6 s of CPU: 100 µs each; idle 2.5 s of 10.
+      {
+        target: 'sandbox',
+        round: 1,
+        result: result(6000, 1.2, 4.5),
+        sandbox: { wallMs: 10_000, cpuMs: 6000, idleMs: 2500 },
+      },
+      { target: 'prism', round: 1, result: result(1000, 9, 30) },
+    ]);
+    expect(table).toMatch(/CPU µs\/req\s+idle %$/m);
+    expect(table).toMatch(/^sandbox\s+6000\s+1\.2\s+4\.5\s+60000\s+0\s+0\s+100\s+25$/m);
+    expect(table).toMatch(/^prism\s+1000\s+9\.0\s+30\.0\s+10000\s+0\s+0\s+-\s+-$/m);
+  });
+
+  /** One round of each target (name, req/s, p99 ms), Prism last, judged with the goals for `merchants`. */
+  const judged = (merchants: number, ...targets: [string, number, number][]): string =>
+    formatTable(
+      targets.map(([target, average, p99]) => ({ target, round: 1, result: result(average, 2, p99) })),
+      (target) => goalOf(target, merchants),
+    );
+
+  it('holds each target to its goal against the same run: the journal to 5x Prism and a shorter tail, SQLite to 3x', () => {
+    const table = judged(1, ['sandbox journal', 6000, 12], ['sandbox sqlite', 3500, 6], ['prism', 1000, 30]);
+    expect(table).toContain('sandbox journal/prism throughput ratio: 6.0x\n  goal: at least 5x prism: met');
+    expect(table).toContain("goal: p99 at most prism's (30.0 ms) and at most 10 ms: 12.0 ms, NOT met");
+    expect(table).toContain('sandbox sqlite/prism throughput ratio: 3.5x\n  goal: at least 3x prism: met');
+  });
+
+  it('holds one sandbox on PostgreSQL to 1.5x its figure from before for one merchant, and two to at least one over several', () => {
+    expect(goalOf('sandbox postgres x1', 1)).toEqual({ reqPerSecond: 1258.5 });
+    expect(goalOf('sandbox postgres x2', 1)).toBeUndefined();
+    expect(goalOf('sandbox postgres x2', 4)).toEqual({ atLeastTarget: 'sandbox postgres x1' });
+    expect(
+      judged(4, ['sandbox postgres x1', 1300, 40], ['sandbox postgres x2', 1200, 50], ['prism', 1000, 30]),
+    ).toContain("goal: at least sandbox postgres x1's 1300 req/s: NOT met");
+    expect(judged(1, ['sandbox postgres x1', 1300, 40], ['prism', 1000, 30])).toContain(
+      'goal: at least 1259 req/s (1.5x the 839 measured before): met',
     );
   });
 });
