@@ -208,6 +208,36 @@ describe('the journal store, its own file', () => {
     await back.close();
   });
 
+  it('answers reads by id while a group that deleted records waits for its commit, with committed data and without waiting for that commit', async () => {
+    const store = open(tempDir());
+    await store.insert('things', merchantA, thing('kept'));
+    await store.insert('things', merchantA, thing('deleted'));
+    await store.insert('things', merchantA, thing('replaced'));
+    const order: string[] = [];
+    let done!: () => void;
+    const workDone = new Promise<void>((resolve) => (done = resolve));
+    const deletion = store
+      .transaction(async (tx) => {
+        await tx.delete('things', merchantA, 'deleted');
+        await tx.delete('things', merchantA, 'replaced');
+        await tx.insert('things', merchantA, thing('replaced', { state: 'new' }));
+        await tx.insert('things', merchantA, thing('fleeting'));
+        await tx.delete('things', merchantA, 'fleeting');
+        done();
+      })
+      .then(() => order.push('committed'));
+    // Its work is done; its group commits once this turn of the event loop is over.
+    await workDone;
+    const reads = Promise.all(
+      ['kept', 'deleted', 'replaced', 'fleeting'].map((id) => store.get('things', merchantA, id)),
+    ).then((found) => (order.push('read'), found));
+    expect(await reads).toEqual([thing('kept'), thing('deleted'), thing('replaced'), undefined]);
+    await deletion;
+    expect(order).toEqual(['read', 'committed']);
+    expect(await store.get('things', merchantA, 'deleted')).toBeUndefined();
+    expect(await store.get('things', merchantA, 'replaced')).toEqual(thing('replaced', { state: 'new' }));
+  });
+
   it('takes over the lock of a sandbox that died without releasing it', async () => {
     const dir = tempDir();
     const gone = spawnSync(process.execPath, ['-e', '']).pid;

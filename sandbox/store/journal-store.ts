@@ -117,8 +117,17 @@ export function openJournalStore(options: JournalStoreOptions): Store {
   let group: Undo[] = [];
   let groupLines = '';
   let groupOpen = false;
-  /** Whether records were deleted or a scope cleared, not committed yet: reads by id of committed data then take their turn. */
-  let removing = false;
+  /**
+   * Records deleted in the open group (kept or under way), by collection, scope and id: their committed text
+   * (undefined: inserted since), which reads by id outside a transaction see until the commit. Automatic
+   * outcomes delete as they end, so most groups under load hold a delete: such reads used to take their turn
+   * behind every queued transaction and the group's commit instead.
+   */
+  const removed = new Map<string, string | undefined>();
+  /** A scope cleared, not committed yet (a reset, rare): reads by id of committed data then take their turn. */
+  let clearing = false;
+  const removedKey = (collection: string, merchantId: string, mode: string, id: string): string =>
+    `${collection}\u0000${merchantId}\u0000${mode}\u0000${id}`;
 
   const undoAll = (changes: Undo[]): void => {
     for (let i = changes.length - 1; i >= 0; i--) records.undo(changes[i]!);
@@ -129,7 +138,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     group = [];
     groupLines = '';
     groupOpen = false;
-    removing = false;
+    removed.clear();
+    clearing = false;
   };
 
   const steps: CommitSteps = {
@@ -151,7 +161,8 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       undoAll(work);
       work = [];
       workOperations = [];
-      removing = group.some((change) => change.kind === 'clear-scope' || change.kind === 'delete');
+      // A delete undone leaves its entry in `removed`: the record is back with the same committed text.
+      clearing = group.some((change) => change.kind === 'clear-scope');
     },
     commit: () => {
       if (journal && groupLines !== '') journal.append(groupLines);
@@ -198,29 +209,34 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       if (!change) return false;
       work.push(change);
       workOperations.push(deleteOperation(collection, scope.merchantId, scope.mode, id));
-      removing = true;
+      const key = removedKey(collection, scope.merchantId, scope.mode, id);
+      // Deleted again after an insert in the same group: the first delete knew the committed text.
+      if (change.kind === 'delete' && !removed.has(key)) removed.set(key, change.record.committedText);
       return true;
     },
     clearScope: async (scope: Scope) => {
       work.push(records.clearScope(scope.merchantId, scope.mode));
       workOperations.push(clearOperation(scope.merchantId, scope.mode));
-      removing = true;
+      clearing = true;
     },
   };
 
   const commits = createGroupCommit(steps);
   /**
    * A read by id outside a transaction: the record's committed text, without waiting for an open group to
-   * commit (what the group wrote is not committed yet, so such a read must not see it). A delete or cleared
-   * scope not committed yet hides records that are still committed, so then the read takes its turn.
+   * commit (what the group wrote is not committed yet, so such a read must not see it), a record deleted in
+   * the group included. A cleared scope not committed yet hides records that are still committed, so then the
+   * read takes its turn.
    */
   const getCommitted = async <T extends JsonRecord>(
     collection: string,
     scope: Scope,
     id: string,
   ): Promise<T | undefined> => {
-    if (removing) return commits.run(() => tx.get<T>(collection, scope, id));
-    const text = records.stored(collection, scope, id)?.committedText;
+    if (clearing) return commits.run(() => tx.get<T>(collection, scope, id));
+    const key = removed.size === 0 ? undefined : removedKey(collection, scope.merchantId, scope.mode, id);
+    const text =
+      key !== undefined && removed.has(key) ? removed.get(key) : records.stored(collection, scope, id)?.committedText;
     return text === undefined ? undefined : (JSON.parse(text) as T);
   };
   const findAcrossScopes = async <T extends JsonRecord>(
