@@ -20,7 +20,7 @@ export const generatedDir = fileURLToPath(new URL('../generated/', import.meta.u
 export const contractDir = join(generatedDir, 'contract/');
 const BUNDLE = 'openapi.json';
 /** The sandbox's control API: its own contract, generated beside the service's (no webhooks, same runtime). */
-export const SANDBOX_TARGET: EmitTarget = { folder: 'sandbox/' };
+export const SANDBOX_TARGET: EmitTarget = { folder: 'sandbox/', clientName: 'SandboxControlClient' };
 /** What building or installing adds inside generated/, never written or checked by the generator. */
 const NOT_GENERATED = [
   /(^|\/)openapi\.json$/,
@@ -37,7 +37,7 @@ export async function generateContract(doc: JsonObject, target: EmitTarget): Pro
   const files = [
     await emitTypes(doc),
     ...emitValidators(model),
-    ...emitClient(model),
+    ...emitClient(model, target.clientName),
     ...emitServer(model),
     ...(model.webhooks.length > 0 ? emitWebhooks(model) : []),
   ];

@@ -314,8 +314,15 @@ const operation = (overrides: Partial<OperationModel>): OperationModel => ({
   summary: '',
   parameters: [],
   responses: [
-    { status: 400, description: '', errorCodes: ['GENERIC', 'AMOUNT_TOO_HIGH'], headers: [], headerFields: [] },
-    { status: 422, description: '', errorCodes: ['AMOUNT_REQUIRED'], headers: [], headerFields: [] },
+    {
+      status: 400,
+      description: '',
+      errorCodes: ['GENERIC', 'AMOUNT_TOO_HIGH'],
+      retryable: [],
+      headers: [],
+      headerFields: [],
+    },
+    { status: 422, description: '', errorCodes: ['AMOUNT_REQUIRED'], retryable: [], headers: [], headerFields: [] },
   ],
   validationError: { status: 400, error_code: 'GENERIC' },
   errorTriggers: {},
@@ -356,7 +363,9 @@ describe('expectedAnswer', () => {
       {
         value: { name: 'abc', amount: 2000 },
         op: operation({
-          responses: [{ status: 400, description: '', errorCodes: ['GENERIC'], headers: [], headerFields: [] }],
+          responses: [
+            { status: 400, description: '', errorCodes: ['GENERIC'], retryable: [], headers: [], headerFields: [] },
+          ],
         }),
         want: { status: 400, errorCode: 'GENERIC', source: 'x-validation-error' },
       },

@@ -6,7 +6,7 @@ import { readModel } from '../model/read-model.js';
 import type { ApiModel, JsonObject, OperationModel } from '../model/types.js';
 import { secretKeyAuthorization } from '../runtime/client.js';
 import { payOut } from '../tests/readme-client-example.js';
-import { emitClient, headerOptionName, planOperation } from './client.js';
+import { emitClient, headerOptionName, planOperation, retryPolicy } from './client.js';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../tests/fixtures/mini-contract.json', import.meta.url), 'utf8'),
@@ -56,7 +56,7 @@ describe('planOperation', () => {
     ],
     [
       'createDirectDebitPayment',
-      ['idempotencyKey', 'body'],
+      ['idempotencyKey?', 'body'],
       { idempotencyKey: 'Idempotency-key' },
       false,
       [200, 400, 401, 403, 409, 429, 500, 503],
@@ -64,7 +64,7 @@ describe('planOperation', () => {
     ['validateDirectDebitPaymentOtp', ['path', 'body'], {}, false, [200, 400, 401, 403, 404, 409, 429, 500, 503]],
   ];
   it.each(cases)('%s', (operationId, fields, headers, form, statuses) => {
-    const plan = planOperation(operation(model, operationId));
+    const plan = planOperation(operation(model, operationId), model.operations);
     expect(plan.fields.map((field) => `${field.name}${field.required ? '' : '?'}`)).toEqual(fields);
     expect(Object.fromEntries(plan.headerOptions.map(({ option, header }) => [option, header]))).toEqual(headers);
     expect(plan.formEncoding).toBe(form);
@@ -74,14 +74,14 @@ describe('planOperation', () => {
   it('offers form encoding exactly where the contract accepts a form body (FVA, FPC and e-wallet creation)', () => {
     expect(
       model.operations
-        .map(planOperation)
+        .map((operation) => planOperation(operation, model.operations))
         .filter((plan) => plan.formEncoding)
         .map((plan) => plan.operationId),
     ).toEqual(['createFixedVirtualAccount', 'createFixedPaymentCode', 'createEwalletPayment']);
   });
 
   it('types every input from operations[id] in types.ts', () => {
-    const plan = planOperation(operation(model, 'createDisbursement'));
+    const plan = planOperation(operation(model, 'createDisbursement'), model.operations);
     expect(Object.fromEntries(plan.fields.map((field) => [field.name, field.type]))).toEqual({
       idempotencyKey: "NonNullable<operations['createDisbursement']['parameters']['header']>['X-IDEMPOTENCY-KEY']",
       body: "operations['createDisbursement']['requestBody']['content']['application/json']",
@@ -118,7 +118,7 @@ describe('planOperation', () => {
         ...base,
         responses: [
           ...base.responses,
-          { status: 204, description: 'Nothing.', errorCodes: [], headers: [], headerFields: [] },
+          { status: 204, description: 'Nothing.', errorCodes: [], retryable: [], headers: [], headerFields: [] },
         ],
       },
       /response 204 has no JSON body/,
@@ -126,6 +126,46 @@ describe('planOperation', () => {
   ];
   it.each(refused)('refuses %s', (_name, given, message) => {
     expect(() => planOperation(given)).toThrow(message);
+  });
+});
+
+describe('retryPolicy', () => {
+  const policy = (operationId: string) => retryPolicy(operation(model, operationId), model.operations);
+  const nothingDone = [
+    { status: 429, errorCode: 'RATE_LIMIT_EXCEEDED' },
+    { status: 503, errorCode: 'SERVICE_UNAVAILABLE' },
+  ];
+
+  it('lets a read be repeated, and any request the contract says was not carried out (x-retryable)', () => {
+    expect(policy('getBalance')).toEqual({ operationId: 'getBalance', safe: true, retryable: nothingDone });
+    expect(policy('createFixedVirtualAccount')).toEqual({
+      operationId: 'createFixedVirtualAccount',
+      safe: false,
+      retryable: nothingDone,
+    });
+  });
+
+  it('makes a key recoverable where x-idempotency names the lookup that finds the original (disbursement)', () => {
+    expect(policy('createDisbursement').idempotency).toEqual({
+      replay: { status: 400, errorCode: 'DUPLICATE_TRANSACTION_ERROR' },
+      successStatus: 200,
+      recoverable: true,
+    });
+  });
+
+  it('keeps a key unrecoverable where the contract gives no such lookup (direct debit), and its 503 retryable only for SERVICE_UNAVAILABLE', () => {
+    const directDebit = policy('createDirectDebitPayment');
+    expect(directDebit.idempotency).toEqual({
+      replay: { status: 409, errorCode: 'DUPLICATE_ERROR' },
+      successStatus: 200,
+      recoverable: false,
+    });
+    expect(directDebit.retryable).toEqual(nothingDone);
+  });
+
+  it('refuses a recovery that names no operation of the contract', () => {
+    const disbursement = operation(model, 'createDisbursement');
+    expect(() => retryPolicy(disbursement, [])).toThrow(/recovery names listDisbursementsByExternalId/);
   });
 });
 
@@ -193,7 +233,7 @@ describe('generated/client/src/client.ts', () => {
     '%s sends its method and path',
     async (operationId, candidate) => {
       const value = 'a b/c';
-      const plan = planOperation(candidate);
+      const plan = planOperation(candidate, model.operations);
       const byLocation = (location: 'path' | 'query') =>
         Object.fromEntries(
           candidate.parameters
@@ -285,7 +325,7 @@ describe('generated/client/src/client.ts', () => {
     callback_url: 'https://merchant.test/cb',
   };
   const ewallet = { external_id: 'e-1', amount: 10000, phone: '081234567890', ewallet_type: 'OVO' as const };
-  const headers: [string, (client: PaymentsClient) => Promise<unknown>, string, string | null][] = [
+  const headers: [string, (client: PaymentsClient) => Promise<unknown>, string, unknown][] = [
     [
       'idempotencyKey as X-IDEMPOTENCY-KEY on createDisbursement',
       (client) => client.createDisbursement({ idempotencyKey: 'k-1', body: disbursement }),
@@ -293,10 +333,16 @@ describe('generated/client/src/client.ts', () => {
       'k-1',
     ],
     [
-      'no X-IDEMPOTENCY-KEY when the key is left out',
+      'a key of its own making as X-IDEMPOTENCY-KEY when the key is left out',
       (client) => client.createDisbursement({ body: disbursement }),
       'X-IDEMPOTENCY-KEY',
-      null,
+      expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    ],
+    [
+      'a key of its own making as Idempotency-key when the key is left out',
+      (client) => client.createDirectDebitPayment({ body: directDebit }),
+      'Idempotency-key',
+      expect.stringMatching(/^[0-9a-f-]{36}$/),
     ],
     [
       'idempotencyKey as Idempotency-key on createDirectDebitPayment',
@@ -312,7 +358,7 @@ describe('generated/client/src/client.ts', () => {
     ],
   ];
   it.each(headers)('sends %s', async (_name, call, header, value) => {
-    expect((await onlyRequest(call)).headers.get(header)).toBe(value);
+    expect((await onlyRequest(call)).headers.get(header)).toEqual(value);
   });
 
   const fva = {

@@ -1,5 +1,5 @@
-// generated/client/src/client.ts: `createPaymentsClient({ baseUrl, secretKey, fetch? })`, one method per operationId on
-// top of openapi-fetch. Every type is derived from `operations['<id>']` in types.ts beside it, so the client
+// generated/client/src/client.ts: `createPaymentsClient({ baseUrl, secretKey, fetch?, ...call defaults })`, one method
+// per operationId on top of openapi-fetch (the control API's client is `createSandboxControlClient`). Every type is derived from `operations['<id>']` in types.ts beside it, so the client
 // restates nothing the contract says; this emitter only decides the shape of each method's input:
 //   path, query   the operation's path and query parameters, as openapi-typescript types them
 //   body          the JSON body (the same schema describes the form body, decision `form-encoding-coercion`)
@@ -7,14 +7,16 @@
 //   <header>      each header parameter as a named option (its name without `x-`, in camelCase:
 //                 X-IDEMPOTENCY-KEY -> idempotencyKey), so callers never spell a header's name or case
 // and lists each operation's documented statuses, which the runtime (generator/runtime/client.ts) uses to
-// tell a documented response from an unexpected one.
+// tell a documented response from an unexpected one, and its retry policy (generator/runtime/resilience.ts),
+// read from the contract: a read, the answers that mean nothing was done (`x-retryable`), its idempotency key,
+// replay answer and the lookup that recovers a lost answer (`x-idempotency`).
 import { type CodeBlockWriter, type InterfaceDeclarationStructure, type OptionalKind } from 'ts-morph';
 import type { ApiModel, OperationModel, ParameterModel } from '../model/types.js';
+import type { OperationPolicy } from '../runtime/resilience.js';
 import { createEmitProject, toGeneratedFile, type GeneratedFile, runtimeImport } from './generated-file.js';
 
 const SOURCE = 'generator/emit/client.ts';
-const CLIENT_INTERFACE = 'PaymentsClient';
-const CLIENT_FACTORY = 'createPaymentsClient';
+const DEFAULT_CLIENT_NAME = 'PaymentsClient';
 const FORM = 'application/x-www-form-urlencoded';
 /** Input properties the client itself defines; a header option may not take one of these names. */
 const RESERVED_INPUT_NAMES = ['path', 'query', 'body', 'encoding'];
@@ -50,6 +52,46 @@ export interface ClientMethodPlan {
   statuses: number[];
   /** By status, the headers each declares (only statuses that declare some). */
   headerFields: { status: number; fields: { name: string; required: boolean; numeric: boolean }[] }[];
+  /** When it may be repeated, from the contract. */
+  policy: OperationPolicy;
+  /** The header option carrying the idempotency key, which the runtime fills when the caller does not. */
+  idempotencyHeader?: HeaderOption;
+  /** The lookup that recovers a lost answer: its method, path and query, each from a request body field. */
+  recovery?: { fetchMethod: string; path: string; query: { parameter: string; field: string }[] };
+}
+
+const READS = new Set(['get', 'head', 'options']);
+
+/**
+ * The operation's retry policy as the contract states it: a read may be repeated; an answer `x-retryable`
+ * names did nothing; a key's replay answer, with the lookup `x-idempotency.recovery` names, makes a lost
+ * answer recoverable.
+ */
+export function retryPolicy(operation: OperationModel, operations: readonly OperationModel[]): OperationPolicy {
+  const where = `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
+  const retryable = operation.responses.flatMap((response) =>
+    response.retryable.map((errorCode) => ({ status: response.status, errorCode })),
+  );
+  const policy: OperationPolicy = { operationId: operation.operationId, safe: READS.has(operation.method), retryable };
+  const { idempotency } = operation;
+  if (!idempotency) return policy;
+  const replayCode = Object.entries(operation.errorTriggers).find(
+    ([, trigger]) => trigger.when === 'idempotency_replay' && trigger.header === idempotency.header,
+  )?.[0];
+  const replayStatus = operation.responses.find((response) => replayCode && response.errorCodes.includes(replayCode));
+  const success = operation.responses.find((response) => response.status >= 200 && response.status < 300);
+  if (!replayCode || !replayStatus || !success)
+    throw new Error(`${where}: x-idempotency needs a documented replay code and a documented success`);
+  if (idempotency.recovery && !operations.some((other) => other.operationId === idempotency.recovery?.operation))
+    throw new Error(`${where}: x-idempotency.recovery names ${idempotency.recovery.operation}, not an operation`);
+  return {
+    ...policy,
+    idempotency: {
+      replay: { status: replayStatus.status, errorCode: replayCode },
+      successStatus: success.status,
+      recoverable: idempotency.recovery !== undefined,
+    },
+  };
 }
 
 /** `X-IDEMPOTENCY-KEY` -> `idempotencyKey`, `x-api-version` -> `apiVersion`. */
@@ -72,7 +114,7 @@ function parametersIn(operation: OperationModel, location: ParameterModel['in'])
 }
 
 /** Reads what the client needs of one operation; throws on what the client cannot represent. */
-export function planOperation(operation: OperationModel): ClientMethodPlan {
+export function planOperation(operation: OperationModel, operations: readonly OperationModel[] = []): ClientMethodPlan {
   const id = operation.operationId;
   const where = `${id} (${operation.method.toUpperCase()} ${operation.path})`;
   const parameters = `operations[${quote(id)}]['parameters']`;
@@ -109,11 +151,15 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
     }
     headerOptions.push({ option, header: header.name });
     const description = header.description === '' ? '' : `\n\n${header.description}`;
+    const idempotencyKey = operation.idempotency?.header.toLowerCase() === header.name.toLowerCase();
     fields.push({
       name: option,
-      required: header.required,
+      // The client makes the key when the caller gives none.
+      required: header.required && !idempotencyKey,
       type: `${headerObject}[${quote(header.name)}]`,
-      docs: `Sent as the \`${header.name}\` header.${description}`,
+      docs: idempotencyKey
+        ? `Sent as the \`${header.name}\` header; when left out, the client makes a key for the call (the same on every retry).${description}`
+        : `Sent as the \`${header.name}\` header.${description}`,
     });
   }
 
@@ -145,6 +191,11 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
     );
   }
 
+  const idempotencyHeader = headerOptions.find(
+    ({ header }) => header.toLowerCase() === operation.idempotency?.header.toLowerCase(),
+  );
+  const recoveryModel = operation.idempotency?.recovery;
+  const lookup = operations.find((other) => other.operationId === recoveryModel?.operation);
   return {
     operationId: id,
     typeName: pascalCase(id),
@@ -161,14 +212,30 @@ export function planOperation(operation: OperationModel): ClientMethodPlan {
         status: response.status,
         fields: response.headerFields.map(({ name, required, numeric }) => ({ name, required, numeric })),
       })),
+    policy: retryPolicy(operation, operations),
+    ...(idempotencyHeader ? { idempotencyHeader } : {}),
+    ...(recoveryModel && lookup
+      ? {
+          recovery: {
+            fetchMethod: lookup.method.toUpperCase(),
+            path: lookup.path,
+            query: Object.entries(recoveryModel.query).map(([parameter, field]) => ({ parameter, field })),
+          },
+        }
+      : {}),
   };
 }
 
-/** `input` when one of its fields is required, else `input?` (the caller may leave it out); none without fields. */
+/**
+ * `input` when one of its fields is required, else `input?` (the caller may leave it out), none without fields;
+ * then `call?`, the call's own retry and timeout options.
+ */
 function inputParameter(plan: ClientMethodPlan): { name: string; type: string; hasQuestionToken: boolean }[] {
-  if (plan.fields.length === 0) return [];
+  const call = { name: 'call', type: 'CallOptions', hasQuestionToken: true };
+  if (plan.fields.length === 0) return [call];
   return [
     { name: 'input', type: `${plan.typeName}Input`, hasQuestionToken: !plan.fields.some((field) => field.required) },
+    call,
   ];
 }
 
@@ -179,18 +246,39 @@ function writeRequestOptions(writer: CodeBlockWriter, plan: ClientMethodPlan): v
   const params: string[] = [];
   if (has('path')) params.push(`path: ${input}path`);
   if (has('query')) params.push(`query: ${input}query`);
+  // The idempotency key is the call's, made by the runtime when the caller gave none.
+  const headerValue = (option: HeaderOption): string =>
+    option === plan.idempotencyHeader ? 'attempt.idempotencyKey' : `${input}${option.option}`;
   if (plan.headerOptions.length > 0)
     params.push(
-      `header: { ${plan.headerOptions.map(({ option, header }) => `${quote(header)}: ${input}${option}`).join(', ')} }`,
+      `header: { ${plan.headerOptions.map((option) => `${quote(option.header)}: ${headerValue(option)}`).join(', ')} }`,
     );
   writer.write('{').indent(() => {
     if (params.length > 0) writer.writeLine(`params: { ${params.join(', ')} },`);
     if (has('body')) writer.writeLine(`body: ${input}body,`);
     // The runtime parses the body itself, to tell a JSON body from an HTML error page.
     writer.writeLine("parseAs: 'text',");
+    writer.writeLine('signal: attempt.signal,');
     if (plan.formEncoding) writer.writeLine(`...bodyEncoding(${input}encoding),`);
   });
   writer.write('}');
+}
+
+/** The runtime's policy object, as a literal. */
+function policyLiteral(policy: OperationPolicy): string {
+  const answer = ({ status, errorCode }: { status: number; errorCode: string }): string =>
+    `{ status: ${status}, errorCode: ${quote(errorCode)} }`;
+  const parts = [
+    `operationId: ${quote(policy.operationId)}`,
+    `safe: ${String(policy.safe)}`,
+    `retryable: [${policy.retryable.map(answer).join(', ')}]`,
+  ];
+  const { idempotency } = policy;
+  if (idempotency)
+    parts.push(
+      `idempotency: { replay: ${answer(idempotency.replay)}, successStatus: ${idempotency.successStatus}, recoverable: ${String(idempotency.recoverable)} }`,
+    );
+  return `{ ${parts.join(', ')} }`;
 }
 
 /** The statuses' declared headers as the runtime reads them: `{ 429: { 'Retry-After': { required: true, numeric: true } } }`. */
@@ -205,14 +293,29 @@ function headerFieldsLiteral(plan: ClientMethodPlan): string {
 function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): void {
   writer.write('return {').indent(() => {
     for (const plan of plans) {
-      const parameter = plan.fields.length === 0 ? '()' : '(input)';
+      const parameter = plan.fields.length === 0 ? '(call)' : '(input, call)';
+      const input = plan.fields.some((field) => field.required) ? 'input.' : 'input?.';
       writer.write(`${plan.operationId}: ${parameter} =>`).indent(() => {
-        writer.write(`settle<operations[${quote(plan.operationId)}]>(`).indent(() => {
-          writer.write(`client.${plan.fetchMethod}(${quote(plan.path)}, `);
-          writeRequestOptions(writer, plan);
-          writer.write('),').newLine();
-          writer.writeLine(`[${plan.statuses.join(', ')}],`);
-          if (plan.headerFields.length > 0) writer.writeLine(`${headerFieldsLiteral(plan)},`);
+        writer.write(`callOperation<operations[${quote(plan.operationId)}]>(`).indent(() => {
+          writer.write('{').indent(() => {
+            writer.writeLine(`policy: ${policyLiteral(plan.policy)},`);
+            writer.writeLine(`documented: [${plan.statuses.join(', ')}],`);
+            writer.writeLine(`headerFields: ${headerFieldsLiteral(plan)},`);
+            const key = plan.idempotencyHeader ? `${input}${plan.idempotencyHeader.option}` : 'undefined';
+            writer.writeLine(`idempotencyKey: ${key},`);
+            writer.write(`send: (attempt) => client.${plan.fetchMethod}(${quote(plan.path)}, `);
+            writeRequestOptions(writer, plan);
+            writer.write('),').newLine();
+            const { recovery } = plan;
+            if (recovery) {
+              const query = recovery.query.map(({ parameter, field }) => `${quote(parameter)}: ${input}body.${field}`);
+              writer.writeLine(
+                `recovery: { request: ${input}body, lookup: (signal) => client.${recovery.fetchMethod}(${quote(recovery.path)}, { params: { query: { ${query.join(', ')} } }, parseAs: 'text', signal }) },`,
+              );
+            }
+          });
+          writer.write('},').newLine();
+          writer.writeLine('callOptions(options, call),');
         });
         writer.writeLine('),');
       });
@@ -221,8 +324,9 @@ function writeClientObject(writer: CodeBlockWriter, plans: ClientMethodPlan[]): 
   writer.writeLine('};');
 }
 
-export function emitClient(model: ApiModel): GeneratedFile[] {
-  const plans = model.operations.map(planOperation);
+export function emitClient(model: ApiModel, clientName: string = DEFAULT_CLIENT_NAME): GeneratedFile[] {
+  const factory = `create${clientName}`;
+  const plans = model.operations.map((operation) => planOperation(operation, model.operations));
   const project = createEmitProject();
   const file = project.createSourceFile('client.ts');
 
@@ -234,11 +338,14 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
     namedImports: [
       ...(form ? ['bodyEncoding'] : []),
       'createApiClient',
-      'settle',
       { name: 'ApiClientOptions', isTypeOnly: true },
       ...(form ? [{ name: 'BodyEncoding', isTypeOnly: true }] : []),
       { name: 'OperationResult', isTypeOnly: true },
     ],
+  });
+  file.addImportDeclaration({
+    moduleSpecifier: runtimeImport('resilience'),
+    namedImports: ['callOperation', 'callOptions', { name: 'CallOptions', isTypeOnly: true }],
   });
   file.addExportDeclaration({
     moduleSpecifier: runtimeImport('client'),
@@ -249,14 +356,23 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
     isTypeOnly: true,
     namedExports: ['BodyEncoding', 'Failure', 'HttpStatus', 'OperationResult', 'Success', 'UnexpectedResponse'],
   });
-  file.addTypeAlias({ name: `${CLIENT_INTERFACE}Options`, isExported: true, type: 'ApiClientOptions' });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport('resilience'),
+    namedExports: ['CallTimeoutError', 'DEFAULT_CALL_OPTIONS', 'OutcomeUnknownError'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport('resilience'),
+    isTypeOnly: true,
+    namedExports: ['AttemptReport', 'CallOptions', 'RetryOptions'],
+  });
+  file.addTypeAlias({ name: `${clientName}Options`, isExported: true, type: 'ApiClientOptions' });
 
   for (const plan of plans) {
     if (plan.fields.length > 0) {
       file.addInterface({
         name: `${plan.typeName}Input`,
         isExported: true,
-        docs: [`Input of {@link ${CLIENT_INTERFACE}.${plan.operationId}}.`],
+        docs: [`Input of {@link ${clientName}.${plan.operationId}}.`],
         properties: plan.fields.map((field) => ({
           name: field.name,
           hasQuestionToken: !field.required,
@@ -269,17 +385,17 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
       name: `${plan.typeName}Result`,
       isExported: true,
       docs: [
-        `What {@link ${CLIENT_INTERFACE}.${plan.operationId}} resolves to: documented statuses ${plan.statuses.join(', ')}, or an unexpected response.`,
+        `What {@link ${clientName}.${plan.operationId}} resolves to: documented statuses ${plan.statuses.join(', ')}, or an unexpected response.`,
       ],
       type: `OperationResult<operations[${quote(plan.operationId)}]>`,
     });
   }
 
   const client: OptionalKind<InterfaceDeclarationStructure> = {
-    name: CLIENT_INTERFACE,
+    name: clientName,
     isExported: true,
     docs: [
-      'One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError); network failures reject.',
+      'One method per operation of the contract, named by its operationId. Every HTTP answer resolves, except a documented status without its JSON body (MalformedResponseError). A call is retried where the contract says that is harmless; a network failure it cannot retry rejects (OutcomeUnknownError when a write may have been carried out).',
     ],
     methods: plans.map((plan) => ({
       name: plan.operationId,
@@ -291,13 +407,13 @@ export function emitClient(model: ApiModel): GeneratedFile[] {
   file.addInterface(client);
 
   file.addFunction({
-    name: CLIENT_FACTORY,
+    name: factory,
     isExported: true,
     docs: [
-      'A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name).',
+      "A client of the service at `baseUrl`, authenticated with `secretKey` (HTTP Basic, the key as the user name); the other options are every call's defaults (retries, timeouts, the attempt hook).",
     ],
-    parameters: [{ name: 'options', type: `${CLIENT_INTERFACE}Options` }],
-    returnType: CLIENT_INTERFACE,
+    parameters: [{ name: 'options', type: `${clientName}Options` }],
+    returnType: clientName,
     statements: (writer) => {
       writer.writeLine('const client = createApiClient<paths>(options);');
       writeClientObject(writer, plans);

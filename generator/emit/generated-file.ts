@@ -5,9 +5,14 @@ import { IndentationText, NewLineKind, Project, QuoteKind, ts, type SourceFile }
 export interface EmitTarget {
   /** Folder of this contract's artifacts inside generated/: '' for the service, 'sandbox/' for the control API. */
   folder: string;
+  /**
+   * The name of its client (`PaymentsClient`, made by `createPaymentsClient`): distinct per contract, so the
+   * service's client and the control API's are used side by side without aliases.
+   */
+  clientName: string;
 }
 
-export const SERVICE_TARGET: EmitTarget = { folder: '' };
+export const SERVICE_TARGET: EmitTarget = { folder: '', clientName: 'PaymentsClient' };
 
 /**
  * Import specifier of a module of the hand-written runtime (generator/runtime): its package by name, the same

@@ -46,6 +46,7 @@ const PACKAGE_PLANS: readonly PackagePlan[] = [
       'client',
       'constant-time',
       'request-body',
+      'resilience',
       'validation-errors',
       'validator',
       'webhook-definition',

@@ -178,7 +178,7 @@ describe('handler types', () => {
         given: () =>
           resultMembers({
             ...operation('getThing'),
-            responses: [{ status: 204, description: '', errorCodes: [], headers: [], headerFields: [] }],
+            responses: [{ status: 204, description: '', errorCodes: [], retryable: [], headers: [], headerFields: [] }],
           }),
         want: ['HandlerResponse<204, undefined>'],
       },

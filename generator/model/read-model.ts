@@ -8,6 +8,7 @@ import type {
   ErrorTrigger,
   HttpMethod,
   IdempotencyModel,
+  IdempotencyRecovery,
   Json,
   JsonObject,
   KeyScope,
@@ -157,11 +158,13 @@ function readResponses(doc: JsonObject, operation: JsonObject, where: string): R
       const media = isObject(content) ? dereference(doc, content['application/json']) : undefined;
       const schema = isObject(media) ? media.schema : undefined;
       const headers = dereference(doc, response.headers);
+      const errorCodes = Number(status) >= 400 ? errorCodesOf(doc, schema) : [];
       return {
         status: Number(status),
         description: typeof response.description === 'string' ? response.description : '',
         ...(schema === undefined ? {} : { schema }),
-        errorCodes: Number(status) >= 400 ? errorCodesOf(doc, schema) : [],
+        errorCodes,
+        retryable: readRetryable(response['x-retryable'], errorCodes, `${where} response ${status}`),
         headers: isObject(headers) ? Object.keys(headers) : [],
         headerFields: isObject(headers)
           ? Object.entries(headers).map(([name, header]) => headerField(doc, name, header))
@@ -169,6 +172,14 @@ function readResponses(doc: JsonObject, operation: JsonObject, where: string): R
       };
     })
     .sort((a, b) => a.status - b.status);
+}
+
+/** A response's `x-retryable`: codes it documents whose answer means nothing was done. */
+function readRetryable(value: Json | undefined, errorCodes: string[], where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((code) => typeof code !== 'string' || !errorCodes.includes(code)))
+    throw new Error(`${where} x-retryable: expected a list of the codes the response documents`);
+  return value as string[];
 }
 
 /** The operation's `x-rate-limit` group with its limit; a group the root's `x-rate-limits` does not define well is the contract's error. */
@@ -221,13 +232,25 @@ function readIdempotency(
   const remembered = value.remembered_refusals;
   if (!Array.isArray(remembered) || remembered.some((code) => typeof code !== 'string'))
     throw new Error(`${where} x-idempotency.remembered_refusals: expected a list of codes`);
+  const recovery =
+    value.recovery === undefined ? undefined : readRecovery(value.recovery, `${where} x-idempotency.recovery`);
   return {
     header,
     scope: readKeyScope(value.scope, `${where} x-idempotency.scope`),
     lifetimeSeconds: lifetime,
     comparison: 'exact',
     rememberedRefusals: remembered as string[],
+    ...(recovery ? { recovery } : {}),
   };
+}
+
+/** `x-idempotency.recovery`: the lookup operation and, per query parameter, the request body field filling it. */
+function readRecovery(raw: Json, where: string): IdempotencyRecovery {
+  const value = expectObject(raw, where);
+  const query = expectObject(value.query, `${where}.query`);
+  if (Object.values(query).some((field) => typeof field !== 'string'))
+    throw new Error(`${where}.query: expected body field names`);
+  return { operation: expectString(value.operation, `${where}.operation`), query: query as Record<string, string> };
 }
 
 /** Whether `schema` declares the dotted `path` (through references and allOf/anyOf/oneOf). */

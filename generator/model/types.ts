@@ -31,6 +31,8 @@ export interface ResponseModel {
   schema?: Json;
   /** For error responses: the `error_code` values documented for this status. */
   errorCodes: string[];
+  /** `x-retryable`: the codes among them whose answer means nothing was done, so the same request may be sent again. */
+  retryable: string[];
   /** The names of the headers the response declares. */
   headers: string[];
   /** The same headers with what a client needs to read them. */
@@ -71,6 +73,18 @@ export interface IdempotencyModel {
   comparison: 'exact';
   /** Refusals that use up the key as a success does; every other refusal leaves it unused. */
   rememberedRefusals: string[];
+  /** `recovery`: how a client whose answer was lost finds what the key's request did. */
+  recovery?: IdempotencyRecovery;
+}
+
+/**
+ * `x-idempotency.recovery`: the lookup that finds what a request with the key created, its query filled from
+ * the request body's fields; the match whose fields equal the request's is the original.
+ */
+export interface IdempotencyRecovery {
+  operation: string;
+  /** Query parameter of the lookup -> the request body field whose value it takes. */
+  query: Record<string, string>;
 }
 
 /**

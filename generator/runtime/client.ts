@@ -4,6 +4,7 @@
 // over the `paths` and `operations` types openapi-typescript writes; it knows nothing about this contract.
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { basicAuthorization } from './basic-auth.js';
+import type { CallOptions } from './resilience.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Result types
@@ -41,6 +42,11 @@ export interface Success<Status extends number, Data, Headers = Record<never, ne
   /** The headers the contract declares for this status, read as their types (RateLimit-Remaining as a number...). */
   readonly headers: Headers;
   readonly response: Response;
+  /**
+   * True when the call's answer was lost and the client found the original by the contract's lookup (its
+   * `response` is the lookup's): the request was carried out once, by an earlier attempt of this call.
+   */
+  readonly recovered?: true;
 }
 
 /**
@@ -122,13 +128,14 @@ function parseJson(text: unknown): unknown {
 }
 
 /** The untyped shape every OperationResult member has; `settle` builds these. */
-type SettledResult =
+export type SettledResult =
   | {
       readonly ok: true;
       readonly status: number;
       readonly data: unknown;
       readonly headers: Record<string, string | number>;
       readonly response: Response;
+      readonly recovered?: true;
     }
   | {
       readonly ok: false;
@@ -177,7 +184,8 @@ function declaredHeaders(
   return headers;
 }
 
-function classify(
+/** A fetched answer as the result the contract documents for its status (or an unexpected one). */
+export function classify(
   outcome: FetchOutcome,
   documented: readonly number[],
   headerFields: DeclaredHeaderFields,
@@ -281,7 +289,8 @@ export function basicAuth(secretKey: string): Middleware {
   };
 }
 
-export interface ApiClientOptions {
+/** A client's settings; its call options (retries, timeouts, the attempt hook) are every call's defaults. */
+export interface ApiClientOptions extends CallOptions {
   /** The service's base URL, e.g. `https://api.example.com`; a trailing slash is ignored. */
   baseUrl: string;
   /** The secret API key; its mode (test or live) is the mode of everything the client does. */

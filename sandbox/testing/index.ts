@@ -11,10 +11,7 @@
 import { createPaymentsClient, type PaymentsClient } from '@payments-contract/client';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
-import {
-  createPaymentsClient as createControlClient,
-  type PaymentsClient as ControlClient,
-} from '@payments-contract/client/sandbox/client';
+import { createSandboxControlClient, type SandboxControlClient } from '@payments-contract/client/sandbox/client';
 import { createSandboxApp, type SandboxApp } from '../app.js';
 import { defaultConfig, type MerchantConfig, type SandboxConfig } from '../config.js';
 import { scopeOf as scopeOfCaller, type Caller, type Json, type Scope } from '../context.js';
@@ -110,10 +107,10 @@ export interface TestSandbox {
   config: SandboxConfig;
   /** The whole sandbox (both contracts, /openapi.json) as a fetch-standard handler. */
   fetch: FetchHandler;
-  /** A typed client of the service for a key (default `aTest`). */
+  /** A typed client of the service for a key (default `aTest`), retries off: tests see every answer as sent. */
   service(key?: TestKeyName): PaymentsClient;
   /** A typed client of the control API for a key (default `aTest`). */
-  control(key?: TestKeyName): ControlClient;
+  control(key?: TestKeyName): SandboxControlClient;
   /** Any request, for what the typed clients cannot send (malformed bodies, no key, unknown fields). */
   request(method: string, path: string, options?: RequestOptions): Promise<RawAnswer>;
   /** Every callback received so far, in order of arrival. */
@@ -211,9 +208,14 @@ export async function createTestSandbox(options: TestSandboxOptions = {}): Promi
     config,
     fetch: fetchHandler,
     service: (key = 'aTest') =>
-      createPaymentsClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
+      createPaymentsClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler, retries: false }),
     control: (key = 'aTest') =>
-      createControlClient({ baseUrl: TEST_BASE_URL, secretKey: TEST_KEYS[key], fetch: fetchHandler }),
+      createSandboxControlClient({
+        baseUrl: TEST_BASE_URL,
+        secretKey: TEST_KEYS[key],
+        fetch: fetchHandler,
+        retries: false,
+      }),
     async request(method, path, requestOptions = {}) {
       const headers = new Headers(requestOptions.headers);
       const key = requestOptions.key === undefined ? 'aTest' : requestOptions.key;

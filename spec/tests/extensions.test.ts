@@ -209,6 +209,27 @@ describe.each(operations.map((o) => [o.operationId, o] as const))('%s', (_id, en
     const codes = Object.values(documented).flat();
     for (const code of idempotency.remembered_refusals as string[])
       expect(codes, `remembered refusal ${code}`).toContain(code);
+    const { recovery } = idempotency;
+    if (!isObject(recovery)) return;
+    // The lookup is an operation of this contract, and each query parameter it fills is one the lookup takes.
+    const lookup = operations.find((o) => o.operationId === recovery.operation);
+    expect(lookup?.method, 'x-idempotency.recovery.operation is a read of this contract').toBe('get');
+    const lookupQuery = (Array.isArray(lookup?.operation.parameters) ? lookup.operation.parameters : [])
+      .map((parameter) => deref(doc, parameter))
+      .filter((parameter) => isObject(parameter) && parameter.in === 'query')
+      .map((parameter) => (parameter as JsonObject).name);
+    expect(lookupQuery).toEqual(expect.arrayContaining(Object.keys(recovery.query as JsonObject)));
+  });
+
+  it('marks as retryable (x-retryable) only codes the response documents', () => {
+    const responses = deref(doc, entry.operation.responses);
+    for (const [status, response] of Object.entries(isObject(responses) ? responses : {})) {
+      const retryable = (deref(doc, response) as JsonObject | undefined)?.['x-retryable'];
+      if (retryable === undefined) continue;
+      expect(conforms('retryable', retryable)).toEqual([]);
+      for (const code of retryable as string[])
+        expect(isDocumentedAt(Number(status), code), `${status} ${code}`).toBe(true);
+    }
   });
 
   it('has well-formed test-mode data, if any', () => {
