@@ -69,6 +69,10 @@ export function createStoreGuard(options: StoreGuardOptions = {}): StoreGuard {
 
   return {
     wrap: (router) => {
+      // Only a store other sandboxes share is reached over the network (PostgreSQL): an embedded one is never
+      // unreachable and has no shared state to read, so its routers are served as they are. The per-request
+      // state would cost every request: on Node 20, AsyncLocalStorage hooks every promise once it is used.
+      if (!shared) return router;
       const fetchEntry: FetchHandler = (request) =>
         guarded(
           () => router(request),
