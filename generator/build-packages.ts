@@ -25,10 +25,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { callbackWording, decisionsOf, offlinePage, PAGE_TEMPLATE, withDecisionsSection } from './docs/page.js';
+import { withCodeSamples } from './docs/samples.js';
+import type { JsonObject } from '@payments-contract/model/types';
 import { CONTRACT_DOCUMENTS } from './emit/packages.js';
 import { placedPathOf, privateModule } from './emit/private-packages.js';
 
 const run = promisify(execFile);
+/** The service's contract among CONTRACT_DOCUMENTS: the one whose page shows code samples. */
+const SERVICE_DOCUMENT = 'openapi.json';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
@@ -173,10 +177,12 @@ async function buildDocs(folder: string): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'contract-docs-'));
   try {
     await Promise.all(
-      documents.map(async ({ doc, page, title }, index) => {
+      documents.map(async ({ doc, spec, page, title }, index) => {
         const shown = join(scratch, `${index}.json`);
         const others = allDecisions.filter((decision) => !decisionsOf(doc).includes(decision));
-        writeFileSync(shown, JSON.stringify(withDecisionsSection(doc, others)));
+        // The service's operations carry code samples (curl, its client); the control API's page has none.
+        const sampled = spec === SERVICE_DOCUMENT ? withCodeSamples(doc as JsonObject) : doc;
+        writeFileSync(shown, JSON.stringify(withDecisionsSection(sampled, others)));
         const output = join(folder, page);
         mkdirSync(dirname(output), { recursive: true });
         await run(
