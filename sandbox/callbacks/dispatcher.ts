@@ -1,19 +1,13 @@
-// Sends what the outbox holds. A delivery is read back from the store in a transaction of its own, which
-// the store runs only after the transaction that enqueued it has finished: a delivery is therefore never
-// sent before its change is committed, and one whose change rolled back is never seen at all.
+// Sends what the outbox holds. Each attempt is a job of the scheduler (platform/scheduler.ts), written with
+// the delivery in the transaction that enqueues it, so a delivery is never sent before its change is
+// committed, and one whose change rolled back is never seen at all.
 //
 // Attempts follow the webhook's `x-delivery`: any 2xx acknowledges; otherwise the next attempt is due
 // `retryDelayMs` later in sandbox time, up to `max_attempts`, and then the delivery is failed with an alert.
-// Each outcome is written before anything else happens, so after a restart the dispatcher resumes the
-// pending deliveries from the store and never repeats an acknowledged one. With a shared store (several
-// sandboxes), every attempt is claimed with a lease first (cluster/leases.ts), and an outcome is recorded
-// only by the claimer of that attempt.
-//
-// A delivery is attempted by the sandbox that enqueued it (or made its previous attempt), on time, from a
-// timer of its own that reads that one delivery back: a look at the whole outbox per enqueue or per timer
-// read every pending delivery each time, and with several sandboxes made each try to claim the others'
-// attempts too. The sweep is the safety net; with a shared store it takes up only attempts overdue by
-// SHARED_SWEEP_GRACE_MS, whose sandbox stopped.
+// Each outcome is written, with the job's next state (done, or due again), before anything else happens, so
+// after a restart the pending deliveries resume from the store and an acknowledged one is never repeated.
+// With several sandboxes on one store, the scheduler's claim gives each attempt to one of them; an outcome
+// is recorded only if no other sandbox recorded that attempt meanwhile (one whose hold lapsed under it).
 import {
   buildWebhookDelivery,
   toRequest,
@@ -21,15 +15,14 @@ import {
   type WebhookKind,
 } from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
-import type { Scope, Store } from '../store/store.js';
-import type { Leases } from '../cluster/leases.js';
+import { JOBS_COLLECTION, type Scope, type Store } from '../store/store.js';
+import { jobId, type JobRun, type Scheduler } from '../platform/scheduler.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
 import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
 import { maskUrlCredentials } from './mask-credentials.js';
-import { createFairSlots } from './fair-slots.js';
 import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
 import {
-  attemptLease,
+  CALLBACK_JOB,
   DELIVERIES_COLLECTION,
   NO_CALLBACK_URL,
   type DeliveryAttempt,
@@ -39,6 +32,8 @@ import {
 export interface DispatcherOptions {
   store: Store;
   clock: Clock;
+  /** Runs the attempts (the outbox schedules each delivery's first one on it). */
+  scheduler: Scheduler;
   /** The merchant's callback token in this mode, read at every attempt. */
   callbackToken: (scope: Scope) => string;
   /** Spacing of attempts in sandbox milliseconds (CALLBACK_RETRY_DELAY_MS; the contract says 30 s). */
@@ -50,8 +45,6 @@ export interface DispatcherOptions {
   onAttempt?: (delivery: DeliveryRecord, attempt: DeliveryAttempt, number: number) => void;
   /** An attempt without an answer within this time counts as failed. Default 10 s. */
   attemptTimeoutMs?: number;
-  /** Safety net: how often to look for due deliveries even when nothing announced one. Default 1 s. */
-  sweepIntervalMs?: number;
   /**
    * Attempts made at the same time at most, all merchants together. Default 64: an attempt holds a socket and
    * at most the bounded part of an answer it reads (read-answer.ts), so the pool is cheap.
@@ -64,37 +57,12 @@ export interface DispatcherOptions {
    * then a waiting scope gets the next freed slot.
    */
   scopeConcurrency?: number;
-  /**
-   * With a store other sandboxes share: each attempt is claimed first, so exactly one sandbox makes it, and
-   * an attempt whose claimer died is made by another once the lease lapses.
-   */
-  leases?: Leases;
 }
 
-export interface Dispatcher {
-  /** Starts sending: resumes the stored pending deliveries in the background. */
-  start(): Promise<void>;
-  /** Stops sending; waits for the attempts under way and stores their outcome. */
-  stop(): Promise<void>;
-  /**
-   * Makes every attempt that is due now, each by the clock of its merchant and mode (and waits for those
-   * already under way); given a scope, only that scope's (what its clock's advance made due).
-   */
-  runDue(scope?: Scope): Promise<void>;
-  /**
-   * Told of a delivery enqueued in the current transaction: it is attempted once that is over (if committed).
-   * `leaseUntilMs`: the enqueuing transaction took the first attempt's lease for this sandbox, until then.
-   */
-  kick(scope: Scope, deliveryId: string, leaseUntilMs?: number): void;
-}
-
-/** How long past its time another sandbox's attempt waits before this one's sweep takes it up. */
-export const SHARED_SWEEP_GRACE_MS = 2000;
+/** The scheduler's start, stop and runDue, as the callbacks' tests and the app use them. */
+export type Dispatcher = Pick<Scheduler, 'start' | 'stop' | 'runDue'>;
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-/** Whose turn an attempt waits for: fairness is between merchants and between a merchant's two modes. */
-const scopeKey = (scope: Scope): string => `${scope.mode}:${scope.merchantId}`;
 
 /** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
 const ATTEMPT_ERROR_LENGTH = 1024;
@@ -115,29 +83,18 @@ export function defaultAlert(delivery: DeliveryRecord): void {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { store, clock, retryDelayMs, leases } = options;
+  const { store, clock, retryDelayMs, scheduler } = options;
   const send = options.fetch ?? fetch;
   const onAlert = options.onAlert ?? defaultAlert;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
-  const concurrency = options.concurrency ?? 64;
-  const slots = createFairSlots({ total: concurrency, perKey: Math.min(concurrency, options.scopeConcurrency ?? 16) });
-
-  let running = false;
-  let sweep: NodeJS.Timeout | undefined;
-  const timers = new Map<string, NodeJS.Timeout>();
-  const inFlight = new Map<string, Promise<void>>();
-  /** Attempts another sandbox had claimed that this one waited for (their outcome may make more due). */
-  let remoteWaits = 0;
-  /** First attempts whose lease the enqueuing transaction took for this sandbox: when each lapses (real ms). */
-  const grantedLeases = new Map<string, number>();
 
   /**
    * Records an attempt's outcome, or a `failure` that ends the delivery without one (`alert`: the merchant
-   * expected this callback and nothing was sent); returns the stored delivery, or undefined if it is gone
-   * (reset) or settled.
+   * expected this callback and nothing was sent), and the job's next state with it; returns the stored
+   * delivery, or undefined if it is gone (reset) or settled, or another sandbox recorded this attempt.
    */
   const record = async (
-    scope: Scope,
+    job: JobRun,
     delivery: DeliveryRecord,
     attempt: DeliveryAttempt | null,
     failure: string | null,
@@ -145,13 +102,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     alert = false,
   ): Promise<DeliveryRecord | undefined> =>
     store.transaction(async (tx) => {
+      const { scope } = job;
       const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id);
       if (!current || current.state !== 'pending') return undefined;
-      if (leases && attempt) {
-        await leases.release(tx, scope, attemptLease(delivery));
-        // Recorded by another sandbox, which made this attempt after our lease lapsed: ours is not counted twice.
-        if (current.attempts.length !== delivery.attempts.length) return undefined;
-      }
+      // Recorded by another sandbox, which made this attempt after our hold lapsed: ours is not counted twice.
+      if (current.attempts.length !== delivery.attempts.length) return undefined;
       const now = clock.now(scope);
       const attempts = attempt ? [...current.attempts, attempt] : current.attempts;
       const acknowledged = attempt?.status != null && isSuccess(attempt.status);
@@ -178,21 +133,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         next.next_attempt_at = new Date(ended + retryDelayMs).toISOString();
       }
       await tx.update(DELIVERIES_COLLECTION, scope, next);
+      if (next.next_attempt_at === null) await job.done(tx);
+      else await job.again(tx, Date.parse(next.next_attempt_at));
       return next;
     });
-
-  const schedule = (scope: Scope, delivery: DeliveryRecord): void => {
-    if (!running || delivery.next_attempt_at === null || timers.has(delivery.id)) return;
-    // Sandbox time never runs slower than real time, so the attempt is due by then at the latest; an
-    // advance of the scope's clock makes it due sooner (the advance runs it).
-    const wait = Math.max(0, Date.parse(delivery.next_attempt_at) - clock.now(scope).getTime());
-    const timer = setTimeout(() => {
-      timers.delete(delivery.id);
-      attemptStored(scope, delivery.id);
-    }, wait + 1);
-    timer.unref();
-    timers.set(delivery.id, timer);
-  };
 
   const raiseAlert = (stored: DeliveryRecord | undefined): void => {
     if (!stored?.alert) return;
@@ -203,40 +147,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
-  /** Claims the delivery's next attempt for this sandbox; false when another made it or holds it (then, if asked, waits for its outcome). */
-  const claim = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<boolean> => {
-    if (!leases) return true;
-    const granted = grantedLeases.get(delivery.id);
-    grantedLeases.delete(delivery.id);
-    // Taken when it was enqueued, and long enough left for the attempt: no transaction needed. Else (the
-    // attempt waited for a slot that long) it is taken again below, unless another sandbox has it by now.
-    if (granted !== undefined && delivery.attempts.length === 0 && leases.lastsFor(granted) > attemptTimeoutMs)
-      return true;
-    const lease = attemptLease(delivery);
-    const madeElsewhere = (current: DeliveryRecord | undefined) =>
-      !current || current.state !== 'pending' || current.attempts.length !== delivery.attempts.length;
-    // A look without the scope's lock first: another sandbox's running lease makes the transaction useless.
-    const claimed =
-      !(await leases.heldElsewhere(scope, lease)) &&
-      (await store.transaction(
-        async (tx) =>
-          !madeElsewhere(await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)) &&
-          leases.take(tx, scope, lease),
-      ));
-    if (!claimed && waitForOthers) {
-      remoteWaits++;
-      await leases.waitForOthers(scope, lease, async () =>
-        madeElsewhere(await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, delivery.id)),
-      );
-    }
-    return claimed;
-  };
-
-  const attemptOnce = async (scope: Scope, delivery: DeliveryRecord, waitForOthers: boolean): Promise<void> => {
+  const attemptOnce = async (job: JobRun, delivery: DeliveryRecord): Promise<void> => {
+    const { scope } = job;
     const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
     if (kind === null || delivery.url === null) {
       await record(
-        scope,
+        job,
         delivery,
         null,
         kind === null ? `${delivery.webhook} is no longer a webhook of the contract` : NO_CALLBACK_URL,
@@ -255,11 +171,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
       raiseAlert(
-        await record(scope, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true),
+        await record(job, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true),
       );
       return;
     }
-    if (!(await claim(scope, delivery, waitForOthers))) return;
     const at = clock.now(scope).toISOString();
     const started = performance.now();
     let status: number | null = null;
@@ -275,7 +190,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const took = performance.now() - started;
     const stored = await record(
-      scope,
+      job,
       delivery,
       { at, status, error, duration_ms: Math.ceil(took), ...answer },
       null,
@@ -286,129 +201,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch {
       // The outcome is stored; a failing log line must not stop the next attempt from being scheduled.
     }
-    if (!stored) return;
-    if (stored.state === 'pending') schedule(scope, stored);
     raiseAlert(stored);
   };
 
-  const start = (scope: Scope, delivery: DeliveryRecord, waitForOthers = false): Promise<void> => {
-    const existing = inFlight.get(delivery.id);
-    if (existing) return existing;
-    const key = scopeKey(scope);
-    const run = (async () => {
-      await slots.acquire(key);
-      try {
-        // Stopped while waiting for a slot: leave it pending for the next start.
-        if (running) await attemptOnce(scope, delivery, waitForOthers);
-      } finally {
-        slots.release(key);
-      }
-    })()
-      .catch((error: unknown) => console.error(`callback delivery ${delivery.id} could not be processed:`, error))
-      .finally(() => inFlight.delete(delivery.id));
-    inFlight.set(delivery.id, run);
-    return run;
-  };
+  const concurrency = options.concurrency ?? 64;
+  scheduler.handle(
+    CALLBACK_JOB,
+    async (job) => {
+      // Read back committed and current: gone (reset) or settled, the job ends with nothing sent.
+      const delivery = await store.get<DeliveryRecord>(DELIVERIES_COLLECTION, job.scope, job.target);
+      if (delivery?.state === 'pending') await attemptOnce(job, delivery);
+    },
+    {
+      concurrency,
+      scopeConcurrency: options.scopeConcurrency ?? 16,
+      onError: (error, _scope, target) => console.error(`callback delivery ${target} could not be processed:`, error),
+    },
+  );
 
-  /** Reads the delivery back (committed, current) and attempts it if it is due, or sets its timer. */
-  const attemptStored = (scope: Scope, deliveryId: string): void => {
-    if (!running || inFlight.has(deliveryId)) return;
-    void store
-      .get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, deliveryId)
-      .then((delivery) => {
-        if (
-          delivery &&
-          delivery.state === 'pending' &&
-          delivery.next_attempt_at !== null &&
-          Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime()
-        )
-          return start(scope, delivery);
-        // Not attempted now (rolled back, settled, or not due): a granted lease is taken again when it is.
-        grantedLeases.delete(deliveryId);
-        if (delivery?.state === 'pending') schedule(scope, delivery);
-      })
-      .catch((error: unknown) =>
-        console.error(`callback delivery ${deliveryId} could not be read (the sweep tries again):`, error),
-      );
-  };
-
-  /** Pending deliveries of one scope, or of every scope. */
-  const pendingOf = async (scope: Scope | undefined): Promise<{ scope: Scope; record: DeliveryRecord }[]> =>
-    scope
-      ? (await store.findBy<DeliveryRecord>(DELIVERIES_COLLECTION, scope, 'state', 'pending')).map((record) => ({
-          scope,
-          record,
-        }))
-      : store.findAcrossScopes<DeliveryRecord>(DELIVERIES_COLLECTION, 'state', 'pending');
-
-  /** One look at the outbox; true when it waited for attempts started elsewhere, whose outcome may make more due. */
-  const pass = async (only: Scope | undefined): Promise<boolean> => {
-    // A store read waits for every transaction asked for before it (the enqueuing one included) to commit or
-    // roll back, so it sees committed deliveries only.
-    const pending = await pendingOf(only);
-    if (!running) return false;
-    const work: Promise<void>[] = [];
-    let waitedForOthers = false;
-    const remoteWaitsBefore = remoteWaits;
-    // The sweep leaves another sandbox's attempts to it until they are overdue; a clock's advance makes all
-    // of its scope's due attempts here, whoever enqueued them.
-    const grace = only === undefined && leases ? SHARED_SWEEP_GRACE_MS : 0;
-    for (const { scope, record: delivery } of pending) {
-      const underway = inFlight.get(delivery.id);
-      if (underway) {
-        work.push(underway);
-        waitedForOthers = true;
-      } else if (
-        delivery.next_attempt_at !== null &&
-        Date.parse(delivery.next_attempt_at) <= clock.now(scope).getTime() - grace
-      ) {
-        // Due by its own scope's clock: another merchant's advance makes nothing of this one due.
-        const timer = timers.get(delivery.id);
-        if (timer) clearTimeout(timer);
-        timers.delete(delivery.id);
-        // Asked for one scope (its clock moved): an attempt another sandbox claimed is waited for too.
-        work.push(start(scope, delivery, only !== undefined));
-      } else if (grace === 0) schedule(scope, delivery);
+  // Deliveries stored before their attempts were jobs (an earlier version's data) get their job at start.
+  scheduler.onStart(async () => {
+    for (const { scope, record: pending } of await store.findAcrossScopes<DeliveryRecord>(
+      DELIVERIES_COLLECTION,
+      'state',
+      'pending',
+    )) {
+      if (pending.next_attempt_at === null) continue;
+      if (await store.get(JOBS_COLLECTION, scope, jobId(CALLBACK_JOB, pending.id))) continue;
+      await store.transaction(async (tx) => {
+        const current = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, scope, pending.id);
+        if (current?.state !== 'pending' || current.next_attempt_at === null) return;
+        if (await tx.get(JOBS_COLLECTION, scope, jobId(CALLBACK_JOB, pending.id))) return;
+        await scheduler.schedule(tx, scope, CALLBACK_JOB, pending.id, Date.parse(current.next_attempt_at));
+      });
     }
-    await Promise.all(work);
-    return waitedForOthers || remoteWaits !== remoteWaitsBefore;
-  };
+  });
 
-  const runDue = async (scope?: Scope): Promise<void> => {
-    // A second look covers an attempt that was under way when the clock moved: once its outcome is stored,
-    // its next attempt may already be due, and the caller (an advance) expects it to have run.
-    for (let looks = 0; looks < 2 && running; looks++) if (!(await pass(scope))) return;
-  };
-
-  /** For timers: nobody awaits them, so a failure is reported here (the next sweep tries again). */
-  const runInBackground = (): void =>
-    void runDue().catch((error: unknown) => console.error('callback dispatch failed:', error));
-
-  clock.onAdvance((scope) => runDue(scope));
-
-  return {
-    start: async () => {
-      if (running) return;
-      running = true;
-      sweep = setInterval(runInBackground, options.sweepIntervalMs ?? 1000);
-      sweep.unref();
-      // Not awaited: resuming many deliveries to slow receivers must not hold up the sandbox's start.
-      runInBackground();
-    },
-    stop: async () => {
-      running = false;
-      if (sweep) clearInterval(sweep);
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...inFlight.values()]);
-      grantedLeases.clear();
-    },
-    runDue,
-    kick: (scope, deliveryId, leaseUntilMs) => {
-      if (!running) return;
-      if (leaseUntilMs !== undefined) grantedLeases.set(deliveryId, leaseUntilMs);
-      // A store whose reads do not wait for transactions says when the enqueuing one is over.
-      setImmediate(() => void (store.settled?.() ?? Promise.resolve()).then(() => attemptStored(scope, deliveryId)));
-    },
-  };
+  return { start: scheduler.start, stop: scheduler.stop, runDue: scheduler.runDue };
 }

@@ -1,14 +1,14 @@
-// Two sandboxes' platforms over one PostgreSQL store: a delivery's first attempt is made under the lease its
-// enqueuing transaction took for the enqueuing sandbox, so the attempt costs no claim transaction in its
-// merchant's queue (one transaction after the enqueue: recording the outcome), and the other sandbox, looking
-// at the same moment, does not make it too.
+// Two sandboxes' platforms over one PostgreSQL store: a delivery's first attempt is a job its enqueuing
+// transaction wrote held by the enqueuing sandbox, so the attempt costs no claim in its merchant's queue (one
+// transaction after the enqueue: recording the outcome, which ends the job), and the other sandbox, looking at
+// the same moment, does not make it too.
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { collections, createPlatform, type Platform } from '../platform/index.js';
-import type { Store } from '../store/store.js';
+import { JOBS_COLLECTION, type Store } from '../store/store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';
-import { LEASES_COLLECTION } from '../cluster/leases.js';
-import { attemptLease, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
+import { jobId } from '../platform/scheduler.js';
+import { CALLBACK_JOB, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
 import { CALLBACK_TOKEN, MERCHANT, startReceiver, webhookExample, type Receiver } from './testing.js';
 
 const { server } = useThrowawayPostgres();
@@ -41,7 +41,7 @@ async function delivered(store: Store, id: string): Promise<DeliveryRecord> {
 }
 
 describe('the first attempt of a callback on a shared store', () => {
-  it('is made by the sandbox that enqueued it, under the lease taken with it, with no claim transaction', async () => {
+  it('is made by the sandbox that enqueued it, under the hold written with it, with no claim transaction', async () => {
     const [first, second] = await Promise.all([
       openTestStore(server().url, 'first-attempt-lease', collections),
       openTestStore(server().url, 'first-attempt-lease', collections),
@@ -67,21 +67,21 @@ describe('the first attempt of a callback on a shared store', () => {
       );
       const [delivery] = await tx.list<DeliveryRecord>(DELIVERIES_COLLECTION, MERCHANT);
       if (!delivery) throw new Error('nothing was enqueued');
-      // Taken in the enqueuing transaction, for the enqueuing sandbox.
-      expect(await tx.get(LEASES_COLLECTION, MERCHANT, attemptLease(delivery))).toMatchObject({
-        holder: expect.any(String),
+      // Written in the enqueuing transaction, held by the enqueuing sandbox.
+      expect(await tx.get(JOBS_COLLECTION, MERCHANT, jobId(CALLBACK_JOB, delivery.id))).toMatchObject({
+        locked_by: enqueuing.scheduler.holder,
       });
       return delivery;
     });
-    // The other sandbox looks at once (as an advance of the merchant's clock makes it): the lease is not its.
-    await other.dispatcher.runDue(MERCHANT);
+    // The other sandbox looks at once, as an advance of the merchant's clock and its sweep do: the job is not its.
+    await Promise.all([other.dispatcher.runDue(MERCHANT), other.dispatcher.runDue()]);
 
     const done = await delivered(first, enqueued.id);
     expect(done.attempts).toHaveLength(1);
     expect(receiver.received).toHaveLength(1);
     // The enqueue, then only the outcome's record: no transaction claimed the attempt.
     expect(transactions).toHaveBeenCalledTimes(2);
-    // Given up with the outcome.
-    expect(await first.get(LEASES_COLLECTION, MERCHANT, attemptLease(enqueued))).toBeUndefined();
+    // Ended with the outcome.
+    expect(await first.get(JOBS_COLLECTION, MERCHANT, jobId(CALLBACK_JOB, enqueued.id))).toBeUndefined();
   }, 30_000);
 });

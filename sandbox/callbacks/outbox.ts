@@ -14,7 +14,7 @@ import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
 import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
 import { controlListLimit } from '../contract.js';
-import type { Leases } from '../cluster/leases.js';
+import type { Scheduler } from '../platform/scheduler.js';
 import { createRetention, type RetentionOptions } from './retention.js';
 
 export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
@@ -51,12 +51,10 @@ export interface OutboxOptions {
   ids: Ids;
   settings: Settings;
   /**
-   * With a store other sandboxes share: the lease on a new delivery's first attempt is taken for this
-   * sandbox in the enqueuing transaction, saving the dispatcher a transaction of its own to claim it.
+   * Where a pending delivery's first attempt is scheduled, in the enqueuing transaction (held by this sandbox,
+   * which makes it once that transaction is over: no claim of its own). Without it, nothing is sent.
    */
-  leases?: Leases;
-  /** Told after every enqueue (with when the first attempt's lease lapses, if taken); the dispatcher attempts the delivery once the transaction is over. */
-  onEnqueued?: (scope: Scope, deliveryId: string, leaseUntilMs?: number) => void;
+  scheduler?: Pick<Scheduler, 'schedule'>;
   /** How many finished deliveries are kept (retention.ts). */
   retention?: RetentionOptions;
 }
@@ -104,9 +102,8 @@ async function newestKept<T>(
   }
 }
 
-/** The lease on a delivery's next attempt (numbered from 1). */
-export const attemptLease = (delivery: DeliveryRecord): string =>
-  `callback:${delivery.id}:${delivery.attempts.length + 1}`;
+/** The scheduler's kind of a delivery's next attempt (its target: the delivery's id). */
+export const CALLBACK_JOB = 'callback';
 
 export function createOutbox(options: OutboxOptions): Outbox {
   const { store, clock, ids, settings } = options;
@@ -145,8 +142,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     await tx.insert(DELIVERIES_COLLECTION, scope, record);
     await retention.recorded(tx, scope);
     if (record.state !== 'pending') return record;
-    const leaseUntilMs = options.leases ? await options.leases.grant(tx, scope, attemptLease(record)) : undefined;
-    options.onEnqueued?.(scope, record.id, leaseUntilMs);
+    await options.scheduler?.schedule(tx, scope, CALLBACK_JOB, record.id, Date.parse(now));
     return record;
   };
 

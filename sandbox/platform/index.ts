@@ -1,11 +1,11 @@
 // The platform services behind SandboxContext (clock, ids, settings, balances, idempotency, the callback
-// outbox) and the dispatcher that delivers callbacks. app.ts opens the store with `collections` (together
-// with the domain modules' own), calls `createPlatform`, builds the context from it, and starts the
-// dispatcher once the server listens.
+// outbox) and the one scheduler of what happens later (scheduler.ts): the callbacks' attempts (the
+// dispatcher) and the automatic progressions are its kinds of job. app.ts opens the store with `collections`
+// (together with the domain modules' own), calls `createPlatform`, builds the context from it, and starts the
+// scheduler once the server listens.
 import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
-import type { CollectionDefinition, Scope, Store } from '../store/store.js';
+import { jobsCollections, type CollectionDefinition, type Scope, type Store } from '../store/store.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
-import { createLeases, leasesCollections } from '../cluster/leases.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
 import { clockLatestMs } from '../contract.js';
 import { balancesCollections, createBalances } from './balances.js';
@@ -20,6 +20,7 @@ import {
   progressionsCollections,
   type SandboxProgressions,
 } from './progressions.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
 import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
 
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
@@ -33,8 +34,8 @@ export const collections: CollectionDefinition[] = [
   ...balancesCollections,
   ...idempotencyCollections,
   ...outboxCollections,
+  ...jobsCollections,
   ...progressionsCollections,
-  ...leasesCollections,
   ...faultsCollections,
 ];
 
@@ -81,6 +82,9 @@ export interface Platform {
   balances: Balances;
   idempotency: Idempotency;
   callbacks: Outbox;
+  /** Runs everything that happens later: callback attempts and progressions are its kinds of job. */
+  scheduler: Scheduler;
+  /** The scheduler's start, stop and runDue (its callbacks' part: the same scheduler). */
   dispatcher: Dispatcher;
   /** What finishes by itself; the domain modules register their handlers, `start` starts it with the dispatcher. */
   progressions: SandboxProgressions;
@@ -90,7 +94,7 @@ export interface Platform {
 
 /** A callback attempt without an answer within this time fails. */
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
-/** How much longer than the attempt timeout a claim on background work lasts (recording the outcome, a slow store). */
+/** How much longer than the attempt timeout a hold on a job lasts (recording the outcome, a slow store). */
 const LEASE_MARGIN_MS = 5_000;
 
 /** Loads what the services keep in memory (the clock's offset, settings overrides, which scopes have faults); the dispatcher starts stopped. */
@@ -113,35 +117,38 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.rateLimits !== undefined ? { rateLimits: options.rateLimits } : {}),
     ...onChange,
   });
-  // With a store other sandboxes share, each callback attempt and progression is claimed by one of them. A
-  // lease outlasts the longest attempt (its timeout) by a margin, so it never lapses under a live claimer.
+  // With a store other sandboxes share, each job is claimed by one of them. A hold outlasts the longest
+  // attempt (its timeout) by a margin, so it never lapses under a live holder.
   const attemptTimeoutMs = options.callbackTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  const leases = store.shared ? createLeases({ store, leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS }) : undefined;
-  // Before the dispatcher: both follow the clock's advances, in this order (see progressions.ts).
+  const scheduler = createScheduler({
+    store,
+    clock,
+    leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS,
+    ...(options.realTime ? { realTime: options.realTime } : {}),
+  });
   const progressions = createProgressions({
     store,
     clock,
+    scheduler,
     delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS,
-    shared: store.shared === true,
   });
   const dispatcher = createDispatcher({
     store,
     clock,
+    scheduler,
     callbackToken: options.callbackToken,
     retryDelayMs: options.callbackRetryDelayMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onAlert ? { onAlert: options.onAlert } : {}),
     ...(options.onCallbackAttempt ? { onAttempt: options.onCallbackAttempt } : {}),
     attemptTimeoutMs,
-    ...(leases ? { leases } : {}),
   });
   const callbacks = createOutbox({
     store,
     clock,
     ids,
     settings,
-    ...(leases ? { leases } : {}),
-    onEnqueued: (scope, deliveryId, leaseUntilMs) => dispatcher.kick(scope, deliveryId, leaseUntilMs),
+    scheduler,
   });
   const faults = await createFaults({ store, clock, ids, ...onChange });
   return {
@@ -154,6 +161,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     balances: createBalances(options.initialBalance),
     idempotency: createIdempotency(clock, ids),
     callbacks,
+    scheduler,
     dispatcher,
     progressions,
     faults,

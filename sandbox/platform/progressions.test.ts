@@ -1,15 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { removeTempDirs, tempDataDir, testStores } from '../callbacks/testing.js';
-import type { Scope, Transaction } from '../store/store.js';
+import { JOBS_COLLECTION, jobsCollections, type Scope, type Transaction } from '../store/store.js';
 import { clockCollections, createClock } from './clock.js';
-import {
-  createProgressions,
-  PROGRESSIONS_COLLECTION,
-  progressionsCollections,
-  SHARED_SWEEP_GRACE_MS,
-} from './progressions.js';
+import { createProgressions, PROGRESSIONS_COLLECTION, progressionsCollections } from './progressions.js';
+import { createScheduler } from './scheduler.js';
 
-const stores = testStores([...clockCollections, ...progressionsCollections, { name: 'things' }]);
+const stores = testStores([...clockCollections, ...jobsCollections, ...progressionsCollections, { name: 'things' }]);
 const SCOPE: Scope = { merchantId: 'm1', mode: 'test' };
 afterEach(async () => {
   await stores.closeAll();
@@ -17,17 +13,13 @@ afterEach(async () => {
 });
 
 /** Progressions on a fresh store whose real time stands still at `now()` (a test moves it). */
-async function setUp(options: { shared?: boolean; delayMs?: number } = {}) {
+async function setUp(options: { delayMs?: number } = {}) {
   const store = stores.open(tempDataDir());
   let realNow = Date.parse('2026-11-24T00:00:00.000Z');
-  const clock = await createClock({ store, realTime: () => realNow });
-  const progressions = createProgressions({
-    store,
-    clock,
-    delayMs: options.delayMs ?? 60_000,
-    shared: options.shared ?? false,
-    sweepIntervalMs: 3_600_000,
-  });
+  const realTime = () => realNow;
+  const clock = await createClock({ store, realTime });
+  const scheduler = createScheduler({ store, clock, leaseMs: 15_000, realTime, sweepIntervalMs: 3_600_000 });
+  const progressions = createProgressions({ store, clock, scheduler, delayMs: options.delayMs ?? 60_000 });
   const finished: string[] = [];
   // The module's handler: finishes a thing once, deciding in its own transaction, which ends the progression.
   progressions.handle('thing', async (scope, id, ran) => {
@@ -54,7 +46,7 @@ describe('automatic progressions', () => {
     await create('t1');
     await clock.advance(SCOPE, 60_000);
     expect(finished).toEqual(['t1']);
-    expect(await store.list(PROGRESSIONS_COLLECTION, SCOPE)).toEqual([]);
+    expect(await store.list(JOBS_COLLECTION, SCOPE)).toEqual([]);
     await progressions.stop();
   });
 
@@ -69,35 +61,21 @@ describe('automatic progressions', () => {
     await progressions.stop();
   });
 
-  it('with a store other sandboxes share, leave to its own sandbox a progression due less than the grace ago, and take it up once overdue', async () => {
-    // Another sandbox started this countdown: its record is in the store, and this sandbox has no timer for it.
-    const other = await setUp({ shared: true, delayMs: 0 });
-    await other.create('t3');
-    const { progressions, finished, moveRealTime } = { ...other };
+  it('run a countdown an earlier version stored in their own collection, once started, and keep it there no more', async () => {
+    const { store, progressions, finished } = await setUp();
+    await store.insert('things', SCOPE, { id: 't3', state: 'PENDING' });
+    await store.insert(PROGRESSIONS_COLLECTION, SCOPE, {
+      id: 'thing:t3',
+      kind: 'thing',
+      resource_id: 't3',
+      due_at: '2026-11-23T00:00:00.000Z',
+      state: 'pending',
+    });
     await progressions.start();
-    // Due now, not yet overdue: this sandbox's sweep leaves it.
-    await progressions.runDue();
-    // (The timer of the sandbox that created it would have run it by now; `create` above ran in this process
-    // with the sandbox stopped, so nothing did.)
-    expect(finished).toEqual([]);
-    moveRealTime(SHARED_SWEEP_GRACE_MS);
-    await progressions.runDue();
+    await progressions.runDue(SCOPE);
     expect(finished).toEqual(['t3']);
-    await progressions.stop();
-  });
-
-  it('with a store other sandboxes share, set no timer of its own for a countdown another sandbox started (it would run twice)', async () => {
-    const other = await setUp({ shared: true, delayMs: 30 });
-    // Created while this sandbox was stopped: as another sandbox's, which has the timer.
-    await other.create('t4');
-    // The creating side sets its timer just after the transaction; stopped, it sets none.
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const { progressions, finished } = other;
-    await progressions.start();
-    // The sweep finds it pending and not yet due.
-    await progressions.runDue();
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(finished).toEqual([]);
+    expect(await store.list(PROGRESSIONS_COLLECTION, SCOPE)).toEqual([]);
+    expect(await store.list(JOBS_COLLECTION, SCOPE)).toEqual([]);
     await progressions.stop();
   });
 

@@ -70,13 +70,13 @@ async function deliveries(url: string, state?: string): Promise<DeliveryRecord[]
   return (await response.json()) as DeliveryRecord[];
 }
 
-/** Callback attempts claimed and not yet recorded (their leases), in the database at `databaseUrl`. */
+/** Callback attempts held by a sandbox and not yet recorded (their jobs' holds), in the database at `databaseUrl`. */
 async function openClaims(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ count: string }>(
-      "SELECT count(*) FROM records_sandbox_leases WHERE id LIKE 'callback:%'",
+      "SELECT count(*) FROM records_sandbox_jobs WHERE data ->> 'kind' = 'callback' AND data ->> 'locked_by' IS NOT NULL",
     );
     return Number(rows[0]?.count ?? 0);
   } finally {
@@ -137,7 +137,7 @@ describe('two sandboxes on one PostgreSQL database', () => {
     await Promise.all(loads.map((running) => running.stop()));
 
     const lost = await lostWrites(second!.url, writes);
-    // Every callback settles on the survivor: its own, and the dead one's once their leases lapse (15 s).
+    // Every callback settles on the survivor: its own, and the dead one's once their holds lapse (15 s).
     const settleBy = Date.now() + 60_000;
     while ((await deliveries(second!.url, 'pending')).length > 0 && Date.now() < settleBy)
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -7,6 +7,7 @@
 // others of its group. What a commit, an undo or a group is, the store says (CommitSteps); when they happen,
 // this module decides.
 
+import { createLocalClaims } from './local-claims.js';
 import type { Store, Transaction } from './store.js';
 
 /** The store's side of group commit. Each step runs synchronously between awaits. */
@@ -180,16 +181,19 @@ export function storeOver(commits: GroupCommit, tx: Transaction, parts: StorePar
     <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> =>
       commits.idle() ? operation(...args) : transaction(() => operation(...args));
+  const findBy = read(tx.findBy) as Transaction['findBy'];
+  const findAcrossScopes = read(parts.findAcrossScopes) as Store['findAcrossScopes'];
   return {
     transaction,
     get: parts.getCommitted,
-    findBy: read(tx.findBy) as Transaction['findBy'],
+    findBy,
     list: read(tx.list) as Transaction['list'],
     insert: single(tx.insert) as Transaction['insert'],
     update: single(tx.update) as Transaction['update'],
     delete: single(tx.delete),
     clearScope: single(tx.clearScope),
-    findAcrossScopes: read(parts.findAcrossScopes) as Store['findAcrossScopes'],
+    findAcrossScopes,
+    claim: createLocalClaims({ get: parts.getCommitted, findBy, findAcrossScopes }),
     close: async () => {
       await commits.drained();
       parts.release();

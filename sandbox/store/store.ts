@@ -131,6 +131,52 @@ export interface Transaction {
   clearScope(scope: Scope): Promise<void>;
 }
 
+/**
+ * The scheduler's collection (platform/scheduler.ts): everything the sandbox does later (a callback attempt,
+ * an automatic outcome, an expiry) is a job record here, written in the transaction that makes it due, so it
+ * exists if and only if that change does. Every store keeps it (include `jobsCollections` in its collections)
+ * and claims from it with `Store.claim`.
+ */
+export const JOBS_COLLECTION = 'sandbox_jobs';
+export const jobsCollections: CollectionDefinition[] = [{ name: JOBS_COLLECTION, indexed: ['state', 'run_at_ms'] }];
+
+export interface JobRecord extends JsonRecord {
+  /** Which handler runs it (`callback`, an automatic outcome's kind...). */
+  kind: string;
+  /** What it acts on (a delivery's id, an object's id). */
+  target: string;
+  /** Always `pending`: a job that is done is deleted. */
+  state: 'pending';
+  /** When it is due, in its scope's sandbox time (ms since the epoch): an advance of that clock claims by this. */
+  due_ms: number;
+  /** When it is due in real time at the latest (sandbox time never runs slower): the sweep claims by this. */
+  run_at_ms: number;
+  /** The scheduler instance holding it, or null. */
+  locked_by: string | null;
+  /** Real time at which that hold lapses (another instance may then take it), or null. */
+  locked_until_ms: number | null;
+}
+
+/** Which due jobs a claim takes; each is held by `holder` for `leaseMs` of real time once taken. */
+export type ClaimWhich =
+  /** Due by real time, in any scope: at most `perScope` of each merchant and mode, and `scopes` scopes. */
+  | { due: 'any'; perScope: number; scopes: number }
+  /**
+   * Due in `scope` by its sandbox time (`dueByMs`, after an advance of its clock): besides free ones, also
+   * those another instance holds for later and has not started (its hold is a reservation, taken over here).
+   */
+  | { due: 'scope'; scope: Scope; dueByMs: number; limit: number }
+  /** These jobs, if due by real time and free or already this holder's (its timer fired). */
+  | { due: 'named'; jobs: { scope: Scope; id: string }[] };
+
+export interface ClaimRequest {
+  holder: string;
+  /** Real time now (ms since the epoch). */
+  nowMs: number;
+  leaseMs: number;
+  which: ClaimWhich;
+}
+
 export interface Store extends Transaction {
   /**
    * Runs `work` atomically: it sees no other transaction's partial writes, and either all its writes are
@@ -145,6 +191,12 @@ export interface Store extends Transaction {
     field: string,
     value: string | number | boolean,
   ): Promise<{ scope: Scope; record: T }[]>;
+  /**
+   * Takes the due jobs `request` names that no other holder has (or whose hold lapsed), and holds them for
+   * `request.holder` until `nowMs + leaseMs`: of several instances claiming at once, each job goes to one.
+   * A job this holder already has is taken again. A job taken counts as started (`run_at_ms` at most now).
+   */
+  claim(request: ClaimRequest): Promise<{ scope: Scope; job: JobRecord }[]>;
   close(): Promise<void>;
   /**
    * True when other processes read and write the same data at the same time (several sandboxes on one

@@ -21,6 +21,9 @@ import pg from 'pg';
 import {
   DuplicateKeyError,
   isUnstorableValue,
+  JOBS_COLLECTION,
+  type ClaimRequest,
+  type JobRecord,
   recordText,
   type CollectionDefinition,
   type FindOptions,
@@ -126,6 +129,56 @@ function statementsOf(schema: string, { table, keys }: CollectionTable): TableSt
   };
 }
 
+interface ClaimStatements {
+  any: string;
+  scope: string;
+  named: string;
+}
+
+/**
+ * The claim on due jobs, one statement each (as graphile-worker's getJobs): the due, free rows are picked and
+ * row-locked with FOR UPDATE SKIP LOCKED, so instances claiming at once each get other rows and none waits,
+ * and the same statement writes the hold into them. Parameters: $1 real time now, $2 the holder, $3 the lease.
+ * No scope's advisory lock is taken: a claim never waits for a merchant's transactions, nor they for it.
+ */
+function claimStatementsOf(schema: string, table: string): ClaimStatements {
+  const runAt = (row: string) => keyOf(schema, 'run_at_ms', `${row}.data`);
+  const due = (row: string) => `${runAt(row)} <= to_jsonb($1::bigint)`;
+  const free = (row: string) =>
+    `(${row}.data ->> 'locked_until_ms' IS NULL OR (${row}.data ->> 'locked_until_ms')::bigint <= $1 OR ${row}.data ->> 'locked_by' = $2)`;
+  const take = (picked: string) => `${picked}
+    UPDATE ${table} t SET data = t.data || jsonb_build_object(
+      'run_at_ms', least((t.data ->> 'run_at_ms')::bigint, $1::bigint), 'locked_by', $2::text, 'locked_until_ms', $1::bigint + $3::bigint)
+    FROM picked WHERE t.merchant_id = picked.merchant_id AND t.mode = picked.mode AND t.id = picked.id
+    RETURNING t.merchant_id, t.mode, t.data`;
+  return {
+    // Fair between merchants and modes: at most $4 jobs of each scope, from at most $5 scopes with due work.
+    any: take(`WITH scopes AS (
+      SELECT DISTINCT o.merchant_id, o.mode FROM ${table} o WHERE ${due('o')} AND ${free('o')} LIMIT $5
+    ), picked AS (
+      SELECT j.merchant_id, j.mode, j.id FROM scopes s CROSS JOIN LATERAL (
+        SELECT o.merchant_id, o.mode, o.id FROM ${table} o
+        WHERE o.merchant_id = s.merchant_id AND o.mode = s.mode AND ${due('o')} AND ${free('o')}
+        ORDER BY ${runAt('o')} LIMIT $4 FOR UPDATE SKIP LOCKED
+      ) j
+    )`),
+    // A job another instance holds for later and has not started ($1 before its run_at_ms) is a reservation:
+    // the advance of its scope's clock takes it over.
+    scope: take(`WITH picked AS (
+      SELECT o.merchant_id, o.mode, o.id FROM ${table} o
+      WHERE o.merchant_id = $4 AND o.mode = $5 AND (o.data ->> 'due_ms')::bigint <= $6
+        AND (${free('o')} OR (o.data ->> 'run_at_ms')::bigint > $1)
+      ORDER BY (o.data ->> 'due_ms')::bigint LIMIT $7 FOR UPDATE SKIP LOCKED
+    )`),
+    named: take(`WITH picked AS (
+      SELECT o.merchant_id, o.mode, o.id FROM ${table} o
+      JOIN unnest($4::text[], $5::text[], $6::text[]) AS w(merchant_id, mode, id)
+        ON o.merchant_id = w.merchant_id AND o.mode = w.mode AND o.id = w.id
+      WHERE ${due('o')} AND ${free('o')} FOR UPDATE OF o SKIP LOCKED
+    )`),
+  };
+}
+
 /**
  * Turns per scope within this process: a transaction waits for the one before it on the same scope here,
  * holding nothing, before it takes a connection and the scope's database lock.
@@ -157,6 +210,12 @@ const prepared = (text: string, values: unknown[]): pg.QueryConfig => ({
 });
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
+
+interface ClaimedRow {
+  merchant_id: string;
+  mode: string;
+  data: unknown;
+}
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const schema = options.schema ?? 'public';
@@ -213,6 +272,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     if (!found) throw new Error(`${collection}.${field} is not an indexed field`);
     return found;
   };
+  const jobs = byCollection.get(JOBS_COLLECTION);
+  const claims = jobs ? claimStatementsOf(schema, jobs.table.table) : undefined;
   const indexNamed = new Map(tables.flatMap((t) => t.keys).map((key) => [key.name, key]));
 
   const query = async <R extends pg.QueryResultRow>(
@@ -493,6 +554,33 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return rows.map((row) => ({
         scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] },
         record: row.data as T,
+      }));
+    },
+    claim: async ({ holder, nowMs, leaseMs, which }: ClaimRequest) => {
+      if (!claims) throw new Error(`the store was opened without the ${JOBS_COLLECTION} collection`);
+      const common = [nowMs, holder, leaseMs];
+      const { rows } =
+        which.due === 'any'
+          ? await query<ClaimedRow>(pool, claims.any, [...common, which.perScope, which.scopes])
+          : which.due === 'scope'
+            ? await query<ClaimedRow>(pool, claims.scope, [
+                ...common,
+                which.scope.merchantId,
+                which.scope.mode,
+                which.dueByMs,
+                which.limit,
+              ])
+            : which.jobs.length === 0
+              ? { rows: [] }
+              : await query<ClaimedRow>(pool, claims.named, [
+                  ...common,
+                  which.jobs.map((job) => job.scope.merchantId),
+                  which.jobs.map((job) => job.scope.mode),
+                  which.jobs.map((job) => job.id),
+                ]);
+      return rows.map((row) => ({
+        scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] },
+        job: row.data as JobRecord,
       }));
     },
     settled: async () => void (await Promise.allSettled([...open])),

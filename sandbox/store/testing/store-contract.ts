@@ -10,14 +10,20 @@ import type { StoreKind } from '../open-store.js';
 import {
   DataDirInUseError,
   DuplicateKeyError,
+  JOBS_COLLECTION,
+  jobsCollections,
   UnstorableTextError,
   type CollectionDefinition,
+  type JobRecord,
   type JsonRecord,
   type Scope,
   type Store,
 } from '../store.js';
 
-export const collections: CollectionDefinition[] = [{ name: 'things', unique: ['external_id'], indexed: ['state'] }];
+export const collections: CollectionDefinition[] = [
+  { name: 'things', unique: ['external_id'], indexed: ['state'] },
+  ...jobsCollections,
+];
 export const merchantA: Scope = { merchantId: 'm-a', mode: 'test' };
 const merchantALive: Scope = { merchantId: 'm-a', mode: 'live' };
 export const merchantB: Scope = { merchantId: 'm-b', mode: 'test' };
@@ -69,6 +75,20 @@ async function expectUndoneUpdateUnread(store: Store): Promise<void> {
   ).rejects.toThrow('changed my mind');
   expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
 }
+
+/** A free job due at `dueMs` (sandbox time) and `runAtMs` (real time). */
+const job = (id: string, dueMs: number, runAtMs = dueMs): JobRecord => ({
+  id,
+  kind: 'test',
+  target: id,
+  state: 'pending',
+  due_ms: dueMs,
+  run_at_ms: runAtMs,
+  locked_by: null,
+  locked_until_ms: null,
+});
+const ids = (claimed: { job: JobRecord }[]): string[] => claimed.map((entry) => entry.job.id).sort();
+const anyDue = { due: 'any', perScope: 16, scopes: 16 } as const;
 
 export interface ContractOptions {
   /**
@@ -451,6 +471,56 @@ export function describeStoreContract(
       await store.clearScope(merchantA);
       expect(await store.get('things', merchantA, '1')).toBeUndefined();
       expect(await store.get('things', merchantB, '1')).toEqual(thing('1'));
+    });
+
+    it('claims each due job for one holder at a time, until its hold lapses; a job not yet due for none', async () => {
+      const store = await open();
+      await store.insert(JOBS_COLLECTION, merchantA, job('due', 1000));
+      await store.insert(JOBS_COLLECTION, merchantB, job('later', 5000));
+      const claim = (holder: string, nowMs: number) => store.claim({ holder, nowMs, leaseMs: 100, which: anyDue });
+      const first = await claim('a', 1000);
+      expect(first).toMatchObject([{ scope: merchantA, job: { id: 'due', locked_by: 'a', locked_until_ms: 1100 } }]);
+      expect(await claim('b', 1050)).toEqual([]);
+      // The holder itself takes it again (its timer, or its sweep, meets it once more).
+      expect(ids(await claim('a', 1060))).toEqual(['due']);
+      // Lapsed: another takes it over.
+      expect(ids(await claim('b', 1200))).toEqual(['due']);
+      expect(ids(await claim('b', 5000))).toEqual(['due', 'later']);
+    });
+
+    it('claims one merchant and mode by its own clock, named jobs by real time, and each job once when claimed at once', async () => {
+      const store = await open();
+      // Due at 2000 in the scope's time, at the latest at 9000 in real time (its clock was ahead).
+      await store.insert(JOBS_COLLECTION, merchantA, job('ahead', 2000, 9000));
+      await store.insert(JOBS_COLLECTION, merchantB, job('other', 2000, 9000));
+      const byScope = (holder: string) =>
+        store.claim({
+          holder,
+          nowMs: 1000,
+          leaseMs: 100,
+          which: { due: 'scope', scope: merchantA, dueByMs: 2000, limit: 10 },
+        });
+      expect(ids(await byScope('a'))).toEqual(['ahead']);
+      expect(await byScope('b')).toEqual([]);
+      const named = (nowMs: number) =>
+        store.claim({
+          holder: 'c',
+          nowMs,
+          leaseMs: 100,
+          which: { due: 'named', jobs: [{ scope: merchantB, id: 'other' }] },
+        });
+      expect(await named(8999)).toEqual([]);
+      expect(ids(await named(9000))).toEqual(['other']);
+
+      for (let n = 0; n < 40; n++) await store.insert(JOBS_COLLECTION, merchantA, job(`many-${n}`, 100));
+      const racing = await Promise.all(
+        ['x', 'y', 'z'].map((holder) =>
+          store.claim({ holder, nowMs: 100, leaseMs: 1000, which: { due: 'any', perScope: 100, scopes: 10 } }),
+        ),
+      );
+      const taken = racing.flatMap(ids);
+      expect(taken).toHaveLength(40);
+      expect(new Set(taken).size).toBe(40);
     });
 
     it('keeps every acknowledged write when the process is killed (SIGKILL) right after', async () => {

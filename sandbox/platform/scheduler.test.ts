@@ -1,0 +1,91 @@
+// The one scheduler with two sandboxes over one PostgreSQL database: each due job is run by exactly one of
+// them, the job a stopped sandbox held is taken over once its hold lapses, and an advance of a merchant's
+// clock runs what another sandbox holds for later. (The embedded stores' single-process case is in
+// progressions.test.ts and callbacks/dispatcher.test.ts; the claim itself in the store contract suite.)
+import { afterEach, describe, expect, it } from 'vitest';
+import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
+import { openTestStore } from '../store/postgres/testing/test-schemas.js';
+import { jobsCollections, type Scope, type Store } from '../store/store.js';
+import { clockCollections, createClock, type SandboxClock } from './clock.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
+
+const { server } = useThrowawayPostgres();
+const SCOPE: Scope = { merchantId: 'm1', mode: 'test' };
+const collections = [...clockCollections, ...jobsCollections];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+interface Instance {
+  store: Store;
+  clock: SandboxClock;
+  scheduler: Scheduler;
+  /** Targets this instance ran, in order. */
+  ran: string[];
+}
+
+async function instance(schema: string, leaseMs: number, sweepIntervalMs = 3_600_000): Promise<Instance> {
+  const store = await openTestStore(server().url, schema, collections);
+  const clock = await createClock({ store });
+  const scheduler = createScheduler({ store, clock, leaseMs, sweepIntervalMs });
+  const ran: string[] = [];
+  scheduler.handle('thing', async (job) => {
+    ran.push(job.target);
+    await store.transaction((tx) => job.done(tx));
+  });
+  closers.push(
+    () => store.close(),
+    () => scheduler.stop(),
+  );
+  return { store, clock, scheduler, ran };
+}
+
+const schedule = (on: Instance, target: string, inMs: number) =>
+  on.store.transaction((tx) => on.scheduler.schedule(tx, SCOPE, 'thing', target, on.clock.now(SCOPE).getTime() + inMs));
+
+describe('one scheduler, two sandboxes on one PostgreSQL database', () => {
+  it('runs each of 200 due jobs exactly once when both sweep at once', async () => {
+    const [a, b] = [await instance('scheduler-race', 60_000), await instance('scheduler-race', 60_000)];
+    // Written by a third party (stopped): free for either once its hold lapsed; here, held by nobody yet.
+    const writer = await instance('scheduler-race', 0);
+    for (let n = 0; n < 200; n++) await schedule(writer, `t${n}`, 0);
+    await Promise.all([a.scheduler.start(), b.scheduler.start()]);
+    for (let look = 0; look < 20 && a.ran.length + b.ran.length < 200; look++)
+      await Promise.all([a.scheduler.runDue(), b.scheduler.runDue()]);
+    const all = [...a.ran, ...b.ran];
+    expect(all).toHaveLength(200);
+    expect(new Set(all).size).toBe(200);
+  }, 60_000);
+
+  it('leaves a job to the sandbox holding it, and takes it over once that one stopped and its hold lapsed', async () => {
+    const leaseMs = 400;
+    const holding = await instance('scheduler-takeover', leaseMs);
+    const other = await instance('scheduler-takeover', leaseMs, 50);
+    // Held by `holding`, which never starts (as if it died right after the commit).
+    await schedule(holding, 'orphan', 0);
+    const started = Date.now();
+    await other.scheduler.start();
+    await other.scheduler.runDue();
+    expect(other.ran).toEqual([]);
+    while (other.ran.length === 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+    expect(other.ran).toEqual(['orphan']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(leaseMs - 50);
+    expect(holding.ran).toEqual([]);
+  }, 30_000);
+
+  it("runs on an advance of the merchant's clock what another sandbox holds for later, which then does not run it again", async () => {
+    const [holding, advancing] = [
+      await instance('scheduler-advance', 60_000),
+      await instance('scheduler-advance', 60_000),
+    ];
+    await Promise.all([holding.scheduler.start(), advancing.scheduler.start()]);
+    await schedule(holding, 'later', 3_600_000);
+    await advancing.clock.advance(SCOPE, 3_600_000);
+    expect(advancing.ran).toEqual(['later']);
+    await holding.clock.reload();
+    await holding.scheduler.runDue(SCOPE);
+    await holding.scheduler.runDue();
+    expect(holding.ran).toEqual([]);
+  }, 30_000);
+});

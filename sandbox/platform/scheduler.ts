@@ -1,0 +1,376 @@
+// The one scheduler of everything the sandbox does later: callback attempts (callbacks/dispatcher.ts),
+// automatic outcomes (progressions.ts), and whatever a module schedules next. A job is a record of the store's
+// jobs collection (store.ts, JobRecord), written in the transaction that makes it due, so it exists if and only
+// if that change does, and a restart resumes it. Each job runs once its scope's clock reaches its time: by
+// real time (a timer, or the sweep) or by an advance of that clock (the advance waits for it).
+//
+// Who runs a job is settled by one primitive, `Store.claim`: on PostgreSQL one FOR UPDATE SKIP LOCKED statement
+// that takes due, free jobs and writes their hold (as graphile-worker's getJobs), in process for the embedded
+// stores. Nothing polls a lease: a job is held by the instance that scheduled it (the hold is written with the
+// job, in the same transaction), which runs it on time from its own timer (one timer for all its jobs: the
+// soonest), claiming it by name first; or, if it was due at once, runs it without a claim, saving a statement.
+// The sweep (once a second) claims every due job that is free or whose holder's hold lapsed: the work of an
+// instance that died is taken over `leaseMs` after it was due. An advance of a clock claims its scope's due
+// jobs, reservations of other instances that have not started them included.
+//
+// A handler ends its job in the transaction that decides the outcome (`done`), or makes it due again
+// (`again`: the next attempt, held by this instance): the outcome and the job's next state are one
+// transaction. A handler that decides nothing leaves the job to be deleted, unless someone changed it since.
+// Jobs of one kind run in fair slots (callbacks/fair-slots.ts): a merchant's slow work never takes the slots
+// another merchant's or mode's work needs.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../context.js';
+import { createFairSlots, type FairSlots } from '../callbacks/fair-slots.js';
+import {
+  JOBS_COLLECTION,
+  type ClaimWhich,
+  type JobRecord,
+  type Scope,
+  type Store,
+  type Transaction,
+} from '../store/store.js';
+
+/** What a handler is given: the job's scope and target, and how to end it. */
+export interface JobRun {
+  scope: Scope;
+  kind: string;
+  target: string;
+  /** Inside the transaction that decides the outcome: the job is done. */
+  done(tx: Transaction): Promise<void>;
+  /** Inside that transaction: due again at `dueMs` (the scope's sandbox time), held by this instance. */
+  again(tx: Transaction, dueMs: number): Promise<void>;
+}
+
+export type JobHandler = (run: JobRun) => Promise<void>;
+
+export interface KindOptions {
+  /** Jobs of this kind running at once, all scopes together. Default 64. */
+  concurrency?: number;
+  /** Jobs of this kind of one merchant in one mode running at once, within `concurrency`. Default 16. */
+  scopeConcurrency?: number;
+  /** Told when the handler throws; the job is then deleted (its object stays for the control API). */
+  onError?: (error: unknown, scope: Scope, target: string) => void;
+}
+
+export interface Scheduler {
+  /** Who this instance is in the jobs' holds. */
+  readonly holder: string;
+  /** Names the handler of a kind; every kind scheduled must have one before `start`. */
+  handle(kind: string, handler: JobHandler, options?: KindOptions): void;
+  /** Inside a transaction: `kind` is due for `target` at `dueMs` of the scope's sandbox time (no such job may be pending). */
+  schedule(tx: Transaction, scope: Scope, kind: string, target: string, dueMs: number): Promise<void>;
+  /** Told before the first sweep at every start (to adopt work stored before the scheduler kept it). */
+  onStart(step: () => Promise<void>): void;
+  /** Starts running due jobs (those stored by an earlier run first). Starting a started scheduler does nothing. */
+  start(): Promise<void>;
+  /** Stops; waits for the jobs under way. */
+  stop(): Promise<void>;
+  /**
+   * Runs every job due now and waits for them (and for those already under way): given a scope, by its
+   * clock, whoever holds them for later; otherwise every free job due by real time.
+   */
+  runDue(scope?: Scope): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  store: Store;
+  clock: Clock;
+  /** How long a hold lasts past a job's time (real ms): longer than any job takes. */
+  leaseMs: number;
+  /** The real clock (ms); tests replace it. Default Date.now. */
+  realTime?: () => number;
+  /** Safety net: how often to claim due jobs nobody announced (another instance's, or a dead one's). Default 1 s. */
+  sweepIntervalMs?: number;
+}
+
+/** Scopes one sweep claims from at most, and jobs of each. */
+const SWEEP_SCOPES = 256;
+const SWEEP_PER_SCOPE = 16;
+/** Jobs one advance claims at most per look. */
+const ADVANCE_LIMIT = 1000;
+/** How long after a failed claim (the store unreachable) the timer tries again. */
+const RETRY_CLAIM_MS = 1000;
+/** Looks an advance makes: work it ran may have made more due (a finished payment's callback). */
+const ADVANCE_LOOKS = 3;
+
+const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
+const jobKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
+export const jobId = (kind: string, target: string): string => `${kind}:${target}`;
+
+interface Timed {
+  runAtMs: number;
+  scope: Scope;
+  id: string;
+}
+
+/** The soonest first: one timer serves every job this instance holds. */
+function createTimeline() {
+  const heap: Timed[] = [];
+  const before = (a: number, b: number) => heap[a]!.runAtMs < heap[b]!.runAtMs;
+  const swap = (a: number, b: number) => ([heap[a], heap[b]] = [heap[b]!, heap[a]!]);
+  return {
+    first: (): Timed | undefined => heap[0],
+    push: (item: Timed): void => {
+      heap.push(item);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (!before(at, parent)) break;
+        swap(at, parent);
+        at = parent;
+      }
+    },
+    pop: (): Timed | undefined => {
+      const top = heap[0];
+      const last = heap.pop();
+      if (heap.length > 0 && last) {
+        heap[0] = last;
+        for (let at = 0; ; ) {
+          const [left, right] = [2 * at + 1, 2 * at + 2];
+          let least = at;
+          if (left < heap.length && before(left, least)) least = left;
+          if (right < heap.length && before(right, least)) least = right;
+          if (least === at) break;
+          swap(at, least);
+          at = least;
+        }
+      }
+      return top;
+    },
+    clear: (): void => void heap.splice(0),
+  };
+}
+
+interface Kind {
+  handler: JobHandler;
+  slots: FairSlots;
+  onError: (error: unknown, scope: Scope, target: string) => void;
+}
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const { store, clock, leaseMs } = options;
+  const realTime = options.realTime ?? (() => Date.now());
+  const holder = randomUUID();
+  const kinds = new Map<string, Kind>();
+  const startSteps: (() => Promise<void>)[] = [];
+  const inFlight = new Map<string, { scope: Scope; run: Promise<void> }>();
+  const timeline = createTimeline();
+  let timer: NodeJS.Timeout | undefined;
+  let timerAtMs = Number.POSITIVE_INFINITY;
+  let sweep: NodeJS.Timeout | undefined;
+  let running = false;
+
+  /** The job record of `kind` for `target` due at `dueMs`, held by this instance until a lease after it. */
+  const jobOf = (scope: Scope, kind: string, target: string, dueMs: number): JobRecord => {
+    // Sandbox time never runs slower than real time: by real time it is due then at the latest. Real time is
+    // read first, so a millisecond passing between the reads puts the job earlier, never later.
+    const realMs = realTime();
+    const runAtMs = dueMs - (clock.now(scope).getTime() - realMs);
+    return {
+      id: jobId(kind, target),
+      kind,
+      target,
+      state: 'pending',
+      due_ms: dueMs,
+      run_at_ms: runAtMs,
+      locked_by: holder,
+      locked_until_ms: Math.max(runAtMs, realMs) + leaseMs,
+    };
+  };
+
+  const put = async (tx: Transaction, scope: Scope, job: JobRecord): Promise<void> => {
+    if (await tx.get<JobRecord>(JOBS_COLLECTION, scope, job.id)) await tx.update(JOBS_COLLECTION, scope, job);
+    else await tx.insert(JOBS_COLLECTION, scope, job);
+  };
+
+  const claim = (which: ClaimWhich) => store.claim({ holder, nowMs: realTime(), leaseMs, which });
+
+  /**
+   * Deletes a job its handler decided nothing about, unless it was made due again meanwhile (by another
+   * instance); true when it did. `fresh`: run as soon as it was scheduled, unclaimed, on a store whose reads
+   * do not wait for transactions, the handler may have looked before the commit (this transaction waits for
+   * it): such a job is kept (false) to run once more.
+   */
+  const endUnchanged = (scope: Scope, job: JobRecord, fresh: boolean): Promise<boolean> =>
+    store.transaction(async (tx) => {
+      const current = await tx.get<JobRecord>(JOBS_COLLECTION, scope, job.id);
+      if (!current || current.due_ms !== job.due_ms) return true;
+      if (fresh) return false;
+      await tx.delete(JOBS_COLLECTION, scope, job.id);
+      return true;
+    });
+
+  const arm = (): void => {
+    const first = timeline.first();
+    if (!running || !first || first.runAtMs >= timerAtMs) return;
+    if (timer) clearTimeout(timer);
+    timerAtMs = first.runAtMs;
+    timer = setTimeout(fire, Math.max(0, first.runAtMs - realTime()) + 1);
+    timer.unref();
+  };
+
+  const remember = (scope: Scope, id: string, runAtMs: number): void => {
+    timeline.push({ runAtMs, scope, id });
+    arm();
+  };
+
+  /** Runs a job this instance holds: just claimed, or (`fresh`) held since it was scheduled due at once. */
+  const run = (scope: Scope, job: JobRecord, fresh = false): Promise<void> => {
+    const key = jobKey(scope, job.id);
+    const underway = inFlight.get(key);
+    if (underway) return underway.run;
+    const kind = kinds.get(job.kind);
+    if (!kind) {
+      console.error(`no handler for ${job.kind} jobs (${job.id}); it is left for an instance that has one`);
+      return Promise.resolve();
+    }
+    let rerun = false;
+    const work = (async () => {
+      const slot = scopeKey(scope);
+      await kind.slots.acquire(slot);
+      try {
+        // Stopped while waiting for a slot: left held; the hold lapses and a sweep (here after a restart) takes it.
+        if (!running) return;
+        // Waited long for the slot: held again before it runs, unless another instance took it meanwhile.
+        if ((job.locked_until_ms ?? 0) - realTime() < leaseMs / 2) {
+          const [again] = await claim({ due: 'named', jobs: [{ scope, id: job.id }] });
+          if (!again) return;
+        }
+        let ended = false;
+        let nextRunAtMs: number | undefined;
+        const handed: JobRun = {
+          scope,
+          kind: job.kind,
+          target: job.target,
+          done: async (tx) => {
+            await tx.delete(JOBS_COLLECTION, scope, job.id);
+            ended = true;
+          },
+          again: async (tx, dueMs) => {
+            const next = jobOf(scope, job.kind, job.target, dueMs);
+            await put(tx, scope, next);
+            ended = true;
+            nextRunAtMs = next.run_at_ms;
+          },
+        };
+        try {
+          await kind.handler(handed);
+        } catch (error) {
+          kind.onError(error, scope, job.target);
+          ended = false;
+        }
+        if (!ended && !(await endUnchanged(scope, job, fresh))) rerun = true;
+        else if (nextRunAtMs !== undefined) remember(scope, job.id, nextRunAtMs);
+      } finally {
+        kind.slots.release(slot);
+      }
+    })()
+      .catch((error: unknown) => console.error(`job ${job.id} could not be run (a sweep tries again):`, error))
+      .finally(() => inFlight.delete(key))
+      .then(() => (rerun ? run(scope, job) : undefined));
+    inFlight.set(key, { scope, run: work });
+    return work;
+  };
+
+  /** The timer: claims, by name, the jobs of this instance whose time has come, and runs them. */
+  function fire(): void {
+    timer = undefined;
+    timerAtMs = Number.POSITIVE_INFINITY;
+    if (!running) return;
+    const nowMs = realTime();
+    const due: { scope: Scope; id: string }[] = [];
+    for (let first = timeline.first(); first && first.runAtMs <= nowMs; first = timeline.first()) {
+      timeline.pop();
+      if (!inFlight.has(jobKey(first.scope, first.id))) due.push({ scope: first.scope, id: first.id });
+    }
+    arm();
+    if (due.length === 0) return;
+    void claim({ due: 'named', jobs: due })
+      .then((claimed) => Promise.all(claimed.map(({ scope, job }) => run(scope, job))))
+      .catch((error: unknown) => {
+        // The store is unreachable for now: looked at again in a second (still held by this instance).
+        console.error('scheduled jobs could not be claimed (tried again in a second):', error);
+        for (const { scope, id } of due) remember(scope, id, realTime() + RETRY_CLAIM_MS);
+      });
+  }
+
+  const runDue = async (scope?: Scope): Promise<void> => {
+    if (!running) return;
+    if (!scope) {
+      const claimed = await claim({ due: 'any', perScope: SWEEP_PER_SCOPE, scopes: SWEEP_SCOPES });
+      await Promise.all(claimed.map((entry) => run(entry.scope, entry.job)));
+      return;
+    }
+    const key = scopeKey(scope);
+    for (let look = 0; look < ADVANCE_LOOKS && running; look++) {
+      const claimed = await claim({
+        due: 'scope',
+        scope,
+        dueByMs: clock.now(scope).getTime(),
+        limit: ADVANCE_LIMIT,
+      });
+      // What is under way here for the scope is waited for too: once its outcome is stored, more may be due.
+      const underway = [...inFlight.values()].filter((entry) => scopeKey(entry.scope) === key);
+      if (claimed.length === 0 && underway.length === 0) return;
+      await Promise.all([...claimed.map((entry) => run(entry.scope, entry.job)), ...underway.map((e) => e.run)]);
+    }
+  };
+
+  const runInBackground = (): void =>
+    void runDue().catch((error: unknown) => console.error('the sweep of due jobs failed:', error));
+
+  clock.onAdvance((scope) => runDue(scope));
+
+  return {
+    holder,
+    handle: (kind, handler, kindOptions = {}) => {
+      if (kinds.has(kind)) throw new Error(`${kind} jobs already have a handler`);
+      const concurrency = kindOptions.concurrency ?? 64;
+      kinds.set(kind, {
+        handler,
+        slots: createFairSlots({
+          total: concurrency,
+          perKey: Math.min(concurrency, kindOptions.scopeConcurrency ?? 16),
+        }),
+        onError:
+          kindOptions.onError ??
+          ((error, scope, target) => console.error(`${kind} job for ${target} (${scope.merchantId}) failed:`, error)),
+      });
+    },
+    schedule: async (tx, scope, kind, target, dueMs) => {
+      const job = jobOf(scope, kind, target, dueMs);
+      // A new piece of work (a new delivery, a countdown started once): one statement, no look first.
+      await tx.insert(JOBS_COLLECTION, scope, job);
+      // Once the transaction is over (a store whose reads do not wait for transactions says when): run before,
+      // a job whose change rolled back would run, finding nothing to do.
+      setImmediate(
+        () =>
+          void (store.settled?.() ?? Promise.resolve()).then(() => {
+            if (!running) return;
+            // Due at once: held since it was written, and nobody takes over a started job before its hold lapses.
+            if (job.run_at_ms <= realTime()) void run(scope, job, true);
+            else remember(scope, job.id, job.run_at_ms);
+          }),
+      );
+    },
+    onStart: (step) => void startSteps.push(step),
+    start: async () => {
+      if (running) return;
+      running = true;
+      for (const step of startSteps) await step();
+      sweep = setInterval(runInBackground, options.sweepIntervalMs ?? 1000);
+      sweep.unref();
+      // Not awaited: resuming much work (slow receivers) must not hold up the sandbox's start.
+      runInBackground();
+    },
+    stop: async () => {
+      running = false;
+      if (sweep) clearInterval(sweep);
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      timerAtMs = Number.POSITIVE_INFINITY;
+      timeline.clear();
+      await Promise.all([...inFlight.values()].map((entry) => entry.run));
+    },
+    runDue,
+  };
+}
