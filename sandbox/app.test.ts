@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { operationTable as controlTable } from '@payments-contract/server/sandbox/server';
 import { operationTable } from '@payments-contract/server';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
-import { combineHandlers } from './app.js';
+import { combineHandlers } from './module.js';
 import { createTestSandbox, TEST_CALLBACK_URL, TEST_MERCHANTS, type TestSandbox } from './testing/index.js';
 import { openapiPath } from '@payments-contract/contract';
 

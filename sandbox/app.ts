@@ -1,86 +1,51 @@
-// The sandbox assembled: the embedded store opened with every module's collections, the platform services
-// behind SandboxContext, and the two generated routers (the service contract and the control API) with the
-// domain modules' handlers, both authenticating through the merchants' keys. Nothing here knows a rule of
-// the service: the modules implement operations, the routers enforce the contracts.
-import { createRouter, type Handlers } from '@payments-contract/server';
-import {
-  createRouter as createControlRouter,
-  type Handlers as ControlHandlerSet,
-} from '@payments-contract/server/sandbox/server';
+// The sandbox assembled: the store opened with the platform's and every product module's collections, the
+// platform services behind SandboxContext, and the two generated routers (the service contract and the
+// control API) with the modules' handlers and the core's own (clock, settings, faults, request log, resource
+// lists), both authenticating through the merchants' keys. Nothing here knows a rule of the service or names
+// a product: the modules (modules.ts) implement operations, the routers enforce the contracts.
+import { createRouter } from '@payments-contract/server';
+import { createRouter as createControlRouter } from '@payments-contract/server/sandbox/server';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
-import * as balance from './balance/index.js';
 import type { DeliveryRecord } from './callbacks/outbox.js';
 import type { SandboxConfig } from './config.js';
 import type { Caller, MerchantSettings, SandboxContext } from './context.js';
 import { controlRateLimits, serviceRateLimits } from './contract.js';
 import { enforceRateLimits } from './limits/enforce.js';
 import { createRateLimiter } from './limits/rate-limits.js';
-import * as customers from './customers/index.js';
-import * as directDebit from './direct-debit/index.js';
-import * as disbursements from './disbursements/index.js';
-import * as ewallets from './ewallets/index.js';
-import * as fixedPaymentCodes from './fixed-payment-codes/index.js';
-import * as fixedVirtualAccounts from './fixed-virtual-accounts/index.js';
 import { createMerchants, type Merchants } from './merchants.js';
 import {
   createObservability,
   silentLogger,
   type HealthAnswer,
+  type Observability,
   type RequestLog,
   type RequestObserver,
   type SandboxLogger,
 } from './observability/index.js';
+import {
+  combineHandlers,
+  completeControl,
+  completeService,
+  composeModules,
+  type AnySandboxModule,
+  type ControlHandlers,
+} from './module.js';
+import { PRODUCTS } from './modules.js';
 import * as platformModule from './platform/index.js';
-import type { Platform } from './platform/index.js';
+import type { FaultControlHandlers, Platform, PlatformControlHandlers } from './platform/index.js';
 import { resourceListHandlers } from './platform/resources.js';
 import type { SandboxSettings } from './platform/settings.js';
-import { RESOURCE_KINDS } from './resource-kinds.js';
 import { createStoreGuard } from './cluster/guard.js';
 import { createSharedStateReads } from './cluster/fresh-reads.js';
 import { openStore } from './store/open-store.js';
 import { openPostgresStore } from './store/postgres/postgres-store.js';
-import type { CollectionDefinition } from './store/store.js';
 
-type ControlHandlers = ControlHandlerSet<Caller>;
-
-/** Every collection of every module: the store knows them all before the first request. */
-export const collections: CollectionDefinition[] = [
-  ...platformModule.collections,
-  ...balance.collections,
-  ...fixedVirtualAccounts.collections,
-  ...fixedPaymentCodes.collections,
-  ...disbursements.collections,
-  ...ewallets.collections,
-  ...customers.collections,
-  ...directDebit.collections,
-];
-
-/** The operations two handler sets both implement (never, when each is implemented once). */
-type Overlap<Parts extends readonly object[], Seen extends PropertyKey = never> = Parts extends readonly [
-  infer Head extends object,
-  ...infer Rest extends readonly object[],
-]
-  ? Extract<keyof Head, Seen> | Overlap<Rest, Seen | keyof Head>
-  : never;
-type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
-
-/**
- * The handler sets of the modules as one. An operation two modules both implement is a compile error (the
- * argument type turns into a message naming it), and, for sets built at run time, an error at start-up:
- * a spread alone would let the later one win in silence.
- */
-export function combineHandlers<const Parts extends readonly object[]>(
-  ...parts: Parts & ([Overlap<Parts>] extends [never] ? unknown : { implementedTwice: Overlap<Parts> })
-): Intersection<Parts[number]> {
-  const combined: Record<string, unknown> = {};
-  for (const part of parts as readonly object[]) {
-    for (const [operationId, handler] of Object.entries(part)) {
-      if (operationId in combined) throw new Error(`${operationId} is implemented twice`);
-      combined[operationId] = handler;
-    }
-  }
-  return combined as Intersection<Parts[number]>;
-}
+/** The control operations the core implements (the products implement the others: modules.ts checks it). */
+export type CoreControlOperation =
+  | keyof PlatformControlHandlers
+  | keyof FaultControlHandlers
+  | keyof Observability['controlHandlers']
+  | 'listResources';
 
 /** How often, with a shared store, background work reads again the clocks and settings other sandboxes may have moved. */
 export const SHARED_STATE_REFRESH_MS = 500;
@@ -96,6 +61,8 @@ export interface SandboxAppOptions {
   realTime?: () => number;
   /** Where the lines per request and per callback attempt go. Default: nowhere (main.ts gives the configured one). */
   logger?: SandboxLogger;
+  /** The product modules. Default: the sandbox's products (modules.ts); tests compose others. */
+  modules?: readonly AnySandboxModule[];
 }
 
 export interface SandboxApp {
@@ -148,6 +115,9 @@ function withPerKindCallbackUrls(
 
 export async function createSandboxApp(config: SandboxConfig, options: SandboxAppOptions = {}): Promise<SandboxApp> {
   const merchants = createMerchants(config.merchants);
+  const products = composeModules(options.modules ?? PRODUCTS);
+  // The store knows every collection before the first request.
+  const collections = [...platformModule.collections, ...products.collections];
   const store =
     config.store === 'postgres'
       ? await openPostgresStore({
@@ -201,33 +171,17 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     progressions: platform.progressions,
   };
 
-  const serviceHandlers: Handlers<Caller> = combineHandlers(
-    balance.balanceAndBankHandlers(ctx),
-    fixedVirtualAccounts.fixedVirtualAccountHandlers(ctx),
-    fixedPaymentCodes.fixedPaymentCodeHandlers(ctx),
-    disbursements.disbursementHandlers(ctx),
-    ewallets.ewalletHandlers(ctx),
-    customers.customerHandlers(ctx),
-    directDebit.directDebitHandlers(ctx),
-  );
-  const controlHandlers: ControlHandlers = combineHandlers(
+  const serviceHandlers = completeService(products.service(ctx));
+  const coreControlHandlers: Pick<ControlHandlers, CoreControlOperation> = combineHandlers(
     platformModule.platformControlHandlers(ctx, platform),
     platformModule.faultControlHandlers(platform.faults),
-    fixedVirtualAccounts.fixedVirtualAccountControlHandlers(ctx),
-    fixedPaymentCodes.fixedPaymentCodeControlHandlers(ctx),
-    disbursements.disbursementControlHandlers(ctx),
-    ewallets.ewalletControlHandlers(ctx),
-    directDebit.directDebitControlHandlers(ctx),
     observability.controlHandlers,
-    resourceListHandlers(store, (caller) => platform.clock.now(caller), RESOURCE_KINDS),
+    resourceListHandlers(store, (caller) => platform.clock.now(caller), products.views),
   );
+  const controlHandlers = completeControl(coreControlHandlers, products.control(ctx));
 
-  // What finishes by itself after the delay (a disbursement, a direct debit payment), by kind.
-  for (const [kind, handler] of Object.entries({
-    ...disbursements.automaticOutcomes(ctx),
-    ...directDebit.automaticOutcomes(ctx),
-  }))
-    platform.progressions.handle(kind, handler);
+  // What the modules scheduled for later (a disbursement's, a direct debit payment's automatic outcome), by kind.
+  for (const [kind, handler] of Object.entries(products.scheduled(ctx))) platform.progressions.handle(kind, handler);
 
   // With a store other sandboxes share, a request first makes sure the clocks, settings and which scopes have
   // faults were read at most SHARED_STATE_MAX_AGE_MS ago, and a change of them is answered that long after

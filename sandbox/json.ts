@@ -1,8 +1,23 @@
 // Plain-JSON helpers shared by the sandbox's modules (the idempotency fingerprint among them): the store takes JSON records,
 // while the generated types describe the same data with optional properties (which TypeScript does not
 // count as JSON because they may be `undefined`).
-import { toJson } from './balance/callbacks.js';
 import type { Json, JsonRecord } from './context.js';
+
+/** A generated payload type as the store keeps it: JSON, optional fields that are absent left out. */
+export function toJson(value: unknown): Json {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${value} is not a JSON number`);
+    return value;
+  }
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === 'object') {
+    const object: { [key: string]: Json } = {};
+    for (const [key, item] of Object.entries(value)) if (item !== undefined) object[key] = toJson(item);
+    return object;
+  }
+  throw new TypeError(`a ${typeof value} is not JSON`);
+}
 
 /**
  * A resource as a stored record. The resource types come from the contract and hold JSON only; the

@@ -3,14 +3,14 @@ import { operationTable } from '@payments-contract/server';
 import { responseExamples } from '../contract.js';
 import {
   balanceAndBankHandlers,
-  collections,
   disbursementBankCatalog,
   findDisbursementBank,
+  product,
   virtualAccountBankCatalog,
 } from './index.js';
 import { createHarness, KEYS, type Harness } from './testing.js';
 
-const harness = (): Harness => createHarness((ctx) => balanceAndBankHandlers(ctx), collections);
+const harness = (): Harness => createHarness((ctx) => balanceAndBankHandlers(ctx), product.collections);
 
 describe('getBalance', () => {
   it('reads CASH by default and HOLDING on request, as the ledger holds them', async () => {

@@ -2,11 +2,11 @@
 // debits); the bank lists are the contract's catalogs, the virtual account one narrowed to the banks the
 // merchant has activated.
 import type { Handlers } from '@payments-contract/server';
-import type { CollectionDefinition } from '../store/store.js';
 import type { AccountType, Caller, SandboxContext } from '../context.js';
 import { disbursementBankCatalog, virtualAccountBankCatalog } from './banks.js';
 import { isObject } from '@payments-contract/contract/model';
 import { contractOperation } from '../contract.js';
+import { sandboxModule } from '../module.js';
 
 export {
   disbursementBankCatalog,
@@ -15,9 +15,6 @@ export {
   type DisbursementBank,
   type VirtualAccountBank,
 } from './banks.js';
-
-/** The ledger is ctx.balances' own storage; this module keeps nothing else. */
-export const collections: CollectionDefinition[] = [];
 
 const isAccountType = (value: unknown): value is AccountType => value === 'CASH' || value === 'HOLDING';
 
@@ -46,3 +43,6 @@ export function balanceAndBankHandlers(
     listDisbursementBanks: async () => ({ status: 200, body: [...disbursementBankCatalog] }),
   };
 }
+
+/** The balance and bank lists as a product: the ledger is ctx.balances' own storage, so it keeps no collection. */
+export const product = sandboxModule({ name: 'balance', service: balanceAndBankHandlers });

@@ -121,7 +121,7 @@ type Handler = AnyHandler<Caller>;
  */
 export function createHarness(
   build: (ctx: SandboxContext) => Record<string, Handler>,
-  collections: CollectionDefinition[],
+  collections: readonly CollectionDefinition[],
 ): Harness {
   const store = openJournalStore({
     dataDir: ':memory:',

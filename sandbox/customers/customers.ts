@@ -8,11 +8,12 @@ import type { Json, JsonObject } from '@payments-contract/contract/model/types';
 import { toIssues, type ValidationIssue } from '@payments-contract/server/runtime/validation-errors';
 import { operationTable, type Handlers } from '@payments-contract/server';
 import type { components } from '@payments-contract/server/types';
-import { toJson } from '../balance/callbacks.js';
 import { componentSchema, listLimit } from '../contract.js';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
 import type { Caller, JsonRecord, SandboxContext, Scope, Transaction } from '../context.js';
-import { toRecord } from '../json.js';
+import { toJson, toRecord } from '../json.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
 
 export type Customer = components['schemas']['Customer'];
 type CustomerFields = components['schemas']['CreateCustomerRequest'];
@@ -216,3 +217,11 @@ export function customerHandlers(
     },
   };
 }
+
+/** Customers as a product; a customer has no state machine, so its list shows it as the lookup does. */
+export const product = sandboxModule({
+  name: 'customers',
+  collections,
+  service: customerHandlers,
+  views: { customers: resourceKind<JsonRecord>(COLLECTION, null, (record) => ({ resource: record, state: null })) },
+});

@@ -1,13 +1,22 @@
-// The direct debit module as app.ts wires it: its service operations, its control-API simulations and the
-// collections it stores.
+// The direct debit module: its service operations, its control-API simulations, the collections it stores,
+// the automatic outcomes it schedules and how the resource lists show its payment methods and payments.
 import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
 import type { Handlers } from '@payments-contract/server';
 import type { Caller, SandboxContext } from '../context.js';
 import { linkingHandlers, paymentMethodControlHandlers } from './linking.js';
-import { paymentControlHandlers, paymentHandlers } from './payments.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
+import { automaticOutcomes, paymentControlHandlers, paymentHandlers } from './payments.js';
+import {
+  collections,
+  COLLECTIONS,
+  paymentMethodView,
+  paymentView,
+  type PaymentMethodRecord,
+  type PaymentRecord,
+} from './records.js';
 
-export { collections } from './records.js';
-export { automaticOutcomes } from './payments.js';
+export { automaticOutcomes, collections };
 
 export type DirectDebitHandlers = Pick<
   Handlers<Caller>,
@@ -34,3 +43,21 @@ export function directDebitHandlers(ctx: SandboxContext): DirectDebitHandlers {
 export function directDebitControlHandlers(ctx: SandboxContext): DirectDebitControlHandlers {
   return { ...paymentControlHandlers(ctx), ...paymentMethodControlHandlers(ctx) };
 }
+
+export const product = sandboxModule({
+  name: 'direct-debit',
+  collections,
+  service: directDebitHandlers,
+  control: directDebitControlHandlers,
+  scheduled: automaticOutcomes,
+  views: {
+    payment_methods: resourceKind<PaymentMethodRecord>(COLLECTIONS.paymentMethods, 'paymentMethod', (record, now) => {
+      const method = paymentMethodView(record, now);
+      return { resource: method, state: method.status };
+    }),
+    direct_debits: resourceKind<PaymentRecord>(COLLECTIONS.payments, 'directDebitPayment', (record) => ({
+      resource: paymentView(record),
+      state: record.status,
+    })),
+  },
+});

@@ -9,12 +9,14 @@ import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sa
 import type { Handlers } from '@payments-contract/server';
 import type { components } from '@payments-contract/server/types';
 import type { DisbursementFinishedCallback } from '@payments-contract/client/webhooks';
-import { enqueueDashboardCallback } from '../balance/callbacks.js';
+import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';
 import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
 import type { ProgressionHandler } from '../platform/progressions.js';
 import { canonicalJson } from '../json.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
 import { automaticOutcomes as automaticOutcomeTable, listLimit } from '../contract.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
@@ -365,3 +367,17 @@ export function automaticOutcomes(ctx: SandboxContext): Record<string, Progressi
     },
   };
 }
+
+export const product = sandboxModule({
+  name: 'disbursements',
+  collections,
+  service: disbursementHandlers,
+  control: disbursementControlHandlers,
+  scheduled: automaticOutcomes,
+  views: {
+    disbursements: resourceKind<DisbursementRecord>(COLLECTION, 'disbursement', (record) => ({
+      resource: resourceOf(record),
+      state: record.status,
+    })),
+  },
+});

@@ -9,7 +9,9 @@ import type { components } from '@payments-contract/server/types';
 import { webhookMetadata, type EwalletPaymentCallback } from '@payments-contract/client/webhooks';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
 import type { Caller, MerchantSettings, SandboxContext, Scope, Transaction } from '../context.js';
-import { enqueueDashboardCallback } from '../balance/callbacks.js';
+import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
 import { readEwalletTestMode, type EwalletOutcome } from './contract.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
@@ -54,21 +56,26 @@ function statusOf(record: EwalletPaymentRecord): components['schemas']['EwalletP
   };
 }
 
-function callbackOf(record: EwalletPaymentRecord): EwalletPaymentCallback {
-  const { id, external_id, business_id, phone, ewallet_type, amount, created } = record;
-  if (record.status === 'PENDING') throw new Error(`e-wallet payment ${id} has not ended; it has no callback yet`);
+/** A payment as its `ewallet.payment` callback shows it, whatever its status (the resource lists show it so). */
+function paymentView(record: EwalletPaymentRecord) {
+  const { id, external_id, business_id, phone, ewallet_type, amount, status, created } = record;
   return {
-    event: webhookMetadata.ewalletPayment.name,
     id,
     external_id,
     business_id,
     phone,
     ewallet_type,
     amount,
-    status: record.status,
+    status,
     ...(record.failure_code ? { failure_code: record.failure_code } : {}),
     created,
   };
+}
+
+function callbackOf(record: EwalletPaymentRecord): EwalletPaymentCallback {
+  const { status } = record;
+  if (status === 'PENDING') throw new Error(`e-wallet payment ${record.id} has not ended; it has no callback yet`);
+  return { event: webhookMetadata.ewalletPayment.name, ...paymentView(record), status };
 }
 
 async function findPayment(
@@ -236,3 +243,17 @@ export function ewalletControlHandlers(
     },
   };
 }
+
+export const product = sandboxModule({
+  name: 'ewallets',
+  collections,
+  service: ewalletHandlers,
+  control: ewalletControlHandlers,
+  // The service has no lookup by id: the list shows a payment as its callback does.
+  views: {
+    ewallet_payments: resourceKind<EwalletPaymentRecord>(COLLECTION, 'ewalletPayment', (record) => ({
+      resource: paymentView(record),
+      state: record.status,
+    })),
+  },
+});

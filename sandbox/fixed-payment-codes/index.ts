@@ -12,12 +12,15 @@ import type {
   UpdateFixedPaymentCodeHandlerResult,
 } from '@payments-contract/server';
 import type { FixedPaymentCodePaidCallback } from '@payments-contract/client/webhooks';
-import { enqueueDashboardCallback } from '../balance/callbacks.js';
+import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import type { Caller, SandboxContext, Transaction } from '../context.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from '../fixed-virtual-accounts/number-range.js';
 import { addYears, DEFAULT_LIFETIME_YEARS } from '../fixed-virtual-accounts/records.js';
 import {
   CODES,
+  collections,
   codeKey,
   codeView,
   inactiveReason,
@@ -27,7 +30,7 @@ import {
   type StoredCodePayment,
 } from './records.js';
 
-export { collections } from './records.js';
+export { collections };
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 
@@ -203,3 +206,17 @@ export function fixedPaymentCodeControlHandlers(
     },
   };
 }
+
+export const product = sandboxModule({
+  name: 'fixed-payment-codes',
+  collections,
+  service: fixedPaymentCodeHandlers,
+  control: fixedPaymentCodeControlHandlers,
+  views: {
+    // A code has no status field: its state is computed (state machine fixedPaymentCode).
+    fixed_payment_codes: resourceKind<StoredCode>(CODES, 'fixedPaymentCode', (record, now) => ({
+      resource: codeView(record),
+      state: inactiveReason(record, now) === undefined ? 'ACTIVE' : 'INACTIVE',
+    })),
+  },
+});

@@ -13,12 +13,15 @@ import type {
   UpdateFixedVirtualAccountHandlerResult,
 } from '@payments-contract/server';
 import type { FixedVirtualAccountPaidCallback } from '@payments-contract/client/webhooks';
-import { enqueueDashboardCallback } from '../balance/callbacks.js';
+import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import { errorTrigger, valuesRequiring } from '../contract.js';
 import type { Caller, MerchantSettings, SandboxContext, Transaction } from '../context.js';
+import { sandboxModule } from '../module.js';
+import { resourceKind } from '../platform/resources.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from './number-range.js';
 import {
   ACCOUNTS,
+  collections,
   PAYMENTS,
   accountView,
   addYears,
@@ -31,7 +34,7 @@ import {
   type StoredPayment,
 } from './records.js';
 
-export { collections } from './records.js';
+export { collections };
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 
@@ -364,3 +367,16 @@ export function fixedVirtualAccountControlHandlers(
     },
   };
 }
+
+export const product = sandboxModule({
+  name: 'fixed-virtual-accounts',
+  collections,
+  service: fixedVirtualAccountHandlers,
+  control: fixedVirtualAccountControlHandlers,
+  views: {
+    fixed_virtual_accounts: resourceKind<StoredAccount>(ACCOUNTS, 'fixedVirtualAccount', (record, now) => {
+      const account = settledAt(record, now);
+      return { resource: accountView(account), state: account.status };
+    }),
+  },
+});
