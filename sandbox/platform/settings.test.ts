@@ -187,6 +187,17 @@ describe('merchant settings', () => {
     expect((await settings.get(merchant)).virtual_account_bank_activation.length).toBeGreaterThan(0);
   });
 
+  it('hand out copies of what they hold now: after an update, a forgotten scope and a reload', async () => {
+    const settings = await settingsOn(open());
+    expect((await settings.get(merchant)).default_disbursement_description).toBeNull();
+    await settings.update(merchant, { default_disbursement_description: 'Gaji' });
+    expect((await settings.get(merchant)).default_disbursement_description).toBe('Gaji');
+    settings.forget(merchant);
+    expect((await settings.get(merchant)).default_disbursement_description).toBeNull();
+    await settings.reload();
+    expect((await settings.get(merchant)).default_disbursement_description).toBe('Gaji');
+  });
+
   it('let a request read them without a copy (peek), seeing an update, a forgotten scope and a reload at once', async () => {
     const settings = await settingsOn(open());
     expect(settings.peek(merchant).rate_limits_enabled).toBe(true);

@@ -262,6 +262,10 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
   let overrides = new Map<string, Overrides>();
   // Each scope's settings merged once, until they change: read on every request (the rate limit's switch).
   const merged = new Map<string, MerchantSettings>();
+  // Each scope's merged settings as JSON text, until they change: `get` answers a copy parsed from it, so a
+  // caller changing what it was given cannot change the cached settings. Settings are JSON values; on Node 20
+  // structuredClone goes through the messaging machinery and cost several times the parse, on every creation.
+  const texts = new Map<string, string>();
   const reload = async (): Promise<void> => {
     const loaded = new Map<string, Overrides>();
     for (const { scope, record } of await store.findAcrossScopes<SettingsRecord>(
@@ -276,6 +280,7 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     // Replaced whole: a scope reset elsewhere has no record any more.
     overrides = loaded;
     merged.clear();
+    texts.clear();
   };
   await reload();
   const defaults = new Map<string, MerchantSettings>();
@@ -302,8 +307,12 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     if (!found) merged.set(key, (found = merge(defaultsOf(scope), overrides.get(key) ?? {})));
     return found;
   };
-  // A copy, so a caller changing what it was given cannot change the cached settings.
-  const current = (scope: Scope): MerchantSettings => structuredClone(settingsOf(scope));
+  const current = (scope: Scope): MerchantSettings => {
+    const key = scopeKey(scope);
+    let text = texts.get(key);
+    if (text === undefined) texts.set(key, (text = JSON.stringify(settingsOf(scope))));
+    return JSON.parse(text) as MerchantSettings;
+  };
 
   return {
     get: async (scope) => current(scope),
@@ -323,12 +332,14 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
       });
       overrides.set(scopeKey(scope), updated);
       merged.delete(scopeKey(scope));
+      texts.delete(scopeKey(scope));
       changed();
       return current(scope);
     },
     forget: (scope) => {
       overrides.delete(scopeKey(scope));
       merged.delete(scopeKey(scope));
+      texts.delete(scopeKey(scope));
       changed();
     },
     reload,
