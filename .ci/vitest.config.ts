@@ -16,20 +16,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * are not shared by several computing files at once while the waiting ones idle.
  */
 const LONGEST_FIRST = [
-  'conformance/tests/faults-transitions.test.ts', // C 53 s
+  'conformance/tests/sandbox-checks.test.ts', // C 40 s
   'generator/packed.test.ts', // W 54 s
   'conformance/tests/sandbox-full-manual.test.ts', // W 51 s
-  'conformance/tests/faults-existing-families.test.ts', // C 48 s
   'conformance/tests/sandbox-full.test.ts', // W 50 s
-  'conformance/tests/faults-boundaries-money.test.ts', // C 36 s
   'spec/tests/docs.browser.test.ts', // W 29 s
-  'conformance/tests/faults-isolation.test.ts', // C 35 s
   'conformance/mock/serve.test.ts', // W 28 s
   'conformance/checks/balance-rules.test.ts', // C 35 s
   'generator/tests/commands.test.ts', // W 26 s
-  'conformance/tests/faults-rate-limit.test.ts', // C 24 s
   'sandbox/store/postgres/postgres-store.test.ts', // W 14 s
-  'conformance/tests/faults-callbacks-sandbox.test.ts', // C 24 s
   'generator/generate.test.ts', // C 25 s
   'conformance/tests/faults-callbacks.test.ts', // C 20 s
 ];

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../types.js';
 import { loadCatalogue } from './catalogue.js';
+import { checksFor } from './runner.js';
 import { editedFiles } from './source-edit.js';
 import { MUTANT_CLASSES } from './types.js';
 
@@ -35,6 +36,16 @@ describe('the catalogue of broken sandboxes', () => {
         .filter((m) => m.class !== undefined && !MUTANT_CLASSES.includes(m.class))
         .map((m) => `${m.name}: ${m.class}`),
     ).toEqual([]);
+  });
+
+  it('names where a mutant must be caught only on a result of the checks it is judged by', () => {
+    const elsewhere = catalogue
+      .filter(
+        (mutant) =>
+          mutant.caught && !(checksFor(mutant) as string[]).includes(mutant.caught.result.split(':')[0] ?? ''),
+      )
+      .map((mutant) => `${mutant.name}: ${mutant.caught?.result}`);
+    expect(elsewhere).toEqual([]);
   });
 
   it.each(catalogue.map((mutant) => [mutant.name, mutant] as const))(

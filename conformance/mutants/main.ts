@@ -3,7 +3,8 @@
 // sandbox must pass the whole full profile, and each of those sets of checks run alone on a fresh target as
 // the mutants are, or no mutant's failure would mean anything (`caught` is: broke something the clean target
 // passes). Exit 0 when every mutant was caught, 1 when one was missed or is stale, 2 for a usage mistake or
-// a baseline that fails. With --by-check, the kill rate of each check alone (by-check.ts); exit 1 then only
+// a baseline that fails. A mutant that names where it must be caught (`caught`) and is caught elsewhere only is
+// WRONG, and fails the run as a missed one does. With --by-check, the kill rate of each check alone (by-check.ts); exit 1 then only
 // when a mutant could not be run.
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
@@ -64,6 +65,8 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export function verdictLine(verdict: Verdict): string {
   const { mutant } = verdict;
   if (verdict.error !== undefined) return `ERROR   ${mutant.name} (${mutant.family}): ${verdict.error}`;
+  if (verdict.misplaced !== undefined)
+    return `WRONG   ${mutant.name} (${mutant.family}): caught, but ${verdict.misplaced}  [${seconds(verdict.wallMs)}]`;
   if (!verdict.caught)
     return `MISSED  ${mutant.name} (${mutant.family}): ${mutant.mistake}  [${seconds(verdict.wallMs)}]`;
   const shown =

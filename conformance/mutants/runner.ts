@@ -8,6 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConformance } from '../run.js';
 import { PROFILE_CHECKS, type CheckName, type Profile, type RunSummary } from '../types.js';
+import { type FailuresByResult, failuresOf, keysInCommands, missedWhere } from './caught-where.js';
 import { editedFiles } from './source-edit.js';
 import type { Mutant } from './types.js';
 
@@ -201,6 +202,10 @@ export interface TrialResult {
   failedResults: string[];
   /** `check:subject` of every skipped one (no verdict: e.g. a burst a loaded machine sent slower than a window). */
   skippedResults: string[];
+  /** The failure findings of each failed result, for judging where the mutant was caught. */
+  failures: FailuresByResult;
+  /** `check:subject` of every result whose reproducing command shows an API key. */
+  keysInCommands: string[];
   wallMs: number;
   /** Set when the target could not be run (stale text, a copy that does not start). */
   error?: string;
@@ -226,12 +231,16 @@ export async function runTrial(trial: Trial): Promise<TrialResult> {
     return {
       failedResults: failedResults(summary),
       skippedResults: summary.results.filter((r) => r.outcome === 'skipped').map((r) => `${r.check}:${r.subject}`),
+      failures: failuresOf(summary),
+      keysInCommands: keysInCommands(summary),
       wallMs: performance.now() - started,
     };
   } catch (error) {
     return {
       failedResults: [],
       skippedResults: [],
+      failures: {},
+      keysInCommands: [],
       wallMs: performance.now() - started,
       error: error instanceof Error ? error.message : String(error),
     };
@@ -240,7 +249,10 @@ export async function runTrial(trial: Trial): Promise<TrialResult> {
 
 export interface Verdict {
   mutant: Mutant;
+  /** Something failed, where the mutant's `caught` says, and no command showed a key. */
   caught: boolean;
+  /** Why the run failed but not as the mutant's `caught` says (or showed a key); set only then. */
+  misplaced?: string;
   /** `check:subject` of every failed result; empty when the mutant went unnoticed. */
   failedResults: string[];
   /** Whether the mutant's own family was among the checks that failed. */
@@ -250,11 +262,21 @@ export interface Verdict {
   error?: string;
 }
 
-/** A trial's result as the verdict on its mutant: caught when a result failed. */
+/**
+ * A trial's result as the verdict on its mutant: caught when a result failed, on the result the mutant's
+ * `caught` names and saying what it says, and no reproducing command of the run showed an API key.
+ */
 export function verdictOf(mutant: Mutant, result: TrialResult): Verdict {
+  const failed = result.error === undefined && result.failedResults.length > 0;
+  const misplaced = !failed
+    ? undefined
+    : result.keysInCommands.length > 0
+      ? `an API key shows in the commands of ${result.keysInCommands.join(', ')}`
+      : mutant.caught && missedWhere(mutant.caught, result.failures);
   return {
     mutant,
-    caught: result.error === undefined && result.failedResults.length > 0,
+    caught: failed && misplaced === undefined,
+    ...(misplaced ? { misplaced } : {}),
     failedResults: result.failedResults,
     byFamily: result.failedResults.some((f) => f.startsWith(`${mutant.family}:`)),
     wallMs: result.wallMs,

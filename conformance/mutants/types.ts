@@ -15,6 +15,23 @@ export interface SourceEdit {
   replace: string;
 }
 
+/**
+ * Where the catalogue must see a mutant caught: not only somewhere in the run, but on the result its mistake
+ * belongs to, saying what it is. A mutant caught elsewhere only is reported as caught in the wrong place.
+ */
+export interface CaughtWhere {
+  /** `check:subject` of a result that must fail (the operation, webhook or workflow the mistake is in). */
+  result: string;
+  /** What failure findings of that result must say: each pattern matched by one of them. */
+  says?: RegExp[];
+  /** The reproducing command of the finding that says the first pattern. */
+  shownBy?: RegExp;
+  /** Every failure finding of the result carries a command that reproduces it (`curl …`). */
+  reproduced?: true;
+  /** No other result of the run fails. */
+  alone?: true;
+}
+
 export const MUTANT_CLASSES = [
   'forbidden-transitions',
   'time',
@@ -40,4 +57,5 @@ export interface Mutant {
   /** The mistake in one sentence, as an implementer would make it. */
   mistake: string;
   edits: SourceEdit[];
+  caught?: CaughtWhere;
 }

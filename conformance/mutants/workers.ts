@@ -49,6 +49,8 @@ export function trialPool(count: number): TrialPool {
         settle({
           failedResults: [],
           skippedResults: [],
+          failures: {},
+          keysInCommands: [],
           wallMs: 0,
           error: `the worker process ended (${signal ?? `exit ${code}`})`,
         });

@@ -6,6 +6,10 @@ export const mutants: Mutant[] = [
   {
     name: 'auth-password-ignored',
     family: 'auth',
+    caught: {
+      result: 'auth:getBalance',
+      says: [/2xx without a valid key \(the valid key with a non-empty password\)/],
+    },
     mistake: 'the Basic password is never looked at, so the valid key with any password is accepted',
     edits: [
       {
@@ -19,6 +23,10 @@ export const mutants: Mutant[] = [
   {
     name: 'auth-key-trimmed',
     family: 'auth',
+    caught: {
+      result: 'auth:getBalance',
+      says: [/2xx without a valid key \(the valid key with a (trailing|leading) space\)/],
+    },
     mistake:
       'the presented key is trimmed before it is compared, so the key with a space before or after it is accepted',
     edits: [
@@ -33,6 +41,7 @@ export const mutants: Mutant[] = [
   {
     name: 'auth-key-case-folded',
     family: 'auth',
+    caught: { result: 'auth:getBalance', says: [/2xx without a valid key \(the valid key in another letter case\)/] },
     mistake: 'keys are compared without regard to letter case, so the key in another case is accepted',
     edits: [
       {
@@ -52,6 +61,7 @@ export const mutants: Mutant[] = [
   {
     name: 'auth-live-keys-not-loaded',
     family: 'auth',
+    caught: { result: 'auth:getBalance', says: [/the same merchant's key of the other mode: refused with 401/] },
     mistake: "only the merchants' test keys are loaded, so a valid live key is answered 401 as an unknown key",
     edits: [
       {

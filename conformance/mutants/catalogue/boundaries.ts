@@ -13,6 +13,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-minimum-exclusive',
     family: 'boundaries',
+    caught: { result: 'boundaries:createDisbursement', reproduced: true },
     class: 'money',
     mistake:
       'The 10000 IDR minimum for banks outside the eight is checked with <= instead of <, refusing exactly 10000.',
@@ -28,6 +29,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-maximum-off-by-one',
     family: 'boundaries',
+    caught: { result: 'boundaries:createDisbursement', reproduced: true },
     class: 'money',
     mistake:
       'The 100000000 IDR maximum for banks outside the eight is checked with >= instead of >, refusing exactly the maximum.',
@@ -46,6 +48,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-minimum-on-every-bank',
     family: 'boundaries',
+    caught: { result: 'boundaries:createDisbursement', reproduced: true },
     class: 'money',
     mistake:
       'The 10000 IDR minimum is applied to every bank, also the eight that take any positive amount (the conditional limit on the wrong branch).',
@@ -61,6 +64,7 @@ export const mutants: Mutant[] = [
   {
     name: 'bca-account-digits-on-every-bank',
     family: 'boundaries',
+    caught: { result: 'boundaries:createDisbursement', reproduced: true },
     mistake: 'The 10-digit account number rule of BCA is applied to every bank.',
     edits: [
       {
@@ -74,6 +78,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-external-id-max-length-off-by-one',
     family: 'boundaries',
+    caught: { result: 'boundaries:createFixedVirtualAccount', reproduced: true },
     mistake:
       "A fixed virtual account's external_id is re-checked by hand against its 950-character limit with >= instead of >.",
     edits: [

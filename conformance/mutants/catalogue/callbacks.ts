@@ -22,6 +22,11 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-update-callback-stale-account',
     family: 'callbacks',
+    caught: {
+      result: 'callbacks:fixedVirtualAccountChanged',
+      says: [/carried the change updateFixedVirtualAccount made \(expected_amount 275000/],
+      alone: true,
+    },
     class: 'callbacks',
     mistake:
       'the changed callback of a virtual account update is built from the account as it was read, before the update was applied',
@@ -67,6 +72,12 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-retries-without-spacing',
     family: 'callbacks',
+    caught: {
+      result: 'callbacks:fixedVirtualAccountPaid',
+      says: [
+        /attempt 2 came \d+ ms after attempt 1; expected 30000 ms .*in the target's time \(listCallbackDeliveries\)/,
+      ],
+    },
     class: 'callbacks',
     mistake: 'a failed callback attempt is retried at once instead of the retry interval later',
     edits: [
@@ -81,6 +92,13 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-one-attempt-too-many',
     family: 'callbacks',
+    caught: {
+      result: 'callbacks:disbursementFinished',
+      says: [
+        /the receiver got 4 attempt\(s\) while it failed every one; x-delivery\.attempts is 3/,
+        /4 attempt\(s\) while every attempt failed; x-delivery\.attempts is 3, in the target's time/,
+      ],
+    },
     class: 'callbacks',
     mistake:
       "the attempts are counted off by one, so a callback nobody acknowledges is sent once more than x-delivery's attempts",

@@ -111,6 +111,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-counted-per-merchant',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     class: 'concurrency',
     mistake:
       "the rate limit is counted per merchant, not per key, so a merchant's test traffic spends its live key's window",
@@ -126,6 +127,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-counted-globally',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     class: 'concurrency',
     mistake:
       "the rate limit is one count per group for every key, so one merchant's burst refuses every other merchant",

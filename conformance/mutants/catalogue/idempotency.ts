@@ -51,6 +51,11 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-fingerprint-ignores-amount',
     family: 'idempotency',
+    caught: {
+      result: 'idempotency:createDisbursement',
+      says: [/same key, other values: createDisbursement should answer IDEMPOTENCY_KEY_MISMATCH_ERROR/],
+      reproduced: true,
+    },
     class: 'idempotency',
     mistake:
       'the disbursement request fingerprint covers who is paid (external_id, bank, account) but not the amount, so a retry with another amount is answered as a replay, not as a mismatch',

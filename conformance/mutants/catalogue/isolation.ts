@@ -6,6 +6,12 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-read-across-merchants',
     family: 'isolation',
+    caught: {
+      result: 'isolation:getDisbursement',
+      says: [
+        /another merchant's key .*answered 200 with the owner's object; the contract answers INVALID_PERMISSION_ERROR/,
+      ],
+    },
     mistake:
       "a disbursement is read by its id among every merchant's disbursements of the mode, since ids are unique anyway",
     edits: [
@@ -21,6 +27,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-other-merchant-not-found',
     family: 'isolation',
+    caught: { result: 'isolation:getDisbursement', says: [/another merchant's key .*expected status 403, got 404/] },
     mistake:
       "another merchant's disbursement is answered 404 like an unknown id instead of the documented 403 INVALID_PERMISSION_ERROR",
     edits: [
@@ -35,6 +42,10 @@ export const mutants: Mutant[] = [
   {
     name: 'customer-lookup-across-merchants',
     family: 'isolation',
+    caught: {
+      result: 'isolation:listCustomers',
+      says: [/another merchant's key .*answered 200 with the owner's object/],
+    },
     class: 'lookups',
     mistake: "customers are looked up by external_id among every merchant's customers of the mode",
     edits: [
@@ -50,6 +61,10 @@ export const mutants: Mutant[] = [
   {
     name: 'customer-update-across-merchants',
     family: 'isolation',
+    caught: {
+      result: 'isolation:updateCustomer',
+      says: [/another merchant's key .*changed the owner's Customer \(read back with the owner's key/],
+    },
     mistake: 'a customer is updated wherever its id is found, in the scope that holds it, whoever the key belongs to',
     edits: [
       {
@@ -70,6 +85,10 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-read-ignores-mode',
     family: 'isolation',
+    caught: {
+      result: 'isolation:getFixedVirtualAccount',
+      says: [/the other mode's key .*answered 200 with the owner's object/],
+    },
     mistake: 'a fixed virtual account is always read from the test data, so the live key reads test accounts',
     edits: [
       {

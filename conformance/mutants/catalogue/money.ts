@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-failure-not-refunded',
     family: 'money',
+    caught: { result: 'money:failDisbursement', reproduced: true },
     class: 'money',
     mistake:
       'A disbursement the bank rejects keeps the amount taken from CASH at creation: the refund on FAILED is forgotten.',
@@ -22,6 +23,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-refunded-on-completion',
     family: 'money',
+    caught: { result: 'money:completeDisbursement', reproduced: true },
     class: 'money',
     mistake:
       "The bank's answer is taken the wrong way round: a completed disbursement gives its amount back and a failed one keeps it.",
@@ -37,6 +39,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-debited-twice',
     family: 'money',
+    caught: { result: 'money:createDisbursement', reproduced: true },
     class: 'money',
     mistake:
       'Creating a disbursement takes its amount from CASH twice (a debit on creation and another on the pending record).',
@@ -53,6 +56,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-payment-credited-to-holding',
     family: 'money',
+    caught: { result: 'money:simulateFixedVirtualAccountPayment', reproduced: true },
     class: 'money',
     mistake: 'A payment into a fixed virtual account is credited to the HOLDING balance instead of CASH.',
     edits: [
@@ -67,6 +71,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-payment-credited-twice',
     family: 'money',
+    caught: { result: 'money:simulateFixedVirtualAccountPayment', reproduced: true },
     class: 'money',
     mistake:
       'A payment into a fixed virtual account is credited twice (once for the payment record, once for the callback).',
@@ -83,6 +88,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ewallet-approval-not-credited',
     family: 'money',
+    caught: { result: 'money:approveEwalletPayment', reproduced: true },
     class: 'money',
     mistake: 'An e-wallet payment the end user approves becomes COMPLETED without its amount reaching CASH.',
     edits: [
@@ -97,6 +103,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fpc-settling-credited-to-cash',
     family: 'money',
+    caught: { result: 'money:simulateFixedPaymentCodePayment', reproduced: true },
     class: 'money',
     mistake: 'A fixed payment code paid at the outlet but still SETTLING is credited to CASH as if it were settled.',
     edits: [
@@ -111,6 +118,7 @@ export const mutants: Mutant[] = [
   {
     name: 'direct-debit-completion-not-credited',
     family: 'money',
+    caught: { result: 'money:completeDirectDebitPayment', reproduced: true },
     class: 'money',
     mistake: 'A direct debit the bank completes is marked COMPLETED without crediting CASH.',
     edits: [

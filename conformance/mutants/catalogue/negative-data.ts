@@ -39,6 +39,11 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-unknown-bank-accepted',
     family: 'negative_data',
+    caught: {
+      result: 'negative_data:createDisbursement',
+      says: [/not in the list listDisbursementBanks answers.*expected status 400/],
+      reproduced: true,
+    },
     mistake:
       'a disbursement to a bank_code the bank list does not have is accepted (only the schema, a non-empty string, is checked)',
     edits: [
@@ -53,6 +58,11 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-forbidden-terms-case-sensitive',
     family: 'negative_data',
+    caught: {
+      result: 'negative_data:createFixedVirtualAccount',
+      says: [/forbidden term "[a-z ]+".*expected status 400/],
+      reproduced: true,
+    },
     mistake: 'the forbidden bank names are matched in capitals only, so a name like "Toko bca" is accepted',
     edits: [
       {

@@ -21,6 +21,11 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-ewallet-destination-refused',
     family: 'positive_data',
+    caught: {
+      result: 'positive_data:createDisbursement',
+      says: [/valid example "ewallet": expected status 200, got 400/],
+      reproduced: true,
+    },
     mistake:
       'only banks are accepted as disbursement destinations; an e-wallet code the bank list includes (OVO) is refused as not supported',
     edits: [

@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-never-enforced',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     mistake: 'the limit is compared with the count a thousand times over, so no key is ever refused',
     edits: [
       {
@@ -19,6 +20,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-remaining-not-counted',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     mistake: 'RateLimit-Remaining always says one request was used, whatever the count',
     edits: [
       {
@@ -32,6 +34,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-window-never-resets',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     mistake:
       "a key's window is made once and never started again, so a refused key stays refused after its Retry-After",
     edits: [
@@ -46,6 +49,7 @@ export const mutants: Mutant[] = [
   {
     name: 'rate-limit-429-states-another-limit',
     family: 'rate_limit',
+    caught: { result: 'rate_limit:getBalance', alone: true },
     mistake: "the 429 states the requests left (none) as RateLimit-Limit instead of the window's limit",
     edits: [
       {

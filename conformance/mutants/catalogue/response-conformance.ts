@@ -20,6 +20,11 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-read-expiration-as-epoch',
     family: 'response_conformance',
+    caught: {
+      result: 'response_conformance:getFixedVirtualAccount',
+      says: [/\/expiration_date must be string/],
+      reproduced: true,
+    },
     mistake:
       'reading a fixed virtual account answers expiration_date as epoch milliseconds (a number) instead of the documented ISO 8601 date-time string',
     edits: [

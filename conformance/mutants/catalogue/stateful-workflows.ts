@@ -21,6 +21,12 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-lookup-ignores-external-id',
     family: 'stateful_workflows',
+    caught: {
+      result: 'stateful_workflows:disbursement',
+      says: [/find by identifier: an item does not match the query \(external_id\)/],
+      shownBy: /\/disbursements\?external_id=/,
+      reproduced: true,
+    },
     class: 'lookups',
     mistake:
       'the disbursement lookup by external_id answers every disbursement of the merchant (the filter was dropped)',

@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-fail-leaves-pending',
     family: 'transitions',
+    caught: { result: 'transitions:getDisbursement', reproduced: true },
     mistake:
       "the bank's rejection is answered, refunded and reported by callback, but the stored disbursement is not written and stays PENDING",
     edits: [
@@ -20,6 +21,7 @@ export const mutants: Mutant[] = [
   {
     name: 'inactive-payment-code-revived-by-update',
     family: 'transitions',
+    caught: { result: 'transitions:updateFixedPaymentCode', reproduced: true },
     class: 'forbidden-transitions',
     mistake:
       'an update that sets a new expiration_date is let through on an inactive fixed payment code, as if it re-activated it',
@@ -36,6 +38,7 @@ export const mutants: Mutant[] = [
   {
     name: 'inactive-virtual-account-revived-by-update',
     family: 'transitions',
+    caught: { result: 'transitions:updateFixedVirtualAccount', reproduced: true },
     class: 'forbidden-transitions',
     mistake: 'an update that sets a new expiration_date is let through on an INACTIVE fixed virtual account',
     edits: [
@@ -51,6 +54,7 @@ export const mutants: Mutant[] = [
   {
     name: 'completed-direct-debit-accepts-otp-again',
     family: 'transitions',
+    caught: { result: 'transitions:validateDirectDebitPaymentOtp', reproduced: true },
     class: 'forbidden-transitions',
     mistake:
       'a completed direct debit is not refused on a further OTP validation: the accepted-OTP shortcut answers 200 with the payment',
@@ -66,6 +70,7 @@ export const mutants: Mutant[] = [
   {
     name: 'linked-token-validated-twice-succeeds',
     family: 'transitions',
+    caught: { result: 'transitions:validateLinkedAccountTokenOtp', reproduced: true },
     class: 'forbidden-transitions',
     mistake:
       'validating an already linked token is treated as idempotent and answered 200 SUCCESS instead of ACCOUNT_LINKING_ALREADY_COMPLETED',
@@ -82,6 +87,7 @@ export const mutants: Mutant[] = [
   {
     name: 'invalidated-payment-method-still-debits',
     family: 'transitions',
+    caught: { result: 'transitions:createDirectDebitPayment', reproduced: true },
     class: 'forbidden-transitions',
     mistake:
       'only an EXPIRED payment method is refused; one the bank or customer invalidated (INACTIVE) can still be charged',
@@ -97,6 +103,7 @@ export const mutants: Mutant[] = [
   {
     name: 'max-otp-attempts-leaves-payment-pending',
     family: 'transitions',
+    caught: { result: 'transitions:validateDirectDebitPaymentOtp', reproduced: true },
     mistake:
       'the third wrong OTP answers MAX_OTP_ATTEMPTS_ERROR but only an expired OTP fails the direct debit; after too many attempts it stays PENDING',
     edits: [
@@ -112,6 +119,7 @@ export const mutants: Mutant[] = [
   {
     name: 'payment-code-expiry-on-real-time',
     family: 'transitions',
+    caught: { result: 'transitions:getFixedPaymentCode', reproduced: true },
     class: 'time',
     mistake:
       "a fixed payment code's expiry is compared with the machine's real time instead of the sandbox clock, so moving the clock past it leaves the code ACTIVE",
@@ -127,6 +135,7 @@ export const mutants: Mutant[] = [
   {
     name: 'virtual-account-expiry-not-applied-on-read',
     family: 'transitions',
+    caught: { result: 'transitions:updateFixedVirtualAccount', reproduced: true },
     class: 'time',
     mistake:
       'the stored account is answered as stored: an account whose expiration_date has passed still reads ACTIVE and can be updated',

@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ewallet-duplicate-check-missing',
     family: 'uniqueness',
+    caught: { result: 'uniqueness:createEwalletPayment', reproduced: true },
     mistake:
       'e-wallet payments are indexed by external_id but not unique, so a repeated external_id creates a second payment',
     edits: [
@@ -20,6 +21,7 @@ export const mutants: Mutant[] = [
   {
     name: 'customer-duplicate-on-email',
     family: 'uniqueness',
+    caught: { result: 'uniqueness:createCustomer', reproduced: true },
     mistake:
       'customers are made unique by email instead of external_id, so a repeated external_id with another email is accepted and customers sharing an email are refused',
     edits: [
@@ -34,6 +36,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ewallet-duplicates-across-modes',
     family: 'uniqueness',
+    caught: { result: 'uniqueness:createEwalletPayment', reproduced: true },
     mistake:
       "e-wallet payments of both modes are stored under the test mode, so a live payment is refused for a test payment's external_id",
     edits: [
