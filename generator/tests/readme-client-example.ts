@@ -1,22 +1,28 @@
 // The client team's first ten lines, as the README shows them (compiled by tsc, run by
-// generator/emit/client.test.ts): create a client, send money with an idempotency key, and handle the
-// contract's refusals with a switch the compiler checks against the codes the contract documents.
+// generator/emit/client.test.ts): create a client with its defaults changed, send money with an idempotency
+// key and a deadline of its own, and handle the contract's refusals with a switch the compiler checks
+// against the codes the contract documents.
 import { createPaymentsClient, type PaymentsClientOptions } from '@payments-contract/client';
 
 export async function payOut(config: PaymentsClientOptions, orderId: string): Promise<string> {
-  const payments = createPaymentsClient(config); // { baseUrl, secretKey, fetch? }
-  const result = await payments.createDisbursement({
-    idempotencyKey: orderId, // a retry after a timeout cannot pay twice
-    body: {
-      external_id: orderId,
-      bank_code: 'BCA',
-      account_holder_name: 'Budi Santoso',
-      account_number: '1234567890',
-      description: 'Refund',
-      amount: 90000,
+  // Defaults: 5 attempts with backoff (429 and 503 after Retry-After), 30 s per attempt, 120 s per call, a key
+  // made per call when none is given, a lost answer recovered by external_id. `retries: false` sends once.
+  const payments = createPaymentsClient({ retries: { maxAttempts: 3 }, attemptTimeoutMs: 10_000, ...config });
+  const result = await payments.createDisbursement(
+    {
+      idempotencyKey: orderId, // sent on every attempt: a retry cannot pay twice
+      body: {
+        external_id: orderId,
+        bank_code: 'BCA',
+        account_holder_name: 'Budi Santoso',
+        account_number: '1234567890',
+        description: 'Refund',
+        amount: 90000,
+      },
     },
-  });
-  if (result.ok) return `sent ${result.data.id}`;
+    { timeoutMs: 60_000, onAttempt: (attempt) => console.debug(attempt.attempt, attempt.status, attempt.next) },
+  );
+  if (result.ok) return `${result.recovered ? 'recovered' : 'sent'} ${result.data.id}`;
   if (result.status === 400) {
     switch (result.error.error_code) {
       case 'DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR':
