@@ -13,14 +13,15 @@ import {
 } from '@payments-contract/server/runtime/command-line';
 import { webhookMetadata } from '@payments-contract/client/webhooks';
 import { maskUrlCredentials } from './callbacks/mask-credentials.js';
+import type { Mode } from './context.js';
 import { DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { splitHost } from './host-names.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
 import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/progressions.js';
+import type { DatabaseSettings } from './store/backend.js';
+import { STORE_BACKENDS } from './store/backends.js';
 import { STORE_CHOICES, type StoreChoice } from './store/open-store.js';
-import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/postgres/postgres-store.js';
-
-export type Mode = 'test' | 'live';
+import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/postgres/store.js';
 
 export interface MerchantConfig {
   /** The merchant's id: what scopes its data. */
@@ -39,14 +40,7 @@ export interface TlsConfig {
   keyPath: string;
 }
 
-export interface DatabaseConfig {
-  /** postgres://…; null: the PG* variables say (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). */
-  url: string | null;
-  /** Connections of this process at most. */
-  poolSize: number;
-  /** A statement running longer is cancelled and its request answered 503. */
-  statementTimeoutMs: number;
-}
+export type DatabaseConfig = DatabaseSettings;
 
 export interface SandboxConfig {
   port: number;
@@ -188,7 +182,7 @@ export const OPTIONS = {
   },
   store: {
     env: 'STORE',
-    description: `${STORE_CHOICES.join('|')}: where the data is kept (default journal: records in memory, a journal file in DATA_DIR; sqlite: a SQLite file in DATA_DIR; postgres: the DATABASE_URL database, which several sandboxes can share)`,
+    description: `${STORE_CHOICES.join('|')}: where the data is kept (default ${STORE_BACKENDS.map((backend) => `${backend.name}: ${backend.summary}`).join('; ')})`,
   },
   'database-url': {
     env: 'DATABASE_URL',
@@ -495,7 +489,7 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const more = get('merchants', parseMerchants, []);
   const dataDirRaw = get('data-dir', (_label, value) => value, DEFAULT_DATA_DIR);
   const dataDir = dataDirRaw === ':memory:' ? dataDirRaw : resolve(cwd, dataDirRaw);
-  const store = get<StoreChoice>('store', oneOf(STORE_CHOICES), 'journal');
+  const store = get<StoreChoice>('store', oneOf(STORE_CHOICES), STORE_CHOICES[0]!);
   const database: DatabaseConfig = {
     url: get<string | null>('database-url', databaseUrl, null),
     poolSize: get('database-pool-size', (label, value) => integer(label, value, 1, 1000), DEFAULT_POOL_SIZE),

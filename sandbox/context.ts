@@ -1,6 +1,7 @@
 // What every part of the sandbox is handed: storage, time, ids, the merchant's dashboard settings, the
 // callback outbox, the balance ledger and idempotency. Domain modules depend on these interfaces only;
 // app.ts wires the implementations.
+import type { components } from '@payments-contract/server/sandbox/types';
 import type { Json, JsonRecord, Mode, Scope, Store, Transaction } from './store/store.js';
 
 export type { Json, JsonRecord, Mode, Scope, Store, Transaction };
@@ -31,30 +32,8 @@ export interface Ids {
   next(prefix?: string): string;
 }
 
-/** The dashboard configuration of one merchant in one mode (settings named in the contract's extensions). */
-export interface MerchantSettings {
-  /** Per bank: the first and last virtual account number of the merchant's range (digits, prefix included). */
-  virtual_account_number_range: Record<string, { merchant_code: string; from: string; to: string }>;
-  /** Banks activated for virtual accounts. */
-  virtual_account_bank_activation: string[];
-  closed_virtual_accounts_enabled: boolean;
-  expiration_date_enabled: boolean;
-  /** Per retail outlet: prefix and range of payment codes. */
-  payment_code_range: Record<string, { prefix: string; from: string; to: string }>;
-  /** Used when a disbursement is created without a description; null gives DISBURSEMENT_DESCRIPTION_NOT_FOUND_ERROR. */
-  default_disbursement_description: string | null;
-  /** When true, an e-wallet payment reaches the outcome its test amount selects right after creation; when
-   * false it stays PENDING until the control API approves or declines it. */
-  ewallet_auto_resolve: boolean;
-  /** When true, a disbursement created then finishes by itself after the automatic delay (see Progressions). */
-  disbursement_auto_resolve: boolean;
-  /** When true, a direct debit payment whose OTP is accepted then (or created then without OTP) gets the bank's outcome by itself after the delay. */
-  direct_debit_auto_resolve: boolean;
-  /** When true, the merchant's keys are held to the contract's rate limits (429 past them, RateLimit-* on every answer). */
-  rate_limits_enabled: boolean;
-  /** Callback URLs by dashboard setting name (`x-delivery.destination.dashboard_setting`); null: not configured. */
-  callback_urls: Record<string, string | null>;
-}
+/** The dashboard configuration of one merchant in one mode: the control contract's SandboxSettings. */
+export type MerchantSettings = components['schemas']['SandboxSettings'];
 
 export interface Settings {
   get(scope: Scope): Promise<MerchantSettings>;

@@ -2,8 +2,8 @@
 // request sees (test objects never exist in live mode, one merchant's objects never exist for another).
 import type { BasicCredentials } from '@payments-contract/server/runtime/basic-auth';
 import { digestsEqual, secretDigest } from '@payments-contract/server/runtime/constant-time';
-import type { MerchantConfig, Mode } from './config.js';
-import type { Caller, Scope } from './context.js';
+import type { MerchantConfig } from './config.js';
+import type { Caller, Mode, Scope } from './context.js';
 
 export interface Merchants {
   /** The caller a key belongs to, or null (the router answers 401 INVALID_API_KEY). */

@@ -8,6 +8,7 @@
 // scopes with faults, loaded at start, kept up to date by this process's own changes and, with a shared
 // store, loaded again as settings and clocks are. A request of a scope without faults costs a set lookup.
 import { isObject } from '@payments-contract/contract/model';
+import type { components } from '@payments-contract/server/sandbox/types';
 import type { Clock, Ids } from '../context.js';
 import { controlComponentSchema, controlDefaults } from '../contract.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
@@ -16,34 +17,11 @@ export const FAULTS_COLLECTION = 'sandbox_faults';
 /** Faults are found across scopes by `armed`, which every stored fault has (a used-up one is deleted). */
 export const faultsCollections: CollectionDefinition[] = [{ name: FAULTS_COLLECTION, indexed: ['armed'] }];
 
-export type FaultKind = 'rate_limited' | 'server_error' | 'unavailable' | 'delay';
-export type FaultOutcome = 'applied' | 'not_applied';
-
-/** An armed fault as the control API shows it (a type, not an interface, so it is a JSON record as it is). */
-export type Fault = {
-  id: string;
-  kind: FaultKind;
-  /** The service operationId it is limited to, or null for any. */
-  operation: string | null;
-  count: number;
-  remaining: number;
-  retry_after_seconds: number | null;
-  limit: number | null;
-  outcome: FaultOutcome | null;
-  delay_ms: number | null;
-  created: string;
-};
-
+type Schemas = components['schemas'];
+/** An armed fault as the control API shows it (a type alias of the schema's object type, so a JSON record as it is). */
+export type Fault = Schemas['SandboxFault'];
 /** What arming a fault takes: the control API's request, already checked against its schema. */
-export interface FaultRequest {
-  kind: FaultKind;
-  operation?: string;
-  count?: number;
-  retry_after_seconds?: number;
-  limit?: number;
-  outcome?: FaultOutcome;
-  delay_ms?: number;
-}
+export type FaultRequest = Schemas['SandboxFaultRequest'];
 
 type FaultRecord = Fault & { armed: true };
 
