@@ -24,8 +24,15 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { callbackWording, decisionsOf, offlinePage, PAGE_TEMPLATE, withDecisionsSection } from './docs/page.js';
-import { withCodeSamples } from './docs/samples.js';
+import {
+  callbackWording,
+  decisionsOf,
+  offlinePage,
+  PAGE_TEMPLATE,
+  withDecisionsSection,
+  withPlainServers,
+} from './docs/page.js';
+import { SAMPLE_LANGUAGES, withCodeSamples } from './docs/samples.js';
 import type { JsonObject } from '@payments-contract/model/types';
 import { CONTRACT_DOCUMENTS } from './emit/packages.js';
 import { placedPathOf, privateModule } from './emit/private-packages.js';
@@ -175,6 +182,10 @@ async function buildDocs(folder: string): Promise<void> {
   }));
   const allDecisions = documents.flatMap(({ doc }) => decisionsOf(doc));
   const scratch = mkdtempSync(join(tmpdir(), 'contract-docs-'));
+  // Redoc's options (YAML is a superset of JSON): the code samples' languages, then the request body as it is.
+  const config = join(scratch, 'redocly.yaml');
+  const languages = [...SAMPLE_LANGUAGES, { lang: 'payload', label: 'Payload' }];
+  writeFileSync(config, JSON.stringify({ openapi: { codeSamples: { languages } } }));
   try {
     await Promise.all(
       documents.map(async ({ doc, spec, page, title }, index) => {
@@ -182,7 +193,7 @@ async function buildDocs(folder: string): Promise<void> {
         const others = allDecisions.filter((decision) => !decisionsOf(doc).includes(decision));
         // The service's operations carry code samples (curl, its client); the control API's page has none.
         const sampled = spec === SERVICE_DOCUMENT ? withCodeSamples(doc as JsonObject) : doc;
-        writeFileSync(shown, JSON.stringify(withDecisionsSection(sampled, others)));
+        writeFileSync(shown, JSON.stringify(withPlainServers(withDecisionsSection(sampled, others))));
         const output = join(folder, page);
         mkdirSync(dirname(output), { recursive: true });
         await run(
@@ -192,6 +203,8 @@ async function buildDocs(folder: string): Promise<void> {
             'build-docs',
             shown,
             '--inlineBundle',
+            '--config',
+            config,
             '--template',
             PAGE_TEMPLATE,
             '--title',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { callbackWording, offlinePage, withDecisionsSection, type Decision } from './page.js';
+import {
+  callbackWording,
+  offlinePage,
+  plainText,
+  withDecisionsSection,
+  withPlainServers,
+  type Decision,
+} from './page.js';
 
 const decision = (id: string): Decision => ({
   id,
@@ -48,5 +55,29 @@ describe('offlinePage and callbackWording', () => {
     expect(() => offlinePage('nothing')).toThrow(/no longer references/);
     expect(() => offlinePage(`${redoc} \`https://cdn.redoc.ly/other.svg\``)).toThrow(/other\.svg/);
     expect(() => callbackWording('nothing')).toThrow(/0 copies/);
+  });
+});
+
+describe('withPlainServers', () => {
+  it("gives Redoc the servers' descriptions as the plain text they read as (it does not render their Markdown)", () => {
+    const doc = {
+      servers: [
+        {
+          url: 'https://{host}',
+          description:
+            'The **production** service.\nThe `host` variable; locally `npm start` ([decision](#/decisions/base-url)), [guide](https://example.com/g).',
+          variables: { host: { default: 'a.example', description: 'The `host`.' } },
+        },
+      ],
+    };
+    expect(withPlainServers(doc).servers).toEqual([
+      {
+        url: 'https://{host}',
+        description:
+          'The production service. The host variable; locally npm start (decision base-url), guide (https://example.com/g).',
+        variables: { host: { default: 'a.example', description: 'The host.' } },
+      },
+    ]);
+    expect(plainText('no marks')).toBe('no marks');
   });
 });

@@ -123,3 +123,48 @@ export function offlinePage(html: string): string {
   if (outside) throw new Error(`the Redoc page still loads from Redocly's CDN: ${[...new Set(outside)].join(', ')}`);
   return page;
 }
+
+/**
+ * Inline Markdown as the plain text it reads as: a link's text (a decision link names its decision, since the
+ * text alone says only "decision"), code without its backticks, emphasis without its marks.
+ */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/\[([^\]]*)\]\(#\/decisions\/([^)\s]+)\)/g, '$1 $2')
+    .replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (_, text: string, target: string) =>
+      target.startsWith('#') ? text : `${text} (${target})`,
+    )
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+}
+
+/**
+ * The servers as Redoc shows them: it prints a server's and a server variable's description as they are,
+ * not as Markdown, so the page gets them as plain text (the contract keeps its links for other readers).
+ */
+export function withPlainServers(doc: Document): Document {
+  if (!Array.isArray(doc.servers)) return doc;
+  const plain = (value: unknown): unknown => (typeof value === 'string' ? plainText(value) : value);
+  const servers = (doc.servers as Record<string, unknown>[]).map((server) => {
+    const variables = server.variables as Record<string, Record<string, unknown>> | undefined;
+    return {
+      ...server,
+      ...(server.description === undefined ? {} : { description: plain(server.description) }),
+      ...(variables === undefined
+        ? {}
+        : {
+            variables: Object.fromEntries(
+              Object.entries(variables).map(([name, variable]) => [
+                name,
+                variable.description === undefined
+                  ? variable
+                  : { ...variable, description: plain(variable.description) },
+              ]),
+            ),
+          }),
+    };
+  });
+  return { ...doc, servers };
+}

@@ -15,6 +15,12 @@ export interface CodeSample {
   source: string;
 }
 
+/** The samples' languages, in the order the page lists them; Redoc shows a sample only in a language it is configured with. */
+export const SAMPLE_LANGUAGES = [
+  { lang: 'Shell', label: 'curl' },
+  { lang: 'TypeScript', label: 'TypeScript client' },
+] as const satisfies readonly Omit<CodeSample, 'source'>[];
+
 /** Where the samples read the secret key from: the variable the conformance suite reads it from too. */
 export const KEY_VARIABLE = 'PAYMENTS_API_KEY';
 export const CLIENT_PACKAGE = '@payments-contract/client';
@@ -176,12 +182,8 @@ export function codeSamples(doc: JsonObject): Map<string, CodeSample[]> {
       return [
         operation.operationId,
         [
-          { lang: 'Shell', label: 'curl', source: curlSample(baseUrl, operation, input) },
-          {
-            lang: 'TypeScript',
-            label: 'TypeScript client',
-            source: typescriptSample(baseUrl, operation, model.operations, input),
-          },
+          { ...SAMPLE_LANGUAGES[0], source: curlSample(baseUrl, operation, input) },
+          { ...SAMPLE_LANGUAGES[1], source: typescriptSample(baseUrl, operation, model.operations, input) },
         ],
       ];
     }),

@@ -28,13 +28,22 @@ describe('changeLines', () => {
     expect(changeLines(groups)).toEqual(groups.map((_, i) => `field ${i} gets a maxLength (breaking for clients).`));
   });
 
-  it('says how many changes of one kind there are, with the first as the example, past a few', () => {
+  it('gives the first change of a kind past a few and says how many more there are, in words', () => {
     const groups = Array.from({ length: LISTED_PER_KIND + 1 }, (_, i) =>
       group('request-max-length-set', `field ${i} gets a maxLength.`),
     );
     expect(changeLines([...groups, group('response-status-added', 'a 429 answer.', 'potentially-breaking')])).toEqual([
-      `${LISTED_PER_KIND + 1} changes of one kind (\`request-max-length-set\`), such as: field 0 gets a maxLength (breaking for clients).`,
+      `field 0 gets a maxLength, and ${LISTED_PER_KIND} more changes like it (breaking for clients).`,
       'a 429 answer (potentially-breaking for clients).',
+    ]);
+  });
+
+  it('writes large counts as a person reads them', () => {
+    const groups = Array.from({ length: 1001 }, (_, i) =>
+      group('response-max-length-set', `field ${i} gets a maxLength.`),
+    );
+    expect(changeLines(groups)).toEqual([
+      'field 0 gets a maxLength, and 1,000 more changes like it (breaking for clients).',
     ]);
   });
 

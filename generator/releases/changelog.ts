@@ -1,7 +1,8 @@
-// `npm run changelog`: writes the changelog table of the contract's info description
-// (spec/info-description.md, between the markers) from the change check: one row per release, each
-// change as the check's sentence with its verdict per party, diffed against the release before it. A
-// working contract whose info.version is above the last release gets an "unreleased" row of its own, so
+// `npm run changelog`: writes the changelog of the contract's info description (spec/info-description.md,
+// between the markers) from the change check: one entry per release, its version and date then a list of
+// its changes, each as the check's sentence with its verdict per party, diffed against the release before it.
+// (A table's Changes column was clipped by the docs page and thousands of pixels tall.) A working contract
+// whose info.version is above the last release gets an "unreleased" entry of its own, so
 // announcing a change is: raise the version, run this. The releases before the first one kept in
 // spec/releases/ stay as written below the markers (the interface specification's release list).
 //   --check          write nothing; exit 1 when the file differs from what this would write (drift check)
@@ -35,15 +36,16 @@ export const CHANGELOG_START =
 export const CHANGELOG_END = '<!-- end of changelog -->';
 
 const versionOf = (doc: JsonObject): string => String((doc.info as JsonObject | undefined)?.version ?? '');
-const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** A change as one Markdown list item: on one line, whatever its sentence holds. */
+const item = (text: string): string => `- ${text.replaceAll('\n', ' ')}`;
 
 /** More changes of one kind than this, with the same verdicts, are one line of the changelog, not one each. */
 export const LISTED_PER_KIND = 3;
 
 /**
  * One line per change; where a release makes many changes of one kind with the same verdicts (a bound set on
- * every string), one line says how many, with the first as the example: the changelog stays readable, and
- * `payments-contract diff` lists each.
+ * every string), one line gives the first as the example and says how many more there are, in words a reader
+ * follows: the changelog stays readable, and `payments-contract diff` lists each.
  */
 export function changeLines(groups: readonly ChangeGroup[]): string[] {
   const kinds = new Map<string, ChangeGroup[]>();
@@ -55,40 +57,41 @@ export function changeLines(groups: readonly ChangeGroup[]): string[] {
   return [...kinds.values()].flatMap((kind) => {
     const first = kind[0] as ChangeGroup;
     if (kind.length <= LISTED_PER_KIND) return kind.map((group) => `${sentence(group)} (${verdictSummary(group)}).`);
-    return [
-      `${kind.length} changes of one kind (\`${first.rule}\`), such as: ${sentence(first)} (${verdictSummary(first)}).`,
-    ];
+    const more = (kind.length - 1).toLocaleString('en-US');
+    return [`${sentence(first)}, and ${more} more changes like it (${verdictSummary(first)}).`];
   });
 }
 
-function changesCell(before: JsonObject, after: JsonObject): string {
+function changeItems(before: JsonObject, after: JsonObject): string[] {
   const groups = groupByChange(diffContracts(before, after).findings);
-  if (groups.length === 0) return 'No change to what the contract states (descriptions only).';
-  return changeLines(groups).map(cell).join('<br>');
+  if (groups.length === 0) return [item('No change to what the contract states (descriptions only).')];
+  return changeLines(groups).map(item);
 }
 
-/** The table between the markers: newest first, the working version first when it is above the last release. */
-export function changelogTable(releases: readonly Release[], working: JsonObject): string {
-  const rows: string[] = [];
+/** A release's entry: its version and date on a line of their own, then a list of its changes. */
+const entry = (version: string, date: string, changes: string[]): string =>
+  [`**${version}**, ${date}:`, '', ...changes].join('\n');
+
+/** The changelog between the markers: newest first, the working version first when it is above the last release. */
+export function changelogEntries(releases: readonly Release[], working: JsonObject): string {
+  const entries: string[] = [];
   const last = releases.at(-1);
   if (last && compareVersions(versionOf(working), last.version) > 0)
-    rows.push(`| ${versionOf(working)} | unreleased | ${changesCell(last.doc, working)} |`);
+    entries.push(entry(versionOf(working), 'unreleased', changeItems(last.doc, working)));
   for (let index = releases.length - 1; index > 0; index--) {
     const release = releases[index] as Release;
-    rows.push(
-      `| ${release.version} | ${release.date} | ${changesCell((releases[index - 1] as Release).doc, release.doc)} |`,
-    );
+    entries.push(entry(release.version, release.date, changeItems((releases[index - 1] as Release).doc, release.doc)));
   }
-  return ['| Release | Date | Changes |', '|---|---|---|', ...rows].join('\n');
+  return entries.join('\n\n');
 }
 
-/** The description with its changelog table rewritten. */
-export function withChangelog(description: string, table: string): string {
+/** The description with its changelog rewritten. */
+export function withChangelog(description: string, changelog: string): string {
   const start = description.indexOf(CHANGELOG_START);
   const end = description.indexOf(CHANGELOG_END);
   if (start < 0 || end < start)
     throw new Error(`${descriptionPath} has no changelog markers (${CHANGELOG_START} ... ${CHANGELOG_END})`);
-  return `${description.slice(0, start + CHANGELOG_START.length)}\n${table}\n${description.slice(end)}`;
+  return `${description.slice(0, start + CHANGELOG_START.length)}\n${changelog}\n${description.slice(end)}`;
 }
 
 export const readWorkingContract = (files: ReleaseFiles = repository): JsonObject =>
@@ -99,7 +102,10 @@ export function expectedDescription(
   working: JsonObject = readWorkingContract(),
   files: ReleaseFiles = repository,
 ): string {
-  return withChangelog(readFileSync(files.description, 'utf8'), changelogTable(readReleases(files.releases), working));
+  return withChangelog(
+    readFileSync(files.description, 'utf8'),
+    changelogEntries(readReleases(files.releases), working),
+  );
 }
 
 /** Records the working contract as a release made on `date` (spec/releases/). */
@@ -124,8 +130,8 @@ const COMMAND = {
   name: 'changelog',
   usage: `Usage: npm run changelog [-- --check | --release DATE]
 
-Writes the changelog table of spec/info-description.md from the released contracts in spec/releases/
-and the change check (one sentence and verdict per change), plus an "unreleased" row when the working
+Writes the changelog of spec/info-description.md from the released contracts in spec/releases/
+and the change check (one sentence and verdict per change), plus an "unreleased" entry when the working
 contract's info.version (generated/contract/openapi.json: run npm run bundle first) is above the last
 release.
 

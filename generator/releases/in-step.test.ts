@@ -39,15 +39,15 @@ describe('the release', () => {
         expect.arrayContaining([
           expect.stringMatching(/^sandbox\/package.json pins @payments-contract\/client 0.0.1/),
           expect.stringMatching(/^generated\/contract\/openapi.json is contract .*, spec\/openapi.yaml says 9.9.9$/),
-          expect.stringMatching(/^the changelog's newest row is .*, spec\/openapi.yaml says contract 9.9.9$/),
+          expect.stringMatching(/^the changelog's newest entry is .*, spec\/openapi.yaml says contract 9.9.9$/),
           expect.stringMatching(/^@payments-contract\/server carries contract .*, spec\/openapi.yaml says 9.9.9$/),
         ]),
       );
     });
   });
 
-  it("reads the changelog's newest row", () => {
-    const description = `intro\n${CHANGELOG_START}\n| Release | Date | Changes |\n|---|---|---|\n| 1.6.0 | unreleased | a. |\n| 1.5.0 | 2026-01-01 | b. |\n${CHANGELOG_END}\n`;
+  it("reads the changelog's newest entry", () => {
+    const description = `intro\n${CHANGELOG_START}\n**1.6.0**, unreleased:\n\n- a.\n\n**1.5.0**, 2026-01-01:\n\n- b.\n${CHANGELOG_END}\n`;
     expect(newestChangelogRow(description)).toBe('1.6.0');
   });
 });

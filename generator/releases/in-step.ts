@@ -1,6 +1,6 @@
 // What a release keeps in step, and the check that it is: the packages' one version (generator/packages/
 // version.json) in their manifests, the pins of the packages using them and the lock file; the contract's
-// version (info.version in spec/openapi.yaml) in the bundle, the manifests and the changelog's newest row.
+// version (info.version in spec/openapi.yaml) in the bundle, the manifests and the changelog's newest entry.
 // `npm run release` writes all of it; in-step.test.ts fails when anything disagrees.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,10 +33,10 @@ type Json = Record<string, unknown>;
 const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8')) as Json;
 const versionOf = (document: Json): string => String((document.info as Json | undefined)?.version);
 
-/** The release of the newest row of the changelog table in the contract's description. */
+/** The release of the newest entry of the changelog in the contract's description (`**1.6.0**, unreleased:`). */
 export function newestChangelogRow(description: string): string | undefined {
-  const table = description.slice(description.indexOf(CHANGELOG_START), description.indexOf(CHANGELOG_END));
-  return /^\| ([^|]+?) \| [^|]+ \|/m.exec(table.split('\n').slice(3).join('\n'))?.[1];
+  const changelog = description.slice(description.indexOf(CHANGELOG_START), description.indexOf(CHANGELOG_END));
+  return /^\*\*([^*]+)\*\*, [^\n]+:$/m.exec(changelog)?.[1];
 }
 
 /** Everything out of step in the checkout at `root`, one sentence each; empty when the release is whole. */
@@ -50,7 +50,7 @@ export function outOfStep(root: string): string[] {
     found.push(`generated/contract/openapi.json is contract ${bundled}, spec/openapi.yaml says ${contract}`);
   const newest = newestChangelogRow(readFileSync(layout.description, 'utf8'));
   if (newest !== contract)
-    found.push(`the changelog's newest row is ${String(newest)}, spec/openapi.yaml says contract ${contract}`);
+    found.push(`the changelog's newest entry is ${String(newest)}, spec/openapi.yaml says contract ${contract}`);
   for (const name of PUBLISHED) {
     const manifest = readJson(layout.manifest(name));
     if (manifest.version !== packages)

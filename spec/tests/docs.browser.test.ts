@@ -139,6 +139,34 @@ describe('docs page', () => {
     expect(notRendered).toEqual([]);
   }, 120_000);
 
+  it('shows a curl and a TypeScript client sample on every operation', async () => {
+    const operations = listOperations(doc);
+    const withoutSamples: string[] = [];
+    for (const entry of operations) {
+      const route = routes.find((candidate) => candidate.endsWith(`/${entry.operationId.toLowerCase()}`)) ?? '';
+      await page.goto(`${baseUrl}/docs${route}`);
+      await page
+        .locator('h2', { hasText: String(entry.operation.summary) })
+        .first()
+        .waitFor({ state: 'visible' });
+      // The operation's own section (its id is the route), and the request samples panel in it.
+      const panel = page.locator(`[id="${route.slice(2)}"] .panel-request-samples`).first();
+      const shows = async (language: string, text: string): Promise<boolean> => {
+        await panel.getByRole('button', { name: /^(curl|TypeScript client|Payload)$/ }).click();
+        await page.getByRole('menuitem', { name: language, exact: true }).click();
+        return panel.getByText(text).first().isVisible();
+      };
+      const curl = await shows('curl', '"$PAYMENTS_API_KEY:"');
+      const typescript = await shows('TypeScript client', `payments.${entry.operationId}(`);
+      if (!curl || !typescript) withoutSamples.push(`${entry.operationId}: curl ${curl}, TypeScript ${typescript}`);
+    }
+    console.info(
+      `docs page: samples on ${operations.length - withoutSamples.length} of ${operations.length} operations`,
+    );
+    expect(operations).toHaveLength(27);
+    expect(withoutSamples).toEqual([]);
+  }, 180_000);
+
   it('logs no errors, and leaves a screenshot', async () => {
     mkdirSync(artifactsDir, { recursive: true });
     await page.goto(`${baseUrl}/docs#/fixed-virtual-accounts/createfixedvirtualaccount`);
@@ -171,6 +199,14 @@ describe('docs page', () => {
     const text = await page.evaluate(() => document.body.innerText);
     expect(text).toContain('Callbacks');
     expect(text.match(/.{0,40}\b(webhooks?|seed)\b.{0,40}/gi) ?? []).toEqual([]);
+  });
+
+  it('shows no raw Markdown: the Servers panel, the introduction and what follows it read as text', async () => {
+    await page.goto(`${baseUrl}/docs`);
+    await page.getByText('Servers', { exact: true }).first().waitFor();
+    await page.getByText('test mode at http://127.0.0.1:3000').first().waitFor();
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text.match(/.{0,40}(`[^`\n]+`|\]\([^)\s]*\)|\*\*[A-Za-z][^*\n]*\*\*).{0,40}/g) ?? []).toEqual([]);
   });
 
   it('works offline: no request to another host, none failed, no console error (nothing stubbed)', () => {
