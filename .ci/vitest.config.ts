@@ -24,7 +24,7 @@ const LONGEST_FIRST = [
   'conformance/mock/serve.test.ts', // W 28 s
   'conformance/checks/balance-rules.test.ts', // C 35 s
   'generator/tests/commands.test.ts', // W 26 s
-  'sandbox/store/postgres/postgres-store.test.ts', // W 14 s
+  'sandbox/store/postgres/store.test.ts', // W 14 s
   'generator/generate.test.ts', // C 25 s
   'conformance/tests/faults-callbacks.test.ts', // C 20 s
 ];
@@ -38,7 +38,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 export const ALONE = [
   'conformance/tests/sandbox-postgres-cluster.test.ts',
-  'sandbox/store/journal-store.large.test.ts',
+  'sandbox/store/journal/store.large.test.ts',
 ];
 const alone = process.env.VITEST_ALONE === '1';
 

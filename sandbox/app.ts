@@ -37,8 +37,7 @@ import { resourceListHandlers } from './platform/resources.js';
 import type { SandboxSettings } from './platform/settings.js';
 import { createStoreGuard } from './cluster/guard.js';
 import { createSharedStateReads } from './cluster/fresh-reads.js';
-import { openStore } from './store/open-store.js';
-import { openPostgresStore } from './store/postgres/postgres-store.js';
+import { openConfiguredStore } from './store/open-store.js';
 
 /** The control operations the core implements (the products implement the others: modules.ts checks it). */
 export type CoreControlOperation =
@@ -118,15 +117,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   const products = composeModules(options.modules ?? PRODUCTS);
   // The store knows every collection before the first request.
   const collections = [...platformModule.collections, ...products.collections];
-  const store =
-    config.store === 'postgres'
-      ? await openPostgresStore({
-          ...(config.database.url ? { connectionString: config.database.url } : {}),
-          collections,
-          poolSize: config.database.poolSize,
-          statementTimeoutMs: config.database.statementTimeoutMs,
-        })
-      : openStore({ kind: config.store, dataDir: config.dataDir, collections });
+  const store = await openConfiguredStore(config.store, config, collections);
   let platform: Platform;
   let closing: Promise<void> | undefined;
   const sharedState = createSharedStateReads(
@@ -168,7 +159,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
     callbacks: platform.callbacks,
     balances: platform.balances,
     idempotency: platform.idempotency,
-    progressions: platform.progressions,
+    autoResolve: platform.autoResolve,
   };
 
   const serviceHandlers = completeService(products.service(ctx));
@@ -180,13 +171,13 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   );
   const controlHandlers = completeControl(coreControlHandlers, products.control(ctx));
 
-  // What the modules scheduled for later (a disbursement's, a direct debit payment's automatic outcome), by kind.
-  for (const [kind, handler] of Object.entries(products.scheduled(ctx))) platform.progressions.handle(kind, handler);
+  // What the modules auto-resolve (a disbursement, a direct debit payment), by kind.
+  for (const [kind, handler] of Object.entries(products.autoResolve(ctx))) platform.autoResolve.handle(kind, handler);
 
   // With a store other sandboxes share, a request first makes sure the clocks, settings and which scopes have
   // faults were read at most SHARED_STATE_MAX_AGE_MS ago, and a change of them is answered that long after
   // its commit, so a change made through another sandbox is seen at once (fresh-reads.ts); background work
-  // (callbacks, progressions) reads them again every SHARED_STATE_REFRESH_MS.
+  // (callbacks, auto-resolve) reads them again every SHARED_STATE_REFRESH_MS.
   const guard = createStoreGuard(store.shared ? { shared: sharedState } : {});
   let sharedStateTimer: NodeJS.Timeout | undefined;
   const reportError = options.onError;
@@ -233,14 +224,14 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
         sharedStateTimer = setInterval(() => void sharedState.fresh().catch(() => undefined), SHARED_STATE_REFRESH_MS);
         sharedStateTimer.unref();
       }
-      await platform.progressions.start();
+      await platform.autoResolve.start();
       await platform.dispatcher.start();
     },
     close: () =>
       (closing ??= (async () => {
         clearInterval(sharedStateTimer);
         faultInjection.release();
-        await platform.progressions.stop();
+        await platform.autoResolve.stop();
         await platform.dispatcher.stop();
         await store.close();
       })()),

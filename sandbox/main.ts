@@ -16,11 +16,7 @@ import {
 import { createLogger, type SandboxLogger } from './observability/index.js';
 import { DASHBOARD_PATH } from './dashboard/pages.js';
 import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
-import { OtherStoreKindError } from './store/open-store.js';
-import { DatabaseUnreachableError } from './store/postgres/errors.js';
-import { describeTarget } from './store/postgres/postgres-store.js';
-import { NewerSchemaError } from './store/postgres/schema.js';
-import { DataDirInUseError } from './store/store.js';
+import { backendOf, storeStartupError } from './store/open-store.js';
 
 export interface RunningSandbox {
   url: string;
@@ -100,12 +96,6 @@ function shown(value: string, isDefault: boolean): string {
   return isDefault ? value : `${value.slice(0, value.indexOf('_', 3) + 1)}…${value.slice(-4)} (as configured)`;
 }
 
-function dataLine(config: SandboxConfig): string {
-  if (config.store === 'postgres')
-    return `PostgreSQL at ${describeTarget(config.database.url ?? undefined)} (postgres store: every sandbox started on it shares the data)`;
-  return config.dataDir === ':memory:' ? 'in memory (lost at exit)' : `${config.dataDir} (${config.store} store)`;
-}
-
 export function describeSandbox(url: string, config: SandboxConfig): string {
   const merchant = config.merchants[0]!;
   const defaultTest = merchant.keys.test === DEFAULT_TEST_SECRET_KEY;
@@ -124,7 +114,7 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
     `  callback URL:         ${config.callbackUrl ?? '(none: set SANDBOX_CALLBACK_URL, or PATCH /sandbox/settings)'}${perKind.join('')}`,
     `  docs:                 ${url}/docs   (control API: ${url}/sandbox/docs)`,
     `  contract:             ${url}/openapi.json   (control API: ${url}/sandbox/openapi.json)`,
-    `  data:                 ${dataLine(config)}`,
+    `  data:                 ${backendOf(config.store).describe(config)}`,
     `  log:                  a line per request and per callback attempt on stdout (${config.logFormat}, level ${config.logLevel}); recent requests: ${url}/sandbox/requests`,
     `  health:               ${url}/health`,
     `  merchants:            ${config.merchants.length}`,
@@ -160,22 +150,9 @@ export async function main(
       );
       return 2;
     }
-    if (error instanceof DataDirInUseError) {
-      console.error(`payments-sandbox: ${error.message}; give this one another with DATA_DIR or --data-dir.`);
-      return 2;
-    }
-    if (error instanceof OtherStoreKindError) {
-      console.error(`payments-sandbox: ${error.message}.`);
-      return 2;
-    }
-    if (error instanceof DatabaseUnreachableError) {
-      console.error(
-        `payments-sandbox: ${error.message}; check DATABASE_URL (--database-url) or the PG* variables, and that the database is running.`,
-      );
-      return 2;
-    }
-    if (error instanceof NewerSchemaError) {
-      console.error(`payments-sandbox: ${error.message}.`);
+    const storeError = storeStartupError(error);
+    if (storeError !== undefined) {
+      console.error(`payments-sandbox: ${storeError}`);
       return 2;
     }
     throw error;

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { controlListLimit } from '../contract.js';
 import type { Clock, Ids, Settings } from '../context.js';
-import { openJournalStore } from '../store/journal-store.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openJournalStore } from '../store/journal/store.js';
+import { openSqliteStore } from '../store/sqlite/store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';
 import type { Store } from '../store/store.js';

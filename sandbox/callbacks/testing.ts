@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookMetadata, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
-import { openJournalStore } from '../store/journal-store.js';
+import { openJournalStore } from '../store/journal/store.js';
 import { collections, createPlatform, type Platform, type PlatformOptions } from '../platform/index.js';
 import type { DeliveryRecord } from './outbox.js';
 import { openapiPath } from '@payments-contract/contract';

@@ -15,7 +15,7 @@ import {
 } from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
-import { describeTarget } from '../store/postgres/postgres-store.js';
+import { describeTarget } from '../store/postgres/store.js';
 import { startThrowawayPostgres } from '../store/postgres/testing/throwaway.js';
 import { repoRoot } from '../testing/repo-root.js';
 import { startRoundRobin } from './testing/round-robin.js';

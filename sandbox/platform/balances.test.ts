@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openJournalStore } from '../store/journal-store.js';
+import { openJournalStore } from '../store/journal/store.js';
 import type { Scope } from '../store/store.js';
 import { balancesCollections, createBalances, DEFAULT_INITIAL_BALANCE } from './balances.js';
 

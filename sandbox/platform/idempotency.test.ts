@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openJournalStore } from '../store/journal-store.js';
+import { openJournalStore } from '../store/journal/store.js';
 import type { JsonRecord, Scope } from '../store/store.js';
 import { clockCollections, createClock } from './clock.js';
 import { createIdempotency, IDEMPOTENCY_KEY_LIFETIME_MS, idempotencyCollections } from './idempotency.js';

@@ -8,7 +8,7 @@ import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UniqueValues } from '@payments-contract/conformance/testing';
-import { JOURNAL_FILE } from '../store/journal-file.js';
+import { JOURNAL_FILE } from '../store/journal/journal-file.js';
 import { writeLargeJournal } from '../store/testing/large-journal.js';
 import { serviceContract } from './live-conformance.js';
 import { figures, summaryLine } from './scale.js';

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGroupCommit } from './group-commit.js';
-import { sqliteCommitSteps } from './sqlite-commit-steps.js';
+import { sqliteCommitSteps } from './sqlite/commit-steps.js';
 
 const open = () => {
   const db = new Database(':memory:');

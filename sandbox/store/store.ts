@@ -1,7 +1,8 @@
 // The sandbox's one storage interface. Domain code sees collections of JSON records, each scoped to a
 // merchant and a mode (test/live never see each other's objects), with lookups and uniqueness on named
 // fields. It is asynchronous and transactional so that a PostgreSQL backend (records as jsonb, keys as a
-// unique index) can implement it as well as the embedded SQLite one (sqlite-store.ts).
+// unique index) can implement it as well as the embedded ones. Each backend is a folder (journal/, sqlite/,
+// postgres/) with the same file names; backends.ts lists them.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonRecord = { id: string; [field: string]: Json };
@@ -20,6 +21,18 @@ export interface CollectionDefinition {
   unique?: string[];
   /** Fields looked up by value (unique fields are looked up too). */
   indexed?: string[];
+}
+
+/**
+ * Collection and field names are written into SQL by the backends that keep them in tables and indexes (a
+ * SQLite partial-index condition must be literal), so they are plain words.
+ */
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function assertPlainName(name: string): string {
+  if (!NAME.test(name))
+    throw new Error(`store: "${name}" is not a plain name (letters, digits, _) for a collection or field`);
+  return name;
 }
 
 /** Raised by insert/update when a unique field's value is already taken in the scope. */
@@ -73,6 +86,20 @@ export class DataDirInUseError extends Error {
   constructor(readonly file: string) {
     super(`${file} is in use by another process (another sandbox with the same DATA_DIR?)`);
     this.name = 'DataDirInUseError';
+  }
+}
+
+/** DATA_DIR holds another kind of embedded store than the one asked for, and none of the asked kind. */
+export class OtherStoreKindError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly found: string,
+    readonly file: string,
+  ) {
+    super(
+      `${dataDir} holds a ${found} store (${file}); open it with STORE=${found} (--store ${found}), or give another DATA_DIR`,
+    );
+    this.name = 'OtherStoreKindError';
   }
 }
 

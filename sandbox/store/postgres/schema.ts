@@ -6,7 +6,7 @@
 // instance starts first: start-up holds an advisory lock, so two instances starting together do not race.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { assertPlainName } from '../sqlite-schema.js';
+import { assertPlainName } from '../store.js';
 import type { CollectionDefinition } from '../store.js';
 
 /** Identifiers longer than this are cut by PostgreSQL (NAMEDATALEN - 1). */

@@ -1,11 +1,11 @@
 // A journal far larger than its live data, as a long-running sandbox leaves one: a few records updated over
 // and over, each update a line. Written straight to the file (through the store it would take minutes), for
-// the reopening test (journal-store.large.test.ts) and benchmark (sandbox/bench/reopen.ts).
+// the reopening test (journal/store.large.test.ts) and benchmark (sandbox/bench/reopen.ts).
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { JOURNAL_FILE, JOURNAL_HEADER, journalLine, putOperation } from '../journal-file.js';
+import { JOURNAL_FILE, JOURNAL_HEADER, journalLine, putOperation } from '../journal/journal-file.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store } from '../store.js';
 
 export const LARGE_JOURNAL_COLLECTION = 'updated_things';

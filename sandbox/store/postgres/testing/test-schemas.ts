@@ -2,7 +2,7 @@
 // share one throwaway server but never each other's data. No vitest here: child processes use it too.
 import { basename } from 'node:path';
 import type { CollectionDefinition, Store } from '../../store.js';
-import { openPostgresStore, type PostgresStoreOptions } from '../postgres-store.js';
+import { openPostgresStore, type PostgresStoreOptions } from '../store.js';
 
 /** The variable a child process (the crash writer) reads the test server's URL from. */
 export const TEST_DATABASE_URL = 'SANDBOX_TEST_DATABASE_URL';

@@ -4,11 +4,11 @@
 // transactions is acknowledged. A write is then in the operating system's hands, so a crash or kill of the
 // process loses no acknowledged write; a crash of the machine itself could lose the last ones unless
 // synchronous is 'FULL' (an fdatasync per group).
-// Why not SQLite (sqlite-store.ts, still available): a SQLite commit writes every B-tree page the
+// Why not SQLite (../sqlite/store.ts, still available): a SQLite commit writes every B-tree page the
 // transaction touched (a disbursement touched about twelve 4 KiB pages), while here it writes the
 // transaction's records once; and lookups are map reads instead of statements. The price is memory: the
 // whole data set is held in it, which suits a sandbox's data.
-import { createGroupCommit, storeOver, type CommitSteps } from './group-commit.js';
+import { createGroupCommit, storeOver, type CommitSteps } from '../group-commit.js';
 import {
   clearOperation,
   deleteOperation,
@@ -27,7 +27,7 @@ import {
   type Scope,
   type Store,
   type Transaction,
-} from './store.js';
+} from '../store.js';
 
 export interface JournalStoreOptions {
   /** A directory (the journal is `sandbox.journal` inside it) or `:memory:` (no journal: nothing outlives the process). */

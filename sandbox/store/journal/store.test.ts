@@ -3,8 +3,8 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { JournalFile, JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
-import { DataDirInUseError } from './store.js';
-import { openJournalStore } from './journal-store.js';
+import { DataDirInUseError } from '../store.js';
+import { openJournalStore } from './store.js';
 import {
   collections,
   describeStoreContract,
@@ -12,7 +12,7 @@ import {
   merchantB,
   storeFixtures,
   thing,
-} from './testing/store-contract.js';
+} from '../testing/store-contract.js';
 
 describeStoreContract('journal', (dataDir) => openJournalStore({ dataDir, collections }));
 

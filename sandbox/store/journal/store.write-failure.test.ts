@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JOURNAL_FILE } from './journal-file.js';
-import { openJournalStore } from './journal-store.js';
-import { collections, merchantA, thing } from './testing/store-contract.js';
+import { openJournalStore } from './store.js';
+import { collections, merchantA, thing } from '../testing/store-contract.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();

@@ -4,7 +4,7 @@
 // every insert and update, a write touches only the indexes of its own collection, and adding a collection
 // or a field is an index created at start-up, not a migration.
 import type Database from 'better-sqlite3';
-import type { CollectionDefinition } from './store.js';
+import { assertPlainName, type CollectionDefinition } from '../store.js';
 
 /** `PRAGMA user_version` of this layout. 0 is a new file or the first layout (records plus a key table). */
 export const SCHEMA_VERSION = 2;
@@ -23,15 +23,6 @@ CREATE TABLE IF NOT EXISTS records (
 -- Index entries with equal columns are in rowid (= seq) order, so a list needs no sort.
 CREATE INDEX IF NOT EXISTS records_by_scope ON records (collection, merchant_id, mode);
 `;
-
-/** Collection and field names are written into SQL (partial-index conditions must be literal), so they are plain words. */
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function assertPlainName(name: string): string {
-  if (!NAME.test(name))
-    throw new Error(`store: "${name}" is not a plain name (letters, digits, _) for a collection or field`);
-  return name;
-}
 
 export interface KeyIndex {
   collection: string;

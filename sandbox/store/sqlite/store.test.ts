@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION } from './sqlite-schema.js';
-import { openSqliteStore, SQLITE_FILE } from './sqlite-store.js';
-import { DuplicateKeyError } from './store.js';
-import { collections, describeStoreContract, merchantA, storeFixtures, thing } from './testing/store-contract.js';
+import { SCHEMA_VERSION } from './schema.js';
+import { openSqliteStore, SQLITE_FILE } from './store.js';
+import { DuplicateKeyError } from '../store.js';
+import { collections, describeStoreContract, merchantA, storeFixtures, thing } from '../testing/store-contract.js';
 
 describeStoreContract('sqlite', (dataDir) => openSqliteStore({ dataDir, collections }));
 

@@ -1,7 +1,7 @@
 // Group commit (group-commit.ts) over one better-sqlite3 connection: a group is one SQLite transaction and
 // each unit of work a SAVEPOINT in it, so a failed transaction rolls back to its savepoint alone.
 import type Database from 'better-sqlite3';
-import type { CommitSteps } from './group-commit.js';
+import type { CommitSteps } from '../group-commit.js';
 
 /** Told what became of the writes made since the last call (the store's cache of committed records follows them). */
 export interface CommitObserver {

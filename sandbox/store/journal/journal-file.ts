@@ -23,9 +23,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { lockDataDir } from './data-dir-lock.js';
+import { lockDataDir } from '../data-dir-lock.js';
 import { forEachLine } from './file-lines.js';
-import type { JsonRecord, Mode } from './store.js';
+import type { JsonRecord, Mode } from '../store.js';
 
 export const JOURNAL_FILE = 'sandbox.journal';
 /** The version of the line format this sandbox writes and reads (2: deletes). */

@@ -12,7 +12,7 @@ import {
   type JsonRecord,
   type Mode,
   type Scope,
-} from './store.js';
+} from '../store.js';
 
 /** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
 export class StoredRecord {

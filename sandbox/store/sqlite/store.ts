@@ -4,16 +4,17 @@
 // acknowledged write; only a crash of the machine itself could lose the last commits, which the sandbox
 // accepts for a several-fold cheaper commit (no fsync per transaction). The option synchronous: 'FULL' restores
 // an fsync per commit.
-// Tables, indexes and migration: sqlite-schema.ts.
+// Tables, indexes and migration: schema.ts.
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CommittedRecords, recordKey } from './committed-records.js';
-import { createGroupCommit, storeOver } from './group-commit.js';
-import { sqliteCommitSteps } from './sqlite-commit-steps.js';
-import { assertPlainName, keyIndexesOf, prepareSchema, type KeyIndex } from './sqlite-schema.js';
+import { createGroupCommit, storeOver } from '../group-commit.js';
+import { sqliteCommitSteps } from './commit-steps.js';
+import { keyIndexesOf, prepareSchema, type KeyIndex } from './schema.js';
 import {
+  assertPlainName,
   DataDirInUseError,
   DuplicateKeyError,
   isUnstorableValue,
@@ -25,7 +26,7 @@ import {
   type Scope,
   type Store,
   type Transaction,
-} from './store.js';
+} from '../store.js';
 
 interface RecordRow {
   data: string;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournalStore } from './journal-store.js';
+import { openJournalStore } from './store.js';
 import {
   largeJournalBytes,
   largeJournalCollections,
@@ -13,7 +13,7 @@ import {
   LARGE_JOURNAL_COLLECTION,
   liveHeapBytes,
   writeLargeJournal,
-} from './testing/large-journal.js';
+} from '../testing/large-journal.js';
 
 const MiB = 1024 * 1024;
 const bytes = largeJournalBytes(1024 * MiB + 64 * MiB);

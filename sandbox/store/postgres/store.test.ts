@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DuplicateKeyError, isStoreUnavailable, StoreUnavailableError, type JsonRecord } from '../store.js';
 import { collections, describeStoreContract, merchantA, thing } from '../testing/store-contract.js';
 import { DatabaseUnreachableError } from './errors.js';
-import { openPostgresStore } from './postgres-store.js';
+import { openPostgresStore } from './store.js';
 import { useThrowawayPostgres } from './testing/test-database.js';
 import { openTestStore, schemaFor } from './testing/test-schemas.js';
 

@@ -1,0 +1,55 @@
+// What a store backend is to the rest of the sandbox: one descriptor in its own folder (journal/, sqlite/,
+// postgres/, each with the same file names: store.ts opens it, store.test.ts runs the shared contract suite
+// on it, backend.ts describes it), and one list of them (backends.ts). Configuration, start-up and the app
+// read the list; adding a backend is a folder and a line there.
+import { DataDirInUseError, OtherStoreKindError, type CollectionDefinition, type Store } from './store.js';
+
+/** STORE=postgres: where the database is and how this process uses it. */
+export interface DatabaseSettings {
+  /** postgres://…; null: the PG* variables say (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). */
+  url: string | null;
+  /** Connections of this process at most. */
+  poolSize: number;
+  /** A statement running longer is cancelled and its request answered 503. */
+  statementTimeoutMs: number;
+}
+
+/** What a backend is opened with: the part of the sandbox's configuration about its data. */
+export interface StoreSettings {
+  /** DATA_DIR: a directory for an embedded store, or `:memory:` (nothing outlives the process). */
+  dataDir: string;
+  database: DatabaseSettings;
+}
+
+export interface StoreBackend<Name extends string = string> {
+  /** What STORE names it by. */
+  readonly name: Name;
+  /** Where it keeps the data, for STORE's help. */
+  readonly summary: string;
+  /** The options of the configuration (config.ts) it reads. */
+  readonly options: readonly string[];
+  /** An embedded backend: the file it keeps in DATA_DIR (one sandbox process holds it). */
+  readonly file?: string;
+  open(settings: StoreSettings, collections: CollectionDefinition[]): Store | Promise<Store>;
+  /** Where the data is, for the start-up banner. */
+  describe(settings: StoreSettings): string;
+  /** A start-up failure of this backend as the line the sandbox prints before exiting with 2; undefined if not one. */
+  startupError(error: unknown): string | undefined;
+}
+
+/** An embedded backend: opened at once, from its file in DATA_DIR. */
+export interface EmbeddedBackend<Name extends string = string> extends StoreBackend<Name> {
+  readonly file: string;
+  open(settings: Pick<StoreSettings, 'dataDir'>, collections: CollectionDefinition[]): Store;
+}
+
+/** The banner line of an embedded backend. */
+export const describeEmbedded = (name: string, { dataDir }: Pick<StoreSettings, 'dataDir'>): string =>
+  dataDir === ':memory:' ? 'in memory (lost at exit)' : `${dataDir} (${name} store)`;
+
+/** The start-up failures every embedded backend shares: its DATA_DIR held, or holding another kind's file. */
+export function embeddedStartupError(error: unknown): string | undefined {
+  if (error instanceof DataDirInUseError) return `${error.message}; give this one another with DATA_DIR or --data-dir.`;
+  if (error instanceof OtherStoreKindError) return `${error.message}.`;
+  return undefined;
+}
