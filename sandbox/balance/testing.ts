@@ -14,7 +14,7 @@ import {
   type WebhookKind,
 } from '@payments-contract/client/webhooks';
 import type { AccountType, Caller, Json, JsonRecord, MerchantSettings, SandboxContext, Scope } from '../context.js';
-import { openJournalStore } from '../store/journal-store.js';
+import { openJournalStore } from '../store/journal/store.js';
 import type { CollectionDefinition, Store } from '../store/store.js';
 
 export const START = new Date('2026-11-21T09:30:00.000Z');
