@@ -50,15 +50,30 @@ export interface Callbacks {
 }
 
 /**
- * Objects that finish by themselves: `schedule`, called inside the transaction that starts the countdown,
- * has the module's handler for `kind` run on the object once `delayMs` of its scope's sandbox time have
- * passed (the handler checks that it still applies). Stored, so a restart keeps it.
+ * Auto-resolve (the control contract's `*_auto_resolve` settings): objects that reach their outcome by
+ * themselves. `schedule`, called inside the transaction that starts the countdown, has the module's handler
+ * for `kind` run on the object once `delayMs` of its scope's sandbox time have passed (the handler checks
+ * that it still applies). Stored, so a restart keeps it.
  */
-export interface Progressions {
+export interface AutoResolve {
   schedule(tx: Transaction, scope: Scope, kind: string, resourceId: string): Promise<void>;
   /** Sandbox milliseconds from `schedule` to the handler. */
   readonly delayMs: number;
 }
+
+/**
+ * What a module does when one of its objects' time to auto-resolve has come. `ran` ends the countdown: the
+ * handler calls it inside the transaction that decides (and applies) the outcome, so the object's change and
+ * the end of its countdown are one transaction; when the handler does not call it, the countdown ends afterwards.
+ */
+export type AutoResolveHandler = (
+  scope: Scope,
+  resourceId: string,
+  ran: (tx: Transaction) => Promise<void>,
+) => Promise<void>;
+
+/** What a module auto-resolves, by the kind it schedules through `ctx.autoResolve`. */
+export type AutoResolveHandlers = Readonly<Record<string, AutoResolveHandler>>;
 
 export type AccountType = 'CASH' | 'HOLDING';
 
@@ -101,5 +116,5 @@ export interface SandboxContext {
   callbacks: Callbacks;
   balances: Balances;
   idempotency: Idempotency;
-  progressions: Progressions;
+  autoResolve: AutoResolve;
 }

@@ -1,21 +1,17 @@
 // The shape of a sandbox module: everything a product brings (its collections, its service and control
-// handlers, the work it schedules for later and its dashboard views) in one object, so that adding a product
+// handlers, what it auto-resolves later and its dashboard views) in one object, so that adding a product
 // is writing its module and naming it once in the list of products (modules.ts). The app composes the list;
 // nothing else names a product.
 import type { Handlers } from '@payments-contract/server';
 import { operationTable } from '@payments-contract/server';
 import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
 import { operationTable as controlOperationTable } from '@payments-contract/server/sandbox/server';
-import type { Caller, SandboxContext } from './context.js';
+import type { AutoResolveHandlers, Caller, SandboxContext } from './context.js';
 import type { ResourceKind, ResourceKindName } from './platform/resources.js';
-import type { ProgressionHandler } from './platform/progressions.js';
 import type { CollectionDefinition } from './store/store.js';
 
 export type ServiceHandlers = Handlers<Caller>;
 export type ControlHandlers = ControlHandlerSet<Caller>;
-
-/** The work a module schedules for later (an automatic outcome), by kind: what runs when an item's time has come. */
-export type ScheduledWork = Readonly<Record<string, ProgressionHandler>>;
 
 /** The dashboard views (the control API's resource lists) a module shows, by resource kind. */
 export type ResourceViews = Readonly<Partial<Record<ResourceKindName, ResourceKind>>>;
@@ -39,8 +35,8 @@ export interface SandboxModule<
   readonly service: (ctx: SandboxContext) => Service;
   /** Its operations of the control API (the simulations of what only the bank or the customer does). */
   readonly control: (ctx: SandboxContext) => Control;
-  /** What runs when the work it scheduled through `ctx.progressions` is due, by the kind it scheduled. */
-  readonly scheduled: (ctx: SandboxContext) => ScheduledWork;
+  /** What runs when an object it scheduled through `ctx.autoResolve` is due, by the kind it scheduled. */
+  readonly autoResolve: (ctx: SandboxContext) => AutoResolveHandlers;
   /** How the control API's resource lists show its records. */
   readonly views: Views;
 }
@@ -58,7 +54,7 @@ export function sandboxModule<
   collections?: readonly CollectionDefinition[];
   service?: (ctx: SandboxContext) => Service;
   control?: (ctx: SandboxContext) => Control;
-  scheduled?: (ctx: SandboxContext) => ScheduledWork;
+  autoResolve?: (ctx: SandboxContext) => AutoResolveHandlers;
   views?: Views;
 }): SandboxModule<Service, Control, Views> {
   // Without a part, its type argument is its default, Empty; every part's type has only optional members.
@@ -67,7 +63,7 @@ export function sandboxModule<
     collections: parts.collections ?? [],
     service: parts.service ?? (() => ({}) as Service),
     control: parts.control ?? (() => ({}) as Control),
-    scheduled: parts.scheduled ?? (() => ({})),
+    autoResolve: parts.autoResolve ?? (() => ({})),
     views: parts.views ?? ({} as Views),
   };
 }
@@ -132,7 +128,7 @@ export interface ComposedModules {
   collections: CollectionDefinition[];
   service(ctx: SandboxContext): Partial<ServiceHandlers>;
   control(ctx: SandboxContext): Partial<ControlHandlers>;
-  scheduled(ctx: SandboxContext): ScheduledWork;
+  autoResolve(ctx: SandboxContext): AutoResolveHandlers;
   views: ResourceViews;
 }
 
@@ -147,8 +143,8 @@ function once<Item>(what: string, items: Iterable<readonly [string, Item]>): Rec
 }
 
 /**
- * The modules' parts put together, each at most once (a module name, a collection, an operation, a scheduled
- * kind or a resource kind declared twice is an error at start-up). The list the sandbox ships is complete by
+ * The modules' parts put together, each at most once (a module name, a collection, an operation, an
+ * auto-resolve kind or a resource kind declared twice is an error at start-up). The list the sandbox ships is complete by
  * `products`; a list a test composes may leave some out.
  */
 export function composeModules(modules: readonly AnySandboxModule[]): ComposedModules {
@@ -169,10 +165,10 @@ export function composeModules(modules: readonly AnySandboxModule[]): ComposedMo
     collections,
     service: (ctx) => combineHandlers(...modules.map((module) => module.service(ctx))),
     control: (ctx) => combineHandlers(...modules.map((module) => module.control(ctx))),
-    scheduled: (ctx) =>
+    autoResolve: (ctx) =>
       once(
-        'scheduled kind',
-        modules.flatMap((module) => Object.entries(module.scheduled(ctx))),
+        'auto-resolve kind',
+        modules.flatMap((module) => Object.entries(module.autoResolve(ctx))),
       ),
     views,
   };

@@ -49,7 +49,7 @@ const throwaway = sandboxModule({
       };
       await ctx.store.transaction(async (tx) => {
         await tx.insert(PAYMENTS, principal, payment);
-        await ctx.progressions.schedule(tx, principal, SETTLES, payment.id);
+        await ctx.autoResolve.schedule(tx, principal, SETTLES, payment.id);
       });
       return {
         status: 200,
@@ -57,7 +57,7 @@ const throwaway = sandboxModule({
       };
     },
   }),
-  scheduled: (ctx) => ({
+  autoResolve: (ctx) => ({
     [SETTLES]: (scope, id, ran) =>
       ctx.store.transaction(async (tx) => {
         await ran(tx);

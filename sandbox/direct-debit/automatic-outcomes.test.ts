@@ -13,7 +13,7 @@ let sandbox: TestSandbox;
 let delay: number;
 beforeEach(async () => {
   sandbox = await openSandbox();
-  delay = sandbox.app.platform.progressions.delayMs;
+  delay = sandbox.app.platform.autoResolve.delayMs;
 });
 afterEach(() => closeSandbox(sandbox));
 

@@ -1,12 +1,12 @@
 // The direct debit module: its service operations, its control-API simulations, the collections it stores,
-// the automatic outcomes it schedules and how the resource lists show its payment methods and payments.
+// what it auto-resolves and how the resource lists show its payment methods and payments.
 import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
 import type { Handlers } from '@payments-contract/server';
 import type { Caller, SandboxContext } from '../context.js';
 import { linkingHandlers, paymentMethodControlHandlers } from './linking.js';
 import { sandboxModule } from '../module.js';
 import { resourceKind } from '../platform/resources.js';
-import { automaticOutcomes, paymentControlHandlers, paymentHandlers } from './payments.js';
+import { autoResolveHandlers, paymentControlHandlers, paymentHandlers } from './payments.js';
 import {
   collections,
   COLLECTIONS,
@@ -16,7 +16,7 @@ import {
   type PaymentRecord,
 } from './records.js';
 
-export { automaticOutcomes, collections };
+export { autoResolveHandlers, collections };
 
 export type DirectDebitHandlers = Pick<
   Handlers<Caller>,
@@ -49,7 +49,7 @@ export const product = sandboxModule({
   collections,
   service: directDebitHandlers,
   control: directDebitControlHandlers,
-  scheduled: automaticOutcomes,
+  autoResolve: autoResolveHandlers,
   views: {
     payment_methods: resourceKind<PaymentMethodRecord>(COLLECTIONS.paymentMethods, 'paymentMethod', (record, now) => {
       const method = paymentMethodView(record, now);

@@ -8,8 +8,14 @@ import { createHash } from 'node:crypto';
 import type { Handlers as ControlHandlers } from '@payments-contract/server/sandbox/server';
 import type { Handlers, HandlerResponse } from '@payments-contract/server';
 import type { DirectDebitPaymentCallback } from '@payments-contract/client/webhooks';
-import { scopeOf, type Caller, type SandboxContext, type Scope, type Transaction } from '../context.js';
-import type { ProgressionHandler } from '../platform/progressions.js';
+import {
+  scopeOf,
+  type AutoResolveHandlers,
+  type Caller,
+  type SandboxContext,
+  type Scope,
+  type Transaction,
+} from '../context.js';
 import { canonicalJson } from '../json.js';
 import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
 import { contract } from './contract.js';
@@ -167,7 +173,7 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
     };
     await tx.insert(COLLECTIONS.payments, scope, payment);
     // Without OTP nothing stands between the payment and the bank's answer: its countdown starts now.
-    if (!withOtp && autoResolve) await ctx.progressions.schedule(tx, scope, AUTOMATIC_OUTCOME, payment.id);
+    if (!withOtp && autoResolve) await ctx.autoResolve.schedule(tx, scope, AUTO_RESOLVE_KIND, payment.id);
     return { status: 200, body: paymentView(payment) };
   }
 
@@ -268,7 +274,7 @@ export function paymentHandlers(ctx: SandboxContext): PaymentHandlers {
         const accepted: PaymentRecord = { ...payment, otp_accepted: true, updated: ctx.clock.now(scope).toISOString() };
         await tx.update(COLLECTIONS.payments, scope, accepted);
         // The OTP was the last step before the bank's answer: its countdown starts now.
-        if (auto) await ctx.progressions.schedule(tx, scope, AUTOMATIC_OUTCOME, accepted.id);
+        if (auto) await ctx.autoResolve.schedule(tx, scope, AUTO_RESOLVE_KIND, accepted.id);
         return { status: 200, body: paymentView(accepted) };
       });
     },
@@ -350,8 +356,8 @@ export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandl
   };
 }
 
-/** The progression kind of a direct debit payment's automatic outcome from the bank. */
-const AUTOMATIC_OUTCOME = 'direct_debit_payment';
+/** The auto-resolve kind of a direct debit payment's outcome from the bank (stored in its countdown: never renamed). */
+const AUTO_RESOLVE_KIND = 'direct_debit_payment';
 
 /** In test mode as the amount selects (the control contract's `x-test-modes`); live payments complete. */
 const automaticOutcome = automaticOutcomeTable<NonNullable<PaymentRecord['failure_code']>>(
@@ -368,9 +374,9 @@ function automaticChange(scope: Scope, payment: PaymentRecord): Pick<PaymentReco
 }
 
 /** The payment's automatic outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
-export function automaticOutcomes(ctx: SandboxContext): Record<string, ProgressionHandler> {
+export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
-    [AUTOMATIC_OUTCOME]: async (scope, id, ran) => {
+    [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
       if (!(await ctx.settings.get(scope)).direct_debit_auto_resolve) return;
       await ctx.store.transaction(async (tx) => {
         await ran(tx);

@@ -22,7 +22,7 @@ let delay: number;
 beforeEach(async () => {
   // Real time stands still: only advancing the clock brings the automatic outcome.
   sandbox = await createTestSandbox({ realTime: () => START });
-  delay = sandbox.app.platform.progressions.delayMs;
+  delay = sandbox.app.platform.autoResolve.delayMs;
 });
 afterEach(() => sandbox.close());
 

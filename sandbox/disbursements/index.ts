@@ -12,8 +12,7 @@ import type { DisbursementFinishedCallback } from '@payments-contract/client/web
 import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import { findDisbursementBank } from '../balance/index.js';
 import type { CollectionDefinition } from '../store/store.js';
-import type { Caller, SandboxContext, Scope, Transaction } from '../context.js';
-import type { ProgressionHandler } from '../platform/progressions.js';
+import type { AutoResolveHandlers, Caller, SandboxContext, Scope, Transaction } from '../context.js';
 import { canonicalJson } from '../json.js';
 import { sandboxModule } from '../module.js';
 import { resourceKind } from '../platform/resources.js';
@@ -129,7 +128,7 @@ async function create(
     updated: now,
   };
   const stored = await tx.insert(COLLECTION, caller, record);
-  if (autoResolve) await ctx.progressions.schedule(tx, caller, AUTOMATIC_OUTCOME, id);
+  if (autoResolve) await ctx.autoResolve.schedule(tx, caller, AUTO_RESOLVE_KIND, id);
   return { ok: true, record: stored };
 }
 
@@ -271,7 +270,7 @@ type Finished =
   | { kind: 'final'; record: DisbursementRecord };
 
 /** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
-/** `alsoInTransaction` runs first in the deciding transaction (an automatic progression ends there). */
+/** `alsoInTransaction` runs first in the deciding transaction (an auto-resolve countdown ends there). */
 async function finish(
   ctx: SandboxContext,
   scope: Scope,
@@ -339,8 +338,8 @@ export function disbursementControlHandlers(
   };
 }
 
-/** The progression kind of a disbursement's automatic answer from the bank. */
-const AUTOMATIC_OUTCOME = 'disbursement';
+/** The auto-resolve kind of a disbursement's answer from the bank (stored in its countdown: never renamed). */
+const AUTO_RESOLVE_KIND = 'disbursement';
 
 /** In test mode as the account number selects (the control contract's `x-test-modes`); live disbursements complete. */
 const automaticOutcome = automaticOutcomeTable<NonNullable<Disbursement['failure_code']>>(
@@ -357,9 +356,9 @@ function automaticFinish(scope: Scope, record: DisbursementRecord): Finish {
 }
 
 /** The disbursement's automatic answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
-export function automaticOutcomes(ctx: SandboxContext): Record<string, ProgressionHandler> {
+export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
-    [AUTOMATIC_OUTCOME]: async (scope, id, ran) => {
+    [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
       if (!(await ctx.settings.get(scope)).disbursement_auto_resolve) return;
       const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
       // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
@@ -373,7 +372,7 @@ export const product = sandboxModule({
   collections,
   service: disbursementHandlers,
   control: disbursementControlHandlers,
-  scheduled: automaticOutcomes,
+  autoResolve: autoResolveHandlers,
   views: {
     disbursements: resourceKind<DisbursementRecord>(COLLECTION, 'disbursement', (record) => ({
       resource: resourceOf(record),

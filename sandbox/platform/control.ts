@@ -34,7 +34,7 @@ export function platformControlHandlers(ctx: SandboxContext, platform: Platform)
     now: platform.clock.now(scope).toISOString(),
     callback_token: platform.callbackToken(scope),
     callback_retry_delay_ms: platform.callbackRetryDelayMs,
-    auto_progress_delay_ms: platform.progressions.delayMs,
+    auto_progress_delay_ms: platform.autoResolve.delayMs,
   });
   return {
     getSandbox: (_input, { principal }) => ({ status: 200, body: sandboxInfo(scopeOf(principal)) }),

@@ -87,7 +87,7 @@ export interface Platform {
   /** The scheduler's start, stop and runDue (its callbacks' part: the same scheduler). */
   dispatcher: Dispatcher;
   /** What finishes by itself; the domain modules register their handlers, `start` starts it with the dispatcher. */
-  progressions: SandboxProgressions;
+  autoResolve: SandboxProgressions;
   /** Faults armed through the control API, taken by the service's requests. */
   faults: SandboxFaults;
 }
@@ -163,7 +163,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     callbacks,
     scheduler,
     dispatcher,
-    progressions,
+    autoResolve: progressions,
     faults,
   };
 }

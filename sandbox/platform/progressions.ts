@@ -4,15 +4,8 @@
 // resumes it; it runs once the clock of its merchant and mode reaches its time. Running one calls the handler
 // its module registered for its kind; the handler decides, in a transaction of its own, whether the object
 // still finishes (still PENDING, setting still on), so running twice changes nothing.
-import type { Clock, Progressions } from '../context.js';
-import {
-  JOBS_COLLECTION,
-  type CollectionDefinition,
-  type JsonRecord,
-  type Scope,
-  type Store,
-  type Transaction,
-} from '../store/store.js';
+import type { AutoResolve, AutoResolveHandler, Clock } from '../context.js';
+import { JOBS_COLLECTION, type CollectionDefinition, type JsonRecord, type Store } from '../store/store.js';
 import { jobId, type Scheduler } from './scheduler.js';
 
 /**
@@ -25,17 +18,6 @@ export const progressionsCollections: CollectionDefinition[] = [{ name: PROGRESS
 /** A few seconds, as a provider's test mode takes: long enough to see PENDING, short enough to wait for. */
 export const DEFAULT_AUTO_PROGRESS_DELAY_MS = 3000;
 
-/**
- * What a module does when one of its objects' time has come. `ran` ends the progression: the handler calls
- * it inside the transaction that decides (and applies) the outcome, so the object's change and the end of
- * its countdown are one transaction; when the handler does not call it, the progression ends afterwards.
- */
-export type ProgressionHandler = (
-  scope: Scope,
-  resourceId: string,
-  ran: (tx: Transaction) => Promise<void>,
-) => Promise<void>;
-
 interface LegacyProgressionRecord extends JsonRecord {
   kind: string;
   resource_id: string;
@@ -43,9 +25,9 @@ interface LegacyProgressionRecord extends JsonRecord {
 }
 
 /** Progressions, with the start, stop and runDue of the scheduler that runs them (and the callbacks). */
-export interface SandboxProgressions extends Progressions, Pick<Scheduler, 'start' | 'stop' | 'runDue'> {
+export interface SandboxProgressions extends AutoResolve, Pick<Scheduler, 'start' | 'stop' | 'runDue'> {
   /** Names the handler of a kind; every kind scheduled must have one before `start`. */
-  handle(kind: string, handler: ProgressionHandler): void;
+  handle(kind: string, handler: AutoResolveHandler): void;
 }
 
 export interface ProgressionsOptions {
