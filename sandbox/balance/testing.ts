@@ -205,7 +205,7 @@ export function createHarness(
         throw new Error('these modules take no idempotency keys');
       },
     },
-    progressions: {
+    autoResolve: {
       delayMs: 0,
       schedule: async () => {
         throw new Error('nothing of these modules finishes by itself');
