@@ -2172,7 +2172,7 @@ export interface components {
              *     enabled. Without OTP the field is an empty string; `null` is
              *     accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
-            otp_expiration_timestamp: string | unknown | unknown;
+            otp_expiration_timestamp: string;
             /**
              * Format: date-time
              * @description When the payment was created (UTC).
@@ -2749,7 +2749,7 @@ export interface components {
         /** @description Never sent. The API is called from servers, with a secret key that must not reach a browser, so no
          *     answer allows a web page of another origin to read it ([decision](#/decisions/no-browser-access)).
          *      */
-        "Access-Control-Allow-Origin": unknown;
+        "Access-Control-Allow-Origin": never;
         /** @description Whole seconds (at least 1) to wait before sending the request again; nothing was done with this one
          *     ([decision](#/decisions/rate-limits)).
          *      */

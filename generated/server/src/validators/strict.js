@@ -82599,7 +82599,7 @@ validate537.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const getDirectDebitPaymentByReferenceId_response200 = validate540;
 const schema605 = {"$ref":"openapi#/components/schemas/DirectDebitPayment","$id":"getDirectDebitPaymentByReferenceId_response200"};
-const schema606 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"format":"date-time"},{"maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
+const schema606 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time"},{"type":"string","maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
 const schema610 = {"type":"string","enum":["MAX_AMOUNT_LIMIT_ERROR","INSUFFICIENT_BALANCE","CHANNEL_UNAVAILABLE","ACCOUNT_ACCESS_BLOCKED"]};
 const schema611 = {"type":["object","null"],"maxProperties":50,"propertyNames":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":40},"additionalProperties":{"type":["string","number","boolean","null"],"pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":500}};
 const pattern1142 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
@@ -83687,12 +83687,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -83701,16 +83697,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -83727,28 +83747,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -83757,12 +83756,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+if(!pattern1158.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -83771,8 +83766,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -83782,8 +83778,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -83792,11 +83791,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -83805,9 +83801,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -83816,8 +83812,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -83826,12 +83825,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -83840,9 +83836,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -83851,11 +83846,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -83864,8 +83860,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -83874,9 +83871,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -83885,9 +83884,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+if(!pattern5.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -83897,10 +83895,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -83909,9 +83905,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -83920,13 +83916,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -83936,12 +83956,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }
@@ -87983,12 +88003,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -87997,16 +88013,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -88023,28 +88063,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -88053,12 +88072,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+if(!pattern1158.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -88067,8 +88082,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -88078,8 +88094,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -88088,11 +88107,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -88101,9 +88117,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -88112,8 +88128,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -88122,12 +88141,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -88136,9 +88152,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -88147,11 +88162,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -88160,8 +88176,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -88170,9 +88187,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -88181,9 +88200,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+if(!pattern5.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -88193,10 +88211,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -88205,9 +88221,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -88216,13 +88232,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -88232,12 +88272,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }
@@ -91764,12 +91804,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -91778,16 +91814,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -91804,28 +91864,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -91834,12 +91873,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+if(!pattern1158.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -91848,8 +91883,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -91859,8 +91895,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -91869,11 +91908,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -91882,9 +91918,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -91893,8 +91929,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -91903,12 +91942,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -91917,9 +91953,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -91928,11 +91963,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -91941,8 +91977,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -91951,9 +91988,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -91962,9 +92001,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+if(!pattern5.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -91974,10 +92012,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -91986,9 +92022,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -91997,13 +92033,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -92013,12 +92073,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }
@@ -95869,12 +95929,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -95883,16 +95939,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -95909,28 +95989,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -95939,12 +95998,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+if(!pattern1158.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -95953,8 +96008,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -95964,8 +96020,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -95974,11 +96033,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -95987,9 +96043,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -95998,8 +96054,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -96008,12 +96067,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -96022,9 +96078,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -96033,11 +96088,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -96046,8 +96102,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -96056,9 +96113,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -96067,9 +96126,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+if(!pattern5.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -96079,10 +96137,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -96091,9 +96147,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -96102,13 +96158,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -96118,12 +96198,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }

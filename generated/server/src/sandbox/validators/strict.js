@@ -53695,7 +53695,7 @@ validate395.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const completeDirectDebitPayment_response200 = validate398;
 const schema435 = {"$ref":"openapi#/components/schemas/DirectDebitPayment","$id":"completeDirectDebitPayment_response200"};
-const schema436 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"format":"date-time"},{"maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
+const schema436 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time"},{"type":"string","maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
 const schema437 = {"type":"string","enum":["DC_BRI"]};
 const schema440 = {"type":"string","enum":["MAX_AMOUNT_LIMIT_ERROR","INSUFFICIENT_BALANCE","CHANNEL_UNAVAILABLE","ACCOUNT_ACCESS_BLOCKED"]};
 const schema441 = {"type":["object","null"],"maxProperties":50,"propertyNames":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":40},"additionalProperties":{"type":["string","number","boolean","null"],"pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":500}};
@@ -54788,12 +54788,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -54802,16 +54798,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -54828,28 +54848,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern768.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -54858,12 +54857,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
+if(!pattern768.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -54872,8 +54867,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -54883,8 +54879,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -54893,11 +54892,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -54906,9 +54902,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -54917,8 +54913,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -54927,12 +54926,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -54941,9 +54937,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -54952,11 +54947,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -54965,8 +54961,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern7.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -54975,9 +54972,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -54986,9 +54985,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
+if(!pattern7.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -54998,10 +54996,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -55010,9 +55006,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -55021,13 +55017,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern7.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern7.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -55037,12 +55057,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }
@@ -58978,12 +58998,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs37 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+else {
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -58992,16 +59008,40 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-var _valid1 = _errs37 === errors;
+var _valid1 = _errs36 === errors;
 valid6 = valid6 || _valid1;
-if(!valid6){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const _errs38 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) > 0){
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
 else {
 vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -59018,28 +59058,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-if(!pattern768.test(data13)){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -59048,12 +59067,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err57 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
+if(!pattern768.test(data13)){
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -59062,8 +59077,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err58 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
+}
+else {
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -59073,8 +59089,11 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -59083,11 +59102,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err60 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
+if(!(formats0.validate(data14))){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -59096,9 +59112,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err61 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
+}
+else {
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -59107,8 +59123,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -59117,12 +59136,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err63 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -59131,9 +59147,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err64 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
+if(!(formats0.validate(data15))){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -59142,11 +59157,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -59155,8 +59171,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!pattern7.test(key0)){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -59165,9 +59182,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -59176,9 +59195,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-var valid8 = _errs45 === errors;
-if(!valid8){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
+if(!pattern7.test(key0)){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -59188,10 +59206,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err69 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
+else {
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -59200,9 +59216,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err70 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -59211,13 +59227,37 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(!pattern7.test(data17)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err71];
 }
 else {
 vErrors.push(err71);
+}
+errors++;
+}
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(!pattern7.test(data17)){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
 }
 errors++;
 }
@@ -59227,12 +59267,12 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
 if(vErrors === null){
-vErrors = [err72];
+vErrors = [err74];
 }
 else {
-vErrors.push(err72);
+vErrors.push(err74);
 }
 errors++;
 }
