@@ -3,11 +3,13 @@
 // fields. It is asynchronous and transactional so that a PostgreSQL backend (records as jsonb, keys as a
 // unique index) can implement it as well as the embedded ones. Each backend is a folder (journal/, sqlite/,
 // postgres/) with the same file names; backends.ts lists them.
+import type { components } from '@payments-contract/server/sandbox/types';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonRecord = { id: string; [field: string]: Json };
 
-export type Mode = 'test' | 'live';
+/** A key's mode, as the control contract names it (SandboxInfo.mode). */
+export type Mode = components['schemas']['SandboxInfo']['mode'];
 
 /** Whose data a record is. Every read and write names one. */
 export interface Scope {
