@@ -14,6 +14,7 @@ import type {
   OperationModel,
 } from '@payments-contract/contract/model/types';
 import { openapiPath, sandboxOpenapiPath } from '@payments-contract/contract';
+import type { Mode } from './context.js';
 import { rateLimitTable, type RateLimitTable } from './limits/rate-limits.js';
 
 const document = JSON.parse(readFileSync(openapiPath, 'utf8')) as JsonObject;
@@ -126,7 +127,7 @@ export type AutomaticOutcome<Code extends string> = { status: 'COMPLETED' } | { 
 export function automaticOutcomes<Code extends string>(
   operationId: string,
   failureCodes: string,
-): (mode: 'test' | 'live', request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
+): (mode: Mode, request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
   const codes = componentSchema(failureCodes).enum;
   if (!Array.isArray(codes)) throw new Error(`the contract has no ${failureCodes} enum`);
   const isCode = (code: string | null): code is Code => code !== null && codes.includes(code);
