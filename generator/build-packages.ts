@@ -33,6 +33,7 @@ import {
   withPlainServers,
 } from './docs/page.js';
 import { SAMPLE_LANGUAGES, withCodeSamples } from './docs/samples.js';
+import { withConditionNames } from './docs/conditions.js';
 import type { JsonObject } from '@payments-contract/model/types';
 import { CONTRACT_DOCUMENTS } from './emit/packages.js';
 import { placedPathOf, privateModule } from './emit/private-packages.js';
@@ -193,7 +194,10 @@ async function buildDocs(folder: string): Promise<void> {
         const others = allDecisions.filter((decision) => !decisionsOf(doc).includes(decision));
         // The service's operations carry code samples (curl, its client); the control API's page has none.
         const sampled = spec === SERVICE_DOCUMENT ? withCodeSamples(doc as JsonObject) : doc;
-        writeFileSync(shown, JSON.stringify(withPlainServers(withDecisionsSection(sampled, others))));
+        writeFileSync(
+          shown,
+          JSON.stringify(withConditionNames(withPlainServers(withDecisionsSection(sampled, others)) as JsonObject)),
+        );
         const output = join(folder, page);
         mkdirSync(dirname(output), { recursive: true });
         await run(

@@ -167,6 +167,23 @@ describe('docs page', () => {
     expect(withoutSamples).toEqual([]);
   }, 180_000);
 
+  it("names conditional schemas' branches in words, a created disbursement's PENDING shape first", async () => {
+    const unnamed: string[] = [];
+    for (const entry of entries) {
+      const route = routes.find((candidate) => candidate.endsWith(`/${entry.operationId.toLowerCase()}`)) ?? '';
+      await page.goto(`${baseUrl}/docs${route}`);
+      const section = page.locator(`[id="${route.slice(2)}"]`).first();
+      await section.locator('h2').first().waitFor({ state: 'visible' });
+      if (/\bcase [12]\b/.test(await section.innerText())) unnamed.push(entry.operationId);
+    }
+    expect(unnamed).toEqual([]);
+    await page.goto(`${baseUrl}/docs#/disbursements/createdisbursement`);
+    const section = page.locator('[id="disbursements/createdisbursement"]');
+    const branches = section.getByText(/^status is /);
+    await branches.first().waitFor({ state: 'attached' });
+    expect(await branches.allInnerTexts()).toEqual(['status is PENDING or COMPLETED', 'status is FAILED']);
+  }, 120_000);
+
   it('logs no errors, and leaves a screenshot', async () => {
     mkdirSync(artifactsDir, { recursive: true });
     await page.goto(`${baseUrl}/docs#/fixed-virtual-accounts/createfixedvirtualaccount`);
