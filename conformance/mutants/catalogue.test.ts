@@ -38,6 +38,12 @@ describe('the catalogue of broken sandboxes', () => {
     ).toEqual([]);
   });
 
+  it("judges a mutant that names its own checks by its family's check among them", () => {
+    expect(
+      catalogue.filter((m) => m.judgedBy && !m.judgedBy.includes(m.family)).map((m) => `${m.name}: ${m.judgedBy}`),
+    ).toEqual([]);
+  });
+
   it('names where a mutant must be caught only on a result of the checks it is judged by', () => {
     const elsewhere = catalogue
       .filter(

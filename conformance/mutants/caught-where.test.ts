@@ -2,7 +2,7 @@
 // commands it names, and without a key in any reproducing command.
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, RunSummary } from '../types.js';
-import { failuresOf, keysInCommands, missedWhere } from './caught-where.js';
+import { failuresOf, keysInCommands, missedWhere, notRunResults } from './caught-where.js';
 
 const failures = {
   'transitions:getDisbursement': [
@@ -88,5 +88,15 @@ describe('what a trial reports of its run', () => {
       },
     ]);
     expect(keysInCommands(run)).toEqual(['auth:getBalance']);
+  });
+
+  it('names the results not run in full: skipped, or a part left unchecked, but not what does not apply', () => {
+    const run = summary([
+      { ...result('passed', []), unchecked: ["other keys' windows: not judged"] },
+      { ...result('skipped', []), subject: 'getDisbursement', skippedReason: 'no key' },
+      { ...result('skipped', []), subject: 'listCustomers', notApplicable: true },
+      { ...result('passed', []), subject: 'getCustomer' },
+    ]);
+    expect(notRunResults(run)).toEqual(['auth:getBalance', 'auth:getDisbursement']);
   });
 });

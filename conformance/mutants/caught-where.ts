@@ -2,6 +2,7 @@
 // reproducing commands shows an API key. Pure functions over plain data, so a worker process can send the
 // findings and the catalogue's process judge them against the patterns it holds.
 import type { RunSummary } from '../types.js';
+import { isNotRun } from '../verdict.js';
 import type { CaughtWhere } from './types.js';
 
 /** A failure finding as a trial reports it: what it says and the command that reproduces it. */
@@ -21,6 +22,14 @@ export function failuresOf(summary: RunSummary): FailuresByResult {
         .filter((finding) => finding.severity === 'failure')
         .map(({ message, curl }) => (curl === undefined ? { message } : { message, curl }));
   return failures;
+}
+
+/**
+ * `check:subject` of every result not run, wholly or in part: skipped, or with parts left unchecked (the rate
+ * limit's window between keys not judged on a busy machine). A mutant missed with these was not judged.
+ */
+export function notRunResults(summary: RunSummary): string[] {
+  return summary.results.filter(isNotRun).map((result) => `${result.check}:${result.subject}`);
 }
 
 const API_KEY = /\bsk_(test|live)_/;

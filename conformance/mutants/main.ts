@@ -68,7 +68,7 @@ export function verdictLine(verdict: Verdict): string {
   if (verdict.misplaced !== undefined)
     return `WRONG   ${mutant.name} (${mutant.family}): caught, but ${verdict.misplaced}  [${seconds(verdict.wallMs)}]`;
   if (!verdict.caught)
-    return `MISSED  ${mutant.name} (${mutant.family}): ${mutant.mistake}  [${seconds(verdict.wallMs)}]`;
+    return `MISSED  ${mutant.name} (${mutant.family}): ${mutant.mistake}${verdict.notRun.length > 0 ? ` (not run in full: ${verdict.notRun.join(', ')})` : ''}  [${seconds(verdict.wallMs)}]`;
   const shown =
     verdict.failedResults.slice(0, 4).join(', ') +
     (verdict.failedResults.length > 4 ? `, +${verdict.failedResults.length - 4}` : '');
@@ -162,7 +162,7 @@ async function judgeCatalogue(
   const again: Mutant[] = [];
   const judged = (mutant: Mutant, result: TrialResult, last: boolean): void => {
     const verdict = verdictOf(mutant, result);
-    if (!verdict.caught && verdict.error === undefined && result.skippedResults.length > 0 && !last) {
+    if (!verdict.caught && verdict.error === undefined && result.notRunResults.length > 0 && !last) {
       again.push(mutant);
       return;
     }
@@ -178,13 +178,13 @@ async function judgeCatalogue(
           `${trial.only ? `[${trial.only.join(', ')}]` : 'the full profile'}: ${result.error ?? result.failedResults.join(', ')}`,
         );
     });
-    // A check that skips where its case could not be judged in time (the rate limit's burst on a busy machine)
+    // A check that could not judge a case in time (the rate limit's burst, or its window between keys, on a busy machine)
     // gets a quieter machine: these run one at a time, in this process.
     for (const mutant of again) {
       let result = await runTrial(trialOf(mutant));
       for (
         let attempt = 2;
-        attempt <= AGAIN && result.failedResults.length === 0 && result.skippedResults.length > 0;
+        attempt <= AGAIN && result.failedResults.length === 0 && result.notRunResults.length > 0;
         attempt++
       )
         result = await runTrial(trialOf(mutant));

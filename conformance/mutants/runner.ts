@@ -8,7 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runConformance } from '../run.js';
 import { PROFILE_CHECKS, type CheckName, type Profile, type RunSummary } from '../types.js';
-import { type FailuresByResult, failuresOf, keysInCommands, missedWhere } from './caught-where.js';
+import { type FailuresByResult, failuresOf, keysInCommands, missedWhere, notRunResults } from './caught-where.js';
 import { editedFiles } from './source-edit.js';
 import type { Mutant } from './types.js';
 
@@ -200,8 +200,11 @@ export interface Trial {
 export interface TrialResult {
   /** `check:subject` of every failed result. */
   failedResults: string[];
-  /** `check:subject` of every skipped one (no verdict: e.g. a burst a loaded machine sent slower than a window). */
-  skippedResults: string[];
+  /**
+   * `check:subject` of every result not run, wholly or in part (no verdict: e.g. a burst a loaded machine sent
+   * slower than a window, skipped, or a window not judged, left unchecked). Not-applicable skips are not here.
+   */
+  notRunResults: string[];
   /** The failure findings of each failed result, for judging where the mutant was caught. */
   failures: FailuresByResult;
   /** `check:subject` of every result whose reproducing command shows an API key. */
@@ -230,7 +233,7 @@ export async function runTrial(trial: Trial): Promise<TrialResult> {
     });
     return {
       failedResults: failedResults(summary),
-      skippedResults: summary.results.filter((r) => r.outcome === 'skipped').map((r) => `${r.check}:${r.subject}`),
+      notRunResults: notRunResults(summary),
       failures: failuresOf(summary),
       keysInCommands: keysInCommands(summary),
       wallMs: performance.now() - started,
@@ -238,7 +241,7 @@ export async function runTrial(trial: Trial): Promise<TrialResult> {
   } catch (error) {
     return {
       failedResults: [],
-      skippedResults: [],
+      notRunResults: [],
       failures: {},
       keysInCommands: [],
       wallMs: performance.now() - started,
@@ -257,6 +260,8 @@ export interface Verdict {
   failedResults: string[];
   /** Whether the mutant's own family was among the checks that failed. */
   byFamily: boolean;
+  /** `check:subject` of the results the run could not run in full (TrialResult.notRunResults). */
+  notRun: string[];
   wallMs: number;
   /** Set when the mutant could not be run (stale text, a copy that does not start). */
   error?: string;
@@ -279,6 +284,7 @@ export function verdictOf(mutant: Mutant, result: TrialResult): Verdict {
     ...(misplaced ? { misplaced } : {}),
     failedResults: result.failedResults,
     byFamily: result.failedResults.some((f) => f.startsWith(`${mutant.family}:`)),
+    notRun: result.notRunResults,
     wallMs: result.wallMs,
     ...(result.error === undefined ? {} : { error: result.error }),
   };
@@ -301,10 +307,10 @@ export function familyPatterns(family: CheckName): CheckName[] {
 }
 
 /**
- * The checks a mutant is judged by: its family's, with what feeds them. A check outside them can only add a
+ * The checks a mutant is judged by: its own `judgedBy`, else its family's, with what feeds them. A check outside them can only add a
  * catch, never take one away, and the catalogue's proof is that every mutant is caught: a mutant its family
  * misses fails the run loudly (MISSED), it is not judged by some other check in silence.
  */
 export function checksFor(mutant: Mutant): CheckName[] {
-  return familyPatterns(mutant.family);
+  return mutant.judgedBy ?? familyPatterns(mutant.family);
 }

@@ -58,4 +58,10 @@ export interface Mutant {
   mistake: string;
   edits: SourceEdit[];
   caught?: CaughtWhere;
+  /**
+   * The checks it is judged by, when its family's default set (runner.ts, familyPatterns) is wider than what
+   * brings the mistake out: its family, with the checks whose requests cause what that family judges (the
+   * deliveries of a callback_deliveries mutant come from a few checks, not the whole profile).
+   */
+  judgedBy?: CheckName[];
 }

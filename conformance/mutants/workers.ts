@@ -48,7 +48,7 @@ export function trialPool(count: number): TrialPool {
       for (const settle of worker.pending.values())
         settle({
           failedResults: [],
-          skippedResults: [],
+          notRunResults: [],
           failures: {},
           keysInCommands: [],
           wallMs: 0,

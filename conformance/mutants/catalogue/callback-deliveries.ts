@@ -2,13 +2,18 @@
 // an object the run made with the run's key, carry the values x-callback-source derives from that object,
 // follow a transition the state machines say sends it, and not come again once acknowledged with any status
 // x-delivery.acknowledging_statuses allows. Each stands for a class: the dispatcher's mistakes touch every
-// webhook; the others a field relation, a refused request, another scope's settings.
+// webhook; the others a field relation, a refused request, another scope's settings. Each is judged with the
+// checks whose requests cause the deliveries it spoils (`judgedBy`), not the whole profile: the callbacks check
+// for the webhooks' own triggers, forbidden_transitions for a refused update, idempotency_scope for live-mode
+// objects.
 import type { Mutant } from '../types.js';
 
 export const mutants: Mutant[] = [
   {
     name: 'callback-ack-only-200',
     family: 'callback_deliveries',
+    judgedBy: ['callbacks', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:disbursementFinished' },
     class: 'callbacks',
     mistake:
       'only a 200 answer counts as acknowledged, so a receiver answering 201, 202 or 204 gets every callback again',
@@ -24,6 +29,8 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-resent-after-ack',
     family: 'callback_deliveries',
+    judgedBy: ['callbacks', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:disbursementFinished' },
     class: 'callbacks',
     mistake:
       'the first acknowledged attempt is not recorded as delivered, so every acknowledged callback is sent once more a retry interval later',
@@ -39,6 +46,8 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-paid-callback-full-account-number',
     family: 'callback_deliveries',
+    judgedBy: ['callbacks', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:fixedVirtualAccountPaid' },
     class: 'callbacks',
     mistake:
       "the virtual account payment callback carries the account's full number, prefix included, where the contract derives it without the merchant_code prefix",
@@ -54,6 +63,8 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-callback-id-from-user-id',
     family: 'callback_deliveries',
+    judgedBy: ['callbacks', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:disbursementFinished' },
     class: 'callbacks',
     mistake:
       "the disbursement callback's disbursement_id is filled with the merchant's user_id instead of the disbursement's id",
@@ -69,6 +80,8 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-refused-update-sends-callback',
     family: 'callback_deliveries',
+    judgedBy: ['forbidden_transitions', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:fixedVirtualAccountChanged' },
     class: 'callbacks',
     mistake:
       'an update of an inactive virtual account is refused, but the changed callback is sent anyway, as if the update had been applied',
@@ -85,6 +98,8 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-settings-of-test-mode',
     family: 'callback_deliveries',
+    judgedBy: ['idempotency_scope', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:disbursementFinished' },
     class: 'callbacks',
     mistake:
       "a merchant's settings are read for test mode whatever the key's mode, so live objects' callbacks go to the test-mode callback URLs",
@@ -100,6 +115,8 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-paid-callback-names-the-payment',
     family: 'callback_deliveries',
+    judgedBy: ['callbacks', 'callback_deliveries'],
+    caught: { result: 'callback_deliveries:fixedVirtualAccountPaid' },
     class: 'callbacks',
     mistake:
       "the virtual account payment callback's callback_virtual_account_id holds the payment's id, an object the merchant never made, instead of the account's",
