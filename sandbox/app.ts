@@ -8,7 +8,7 @@ import { createRouter as createControlRouter } from '@payments-contract/server/s
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import type { DeliveryRecord } from './callbacks/outbox.js';
 import type { SandboxConfig } from './config.js';
-import type { Caller, MerchantSettings, SandboxContext } from './context.js';
+import type { Caller, SandboxSettings, SandboxContext } from './context.js';
 import { controlRateLimits, serviceRateLimits } from './contract.js';
 import { enforceRateLimits } from './limits/enforce.js';
 import { createRateLimiter } from './limits/rate-limits.js';
@@ -34,7 +34,7 @@ import { PRODUCTS } from './modules.js';
 import * as platformModule from './platform/index.js';
 import type { FaultControlHandlers, Platform, PlatformControlHandlers } from './platform/index.js';
 import { resourceListHandlers } from './platform/resources.js';
-import type { SandboxSettings } from './platform/settings.js';
+import type { PlatformSettings } from './platform/settings.js';
 import { createStoreGuard } from './cluster/guard.js';
 import { createSharedStateReads } from './cluster/fresh-reads.js';
 import { openConfiguredStore } from './store/open-store.js';
@@ -91,13 +91,13 @@ export interface SandboxApp {
  * a setting still at that default is replaced here with its own URL.
  */
 function withPerKindCallbackUrls(
-  settings: SandboxSettings,
+  settings: PlatformSettings,
   defaultUrl: string | null,
   perKind: Readonly<Record<string, string>>,
-): SandboxSettings {
+): PlatformSettings {
   const entries = Object.entries(perKind);
   if (entries.length === 0) return settings;
-  const apply = (current: MerchantSettings): MerchantSettings => {
+  const apply = (current: SandboxSettings): SandboxSettings => {
     for (const [setting, url] of entries)
       if ((current.callback_urls[setting] ?? null) === defaultUrl) current.callback_urls[setting] = url;
     return current;

@@ -32,12 +32,12 @@ export interface Ids {
   next(prefix?: string): string;
 }
 
-/** The dashboard configuration of one merchant in one mode: the control contract's SandboxSettings. */
-export type MerchantSettings = components['schemas']['SandboxSettings'];
+/** The dashboard configuration of one merchant in one mode, as the control contract names and describes it. */
+export type SandboxSettings = components['schemas']['SandboxSettings'];
 
 export interface Settings {
-  get(scope: Scope): Promise<MerchantSettings>;
-  update(scope: Scope, changes: Partial<MerchantSettings>): Promise<MerchantSettings>;
+  get(scope: Scope): Promise<SandboxSettings>;
+  update(scope: Scope, changes: Partial<SandboxSettings>): Promise<SandboxSettings>;
 }
 
 /**

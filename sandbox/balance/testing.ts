@@ -13,7 +13,7 @@ import {
   type WebhookEvents,
   type WebhookKind,
 } from '@payments-contract/client/webhooks';
-import type { AccountType, Caller, Json, JsonRecord, MerchantSettings, SandboxContext, Scope } from '../context.js';
+import type { AccountType, Caller, Json, JsonRecord, SandboxSettings, SandboxContext, Scope } from '../context.js';
 import { openJournalStore } from '../store/journal/store.js';
 import type { CollectionDefinition, Store } from '../store/store.js';
 
@@ -29,7 +29,7 @@ const CALLERS: Record<string, Caller> = {
 };
 
 /** Settings every merchant starts with in these tests: every bank and outlet configured and enabled. */
-export function defaultSettings(): MerchantSettings {
+export function defaultSettings(): SandboxSettings {
   const settingNames = Object.values(webhookMetadata).flatMap((webhook) => {
     const destination = webhook.delivery.destination;
     return 'dashboard_setting' in destination ? [destination.dashboard_setting] : [];
@@ -90,7 +90,7 @@ export interface Harness {
   ctx: SandboxContext;
   store: Store;
   /** Changes a merchant's settings (merchant A in test mode unless told otherwise). */
-  configure(changes: Partial<MerchantSettings>, key?: string): Promise<void>;
+  configure(changes: Partial<SandboxSettings>, key?: string): Promise<void>;
   /** Moves the clock of a merchant's mode (merchant A in test mode unless told otherwise). */
   advance(ms: number, key?: string): Promise<void>;
   call(method: string, path: string, options?: RequestOptions): Promise<Answer>;
@@ -130,9 +130,9 @@ export function createHarness(
   const offsets = new Map<string, number>();
   let ids = 0;
   let sequence = 0;
-  const settings = new Map<string, MerchantSettings>();
+  const settings = new Map<string, SandboxSettings>();
   const keyOf = (scope: Scope) => `${scope.merchantId}/${scope.mode}`;
-  const settingsOf = (scope: Scope): MerchantSettings => settings.get(keyOf(scope)) ?? defaultSettings();
+  const settingsOf = (scope: Scope): SandboxSettings => settings.get(keyOf(scope)) ?? defaultSettings();
   const ledgerId = (account: AccountType) => `ledger-${account}`;
   const readBalance = async (tx: Pick<Store, 'get'>, scope: Scope, account: AccountType) =>
     (await tx.get<LedgerEntry>(LEDGER, scope, ledgerId(account)))?.amount ?? 0;

@@ -2,11 +2,11 @@
 // at compile time (the outbox checks it against the schema at run time), and the URL is the dashboard
 // setting the webhook's `x-delivery.destination` names, not a literal.
 import { webhookMetadata, type WebhookEvents, type WebhookKind } from '@payments-contract/client/webhooks';
-import type { MerchantSettings, SandboxContext, Scope, Transaction } from '../context.js';
+import type { SandboxSettings, SandboxContext, Scope, Transaction } from '../context.js';
 import { toJson } from '../json.js';
 
 /** The merchant's URL for a webhook delivered to a dashboard setting; null when none is configured. */
-export function dashboardCallbackUrl(kind: WebhookKind, settings: MerchantSettings): string | null {
+export function dashboardCallbackUrl(kind: WebhookKind, settings: SandboxSettings): string | null {
   const destination = webhookMetadata[kind].delivery.destination;
   if (!('dashboard_setting' in destination)) throw new Error(`${kind} is not delivered to a dashboard setting`);
   return settings.callback_urls[destination.dashboard_setting] ?? null;
@@ -19,7 +19,7 @@ export async function enqueueDashboardCallback<K extends WebhookKind>(
   scope: Scope,
   kind: K,
   payload: WebhookEvents[K],
-  settings: MerchantSettings,
+  settings: SandboxSettings,
 ): Promise<void> {
   await ctx.callbacks.enqueue(tx, scope, kind, toJson(payload), dashboardCallbackUrl(kind, settings));
 }

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { DeliveryRecord } from '../callbacks/outbox.js';
-import type { MerchantSettings, SandboxContext } from '../context.js';
+import type { SandboxSettings, SandboxContext } from '../context.js';
 import { createTestSandbox, scopeOf, TEST_CALLBACK_URL, TEST_KEYS, type TestKeyName } from '../testing/index.js';
 
 export { callerOf, scopeOf } from '../testing/index.js';
@@ -34,7 +34,7 @@ export interface Bench {
   service: (request: Request) => Promise<Response>;
   /** The Authorization header of a key. */
   authorization(key?: KeyName): string;
-  settings(changes: Partial<MerchantSettings>, key?: KeyName): Promise<void>;
+  settings(changes: Partial<SandboxSettings>, key?: KeyName): Promise<void>;
   /** The scope's callback deliveries, oldest first. */
   deliveries(key?: KeyName): Promise<DeliveryRecord[]>;
   cash(key?: KeyName): Promise<number>;

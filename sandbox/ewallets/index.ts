@@ -8,7 +8,7 @@ import type { Handlers } from '@payments-contract/server';
 import type { components } from '@payments-contract/server/types';
 import { webhookMetadata, type EwalletPaymentCallback } from '@payments-contract/client/webhooks';
 import { DuplicateKeyError, type CollectionDefinition } from '../store/store.js';
-import type { Caller, MerchantSettings, SandboxContext, Scope, Transaction } from '../context.js';
+import type { Caller, SandboxSettings, SandboxContext, Scope, Transaction } from '../context.js';
 import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import { sandboxModule } from '../module.js';
 import { resourceKind } from '../platform/resources.js';
@@ -95,7 +95,7 @@ async function conclude(
   scope: Scope,
   record: EwalletPaymentRecord,
   outcome: EwalletOutcome,
-  settings: MerchantSettings,
+  settings: SandboxSettings,
 ): Promise<EwalletPaymentRecord> {
   const now = ctx.clock.now(scope).toISOString();
   const ended: EwalletPaymentRecord = {

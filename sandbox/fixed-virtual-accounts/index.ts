@@ -15,7 +15,7 @@ import type {
 import type { FixedVirtualAccountPaidCallback } from '@payments-contract/client/webhooks';
 import { enqueueDashboardCallback } from '../callbacks/enqueue.js';
 import { errorTrigger, valuesRequiring } from '../contract.js';
-import type { Caller, MerchantSettings, SandboxContext, Transaction } from '../context.js';
+import type { Caller, SandboxSettings, SandboxContext, Transaction } from '../context.js';
 import { sandboxModule } from '../module.js';
 import { resourceKind } from '../platform/resources.js';
 import { inRange, insertClaiming, pickFreeNumber, type NumberRange } from './number-range.js';
@@ -81,7 +81,7 @@ const notFound = (id: string) =>
  * The merchant's number range at the bank, or why there is none. A bank is usable only when it is
  * activated and has a range (decision `fva-bank-activation`: activation is what assigns the range).
  */
-function bankRange(settings: MerchantSettings, bank: BankCode): (NumberRange & { merchantCode: string }) | string {
+function bankRange(settings: SandboxSettings, bank: BankCode): (NumberRange & { merchantCode: string }) | string {
   const range = settings.virtual_account_number_range[bank];
   if (!settings.virtual_account_bank_activation.includes(bank))
     return `${bank} is not activated for your fixed virtual accounts.`;

@@ -21,7 +21,7 @@ import {
   type SandboxProgressions,
 } from './progressions.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
-import { createSettings, settingsCollections, type SandboxSettings } from './settings.js';
+import { createSettings, settingsCollections, type PlatformSettings } from './settings.js';
 
 export { platformControlHandlers, type PlatformControlHandlers } from './control.js';
 export { faultControlHandlers, type FaultControlHandlers } from './fault-control.js';
@@ -78,7 +78,7 @@ export interface Platform {
   callbackRetryDelayMs: number;
   clock: SandboxClock;
   ids: Ids;
-  settings: SandboxSettings;
+  settings: PlatformSettings;
   balances: Balances;
   idempotency: Idempotency;
   callbacks: Outbox;

@@ -6,7 +6,7 @@
 // transaction that waits for it, so every stored override is loaded once at start and kept in memory; the
 // store is written through on every change and stays the source of truth after a restart.
 import { createHash } from 'node:crypto';
-import type { MerchantSettings, Settings } from '../context.js';
+import type { SandboxSettings, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
 import type { ContractFacts } from './contract-facts.js';
 
@@ -15,7 +15,7 @@ export const settingsCollections: CollectionDefinition[] = [{ name: SETTINGS_COL
 const SETTINGS_ID = 'settings';
 const SETTINGS_KIND = 'settings';
 
-type Overrides = Partial<MerchantSettings>;
+type Overrides = Partial<SandboxSettings>;
 type SettingsRecord = { id: string; kind: string; overrides: Json };
 
 /** One semantic problem of a settings change, located as the router locates a schema violation. */
@@ -33,9 +33,9 @@ export class SettingsValidationError extends Error {
   }
 }
 
-export interface SandboxSettings extends Settings {
+export interface PlatformSettings extends Settings {
   /** The scope's settings as they are, without a copy: read them, never change them. */
-  peek(scope: Scope): Readonly<MerchantSettings>;
+  peek(scope: Scope): Readonly<SandboxSettings>;
   /** Drops the cached overrides of a scope whose stored data was cleared (reset). */
   forget(scope: Scope): void;
   /** Reads every stored override again (another process sharing the store may have changed or reset them). */
@@ -58,7 +58,7 @@ export function defaultSettings(
   perSetting: Readonly<Record<string, string>> = {},
   autoProgress = true,
   rateLimits = true,
-): MerchantSettings {
+): SandboxSettings {
   return {
     virtual_account_number_range: Object.fromEntries(
       facts.virtualAccountBanks.map((bank) => {
@@ -93,9 +93,9 @@ const same = <T>(value: T): T => value;
 
 /**
  * Per setting, what of a given value is kept: a range only its three fields. A setting added to
- * MerchantSettings fails to compile here until it says what it keeps.
+ * SandboxSettings fails to compile here until it says what it keeps.
  */
-const KEEP: { [K in keyof MerchantSettings]: (value: MerchantSettings[K]) => MerchantSettings[K] } = {
+const KEEP: { [K in keyof SandboxSettings]: (value: SandboxSettings[K]) => SandboxSettings[K] } = {
   virtual_account_number_range: (ranges) =>
     rangesOf(ranges, ({ merchant_code, from, to }) => ({ merchant_code, from, to })),
   virtual_account_bank_activation: same,
@@ -116,17 +116,17 @@ const KEEP: { [K in keyof MerchantSettings]: (value: MerchantSettings[K]) => Mer
  */
 export function knownChanges(given: Overrides): Overrides {
   const kept: Overrides = {};
-  const keep = <K extends keyof MerchantSettings>(key: K): void => {
-    const value: MerchantSettings[K] | undefined = given[key];
-    const own: (value: MerchantSettings[K]) => MerchantSettings[K] = KEEP[key];
-    if (value !== undefined) (kept as Pick<MerchantSettings, K>)[key] = own(value);
+  const keep = <K extends keyof SandboxSettings>(key: K): void => {
+    const value: SandboxSettings[K] | undefined = given[key];
+    const own: (value: SandboxSettings[K]) => SandboxSettings[K] = KEEP[key];
+    if (value !== undefined) (kept as Pick<SandboxSettings, K>)[key] = own(value);
   };
-  for (const key of Object.keys(KEEP) as (keyof MerchantSettings)[]) keep(key);
+  for (const key of Object.keys(KEEP) as (keyof SandboxSettings)[]) keep(key);
   return kept;
 }
 
 /** Maps are merged key by key; every other field is replaced. */
-function merge(base: MerchantSettings, changes: Overrides): MerchantSettings {
+function merge(base: SandboxSettings, changes: Overrides): SandboxSettings {
   return {
     ...base,
     ...changes,
@@ -250,7 +250,7 @@ export interface SettingsOptions {
   onChange?: () => void;
 }
 
-export async function createSettings(options: SettingsOptions): Promise<SandboxSettings> {
+export async function createSettings(options: SettingsOptions): Promise<PlatformSettings> {
   const { store, facts, defaultCallbackUrl } = options;
   const perSetting = options.defaultCallbackUrls ?? {};
   const changed = options.onChange ?? (() => undefined);
@@ -261,7 +261,7 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     );
   let overrides = new Map<string, Overrides>();
   // Each scope's settings merged once, until they change: read on every request (the rate limit's switch).
-  const merged = new Map<string, MerchantSettings>();
+  const merged = new Map<string, SandboxSettings>();
   // Each scope's merged settings as JSON text, until they change: `get` answers a copy parsed from it, so a
   // caller changing what it was given cannot change the cached settings. Settings are JSON values; on Node 20
   // structuredClone goes through the messaging machinery and cost several times the parse, on every creation.
@@ -283,8 +283,8 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
     texts.clear();
   };
   await reload();
-  const defaults = new Map<string, MerchantSettings>();
-  const defaultsOf = (scope: Scope): MerchantSettings => {
+  const defaults = new Map<string, SandboxSettings>();
+  const defaultsOf = (scope: Scope): SandboxSettings => {
     const key = scopeKey(scope);
     let found = defaults.get(key);
     if (!found)
@@ -301,17 +301,17 @@ export async function createSettings(options: SettingsOptions): Promise<SandboxS
       );
     return found;
   };
-  const settingsOf = (scope: Scope): MerchantSettings => {
+  const settingsOf = (scope: Scope): SandboxSettings => {
     const key = scopeKey(scope);
     let found = merged.get(key);
     if (!found) merged.set(key, (found = merge(defaultsOf(scope), overrides.get(key) ?? {})));
     return found;
   };
-  const current = (scope: Scope): MerchantSettings => {
+  const current = (scope: Scope): SandboxSettings => {
     const key = scopeKey(scope);
     let text = texts.get(key);
     if (text === undefined) texts.set(key, (text = JSON.stringify(settingsOf(scope))));
-    return JSON.parse(text) as MerchantSettings;
+    return JSON.parse(text) as SandboxSettings;
   };
 
   return {
