@@ -4,27 +4,12 @@
 // a write on every request, reads included. Bounded twice: the newest `capacity` requests of each scope,
 // each body cut at `bodyLimit` characters; scopes come only from valid keys, so their number is bounded by
 // the configured merchants. Secrets are masked when the record is read, off the request's path.
+import type { components } from '@payments-contract/server/sandbox/types';
 import type { Scope } from '../context.js';
 import type { MaskSecrets } from './mask-secrets.js';
 
-/** One request as listRequests shows it (the field names are the control contract's). */
-export interface RequestRecord {
-  /** The request id, also sent back in the `x-request-id` header and logged. */
-  id: string;
-  /** When it arrived, in the merchant's sandbox time. */
-  at: string;
-  method: string;
-  /** Path and query as sent. */
-  path: string;
-  status: number;
-  error_code: string | null;
-  idempotency_key: string | null;
-  duration_ms: number;
-  /** The body as sent (text), cut at the limit; null without one. */
-  request_body: string | null;
-  /** The answer's body (text), cut at the limit; null without one. */
-  response_body: string | null;
-}
+/** One request as listRequests shows it: the control contract's SandboxRequest. */
+export type RequestRecord = components['schemas']['SandboxRequest'];
 
 export interface RequestLog {
   add(scope: Scope, record: RequestRecord): void;
