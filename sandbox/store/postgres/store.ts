@@ -144,11 +144,14 @@ interface ClaimStatements {
 function claimStatementsOf(schema: string, table: string): ClaimStatements {
   const runAt = (row: string) => keyOf(schema, 'run_at_ms', `${row}.data`);
   const due = (row: string) => `${runAt(row)} <= to_jsonb($1::bigint)`;
+  // Within one scope, not by the run_at_ms index (which would walk every scope's due jobs): the scope's rows
+  // by its own index, then sorted.
+  const runAtValue = (row: string) => `(${row}.data ->> 'run_at_ms')::bigint`;
   const free = (row: string) =>
     `(${row}.data ->> 'locked_until_ms' IS NULL OR (${row}.data ->> 'locked_until_ms')::bigint <= $1 OR ${row}.data ->> 'locked_by' = $2)`;
   const take = (picked: string) => `${picked}
     UPDATE ${table} t SET data = t.data || jsonb_build_object(
-      'run_at_ms', least((t.data ->> 'run_at_ms')::bigint, $1::bigint), 'locked_by', $2::text, 'locked_until_ms', $1::bigint + $3::bigint)
+      'run_at_ms', least(${runAtValue('t')}, $1::bigint), 'locked_by', $2::text, 'locked_until_ms', $1::bigint + $3::bigint)
     FROM picked WHERE t.merchant_id = picked.merchant_id AND t.mode = picked.mode AND t.id = picked.id
     RETURNING t.merchant_id, t.mode, t.data`;
   return {
@@ -158,8 +161,8 @@ function claimStatementsOf(schema: string, table: string): ClaimStatements {
     ), picked AS (
       SELECT j.merchant_id, j.mode, j.id FROM scopes s CROSS JOIN LATERAL (
         SELECT o.merchant_id, o.mode, o.id FROM ${table} o
-        WHERE o.merchant_id = s.merchant_id AND o.mode = s.mode AND ${due('o')} AND ${free('o')}
-        ORDER BY ${runAt('o')} LIMIT $4 FOR UPDATE SKIP LOCKED
+        WHERE o.merchant_id = s.merchant_id AND o.mode = s.mode AND ${runAtValue('o')} <= $1 AND ${free('o')}
+        ORDER BY ${runAtValue('o')} LIMIT $4 FOR UPDATE SKIP LOCKED
       ) j
     )`),
     // A job another instance holds for later and has not started ($1 before its run_at_ms) is a reservation:
