@@ -17,7 +17,7 @@ import type { Mode } from './context.js';
 import { DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { splitHost } from './host-names.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
-import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/progressions.js';
+import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/auto-resolve.js';
 import type { DatabaseSettings } from './store/backend.js';
 import { STORE_BACKENDS } from './store/backends.js';
 import { STORE_CHOICES, type StoreChoice } from './store/open-store.js';

@@ -37,7 +37,7 @@ import {
 import { startPrism } from '@payments-contract/conformance/testing';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
-import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from '../platform/progressions.js';
+import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from '../platform/auto-resolve.js';
 import { repoRoot } from '../testing/repo-root.js';
 import pg from 'pg';
 import { STORE_CHOICES, type StoreChoice } from '../store/open-store.js';

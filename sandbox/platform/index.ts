@@ -1,6 +1,6 @@
 // The platform services behind SandboxContext (clock, ids, settings, balances, idempotency, the callback
 // outbox) and the one scheduler of what happens later (scheduler.ts): the callbacks' attempts (the
-// dispatcher) and the automatic progressions are its kinds of job. app.ts opens the store with `collections`
+// dispatcher) and auto-resolve are its kinds of job. app.ts opens the store with `collections`
 // (together with the domain modules' own), calls `createPlatform`, builds the context from it, and starts the
 // scheduler once the server listens.
 import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
@@ -15,11 +15,11 @@ import { createFaults, faultsCollections, type SandboxFaults } from './faults.js
 import { createIdempotency, idempotencyCollections } from './idempotency.js';
 import { createIds } from './ids.js';
 import {
-  createProgressions,
+  createAutoResolve,
   DEFAULT_AUTO_PROGRESS_DELAY_MS,
-  progressionsCollections,
-  type SandboxProgressions,
-} from './progressions.js';
+  legacyCountdownsCollections,
+  type SandboxAutoResolve,
+} from './auto-resolve.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createSettings, settingsCollections, type PlatformSettings } from './settings.js';
 
@@ -35,7 +35,7 @@ export const collections: CollectionDefinition[] = [
   ...idempotencyCollections,
   ...outboxCollections,
   ...jobsCollections,
-  ...progressionsCollections,
+  ...legacyCountdownsCollections,
   ...faultsCollections,
 ];
 
@@ -82,12 +82,12 @@ export interface Platform {
   balances: Balances;
   idempotency: Idempotency;
   callbacks: Outbox;
-  /** Runs everything that happens later: callback attempts and progressions are its kinds of job. */
+  /** Runs everything that happens later: callback attempts and auto-resolve countdowns are its kinds of job. */
   scheduler: Scheduler;
   /** The scheduler's start, stop and runDue (its callbacks' part: the same scheduler). */
   dispatcher: Dispatcher;
   /** What finishes by itself; the domain modules register their handlers, `start` starts it with the dispatcher. */
-  autoResolve: SandboxProgressions;
+  autoResolve: SandboxAutoResolve;
   /** Faults armed through the control API, taken by the service's requests. */
   faults: SandboxFaults;
 }
@@ -126,7 +126,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     leaseMs: attemptTimeoutMs + LEASE_MARGIN_MS,
     ...(options.realTime ? { realTime: options.realTime } : {}),
   });
-  const progressions = createProgressions({
+  const autoResolve = createAutoResolve({
     store,
     clock,
     scheduler,
@@ -163,7 +163,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     callbacks,
     scheduler,
     dispatcher,
-    autoResolve: progressions,
+    autoResolve,
     faults,
   };
 }

@@ -1,7 +1,7 @@
 // The one scheduler with two sandboxes over one PostgreSQL database: each due job is run by exactly one of
 // them, the job a stopped sandbox held is taken over once its hold lapses, and an advance of a merchant's
 // clock runs what another sandbox holds for later. (The embedded stores' single-process case is in
-// progressions.test.ts and callbacks/dispatcher.test.ts; the claim itself in the store contract suite.)
+// auto-resolve.test.ts and callbacks/dispatcher.test.ts; the claim itself in the store contract suite.)
 import { afterEach, describe, expect, it } from 'vitest';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';

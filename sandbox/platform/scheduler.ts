@@ -1,5 +1,5 @@
 // The one scheduler of everything the sandbox does later: callback attempts (callbacks/dispatcher.ts),
-// automatic outcomes (progressions.ts), and whatever a module schedules next. A job is a record of the store's
+// auto-resolve (auto-resolve.ts), and whatever a module schedules next. A job is a record of the store's
 // jobs collection (store.ts, JobRecord), written in the transaction that makes it due, so it exists if and only
 // if that change does, and a restart resumes it. Each job runs once its scope's clock reaches its time: by
 // real time (a timer, or the sweep) or by an advance of that clock (the advance waits for it).
