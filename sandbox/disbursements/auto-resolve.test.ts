@@ -1,4 +1,4 @@
-// A disbursement finishes by itself the automatic delay after creation: COMPLETED with its callback, or, for
+// A disbursement finishes by itself (auto-resolve) the delay after creation: COMPLETED with its callback, or, for
 // each destination account number the control contract's test mode lists, FAILED with that failure code
 // and the amount back in CASH; with `disbursement_auto_resolve` off the control API decides, as it can
 // while the disbursement is PENDING either way.
@@ -20,7 +20,7 @@ const request = {
 let sandbox: TestSandbox;
 let delay: number;
 beforeEach(async () => {
-  // Real time stands still: only advancing the clock brings the automatic outcome.
+  // Real time stands still: only advancing the clock brings the outcome.
   sandbox = await createTestSandbox({ realTime: () => START });
   delay = sandbox.app.platform.autoResolve.delayMs;
 });
@@ -50,7 +50,7 @@ const callbacksOf = (id: string) =>
     .map((c) => c.body);
 const conflict = async (answer: Promise<{ status: number }>) => (await answer).status;
 
-describe('automatic outcome (disbursement_auto_resolve on, the default)', () => {
+describe('auto-resolve (disbursement_auto_resolve on, the default)', () => {
   it('completes a disbursement created with no further call: COMPLETED once the delay has passed, its callback delivered, CASH debited once', async () => {
     const before = await cash();
     const disbursement = await create();

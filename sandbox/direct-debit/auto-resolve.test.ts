@@ -1,4 +1,4 @@
-// A direct debit payment gets the bank's outcome by itself: the automatic delay after its OTP was accepted
+// A direct debit payment gets the bank's outcome by itself (auto-resolve): the delay after its OTP was accepted
 // (or after creation without OTP), COMPLETED, or FAILED with the failure code its amount selects in the
 // control contract's test mode; with `direct_debit_auto_resolve` off, the control API decides, as it can
 // while the payment is PENDING either way.
@@ -37,7 +37,7 @@ async function statusOf(id: string, key: TestKeyName = 'aTest') {
 const callbacksOf = (id: string) =>
   sandbox.callbacks.filter((c) => c.url === CALLBACK_URL && (c.body as { id?: string }).id === id).map((c) => c.body);
 
-describe('automatic outcome (direct_debit_auto_resolve on, the default)', () => {
+describe('auto-resolve (direct_debit_auto_resolve on, the default)', () => {
   it('completes a payment without OTP once the delay has passed: COMPLETED, CASH credited, callback delivered', async () => {
     expect(
       (await sandbox.control().getSettings()).ok &&
