@@ -45,6 +45,7 @@ const PACKAGE_PLANS: readonly PackagePlan[] = [
       'basic-auth',
       'client',
       'constant-time',
+      'node-handler',
       'request-body',
       'resilience',
       'validation-errors',

@@ -81,9 +81,18 @@ export function emitWebhooks(model: ApiModel): GeneratedFile[] {
       { name: 'WebhookDeliveryOptions', isTypeOnly: true },
     ],
   });
+  file.addImportDeclaration({
+    moduleSpecifier: runtimeImport('node-handler'),
+    namedImports: ['toNodeHandler', { name: 'NodeRequest', isTypeOnly: true }],
+  });
+  file.addImportDeclaration({ moduleSpecifier: 'node:http', isTypeOnly: true, namedImports: ['ServerResponse'] });
   file.addExportDeclaration({
     moduleSpecifier: runtimeImport('webhook-sender'),
     namedExports: ['toRequest', 'WebhookPayloadError'],
+  });
+  file.addExportDeclaration({
+    moduleSpecifier: runtimeImport('node-handler'),
+    namedExports: ['fastifyRequest', 'toNodeHandler'],
   });
   file.addExportDeclaration({
     moduleSpecifier: runtimeImport('webhook-sender'),
@@ -206,6 +215,23 @@ export function emitWebhooks(model: ApiModel): GeneratedFile[] {
     ],
     returnType: '(request: Request) => Promise<Response>',
     statements: 'return createReceiver<WebhookEvents>(definitions, handlers, options);',
+  });
+  file.addFunction({
+    isExported: true,
+    name: 'createNodeWebhookReceiver',
+    docs: [
+      [
+        '`createWebhookReceiver` as a Node request listener, with the same checks and answers: mounted in one line',
+        "on node:http (`http.createServer(receiver)`), Express (`app.post('/callbacks', receiver)`, with or without",
+        "`express.json()`) or Fastify (`app.post('/callbacks', (req, reply) => receiver(fastifyRequest(req), reply.hijack().raw))`).",
+      ].join('\n'),
+    ],
+    parameters: [
+      { name: 'handlers', type: 'WebhookHandlers' },
+      { name: 'options', type: 'WebhookReceiverOptions' },
+    ],
+    returnType: '(request: NodeRequest, response: ServerResponse) => Promise<void>',
+    statements: 'return toNodeHandler(createWebhookReceiver(handlers, options));',
   });
   file.addFunction({
     isExported: true,

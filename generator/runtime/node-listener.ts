@@ -11,19 +11,11 @@ import {
 } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
+import { headersOf } from './node-handler.js';
 import { nativeHandlerOf, type NativeAnswer, type NativeHandler, type NativeRequest } from './native-request.js';
 import type { BodyText } from './request-body.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
-
-function toHeaders(message: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return headers;
-}
 
 /**
  * The URL of a request target, or undefined when it is none. A target is resolved against the origin as a
@@ -122,7 +114,7 @@ function bodyStreamOf(message: IncomingMessage): ReadableStream<Uint8Array> {
 }
 
 function toRequest(message: IncomingMessage, url: URL): Request {
-  const headers = toHeaders(message);
+  const headers = headersOf(message);
   const method = message.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return new Request(url, {
@@ -270,7 +262,7 @@ class NodeNativeRequest implements NativeRequest {
     const { message } = this;
     const url = targetUrl(message.url ?? '/', this.origin) ?? new URL(`${this.origin}/`);
     return (this.#request = this.#bodyText
-      ? new Request(url, { method: this.method, headers: toHeaders(message) })
+      ? new Request(url, { method: this.method, headers: headersOf(message) })
       : toRequest(message, url));
   }
 }

@@ -139,6 +139,7 @@ describe('README: a merchant’s first lines and the sandbox’s', () => {
       { callbackToken: CALLBACK_TOKEN },
     );
     // Bun.serve({ fetch: receiveWebhooks }) · Hono: app.post('/callbacks', (c) => receiveWebhooks(c.req.raw))
+    // Node, Express, Fastify: createNodeWebhookReceiver(handlers, options), same checks: http.createServer(it)
     // --- end ---
 
     // --- README (sandbox) ---

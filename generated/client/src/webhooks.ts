@@ -5,8 +5,11 @@ import { webhookValidators } from './validators/webhooks.js';
 import type { WebhookDefinition, WebhookMetadata } from '@payments-contract/runtime/webhook-definition';
 import { createReceiver, type WebhookHandlers as Handlers, type WebhookReceiverOptions as ReceiverOptions } from '@payments-contract/runtime/webhook-receiver';
 import { buildDelivery, type WebhookDelivery as Delivery, type WebhookDeliveryOptions } from '@payments-contract/runtime/webhook-sender';
+import { toNodeHandler, type NodeRequest } from '@payments-contract/runtime/node-handler';
+import type { ServerResponse } from 'node:http';
 
 export { toRequest, WebhookPayloadError } from '@payments-contract/runtime/webhook-sender';
+export { fastifyRequest, toNodeHandler } from '@payments-contract/runtime/node-handler';
 export type { WebhookDeliveryOptions } from '@payments-contract/runtime/webhook-sender';
 export type { DeliveryRules, WebhookMetadata } from '@payments-contract/runtime/webhook-definition';
 export type { ValidationIssue } from '@payments-contract/runtime/validation-errors';
@@ -226,6 +229,15 @@ export type WebhookDelivery = Delivery<(typeof webhookMetadata)[WebhookKind]['to
  */
 export function createWebhookReceiver(handlers: WebhookHandlers, options: WebhookReceiverOptions): (request: Request) => Promise<Response> {
   return createReceiver<WebhookEvents>(definitions, handlers, options);
+}
+
+/**
+ * `createWebhookReceiver` as a Node request listener, with the same checks and answers: mounted in one line
+ * on node:http (`http.createServer(receiver)`), Express (`app.post('/callbacks', receiver)`, with or without
+ * `express.json()`) or Fastify (`app.post('/callbacks', (req, reply) => receiver(fastifyRequest(req), reply.hijack().raw))`).
+ */
+export function createNodeWebhookReceiver(handlers: WebhookHandlers, options: WebhookReceiverOptions): (request: NodeRequest, response: ServerResponse) => Promise<void> {
+  return toNodeHandler(createWebhookReceiver(handlers, options));
 }
 
 /** The delivery of one webhook to `options.url`. Throws `WebhookPayloadError` when the payload breaks the webhook's schema. */
