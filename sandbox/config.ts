@@ -130,6 +130,16 @@ const perKindOptions = Object.fromEntries(
   ]),
 ) as Record<string, OptionSpec>;
 
+/** The options of each store backend (store/backends.ts), each said to be that backend's. */
+const storeOptions = Object.fromEntries(
+  STORE_BACKENDS.flatMap((backend) =>
+    Object.entries(backend.options).map(([name, option]) => [
+      name,
+      { ...option, description: `STORE=${backend.name}: ${option.description}` },
+    ]),
+  ),
+) as Record<string, OptionSpec>;
+
 export const OPTIONS = {
   port: { env: 'PORT', description: 'port to listen on (default 3000; 0 picks a free one)' },
   host: { env: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
@@ -184,19 +194,7 @@ export const OPTIONS = {
     env: 'STORE',
     description: `${STORE_CHOICES.join('|')}: where the data is kept (default ${STORE_BACKENDS.map((backend) => `${backend.name}: ${backend.summary}`).join('; ')})`,
   },
-  'database-url': {
-    env: 'DATABASE_URL',
-    description:
-      'STORE=postgres: postgres://user:password@host:port/database (default: the PG* variables, as psql reads them)',
-  },
-  'database-pool-size': {
-    env: 'DATABASE_POOL_SIZE',
-    description: `STORE=postgres: connections of this sandbox at most (default ${DEFAULT_POOL_SIZE})`,
-  },
-  'database-statement-timeout-ms': {
-    env: 'DATABASE_STATEMENT_TIMEOUT_MS',
-    description: `STORE=postgres: a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})`,
-  },
+  ...storeOptions,
   'tls-cert': {
     env: 'TLS_CERT',
     description: 'PEM certificate file: serve HTTPS (with --tls-key); plain HTTP is then refused',

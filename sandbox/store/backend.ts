@@ -21,13 +21,19 @@ export interface StoreSettings {
   database: DatabaseSettings;
 }
 
+/** An option of the configuration (a flag and its variable) that only a backend reads. */
+export interface StoreOption {
+  env: string;
+  description: string;
+}
+
 export interface StoreBackend<Name extends string = string> {
   /** What STORE names it by. */
   readonly name: Name;
   /** Where it keeps the data, for STORE's help. */
   readonly summary: string;
-  /** The options of the configuration (config.ts) it reads. */
-  readonly options: readonly string[];
+  /** The options of its own, by flag name: the configuration (config.ts) offers them, marked as its. */
+  readonly options: Readonly<Record<string, StoreOption>>;
   /** An embedded backend: the file it keeps in DATA_DIR (one sandbox process holds it). */
   readonly file?: string;
   open(settings: StoreSettings, collections: CollectionDefinition[]): Store | Promise<Store>;

@@ -6,7 +6,7 @@ import { openJournalStore } from './store.js';
 export const journalBackend = {
   name: 'journal',
   summary: 'records in memory, a journal file in DATA_DIR',
-  options: ['data-dir'],
+  options: {},
   file: JOURNAL_FILE,
   open: ({ dataDir }, collections) => openJournalStore({ dataDir, collections }),
   describe: (settings) => describeEmbedded('journal', settings),

@@ -2,12 +2,25 @@
 import type { StoreBackend } from '../backend.js';
 import { DatabaseUnreachableError } from './errors.js';
 import { NewerSchemaError } from './schema.js';
-import { describeTarget, openPostgresStore } from './store.js';
+import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS, describeTarget, openPostgresStore } from './store.js';
 
 export const postgresBackend = {
   name: 'postgres',
   summary: 'the DATABASE_URL database, which several sandboxes can share',
-  options: ['database-url', 'database-pool-size', 'database-statement-timeout-ms'],
+  options: {
+    'database-url': {
+      env: 'DATABASE_URL',
+      description: 'postgres://user:password@host:port/database (default: the PG* variables, as psql reads them)',
+    },
+    'database-pool-size': {
+      env: 'DATABASE_POOL_SIZE',
+      description: `connections of this sandbox at most (default ${DEFAULT_POOL_SIZE})`,
+    },
+    'database-statement-timeout-ms': {
+      env: 'DATABASE_STATEMENT_TIMEOUT_MS',
+      description: `a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})`,
+    },
+  },
   open: ({ database }, collections) =>
     openPostgresStore({
       ...(database.url ? { connectionString: database.url } : {}),

@@ -5,7 +5,7 @@ import { openSqliteStore, SQLITE_FILE, SqliteUnavailableError } from './store.js
 export const sqliteBackend = {
   name: 'sqlite',
   summary: 'a SQLite file in DATA_DIR',
-  options: ['data-dir'],
+  options: {},
   file: SQLITE_FILE,
   open: ({ dataDir }, collections) => openSqliteStore({ dataDir, collections }),
   describe: (settings) => describeEmbedded('sqlite', settings),
