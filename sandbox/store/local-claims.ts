@@ -29,23 +29,25 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
   };
 
   return async ({ holder, nowMs, leaseMs, which }: ClaimRequest) => {
+    // Held jobs are left out before any limit counts, as PostgreSQL's WHERE leaves them out.
+    const isFree = (scope: Scope, job: JobRecord): boolean => !heldElsewhere(keyOf(scope, job.id), job, holder, nowMs);
     let found: { scope: Scope; job: JobRecord }[];
     if (which.due === 'named') {
       found = [];
       for (const { scope, id } of which.jobs) {
         const job = await reads.get<JobRecord>(JOBS_COLLECTION, scope, id);
-        if (job && job.run_at_ms <= nowMs) found.push({ scope, job });
+        if (job && job.run_at_ms <= nowMs && isFree(scope, job)) found.push({ scope, job });
       }
     } else if (which.due === 'scope') {
       found = (await reads.findBy<JobRecord>(JOBS_COLLECTION, which.scope, 'state', 'pending', { order: 'oldest' }))
-        .filter((job) => job.due_ms <= which.dueByMs)
+        .filter((job) => job.due_ms <= which.dueByMs && isFree(which.scope, job))
         .sort((a, b) => a.due_ms - b.due_ms)
         .slice(0, which.limit)
         .map((job) => ({ scope: which.scope, job }));
     } else {
       const perScope = new Map<string, { scope: Scope; job: JobRecord }[]>();
       for (const entry of await reads.findAcrossScopes<JobRecord>(JOBS_COLLECTION, 'state', 'pending')) {
-        if (entry.record.run_at_ms > nowMs) continue;
+        if (entry.record.run_at_ms > nowMs || !isFree(entry.scope, entry.record)) continue;
         const key = `${entry.scope.mode}\u0000${entry.scope.merchantId}`;
         const list = perScope.get(key) ?? [];
         if (list.length === 0) {
@@ -63,7 +65,6 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
     const claimed: { scope: Scope; job: JobRecord }[] = [];
     for (const { scope, job } of found) {
       const key = keyOf(scope, job.id);
-      if (heldElsewhere(key, job, holder, nowMs)) continue;
       const started: JobRecord = {
         ...job,
         run_at_ms: Math.min(job.run_at_ms, nowMs),

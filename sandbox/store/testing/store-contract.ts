@@ -488,6 +488,28 @@ export function describeStoreContract(
       expect(ids(await claim('b', 5000))).toEqual(['due', 'later']);
     });
 
+    it('claims fairly between merchants and modes: at most perScope of each, from at most `scopes` of them', async () => {
+      const store = await open();
+      for (let n = 0; n < 10; n++) await store.insert(JOBS_COLLECTION, merchantA, job(`busy-${n}`, 100 + n));
+      await store.insert(JOBS_COLLECTION, merchantALive, job('live', 500));
+      await store.insert(JOBS_COLLECTION, merchantB, job('quiet', 900));
+      const claimed = await store.claim({
+        holder: 'a',
+        nowMs: 1000,
+        leaseMs: 100,
+        which: { due: 'any', perScope: 2, scopes: 10 },
+      });
+      // The busy merchant's oldest two, and the other mode's and merchant's one each, though they are younger.
+      expect(ids(claimed)).toEqual(['busy-0', 'busy-1', 'live', 'quiet']);
+      const fewer = await store.claim({
+        holder: 'b',
+        nowMs: 1000,
+        leaseMs: 100,
+        which: { due: 'any', perScope: 1, scopes: 1 },
+      });
+      expect(fewer).toHaveLength(1);
+    });
+
     it('claims one merchant and mode by its own clock, named jobs by real time, and each job once when claimed at once', async () => {
       const store = await open();
       // Due at 2000 in the scope's time, at the latest at 9000 in real time (its clock was ahead).
