@@ -72,7 +72,7 @@ export function valuesRequiring(schemaName: string, field: string, required: str
 /** The control contract (the sandbox's own API), for what it says about the sandbox's behaviour. */
 const controlDocument = JSON.parse(readFileSync(sandboxOpenapiPath, 'utf8')) as JsonObject;
 
-/** One automatic outcome of the sandbox's test mode: the request value selecting it, and what it ends in. */
+/** One auto-resolve outcome of the sandbox's test mode: the request value selecting it, and what it ends in. */
 export interface SandboxTestOutcome {
   value: Json;
   status: string;
@@ -115,8 +115,8 @@ export function sandboxTestMode(operationId: string): SandboxTestMode {
   };
 }
 
-/** An automatic outcome of the sandbox's test mode, its failure code one of the contract's. */
-export type AutomaticOutcome<Code extends string> = { status: 'COMPLETED' } | { status: 'FAILED'; failureCode: Code };
+/** An auto-resolve outcome of the sandbox's test mode, its failure code one of the contract's. */
+export type AutoResolveOutcome<Code extends string> = { status: 'COMPLETED' } | { status: 'FAILED'; failureCode: Code };
 
 /**
  * The outcome an object created by `operationId` reaches by itself: in test mode the one its request's
@@ -124,14 +124,14 @@ export type AutomaticOutcome<Code extends string> = { status: 'COMPLETED' } | { 
  * component schema `failureCodes` (the enum `Code` is generated from), so a contract that lists another code
  * fails at start-up.
  */
-export function automaticOutcomes<Code extends string>(
+export function autoResolveOutcomes<Code extends string>(
   operationId: string,
   failureCodes: string,
-): (mode: Mode, request: Readonly<Record<string, unknown>>) => AutomaticOutcome<Code> {
+): (mode: Mode, request: Readonly<Record<string, unknown>>) => AutoResolveOutcome<Code> {
   const codes = componentSchema(failureCodes).enum;
   if (!Array.isArray(codes)) throw new Error(`the contract has no ${failureCodes} enum`);
   const isCode = (code: string | null): code is Code => code !== null && codes.includes(code);
-  const typed = (outcome: SandboxTestOutcome): AutomaticOutcome<Code> => {
+  const typed = (outcome: SandboxTestOutcome): AutoResolveOutcome<Code> => {
     if (outcome.status === 'COMPLETED' && outcome.failureCode === null) return { status: 'COMPLETED' };
     if (outcome.status === 'FAILED' && isCode(outcome.failureCode))
       return { status: 'FAILED', failureCode: outcome.failureCode };

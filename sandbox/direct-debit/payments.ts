@@ -1,6 +1,6 @@
 // Direct debit payments: creation under an Idempotency-key, OTP confirmation, lookups, and the bank's
 // outcome, which in the sandbox comes from the control API (decision `direct-debit-outcome`) or, while the
-// merchant's `direct_debit_auto_resolve` is on, by itself once the automatic delay has passed after the OTP
+// merchant's `direct_debit_auto_resolve` is on, by itself once the auto-resolve delay has passed after the OTP
 // was accepted (or after creation without OTP): COMPLETED, or in test mode FAILED with the code the control
 // contract's `x-test-modes` gives the amount. Every move out of PENDING is written together with its
 // `direct_debit.payment` callback, in one transaction.
@@ -17,7 +17,7 @@ import {
   type Transaction,
 } from '../context.js';
 import { canonicalJson } from '../json.js';
-import { automaticOutcomes as automaticOutcomeTable } from '../contract.js';
+import { autoResolveOutcomes } from '../contract.js';
 import { contract } from './contract.js';
 import { judgeOtp, otpExpiresAt, otpMessages } from './otp.js';
 import {
@@ -360,20 +360,20 @@ export function paymentControlHandlers(ctx: SandboxContext): PaymentControlHandl
 const AUTO_RESOLVE_KIND = 'direct_debit_payment';
 
 /** In test mode as the amount selects (the control contract's `x-test-modes`); live payments complete. */
-const automaticOutcome = automaticOutcomeTable<NonNullable<PaymentRecord['failure_code']>>(
+const autoResolveOutcome = autoResolveOutcomes<NonNullable<PaymentRecord['failure_code']>>(
   CREATE_OPERATION,
   'DirectDebitFailureCode',
 );
 
 /** What the bank answers by itself. */
-function automaticChange(scope: Scope, payment: PaymentRecord): Pick<PaymentRecord, 'status' | 'failure_code'> {
-  const outcome = automaticOutcome(scope.mode, payment);
+function autoResolveChange(scope: Scope, payment: PaymentRecord): Pick<PaymentRecord, 'status' | 'failure_code'> {
+  const outcome = autoResolveOutcome(scope.mode, payment);
   return outcome.status === 'FAILED'
     ? { status: 'FAILED', failure_code: outcome.failureCode }
     : { status: 'COMPLETED', failure_code: null };
 }
 
-/** The payment's automatic outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
+/** The payment's auto-resolve outcome, when its time has come: only while the setting is still on, and only where a bank's outcome may apply. */
 export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
     [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
@@ -383,7 +383,7 @@ export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
         const payment = await tx.get<PaymentRecord>(COLLECTIONS.payments, scope, id);
         // A simulation may have ended it since its countdown started.
         if (payment && outcomeConflict(payment) === null)
-          await applyBankOutcome(ctx, tx, scope, payment, automaticChange(scope, payment));
+          await applyBankOutcome(ctx, tx, scope, payment, autoResolveChange(scope, payment));
       });
     },
   };

@@ -3,7 +3,7 @@
 // external_id, and the bank's answer through the control API: COMPLETED, or FAILED with a failure code and
 // the amount returned to CASH, each announced by the `disbursement.finished` callback in the same
 // transaction. While the merchant's `disbursement_auto_resolve` is on, the bank answers by itself once the
-// automatic delay has passed: COMPLETED, or in test mode FAILED with the code the control contract's
+// auto-resolve delay has passed: COMPLETED, or in test mode FAILED with the code the control contract's
 // `x-test-modes` gives the destination account number.
 import type { Handlers as ControlHandlerSet } from '@payments-contract/server/sandbox/server';
 import type { Handlers } from '@payments-contract/server';
@@ -16,7 +16,7 @@ import type { AutoResolveHandlers, Caller, SandboxContext, Scope, Transaction } 
 import { canonicalJson } from '../json.js';
 import { sandboxModule } from '../module.js';
 import { resourceKind } from '../platform/resources.js';
-import { automaticOutcomes as automaticOutcomeTable, listLimit } from '../contract.js';
+import { autoResolveOutcomes, listLimit } from '../contract.js';
 
 type ControlHandlers = ControlHandlerSet<Caller>;
 type Disbursement = components['schemas']['Disbursement'];
@@ -342,27 +342,27 @@ export function disbursementControlHandlers(
 const AUTO_RESOLVE_KIND = 'disbursement';
 
 /** In test mode as the account number selects (the control contract's `x-test-modes`); live disbursements complete. */
-const automaticOutcome = automaticOutcomeTable<NonNullable<Disbursement['failure_code']>>(
+const autoResolveOutcome = autoResolveOutcomes<NonNullable<Disbursement['failure_code']>>(
   OPERATION,
   'DisbursementFailureCode',
 );
 
 /** What the bank answers by itself; instant unless it failed, as the control API's simulations default. */
-function automaticFinish(scope: Scope, record: DisbursementRecord): Finish {
-  const outcome = automaticOutcome(scope.mode, record);
+function autoResolveFinish(scope: Scope, record: DisbursementRecord): Finish {
+  const outcome = autoResolveOutcome(scope.mode, record);
   return outcome.status === 'FAILED'
     ? { status: 'FAILED', failure_code: outcome.failureCode, is_instant: false }
     : { status: 'COMPLETED', is_instant: true };
 }
 
-/** The disbursement's automatic answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
+/** The disbursement's auto-resolve answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
 export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
     [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
       if (!(await ctx.settings.get(scope)).disbursement_auto_resolve) return;
       const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
       // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
-      if (record?.status === 'PENDING') await finish(ctx, scope, id, automaticFinish(scope, record), ran);
+      if (record?.status === 'PENDING') await finish(ctx, scope, id, autoResolveFinish(scope, record), ran);
     },
   };
 }
