@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PACKAGE_BUILDS, stagedSources } from './build-packages.js';
+import { LIBRARY_FILE, LIBRARY_URL } from './docs/page.js';
 import { privatePackageDir } from './emit/private-packages.js';
 import { publishedManifest } from './packed.js';
 
@@ -33,11 +34,15 @@ describe('the built packages', () => {
   it.each([
     ['docs/index.html', 'Payments API', 'createDisbursement'],
     ['docs/sandbox/index.html', 'Payments sandbox control API', 'getSandbox'],
-  ])('contract: %s is a self-contained Redoc page', (page, title, operation) => {
+  ])('contract: %s is a Redoc page that loads Redoc from beside it', (page, title, operation) => {
     const html = readFileSync(join(repoRoot, 'generated/contract', page), 'utf8');
     expect(html).toContain(`<title>${title}</title>`);
-    // --inlineBundle: the page carries Redoc itself, so it works offline.
+    // --inlineBundle, then the library taken apart: the page loads it from the docs/ folder, so it works offline.
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
+    expect(html).toContain(`import { hydrate } from '${LIBRARY_URL}';`);
+    expect(readFileSync(join(repoRoot, 'generated/contract/docs', LIBRARY_FILE), 'utf8')).toMatch(
+      /export\{RedocStandalone,hydrate,init\};\n$/,
+    );
     expect(html).toContain(operation);
   });
 });

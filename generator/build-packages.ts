@@ -28,8 +28,10 @@ import {
   callbackWording,
   decisionsOf,
   offlinePage,
+  LIBRARY_FILE,
   PAGE_TEMPLATE,
   withDecisionsSection,
+  withLibraryApart,
   withPlainServers,
 } from './docs/page.js';
 import { SAMPLE_LANGUAGES, withCodeSamples } from './docs/samples.js';
@@ -188,7 +190,7 @@ async function buildDocs(folder: string): Promise<void> {
   const languages = [...SAMPLE_LANGUAGES, { lang: 'payload', label: 'Payload' }];
   writeFileSync(config, JSON.stringify({ openapi: { codeSamples: { languages } } }));
   try {
-    await Promise.all(
+    const libraries = await Promise.all(
       documents.map(async ({ doc, spec, page, title }, index) => {
         const shown = join(scratch, `${index}.json`);
         const others = allDecisions.filter((decision) => !decisionsOf(doc).includes(decision));
@@ -218,9 +220,14 @@ async function buildDocs(folder: string): Promise<void> {
           ],
           { env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, maxBuffer: 16 * 1024 * 1024 },
         );
-        writeFileSync(output, callbackWording(offlinePage(readFileSync(output, 'utf8'))));
+        const { page: apart, library } = withLibraryApart(callbackWording(offlinePage(readFileSync(output, 'utf8'))));
+        writeFileSync(output, apart);
+        return library;
       }),
     );
+    // Every page loads the one library beside them; pages built by one Redoc share it.
+    if (new Set(libraries).size !== 1) throw new Error('the Redoc pages carry different libraries');
+    writeFileSync(join(folder, 'docs', LIBRARY_FILE), libraries[0] ?? '');
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

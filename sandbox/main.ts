@@ -15,7 +15,7 @@ import {
 } from './config.js';
 import { createLogger, type SandboxLogger } from './observability/index.js';
 import { DASHBOARD_PATH } from './dashboard/pages.js';
-import { createSite, DOCS, listen, readDocs, type Listening } from './server.js';
+import { createSite, DOCS, listen, readDocs, readDocsLibrary, type Listening } from './server.js';
 import { backendOf, storeStartupError } from './store/open-store.js';
 
 export interface RunningSandbox {
@@ -38,8 +38,9 @@ export interface StartOptions {
 export async function startSandbox(config: SandboxConfig, options: StartOptions = {}): Promise<RunningSandbox> {
   const log = options.log ?? ((line: string) => console.log(line));
   // The pages come built with the contract package; without them the API still serves.
-  const docs: { service?: string; control?: string } = {};
+  const docs: { service?: string; control?: string; library?: string } = {};
   if (options.docs !== false) {
+    docs.library = readDocsLibrary();
     for (const which of ['service', 'control'] as const) {
       const page = readDocs(DOCS[which]);
       if (page === undefined)

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSite,
   DOCS,
+  DOCS_LIBRARY,
   httpsRequiredResponse,
   listen,
   readDocs,
@@ -49,6 +50,20 @@ describe('createSite', () => {
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await response.text()).toBe('<html>service docs</html>');
     }
+  });
+
+  it("serves Redoc's library, which both pages load, as JavaScript, and answers 404 when it was not built", async () => {
+    const withLibrary = createSite({
+      service: answer('service'),
+      control: answer('control'),
+      docs: { library: 'export{RedocStandalone,hydrate,init};' },
+    });
+    const response = await withLibrary(new Request(`http://sandbox.test${DOCS_LIBRARY.url}`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(await response.text()).toBe('export{RedocStandalone,hydrate,init};');
+    expect((await get(DOCS_LIBRARY.url)).status).toBe(404);
   });
 
   it('answers a page that was not built, and other methods on the pages, in JSON', async () => {

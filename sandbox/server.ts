@@ -3,6 +3,7 @@
 // it, over HTTP or HTTPS. With TLS on, one port takes both kinds of connection and answers plain HTTP with a
 // JSON error instead of a dropped connection, so a client that forgot the `s` is told why.
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -49,22 +50,31 @@ export const DOCS: Record<'service' | 'control', DocsSource> = {
   control: { spec: sandboxOpenapiPath, page: docsPaths.control },
 };
 
-/** A contract's Redoc page, or undefined when the contract package was installed without its pages. */
-export function readDocs(source: DocsSource): string | undefined {
+/** A file the contract package's build makes, or undefined when the package was installed without its pages. */
+function readBuilt(path: string): string | undefined {
   try {
-    return readFileSync(source.page, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
 }
+
+/** A contract's Redoc page, or undefined when the contract package was installed without its pages. */
+export const readDocs = (source: DocsSource): string | undefined => readBuilt(source.page);
+
+/** Redoc's library, which both pages load from /docs/redoc.js: built beside them (generator/docs/page.ts). */
+export const DOCS_LIBRARY = { path: join(dirname(docsPaths.service), 'redoc.js'), url: '/docs/redoc.js' } as const;
+
+/** The library's text, or undefined when the contract package was installed without its pages. */
+export const readDocsLibrary = (): string | undefined => readBuilt(DOCS_LIBRARY.path);
 
 export interface SiteOptions {
   /** The service router (every path not under /sandbox). */
   service: FetchHandler;
   /** The control router (/sandbox and below). */
   control: FetchHandler;
-  /** The Redoc pages; a missing one answers 404 (tests run without building docs). */
-  docs?: { service?: string; control?: string };
+  /** The Redoc pages and the library they load; a missing one answers 404 (tests run without building docs). */
+  docs?: { service?: string; control?: string; library?: string };
   /** GET /health, answered without a key; without it the path is the service's (a 404). */
   health?: () => Promise<HealthAnswer>;
   /** Wraps every request (request id, log line, request record); without it requests go straight through. */
@@ -104,7 +114,11 @@ export function createSite(options: SiteOptions): FetchHandler {
   // The docs pages are megabytes of HTML: answered compressed when the client accepts it.
   const compressedDocs = (page: string | undefined): CompressedPage | undefined =>
     page === undefined ? undefined : compressedPage(page);
-  const compressed = { service: compressedDocs(options.docs?.service), control: compressedDocs(options.docs?.control) };
+  const compressed = {
+    service: compressedDocs(options.docs?.service),
+    control: compressedDocs(options.docs?.control),
+    library: compressedDocs(options.docs?.library),
+  };
   // Each page's policy names its own inline scripts, so it is made from the page, once.
   const docsHeaders = (page: string | undefined): Record<string, string> =>
     page === undefined ? {} : docsSecurityHeaders(page);
@@ -121,6 +135,15 @@ export function createSite(options: SiteOptions): FetchHandler {
     ],
     ['/docs', (acceptEncoding) => html(compressed.service, securityOf.service, acceptEncoding)],
     ['/sandbox/docs', (acceptEncoding) => html(compressed.control, securityOf.control, acceptEncoding)],
+    [
+      DOCS_LIBRARY.url,
+      (acceptEncoding) =>
+        html(compressed.library, API_SECURITY_HEADERS, acceptEncoding, {
+          'content-type': 'text/javascript; charset=utf-8',
+          // The same for as long as the sandbox runs: one download serves both pages and every visit.
+          'cache-control': 'public, max-age=3600',
+        }),
+    ],
     ...[...dashboardPages()].map(([path, answer]) => [path, () => answer] as const),
     // Reached only by a browser (see targetOf): it is shown the dashboard.
     [
@@ -142,12 +165,13 @@ export function createSite(options: SiteOptions): FetchHandler {
     page: CompressedPage | undefined,
     security: Record<string, string>,
     acceptEncoding: string | null,
+    kind: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' },
   ): Promise<NativeAnswer> {
     if (page === undefined)
       return jsonAnswer(404, { error_code: 'NOT_FOUND', message: 'The documentation was not built for this sandbox.' });
     const { coding, body } = await page.encode(acceptEncoding);
     const headers: Record<string, string> = {
-      'content-type': 'text/html; charset=utf-8',
+      ...kind,
       'content-length': String(body.byteLength),
       vary: 'accept-encoding',
       ...security,

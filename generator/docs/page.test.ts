@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   callbackWording,
+  LIBRARY_URL,
   offlinePage,
   plainText,
   withDecisionsSection,
+  withLibraryApart,
   withPlainServers,
   type Decision,
 } from './page.js';
@@ -79,5 +81,25 @@ describe('withPlainServers', () => {
       },
     ]);
     expect(plainText('no marks')).toBe('no marks');
+  });
+});
+
+describe('withLibraryApart', () => {
+  const built =
+    '<body><div id="redoc">ssr</div><script type="module">\n /** @license */\nconst{RedocStandalone,hydrate,init}=(()=>{return{}})();export{RedocStandalone,hydrate,init};\n\n const __redoc_definition = {"a":1};\n hydrate(__redoc_definition);\n</script></body>';
+
+  it("takes Redoc's library out of the page, which imports hydrate from the one file beside it", () => {
+    const { page, library } = withLibraryApart(built);
+    expect(library).toBe(
+      '/** @license */\nconst{RedocStandalone,hydrate,init}=(()=>{return{}})();export{RedocStandalone,hydrate,init};\n',
+    );
+    expect(page).toBe(
+      `<body><div id="redoc">ssr</div><script type="module">\nimport { hydrate } from '${LIBRARY_URL}';\nconst __redoc_definition = {"a":1};\n hydrate(__redoc_definition);\n</script></body>`,
+    );
+  });
+
+  it('fails when Redoc builds the page otherwise', () => {
+    expect(() => withLibraryApart('<script>nothing</script>')).toThrow(/one module script/);
+    expect(() => withLibraryApart(built.replace('export{', 'exports{'))).toThrow(/no longer ends/);
   });
 });

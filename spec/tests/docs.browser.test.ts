@@ -47,7 +47,10 @@ beforeAll(async () => {
     createSite({
       service: notHere,
       control: notHere,
-      docs: { service: readFileSync(join(docsDir, 'docs/index.html'), 'utf8') },
+      docs: {
+        service: readFileSync(join(docsDir, 'docs/index.html'), 'utf8'),
+        library: readFileSync(join(docsDir, 'docs/redoc.js'), 'utf8'),
+      },
     }),
     {
       host: '127.0.0.1',
@@ -224,6 +227,12 @@ describe('docs page', () => {
     await page.getByText('test mode at http://127.0.0.1:3000').first().waitFor();
     const text = await page.evaluate(() => document.body.innerText);
     expect(text.match(/.{0,40}(`[^`\n]+`|\]\([^)\s]*\)|\*\*[A-Za-z][^*\n]*\*\*).{0,40}/g) ?? []).toEqual([]);
+  });
+
+  it("is at most half the 3.07 MB of HTML it was, Redoc's library loaded beside it", () => {
+    const bytes = readFileSync(join(docsDir, 'docs/index.html')).byteLength;
+    console.info(`docs page: ${bytes} bytes of HTML (3,073,919 with the library inline)`);
+    expect(bytes).toBeLessThanOrEqual(3_073_919 / 2);
   });
 
   it('works offline: no request to another host, none failed, no console error (nothing stubbed)', () => {
