@@ -93,7 +93,13 @@ describe('rowLine', () => {
 
 describe('the checks run alone', () => {
   it("are the full profile's, with the rate limit for its own mutants and the baseline", () => {
-    const mutant = (family: CheckName): Mutant => ({ name: 'm', family, mistake: 'a mistake of some kind', edits: [] });
+    const mutant = (family: CheckName): Mutant => ({
+      name: 'm',
+      family,
+      mistake: 'a mistake of some kind',
+      edits: [],
+      caught: { result: `${family}:getBalance` },
+    });
     expect(checksAlone(mutant('money'))).toEqual(PROFILE_CHECKS.full);
     expect(checksAlone(mutant('rate_limit'))).toEqual([...PROFILE_CHECKS.full, 'rate_limit']);
     expect(checksAlone(undefined)).toContain('rate_limit');

@@ -175,7 +175,7 @@ async function judgeCatalogue(
       if (mutant) judged(mutant, result, false);
       else if (result.error !== undefined || result.failedResults.length > 0)
         failedBaselines.push(
-          `${trial.only ? `[${trial.only.join(', ')}]` : 'the full profile'}: ${result.error ?? result.failedResults.join(', ')}`,
+          `${trial.only ? `[${trial.only.join(', ')}]` : 'the full profile'}: ${result.error ?? result.failedResults.map((failed) => `${failed} (${result.failures[failed]?.[0]?.message ?? 'no message'})`).join(', ')}`,
         );
     });
     // A check that could not judge a case in time (the rate limit's burst, or its window between keys, on a busy machine)

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checksFor, compiledBesideSource, judgeMutant, prepareCopy, startMutant } from './runner.js';
+import { checksFor, compiledBesideSource, judgeMutant, prepareCopy, startMutant, verdictOf } from './runner.js';
 import { trialPool } from './workers.js';
 import type { Mutant } from './types.js';
 
@@ -13,6 +13,7 @@ const balanceAsText: Mutant = {
   name: 'balance-as-text',
   family: 'response_conformance',
   mistake: 'the balance is sent as a string',
+  caught: { result: 'response_conformance:getBalance' },
   edits: [
     {
       file: 'balance/index.ts',
@@ -92,6 +93,35 @@ describe('startMutant', () => {
     expect(verdict.caught).toBe(false);
     expect(verdict.error).toMatch(/no longer contains/);
     expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payments-mutant-stale-'))).toEqual([]);
+  });
+});
+
+describe('verdictOf', () => {
+  const trial = {
+    failedResults: ['response_conformance:getBalance', 'positive_data:getBalance'],
+    notRunResults: [],
+    failures: { 'response_conformance:getBalance': [{ message: '/balance must be number', curl: 'curl …' }] },
+    keysInCommands: [],
+    wallMs: 1,
+  };
+
+  it('counts a mutant caught where it names', () => {
+    expect(verdictOf(balanceAsText, trial)).toMatchObject({ caught: true, byFamily: true });
+  });
+
+  it('counts a mutant caught elsewhere only as not caught, saying where it was not', () => {
+    const elsewhere = { ...balanceAsText, caught: { result: 'response_conformance:getDisbursement' } };
+    expect(verdictOf(elsewhere, trial)).toMatchObject({
+      caught: false,
+      misplaced: 'response_conformance:getDisbursement did not fail',
+    });
+  });
+
+  it('counts a run whose reproducing commands show a key as not caught', () => {
+    expect(verdictOf(balanceAsText, { ...trial, keysInCommands: ['auth:getBalance'] })).toMatchObject({
+      caught: false,
+      misplaced: 'an API key shows in the commands of auth:getBalance',
+    });
   });
 });
 

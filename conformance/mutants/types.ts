@@ -57,7 +57,7 @@ export interface Mutant {
   /** The mistake in one sentence, as an implementer would make it. */
   mistake: string;
   edits: SourceEdit[];
-  caught?: CaughtWhere;
+  caught: CaughtWhere;
   /**
    * The checks it is judged by, when its family's default set (runner.ts, familyPatterns) is wider than what
    * brings the mistake out: its family, with the checks whose requests cause what that family judges (the

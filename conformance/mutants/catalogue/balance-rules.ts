@@ -13,6 +13,7 @@ export const mutants: Mutant[] = [
   {
     name: 'balance-equal-amount-refused',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR equality edge' },
     class: 'money',
     mistake:
       'The ledger refuses a debit that would leave exactly 0 (`<=` instead of `<`): the whole balance can never be sent.',
@@ -23,6 +24,7 @@ export const mutants: Mutant[] = [
   {
     name: 'balance-overdraft-by-one-unit',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR equality edge' },
     class: 'money',
     mistake:
       'The ledger allows a tolerance of one unit, meant for rounding, on every debit: a balance can go one unit below 0.',
@@ -38,6 +40,7 @@ export const mutants: Mutant[] = [
   {
     name: 'balance-debited-before-cover-check',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR equality edge' },
     class: 'money',
     mistake:
       'The ledger writes the debit first and checks the balance after, and a refusal does not undo the write: a refused request still takes its amount.',
@@ -54,6 +57,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ledger-rounds-to-hundreds',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:simulateFixedVirtualAccountPayment' },
     class: 'money',
     mistake:
       'The ledger rounds every balance it stores to whole hundreds (the cents rounding written the wrong way round): amounts that are not multiples of 100 move the balance by another amount.',
@@ -69,6 +73,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ledger-credit-truncated-to-whole-units',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:simulateFixedVirtualAccountPayment' },
     class: 'money',
     mistake:
       'The ledger adds only the whole units of a credit (an integer column for money that comes in with cents): a payment of 0.01 credits nothing, one of 1.50 credits 1.',
@@ -84,6 +89,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-stored-before-balance-check',
     family: 'balance_rules',
+    caught: { result: 'balance_rules:createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR equality edge' },
     class: 'money',
     mistake:
       'The disbursement is stored before the balance is checked, and the refusal for the balance does not remove it: a refused disbursement still exists.',
@@ -100,6 +106,9 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-balance-checked-before-transaction',
     family: 'balance_rules',
+    caught: {
+      result: 'balance_rules:createDisbursement DIRECT_DISBURSEMENT_BALANCE_INSUFFICIENT_ERROR concurrent writes',
+    },
     class: 'concurrency',
     mistake:
       'The balance is checked on committed data before the destination account is verified with the bank (a call of some 200 ms) and the debit in the transaction after it no longer refuses: disbursements sent together all pass the check, and more are accepted than the balance covers.',

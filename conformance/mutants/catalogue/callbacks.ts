@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-token-of-live-mode',
     family: 'callbacks',
+    caught: { result: 'callbacks:fixedVirtualAccountPaid' },
     class: 'callbacks',
     mistake:
       "every callback carries the merchant's live-mode callback token, whatever the mode of the object it reports",
@@ -43,6 +44,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-update-sends-no-callback',
     family: 'callbacks',
+    caught: { result: 'callbacks:fixedVirtualAccountChanged' },
     class: 'callbacks',
     mistake: 'a virtual account update is stored and answered but sends no changed callback (only creation does)',
     edits: [
@@ -57,6 +59,7 @@ export const mutants: Mutant[] = [
   {
     name: 'direct-debit-callback-reports-pending',
     family: 'callbacks',
+    caught: { result: 'callbacks:directDebitPayment' },
     class: 'callbacks',
     mistake:
       "the direct debit payment callback is built from the payment as it was read, so a completed or failed payment's callback still says PENDING",

@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'virtual-account-paid-after-expiry',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:getFixedVirtualAccount' },
     class: 'time',
     mistake:
       "a transfer is checked against the account's stored status only, so an account whose expiration_date has passed on the clock (not yet written back INACTIVE) is still paid, credited and reported",
@@ -22,6 +23,7 @@ export const mutants: Mutant[] = [
   {
     name: 'payment-code-paid-after-expiry',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:getFixedPaymentCode' },
     class: 'time',
     mistake:
       'the cashier only refuses a single-use code that was paid; a code past its expiration_date (or expired by an update) is still paid and credited',
@@ -38,6 +40,7 @@ export const mutants: Mutant[] = [
   {
     name: 'payment-code-expiry-grace-period',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:updateFixedPaymentCode' },
     class: 'time',
     mistake:
       'a 30-second grace period for late cashier confirmations keeps a code payable and updatable after the instant of its expiration_date',
@@ -53,6 +56,7 @@ export const mutants: Mutant[] = [
   {
     name: 'virtual-account-expires-early',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:updateFixedVirtualAccount' },
     class: 'time',
     mistake:
       'a five-minute allowance for bank clock skew is applied on the wrong side: an account reads INACTIVE and refuses transfers five minutes before its expiration_date',
@@ -68,6 +72,7 @@ export const mutants: Mutant[] = [
   {
     name: 'inactive-virtual-account-update-saved-before-refusal',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:updateFixedVirtualAccount' },
     class: 'forbidden-transitions',
     mistake:
       'the INACTIVE check of an update runs after the changes are written: the answer is INACTIVE_VIRTUAL_ACCOUNT_ERROR, but the new amounts and expiration_date are stored',
@@ -90,6 +95,7 @@ export const mutants: Mutant[] = [
   {
     name: 'finished-disbursement-rejection-refunds-again',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:getDisbursement' },
     class: 'forbidden-transitions',
     mistake:
       "the refund of a rejected transfer is booked before the disbursement's state is checked: a rejection of a disbursement already COMPLETED or FAILED is answered SANDBOX_STATE_CONFLICT but credits CASH again",
@@ -106,6 +112,7 @@ export const mutants: Mutant[] = [
   {
     name: 'failed-direct-debit-otp-resends-callback',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:validateDirectDebitPaymentOtp' },
     class: 'forbidden-transitions',
     mistake:
       'an OTP sent for a FAILED direct debit is refused with DIRECT_DEBIT_ALREADY_FAILED, but the failure callback is sent again first, as a reminder',
@@ -122,6 +129,7 @@ export const mutants: Mutant[] = [
   {
     name: 'failed-ewallet-payment-approved-late',
     family: 'forbidden_transitions',
+    caught: { result: 'forbidden_transitions:getEwalletPaymentStatus' },
     class: 'forbidden-transitions',
     mistake:
       'an approval that arrives after the payment FAILED (declined or not authorised in time) is still taken: the payment becomes COMPLETED and CASH is credited',

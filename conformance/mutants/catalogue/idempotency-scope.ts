@@ -33,6 +33,7 @@ export const mutants: Mutant[] = [
   {
     name: 'idempotency-keys-global',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDisbursement' },
     class: 'idempotency',
     mistake:
       'idempotency keys are kept in one table for every merchant, so a key another merchant used first answers this merchant with a duplicate or mismatch, in every operation that takes a key',
@@ -41,6 +42,7 @@ export const mutants: Mutant[] = [
   {
     name: 'idempotency-keys-shared-between-modes',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDisbursement' },
     class: 'idempotency',
     mistake:
       'idempotency keys are kept per merchant but not per mode, so a key used in test mode is refused as a duplicate in live mode (and the other way round)',
@@ -49,6 +51,7 @@ export const mutants: Mutant[] = [
   {
     name: 'idempotency-key-lower-cased',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDisbursement' },
     class: 'idempotency',
     mistake:
       'the key is lower-cased before it is looked up (to be "forgiving"), so two keys differing only in letter case are one key',
@@ -64,6 +67,7 @@ export const mutants: Mutant[] = [
   {
     name: 'idempotency-key-truncated',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDisbursement' },
     class: 'idempotency',
     mistake:
       'the key is cut to 64 characters before it is looked up (the width of an indexed column), so long keys differing only after that are one key',
@@ -79,6 +83,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-refused-request-uses-key',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDisbursement' },
     class: 'idempotency',
     mistake:
       'every answer is stored against its key, a refusal of the request itself (a bank code not listed) included, so the corrected retry with the same key is refused as a mismatch',
@@ -95,6 +100,7 @@ export const mutants: Mutant[] = [
   {
     name: 'direct-debit-unknown-method-leaves-key-unused',
     family: 'idempotency_scope',
+    caught: { result: 'idempotency_scope:createDirectDebitPayment' },
     class: 'idempotency',
     mistake:
       'a payment refused because its payment method does not exist is not remembered with its key, so a retry with the same key and another body is executed instead of refused as a mismatch',

@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-idempotency-header-misread',
     family: 'idempotency',
+    caught: { result: 'idempotency:createDisbursement' },
     class: 'idempotency',
     mistake:
       'the disbursement handler reads the key from Idempotency-Key instead of X-IDEMPOTENCY-KEY, so every retry sends the money again',
@@ -21,6 +22,7 @@ export const mutants: Mutant[] = [
   {
     name: 'idempotency-mismatch-answered-as-replay',
     family: 'idempotency',
+    caught: { result: 'idempotency:createDisbursement' },
     class: 'idempotency',
     mistake: 'a reused key is always treated as a replay, without comparing the request with the first one',
     edits: [
@@ -35,6 +37,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-replay-answers-original',
     family: 'idempotency',
+    caught: { result: 'idempotency:createDisbursement' },
     class: 'idempotency',
     mistake:
       'a replayed disbursement request is answered 200 with the original disbursement (as some providers do) instead of the documented DUPLICATE_TRANSACTION_ERROR',

@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'lists-oldest-first',
     family: 'lookups',
+    caught: { result: 'lookups:listDisbursementsByExternalId' },
     class: 'lookups',
     mistake:
       'lists are answered in the order the store keeps them, oldest first: the disbursements sharing an external_id and a customer’s payment methods',
@@ -27,6 +28,7 @@ export const mutants: Mutant[] = [
   {
     name: 'direct-debit-by-reference-oldest',
     family: 'lookups',
+    caught: { result: 'lookups:getDirectDebitPaymentByReferenceId' },
     class: 'lookups',
     mistake: 'the direct debit lookup by reference_id answers the first payment made with it instead of the newest',
     edits: [
@@ -41,6 +43,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-list-newest-only',
     family: 'lookups',
+    caught: { result: 'lookups:listDisbursementsByExternalId' },
     class: 'lookups',
     mistake:
       'the disbursements found by external_id are answered as a one-element list of the newest, as if external_id were unique',
@@ -56,6 +59,7 @@ export const mutants: Mutant[] = [
   {
     name: 'customers-listed-oldest-first',
     family: 'lookups',
+    caught: { result: 'lookups:listCustomers' },
     class: 'lookups',
     mistake: 'the customers list without a filter is answered oldest first',
     edits: [

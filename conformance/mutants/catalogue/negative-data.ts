@@ -8,6 +8,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-past-expiration-accepted',
     family: 'negative_data',
+    caught: { result: 'negative_data:createFixedVirtualAccount' },
     class: 'time',
     mistake:
       'a fixed virtual account is created with an expiration_date in the past (the rule EXPIRATION_DATE_INVALID_ERROR was never written)',
@@ -23,6 +24,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fpc-past-expiration-generic-code',
     family: 'negative_data',
+    caught: { result: 'negative_data:createFixedPaymentCode' },
     class: 'time',
     mistake:
       'a fixed payment code with a past expiration_date is refused with the generic API_VALIDATION_ERROR instead of its own EXPIRATION_DATE_INVALID_ERROR',

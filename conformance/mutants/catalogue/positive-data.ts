@@ -6,6 +6,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-suggested-amount-refused-on-create',
     family: 'positive_data',
+    caught: { result: 'positive_data:createFixedVirtualAccount' },
     mistake:
       "the update's suggested_amount rule is copied into creation with its test inverted, so a MANDIRI account with a suggested_amount is refused",
     edits: [
@@ -40,6 +41,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ewallet-test-decline-refused-at-creation',
     family: 'positive_data',
+    caught: { result: 'positive_data:createEwalletPayment' },
     mistake:
       'a test amount that selects a declined payment is refused when the payment is created, instead of the payment being created and then failing',
     edits: [

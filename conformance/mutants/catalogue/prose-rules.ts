@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'cors-open-to-every-origin',
     family: 'response_conformance',
+    caught: { result: 'positive_data:getBalance' },
     class: 'prose-rules',
     mistake:
       "every answer carries Access-Control-Allow-Origin: *, added so that a web dashboard can call the API, which lets any web page read answers made with a merchant's secret key",

@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-amount-as-text',
     family: 'response_conformance',
+    caught: { result: 'response_conformance:createDisbursement' },
     mistake: 'the disbursement resource carries amount as a string ("17500000"), as the database column hands it back',
     edits: [
       {
@@ -40,6 +41,7 @@ export const mutants: Mutant[] = [
   {
     name: 'disbursement-not-found-code-misspelled',
     family: 'response_conformance',
+    caught: { result: 'response_conformance:getDisbursement' },
     mistake:
       'an unknown disbursement is answered 404 DISBURSEMENT_NOT_FOUND_ERROR, a code the contract does not document (it says DIRECT_DISBURSEMENT_NOT_FOUND_ERROR)',
     edits: [
@@ -54,6 +56,7 @@ export const mutants: Mutant[] = [
   {
     name: 'customer-created-without-updated',
     family: 'response_conformance',
+    caught: { result: 'response_conformance:createCustomer' },
     mistake: 'a new customer is answered without its required updated timestamp (set only by the first update)',
     edits: [
       {

@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fva-update-not-stored',
     family: 'stateful_workflows',
+    caught: { result: 'stateful_workflows:fixed-virtual-account' },
     mistake:
       'a fixed virtual account update answers the changed account but never writes it, so the account keeps its old values and stays ACTIVE',
     edits: [
@@ -42,6 +43,7 @@ export const mutants: Mutant[] = [
   {
     name: 'fpc-get-reads-live-mode',
     family: 'stateful_workflows',
+    caught: { result: 'stateful_workflows:fixed-payment-code' },
     mistake:
       'a fixed payment code is read from the live-mode store whatever the key, so a test-mode code is not found right after its creation',
     edits: [
@@ -56,6 +58,7 @@ export const mutants: Mutant[] = [
   {
     name: 'customer-update-not-stored',
     family: 'stateful_workflows',
+    caught: { result: 'stateful_workflows:customer' },
     mistake:
       'a customer update answers the updated customer but is never written, so the lookup shows the old contact details',
     edits: [

@@ -7,6 +7,7 @@ export const mutants: Mutant[] = [
   {
     name: 'updated-stamped-only-at-creation',
     family: 'timestamps',
+    caught: { result: 'timestamps:createFixedVirtualAccount' },
     class: 'time',
     mistake:
       '`updated` is written when the object is created and carried along by every later change, so a customer update, a fixed virtual account update and a payment method revoked all keep their creation time',
@@ -34,6 +35,7 @@ export const mutants: Mutant[] = [
   {
     name: 'created-restamped-on-change',
     family: 'timestamps',
+    caught: { result: 'timestamps:createFixedVirtualAccount' },
     class: 'time',
     mistake:
       'a change writes the whole record with fresh timestamps, `created` included, so a customer or fixed virtual account updated later claims to have been created then',
@@ -55,6 +57,7 @@ export const mutants: Mutant[] = [
   {
     name: 'updated-touched-by-read',
     family: 'timestamps',
+    caught: { result: 'timestamps:createFixedVirtualAccount' },
     class: 'time',
     mistake:
       'reading an object stamps it as seen now, so `updated` of a fixed virtual account or a disbursement moves with every GET',
@@ -78,6 +81,7 @@ export const mutants: Mutant[] = [
   {
     name: 'ewallet-transaction-date-kept-at-request',
     family: 'timestamps',
+    caught: { result: 'timestamps:createEwalletPayment' },
     class: 'time',
     mistake:
       'the e-wallet status answers the time the payment was requested as `transaction_date` even after the end user paid',
@@ -93,6 +97,7 @@ export const mutants: Mutant[] = [
   {
     name: 'timestamps-written-in-jakarta-time',
     family: 'timestamps',
+    caught: { result: 'timestamps:createCustomer' },
     class: 'time',
     mistake:
       "new customers' `created` and `updated` are the wall-clock time in Jakarta (UTC+7) written with a Z, seven hours in the future",
