@@ -20,7 +20,9 @@ const LONGEST_FIRST = [
   'generator/packed.test.ts', // W 54 s
   'conformance/tests/sandbox-full-manual.test.ts', // W 51 s
   'conformance/tests/sandbox-full.test.ts', // W 50 s
-  'spec/tests/docs.browser.test.ts', // W 29 s
+  'spec/tests/docs.browser.test.ts', // W 29 s alone; 100 to 185 s beside others since it opens all 27 samples
+  'generator/docs/samples.test.ts', // C 55 s (tsc over the 27 TypeScript samples, 27 curl against a sandbox)
+  'sandbox/walkthrough.test.ts', // W 45 s (the README walkthrough 4 times in bash and zsh)
   'conformance/mock/serve.test.ts', // W 28 s
   'sandbox/store/journal/store.large.test.ts', // C 20 s
   'conformance/checks/balance-rules.test.ts', // C 35 s

@@ -85,6 +85,11 @@ describe('npm start', () => {
     expect(await docs.text()).toContain('<title>Payments API</title>');
     const controlDocs = await fetch(`${url}/sandbox/docs`);
     expect(await controlDocs.text()).toContain('<title>Payments sandbox control API</title>');
+    // Both pages import Redoc's library from beside them.
+    const library = await fetch(`${url}/docs/redoc.js`);
+    expect(library.status).toBe(200);
+    expect(library.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await library.text()).toContain('export{RedocStandalone,hydrate,init}');
     const spec = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string };
     expect(spec.openapi).toMatch(/^3\.1/);
   });
