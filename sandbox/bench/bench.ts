@@ -22,8 +22,6 @@
 // no target pays for another's background work.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -170,14 +168,27 @@ function benchMerchants(count: number): { id: string; key: string; authorization
   }));
 }
 
-/** A merchant endpoint that acknowledges every callback (the sandbox's FVA creation sends one). */
-async function startReceiver(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+/** The merchant endpoint that acknowledges every callback (receiver.ts), started in a process of its own. */
+async function startReceiver(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/bench/receiver.ts')], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`, server };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
+    void exited.then((code) => reject(new Error(`the callback receiver exited (${String(code)}) before listening`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      process.removeListener('exit', killOnExit);
+    },
+  };
 }
 
 async function post(url: string, authorization: string, body: unknown): Promise<Record<string, unknown>> {
@@ -413,10 +424,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const bodies = mixBodies();
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   const receiver = await startReceiver();
-  const stops: (() => Promise<void>)[] = [
-    async () => void (await new Promise((resolve) => receiver.server.close(resolve))),
-    async () => rmSync(dataDir, { recursive: true, force: true }),
-  ];
+  const stops: (() => Promise<void>)[] = [receiver.stop, async () => rmSync(dataDir, { recursive: true, force: true })];
   try {
     log(`starting the sandbox (${stores.join(', ')}) and Prism...`);
     const runId = Date.now().toString(36);
