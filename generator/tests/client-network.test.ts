@@ -268,7 +268,9 @@ describe('the client through a proxy that cuts connections after the sandbox has
       `${CALLS} calls in ${elapsedMs} ms: ${cuts} answers cut by the proxy, ${requests} creation attempts, ` +
         `${recovered} answers recovered by lookup, ${CALLS} payouts held, debit ${expectedDebit} IDR`,
     );
-    // Every call whose first answer was cut had the work done: it resolved through recovery.
-    expect(recovered).toBeGreaterThanOrEqual(CALLS / 2);
+    // The cuts did reach the recovery: a call whose lost answer had made the payout met the replay answer and
+    // resolved by the lookup (a cut answer to a 503 or a not-applied 500 is simply sent again and created).
+    expect(recovered).toBeGreaterThan(0);
+    expect(cuts).toBeGreaterThan(CALLS / 2);
   }, 60_000);
 });
