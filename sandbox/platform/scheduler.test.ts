@@ -2,7 +2,8 @@
 // them, the job a stopped sandbox held is taken over once its hold lapses, and an advance of a merchant's
 // clock runs what another sandbox holds for later. (The embedded stores' single-process case is in
 // auto-resolve.test.ts and callbacks/dispatcher.test.ts; the claim itself in the store contract suite.)
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openJournalStore } from '../store/journal/store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';
 import { jobsCollections, type Scope, type Store } from '../store/store.js';
@@ -88,4 +89,33 @@ describe('one scheduler, two sandboxes on one PostgreSQL database', () => {
     await holding.scheduler.runDue();
     expect(holding.ran).toEqual([]);
   }, 30_000);
+});
+
+describe('one scheduler, one sandbox', () => {
+  it('keeps one timer for every job it holds (the soonest), not one per job, and runs each on time', async () => {
+    const store = openJournalStore({ dataDir: ':memory:', collections });
+    const clock = await createClock({ store });
+    const scheduler = createScheduler({ store, clock, leaseMs: 60_000, sweepIntervalMs: 3_600_000 });
+    const ran: string[] = [];
+    scheduler.handle('thing', async (job) => {
+      ran.push(job.target);
+      await store.transaction((tx) => job.done(tx));
+    });
+    closers.push(
+      () => store.close(),
+      () => scheduler.stop(),
+    );
+    await scheduler.start();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const now = clock.now(SCOPE).getTime();
+    // The soonest first: each later one leaves the timer as it is.
+    for (let n = 0; n < 50; n++)
+      await store.transaction((tx) => scheduler.schedule(tx, SCOPE, 'thing', `t${n}`, now + 100 + n));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(timers.mock.calls.length).toBeLessThanOrEqual(3);
+    timers.mockRestore();
+    for (let waited = 0; ran.length < 50 && waited < 5000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ran).toHaveLength(50);
+  });
 });
