@@ -57,7 +57,10 @@ export interface Scheduler {
   readonly holder: string;
   /** Names the handler of a kind; every kind scheduled must have one before `start`. */
   handle(kind: string, handler: JobHandler, options?: KindOptions): void;
-  /** Inside a transaction: `kind` is due for `target` at `dueMs` of the scope's sandbox time (no such job may be pending). */
+  /**
+   * Inside a transaction: `kind` is due for `target` at `dueMs` of the scope's sandbox time (no such job may
+   * be pending).
+   */
   schedule(tx: Transaction, scope: Scope, kind: string, target: string, dueMs: number): Promise<void>;
   /** Told before the first sweep at every start (to adopt work stored before the scheduler kept it). */
   onStart(step: () => Promise<void>): void;
