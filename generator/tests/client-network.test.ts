@@ -272,5 +272,5 @@ describe('the client through a proxy that cuts connections after the sandbox has
     // resolved by the lookup (a cut answer to a 503 or a not-applied 500 is simply sent again and created).
     expect(recovered).toBeGreaterThan(0);
     expect(cuts).toBeGreaterThan(CALLS / 2);
-  }, 60_000);
+  }, 90_000);
 });
