@@ -100,7 +100,7 @@ describe('npm run release on a copy of the repository', () => {
       version: '1.6.0',
       date: '2026-12-01',
     });
-    expect(readFileSync(join(copy, 'spec/info-description.md'), 'utf8')).toContain('| 1.6.0 | 2026-12-01 |');
+    expect(readFileSync(join(copy, 'spec/info-description.md'), 'utf8')).toContain('**1.6.0**, 2026-12-01:');
     // Against the last release (1.4.11), 1.6.0 carries 1.5.0's new request bounds, which break clients.
     expect(json('generated/server/package.json')).toMatchObject({ version: '2.0.0', 'x-contract-version': '1.6.0' });
     expect(readFileSync(join(copy, 'generated/client/src/contract-version.ts'), 'utf8')).toContain("'1.6.0'");
