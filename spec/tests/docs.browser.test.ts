@@ -229,6 +229,31 @@ describe('docs page', () => {
     expect(text.match(/.{0,40}(`[^`\n]+`|\]\([^)\s]*\)|\*\*[A-Za-z][^*\n]*\*\*).{0,40}/g) ?? []).toEqual([]);
   });
 
+  it('shows a changelog a person reads: a list per release, nothing clipped, many changes of one kind in one line', async () => {
+    await page.goto(`${baseUrl}/docs#/section/changelog`);
+    const heading = page.locator('h2', { hasText: /^Changelog$/ }).first();
+    await heading.waitFor({ state: 'visible' });
+    const found = await heading.evaluate((element) => {
+      // The section: the heading's nearest container that also holds the oldest release's entry.
+      let section = element as HTMLElement;
+      while (section.parentElement && !section.innerText.includes('1.4.11')) section = section.parentElement;
+      const items = [...section.querySelectorAll('li')];
+      return {
+        headings: section.querySelectorAll('h2').length,
+        items: items.length,
+        tables: section.querySelectorAll('table').length,
+        clipped: [...section.querySelectorAll('*')].filter((node) => node.scrollWidth > node.clientWidth + 1).length,
+        text: section.innerText,
+      };
+    });
+    expect(found.headings).toBe(1);
+    expect(found.items).toBeGreaterThan(10);
+    expect(found.tables).toBe(0);
+    expect(found.clipped).toBe(0);
+    expect(found.text).not.toMatch(/changes of one kind/);
+    expect(found.text).toMatch(/, and 1,000 more changes like it \(/);
+  });
+
   it("is at most half the 3.07 MB of HTML it was, Redoc's library loaded beside it", () => {
     const bytes = readFileSync(join(docsDir, 'docs/index.html')).byteLength;
     console.info(`docs page: ${bytes} bytes of HTML (3,073,919 with the library inline)`);
