@@ -72,5 +72,5 @@ describe('the generated types', () => {
   it('catch a value typed by branches without a type, as the walk is meant to', () => {
     const file = fileURLToPath(new URL('./fixtures/untyped-any-of.ts', import.meta.url));
     expect(unknownValues(file, ['components'])).toEqual(['components.schemas.Payment.otp_expiration_timestamp']);
-  });
+  }, 60_000);
 });

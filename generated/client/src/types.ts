@@ -2172,7 +2172,7 @@ export interface components {
              *     enabled. Without OTP the field is an empty string; `null` is
              *     accepted as a known variant ([decision](#/decisions/otp-fields-when-disabled)).
              *      */
-            otp_expiration_timestamp: string;
+            otp_expiration_timestamp: string | "";
             /**
              * Format: date-time
              * @description When the payment was created (UTC).

@@ -82599,7 +82599,7 @@ validate537.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const getDirectDebitPaymentByReferenceId_response200 = validate540;
 const schema605 = {"$ref":"openapi#/components/schemas/DirectDebitPayment","$id":"getDirectDebitPaymentByReferenceId_response200"};
-const schema606 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time"},{"type":"string","maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
+const schema606 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time","maxLength":35},{"type":"string","const":""}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
 const schema610 = {"type":"string","enum":["MAX_AMOUNT_LIMIT_ERROR","INSUFFICIENT_BALANCE","CHANNEL_UNAVAILABLE","ACCOUNT_ACCESS_BLOCKED"]};
 const schema611 = {"type":["object","null"],"maxProperties":50,"propertyNames":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":40},"additionalProperties":{"type":["string","number","boolean","null"],"pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":500}};
 const pattern1142 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
@@ -83676,8 +83676,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -83686,9 +83686,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -83697,12 +83696,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -83711,8 +83707,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -83722,15 +83720,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -83747,17 +83755,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -83766,9 +83764,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(!pattern1158.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -83778,11 +83775,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -83791,8 +83785,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -83801,9 +83799,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -83813,10 +83810,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -83825,9 +83820,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -83836,8 +83833,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -83846,12 +83844,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -83860,9 +83854,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -83871,11 +83868,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -83884,8 +83879,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -83894,9 +83892,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(!pattern5.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -83905,9 +83902,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -83916,11 +83913,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -83929,9 +83924,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -83940,13 +83937,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -83956,12 +83964,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }
@@ -87992,8 +88000,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -88002,9 +88010,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -88013,12 +88020,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -88027,8 +88031,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -88038,15 +88044,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -88063,17 +88079,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -88082,9 +88088,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(!pattern1158.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -88094,11 +88099,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -88107,8 +88109,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -88117,9 +88123,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -88129,10 +88134,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -88141,9 +88144,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -88152,8 +88157,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -88162,12 +88168,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -88176,9 +88178,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -88187,11 +88192,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -88200,8 +88203,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -88210,9 +88216,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(!pattern5.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -88221,9 +88226,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -88232,11 +88237,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -88245,9 +88248,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -88256,13 +88261,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -88272,12 +88288,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }
@@ -91793,8 +91809,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -91803,9 +91819,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -91814,12 +91829,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -91828,8 +91840,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -91839,15 +91853,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -91864,17 +91888,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -91883,9 +91897,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(!pattern1158.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -91895,11 +91908,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -91908,8 +91918,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -91918,9 +91932,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -91930,10 +91943,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -91942,9 +91953,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -91953,8 +91966,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -91963,12 +91977,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -91977,9 +91987,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -91988,11 +92001,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -92001,8 +92012,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -92011,9 +92025,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(!pattern5.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -92022,9 +92035,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -92033,11 +92046,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -92046,9 +92057,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -92057,13 +92070,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -92073,12 +92097,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }
@@ -95918,8 +95942,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -95928,9 +95952,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -95939,12 +95962,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -95953,8 +95973,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -95964,15 +95986,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema606.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema606.properties.otp_expiration_timestamp.anyOf,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -95989,17 +96021,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern1158.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -96008,9 +96030,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
+if(!pattern1158.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -96020,11 +96041,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.otp_expiration_timestamp.type,parentSchema:schema606.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -96033,8 +96051,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -96043,9 +96065,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -96055,10 +96076,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema606.properties.created.type,parentSchema:schema606.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -96067,9 +96086,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema606.properties.updated.type},message:"must be string,null",schema:schema606.properties.updated.type,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -96078,8 +96099,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -96088,12 +96110,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema606.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -96102,9 +96120,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema611.type},message:"must be object,null",schema:schema611.type,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -96113,11 +96134,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -96126,8 +96145,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -96136,9 +96158,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
+if(!pattern5.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -96147,9 +96168,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema611.propertyNames.type,parentSchema:schema611.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -96158,11 +96179,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema611.propertyNames,parentSchema:schema611,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -96171,9 +96190,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema611.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema611.additionalProperties.type,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -96182,13 +96203,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern5.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema611.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern5.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema611.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -96198,12 +96230,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema606.type,parentSchema:schema606,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }

@@ -53695,7 +53695,7 @@ validate395.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const completeDirectDebitPayment_response200 = validate398;
 const schema435 = {"$ref":"openapi#/components/schemas/DirectDebitPayment","$id":"completeDirectDebitPayment_response200"};
-const schema436 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time"},{"type":"string","maxLength":0}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
+const schema436 = {"type":"object","required":["id","reference_id","channel_code","payment_method_id","currency","amount","description","status","basket","failure_code","is_otp_required","otp_mobile_number","otp_expiration_timestamp","created","updated","metadata"],"x-timestamps":{"created":{"set":"creation","decision":"timestamps-move"},"updated":{"set":"change","null_until_change":true,"decision":"timestamps-move"}},"properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"},"reference_id":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","minLength":1,"maxLength":255},"channel_code":{"$ref":"openapi#/components/schemas/LinkedAccountChannelCode"},"payment_method_id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"},"currency":{"type":"string","maxLength":3,"pattern":"^[A-Z]{3}$"},"amount":{"type":"number","exclusiveMinimum":0},"description":{"type":["string","null"],"maxLength":1000,"pattern":"^[^\\x00-\\x1F\\x7F]*$"},"status":{"type":"string","enum":["PENDING","COMPLETED","FAILED"]},"basket":{"type":["array","null"],"maxItems":100,"items":{"$ref":"openapi#/components/schemas/BasketItem"}},"failure_code":{"type":["string","null"],"maxLength":64,"pattern":"^[A-Z][A-Z0-9_]*$","anyOf":[{"$ref":"openapi#/components/schemas/DirectDebitFailureCode"},{"type":"null"}]},"is_otp_required":{"type":"boolean"},"otp_mobile_number":{"type":"string","maxLength":16,"pattern":"^[+0-9*]*$"},"otp_expiration_timestamp":{"type":"string","maxLength":35,"pattern":"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$","anyOf":[{"type":"string","format":"date-time","maxLength":35},{"type":"string","const":""}]},"created":{"type":"string","format":"date-time","maxLength":35},"updated":{"type":["string","null"],"format":"date-time","maxLength":35},"metadata":{"$ref":"openapi#/components/schemas/DirectDebitMetadata"}}};
 const schema437 = {"type":"string","enum":["DC_BRI"]};
 const schema440 = {"type":"string","enum":["MAX_AMOUNT_LIMIT_ERROR","INSUFFICIENT_BALANCE","CHANNEL_UNAVAILABLE","ACCOUNT_ACCESS_BLOCKED"]};
 const schema441 = {"type":["object","null"],"maxProperties":50,"propertyNames":{"type":"string","pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":40},"additionalProperties":{"type":["string","number","boolean","null"],"pattern":"^[^\\x00-\\x1F\\x7F]*$","maxLength":500}};
@@ -54777,8 +54777,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -54787,9 +54787,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -54798,12 +54797,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -54812,8 +54808,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -54823,15 +54821,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -54848,17 +54856,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern768.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -54867,9 +54865,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(!pattern768.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -54879,11 +54876,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -54892,8 +54886,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -54902,9 +54900,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -54914,10 +54911,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -54926,9 +54921,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -54937,8 +54934,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -54947,12 +54945,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -54961,9 +54955,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -54972,11 +54969,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -54985,8 +54980,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern7.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -54995,9 +54993,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(!pattern7.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -55006,9 +55003,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -55017,11 +55014,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -55030,9 +55025,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -55041,13 +55038,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern7.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern7.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -55057,12 +55065,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }
@@ -58987,8 +58995,8 @@ const _errs35 = errors;
 let valid6 = false;
 const _errs36 = errors;
 if(typeof data13 === "string"){
-if(!(formats0.validate(data13))){
-const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(func1(data13) > 35){
+const err51 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -58997,9 +59005,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
+if(!(formats0.validate(data13))){
+const err52 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -59008,12 +59015,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-const _errs38 = errors;
-if(typeof data13 === "string"){
-if(func1(data13) > 0){
-const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters",schema:0,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
+}
+else {
+const err53 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[0].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[0],data:data13};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -59022,8 +59026,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-else {
+var _valid1 = _errs36 === errors;
+valid6 = valid6 || _valid1;
+const _errs38 = errors;
+if(typeof data13 !== "string"){
 const err54 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.anyOf[1].type,parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err54];
@@ -59033,15 +59039,25 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(!valid6){
-const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if("" !== data13){
+const err55 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant",schema:"",parentSchema:schema436.properties.otp_expiration_timestamp.anyOf[1],data:data13};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema436.properties.otp_expiration_timestamp.anyOf,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 }
@@ -59058,17 +59074,7 @@ vErrors = null;
 }
 if(typeof data13 === "string"){
 if(func1(data13) > 35){
-const err56 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!pattern768.test(data13)){
-const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+const err57 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -59077,9 +59083,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
+if(!pattern768.test(data13)){
+const err58 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/pattern",keyword:"pattern",params:{pattern: "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"},message:"must match pattern \""+"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$"+"\"",schema:"^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2}))?$",parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -59089,11 +59094,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.created !== undefined){
-let data14 = data.created;
-if(typeof data14 === "string"){
-if(func1(data14) > 35){
-const err59 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
+else {
+const err59 = {instancePath:instancePath+"/otp_expiration_timestamp",schemaPath:"#/properties/otp_expiration_timestamp/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.otp_expiration_timestamp.type,parentSchema:schema436.properties.otp_expiration_timestamp,data:data13};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -59102,8 +59104,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!(formats0.validate(data14))){
-const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
+}
+if(data.created !== undefined){
+let data14 = data.created;
+if(typeof data14 === "string"){
+if(func1(data14) > 35){
+const err60 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -59112,9 +59118,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
+if(!(formats0.validate(data14))){
+const err61 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -59124,10 +59129,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data.updated !== undefined){
-let data15 = data.updated;
-if((typeof data15 !== "string") && (data15 !== null)){
-const err62 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
+else {
+const err62 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema436.properties.created.type,parentSchema:schema436.properties.created,data:data14};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -59136,9 +59139,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data15 === "string"){
-if(func1(data15) > 35){
-const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
+}
+if(data.updated !== undefined){
+let data15 = data.updated;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err63 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: schema436.properties.updated.type},message:"must be string,null",schema:schema436.properties.updated.type,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -59147,8 +59152,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(!(formats0.validate(data15))){
-const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
+if(typeof data15 === "string"){
+if(func1(data15) > 35){
+const err64 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/maxLength",keyword:"maxLength",params:{limit: 35},message:"must NOT have more than 35 characters",schema:35,parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -59157,12 +59163,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.metadata !== undefined){
-let data16 = data.metadata;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err65 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
+if(!(formats0.validate(data15))){
+const err65 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\"",schema:"date-time",parentSchema:schema436.properties.updated,data:data15};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -59171,9 +59173,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 50){
-const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
+}
+}
+if(data.metadata !== undefined){
+let data16 = data.metadata;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err66 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/type",keyword:"type",params:{type: schema441.type},message:"must be object,null",schema:schema441.type,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -59182,11 +59187,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key0 in data16){
-const _errs47 = errors;
-if(typeof key0 === "string"){
-if(func1(key0) > 40){
-const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 50){
+const err67 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties",schema:50,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -59195,8 +59198,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!pattern7.test(key0)){
-const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+for(const key0 in data16){
+const _errs47 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 40){
+const err68 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -59205,9 +59211,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
+if(!pattern7.test(key0)){
+const err69 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -59216,9 +59221,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-var valid8 = _errs47 === errors;
-if(!valid8){
-const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
+}
+else {
+const err70 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema441.propertyNames.type,parentSchema:schema441.propertyNames,data:key0,propertyName:key0};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -59227,11 +59232,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-for(const key1 in data16){
-let data17 = data16[key1];
-if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
-const err71 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
+var valid8 = _errs47 === errors;
+if(!valid8){
+const err71 = {instancePath:instancePath+"/metadata",schemaPath:"openapi#/components/schemas/DirectDebitMetadata/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid",schema:schema441.propertyNames,parentSchema:schema441,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -59240,9 +59243,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data17 === "string"){
-if(func1(data17) > 500){
-const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
+}
+for(const key1 in data16){
+let data17 = data16[key1];
+if((((typeof data17 !== "string") && (!(typeof data17 == "number"))) && (typeof data17 !== "boolean")) && (data17 !== null)){
+const err72 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/type",keyword:"type",params:{type: schema441.additionalProperties.type},message:"must be string,number,boolean,null",schema:schema441.additionalProperties.type,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -59251,13 +59256,24 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!pattern7.test(data17)){
-const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(typeof data17 === "string"){
+if(func1(data17) > 500){
+const err73 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters",schema:500,parentSchema:schema441.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(!pattern7.test(data17)){
+const err74 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"openapi#/components/schemas/DirectDebitMetadata/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[^\\x00-\\x1F\\x7F]*$"},message:"must match pattern \""+"^[^\\x00-\\x1F\\x7F]*$"+"\"",schema:"^[^\\x00-\\x1F\\x7F]*$",parentSchema:schema441.additionalProperties,data:data17};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -59267,12 +59283,12 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
+const err75 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema436.type,parentSchema:schema436,data};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err75];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err75);
 }
 errors++;
 }
