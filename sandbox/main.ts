@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { refuse, UsageError } from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { createSandboxApp, type SandboxApp } from './app.js';
+import { runCommand } from './cli/commands.js';
 import {
   COMMAND,
   DEFAULT_LIVE_SECRET_KEY,
@@ -128,6 +129,9 @@ export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
+  // `trigger`, `events` (and so on) talk to a running sandbox; anything else starts one.
+  const command = await runCommand(argv, env);
+  if (command !== undefined) return command;
   let config: SandboxConfig;
   try {
     const parsed = parseConfig({ argv, env });
