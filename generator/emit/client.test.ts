@@ -5,7 +5,7 @@ import { readBundle } from '../generate.js';
 import { readModel } from '../model/read-model.js';
 import type { ApiModel, JsonObject, OperationModel } from '../model/types.js';
 import { secretKeyAuthorization } from '../runtime/client.js';
-import { payOut } from '../tests/readme-client-example.js';
+import { attempts, payOut } from '../tests/readme-client-example.js';
 import { emitClient, headerOptionName, planOperation, retryPolicy } from './client.js';
 
 const fixture = JSON.parse(
@@ -427,5 +427,10 @@ describe('generated/client/src/client.ts', () => {
     await expect(payOut(config, 'order-1')).resolves.toBe('sent disb-1');
     await expect(payOut(config, 'order-2')).resolves.toBe('top up the balance first');
     expect(requests.map((request) => request.headers.get('x-idemPOTENCY-key'))).toEqual(['order-1', 'order-2']);
+    // The call's hook saw each attempt: one each, answered, nothing to retry.
+    expect(attempts.map(({ operationId, status, next }) => [operationId, status, next])).toEqual([
+      ['createDisbursement', 200, 'done'],
+      ['createDisbursement', 400, 'done'],
+    ]);
   });
 });

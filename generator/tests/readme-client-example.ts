@@ -2,7 +2,9 @@
 // generator/emit/client.test.ts): create a client with its defaults changed, send money with an idempotency
 // key and a deadline of its own, and handle the contract's refusals with a switch the compiler checks
 // against the codes the contract documents.
-import { createPaymentsClient, type PaymentsClientOptions } from '@payments-contract/client';
+import { createPaymentsClient, type AttemptReport, type PaymentsClientOptions } from '@payments-contract/client';
+
+export const attempts: AttemptReport[] = []; // every attempt, for logs and metrics
 
 export async function payOut(config: PaymentsClientOptions, orderId: string): Promise<string> {
   // Defaults: 5 attempts with backoff (429 and 503 after Retry-After), 30 s per attempt, 120 s per call, a key
@@ -20,7 +22,7 @@ export async function payOut(config: PaymentsClientOptions, orderId: string): Pr
         amount: 90000,
       },
     },
-    { timeoutMs: 60_000, onAttempt: (attempt) => console.debug(attempt.attempt, attempt.status, attempt.next) },
+    { timeoutMs: 60_000, onAttempt: (attempt) => void attempts.push(attempt) },
   );
   if (result.ok) return `${result.recovered ? 'recovered' : 'sent'} ${result.data.id}`;
   if (result.status === 400) {
