@@ -8,7 +8,11 @@ import {
   UsageError,
   type Writable,
 } from '@payments-contract/server/runtime/command-line';
-import { createSandboxControlClient } from '@payments-contract/client/sandbox/client';
+import {
+  CallTimeoutError,
+  createSandboxControlClient,
+  OutcomeUnknownError,
+} from '@payments-contract/client/sandbox/client';
 import { isTriggerKind, readOverrides, TRIGGER_KINDS, trigger, TriggerError } from './trigger.js';
 
 /** Where `npm start` / `payments-sandbox` listens by default. */
@@ -31,7 +35,7 @@ const TRIGGER = {
   usage: `Usage: ${KEY_VARIABLE}=KEY payments-sandbox trigger KIND [--set field=value ...] [--fail CODE]
 
 Creates what a callback of KIND needs through the API and the control API, drives it to the event, and
-prints the objects it made; the callback goes where the merchant's callbacks go (or to a \`listen\`er).
+prints the objects it made; the callback goes where the merchant's callbacks go.
 
 Kinds: ${Object.keys(TRIGGER_KINDS).join(', ')}.
 
@@ -121,10 +125,13 @@ export async function runCommand(
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return refuse(command, error, streams.stderr);
-    if (error instanceof TriggerError || error instanceof TypeError) {
-      // TypeError: fetch could not reach the sandbox.
-      const cause = error instanceof TypeError && error.cause instanceof Error ? ` (${error.cause.message})` : '';
-      streams.stderr.write(`${command.name}: ${error.message}${cause}\n`);
+    // A refused request, or no answer (the client's own retries spent; a TypeError is fetch's own): one line, exit 1.
+    const unanswered =
+      error instanceof OutcomeUnknownError || error instanceof CallTimeoutError || error instanceof TypeError;
+    if (error instanceof TriggerError || unanswered) {
+      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+      const prefix = error instanceof TypeError ? 'no answer from the sandbox: ' : '';
+      streams.stderr.write(`${command.name}: ${prefix}${error.message}${cause}\n`);
       return 1;
     }
     throw error;

@@ -21,7 +21,7 @@ const received: Received[] = [];
 const env = () => ({ PAYMENTS_API_KEY: DEFAULT_TEST_SECRET_KEY });
 
 /** Runs the bin's main with this command line, its output captured. */
-async function run(argv: string[], environment: Record<string, string> = env()) {
+async function run(argv: string[], environment: Record<string, string> = env(), baseUrl = sandbox.url) {
   let stdout = '';
   let stderr = '';
   const write = (target: 'out' | 'err') => (text: string) => {
@@ -33,7 +33,7 @@ async function run(argv: string[], environment: Record<string, string> = env()) 
   process.stdout.write = write('out') as typeof process.stdout.write;
   process.stderr.write = write('err') as typeof process.stderr.write;
   try {
-    const code = await main([...argv, '--base-url', sandbox.url], environment);
+    const code = await main([...argv, '--base-url', baseUrl], environment);
     return { code, stdout, stderr };
   } finally {
     [process.stdout.write, process.stderr.write] = saved;
@@ -140,7 +140,7 @@ describe('payments-sandbox trigger', () => {
     expect(notNumber.stderr).toContain('--set amount: expected a number');
   }, 60000);
 
-  it('refuses an unknown kind and a missing key (exit 2); a refused request is exit 1 with the answer', async () => {
+  it('refuses an unknown kind and a missing key (exit 2); a refused or unanswered request is exit 1, in one line', async () => {
     const kind = await run(['trigger', 'invoice.paid']);
     expect(kind.code).toBe(2);
     expect(kind.stderr).toContain('the kinds: fixed_virtual_account.paid');
@@ -152,6 +152,14 @@ describe('payments-sandbox trigger', () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/createEwalletPayment: 401/);
+    // Nothing listens on a port just closed: one line saying so, no stack trace.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await run(['trigger', 'ewallet.payment'], env(), `http://127.0.0.1:${port}`);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^payments-sandbox trigger: .*no answer.*ECONNREFUSED[^\n]*\n$/);
   }, 60000);
 });
 

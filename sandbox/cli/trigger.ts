@@ -183,18 +183,20 @@ const made = <T>(context: Context, what: string, object: T): T => {
   return object;
 };
 
+/** Records what the call answered, or throws what the API refused. */
+const step = async <T>(context: Context, what: string, operation: string, call: Promise<Answer & { data?: T }>) =>
+  made(context, what, expect(operation, await call));
+
 /** The drive to a final state may meet the sandbox's own auto-resolve first (409): the object is then read. */
 const alreadyFinished = (result: Answer) => result.status === 409;
 
 async function createFixedVirtualAccount(context: Context) {
   const body = context.body({ external_id: `trigger-va-${context.run}`, bank_code: 'BNI', name: 'Toko Sinar Jaya' });
-  return made(
+  return await step(
     context,
     'fixed_virtual_account',
-    expect(
-      'createFixedVirtualAccount',
-      await context.service.createFixedVirtualAccount({ body: body as Schemas['CreateFixedVirtualAccountRequest'] }),
-    ),
+    'createFixedVirtualAccount',
+    context.service.createFixedVirtualAccount({ body: body as Schemas['CreateFixedVirtualAccountRequest'] }),
   );
 }
 
@@ -204,29 +206,25 @@ const DRIVERS: Record<TriggerKind, Driver> = {
   'fixed_virtual_account.paid': async (context) => {
     const account = await createFixedVirtualAccount(context);
     const amount = account.expected_amount ?? account.suggested_amount ?? 250000;
-    made(
+    await step(
       context,
       'fixed_virtual_account_payment',
-      expect(
-        'simulateFixedVirtualAccountPayment',
-        await context.control.simulateFixedVirtualAccountPayment({ path: { id: account.id }, body: { amount } }),
-      ),
+      'simulateFixedVirtualAccountPayment',
+      context.control.simulateFixedVirtualAccountPayment({ path: { id: account.id }, body: { amount } }),
     );
   },
   'fixed_virtual_account.changed': async (context) => {
     // Creation may already report the account (when payable at once); the update always does.
     const account = await createFixedVirtualAccount(context);
-    made(
+    await step(
       context,
       'fixed_virtual_account (updated)',
-      expect(
-        'updateFixedVirtualAccount',
-        await context.service.updateFixedVirtualAccount({
-          path: { id: account.id },
-          // An update that keeps the account as it is (every bank takes is_single_use) still reports it.
-          body: { is_single_use: account.is_single_use ?? false },
-        }),
-      ),
+      'updateFixedVirtualAccount',
+      context.service.updateFixedVirtualAccount({
+        path: { id: account.id },
+        // An update that keeps the account as it is (every bank takes is_single_use) still reports it.
+        body: { is_single_use: account.is_single_use ?? false },
+      }),
     );
   },
   'fixed_payment_code.paid': async (context) => {
@@ -236,21 +234,17 @@ const DRIVERS: Record<TriggerKind, Driver> = {
       name: 'Budi Santoso',
       expected_amount: 150000,
     });
-    const code = made(
+    const code = await step(
       context,
       'fixed_payment_code',
-      expect(
-        'createFixedPaymentCode',
-        await context.service.createFixedPaymentCode({ body: body as Schemas['CreateFixedPaymentCodeRequest'] }),
-      ),
+      'createFixedPaymentCode',
+      context.service.createFixedPaymentCode({ body: body as Schemas['CreateFixedPaymentCodeRequest'] }),
     );
-    made(
+    await step(
       context,
       'fixed_payment_code_payment',
-      expect(
-        'simulateFixedPaymentCodePayment',
-        await context.control.simulateFixedPaymentCodePayment({ path: { id: code.id }, body: {} }),
-      ),
+      'simulateFixedPaymentCodePayment',
+      context.control.simulateFixedPaymentCodePayment({ path: { id: code.id }, body: {} }),
     );
   },
   'disbursement.finished': async (context) => {
@@ -264,21 +258,20 @@ const DRIVERS: Record<TriggerKind, Driver> = {
     });
     // The cash balance pays it: topped up by the amount, so a trigger never fails for want of money.
     const amount = typeof body.amount === 'number' && body.amount > 0 ? body.amount : 175000;
-    made(
+    await step(
       context,
       'balance top-up',
-      expect('topUpBalance', await context.control.topUpBalance({ body: { amount: amount + 10000 } })),
+      'topUpBalance',
+      context.control.topUpBalance({ body: { amount: amount + 10000 } }),
     );
-    const disbursement = made(
+    const disbursement = await step(
       context,
       'disbursement',
-      expect(
-        'createDisbursement',
-        await context.service.createDisbursement({
-          body: body as Schemas['CreateDisbursementRequest'],
-          idempotencyKey: `trigger-payout-${context.run}`,
-        }),
-      ),
+      'createDisbursement',
+      context.service.createDisbursement({
+        body: body as Schemas['CreateDisbursementRequest'],
+        idempotencyKey: `trigger-payout-${context.run}`,
+      }),
     );
     const path = { id: disbursement.id };
     const finished = context.fail
@@ -288,11 +281,7 @@ const DRIVERS: Record<TriggerKind, Driver> = {
         })
       : await context.control.completeDisbursement({ path, body: {} });
     if (alreadyFinished(finished))
-      made(
-        context,
-        'disbursement (finished)',
-        expect('getDisbursement', await context.service.getDisbursement({ path })),
-      );
+      await step(context, 'disbursement (finished)', 'getDisbursement', context.service.getDisbursement({ path }));
     else made(context, 'disbursement (finished)', expect('finish the disbursement', finished));
   },
   'ewallet.payment': async (context) => {
@@ -302,13 +291,11 @@ const DRIVERS: Record<TriggerKind, Driver> = {
       phone: '081234567890',
       ewallet_type: 'OVO',
     });
-    const payment = made(
+    const payment = await step(
       context,
       'ewallet_payment',
-      expect(
-        'createEwalletPayment',
-        await context.service.createEwalletPayment({ body: body as Schemas['CreateEwalletPaymentRequest'] }),
-      ),
+      'createEwalletPayment',
+      context.service.createEwalletPayment({ body: body as Schemas['CreateEwalletPaymentRequest'] }),
     );
     const which = { external_id: payment.external_id, ewallet_type: payment.ewallet_type };
     const finished = context.fail
@@ -335,41 +322,37 @@ async function driveDirectDebit(context: Context): Promise<void> {
   });
   if (typeof body.callback_url !== 'string')
     throw new UsageError('direct_debit.payment: no callback URL is configured; give one with --set callback_url=URL');
-  const customer = made(
+  const customer = await step(
     context,
     'customer',
-    expect(
-      'createCustomer',
-      await service.createCustomer({
-        body: {
-          external_id: `trigger-cust-${run}`,
-          customer_type: 'INDIVIDUAL',
-          given_name: 'Budi',
-          surname: 'Santoso',
-          mobile_number: '+6281234567890',
-          email: 'budi@example.co.id',
-        },
-      }),
-    ),
+    'createCustomer',
+    service.createCustomer({
+      body: {
+        external_id: `trigger-cust-${run}`,
+        customer_type: 'INDIVIDUAL',
+        given_name: 'Budi',
+        surname: 'Santoso',
+        mobile_number: '+6281234567890',
+        email: 'budi@example.co.id',
+      },
+    }),
   );
-  const token = made(
+  const token = await step(
     context,
     'linked_account_token',
-    expect(
-      'initializeLinkedAccountTokenization',
-      await service.initializeLinkedAccountTokenization({
-        body: {
-          customer_id: idOf(customer),
-          channel_code: 'DC_BRI',
-          properties: {
-            account_mobile_number: '+6281234567890',
-            card_last_four: '8888',
-            card_expiry: '06/29',
-            account_email: 'budi@example.co.id',
-          },
-        } as Schemas['InitializeLinkedAccountTokenRequest'],
-      }),
-    ),
+    'initializeLinkedAccountTokenization',
+    service.initializeLinkedAccountTokenization({
+      body: {
+        customer_id: idOf(customer),
+        channel_code: 'DC_BRI',
+        properties: {
+          account_mobile_number: '+6281234567890',
+          card_last_four: '8888',
+          card_expiry: '06/29',
+          account_email: 'budi@example.co.id',
+        },
+      } as Schemas['InitializeLinkedAccountTokenRequest'],
+    }),
   );
   expect(
     'validateLinkedAccountTokenOtp',
@@ -381,30 +364,26 @@ async function driveDirectDebit(context: Context): Promise<void> {
   );
   const account = accounts[0];
   if (!account) throw new TriggerError('listLinkedAccountTokenAccounts: the linked card has no account');
-  const method = made(
+  const method = await step(
     context,
     'payment_method',
-    expect(
-      'createPaymentMethod',
-      await service.createPaymentMethod({
-        body: {
-          customer_id: idOf(customer),
-          type: 'DEBIT_CARD',
-          properties: { id: account.id },
-        } as Schemas['CreatePaymentMethodRequest'],
-      }),
-    ),
+    'createPaymentMethod',
+    service.createPaymentMethod({
+      body: {
+        customer_id: idOf(customer),
+        type: 'DEBIT_CARD',
+        properties: { id: account.id },
+      } as Schemas['CreatePaymentMethodRequest'],
+    }),
   );
-  const payment = made(
+  const payment = await step(
     context,
     'direct_debit_payment',
-    expect(
-      'createDirectDebitPayment',
-      await service.createDirectDebitPayment({
-        body: { payment_method_id: method.id, ...body } as Schemas['CreateDirectDebitPaymentRequest'],
-        idempotencyKey: `trigger-dd-${run}`,
-      }),
-    ),
+    'createDirectDebitPayment',
+    service.createDirectDebitPayment({
+      body: { payment_method_id: method.id, ...body } as Schemas['CreateDirectDebitPaymentRequest'],
+      idempotencyKey: `trigger-dd-${run}`,
+    }),
   );
   const path = { id: payment.id };
   const finished = context.fail
