@@ -256,6 +256,10 @@ SANDBOX_MERCHANTS as variables: a command line shows in \`ps\` to every user of 
 ${lines.join('\n')}
 ${STANDARD_USAGE_LINES}
 
+With a sandbox running, from another terminal (each has its own --help):
+  payments-sandbox trigger KIND [--set field=value ...] [--fail CODE]   fire one callback of KIND
+  payments-sandbox events resend ID                                     send a recorded callback again
+
 Example: PORT=3001 SANDBOX_CALLBACK_URL=http://127.0.0.1:8787/callbacks npm start -- --data-dir :memory:`;
 }
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY } from '../config.js';
+import { parseConfig, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, usage } from '../config.js';
 import { main, startSandbox, type RunningSandbox } from '../main.js';
 import { TRIGGER_KINDS } from './trigger.js';
 
@@ -161,6 +161,18 @@ describe('payments-sandbox trigger', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^payments-sandbox trigger: .*no answer.*ECONNREFUSED[^\n]*\n$/);
   }, 60000);
+});
+
+describe('the commands named in the help', () => {
+  it("the sandbox's --help names trigger and events resend, and each answers its own --help (exit 0)", async () => {
+    expect(usage()).toContain('payments-sandbox trigger KIND');
+    expect(usage()).toContain('payments-sandbox events resend ID');
+    for (const command of [['trigger'], ['events']]) {
+      const help = await run([...command, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: PAYMENTS_API_KEY=KEY payments-sandbox ${command[0]} `));
+    }
+  });
 });
 
 describe('payments-sandbox events resend', () => {
