@@ -132,9 +132,9 @@ describe.each(['https', 'http'] as const)('request deadlines over %s', (scheme) 
     expect(ended.ms).toBeLessThan(deadlines.requestMs + LATE_MS);
   });
 
-  it.runIf(scheme === 'https')(
-    'closes a connection stalled inside its TLS handshake at the handshake deadline',
-    async () => {
+  // Only TLS has a handshake: the case exists over https and is not reported as skipped over http.
+  if (scheme === 'https')
+    it('closes a connection stalled inside its TLS handshake at the handshake deadline', async () => {
       // The first byte of a handshake record and nothing more: the TLS layer waits for the rest.
       const ended = await converse(
         () => connectTcp(server.port, '127.0.0.1'),
@@ -145,6 +145,5 @@ describe.each(['https', 'http'] as const)('request deadlines over %s', (scheme) 
       );
       expect(ended.raw).toBe('');
       expect(ended.ms).toBeLessThan(deadlines.handshakeMs + LATE_MS);
-    },
-  );
+    });
 });
