@@ -153,14 +153,22 @@ describe('retryPolicy', () => {
     });
   });
 
-  it('keeps a key unrecoverable where the contract gives no such lookup (direct debit), and its 503 retryable only for SERVICE_UNAVAILABLE', () => {
+  it('makes the direct debit key recoverable by its reference_id lookup, its 503 retryable only for SERVICE_UNAVAILABLE', () => {
     const directDebit = policy('createDirectDebitPayment');
     expect(directDebit.idempotency).toEqual({
       replay: { status: 409, errorCode: 'DUPLICATE_ERROR' },
       successStatus: 200,
-      recoverable: false,
+      recoverable: true,
     });
     expect(directDebit.retryable).toEqual(nothingDone);
+  });
+
+  it('keeps a key unrecoverable where x-idempotency names no lookup', () => {
+    const disbursement = operation(model, 'createDisbursement');
+    const { recovery: _named, ...withoutLookup } = disbursement.idempotency ?? ({} as never);
+    expect(
+      retryPolicy({ ...disbursement, idempotency: withoutLookup }, model.operations).idempotency?.recoverable,
+    ).toBe(false);
   });
 
   it('refuses a recovery that names no operation of the contract', () => {

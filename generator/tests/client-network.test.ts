@@ -274,3 +274,81 @@ describe('the client through a proxy that cuts connections after the sandbox has
     expect(cuts).toBeGreaterThan(CALLS / 2);
   }, 90_000);
 });
+
+describe('the direct debit, whose key the contract lets a client recover by reference_id', () => {
+  /** A payment method to charge: a customer, a linked debit card (the test OTP), its account, the method. */
+  async function paymentMethod(): Promise<string> {
+    const customer = await direct.createCustomer({
+      body: {
+        external_id: 'client-network-dd',
+        customer_type: 'INDIVIDUAL',
+        given_name: 'Budi',
+        surname: 'Santoso',
+        mobile_number: '+6281234567890',
+        email: 'budi@example.co.id',
+      },
+    });
+    if (!customer.ok || customer.status !== 200) throw new Error(`createCustomer answered ${customer.status}`);
+    const token = await direct.initializeLinkedAccountTokenization({
+      body: {
+        customer_id: customer.data.id,
+        channel_code: 'DC_BRI',
+        properties: {
+          account_mobile_number: '+6281234567890',
+          card_last_four: '8888',
+          card_expiry: '06/29',
+          account_email: 'budi@example.co.id',
+        },
+      },
+    });
+    if (!token.ok || token.status !== 200)
+      throw new Error(`initializeLinkedAccountTokenization answered ${token.status}`);
+    const validated = await direct.validateLinkedAccountTokenOtp({
+      path: { id: token.data.id },
+      body: { otp_code: '222000' },
+    });
+    if (!validated.ok) throw new Error(`validateLinkedAccountTokenOtp answered ${validated.status}`);
+    const accounts = await direct.listLinkedAccountTokenAccounts({ path: { id: token.data.id } });
+    const account = accounts.ok && accounts.status === 200 ? accounts.data[0] : undefined;
+    if (!account) throw new Error(`listLinkedAccountTokenAccounts answered ${accounts.status} without an account`);
+    const method = await direct.createPaymentMethod({
+      body: { customer_id: customer.data.id, type: 'DEBIT_CARD', properties: { id: account.id } },
+    });
+    if (!method.ok || method.status !== 200) throw new Error(`createPaymentMethod answered ${method.status}`);
+    return method.data.id;
+  }
+
+  it('a 500 after the payment was made: the repeat meets 409 DUPLICATE_ERROR and the call resolves to the payment, recovered', async () => {
+    const methodId = await paymentMethod();
+    await arm({ kind: 'server_error', operation: 'createDirectDebitPayment', outcome: 'applied' });
+    const attempts: AttemptReport[] = [];
+    const client = createPaymentsClient({
+      baseUrl: served.url,
+      secretKey: DEFAULT_TEST_SECRET_KEY,
+      onAttempt: (attempt) => attempts.push(attempt),
+    });
+    const referenceId = 'client-network-dd-applied';
+    const result = await client.createDirectDebitPayment({
+      body: {
+        reference_id: referenceId,
+        payment_method_id: methodId,
+        currency: 'IDR',
+        amount: 150_000,
+        callback_url: 'https://merchant.example/callbacks/direct-debit',
+      },
+    });
+    expect(result.ok && result.status === 200 ? result.data.reference_id : result.status).toBe(referenceId);
+    expect(result.ok && result.recovered === true).toBe(true);
+    // The repeat carried the key the client made for the call, met the replay answer, and the lookup found it.
+    expect(attempts.map((attempt) => `${attempt.kind} ${attempt.status ?? attempt.error}`)).toEqual([
+      'request 500',
+      'request 409',
+      'recovery 200',
+    ]);
+    expect(new Set(attempts.map((attempt) => attempt.idempotencyKey)).size).toBe(1);
+    const found = await direct.getDirectDebitPaymentByReferenceId({ query: { reference_id: referenceId } });
+    expect(found.ok && found.status === 200 ? found.data.id : found.status).toBe(
+      result.ok && result.status === 200 ? result.data.id : 'no payment',
+    );
+  }, 15_000);
+});

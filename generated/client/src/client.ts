@@ -721,7 +721,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
     createDirectDebitPayment: (input, call) =>
       callOperation<operations['createDirectDebitPayment']>(
         {
-          policy: { operationId: 'createDirectDebitPayment', safe: false, retryable: [{ status: 429, errorCode: 'RATE_LIMIT_EXCEEDED' }, { status: 503, errorCode: 'SERVICE_UNAVAILABLE' }], idempotency: { replay: { status: 409, errorCode: 'DUPLICATE_ERROR' }, successStatus: 200, recoverable: false } },
+          policy: { operationId: 'createDirectDebitPayment', safe: false, retryable: [{ status: 429, errorCode: 'RATE_LIMIT_EXCEEDED' }, { status: 503, errorCode: 'SERVICE_UNAVAILABLE' }], idempotency: { replay: { status: 409, errorCode: 'DUPLICATE_ERROR' }, successStatus: 200, recoverable: true } },
           documented: [200, 400, 401, 403, 409, 429, 500, 503],
           headerFields: { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 409: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
           idempotencyKey: input.idempotencyKey,
@@ -731,6 +731,7 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
             parseAs: 'text',
             signal: attempt.signal,
           }),
+          recovery: { request: input.body, lookup: (signal) => client.GET('/direct_debits', { params: { query: { 'reference_id': input.body.reference_id } }, parseAs: 'text', signal }) },
         },
         callOptions(options, call),
       ),
