@@ -27,7 +27,11 @@ interface Instance {
 }
 
 async function instance(schema: string, leaseMs: number, sweepIntervalMs = 3_600_000): Promise<Instance> {
-  const store = await openTestStore(server().url, schema, collections);
+  return schedulerOn(await openTestStore(server().url, schema, collections), leaseMs, sweepIntervalMs);
+}
+
+/** A scheduler on `store` whose one kind of job records its target and is done; closed after the test. */
+async function schedulerOn(store: Store, leaseMs: number, sweepIntervalMs: number): Promise<Instance> {
   const clock = await createClock({ store });
   const scheduler = createScheduler({ store, clock, leaseMs, sweepIntervalMs });
   const ran: string[] = [];
@@ -93,17 +97,10 @@ describe('one scheduler, two sandboxes on one PostgreSQL database', () => {
 
 describe('one scheduler, one sandbox', () => {
   it('keeps one timer for every job it holds (the soonest), not one per job, and runs each on time', async () => {
-    const store = openJournalStore({ dataDir: ':memory:', collections });
-    const clock = await createClock({ store });
-    const scheduler = createScheduler({ store, clock, leaseMs: 60_000, sweepIntervalMs: 3_600_000 });
-    const ran: string[] = [];
-    scheduler.handle('thing', async (job) => {
-      ran.push(job.target);
-      await store.transaction((tx) => job.done(tx));
-    });
-    closers.push(
-      () => store.close(),
-      () => scheduler.stop(),
+    const { store, clock, scheduler, ran } = await schedulerOn(
+      openJournalStore({ dataDir: ':memory:', collections }),
+      60_000,
+      3_600_000,
     );
     await scheduler.start();
     const timers = vi.spyOn(globalThis, 'setTimeout');
