@@ -7,6 +7,7 @@ import { createRouter } from '@payments-contract/server';
 import { createRouter as createControlRouter } from '@payments-contract/server/sandbox/server';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import type { DeliveryRecord } from './callbacks/outbox.js';
+import { listenerControlHandlers, type ListenerControlHandlers } from './callbacks/listener-control.js';
 import type { SandboxConfig } from './config.js';
 import type { Caller, SandboxSettings, SandboxContext } from './context.js';
 import { controlRateLimits, serviceRateLimits } from './contract.js';
@@ -42,6 +43,7 @@ import { openConfiguredStore } from './store/open-store.js';
 /** The control operations the core implements (the products implement the others: modules.ts checks it). */
 export type CoreControlOperation =
   | keyof PlatformControlHandlers
+  | keyof ListenerControlHandlers
   | keyof FaultControlHandlers
   | keyof Observability['controlHandlers']
   | 'listResources';
@@ -165,6 +167,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   const serviceHandlers = completeService(products.service(ctx));
   const coreControlHandlers: Pick<ControlHandlers, CoreControlOperation> = combineHandlers(
     platformModule.platformControlHandlers(ctx, platform),
+    listenerControlHandlers(platform.listeners),
     platformModule.faultControlHandlers(platform.faults),
     observability.controlHandlers,
     resourceListHandlers(store, (caller) => platform.clock.now(caller), products.views),
@@ -231,6 +234,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       (closing ??= (async () => {
         clearInterval(sharedStateTimer);
         faultInjection.release();
+        platform.listeners.close();
         await platform.autoResolve.stop();
         await platform.dispatcher.stop();
         await store.close();

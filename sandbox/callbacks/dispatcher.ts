@@ -11,6 +11,7 @@
 import {
   buildWebhookDelivery,
   toRequest,
+  type WebhookDelivery,
   type WebhookEvents,
   type WebhookKind,
 } from '@payments-contract/client/webhooks';
@@ -20,6 +21,7 @@ import { jobId, type JobRun, type Scheduler } from '../platform/scheduler.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
 import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
 import { maskUrlCredentials } from './mask-credentials.js';
+import type { Listeners } from './listeners.js';
 import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
 import {
   CALLBACK_JOB,
@@ -39,6 +41,11 @@ export interface DispatcherOptions {
   /** Spacing of attempts in sandbox milliseconds (CALLBACK_RETRY_DELAY_MS; the contract says 30 s). */
   retryDelayMs: number;
   fetch?: typeof fetch;
+  /**
+   * Live listeners (`payments-sandbox listen`): while a scope has one, its attempts go to them instead of the
+   * URL, and what their receivers answered is the attempt's outcome (decision sandbox-callback-listeners).
+   */
+  listeners?: Listeners;
   /** Told once a delivery has failed its last attempt (after the failure is stored). */
   onAlert?: (delivery: DeliveryRecord) => void;
   /** Told after each attempt, with its number (1 for the first) and outcome: the log's line per attempt. */
@@ -66,6 +73,9 @@ const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 /** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
 const ATTEMPT_ERROR_LENGTH = 1024;
+
+/** Where a callback with no URL is built for a listener (the forward says `url: null`): never sent. */
+const NO_URL = 'http://callback.invalid/';
 
 /** Why an attempt got no answer, on one line and within the contract's 1024 characters (decision sandbox-record-bounds). */
 function describe(error: unknown): string {
@@ -147,10 +157,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
+  /** The attempt made through the scope's live listeners; undefined when none is live (it goes to the URL). */
+  const forward = async (
+    job: JobRun,
+    delivery: DeliveryRecord,
+    built: WebhookDelivery,
+  ): Promise<Pick<DeliveryAttempt, 'status' | 'error' | 'answer_bytes' | 'answer_cut'> | undefined> => {
+    if (!options.listeners?.live(job.scope)) return undefined;
+    const outcome = options.listeners.forward(
+      job.scope,
+      {
+        delivery_id: delivery.id,
+        webhook: delivery.webhook,
+        event: delivery.event,
+        attempt: delivery.attempts.length + 1,
+        url: delivery.url,
+        http_headers: { ...built.headers },
+        body: built.body,
+      },
+      attemptTimeoutMs,
+    );
+    if (outcome === undefined) return undefined;
+    const { status, error, answer_bytes, answer_cut } = await outcome;
+    return {
+      status,
+      error: error === null ? null : clip(oneLine(maskUrlCredentials(error)), ATTEMPT_ERROR_LENGTH),
+      ...(answer_bytes === undefined ? {} : { answer_bytes }),
+      ...(answer_cut === undefined ? {} : { answer_cut }),
+    };
+  };
+
   const attemptOnce = async (job: JobRun, delivery: DeliveryRecord): Promise<void> => {
     const { scope } = job;
     const kind: WebhookKind | null = isWebhookKind(delivery.webhook) ? delivery.webhook : null;
-    if (kind === null || delivery.url === null) {
+    // With no URL, a callback made while a listener was live goes to the listeners, if one still is.
+    if (kind === null || (delivery.url === null && !options.listeners?.live(scope))) {
       await record(
         job,
         delivery,
@@ -159,15 +200,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       );
       return;
     }
+    let built: WebhookDelivery;
     let request: Request;
     try {
       // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
-      request = toRequest(
-        buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], {
-          callbackToken: options.callbackToken(scope),
-          url: delivery.url,
-        }),
-      );
+      built = buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], {
+        callbackToken: options.callbackToken(scope),
+        url: delivery.url ?? NO_URL,
+      });
+      request = toRequest(built);
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
       raiseAlert(
@@ -179,15 +220,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const started = performance.now();
     let status: number | null = null;
     let error: string | null = null;
-    let answer: Pick<DeliveryAttempt, 'answer_bytes' | 'answer_cut'> = {};
-    try {
-      const response = await send(request, { signal: AbortSignal.timeout(attemptTimeoutMs), redirect: 'manual' });
-      status = response.status;
-      const read = await readAnswer(response, ANSWER_READ_LIMIT);
-      answer = { answer_bytes: read.bytes, answer_cut: read.cut };
-    } catch (caught) {
-      error = describe(caught);
-    }
+    let answer: Pick<DeliveryAttempt, 'answer_bytes' | 'answer_cut' | 'forwarded'> = {};
+    const forwarded = await forward(job, delivery, built);
+    if (forwarded) ({ status, error, ...answer } = { ...forwarded, forwarded: true });
+    else if (delivery.url === null) error = NO_CALLBACK_URL;
+    else
+      try {
+        const response = await send(request, { signal: AbortSignal.timeout(attemptTimeoutMs), redirect: 'manual' });
+        status = response.status;
+        const read = await readAnswer(response, ANSWER_READ_LIMIT);
+        answer = { answer_bytes: read.bytes, answer_cut: read.cut };
+      } catch (caught) {
+        error = describe(caught);
+      }
     const took = performance.now() - started;
     const stored = await record(
       job,

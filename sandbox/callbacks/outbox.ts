@@ -57,6 +57,11 @@ export interface OutboxOptions {
   scheduler?: Pick<Scheduler, 'schedule'>;
   /** How many finished deliveries are kept (retention.ts). */
   retention?: RetentionOptions;
+  /**
+   * Whether a listener of the scope is live (listeners.ts): a callback with no URL is then kept pending for
+   * it instead of failing at once (decision sandbox-callback-listeners).
+   */
+  listening?: (scope: Scope) => boolean;
 }
 
 function isJsonObject(value: Json): value is { [key: string]: Json } {
@@ -122,7 +127,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     const { urlProblem } = checkDelivery(webhookOperationId, payload, url);
     const metadata = webhookMetadata[webhookOperationId];
     const now = clock.now(scope).toISOString();
-    const failure = url === null ? NO_CALLBACK_URL : urlProblem;
+    const failure = url === null ? (options.listening?.(scope) ? null : NO_CALLBACK_URL) : urlProblem;
     const record: DeliveryRecord = {
       id: ids.next(),
       webhook: webhookOperationId,

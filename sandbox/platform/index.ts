@@ -7,6 +7,7 @@ import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
 import { jobsCollections, type CollectionDefinition, type Scope, type Store } from '../store/store.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
+import { createListeners, type Listeners } from '../callbacks/listeners.js';
 import { clockLatestMs } from '../contract.js';
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
@@ -90,6 +91,8 @@ export interface Platform {
   autoResolve: SandboxAutoResolve;
   /** Faults armed through the control API, taken by the service's requests. */
   faults: SandboxFaults;
+  /** Listeners that forward callbacks to receivers the sandbox cannot reach (`payments-sandbox listen`). */
+  listeners: Listeners;
 }
 
 /** A callback attempt without an answer within this time fails. */
@@ -132,7 +135,9 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     scheduler,
     delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS,
   });
+  const listeners = createListeners(options.realTime ? { realTime: options.realTime } : {});
   const dispatcher = createDispatcher({
+    listeners,
     store,
     clock,
     scheduler,
@@ -149,6 +154,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ids,
     settings,
     scheduler,
+    listening: listeners.live,
   });
   const faults = await createFaults({ store, clock, ids, ...onChange });
   return {
@@ -165,5 +171,6 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     dispatcher,
     autoResolve,
     faults,
+    listeners,
   };
 }

@@ -75,6 +75,26 @@ export interface ResendCallbackDeliveryInput {
 /** What {@link SandboxControlClient.resendCallbackDelivery} resolves to: documented statuses 200, 400, 401, 403, 404, 409, 429, 500, 503, or an unexpected response. */
 export type ResendCallbackDeliveryResult = OperationResult<operations['resendCallbackDelivery']>;
 
+/** Input of {@link SandboxControlClient.nextCallbackForwards}. */
+export interface NextCallbackForwardsInput {
+  /** The request body. */
+  body: operations['nextCallbackForwards']['requestBody']['content']['application/json'];
+}
+
+/** What {@link SandboxControlClient.nextCallbackForwards} resolves to: documented statuses 200, 400, 401, 403, 429, 500, 503, or an unexpected response. */
+export type NextCallbackForwardsResult = OperationResult<operations['nextCallbackForwards']>;
+
+/** Input of {@link SandboxControlClient.answerCallbackForward}. */
+export interface AnswerCallbackForwardInput {
+  /** Path parameters: `id`. */
+  path: operations['answerCallbackForward']['parameters']['path'];
+  /** The request body. */
+  body: operations['answerCallbackForward']['requestBody']['content']['application/json'];
+}
+
+/** What {@link SandboxControlClient.answerCallbackForward} resolves to: documented statuses 200, 400, 401, 403, 404, 429, 500, 503, or an unexpected response. */
+export type AnswerCallbackForwardResult = OperationResult<operations['answerCallbackForward']>;
+
 /** Input of {@link SandboxControlClient.simulateFixedVirtualAccountPayment}. */
 export interface SimulateFixedVirtualAccountPaymentInput {
   /** Path parameters: `id`. */
@@ -219,6 +239,10 @@ export interface SandboxControlClient {
   listCallbackDeliveries(input?: ListCallbackDeliveriesInput, call?: CallOptions): Promise<ListCallbackDeliveriesResult>;
   /** Send a callback again: `POST /sandbox/callbacks/{id}/resend`. */
   resendCallbackDelivery(input: ResendCallbackDeliveryInput, call?: CallOptions): Promise<ResendCallbackDeliveryResult>;
+  /** Wait for callbacks to forward: `POST /sandbox/listeners/next`. */
+  nextCallbackForwards(input: NextCallbackForwardsInput, call?: CallOptions): Promise<NextCallbackForwardsResult>;
+  /** Report a forwarded callback's answer: `POST /sandbox/listeners/forwards/{id}/answer`. */
+  answerCallbackForward(input: AnswerCallbackForwardInput, call?: CallOptions): Promise<AnswerCallbackForwardResult>;
   /** Make a payer transfer money into a fixed virtual account: `POST /sandbox/fixed_virtual_accounts/{id}/payments`. */
   simulateFixedVirtualAccountPayment(input: SimulateFixedVirtualAccountPaymentInput, call?: CallOptions): Promise<SimulateFixedVirtualAccountPaymentResult>;
   /** Make a customer pay a fixed payment code at the outlet: `POST /sandbox/fixed_payment_codes/{id}/payments`. */
@@ -393,6 +417,37 @@ export function createSandboxControlClient(options: SandboxControlClientOptions)
           idempotencyKey: undefined,
           send: (attempt) => client.POST('/sandbox/callbacks/{id}/resend', {
             params: { path: input.path },
+            parseAs: 'text',
+            signal: attempt.signal,
+          }),
+        },
+        callOptions(options, call),
+      ),
+    nextCallbackForwards: (input, call) =>
+      callOperation<operations['nextCallbackForwards']>(
+        {
+          policy: { operationId: 'nextCallbackForwards', safe: false, retryable: [{ status: 429, errorCode: 'RATE_LIMIT_EXCEEDED' }, { status: 503, errorCode: 'SERVICE_UNAVAILABLE' }] },
+          documented: [200, 400, 401, 403, 429, 500, 503],
+          headerFields: { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
+          idempotencyKey: undefined,
+          send: (attempt) => client.POST('/sandbox/listeners/next', {
+            body: input.body,
+            parseAs: 'text',
+            signal: attempt.signal,
+          }),
+        },
+        callOptions(options, call),
+      ),
+    answerCallbackForward: (input, call) =>
+      callOperation<operations['answerCallbackForward']>(
+        {
+          policy: { operationId: 'answerCallbackForward', safe: false, retryable: [{ status: 429, errorCode: 'RATE_LIMIT_EXCEEDED' }, { status: 503, errorCode: 'SERVICE_UNAVAILABLE' }] },
+          documented: [200, 400, 401, 403, 404, 429, 500, 503],
+          headerFields: { 200: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 400: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 401: { 'WWW-Authenticate': { required: false, numeric: false }, 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 403: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 404: { 'RateLimit-Limit': { required: false, numeric: true }, 'RateLimit-Remaining': { required: false, numeric: true }, 'RateLimit-Reset': { required: false, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 429: { 'Retry-After': { required: true, numeric: true }, 'RateLimit-Limit': { required: true, numeric: true }, 'RateLimit-Remaining': { required: true, numeric: true }, 'RateLimit-Reset': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } }, 503: { 'Retry-After': { required: true, numeric: true }, 'Access-Control-Allow-Origin': { required: false, numeric: false } } },
+          idempotencyKey: undefined,
+          send: (attempt) => client.POST('/sandbox/listeners/forwards/{id}/answer', {
+            params: { path: input.path },
+            body: input.body,
             parseAs: 'text',
             signal: attempt.signal,
           }),

@@ -224,7 +224,8 @@ export interface paths {
          *     any 2xx acknowledges; otherwise it is attempted again `CALLBACK_RETRY_DELAY_MS` later (default the
          *     contract's 30 seconds, in the merchant's time; `advanceClock` with its key hurries it) until the webhook's
          *     `x-delivery.attempts` are spent, and then it is `failed` with `alert` set. Sandbox decision: a callback
-         *     whose dashboard URL is not configured is recorded `failed` at once, with no attempt and no alert.
+         *     whose dashboard URL is not configured is recorded `failed` at once, with no attempt and no alert,
+         *     unless a listener is live ([decision](#/decisions/sandbox-callback-listeners)).
          *
          */
         get: operations["listCallbackDeliveries"];
@@ -256,6 +257,62 @@ export interface paths {
          *
          */
         post: operations["resendCallbackDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/listeners/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for callbacks to forward
+         * @description Listens for the callbacks of the key's merchant and mode over a request the listener makes itself, so a
+         *     receiver the sandbox cannot reach (on a laptop, behind a router) still gets them, as
+         *     `payments-sandbox listen --forward-to URL` does. While a listener is live (it has this request open, or
+         *     made one in the last 5 seconds), every attempt of those callbacks goes to each live listener instead of
+         *     the URL: this answers with the attempts waiting for this listener, as soon as there is one, or with an
+         *     empty list after `wait_ms`. The listener makes each request to its own receiver and reports the answer
+         *     with `answerCallbackForward`; the attempt is recorded with it, marked `forwarded`, and retried as any
+         *     other. With no live listener, callbacks go to the URL as always
+         *     ([decision](#/decisions/sandbox-callback-listeners)).
+         *
+         */
+        post: operations["nextCallbackForwards"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/listeners/forwards/{id}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a forwarded callback's answer
+         * @description Reports what the listener's receiver answered to a callback `nextCallbackForwards` handed out: its HTTP
+         *     status, or why none came. The attempt is recorded with it, as if the URL had answered: a 2xx
+         *     acknowledges the delivery; anything else fails the attempt, and the next one follows the retry delay as
+         *     usual. With several listeners, an attempt is acknowledged when one of their receivers answered 2xx, and
+         *     otherwise recorded with the first answer that came. A forward answered already, or not answered within
+         *     its `timeout_ms` (the attempt then counted it as no answer), is answered with
+         *     `404 CALLBACK_FORWARD_NOT_FOUND_ERROR` ([decision](#/decisions/sandbox-callback-listeners)).
+         *
+         */
+        post: operations["answerCallbackForward"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1020,6 +1077,11 @@ export interface components {
              *     with the attempt's timeout). The status stands either way: a 2xx with a cut answer acknowledges.
              *      */
             answer_cut?: boolean;
+            /** @description True when the attempt went to the live listeners (`nextCallbackForwards`) instead of the URL: `status`
+             *     and `error` are then what a listener's receiver answered, as the listener reported it
+             *     ([decision](#/decisions/sandbox-callback-listeners)). Absent for an attempt sent to the URL.
+             *      */
+            forwarded?: boolean;
         };
         /**
          * CallbackDelivery
@@ -1087,6 +1149,107 @@ export interface components {
              * @description When the delivery last changed, in sandbox time.
              */
             updated: string;
+        };
+        /**
+         * CallbackListenerPoll
+         * @description A listener asking for the callbacks of the key's merchant and mode it should forward
+         *     ([decision](#/decisions/sandbox-callback-listeners)).
+         *
+         */
+        CallbackListenerPoll: {
+            /** @description Names the listener, the same in each of its requests (a random value chosen when it starts). Each
+             *     listener gets every callback attempt made while it is live.
+             *      */
+            listener_id: string;
+            /**
+             * Format: int32
+             * @description How long to wait for a callback attempt when none is waiting, in real milliseconds: the answer comes as
+             *     soon as one is, or with an empty list when the time is up. `0` answers at once.
+             *
+             * @default 20000
+             */
+            wait_ms?: number;
+        };
+        /**
+         * CallbackForward
+         * @description One attempt of a callback handed to a listener instead of being sent to the URL: the request the sandbox
+         *     would have sent, to be made to the listener's own receiver and its answer reported with
+         *     `answerCallbackForward` ([decision](#/decisions/sandbox-callback-listeners)).
+         *
+         */
+        CallbackForward: {
+            /** @description Names this forward in `answerCallbackForward`. */
+            id: string;
+            /** @description The delivery it is an attempt of, as `listCallbackDeliveries` lists it. */
+            delivery_id: string;
+            /** @description The `operationId` of the service's webhook (`ewalletPayment`, `disbursementFinished`, ...). */
+            webhook: string;
+            /** @description The webhook's name in the service's contract (`ewallet.payment`, ...). */
+            event: string;
+            /**
+             * Format: int32
+             * @description Which attempt of the delivery this is, 1 for the first.
+             */
+            attempt: number;
+            /**
+             * Format: uri
+             * @description Where the sandbox would have sent it; null when no URL is configured.
+             */
+            url: string | null;
+            /** @description The headers it would have been sent with, names in lower case: `content-type`, `x-callback-token` (the
+             *     merchant's callback token in this mode) and the others.
+             *      */
+            http_headers: {
+                [key: string]: string;
+            };
+            /** @description The JSON body it would have been sent with, exactly as it would have been sent. */
+            body: string;
+            /**
+             * Format: int32
+             * @description How long after it was handed out the sandbox waits for its answer, in real milliseconds; later, the
+             *     attempt counts for this listener as having no answer.
+             *
+             */
+            timeout_ms: number;
+        };
+        /**
+         * CallbackForwardList
+         * @description The callback attempts handed to the listener, oldest first; empty when none came within the wait.
+         */
+        CallbackForwardList: {
+            forwards: components["schemas"]["CallbackForward"][];
+        };
+        /**
+         * CallbackForwardAnswer
+         * @description What the listener's receiver answered to a forwarded callback: its HTTP status, or why none came. It
+         *     becomes the attempt's outcome as `CallbackDeliveryAttempt` records it.
+         *
+         */
+        CallbackForwardAnswer: {
+            /**
+             * Format: int32
+             * @description The HTTP status the receiver answered; null when no answer came (then `error` says why).
+             */
+            status: number | null;
+            /** @description Why no answer came (connection refused, no answer in time); null when one came. */
+            error: string | null;
+            /**
+             * Format: int32
+             * @description How many bytes of the receiver's answer body the listener read (at most 65536).
+             */
+            answer_bytes?: number;
+            /** @description True if the receiver's answer body went on past the 65536 bytes read. */
+            answer_cut?: boolean;
+        };
+        /**
+         * CallbackForwardReceipt
+         * @description The forward whose answer was taken; the attempt is recorded with it.
+         */
+        CallbackForwardReceipt: {
+            /** @description The forward answered. */
+            id: string;
+            /** @description The delivery it is an attempt of. */
+            delivery_id: string;
         };
         /**
          * FixedVirtualAccountPaymentSimulation
@@ -2422,6 +2585,123 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         error_code?: "SANDBOX_STATE_CONFLICT";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    nextCallbackForwards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackListenerPoll"];
+            };
+        };
+        responses: {
+            /** @description The attempts waiting for this listener, oldest first (at most 16); empty when none came in time. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackForwardList"];
+                };
+            };
+            /** @description The body is malformed, or `listener_id` or `wait_ms` is out of its range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WriteForbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    answerCallbackForward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The forward's `id`, from `nextCallbackForwards`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackForwardAnswer"];
+            };
+        };
+        responses: {
+            /** @description The answer was taken; the attempt is recorded with it. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackForwardReceipt"];
+                };
+            };
+            /** @description The body is malformed, or the id or a field of the answer is out of its range. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "API_VALIDATION_ERROR" | "INVALID_JSON_FORMAT";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["WriteForbidden"];
+            /** @description No forward with this id awaits an answer in the key's merchant and mode. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error_code?: "CALLBACK_FORWARD_NOT_FOUND_ERROR";
                     };
                 };
             };

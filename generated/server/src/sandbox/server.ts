@@ -197,6 +197,47 @@ export const operationTable = {
     validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
     validators: operationValidators.resendCallbackDelivery,
   },
+  nextCallbackForwards: {
+    method: 'POST',
+    path: '/sandbox/listeners/next',
+    parameters: { path: [], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR', 'CROSS_SITE_REQUEST_REFUSED'],
+      429: ['RATE_LIMIT_EXCEEDED'],
+      500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.nextCallbackForwards,
+  },
+  answerCallbackForward: {
+    method: 'POST',
+    path: '/sandbox/listeners/forwards/{id}/answer',
+    parameters: { path: ['id'], query: [], header: [] },
+    body: { mediaTypes: ['application/json'], required: true },
+    responses: {
+      200: [],
+      400: ['API_VALIDATION_ERROR', 'INVALID_JSON_FORMAT'],
+      401: ['INVALID_API_KEY'],
+      403: ['REQUEST_FORBIDDEN_ERROR', 'CROSS_SITE_REQUEST_REFUSED'],
+      404: ['CALLBACK_FORWARD_NOT_FOUND_ERROR'],
+      429: ['RATE_LIMIT_EXCEEDED'],
+      500: ['SERVER_ERROR'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
+    unauthorizedError: { status: 401, error_code: 'INVALID_API_KEY' },
+    serverError: { status: 500, error_code: 'SERVER_ERROR' },
+    validationError: { status: 400, error_code: 'API_VALIDATION_ERROR' },
+    malformedBodyError: { status: 400, error_code: 'INVALID_JSON_FORMAT' },
+    validators: operationValidators.answerCallbackForward,
+  },
   simulateFixedVirtualAccountPayment: {
     method: 'POST',
     path: '/sandbox/fixed_virtual_accounts/{id}/payments',
@@ -612,6 +653,34 @@ export type ResendCallbackDeliveryHandlerResult =
   | HandlerResponse<429, operations['resendCallbackDelivery']['responses'][429]['content']['application/json']>
   | HandlerResponse<500, operations['resendCallbackDelivery']['responses'][500]['content']['application/json']>
   | HandlerResponse<503, operations['resendCallbackDelivery']['responses'][503]['content']['application/json']>;
+/** nextCallbackForwards (`POST /sandbox/listeners/next`): Wait for callbacks to forward. The handler's input, validated by the router. */
+export type NextCallbackForwardsHandlerInput = {
+  body: operations['nextCallbackForwards']['requestBody']['content']['application/json'];
+};
+/** The documented responses of nextCallbackForwards: a handler answering another status or error_code does not compile. */
+export type NextCallbackForwardsHandlerResult =
+  | HandlerResponse<200, operations['nextCallbackForwards']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['nextCallbackForwards']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['nextCallbackForwards']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['nextCallbackForwards']['responses'][403]['content']['application/json']>
+  | HandlerResponse<429, operations['nextCallbackForwards']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['nextCallbackForwards']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['nextCallbackForwards']['responses'][503]['content']['application/json']>;
+/** answerCallbackForward (`POST /sandbox/listeners/forwards/{id}/answer`): Report a forwarded callback's answer. The handler's input, validated by the router. */
+export type AnswerCallbackForwardHandlerInput = {
+  path: operations['answerCallbackForward']['parameters']['path'];
+  body: operations['answerCallbackForward']['requestBody']['content']['application/json'];
+};
+/** The documented responses of answerCallbackForward: a handler answering another status or error_code does not compile. */
+export type AnswerCallbackForwardHandlerResult =
+  | HandlerResponse<200, operations['answerCallbackForward']['responses'][200]['content']['application/json']>
+  | HandlerResponse<400, operations['answerCallbackForward']['responses'][400]['content']['application/json']>
+  | HandlerResponse<401, operations['answerCallbackForward']['responses'][401]['content']['application/json']>
+  | HandlerResponse<403, operations['answerCallbackForward']['responses'][403]['content']['application/json']>
+  | HandlerResponse<404, operations['answerCallbackForward']['responses'][404]['content']['application/json']>
+  | HandlerResponse<429, operations['answerCallbackForward']['responses'][429]['content']['application/json']>
+  | HandlerResponse<500, operations['answerCallbackForward']['responses'][500]['content']['application/json']>
+  | HandlerResponse<503, operations['answerCallbackForward']['responses'][503]['content']['application/json']>;
 /** simulateFixedVirtualAccountPayment (`POST /sandbox/fixed_virtual_accounts/{id}/payments`): Make a payer transfer money into a fixed virtual account. The handler's input, validated by the router. */
 export type SimulateFixedVirtualAccountPaymentHandlerInput = {
   path: operations['simulateFixedVirtualAccountPayment']['parameters']['path'];
@@ -837,6 +906,10 @@ export type Handlers<Principal = unknown> = {
   listCallbackDeliveries: (input: ListCallbackDeliveriesHandlerInput, context: RequestContext<Principal>) => Promise<ListCallbackDeliveriesHandlerResult> | ListCallbackDeliveriesHandlerResult;
   /** resendCallbackDelivery (`POST /sandbox/callbacks/{id}/resend`): Send a callback again. */
   resendCallbackDelivery: (input: ResendCallbackDeliveryHandlerInput, context: RequestContext<Principal>) => Promise<ResendCallbackDeliveryHandlerResult> | ResendCallbackDeliveryHandlerResult;
+  /** nextCallbackForwards (`POST /sandbox/listeners/next`): Wait for callbacks to forward. */
+  nextCallbackForwards: (input: NextCallbackForwardsHandlerInput, context: RequestContext<Principal>) => Promise<NextCallbackForwardsHandlerResult> | NextCallbackForwardsHandlerResult;
+  /** answerCallbackForward (`POST /sandbox/listeners/forwards/{id}/answer`): Report a forwarded callback's answer. */
+  answerCallbackForward: (input: AnswerCallbackForwardHandlerInput, context: RequestContext<Principal>) => Promise<AnswerCallbackForwardHandlerResult> | AnswerCallbackForwardHandlerResult;
   /** simulateFixedVirtualAccountPayment (`POST /sandbox/fixed_virtual_accounts/{id}/payments`): Make a payer transfer money into a fixed virtual account. */
   simulateFixedVirtualAccountPayment: (input: SimulateFixedVirtualAccountPaymentHandlerInput, context: RequestContext<Principal>) => Promise<SimulateFixedVirtualAccountPaymentHandlerResult> | SimulateFixedVirtualAccountPaymentHandlerResult;
   /** simulateFixedPaymentCodePayment (`POST /sandbox/fixed_payment_codes/{id}/payments`): Make a customer pay a fixed payment code at the outlet. */

@@ -6,6 +6,7 @@ export declare const listResources_path: Validator;
 export declare const listResources_query: Validator;
 export declare const listCallbackDeliveries_query: Validator;
 export declare const resendCallbackDelivery_path: Validator;
+export declare const answerCallbackForward_path: Validator;
 export declare const simulateFixedVirtualAccountPayment_path: Validator;
 export declare const simulateFixedPaymentCodePayment_path: Validator;
 export declare const completeDisbursement_path: Validator;

@@ -419,11 +419,11 @@ return errors === 0;
 }
 validate23.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const simulateFixedVirtualAccountPayment_path = validate24;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
+export const answerCallbackForward_path = validate24;
+const schema35 = {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"answerCallbackForward_path"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="simulateFixedVirtualAccountPayment_path" */;
+/*# sourceURL="answerCallbackForward_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate24.evaluated;
@@ -523,11 +523,11 @@ return errors === 0;
 }
 validate24.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const simulateFixedPaymentCodePayment_path = validate25;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
+export const simulateFixedVirtualAccountPayment_path = validate25;
+const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedVirtualAccountPayment_path"};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="simulateFixedPaymentCodePayment_path" */;
+/*# sourceURL="simulateFixedVirtualAccountPayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate25.evaluated;
@@ -627,11 +627,11 @@ return errors === 0;
 }
 validate25.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const completeDisbursement_path = validate26;
-const schema37 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
+export const simulateFixedPaymentCodePayment_path = validate26;
+const schema37 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"simulateFixedPaymentCodePayment_path"};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="completeDisbursement_path" */;
+/*# sourceURL="simulateFixedPaymentCodePayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate26.evaluated;
@@ -731,11 +731,11 @@ return errors === 0;
 }
 validate26.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const failDisbursement_path = validate27;
-const schema38 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
+export const completeDisbursement_path = validate27;
+const schema38 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"completeDisbursement_path"};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="failDisbursement_path" */;
+/*# sourceURL="completeDisbursement_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate27.evaluated;
@@ -835,12 +835,11 @@ return errors === 0;
 }
 validate27.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const completeDirectDebitPayment_path = validate28;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
-const pattern10 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
+export const failDisbursement_path = validate28;
+const schema39 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^[A-Za-z0-9_-]+$","minLength":1}},"required":["id"],"$id":"failDisbursement_path"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="completeDirectDebitPayment_path" */;
+/*# sourceURL="failDisbursement_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate28.evaluated;
@@ -902,8 +901,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema39.properties.id,data:data0};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema39.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -912,11 +911,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+if(!pattern5.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",schema:"^[A-Za-z0-9_-]+$",parentSchema:schema39.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -925,16 +921,30 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema39.type,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const failDirectDebitPayment_path = validate29;
-const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
+export const completeDirectDebitPayment_path = validate29;
+const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"completeDirectDebitPayment_path"};
+const pattern11 = new RegExp("^ddpy-[A-Za-z0-9_-]+$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="failDirectDebitPayment_path" */;
+/*# sourceURL="completeDirectDebitPayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate29.evaluated;
@@ -996,7 +1006,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema40.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
@@ -1024,12 +1034,11 @@ return errors === 0;
 }
 validate29.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const invalidatePaymentMethod_path = validate30;
-const schema41 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
-const pattern12 = new RegExp("^pm-[A-Za-z0-9_-]+$", "u");
+export const failDirectDebitPayment_path = validate30;
+const schema41 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^ddpy-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"failDirectDebitPayment_path"};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="invalidatePaymentMethod_path" */;
+/*# sourceURL="failDirectDebitPayment_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate30.evaluated;
@@ -1091,8 +1100,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern12.test(data0)){
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^pm-[A-Za-z0-9_-]+$"+"\"",schema:"^pm-[A-Za-z0-9_-]+$",parentSchema:schema41.properties.id,data:data0};
+if(!pattern11.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ddpy-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^ddpy-[A-Za-z0-9_-]+$"+"\"",schema:"^ddpy-[A-Za-z0-9_-]+$",parentSchema:schema41.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1119,11 +1128,12 @@ return errors === 0;
 }
 validate30.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listRequests_query = validate31;
-const schema42 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listRequests_query"};
+export const invalidatePaymentMethod_path = validate31;
+const schema42 = {"type":"object","properties":{"id":{"type":"string","maxLength":64,"pattern":"^pm-[A-Za-z0-9_-]+$"}},"required":["id"],"$id":"invalidatePaymentMethod_path"};
+const pattern13 = new RegExp("^pm-[A-Za-z0-9_-]+$", "u");
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="listRequests_query" */;
+/*# sourceURL="invalidatePaymentMethod_path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate31.evaluated;
@@ -1134,18 +1144,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.limit !== undefined){
-let data0 = data.limit;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err0 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema42.properties.limit.type,parentSchema:schema42.properties.limit,data:data0};
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema42.required,parentSchema:schema42,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1154,17 +1154,20 @@ vErrors.push(err0);
 }
 errors++;
 }
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
 }
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["limit"] = coerced0;
+else if(data0 === null){
+coerced0 = "";
 }
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 200 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200",schema:200,parentSchema:schema42.properties.limit,data:data0};
+else {
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema42.properties.id.type,parentSchema:schema42.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1173,8 +1176,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema42.properties.limit,data:data0};
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema42.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1183,8 +1195,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(formats0.validate(data0))){
-const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema42.properties.limit,data:data0};
+if(!pattern13.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm-[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^pm-[A-Za-z0-9_-]+$"+"\"",schema:"^pm-[A-Za-z0-9_-]+$",parentSchema:schema42.properties.id,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1209,14 +1221,13 @@ errors++;
 validate31.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const removeFault_path = validate32;
-const schema43 = {"type":"object","properties":{"id":{"type":"string","maxLength":24,"pattern":"^[0-9a-f]{24}$"}},"required":["id"],"$id":"removeFault_path"};
-const pattern13 = new RegExp("^[0-9a-f]{24}$", "u");
+export const listRequests_query = validate32;
+const schema43 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":200,"default":50}},"required":[],"$id":"listRequests_query"};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="removeFault_path" */;
+/*# sourceURL="listRequests_query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate32.evaluated;
@@ -1227,8 +1238,18 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema43.required,parentSchema:schema43,data};
+if(data.limit !== undefined){
+let data0 = data.limit;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err0 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema43.properties.limit.type,parentSchema:schema43.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1237,20 +1258,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
 }
-else if(data0 === null){
-coerced0 = "";
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
 }
-else {
-const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema43.properties.id.type,parentSchema:schema43.properties.id,data:data0};
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 200 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200",schema:200,parentSchema:schema43.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1259,17 +1277,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 24){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters",schema:24,parentSchema:schema43.properties.id,data:data0};
+if(data0 < 1 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema43.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1278,8 +1287,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern13.test(data0)){
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{24}$"},message:"must match pattern \""+"^[0-9a-f]{24}$"+"\"",schema:"^[0-9a-f]{24}$",parentSchema:schema43.properties.id,data:data0};
+if(!(formats0.validate(data0))){
+const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\"",schema:"int32",parentSchema:schema43.properties.limit,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1304,4 +1313,99 @@ errors++;
 validate32.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+
+export const removeFault_path = validate33;
+const schema44 = {"type":"object","properties":{"id":{"type":"string","maxLength":24,"pattern":"^[0-9a-f]{24}$"}},"required":["id"],"$id":"removeFault_path"};
+const pattern14 = new RegExp("^[0-9a-f]{24}$", "u");
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="removeFault_path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema44.required,parentSchema:schema44,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema44.properties.id.type,parentSchema:schema44.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 24){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 24},message:"must NOT have more than 24 characters",schema:24,parentSchema:schema44.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern14.test(data0)){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{24}$"},message:"must match pattern \""+"^[0-9a-f]{24}$"+"\"",schema:"^[0-9a-f]{24}$",parentSchema:schema44.properties.id,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema44.type,parentSchema:schema44,data};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};

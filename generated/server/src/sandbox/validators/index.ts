@@ -127,6 +127,32 @@ export const operationValidators = {
       503: strict.resendCallbackDelivery_response503,
     },
   },
+  nextCallbackForwards: {
+    body: strict.nextCallbackForwards_body,
+    responses: {
+      200: strict.nextCallbackForwards_response200,
+      400: strict.nextCallbackForwards_response400,
+      401: strict.nextCallbackForwards_response401,
+      403: strict.nextCallbackForwards_response403,
+      429: strict.nextCallbackForwards_response429,
+      500: strict.nextCallbackForwards_response500,
+      503: strict.nextCallbackForwards_response503,
+    },
+  },
+  answerCallbackForward: {
+    path: coercing.answerCallbackForward_path,
+    body: strict.answerCallbackForward_body,
+    responses: {
+      200: strict.answerCallbackForward_response200,
+      400: strict.answerCallbackForward_response400,
+      401: strict.answerCallbackForward_response401,
+      403: strict.answerCallbackForward_response403,
+      404: strict.answerCallbackForward_response404,
+      429: strict.answerCallbackForward_response429,
+      500: strict.answerCallbackForward_response500,
+      503: strict.answerCallbackForward_response503,
+    },
+  },
   simulateFixedVirtualAccountPayment: {
     path: coercing.simulateFixedVirtualAccountPayment_path,
     body: strict.simulateFixedVirtualAccountPayment_body,
