@@ -19,7 +19,7 @@ import type { Clock } from '../context.js';
 import { JOBS_COLLECTION, type Scope, type Store } from '../store/store.js';
 import { jobId, type JobRun, type Scheduler } from '../platform/scheduler.js';
 import { isWebhookKind } from '../platform/contract-facts.js';
-import { clip, oneLine } from '@payments-contract/server/runtime/validation-errors';
+import { boundAttemptError, describeAttemptError } from './attempt-error.js';
 import { maskUrlCredentials } from './mask-credentials.js';
 import type { Listeners } from './listeners.js';
 import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
@@ -71,19 +71,8 @@ export type Dispatcher = Pick<Scheduler, 'start' | 'stop' | 'runDue'>;
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
-/** The contract's bound on an attempt's `error` (control contract, CallbackDeliveryAttempt). */
-const ATTEMPT_ERROR_LENGTH = 1024;
-
 /** Where a callback with no URL is built for a listener (the forward says `url: null`): never sent. */
 const NO_URL = 'http://callback.invalid/';
-
-/** Why an attempt got no answer, on one line and within the contract's 1024 characters (decision sandbox-record-bounds). */
-function describe(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer before the attempt timed out';
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  const text = error instanceof Error ? `${error.message}${cause}` : String(error);
-  return clip(oneLine(maskUrlCredentials(text)), ATTEMPT_ERROR_LENGTH);
-}
 
 export function defaultAlert(delivery: DeliveryRecord): void {
   // The token is never logged; the URL is the merchant's own configuration.
@@ -181,7 +170,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const { status, error, answer_bytes, answer_cut } = await outcome;
     return {
       status,
-      error: error === null ? null : clip(oneLine(maskUrlCredentials(error)), ATTEMPT_ERROR_LENGTH),
+      error: error === null ? null : boundAttemptError(error),
       ...(answer_bytes === undefined ? {} : { answer_bytes }),
       ...(answer_cut === undefined ? {} : { answer_cut }),
     };
@@ -212,7 +201,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
       raiseAlert(
-        await record(job, delivery, null, `the callback could not be built: ${describe(error)}`, undefined, true),
+        await record(
+          job,
+          delivery,
+          null,
+          `the callback could not be built: ${describeAttemptError(error)}`,
+          undefined,
+          true,
+        ),
       );
       return;
     }
@@ -231,7 +227,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const read = await readAnswer(response, ANSWER_READ_LIMIT);
         answer = { answer_bytes: read.bytes, answer_cut: read.cut };
       } catch (caught) {
-        error = describe(caught);
+        error = describeAttemptError(caught);
       }
     const took = performance.now() - started;
     const stored = await record(
