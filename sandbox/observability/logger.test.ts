@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type CallbackAttemptLine, type LogFormat, type LogLevel, type RequestLine } from './logger.js';
+import {
+  createLogger,
+  linesPerTurn,
+  type CallbackAttemptLine,
+  type LogFormat,
+  type LogLevel,
+  type RequestLine,
+} from './logger.js';
 
 /** A logger writing into an array, one entry per line. */
 function capture(
@@ -94,5 +101,27 @@ describe('the log', () => {
     logger.callbackAttempt(attempt);
     logger.info('started');
     expect(lines).toEqual([]);
+  });
+
+  it("hands the lines of one turn of the event loop to stdout as one write at the turn's end, and at once when flushed", async () => {
+    const writes: string[] = [];
+    let flushed = 0;
+    const stdout = linesPerTurn({ write: (chunk: string) => void writes.push(chunk), flushSync: () => void flushed++ });
+    const logger = createLogger({ format: 'pretty', level: 'info', color: false, destination: stdout });
+    logger.request(created);
+    logger.request(refused);
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    expect(
+      writes[0]!
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(-5)),
+    ).toEqual(['req_1', 'req_2']);
+    logger.request(created);
+    logger.flush();
+    expect(writes).toHaveLength(2);
+    expect(flushed).toBe(1);
   });
 });

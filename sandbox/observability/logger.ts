@@ -62,11 +62,51 @@ export interface LoggerOptions {
 /** A 2xx answer acknowledges; a 5xx is the sandbox's own failure and is worth seeing at any level above info. */
 const requestLevel = (status: number): 'info' | 'error' => (status >= 500 ? 'error' : 'info');
 
+/** The held lines of every logger, handed over if the process exits before the end of their turn (a crash). */
+const holding = new Set<() => void>();
+process.once('exit', () => {
+  for (const writeHeld of holding) writeHeld();
+});
+
+/** A destination that can write out what it holds at once (before the process exits). */
+type FlushableStream = DestinationStream & { flushSync?: () => void };
+
+/**
+ * The lines written in one turn of the event loop, handed to `destination` as one write at its end. Under
+ * load a turn answers several requests: one write of the pipe or terminal for all their lines, instead of a
+ * write (a system call, and a job of libuv's thread pool) each. A line still goes out in the turn it was
+ * written in; `flushSync` hands over what is held at once.
+ */
+export function linesPerTurn(destination: FlushableStream): FlushableStream & { flushSync(): void } {
+  let held: string[] = [];
+  const writeHeld = (): void => {
+    if (held.length === 0) return;
+    const lines = held.join('');
+    held = [];
+    holding.delete(writeHeld);
+    destination.write(lines);
+  };
+  return {
+    write: (line: string) => {
+      if (held.length === 0) {
+        setImmediate(writeHeld);
+        holding.add(writeHeld);
+      }
+      held.push(line);
+    },
+    flushSync: () => {
+      writeHeld();
+      destination.flushSync?.();
+    },
+  };
+}
+
 export function createLogger(options: LoggerOptions): SandboxLogger {
-  // Asynchronous: a line is copied into a buffer written out as soon as the previous write is done (lines
-  // arriving meanwhile go out together), so the request that logs it never waits on the terminal or the
-  // pipe, and a quiet sandbox's line still shows at once. pino flushes the buffer when the process exits.
-  const stdout = options.destination ?? pino.destination({ dest: 1, sync: false });
+  // Asynchronous: a turn's lines are copied into a buffer written out as soon as the previous write is done
+  // (lines arriving meanwhile go out together), so the request that logs it never waits on the terminal or
+  // the pipe, and a quiet sandbox's line still shows at once. pino flushes the buffer when the process exits.
+  const stdout: FlushableStream =
+    options.destination ?? linesPerTurn(pino.destination({ dest: 1, sync: false }) as FlushableStream);
   const color = options.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
   const destination: DestinationStream =
     options.format === 'json' ? stdout : { write: (line: string) => void stdout.write(formatPrettyLine(line, color)) };
@@ -104,7 +144,7 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
     info: (message, fields = {}) => logger.info(fields, message),
     flush: () => {
       try {
-        if ('flushSync' in stdout && typeof stdout.flushSync === 'function') stdout.flushSync();
+        stdout.flushSync?.();
       } catch {
         // Not open yet (nothing written) or already closed: nothing to flush.
       }
