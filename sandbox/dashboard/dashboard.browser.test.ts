@@ -1,21 +1,24 @@
 // The dashboard in a real browser (headless Chromium), against a sandbox listening on 127.0.0.1 as
-// `npm start` runs it: the key entered on the page, a callback URL set in its settings, a disbursement
-// created by API found in its list and failed with a code chosen on the page, the callback's delivery
-// attempts shown as they happen (the first answered 503, the second, brought on by the page's clock
-// control, 200), a fault armed on the page counting down as requests take it. The page logs no errors and
-// asks no other host for anything.
+// `npm start` runs it, at a desktop width (1,440 px) and a phone's (390 px): before a key, a welcome and no
+// tabs; the key entered on the page, a callback URL set in its settings, a disbursement created by API found
+// in its list (its amount in rupiah, its time relative with the exact time on hover) and failed with a code
+// chosen on the page, the callback's delivery attempts shown as they happen (the first answered 503, the
+// second, brought on by the page's clock control, 200), a virtual account paid on the page and its whole
+// story in the object view, found again by its external_id, a fault armed on the page counting down as
+// requests take it. Every view is photographed at both widths, and at 390 px none is wider than the screen.
+// The pages log no errors and ask no other host for anything.
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TEST_SECRET_KEY, parseConfig } from '../config.js';
-import { startSandbox, type RunningSandbox } from '../main.js';
+import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig } from '../config.js';
+import { type RunningSandbox, startSandbox } from '../main.js';
 
 /** Screenshots for review (test-artifacts/ is ignored by git). */
-const artifactsDir = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
+const artifactsDir = fileURLToPath(new URL('../../test-artifacts/dashboard', import.meta.url));
 
 interface Received {
   body: Record<string, unknown>;
@@ -26,10 +29,14 @@ let sandbox: RunningSandbox;
 let receiver: Server;
 let receiverUrl: string;
 let browser: Browser;
+/** The page the story is told on, 1,440 px wide. */
 let page: Page;
+/** The same views at a phone's width. */
+let phone: Page;
 const received: Received[] = [];
 const consoleErrors: string[] = [];
 const requestedUrls: string[] = [];
+const screenshots: string[] = [];
 /** Whether this sandbox's control contract has the requests list (without it the page's 404 is expected). */
 let recordsRequests = true;
 
@@ -46,6 +53,17 @@ async function startReceiver(): Promise<void> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
+}
+
+/** A page of its own (its own session storage, so its own key) that reports its errors and requests. */
+async function openPage(width: number, height: number): Promise<Page> {
+  const opened = await (await browser.newContext({ viewport: { width, height } })).newPage();
+  opened.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  opened.on('pageerror', (error) => consoleErrors.push(error.message));
+  opened.on('request', (request) => requestedUrls.push(request.url()));
+  return opened;
 }
 
 beforeAll(async () => {
@@ -67,19 +85,46 @@ beforeAll(async () => {
       '--no-first-run',
     ],
   });
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
-  page.on('request', (request) => requestedUrls.push(request.url()));
+  page = await openPage(1440, 900);
+  phone = await openPage(390, 844);
+  mkdirSync(artifactsDir, { recursive: true });
 }, 30_000);
 
 afterAll(async () => {
   await browser?.close();
   await sandbox?.stop();
   await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+  if (screenshots.length > 0) console.log(`dashboard screenshots in ${artifactsDir}:\n  ${screenshots.join('\n  ')}`);
 });
+
+/** How much wider than its window a page is laid out (0 when nothing sticks out sideways). */
+const overflow = (on: Page) =>
+  on.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/**
+ * Shows a view (by its address, `#events`, `#object/...`) on both pages, waits until `ready` is on screen,
+ * checks the phone's page is no wider than the phone, and photographs both.
+ */
+async function photograph(view: string, hash: string | null, ready: string): Promise<void> {
+  for (const [width, on] of [
+    [1440, page],
+    [390, phone],
+  ] as const) {
+    if (hash !== null) await on.evaluate((wanted) => void (window.location.hash = wanted), hash);
+    await on.locator(ready).first().waitFor({ state: 'visible', timeout: 10_000 });
+    if (width === 390) expect(await overflow(on), `${view} at 390 px`).toBeLessThanOrEqual(0);
+    const path = join(artifactsDir, `${view}-${width}.png`);
+    await on.screenshot({ path, fullPage: true });
+    screenshots.push(`${view}-${width}.png  (${view} at ${width} px)`);
+  }
+}
+
+/** Enters the key on a page and waits until the dashboard opens for it. */
+async function enterKey(on: Page, key: string, mode: RegExp): Promise<void> {
+  await on.getByLabel('Secret key').fill(key);
+  await on.getByRole('button', { name: 'Use key' }).click();
+  await expect.poll(() => on.locator('#who').textContent()).toMatch(mode);
+}
 
 /** A request to the sandbox's API as a developer's code would send it. */
 async function callApi(
@@ -101,13 +146,42 @@ async function callApi(
 describe('the dashboard', () => {
   let disbursementId = '';
   let chosenCode = '';
+  let accountId = '';
 
-  it('opens at the printed URL and takes the key', async () => {
-    await page.goto(sandbox.url);
-    expect(new URL(page.url()).pathname).toBe('/dashboard');
-    await page.getByLabel('Secret key').fill(DEFAULT_TEST_SECRET_KEY);
-    await page.getByRole('button', { name: 'Use key' }).click();
-    await expect.poll(() => page.locator('#who').textContent()).toMatch(/test mode/);
+  it('before a key, welcomes and explains, with no tabs', async () => {
+    for (const on of [page, phone]) {
+      await on.goto(sandbox.url);
+      expect(new URL(on.url()).pathname).toBe('/dashboard');
+      expect(await on.locator('#tabs').isVisible()).toBe(false);
+      expect(await on.locator('#welcome').textContent()).toMatch(/Enter a secret key above/);
+    }
+    await photograph('empty-state', null, '#welcome');
+  });
+
+  it('takes the key at the printed URL, and marks test mode', async () => {
+    for (const on of [page, phone]) await enterKey(on, DEFAULT_TEST_SECRET_KEY, /test mode/);
+    expect(await page.locator('#welcome').isVisible()).toBe(false);
+    expect(await page.locator('#tabs').isVisible()).toBe(true);
+    expect(await page.locator('#mode').getAttribute('class')).toBe('mode-test');
+    expect(await page.locator('#mode').textContent()).toBe('test mode');
+  });
+
+  it('marks live mode so that it does not look like test mode', async () => {
+    const live = await openPage(1440, 900);
+    await live.goto(`${sandbox.url}/dashboard`);
+    await enterKey(live, DEFAULT_LIVE_SECRET_KEY, /live mode/);
+    expect(await live.locator('#mode').getAttribute('class')).toBe('mode-live');
+    const colours = (on: Page) =>
+      on.evaluate(() => ({
+        header: getComputedStyle(document.querySelector('header') as Element).backgroundColor,
+        badge: getComputedStyle(document.querySelector('#mode') as Element).backgroundColor,
+      }));
+    const [test, liveColours] = [await colours(page), await colours(live)];
+    expect(liveColours.header).not.toBe(test.header);
+    expect(liveColours.badge).not.toBe(test.badge);
+    await live.screenshot({ path: join(artifactsDir, 'live-mode-1440.png') });
+    screenshots.push('live-mode-1440.png  (live mode marker, resources, at 1440 px)');
+    await live.context().close();
   });
 
   it('changes a setting at once: the disbursement callback URL, and automatic progression off when the sandbox has it', async () => {
@@ -127,14 +201,32 @@ describe('the dashboard', () => {
     expect((settings.json.callback_urls as Record<string, unknown>).disbursement_callback_url).toBe(receiverUrl);
   });
 
-  it('lists a disbursement created by API and fails it with the code chosen on the page', async () => {
+  it('lays the settings out: a map described once, no raw Markdown, no name cut off', async () => {
+    await photograph('settings', '#settings', '[data-setting-group="callback_urls"]');
+    const group = page.locator('[data-setting-group="callback_urls"]');
+    expect(await group.locator('.description').count()).toBe(1);
+    expect(await group.locator('.setting').count()).toBeGreaterThan(1);
+    for (const on of [page, phone]) {
+      const shown = (await on.locator('#settings-form').textContent()) ?? '';
+      expect(shown).not.toMatch(/\]\(#|`|\*\*/);
+      // Each name fits its place (a cut name scrolls within itself).
+      const cut = await on
+        .locator('.setting > .name')
+        .evaluateAll((names) =>
+          names.filter((name) => name.scrollWidth > name.clientWidth).map((name) => name.textContent),
+        );
+      expect(cut).toEqual([]);
+    }
+  });
+
+  it('lists a disbursement created by API, in rupiah and relative time, and fails it with the code chosen on the page', async () => {
     const created = await callApi('POST', '/disbursements', {
       external_id: 'dashboard-payout-1',
       bank_code: 'BCA',
       account_holder_name: 'Siti Rahmawati',
       account_number: '1234567890',
       description: 'Dashboard test',
-      amount: 25000,
+      amount: 17500000,
     });
     expect(created.status).toBe(200);
     disbursementId = String(created.json.id);
@@ -142,6 +234,11 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.locator(`#resource-list tr[data-id="${disbursementId}"]`);
     await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('PENDING');
+    expect((await row.locator('.amount-cell').textContent())?.replace(/\s/g, ' ')).toBe('Rp 17.500.000');
+    const created_at = row.locator('time');
+    expect(await created_at.getAttribute('title')).toBe(created.json.created);
+    expect(await created_at.textContent()).toMatch(/^(just now|\d+ seconds? ago)$/);
+    expect(await created_at.evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('nowrap');
     // The last code of the contract's enum, so the choice on the page is what decides it.
     const codes = row.getByLabel('failure_code');
     const options = await codes.locator('option').allTextContents();
@@ -151,6 +248,8 @@ describe('the dashboard', () => {
     await row.getByRole('button', { name: 'Fail disbursement' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(/Fail disbursement: done \(200\)/);
     await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('FAILED');
+    expect(await row.locator('.state .badge').getAttribute('class')).toContain('tone-bad');
+    expect(await row.locator('.failure-cell').textContent()).toBe(chosenCode);
     expect((await callApi('GET', `/disbursements/${disbursementId}`)).json).toMatchObject({
       status: 'FAILED',
       failure_code: chosenCode,
@@ -170,6 +269,7 @@ describe('the dashboard', () => {
     await page.locator('#clock-unit').selectOption({ label: 'seconds' });
     await page.getByRole('button', { name: 'Advance' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(/Clock advanced/);
+    await photograph('clock', '#clock', '#clock-now');
 
     await page.getByRole('button', { name: 'Events' }).click();
     await expect.poll(() => delivery.getAttribute('data-state'), { timeout: 10_000 }).toBe('delivered');
@@ -184,23 +284,136 @@ describe('the dashboard', () => {
     // A delivered callback can be resent from the page.
     await delivery.getByRole('button', { name: 'Resend' }).click();
     await expect.poll(() => received.length, { timeout: 10_000 }).toBe(3);
+    await photograph('events', '#events', '#event-list tr[data-state="delivered"]');
   });
 
-  it('shows the recent requests, or says the sandbox does not record them', async () => {
+  it('shows the recent requests with their status coloured by class, or says the sandbox does not record them', async () => {
+    expect((await callApi('GET', '/disbursements/no-such-payout')).status).toBe(404);
     await page.getByRole('button', { name: 'Requests' }).click();
-    mkdirSync(artifactsDir, { recursive: true });
     const contract = (await (await fetch(`${sandbox.url}/sandbox/openapi.json`)).json()) as {
       paths: Record<string, unknown>;
     };
     recordsRequests = '/sandbox/requests' in contract.paths;
-    if (recordsRequests) {
-      await expect.poll(() => page.locator('#request-list').textContent()).toContain('/disbursements');
-    } else {
+    if (!recordsRequests) {
       await expect.poll(() => page.locator('#request-list').textContent()).toContain('does not record requests');
+      return;
     }
-    await page.screenshot({ path: join(artifactsDir, 'dashboard-requests.png') });
-    await page.getByRole('button', { name: 'Events' }).click();
-    await page.screenshot({ path: join(artifactsDir, 'dashboard-events.png') });
+    await expect.poll(() => page.locator('#request-list').textContent()).toContain('/disbursements/no-such-payout');
+    const tones = await page
+      .locator('#request-list [data-http]')
+      .evaluateAll((badges) => badges.map((badge) => [badge.textContent, badge.className]));
+    expect(tones).toContainEqual(['404', 'badge tone-client']);
+    expect(tones).toContainEqual(['200', 'badge tone-ok']);
+    await photograph('requests', '#requests', '#request-list table');
+  });
+
+  it("labels a virtual account payment's amount as the contract has it, and says a refusal once", async () => {
+    const settings = await callApi('PATCH', '/sandbox/settings', {
+      callback_urls: { fva_paid_callback_url: receiverUrl },
+    });
+    expect(settings.status).toBe(200);
+    const account = {
+      bank_code: 'BCA',
+      name: 'Siti Rahmawati',
+    };
+    const paid = await callApi('POST', '/callback_virtual_accounts', {
+      ...account,
+      external_id: 'dashboard-va-paid',
+      is_closed: true,
+      is_single_use: true,
+      expected_amount: 17500000,
+    });
+    const open = await callApi('POST', '/callback_virtual_accounts', { ...account, external_id: 'dashboard-va-open' });
+    expect([paid.status, open.status]).toEqual([200, 200]);
+    accountId = String(paid.json.id);
+    await page.getByRole('button', { name: 'Resources' }).click();
+    await page.locator('#resource-kind').selectOption('fixed_virtual_accounts');
+    const paidRow = page.locator(`#resource-list tr[data-id="${accountId}"]`);
+    const openRow = page.locator(`#resource-list tr[data-id="${String(open.json.id)}"]`);
+    await paidRow.waitFor();
+    await phone.evaluate(() => void (window.location.hash = '#resources'));
+    await phone.locator('#resource-kind').selectOption('fixed_virtual_accounts');
+    await photograph('resources', null, `#resource-list tr[data-id="${accountId}"]`);
+    // An account with an amount of its own pays it when the field is left out: the field says so.
+    const paidAmount = paidRow.getByLabel('amount', { exact: true });
+    expect(await paidAmount.getAttribute('placeholder')).toBe('17500000');
+    expect(await paidAmount.locator('xpath=..').textContent()).not.toContain('optional');
+    // An account with neither amount needs one: the field is required, not "optional".
+    const openAmount = openRow.getByLabel('amount', { exact: true });
+    expect(await openAmount.getAttribute('required')).not.toBeNull();
+    expect(await openAmount.locator('xpath=..').textContent()).not.toContain('optional');
+    await openRow.getByRole('button', { name: 'Simulate fixed virtual account payment' }).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toMatch(/refused: 400 API_VALIDATION_ERROR/);
+    const refusal = (await page.locator('#notice').textContent()) ?? '';
+    expect(refusal.match(/must have required property 'amount'/g)).toHaveLength(1);
+    // Chromium reports the refusal on the console; that one line is expected, and taken out of the check below.
+    const logged = consoleErrors.findIndex((line) => /status of 400/.test(line));
+    expect(logged).toBeGreaterThanOrEqual(0);
+    consoleErrors.splice(logged, 1);
+
+    await paidRow.getByRole('button', { name: 'Simulate fixed virtual account payment' }).click();
+    await expect
+      .poll(() => page.locator('#notice').textContent())
+      .toMatch(/Simulate fixed virtual account payment: done \(200\)/);
+    await expect.poll(() => paidRow.locator('td').nth(1).textContent()).toBe('INACTIVE');
+  });
+
+  it('shows a paid virtual account with its requests, state changes and callback attempts', async () => {
+    await page.locator(`#resource-list tr[data-id="${accountId}"] a.object-link`).click();
+    expect(new URL(page.url()).hash).toBe(`#object/fixed_virtual_accounts/${accountId}`);
+    const timeline = page.locator('#object-view ol.timeline');
+    const callback = timeline.locator('li[data-entry="callback"]', { hasText: 'fixed_virtual_account.paid' });
+    await expect.poll(() => callback.getAttribute('data-state'), { timeout: 10_000 }).toBe('delivered');
+    expect(await callback.locator('li.attempt').allTextContents()).toEqual([expect.stringMatching(/HTTP 200/)]);
+    expect(await timeline.locator('li[data-entry="request"]').allTextContents()).toEqual([
+      expect.stringMatching(/POST\s*\/callback_virtual_accounts\s*→\s*200/),
+    ]);
+    const changes = await timeline.locator('li[data-entry="state"]').allTextContents();
+    expect(changes).toEqual([
+      expect.stringMatching(/became ACTIVE \(POST \/callback_virtual_accounts\)/),
+      expect.stringMatching(/ACTIVE → INACTIVE \(fixed_virtual_account\.paid\)/),
+    ]);
+    // Oldest first (what was asked before what changed, before what was reported): created (its
+    // fixed_virtual_account.changed callback had no URL to go to), then paid.
+    expect(
+      await timeline
+        .locator(':scope > li')
+        .evaluateAll((entries) =>
+          entries.map((entry) =>
+            `${entry.getAttribute('data-entry')} ${entry.querySelector('strong')?.textContent ?? ''}`.trim(),
+          ),
+        ),
+    ).toEqual([
+      'request POST',
+      'state',
+      'callback fixed_virtual_account.changed',
+      'state',
+      'callback fixed_virtual_account.paid',
+    ]);
+    expect((await page.locator('.object-summary').textContent())?.replace(/\s/g, ' ')).toContain('Rp 17.500.000');
+    await photograph(
+      'object',
+      `#object/fixed_virtual_accounts/${accountId}`,
+      '#object-view li[data-entry="callback"][data-state="delivered"]',
+    );
+  });
+
+  it('finds an object by its external_id, and lists every object a partial search matches', async () => {
+    await page.getByLabel('Search by id or external_id').fill('dashboard-va-paid');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#object/fixed_virtual_accounts/${accountId}`);
+    await page.locator('#object-view ol.timeline').waitFor();
+
+    await page.getByLabel('Search by id or external_id').fill('dashboard-');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const found = page.locator('#found-list tbody tr');
+    await expect
+      .poll(() => found.locator('td:nth-child(4)').allTextContents())
+      .toEqual(expect.arrayContaining(['dashboard-payout-1', 'dashboard-va-paid', 'dashboard-va-open']));
+    await photograph('search', '#find/dashboard-', '#found-list table');
+    await page.getByLabel('Search by id or external_id').fill('no-such-thing');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('#found-list').textContent()).toMatch(/Nothing of this key/);
   });
 
   it('arms a fault, shows what is left of it as requests take it, and removes one or all', async () => {
@@ -221,6 +434,7 @@ describe('the dashboard', () => {
     expect((await callApi('GET', '/available_virtual_account_banks')).status).toBe(200);
     // The list is read again while it is on screen.
     await expect.poll(() => row.locator('.remaining').textContent(), { timeout: 10_000 }).toBe('1 of 2');
+    await photograph('faults', '#faults', '#fault-list table');
     await row.getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => page.locator('#fault-list').textContent()).toContain('No fault is armed');
     expect((await callApi('GET', '/balance')).status).toBe(200);
@@ -242,7 +456,6 @@ describe('the dashboard', () => {
     await expect
       .poll(() => row.allTextContents())
       .toEqual([expect.stringMatching(/rate_limited.*\(any operation\).*2 of 2.*limit 100/)]);
-    await page.screenshot({ path: join(artifactsDir, 'dashboard-faults.png') });
     await page.getByRole('button', { name: 'Clear all faults' }).click();
     await expect.poll(() => page.locator('#fault-list').textContent()).toContain('No fault is armed');
     expect((await callApi('GET', '/balance')).status).toBe(200);

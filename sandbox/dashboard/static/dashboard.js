@@ -29,7 +29,7 @@ let activeTab = 'resources';
  * text nodes).
  * @param {string} tag
  * @param {{ [name: string]: string | number | boolean | null | undefined | ((event: Event) => void) }} [attributes]
- * @param {...(Node | string | number | null | undefined | false | (Node | string)[])} children
+ * @param {...(Node | string | number | null | undefined | false | (Node | string | null | undefined | false)[])} children
  * @returns {HTMLElement}
  */
 function h(tag, attributes = {}, ...children) {
@@ -79,15 +79,154 @@ function notify(message, kind = 'info') {
   notice.className = kind === 'error' ? 'error' : '';
 }
 
-/** A short account of an error answer: its code and message, and each field problem. @param {Answer} answer */
+/**
+ * A short account of an error answer: its code and message, and each field problem the message does not
+ * already say (the sandbox's message often repeats its only problem word for word).
+ * @param {Answer} answer
+ */
 function describeError(answer) {
   const body = objectOr(answer.body);
-  const issues = arrayOr(body.errors).map((issue) =>
-    `${text(objectOr(issue).path)} ${text(objectOr(issue).message)}`.trim(),
+  const message = text(body.message);
+  const issues = arrayOr(body.errors)
+    .map(objectOr)
+    .filter((issue) => !message.includes(text(issue.message)))
+    .map((issue) => `${text(issue.path)} ${text(issue.message)}`.trim());
+  return [`${answer.status} ${text(body.error_code)}`.trim(), message, ...issues].filter(Boolean).join(' — ');
+}
+
+/** A setting's name with places to break after each `_` and `.`, so a long name wraps between its words. @param {string} name */
+const breakable = (name) => name.split(/(?<=[_.])/).flatMap((part, index) => (index === 0 ? [part] : [h('wbr'), part]));
+
+// ---- formatting: money, time, status -----------------------------------------------------------------
+
+const RUPIAH = new Intl.NumberFormat('id-ID', {
+  style: 'currency',
+  currency: 'IDR',
+  minimumFractionDigits: 0,
+  maximumFractionDigits: 0,
+});
+
+/** An amount in IDR ("Rp 17.500.000"), or nothing when there is none. @param {Json | undefined} value */
+function money(value) {
+  if (typeof value !== 'number') return null;
+  return h('span', { class: 'amount', title: String(value) }, RUPIAH.format(value));
+}
+
+/** How far the merchant's sandbox clock is ahead of real time (getClock), so "3 min ago" is in sandbox time. */
+let clockOffsetMs = 0;
+
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const UNITS = /** @type {const} */ ([
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+]);
+
+/** "3 minutes ago", "in 2 hours", "now", from sandbox time. @param {number} at */
+function relative(at) {
+  const difference = at - (Date.now() + clockOffsetMs);
+  if (Math.abs(difference) < 10_000) return 'just now';
+  const [unit, size] = UNITS.find(([, length]) => Math.abs(difference) >= length) ?? ['second', 1000];
+  return RELATIVE.format(Math.round(difference / size), unit);
+}
+
+/** A time as "3 minutes ago", with the exact ISO time on hover. @param {Json | undefined} value */
+function when(value) {
+  if (typeof value !== 'string' || value === '') return null;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return value;
+  return h('time', { datetime: value, title: value }, relative(at));
+}
+
+/** The colour family of an object or delivery status. @param {string} status */
+function tone(status) {
+  const upper = status.toUpperCase();
+  if (['COMPLETED', 'SUCCEEDED', 'SUCCESS', 'ACTIVE', 'DELIVERED', 'PAID', 'ENABLED', 'VERIFIED'].includes(upper))
+    return 'ok';
+  if (['PENDING', 'REQUIRES_ACTION', 'PROCESSING'].includes(upper)) return 'wait';
+  if (['FAILED', 'EXPIRED', 'VOIDED', 'CANCELED', 'CANCELLED'].includes(upper)) return 'bad';
+  return 'off';
+}
+
+/** A status as a coloured badge. @param {string | null} status */
+const badge = (status) =>
+  status === null || status === ''
+    ? null
+    : h('span', { class: `badge tone-${tone(status)}`, 'data-status': status }, status);
+
+/** An HTTP status as a badge coloured by its class (2xx, 4xx, 5xx). @param {Json | undefined} status */
+function httpBadge(status) {
+  const code = Number(status);
+  const family = code >= 500 ? 'bad' : code >= 400 ? 'client' : code >= 200 && code < 300 ? 'ok' : 'off';
+  return h('span', { class: `badge tone-${family}`, 'data-http': String(code) }, String(code));
+}
+
+/** A failure code in the lists, or nothing. @param {Json | undefined} code */
+const failure = (code) => (typeof code === 'string' && code !== '' ? h('span', { class: 'failure' }, code) : null);
+
+/** A table inside a box that scrolls sideways on a narrow screen. @param {string[]} titles @param {HTMLElement[]} rows */
+const table = (titles, rows) =>
+  h(
+    'div',
+    { class: 'scroll' },
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          titles.map((title) => h('th', {}, title)),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
   );
-  return [`${answer.status} ${text(body.error_code)}`.trim(), text(body.message), ...issues]
-    .filter(Boolean)
-    .join(' — ');
+
+/** A link to the object view of what `query` names (an id or an external_id). @param {string} query @param {string} [shown] */
+const objectLink = (query, shown = query) =>
+  h('a', { href: `#find/${encodeURIComponent(query)}`, class: 'object-link' }, h('code', { class: 'id' }, shown));
+
+/**
+ * The contract's descriptions in the small Markdown subset they use (paragraphs, `- ` lists, `code`,
+ * **strong**, [links](#/decisions/...)), built as elements: descriptions are text, never HTML.
+ * @param {string} source @returns {HTMLElement}
+ */
+function markdown(source) {
+  const blocks = source
+    .trim()
+    .split(/\n\s*\n/)
+    .map((block) => {
+      const lines = block.split('\n').map((line) => line.trim());
+      if (lines.every((line) => line.startsWith('- ')))
+        return h(
+          'ul',
+          {},
+          lines.map((line) => h('li', {}, inlineMarkdown(line.slice(2)))),
+        );
+      return h('p', {}, inlineMarkdown(lines.join(' ')));
+    });
+  return h('div', { class: 'description' }, blocks);
+}
+
+/** One line of that Markdown subset as text and elements. @param {string} line @returns {(Node | string)[]} */
+function inlineMarkdown(line) {
+  return line.split(/(`[^`]+`|\*\*[^*]+\*\*|\[[^\]]+\]\([^)\s]+\))/).map((part) => {
+    if (/^`[^`]+`$/.test(part)) return h('code', {}, part.slice(1, -1));
+    if (/^\*\*[^*]+\*\*$/.test(part)) return h('strong', {}, part.slice(2, -2));
+    const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(part);
+    if (link) {
+      const [, label = '', target = ''] = link;
+      // Links into the contract's own docs stay on this host; any other target is shown, not followed.
+      return target.startsWith('#/') ? h('a', { href: `/sandbox/docs${target}` }, label) : `${label} (${target})`;
+    }
+    return part;
+  });
 }
 
 // ---- the HTTP API --------------------------------------------------------------------------------
@@ -219,12 +358,34 @@ const filledPath = (entry, value) =>
 // ---- a form for a request body, from its schema ----------------------------------------------------
 
 /**
+ * What the contract says an optional property becomes when it is left out: the fields of the object it
+ * falls back to (`x-default-from`, else the object's fields the "when left out" sentence of its description
+ * names, in order), the first of them the object has, and that sentence. A property whose fallbacks the
+ * object lacks is not optional for it (a virtual account with neither amount needs the `amount`).
+ * @param {JsonObject} property @param {JsonObject} resource @param {string[]} resourceFields
+ */
+function whenLeftOut(property, resource, resourceFields) {
+  const sentence =
+    text(property.description)
+      .replace(/\s+/g, ' ')
+      .split(/(?<=\.)\s+/)
+      .find((part) => /when left out/i.test(part)) ?? '';
+  const named = [...sentence.matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)].map((match) => match[1] ?? '');
+  const from = typeof property['x-default-from'] === 'string' ? [property['x-default-from']] : [];
+  const fallbacks = (from.length > 0 ? from : named).filter((name) => resourceFields.includes(name));
+  const used = fallbacks.find((name) => resource[name] !== undefined && resource[name] !== null);
+  return { sentence, fallbacks, used, value: used === undefined ? undefined : resource[used] };
+}
+
+/**
  * Inputs for the body schema's properties; `given` fills those the resource answers for (an e-wallet
- * payment's external_id and ewallet_type). Returns the inputs and a reader of the body they hold.
+ * payment's external_id and ewallet_type). Returns the inputs and a reader of the body they hold. With the
+ * resource the form acts on, an optional property says what it defaults to (see whenLeftOut).
  * @param {JsonObject} schema @param {JsonObject} given @param {string} idPrefix
+ * @param {{ resource: JsonObject, fields: string[] }} [target]
  * @returns {{ fields: HTMLElement[], read: () => JsonObject }}
  */
-function bodyForm(schema, given, idPrefix) {
+function bodyForm(schema, given, idPrefix, target = { resource: {}, fields: [] }) {
   const required = arrayOr(schema.required).map(text);
   /** @type {HTMLElement[]} */
   const fields = [];
@@ -237,7 +398,11 @@ function bodyForm(schema, given, idPrefix) {
       readers.push(() => [name, value]);
       continue;
     }
-    const label = `${name}${required.includes(name) ? '' : ' (optional)'}`;
+    const leftOut = whenLeftOut(property, target.resource, target.fields);
+    const needed = required.includes(name) || (leftOut.fallbacks.length > 0 && leftOut.used === undefined);
+    const label = needed || leftOut.used !== undefined ? name : `${name} (optional)`;
+    const hint =
+      needed || leftOut.sentence === '' ? null : h('span', { class: 'field-hint' }, inlineMarkdown(leftOut.sentence));
     const types = arrayOr(property.type).length > 0 ? arrayOr(property.type).map(text) : [text(property.type)];
     if (Array.isArray(property.enum)) {
       const options = property.enum.map((option) => h('option', { value: text(option) }, text(option)));
@@ -266,9 +431,16 @@ function bodyForm(schema, given, idPrefix) {
     } else {
       const numeric = types.includes('number') || types.includes('integer');
       const input = /** @type {HTMLInputElement} */ (
-        h('input', { 'aria-label': name, type: numeric ? 'number' : 'text', size: 12, placeholder: name })
+        h('input', {
+          'aria-label': name,
+          type: numeric ? 'number' : 'text',
+          size: 12,
+          placeholder: leftOut.value === undefined ? name : text(leftOut.value),
+          required: needed,
+        })
       );
       fields.push(h('label', {}, `${label} `, input));
+      if (hint) fields.push(hint);
       readers.push(() => (input.value === '' ? undefined : [name, numeric ? Number(input.value) : input.value]));
     }
   }
@@ -307,7 +479,14 @@ function simulationControl(entry, item, after) {
       resource[name] !== undefined && arrayOr(schema.required).includes(name) ? [[name, resource[name] ?? null]] : [],
     ),
   );
-  const form = bodyForm(schema, given, `${operationId}-${text(item.id)}`);
+  const machine = objectOr(
+    objectOr(loaded().service['x-state-machines'])[text(objectOr(entry.operation['x-simulates']).machine)],
+  );
+  const resourceSchema = objectOr(objectOr(objectOr(loaded().service.components).schemas)[text(machine.resource)]);
+  const form = bodyForm(schema, given, `${operationId}-${text(item.id)}`, {
+    resource,
+    fields: Object.keys(objectOr(resourceSchema.properties)),
+  });
   const run = async () => {
     const path = filledPath(entry, (name) => text(resource[name] ?? item.id));
     const hasBody = entry.operation.requestBody !== undefined;
@@ -352,7 +531,13 @@ async function showResources() {
   const simulations = machine === '' ? [] : simulationsOf(machine);
   const items = arrayOr(body.data).map(objectOr);
   if (items.length === 0) {
-    target.replaceChildren(h('p', { class: 'hint' }, `No ${select.value.replace(/_/g, ' ')} yet.`));
+    target.replaceChildren(
+      h(
+        'p',
+        { class: 'empty' },
+        `No ${select.value.replace(/_/g, ' ')} yet for this key. Create one through the API (see the API docs below); it shows here with the simulations its state allows.`,
+      ),
+    );
     return;
   }
   const rows = items.map((item) => {
@@ -361,11 +546,24 @@ async function showResources() {
     return h(
       'tr',
       { 'data-id': text(item.id) },
-      h('td', {}, h('code', {}, text(item.id))),
-      h('td', { class: `state-${state ?? ''}` }, state ?? ''),
+      h(
+        'td',
+        {},
+        h(
+          'a',
+          { href: objectHash(select.value, text(item.id)), class: 'object-link' },
+          h('code', { class: 'id' }, text(item.id)),
+        ),
+      ),
+      h('td', { class: 'state' }, badge(state)),
       h('td', {}, text(resource.external_id ?? resource.reference_id ?? '')),
-      h('td', {}, text(resource.amount ?? resource.expected_amount ?? '')),
-      h('td', {}, text(resource.created ?? '')),
+      h(
+        'td',
+        { class: 'amount-cell' },
+        money(resource.amount ?? resource.expected_amount ?? resource.suggested_amount),
+      ),
+      h('td', { class: 'failure-cell' }, failure(resource.failure_code)),
+      h('td', {}, when(resource.created)),
       h(
         'td',
         {},
@@ -377,22 +575,7 @@ async function showResources() {
     );
   });
   target.replaceChildren(
-    h(
-      'table',
-      {},
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['ID', 'State', 'Reference', 'Amount', 'Created', 'Simulations', 'Resource'].map((title) =>
-            h('th', {}, title),
-          ),
-        ),
-      ),
-      h('tbody', {}, rows),
-    ),
+    table(['ID', 'State', 'Reference', 'Amount', 'Failure', 'Created', 'Simulations', 'Resource'], rows),
   );
 }
 
@@ -403,14 +586,52 @@ function attemptLine(attempt, index) {
   const outcome = attempt.status === null ? `no answer: ${text(attempt.error)}` : `HTTP ${text(attempt.status)}`;
   return h(
     'li',
-    { class: 'attempt' },
-    `#${index + 1} at ${text(attempt.at)} → ${outcome} in ${text(attempt.duration_ms)} ms`,
+    { class: 'attempt', 'data-http': attempt.status === null ? 'none' : text(attempt.status) },
+    `#${index + 1} at `,
+    when(attempt.at),
+    ` → ${outcome} in ${text(attempt.duration_ms)} ms`,
   );
+}
+
+/** The id, external_id or reference_id a callback's payload names, for the link to its object. @param {JsonObject} payload */
+const payloadReference = (payload) =>
+  text(payload.external_id ?? payload.reference_id ?? payload.callback_virtual_account_id ?? payload.id);
+
+/**
+ * A delivery's state, its attempts (each with its answer) and what comes next, and its Resend button.
+ * @param {JsonObject} delivery @param {() => Promise<void>} after
+ */
+function deliveryParts(delivery, after) {
+  const resend = operationNamed('resendCallbackDelivery');
+  const state = text(delivery.state);
+  const attempts = arrayOr(delivery.attempts).map(objectOr);
+  const canResend = resend !== undefined && !conflictStates(resend).includes(state);
+  const doResend = async () => {
+    if (!resend) return;
+    const sent = await api(
+      resend.method,
+      filledPath(resend, () => text(delivery.id)),
+    );
+    notify(
+      sent.ok ? `Callback ${text(delivery.id)} resent.` : `Resend refused: ${describeError(sent)}`,
+      sent.ok ? 'info' : 'error',
+    );
+    await after();
+  };
+  return {
+    state: [badge(state), delivery.alert === true ? ' (alert raised)' : ''],
+    attempts: [
+      `${attempts.length} of ${text(delivery.max_attempts)}`,
+      h('ol', { class: 'attempts' }, attempts.map(attemptLine)),
+      delivery.next_attempt_at ? h('small', {}, 'next ', when(delivery.next_attempt_at)) : null,
+      delivery.failure_reason ? h('small', {}, text(delivery.failure_reason)) : null,
+    ],
+    resend: canResend ? h('button', { type: 'button', onclick: () => void doResend() }, 'Resend') : null,
+  };
 }
 
 async function showEvents() {
   const list = operationNamed('listCallbackDeliveries');
-  const resend = operationNamed('resendCallbackDelivery');
   const target = byId('event-list');
   if (!list) return void target.replaceChildren(h('p', {}, 'This sandbox does not list callback deliveries.'));
   const answer = await api(list.method, list.path);
@@ -419,62 +640,35 @@ async function showEvents() {
       h('p', { class: 'error' }, `Could not list callbacks: ${describeError(answer)}`),
     );
   const deliveries = arrayOr(answer.body).map(objectOr);
-  if (deliveries.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No callbacks yet.'));
+  if (deliveries.length === 0)
+    return void target.replaceChildren(
+      h(
+        'p',
+        { class: 'empty' },
+        'No callbacks yet. Set a callback URL for a kind in Settings, then pay an account, finish a disbursement or end an e-wallet payment (the simulations in Resources do it): each callback shows here with every delivery attempt.',
+      ),
+    );
   const rows = deliveries.map((delivery) => {
-    const state = text(delivery.state);
-    const attempts = arrayOr(delivery.attempts).map(objectOr);
-    const canResend = resend !== undefined && !conflictStates(resend).includes(state);
-    const doResend = async () => {
-      if (!resend) return;
-      const sent = await api(
-        resend.method,
-        filledPath(resend, () => text(delivery.id)),
-      );
-      notify(
-        sent.ok ? `Callback ${text(delivery.id)} resent.` : `Resend refused: ${describeError(sent)}`,
-        sent.ok ? 'info' : 'error',
-      );
-      await showEvents();
-    };
+    const parts = deliveryParts(delivery, showEvents);
+    const reference = payloadReference(objectOr(delivery.payload));
     return h(
       'tr',
-      { 'data-id': text(delivery.id), 'data-state': state },
-      h('td', {}, text(delivery.created)),
+      { 'data-id': text(delivery.id), 'data-state': text(delivery.state) },
+      h('td', {}, when(delivery.created)),
       h('td', {}, h('strong', {}, text(delivery.event)), h('br'), h('small', {}, text(delivery.webhook))),
+      h('td', {}, reference === '' ? null : objectLink(reference)),
       h('td', {}, text(delivery.url ?? '(no URL configured)')),
-      h('td', { class: `state-${state}` }, state, delivery.alert === true ? ' (alert raised)' : ''),
-      h(
-        'td',
-        {},
-        `${attempts.length} of ${text(delivery.max_attempts)}`,
-        h('ol', { class: 'attempts' }, attempts.map(attemptLine)),
-        delivery.next_attempt_at ? h('small', {}, `next at ${text(delivery.next_attempt_at)}`) : null,
-        delivery.failure_reason ? h('small', {}, text(delivery.failure_reason)) : null,
-      ),
+      h('td', {}, parts.state),
+      h('td', {}, parts.attempts),
       h(
         'td',
         {},
         h('details', {}, h('summary', {}, 'Payload'), h('pre', {}, JSON.stringify(delivery.payload, null, 2))),
       ),
-      h('td', {}, canResend ? h('button', { type: 'button', onclick: () => void doResend() }, 'Resend') : null),
+      h('td', {}, parts.resend),
     );
   });
-  target.replaceChildren(
-    h(
-      'table',
-      {},
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['Created', 'Event', 'URL', 'State', 'Attempts', 'Body', ''].map((title) => h('th', {}, title)),
-        ),
-      ),
-      h('tbody', {}, rows),
-    ),
-  );
+  target.replaceChildren(table(['Created', 'Event', 'Object', 'URL', 'State', 'Attempts', 'Body', ''], rows));
 }
 
 // ---- requests --------------------------------------------------------------------------------------
@@ -490,48 +684,58 @@ async function showRequests() {
   if (!answer.ok)
     return void target.replaceChildren(h('p', { class: 'error' }, `Could not list requests: ${describeError(answer)}`));
   const requests = arrayOr(objectOr(answer.body).data).map(objectOr);
-  if (requests.length === 0) return void target.replaceChildren(h('p', { class: 'hint' }, 'No requests yet.'));
-  /** @param {string} title @param {Json | undefined} body */
-  const bodyCell = (title, body) =>
-    body === null || body === undefined || body === ''
-      ? ''
-      : h(
-          'details',
-          {},
-          h('summary', {}, title),
-          h('pre', {}, typeof body === 'string' ? body : JSON.stringify(body, null, 2)),
-        );
-  const rows = requests.map((request) =>
-    h(
-      'tr',
-      { 'data-id': text(request.id) },
-      h('td', {}, text(request.at)),
-      h('td', {}, text(request.method)),
-      h('td', {}, h('code', {}, text(request.path))),
-      h('td', {}, text(request.status)),
-      h('td', {}, text(request.error_code)),
-      h('td', {}, text(request.idempotency_key)),
-      h('td', {}, `${text(request.duration_ms)} ms`),
-      h('td', {}, bodyCell('Request', request.request_body), bodyCell('Response', request.response_body)),
+  if (requests.length === 0)
+    return void target.replaceChildren(
+      h(
+        'p',
+        { class: 'empty' },
+        'No requests yet for this key. Each request your code sends to the service shows here with its status, error_code and both bodies (requests to the control API are not listed).',
+      ),
+    );
+  target.replaceChildren(
+    table(
+      ['At', 'Method', 'Path', 'Status', 'error_code', 'Object', 'Idempotency key', 'Duration', 'Bodies'],
+      requests.map(requestRow),
     ),
   );
-  target.replaceChildren(
-    h(
-      'table',
-      {},
-      h(
-        'thead',
+}
+
+/** @param {string} title @param {Json | undefined} body */
+const bodyCell = (title, body) =>
+  body === null || body === undefined || body === ''
+    ? ''
+    : h(
+        'details',
         {},
-        h(
-          'tr',
-          {},
-          ['At', 'Method', 'Path', 'Status', 'error_code', 'Idempotency key', 'Duration', 'Bodies'].map((title) =>
-            h('th', {}, title),
-          ),
-        ),
-      ),
-      h('tbody', {}, rows),
-    ),
+        h('summary', {}, title),
+        h('pre', {}, typeof body === 'string' ? body : JSON.stringify(body, null, 2)),
+      );
+
+/** The object a request's answer shows (its id), or null. @param {JsonObject} request */
+function answeredObject(request) {
+  try {
+    const answer = JSON.parse(text(request.response_body));
+    return isObject(answer) && typeof answer.id === 'string' ? answer.id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {JsonObject} request */
+function requestRow(request) {
+  const object = answeredObject(request);
+  return h(
+    'tr',
+    { 'data-id': text(request.id) },
+    h('td', {}, when(request.at)),
+    h('td', {}, text(request.method)),
+    h('td', {}, h('code', {}, text(request.path))),
+    h('td', {}, httpBadge(request.status)),
+    h('td', {}, failure(request.error_code)),
+    h('td', {}, object === null ? null : objectLink(object)),
+    h('td', {}, text(request.idempotency_key)),
+    h('td', { class: 'amount' }, `${text(request.duration_ms)} ms`),
+    h('td', {}, bodyCell('Request', request.request_body), bodyCell('Response', request.response_body)),
   );
 }
 
@@ -583,9 +787,11 @@ function valueInput(schema, current, label) {
 
 /**
  * A row saving one change (`change()` builds the PATCH body) with a Save button, or at once for a checkbox.
- * @param {string} label @param {string} description @param {HTMLElement[]} inputs @param {() => Json} change
+ * `description` is given for a setting of its own; the rows of a map share their group's.
+ * @param {string} setting @param {string} label @param {string | null} description @param {HTMLElement[]} inputs
+ * @param {() => Json} change
  */
-function settingRow(label, description, inputs, change) {
+function settingRow(setting, label, description, inputs, change) {
   const status = h('span', { class: 'status', role: 'status' });
   const save = async () => {
     let body;
@@ -604,17 +810,16 @@ function settingRow(label, description, inputs, change) {
   if (instant) inputs[0]?.addEventListener('change', () => void save());
   return h(
     'div',
-    { class: 'setting', 'data-setting': label },
-    h('strong', {}, label),
+    { class: 'setting', 'data-setting': setting },
+    h('span', { class: 'name' }, breakable(label)),
     h(
       'span',
-      {},
+      { class: 'controls' },
       inputs,
       instant ? null : h('button', { type: 'button', onclick: () => void save() }, 'Save'),
-      ' ',
       status,
     ),
-    h('span', { class: 'description' }, description),
+    description ? markdown(description) : null,
   );
 }
 
@@ -640,13 +845,14 @@ async function showSettings() {
       resolved(objectOr(shownSchema.properties)[name]).description ??
         resolved(objectOr(schema.properties)[name]).description,
     );
-  const rows = Object.entries(objectOr(schema.properties)).flatMap(([name, raw]) => {
+  const rows = Object.entries(objectOr(schema.properties)).map(([name, raw]) => {
     const property = resolved(raw);
     const entries = property.additionalProperties;
     if (text(property.type) === 'object' && isObject(entries)) {
-      // A map (callback URLs per kind, ranges per bank): one row per key, saved as a merge of that key.
+      // A map (callback URLs per kind, ranges per bank): one row per key, saved as a merge of that key, under
+      // one heading that says once what the map is.
       const value = resolved(entries);
-      return Object.entries(objectOr(current[name]))
+      const keyed = Object.entries(objectOr(current[name]))
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([key, entryValue]) => {
           if (text(value.type) === 'object' && isObject(value.properties)) {
@@ -656,7 +862,8 @@ async function showSettings() {
             }));
             return settingRow(
               `${name}.${key}`,
-              describe(name),
+              key,
+              null,
               parts.flatMap(({ part, input }) => [h('label', {}, `${part} `, input)]),
               () => ({
                 [name]: { [key]: Object.fromEntries(parts.map(({ part, read: readPart }) => [part, readPart()])) },
@@ -664,20 +871,39 @@ async function showSettings() {
             );
           }
           const { input, read: readValue } = valueInput(value, entryValue, `${name}.${key}`);
-          return settingRow(`${name}.${key}`, describe(name), [input], () => ({ [name]: { [key]: readValue() } }));
+          return settingRow(`${name}.${key}`, key, null, [input], () => ({ [name]: { [key]: readValue() } }));
         });
+      return h(
+        'section',
+        { class: 'setting-group', 'data-setting-group': name },
+        h('h3', {}, breakable(name)),
+        markdown(describe(name)),
+        keyed,
+      );
     }
     const { input, read: readValue } = valueInput(property, current[name], name);
-    return [settingRow(name, describe(name), [input], () => ({ [name]: readValue() }))];
+    return h(
+      'section',
+      { class: 'setting-group' },
+      settingRow(name, name, describe(name), [input], () => ({ [name]: readValue() })),
+    );
   });
   target.replaceChildren(...rows);
 }
 
 // ---- clock -----------------------------------------------------------------------------------------
 
-async function showClock() {
+/** Reads the merchant's sandbox clock, which relative times count from. @returns {Promise<Answer>} */
+async function readClock() {
   const read = operationNamed('getClock');
   const answer = await api(read?.method ?? 'GET', read?.path ?? '/sandbox/clock');
+  const offset = Number(objectOr(answer.body).offset_ms);
+  if (answer.ok && Number.isFinite(offset)) clockOffsetMs = offset;
+  return answer;
+}
+
+async function showClock() {
+  const answer = await readClock();
   const clock = objectOr(answer.body);
   byId('clock-now').textContent = answer.ok
     ? `Now: ${text(clock.now)} (ahead of real time by ${Math.round(Number(clock.offset_ms) / 1000)} s)`
@@ -820,22 +1046,8 @@ async function showFaults() {
       ),
     ),
   );
-  const table = h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ['ID', 'Kind', 'Operation', 'Requests left', 'Settings', ''].map((title) => h('th', {}, title)),
-      ),
-    ),
-    h('tbody', {}, rows),
-  );
   target.replaceChildren(
-    table,
+    table(['ID', 'Kind', 'Operation', 'Requests left', 'Settings', ''], rows),
     ...(clear
       ? [
           h(
@@ -848,7 +1060,320 @@ async function showFaults() {
   );
 }
 
+// ---- one object and its story; search --------------------------------------------------------------
+
+/** @param {string} kind @param {string} id */
+const objectHash = (kind, id) => `#object/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`;
+
+/** @typedef {{ kind: string, machine: string | null, item: JsonObject }} Listed */
+
+/** The listed resources of some kinds (the newest 200 of each), each with its kind and machine. @param {string[]} kinds @returns {Promise<Listed[]>} */
+async function listed(kinds) {
+  const list = operationNamed('listResources');
+  if (!list) return [];
+  const answers = await Promise.all(
+    kinds.map(async (kind) => ({ kind, answer: await api(list.method, `${filledPath(list, () => kind)}?limit=200`) })),
+  );
+  return answers.flatMap(({ kind, answer }) => {
+    const body = objectOr(answer.body);
+    const machine = typeof body.machine === 'string' ? body.machine : null;
+    return answer.ok ? arrayOr(body.data).map((item) => ({ kind, machine, item: objectOr(item) })) : [];
+  });
+}
+
+/** The names an object goes by: its id and the merchant's reference (external_id, reference_id). @param {JsonObject} item */
+const namesOf = (item) =>
+  [item.id, objectOr(item.resource).external_id, objectOr(item.resource).reference_id].flatMap((name) =>
+    typeof name === 'string' && name !== '' ? [name] : [],
+  );
+
+/** @param {string} raw @returns {Json} */
+function parsed(raw) {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a recorded request touched the object: its path names the id, or its answer is the object, or
+ * (an answer that is no object, such as an error) its body names the object's id or reference.
+ * @param {JsonObject} request @param {string} id @param {string[]} names
+ */
+function touches(request, id, names) {
+  if (
+    text(request.path)
+      .split(/[/?&=]/)
+      .includes(encodeURIComponent(id))
+  )
+    return true;
+  const answer = objectOr(parsed(text(request.response_body)));
+  if (typeof answer.id === 'string') return answer.id === id;
+  const sent = objectOr(parsed(text(request.request_body)));
+  return Object.values(sent).some((value) => typeof value === 'string' && names.includes(value));
+}
+
+/** Whether a callback reports on the object: a top-level field of its payload is the object's id or reference. @param {JsonObject} delivery @param {string[]} names */
+const reportsOn = (delivery, names) =>
+  Object.values(objectOr(delivery.payload)).some((value) => typeof value === 'string' && names.includes(value));
+
+/**
+ * The object's state changes, as the records show them: the state in each answer that is the object and in
+ * each callback about it (its own status field, else the one state the service contract's transitions give
+ * for that callback from the state before), and its state now. Consecutive repeats are one state.
+ * @param {string | null} machineName @param {JsonObject} item
+ * @param {{ at: string, source: string, answer?: JsonObject, delivery?: JsonObject }[]} records oldest first
+ * @returns {{ at: string, state: string, source: string }[]}
+ */
+function stateChanges(machineName, item, records) {
+  if (machineName === null) return [];
+  const machine = objectOr(objectOr(loaded().service['x-state-machines'])[machineName]);
+  const field = text(machine.field) || 'status';
+  const states = arrayOr(machine.states).map(text);
+  const resource = objectOr(item.resource);
+  /** @param {JsonObject} condition @param {JsonObject} payload */
+  const holds = (condition, payload) =>
+    Object.entries(condition).every(([path, wanted]) => {
+      const [scope, name = ''] = path.split(/\.(.*)/);
+      const source = scope === 'resource' ? resource : scope === 'payload' ? payload : null;
+      return source === null || source[name] === wanted;
+    });
+  /** @type {{ at: string, state: string, source: string }[]} */
+  const seen = [];
+  let before = /** @type {string | null} */ (null);
+  for (const record of records) {
+    let state = /** @type {string | null} */ (null);
+    if (record.answer && record.answer.id === item.id) state = text(record.answer[field]);
+    if (record.delivery) {
+      const payload = objectOr(record.delivery.payload);
+      if (payload.id === item.id && states.includes(text(payload[field]))) state = text(payload[field]);
+      else {
+        const targets = new Set(
+          arrayOr(machine.transitions)
+            .map(objectOr)
+            .filter(
+              (transition) =>
+                arrayOr(transition.effects).some((effect) => objectOr(effect).callback === record.delivery?.webhook) &&
+                (before === null || transition.from === before) &&
+                holds(objectOr(transition.when), payload),
+            )
+            .map((transition) => text(transition.to)),
+        );
+        if (targets.size === 1) state = [...targets][0] ?? null;
+      }
+    }
+    if (state !== null && states.includes(state)) {
+      if (state !== before) seen.push({ at: record.at, state, source: record.source });
+      before = state;
+    }
+  }
+  const now = item.state === null ? null : text(item.state);
+  if (now !== null && now !== before)
+    seen.push({
+      at: text(resource.updated) || new Date(Date.now() + clockOffsetMs).toISOString(),
+      state: now,
+      source: 'its state now',
+    });
+  return seen;
+}
+
+/** The timeline's entry kinds in the order they go at one instant: a request, the change it made, the callback reporting it. */
+const ENTRY_ORDER = ['request', 'state', 'callback'];
+
+/** @param {{ at: string, element: HTMLElement }} a @param {{ at: string, element: HTMLElement }} b */
+const chronologically = (a, b) =>
+  Date.parse(a.at) - Date.parse(b.at) ||
+  ENTRY_ORDER.indexOf(text(a.element.dataset.entry)) - ENTRY_ORDER.indexOf(text(b.element.dataset.entry));
+
+/** @param {string} kind @param {string} id */
+async function showObject(kind, id) {
+  const target = byId('object-view');
+  byId('object-title').textContent = `${kind.replace(/_/g, ' ')} ${id}`;
+  const requestsOperation = operationNamed('listRequests');
+  const deliveriesOperation = operationNamed('listCallbackDeliveries');
+  const [found, requestsAnswer, deliveriesAnswer] = await Promise.all([
+    listed([kind]),
+    api('GET', `${requestsOperation?.path ?? '/sandbox/requests'}?limit=200`),
+    deliveriesOperation ? api(deliveriesOperation.method, deliveriesOperation.path) : null,
+  ]);
+  const entry = found.find(({ item }) => item.id === id);
+  if (!entry)
+    return void target.replaceChildren(
+      h('p', { class: 'empty' }, `No ${kind.replace(/_/g, ' ')} with id ${id} among the newest 200 of this key.`),
+    );
+  const { item, machine } = entry;
+  const resource = objectOr(item.resource);
+  const names = namesOf(item);
+  const requests = (requestsAnswer.ok ? arrayOr(objectOr(requestsAnswer.body).data).map(objectOr) : [])
+    .filter((request) => touches(request, id, names))
+    .reverse();
+  const deliveries = (deliveriesAnswer?.ok ? arrayOr(deliveriesAnswer.body).map(objectOr) : [])
+    .filter((delivery) => reportsOn(delivery, names))
+    .reverse();
+  /** @type {{ at: string, source: string, answer?: JsonObject, delivery?: JsonObject, element: HTMLElement }[]} */
+  const records = [
+    ...requests.map((request) => ({
+      // Its start: what it did (a callback it caused, recorded while it ran) comes after it. The record's `at`
+      // is read when the answer is made, so the start is `at` less the duration.
+      at: new Date(Date.parse(text(request.at)) - Number(request.duration_ms ?? 0)).toISOString(),
+      source: `${text(request.method)} ${text(request.path)}`,
+      answer: objectOr(parsed(text(request.response_body))),
+      element: h(
+        'li',
+        { 'data-entry': 'request' },
+        h('span', { class: 'kind' }, 'request'),
+        when(request.at),
+        ' ',
+        h('strong', {}, text(request.method)),
+        ' ',
+        h('code', {}, text(request.path)),
+        ' → ',
+        httpBadge(request.status),
+        ' ',
+        failure(request.error_code),
+        bodyCell('Request', request.request_body),
+        bodyCell('Response', request.response_body),
+      ),
+    })),
+    ...deliveries.map((delivery) => {
+      const parts = deliveryParts(delivery, refresh);
+      return {
+        at: text(delivery.created),
+        source: text(delivery.event),
+        delivery,
+        element: h(
+          'li',
+          { 'data-entry': 'callback', 'data-state': text(delivery.state) },
+          h('span', { class: 'kind' }, 'callback'),
+          when(delivery.created),
+          ' ',
+          h('strong', {}, text(delivery.event)),
+          ' to ',
+          h('code', {}, text(delivery.url ?? '(no URL configured)')),
+          ' ',
+          parts.state,
+          ' ',
+          parts.resend,
+          h('div', {}, parts.attempts),
+          h('details', {}, h('summary', {}, 'Payload'), h('pre', {}, JSON.stringify(delivery.payload, null, 2))),
+        ),
+      };
+    }),
+  ].sort(chronologically);
+  const changes = stateChanges(machine, item, records).map((change, index, all) => ({
+    at: change.at,
+    element: h(
+      'li',
+      { 'data-entry': 'state' },
+      h('span', { class: 'kind' }, 'state'),
+      when(change.at),
+      ' ',
+      index === 0 ? 'became ' : [badge(all[index - 1]?.state ?? null), ' → '],
+      badge(change.state),
+      h('small', {}, ` (${change.source})`),
+    ),
+  }));
+  const timeline = [...records, ...changes].sort(chronologically);
+  const state = item.state === null ? null : text(item.state);
+  const simulations = machine === null ? [] : simulationsOf(machine).filter((each) => offered(each, state, machine));
+  /** @type {[string, Node | string | null][]} */
+  const facts = [
+    ['State', badge(state)],
+    ['Reference', text(resource.external_id ?? resource.reference_id ?? '') || null],
+    ['Amount', money(resource.amount ?? resource.expected_amount ?? resource.suggested_amount)],
+    ['Failure', failure(resource.failure_code)],
+    ['Created', when(resource.created)],
+    ['Updated', when(resource.updated)],
+  ];
+  target.replaceChildren(
+    h(
+      'div',
+      {},
+      h(
+        'dl',
+        { class: 'object-summary' },
+        facts.flatMap(([name, value]) => (value === null ? [] : [h('dt', {}, name), h('dd', {}, value)])),
+      ),
+      simulations.length > 0
+        ? h(
+            'p',
+            {},
+            simulations.map((each) => simulationControl(each, item, refresh)),
+          )
+        : null,
+      h('h3', {}, 'Timeline'),
+      h(
+        'p',
+        { class: 'hint' },
+        `${requests.length} request(s), ${changes.length} state change(s), ${deliveries.length} callback(s), oldest first. Requests are matched by the object's id and reference among the newest 200 recorded.`,
+      ),
+      timeline.length === 0
+        ? h('p', { class: 'empty' }, 'Nothing recorded about it yet.')
+        : h(
+            'ol',
+            { class: 'timeline' },
+            timeline.map((record) => record.element),
+          ),
+      h('details', {}, h('summary', {}, 'JSON'), h('pre', {}, JSON.stringify(resource, null, 2))),
+    ),
+  );
+}
+
+/** The objects of every kind whose id or reference contains `query` (exact matches first). @param {string} query */
+async function showFound(query) {
+  const target = byId('found-list');
+  byId('found-title').textContent = `Search: ${query}`;
+  const wanted = query.toLowerCase();
+  const matches = (await listed(resourceKinds()))
+    .filter(({ item }) => namesOf(item).some((name) => name.toLowerCase().includes(wanted)))
+    .sort((a, b) => Number(namesOf(b.item).includes(query)) - Number(namesOf(a.item).includes(query)));
+  const exact = matches.filter(({ item }) => namesOf(item).includes(query));
+  if (exact.length === 1 && exact[0]) {
+    // One object goes by that name: show it (replacing the search in the history, so Back leaves the search).
+    window.location.replace(objectHash(exact[0].kind, text(exact[0].item.id)));
+    return;
+  }
+  if (matches.length === 0)
+    return void target.replaceChildren(
+      h(
+        'p',
+        { class: 'empty' },
+        `Nothing of this key has an id or external_id containing "${query}" (among the newest 200 of each kind).`,
+      ),
+    );
+  target.replaceChildren(
+    table(
+      ['Kind', 'ID', 'State', 'Reference', 'Amount', 'Created'],
+      matches.map(({ kind, item }) => {
+        const resource = objectOr(item.resource);
+        return h(
+          'tr',
+          { 'data-id': text(item.id) },
+          h('td', {}, kind.replace(/_/g, ' ')),
+          h(
+            'td',
+            {},
+            h(
+              'a',
+              { href: objectHash(kind, text(item.id)), class: 'object-link' },
+              h('code', { class: 'id' }, text(item.id)),
+            ),
+          ),
+          h('td', {}, badge(item.state === null ? null : text(item.state))),
+          h('td', {}, text(resource.external_id ?? resource.reference_id ?? '')),
+          h('td', {}, money(resource.amount ?? resource.expected_amount ?? resource.suggested_amount)),
+          h('td', {}, when(resource.created)),
+        );
+      }),
+    ),
+  );
+}
+
 // ---- tabs, key, start ------------------------------------------------------------------------------
+
+/** What the object view and the search show: the parts of the address after `#object/` or `#find/`. */
+let routeArgs = /** @type {string[]} */ ([]);
 
 /** @type {Record<string, () => Promise<void>>} */
 const panels = {
@@ -858,6 +1383,8 @@ const panels = {
   settings: showSettings,
   clock: showClock,
   faults: showFaults,
+  object: () => showObject(routeArgs[0] ?? '', routeArgs[1] ?? ''),
+  find: () => showFound(routeArgs[0] ?? ''),
 };
 
 async function refresh() {
@@ -873,6 +1400,25 @@ async function showTab(tab) {
   for (const panel of document.querySelectorAll('[data-panel]'))
     if (panel instanceof HTMLElement) panel.hidden = panel.id !== tab;
   await refresh();
+}
+
+/**
+ * Shows what the address names: a tab (`#events`), one object (`#object/disbursements/<id>`) or a search
+ * (`#find/<id or external_id>`), so each view can be linked to and Back returns to the one before.
+ */
+async function route() {
+  const [name = '', ...args] = window.location.hash.replace(/^#/, '').split('/');
+  routeArgs = args.map((part) => decodeURIComponent(part));
+  if (name === 'find' && routeArgs[0]) /** @type {HTMLInputElement} */ (byId('search')).value = routeArgs[0];
+  await showTab(
+    name in panels ? name : activeTab in panels && !['object', 'find'].includes(activeTab) ? activeTab : 'resources',
+  );
+}
+
+/** @param {string} hash */
+function go(hash) {
+  if (window.location.hash === hash) void route();
+  else window.location.hash = hash;
 }
 
 /** Checks the key with the control API and opens the dashboard for its merchant and mode. @param {string} key */
@@ -897,9 +1443,17 @@ async function useKey(key) {
   const about = objectOr(info.body);
   byId('who').textContent =
     `Merchant ${text(about.merchant_id)}, ${text(about.mode)} mode${about.callback_token ? ` · callback token ${text(about.callback_token)}` : ''}`;
+  const mode = byId('mode');
+  mode.textContent = about.mode === 'live' ? 'Live mode' : `${text(about.mode)} mode`;
+  mode.className = `mode-${text(about.mode)}`;
+  mode.title = `A ${text(about.mode)} key: objects of one mode never appear in the other.`;
+  mode.hidden = false;
+  document.body.classList.toggle('live', about.mode === 'live');
+  byId('welcome').hidden = true;
   byId('tabs').hidden = false;
   notify('');
-  await showTab(activeTab);
+  await readClock();
+  await route();
 }
 
 async function start() {
@@ -927,14 +1481,28 @@ async function start() {
     window.location.reload();
   });
   for (const button of document.querySelectorAll('#tabs [data-tab]'))
-    button.addEventListener('click', () => void showTab(button.getAttribute('data-tab') ?? 'resources'));
+    button.addEventListener('click', () => go(`#${button.getAttribute('data-tab') ?? 'resources'}`));
   byId('refresh').addEventListener('click', () => void refresh());
+  byId('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const query = /** @type {HTMLInputElement} */ (byId('search')).value.trim();
+    if (query !== '') go(`#find/${encodeURIComponent(query)}`);
+  });
+  window.addEventListener('hashchange', () => {
+    if (secretKey) void route();
+  });
   byId('clock-form').addEventListener('submit', (event) => void advanceClock(/** @type {SubmitEvent} */ (event)));
   buildFaultForm();
   // What changes by itself (callback attempts, requests, time, what is left of faults) is read again while it
   // is on screen; the resources and settings tabs hold forms a refresh would reset, so they change on demand only.
+  // The object view is read again too, unless a simulation's field in it is being filled in.
   setInterval(() => {
-    if (['events', 'requests', 'clock', 'faults'].includes(activeTab) && document.visibilityState === 'visible')
+    const typing = activeTab === 'object' && byId('object-view').contains(document.activeElement);
+    if (
+      ['events', 'requests', 'clock', 'faults', 'object'].includes(activeTab) &&
+      !typing &&
+      document.visibilityState === 'visible'
+    )
       void refresh();
   }, POLL_MS);
   const kept = sessionStorage.getItem(KEY_STORAGE);
