@@ -10,7 +10,6 @@
 // is recorded only if no other sandbox recorded that attempt meanwhile (one whose hold lapsed under it).
 import {
   buildWebhookDelivery,
-  toRequest,
   type WebhookDelivery,
   type WebhookEvents,
   type WebhookKind,
@@ -22,7 +21,8 @@ import { isWebhookKind } from '../platform/contract-facts.js';
 import { boundAttemptError, describeAttemptError } from './attempt-error.js';
 import { maskUrlCredentials } from './mask-credentials.js';
 import type { Listeners } from './listeners.js';
-import { ANSWER_READ_LIMIT, readAnswer } from './read-answer.js';
+import { ANSWER_READ_LIMIT } from './read-answer.js';
+import { createAttemptSender, type AttemptAnswer } from './send-attempt.js';
 import {
   CALLBACK_JOB,
   DELIVERIES_COLLECTION,
@@ -83,9 +83,15 @@ export function defaultAlert(delivery: DeliveryRecord): void {
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, retryDelayMs, scheduler } = options;
-  const send = options.fetch ?? fetch;
   const onAlert = options.onAlert ?? defaultAlert;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  const concurrency = options.concurrency ?? 64;
+  const sender = createAttemptSender({
+    timeoutMs: attemptTimeoutMs,
+    readLimit: ANSWER_READ_LIMIT,
+    maxSockets: concurrency,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
 
   /**
    * Records an attempt's outcome, or a `failure` that ends the delivery without one (`alert`: the merchant
@@ -190,14 +196,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return;
     }
     let built: WebhookDelivery;
-    let request: Request;
+    let send: () => Promise<AttemptAnswer>;
     try {
       // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
       built = buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], {
         callbackToken: options.callbackToken(scope),
         url: delivery.url ?? NO_URL,
       });
-      request = toRequest(built);
+      send = sender.prepare(built);
     } catch (error) {
       // A URL stored before it was refused where it is given (one with credentials), for example: never silent.
       raiseAlert(
@@ -222,9 +228,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else if (delivery.url === null) error = NO_CALLBACK_URL;
     else
       try {
-        const response = await send(request, { signal: AbortSignal.timeout(attemptTimeoutMs), redirect: 'manual' });
-        status = response.status;
-        const read = await readAnswer(response, ANSWER_READ_LIMIT);
+        const read = await send();
+        status = read.status;
         answer = { answer_bytes: read.bytes, answer_cut: read.cut };
       } catch (caught) {
         error = describeAttemptError(caught);
@@ -245,7 +250,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     raiseAlert(stored);
   };
 
-  const concurrency = options.concurrency ?? 64;
   scheduler.handle(
     CALLBACK_JOB,
     async (job) => {
@@ -278,5 +282,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   });
 
-  return { start: scheduler.start, stop: scheduler.stop, runDue: scheduler.runDue };
+  return {
+    start: scheduler.start,
+    stop: async () => {
+      await scheduler.stop();
+      // The pooled connections to receivers: kept between attempts, closed with the dispatcher.
+      sender.close();
+    },
+    runDue: scheduler.runDue,
+  };
 }
