@@ -40,7 +40,7 @@ function h(tag, attributes = {}, ...children) {
     else element.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
+    if (child === null || child === undefined || child === false || child === '') continue;
     element.append(typeof child === 'number' ? String(child) : child);
   }
   return element;
@@ -167,14 +167,20 @@ function httpBadge(status) {
 /** A failure code in the lists, or nothing. @param {Json | undefined} code */
 const failure = (code) => (typeof code === 'string' && code !== '' ? h('span', { class: 'failure' }, code) : null);
 
-/** A table inside a box that scrolls sideways on a narrow screen. @param {string[]} titles @param {HTMLElement[]} rows */
-const table = (titles, rows) =>
-  h(
+/**
+ * A table whose cells carry their column's title, so that on a narrow screen each row becomes a card of
+ * titled lines (dashboard.css); inside a box that scrolls sideways should anything still be too wide.
+ * @param {string[]} titles @param {HTMLElement[]} rows
+ */
+function table(titles, rows) {
+  for (const row of rows)
+    for (const [index, cell] of [...row.children].entries()) cell.setAttribute('data-label', titles[index] ?? '');
+  return h(
     'div',
     { class: 'scroll' },
     h(
       'table',
-      {},
+      { class: 'cards' },
       h(
         'thead',
         {},
@@ -187,6 +193,7 @@ const table = (titles, rows) =>
       h('tbody', {}, rows),
     ),
   );
+}
 
 /** A link to the object view of what `query` names (an id or an external_id). @param {string} query @param {string} [shown] */
 const objectLink = (query, shown = query) =>
@@ -1189,7 +1196,9 @@ const chronologically = (a, b) =>
 /** @param {string} kind @param {string} id */
 async function showObject(kind, id) {
   const target = byId('object-view');
-  byId('object-title').textContent = `${kind.replace(/_/g, ' ')} ${id}`;
+  // "fixed_virtual_accounts" → "Fixed virtual account".
+  const one = kind.replace(/_/g, ' ').replace(/s$/, '');
+  byId('object-title').textContent = `${one.charAt(0).toUpperCase()}${one.slice(1)} ${id}`;
   const requestsOperation = operationNamed('listRequests');
   const deliveriesOperation = operationNamed('listCallbackDeliveries');
   const [found, requestsAnswer, deliveriesAnswer] = await Promise.all([
