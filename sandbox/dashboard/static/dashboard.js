@@ -1418,6 +1418,8 @@ async function showTab(tab) {
 async function route() {
   const [name = '', ...args] = window.location.hash.replace(/^#/, '').split('/');
   routeArgs = args.map((part) => decodeURIComponent(part));
+  // A notice is about the view it was given on.
+  notify('');
   if (name === 'find' && routeArgs[0]) /** @type {HTMLInputElement} */ (byId('search')).value = routeArgs[0];
   await showTab(
     name in panels ? name : activeTab in panels && !['object', 'find'].includes(activeTab) ? activeTab : 'resources',
@@ -1459,8 +1461,8 @@ async function useKey(key) {
   mode.hidden = false;
   document.body.classList.toggle('live', about.mode === 'live');
   byId('welcome').hidden = true;
+  byId('forget-key').hidden = false;
   byId('tabs').hidden = false;
-  notify('');
   await readClock();
   await route();
 }
