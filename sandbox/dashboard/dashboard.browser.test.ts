@@ -180,7 +180,13 @@ describe('the dashboard', () => {
     expect(liveColours.header).not.toBe(test.header);
     expect(liveColours.badge).not.toBe(test.badge);
     await live.screenshot({ path: join(artifactsDir, 'live-mode-1440.png') });
-    screenshots.push('live-mode-1440.png  (live mode marker, resources, at 1440 px)');
+    await live.setViewportSize({ width: 390, height: 844 });
+    expect(await overflow(live), 'live mode at 390 px').toBeLessThanOrEqual(0);
+    await live.screenshot({ path: join(artifactsDir, 'live-mode-390.png') });
+    screenshots.push(
+      'live-mode-1440.png  (live mode, resources, at 1440 px)',
+      'live-mode-390.png  (live mode at 390 px)',
+    );
     await live.context().close();
   });
 
