@@ -364,6 +364,24 @@ describe('the dashboard', () => {
     await expect.poll(() => paidRow.locator('td').nth(1).textContent()).toBe('INACTIVE');
   });
 
+  it("shows an e-wallet payment's failure code in its list", async () => {
+    // The contract's test amount for a blocked account; the payment fails right after creation.
+    const created = await callApi('POST', '/ewallets', {
+      external_id: 'dashboard-ewallet-1',
+      amount: 80003,
+      phone: '081234567890',
+      ewallet_type: 'OVO',
+    });
+    expect(created.status).toBe(200);
+    await page.getByRole('button', { name: 'Resources' }).click();
+    await page.locator('#resource-kind').selectOption('ewallet_payments');
+    const row = page.locator('#resource-list tbody tr', { hasText: 'dashboard-ewallet-1' });
+    await expect.poll(() => row.locator('.failure-cell').textContent()).toBe('ACCOUNT_BLOCKED_ERROR');
+    expect(await row.locator('.state .badge').getAttribute('class')).toContain('tone-bad');
+    expect((await row.locator('.amount-cell').textContent())?.replace(/\s/g, ' ')).toBe('Rp 80.003');
+    await page.locator('#resource-kind').selectOption('fixed_virtual_accounts');
+  });
+
   it('shows a paid virtual account with its requests, state changes and callback attempts', async () => {
     await page.locator(`#resource-list tr[data-id="${accountId}"] a.object-link`).click();
     expect(new URL(page.url()).hash).toBe(`#object/fixed_virtual_accounts/${accountId}`);
