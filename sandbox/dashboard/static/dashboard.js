@@ -1176,9 +1176,15 @@ function stateChanges(machineName, item, records) {
     }
   }
   const now = item.state === null ? null : text(item.state);
+  // Its last update, unless that is older than the last record (a state reached by time, such as an
+  // expiry, updates nothing).
+  const last = Date.parse(records[records.length - 1]?.at ?? '');
+  const updated = Date.parse(text(resource.updated));
   if (now !== null && now !== before)
     seen.push({
-      at: text(resource.updated) || new Date(Date.now() + clockOffsetMs).toISOString(),
+      at: new Date(
+        Number.isNaN(updated) ? Date.now() + clockOffsetMs : Number.isNaN(last) ? updated : Math.max(updated, last),
+      ).toISOString(),
       state: now,
       source: 'its state now',
     });
@@ -1422,7 +1428,11 @@ async function route() {
   notify('');
   if (name === 'find' && routeArgs[0]) /** @type {HTMLInputElement} */ (byId('search')).value = routeArgs[0];
   await showTab(
-    name in panels ? name : activeTab in panels && !['object', 'find'].includes(activeTab) ? activeTab : 'resources',
+    Object.hasOwn(panels, name)
+      ? name
+      : Object.hasOwn(panels, activeTab) && !['object', 'find'].includes(activeTab)
+        ? activeTab
+        : 'resources',
   );
 }
 
