@@ -27,7 +27,7 @@ import { compressedPage, type CompressedPage } from './compressed-page.js';
 import { DASHBOARD_PATH, dashboardPages, prefersHtml } from './dashboard/pages.js';
 import { checkIntervalMs, DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { hostChecker } from './host-names.js';
-import { API_SECURITY_HEADERS, docsSecurityHeaders, withHeaders } from './security-headers.js';
+import { addMissingHeaders, API_SECURITY_HEADERS, docsSecurityHeaders, headerPairs } from './security-headers.js';
 import {
   newRequestId,
   REQUEST_ID_HEADER,
@@ -89,11 +89,16 @@ const jsonAnswer = (status: number, body: unknown, headers: Record<string, strin
 const refusalAnswer = ({ status, error_code, message }: ProtocolError): NativeAnswer =>
   jsonAnswer(status, { error_code, message });
 
-/** An answer with the security headers, and, to a browser, no Basic challenge (browser-requests.ts says why). */
+const SECURITY_HEADER_PAIRS = headerPairs(API_SECURITY_HEADERS);
+
+/**
+ * The answer with the security headers, and, to a browser, no Basic challenge (browser-requests.ts says why);
+ * changed in place, as the writer adds its length.
+ */
 function securedAnswer(answer: NativeAnswer, fromBrowser: boolean): NativeAnswer {
-  const headers = withHeaders(answer.headers, API_SECURITY_HEADERS);
-  if (fromBrowser && answer.status === 401) delete headers['www-authenticate'];
-  return { ...answer, headers };
+  addMissingHeaders(answer.headers, SECURITY_HEADER_PAIRS);
+  if (fromBrowser && answer.status === 401) delete answer.headers['www-authenticate'];
+  return answer;
 }
 
 /** The same for a Response; its headers may be immutable (a fetched one), so it is made again. */
