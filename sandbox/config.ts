@@ -257,6 +257,7 @@ ${lines.join('\n')}
 ${STANDARD_USAGE_LINES}
 
 With a sandbox running, from another terminal (each has its own --help):
+  payments-sandbox listen --forward-to URL                              bring the callbacks to a local URL
   payments-sandbox trigger KIND [--set field=value ...] [--fail CODE]   fire one callback of KIND
   payments-sandbox events resend ID                                     send a recorded callback again
 

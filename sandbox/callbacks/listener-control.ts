@@ -12,10 +12,17 @@ const DEFAULT_WAIT_MS = Number(controlDefaults('CallbackListenerPoll').wait_ms);
 
 export function listenerControlHandlers(listeners: Listeners): ListenerControlHandlers {
   return {
-    nextCallbackForwards: async ({ body }, { principal }) => ({
-      status: 200,
-      body: { forwards: await listeners.next(scopeOf(principal), body.listener_id, body.wait_ms ?? DEFAULT_WAIT_MS) },
-    }),
+    nextCallbackForwards: async ({ body }, { principal }) => {
+      const scope = scopeOf(principal);
+      if (body.stop === true) {
+        listeners.leave(scope, body.listener_id);
+        return { status: 200, body: { forwards: [] } };
+      }
+      return {
+        status: 200,
+        body: { forwards: await listeners.next(scope, body.listener_id, body.wait_ms ?? DEFAULT_WAIT_MS) },
+      };
+    },
 
     answerCallbackForward: ({ path, body }, { principal }) => {
       const taken = listeners.answer(scopeOf(principal), path.id, body);

@@ -6,6 +6,7 @@ import {
   createListeners,
   LISTENER_BEHIND,
   LISTENER_QUEUE_LIMIT,
+  LISTENER_STOPPED,
   LIVE_AFTER_POLL_MS,
   NO_LISTENER_ANSWER,
   type ForwardRequest,
@@ -59,7 +60,7 @@ describe('listeners', () => {
     expect(listeners.answer(scope, forward!.id, { status: 500, error: null })).toBeUndefined();
   });
 
-  it('gives each live listener each attempt: one 2xx acknowledges, else the first answer stands', async () => {
+  it('gives each live listener each attempt: one 2xx acknowledges, else the first status, else the first error', async () => {
     const listeners = createListeners();
     await listeners.next(scope, 'listener-a', 0);
     await listeners.next(scope, 'listener-b', 0);
@@ -77,7 +78,14 @@ describe('listeners', () => {
     const [b2] = await listeners.next(scope, 'listener-b', 0);
     listeners.answer(scope, b2!.id, { status: null, error: 'connect ECONNREFUSED 127.0.0.1:8787' });
     listeners.answer(scope, a2!.id, { status: 500, error: null });
-    await expect(second).resolves.toEqual({ status: null, error: 'connect ECONNREFUSED 127.0.0.1:8787' });
+    await expect(second).resolves.toEqual({ status: 500, error: null });
+
+    const third = listeners.forward(scope, request(3), 10_000);
+    for (const name of ['listener-a', 'listener-b']) {
+      const [forward] = await listeners.next(scope, name, 0);
+      listeners.answer(scope, forward!.id, { status: null, error: `${name} refused` });
+    }
+    await expect(third).resolves.toEqual({ status: null, error: 'listener-a refused' });
   });
 
   it('counts a listener that does not answer in time as no answer, and then forgets the forward', async () => {
@@ -109,6 +117,28 @@ describe('listeners', () => {
     // Those never taken are not handed out after their attempt ended.
     await listeners.next(scope, 'slow', 0);
     expect(await listeners.next(scope, 'slow', 0)).toEqual([]);
+  });
+
+  it('lets a listener stop: no longer live, what waits for it is no answer, its open poll ends', async () => {
+    const listeners = createListeners();
+    await listeners.next(scope, 'leaving', 0);
+    await listeners.next(scope, 'staying', 0);
+    const outcome = listeners.forward(scope, request(), 10_000);
+    const open = listeners.next(scope, 'leaving', 20_000);
+    listeners.leave(scope, 'leaving');
+    await open;
+    const [forward] = await listeners.next(scope, 'staying', 0);
+    listeners.answer(scope, forward!.id, { status: 500, error: null });
+    // Both shares are in at once (the one that left, given up; the other's 500): the status stands.
+    await expect(outcome).resolves.toEqual({ status: 500, error: null });
+    // Alone, a listener that stops with a callback taken and not answered settles it at once.
+    listeners.leave(scope, 'staying');
+    await listeners.next(scope, 'alone', 0);
+    const taken = listeners.forward(scope, request(2), 10_000);
+    await listeners.next(scope, 'alone', 0);
+    listeners.leave(scope, 'alone');
+    await expect(taken).resolves.toEqual({ status: null, error: LISTENER_STOPPED });
+    expect(listeners.live(scope)).toBe(false);
   });
 
   it('ends open polls when closed, and then takes no attempt', async () => {

@@ -46,6 +46,8 @@ export interface Listeners {
   forward(scope: Scope, request: ForwardRequest, timeoutMs: number): Promise<ForwardAnswer> | undefined;
   /** A poll: the forwards waiting for `listenerId`, as soon as there is one, or none after `waitMs`. */
   next(scope: Scope, listenerId: string, waitMs: number): Promise<CallbackForward[]>;
+  /** The listener stops: no longer live, what waits for it counts for it as no answer, its open polls end. */
+  leave(scope: Scope, listenerId: string): void;
   /** A listener's report; the delivery's id, or undefined when no forward of that id awaits an answer. */
   answer(scope: Scope, forwardId: string, answer: ForwardAnswer): { deliveryId: string } | undefined;
   /** Answers every open poll now (with what waits) and refuses new forwards: the sandbox is stopping. */
@@ -72,7 +74,9 @@ interface Attempt {
   deadlineMs: number;
   /** Forward ids still owed an answer. */
   owed: Set<string>;
+  /** The first status a receiver answered, and the first report of none. */
   first: ForwardAnswer | undefined;
+  firstUnanswered: ForwardAnswer | undefined;
   settle(answer: ForwardAnswer): void;
 }
 
@@ -82,12 +86,13 @@ const forwardKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u00
 
 export const NO_LISTENER_ANSWER = 'no answer from a listener before the attempt timed out';
 export const LISTENER_BEHIND = `the listener had ${LISTENER_QUEUE_LIMIT} callbacks not yet taken`;
+export const LISTENER_STOPPED = 'the listener stopped before it answered';
 
 export function createListeners(options: ListenersOptions = {}): Listeners {
   const realTime = options.realTime ?? (() => Date.now());
   const scopes = new Map<string, Map<string, Listener>>();
   /** Forwards owed an answer, by scope and forward id. */
-  const owed = new Map<string, { scope: Scope; attempt: Attempt; deliveryId: string }>();
+  const owed = new Map<string, { scope: Scope; attempt: Attempt; deliveryId: string; listener: Listener }>();
   let closed = false;
 
   const isLive = (listener: Listener, now: number): boolean =>
@@ -107,9 +112,10 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
   const answered = (scope: Scope, attempt: Attempt, forwardId: string, answer: ForwardAnswer): void => {
     if (!attempt.owed.delete(forwardId)) return;
     owed.delete(forwardKey(scope, forwardId));
-    attempt.first ??= answer;
+    if (answer.status === null) attempt.firstUnanswered ??= answer;
+    else attempt.first ??= answer;
     if (isSuccess(answer.status)) attempt.settle(answer);
-    else if (attempt.owed.size === 0) attempt.settle(attempt.first);
+    else if (attempt.owed.size === 0) attempt.settle(attempt.first ?? attempt.firstUnanswered ?? answer);
   };
 
   const take = (listener: Listener): CallbackForward[] => {
@@ -133,6 +139,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
           deadlineMs: realTime() + timeoutMs,
           owed: new Set(),
           first: undefined,
+          firstUnanswered: undefined,
           settle: (answer) => {
             if (settled) return;
             settled = true;
@@ -144,7 +151,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
           },
         };
         const timer = setTimeout(
-          () => attempt.settle(attempt.first ?? { status: null, error: NO_LISTENER_ANSWER }),
+          () => attempt.settle(attempt.first ?? attempt.firstUnanswered ?? { status: null, error: NO_LISTENER_ANSWER }),
           timeoutMs,
         );
         timer.unref();
@@ -152,9 +159,9 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
           listener,
           id: `fwd_${randomBytes(12).toString('hex')}`,
         }));
-        for (const { id } of shares) {
+        for (const { listener, id } of shares) {
           attempt.owed.add(id);
-          owed.set(forwardKey(scope, id), { scope, attempt, deliveryId: request.delivery_id });
+          owed.set(forwardKey(scope, id), { scope, attempt, deliveryId: request.delivery_id, listener });
         }
         for (const { listener, id } of shares) {
           if (listener.queue.length >= LISTENER_QUEUE_LIMIT) {
@@ -189,6 +196,22 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
       }
       listener.seenMs = realTime();
       return take(listener);
+    },
+
+    leave: (scope, listenerId) => {
+      const listeners = scopes.get(scopeKey(scope));
+      const listener = listeners?.get(listenerId);
+      if (!listener) return;
+      listeners?.delete(listenerId);
+      listener.queue.splice(0);
+      // Taken or not, what it still owes an answer is given up now rather than at the attempt's timeout.
+      for (const [key, entry] of owed)
+        if (entry.listener === listener)
+          answered(scope, entry.attempt, key.slice(key.lastIndexOf('\u0000') + 1), {
+            status: null,
+            error: LISTENER_STOPPED,
+          });
+      for (const wake of listener.polls) wake();
     },
 
     answer: (scope, forwardId, answer) => {

@@ -1,5 +1,5 @@
-// The commands of `payments-sandbox` beside starting a sandbox: `trigger` and `events resend` talk to a running
-// sandbox through its two APIs, with the key from PAYMENTS_API_KEY as the conformance command reads it.
+// The commands of `payments-sandbox` beside starting a sandbox: `listen`, `trigger` and `events resend` talk to a
+// running sandbox through its two APIs, with the key from PAYMENTS_API_KEY as the conformance command reads it.
 // Exit status as every command here: 0 done, 1 the sandbox refused or could not be reached, 2 bad usage.
 import {
   readCommandLine,
@@ -13,7 +13,9 @@ import {
   createSandboxControlClient,
   OutcomeUnknownError,
 } from '@payments-contract/client/sandbox/client';
+import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
 import { isTriggerKind, readOverrides, TRIGGER_KINDS, trigger, TriggerError } from './trigger.js';
+import { listen } from './listen.js';
 
 /** Where `npm start` / `payments-sandbox` listens by default. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -45,6 +47,26 @@ ${CONNECTION_LINES}
                              --set amount=250000 --set bank_code=BRI
   --fail CODE                end in this failure (disbursement.finished, ewallet.payment and
                              direct_debit.payment; the codes of the contract's test values).
+${STANDARD_USAGE_LINES}`,
+} as const;
+
+const LISTEN = {
+  name: 'payments-sandbox listen',
+  module: import.meta.url,
+  allowPositionals: false,
+  options: { 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, 'forward-to': { type: 'string' } },
+  usage: `Usage: ${KEY_VARIABLE}=KEY payments-sandbox listen --forward-to URL
+
+Brings the key's callbacks to a receiver the sandbox cannot reach (on this machine, behind a router): asks
+the sandbox for them over a connection it opens itself, makes each one, as the sandbox would have sent it
+(body, x-callback-token and the other headers), to URL, prints a line per callback with the receiver's
+answer, and reports the answer back: the sandbox records it as the attempt's outcome and retries as usual.
+While it runs, the sandbox sends the key's callbacks here instead of to the configured URL; several may run,
+each gets every callback. Ctrl-C stops it.
+
+Options:
+  --forward-to URL           the local receiver, e.g. http://127.0.0.1:8787/callbacks (required).
+${CONNECTION_LINES}
 ${STANDARD_USAGE_LINES}`,
 } as const;
 
@@ -86,9 +108,31 @@ export async function runCommand(
   fetch?: (request: Request) => Promise<Response>,
 ): Promise<number | undefined> {
   const [name, ...rest] = argv;
-  const command = name === 'trigger' ? TRIGGER : name === 'events' ? EVENTS : undefined;
+  const command = name === 'trigger' ? TRIGGER : name === 'events' ? EVENTS : name === 'listen' ? LISTEN : undefined;
   if (command === undefined) return undefined;
   try {
+    if (command === LISTEN) {
+      const line = readCommandLine(LISTEN, rest, streams);
+      if (typeof line === 'number') return line;
+      const forwardTo = line.values['forward-to'];
+      if (forwardTo === undefined) throw new UsageError('--forward-to URL is required: where to bring the callbacks');
+      if (!URL.canParse(forwardTo) || !/^https?:$/.test(new URL(forwardTo).protocol))
+        throw new UsageError(`--forward-to ${forwardTo}: not an http or https URL`);
+      const stopping = new AbortController();
+      const undo = onStopSignal(() => stopping.abort());
+      try {
+        return await listen({
+          ...connection(line.values, env),
+          forwardTo,
+          signal: stopping.signal,
+          stdout: streams.stdout,
+          stderr: streams.stderr,
+          ...(fetch ? { fetch } : {}),
+        });
+      } finally {
+        undo();
+      }
+    }
     if (command === TRIGGER) {
       const line = readCommandLine(TRIGGER, rest, streams);
       if (typeof line === 'number') return line;

@@ -5,8 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, usage } from '../config.js';
-import { main, startSandbox, type RunningSandbox } from '../main.js';
+import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, usage } from '../config.js';
+import { main, type RunningSandbox } from '../main.js';
+import { closedPort, startLocalSandbox } from './testing.js';
 import { TRIGGER_KINDS } from './trigger.js';
 
 interface Received {
@@ -66,12 +67,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
-  const parsed = parseConfig({
-    argv: [],
-    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', SANDBOX_CALLBACK_URL: callbackUrl },
-  });
-  if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
-  sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
+  sandbox = await startLocalSandbox({ SANDBOX_CALLBACK_URL: callbackUrl });
 }, 60000);
 
 afterAll(async () => {
@@ -153,21 +149,18 @@ describe('payments-sandbox trigger', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/createEwalletPayment: 401/);
     // Nothing listens on a port just closed: one line saying so, no stack trace.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    const unreachable = await run(['trigger', 'ewallet.payment'], env(), `http://127.0.0.1:${port}`);
+    const unreachable = await run(['trigger', 'ewallet.payment'], env(), `http://127.0.0.1:${await closedPort()}`);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^payments-sandbox trigger: .*no answer.*ECONNREFUSED[^\n]*\n$/);
   }, 60000);
 });
 
 describe('the commands named in the help', () => {
-  it("the sandbox's --help names trigger and events resend, and each answers its own --help (exit 0)", async () => {
+  it("the sandbox's --help names listen, trigger and events resend, and each answers its own --help (exit 0)", async () => {
     expect(usage()).toContain('payments-sandbox trigger KIND');
     expect(usage()).toContain('payments-sandbox events resend ID');
-    for (const command of [['trigger'], ['events']]) {
+    expect(usage()).toContain('payments-sandbox listen --forward-to URL');
+    for (const command of [['trigger'], ['events'], ['listen']]) {
       const help = await run([...command, '--help']);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: PAYMENTS_API_KEY=KEY payments-sandbox ${command[0]} `));

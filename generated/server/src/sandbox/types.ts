@@ -307,7 +307,7 @@ export interface paths {
          *     status, or why none came. The attempt is recorded with it, as if the URL had answered: a 2xx
          *     acknowledges the delivery; anything else fails the attempt, and the next one follows the retry delay as
          *     usual. With several listeners, an attempt is acknowledged when one of their receivers answered 2xx, and
-         *     otherwise recorded with the first answer that came. A forward answered already, or not answered within
+         *     otherwise recorded with the first status that came, else with the first reason none came. A forward answered already, or not answered within
          *     its `timeout_ms` (the attempt then counted it as no answer), is answered with
          *     `404 CALLBACK_FORWARD_NOT_FOUND_ERROR` ([decision](#/decisions/sandbox-callback-listeners)).
          *
@@ -1169,6 +1169,14 @@ export interface components {
              * @default 20000
              */
             wait_ms?: number;
+            /**
+             * @description `true`: the listener stops. It is no longer live from now on, callbacks waiting for it count for it as
+             *     no answer, and the answer is an empty list at once, so the callbacks that follow go to the URL (or to
+             *     the other listeners) without waiting for it.
+             *
+             * @default false
+             */
+            stop?: boolean;
         };
         /**
          * CallbackForward

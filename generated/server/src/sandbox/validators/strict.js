@@ -30591,7 +30591,7 @@ validate229.evaluated = {"props":{"error_code":true,"message":true,"errors":true
 
 export const nextCallbackForwards_body = validate232;
 const schema253 = {"$ref":"openapi#/components/schemas/CallbackListenerPoll","$id":"nextCallbackForwards_body"};
-const schema254 = {"type":"object","required":["listener_id"],"properties":{"listener_id":{"type":"string","minLength":8,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"},"wait_ms":{"type":"integer","format":"int32","minimum":0,"maximum":25000,"default":20000}}};
+const schema254 = {"type":"object","required":["listener_id"],"properties":{"listener_id":{"type":"string","minLength":8,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"},"wait_ms":{"type":"integer","format":"int32","minimum":0,"maximum":25000,"default":20000},"stop":{"type":"boolean","default":false}}};
 
 function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="nextCallbackForwards_body" */;
@@ -30705,9 +30705,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err9 = {instancePath,schemaPath:"openapi#/components/schemas/CallbackListenerPoll/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema254.type,parentSchema:schema254,data};
+if(data.stop !== undefined){
+let data2 = data.stop;
+if(typeof data2 !== "boolean"){
+const err9 = {instancePath:instancePath+"/stop",schemaPath:"openapi#/components/schemas/CallbackListenerPoll/properties/stop/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema254.properties.stop.type,parentSchema:schema254.properties.stop,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -30716,10 +30717,22 @@ vErrors.push(err9);
 }
 errors++;
 }
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"openapi#/components/schemas/CallbackListenerPoll/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema254.type,parentSchema:schema254,data};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate232.errors = vErrors;
 return errors === 0;
 }
-validate232.evaluated = {"props":{"listener_id":true,"wait_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate232.evaluated = {"props":{"listener_id":true,"wait_ms":true,"stop":true},"dynamicProps":false,"dynamicItems":false};
 
 export const nextCallbackForwards_response200 = validate233;
 const schema255 = {"$ref":"openapi#/components/schemas/CallbackForwardList","$id":"nextCallbackForwards_response200"};
