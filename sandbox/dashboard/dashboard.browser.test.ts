@@ -106,17 +106,20 @@ const overflow = (on: Page) =>
  * checks the phone's page is no wider than the phone, and photographs both.
  */
 async function photograph(view: string, hash: string | null, ready: string): Promise<void> {
-  for (const [width, on] of [
+  const widths = [
     [1440, page],
     [390, phone],
-  ] as const) {
-    if (hash !== null) await on.evaluate((wanted) => void (window.location.hash = wanted), hash);
-    await on.locator(ready).first().waitFor({ state: 'visible', timeout: 10_000 });
-    if (width === 390) expect(await overflow(on), `${view} at 390 px`).toBeLessThanOrEqual(0);
-    const path = join(artifactsDir, `${view}-${width}.png`);
-    await on.screenshot({ path, fullPage: true });
-    screenshots.push(`${view}-${width}.png  (${view} at ${width} px)`);
-  }
+  ] as const;
+  // Both pages at once: each is its own renderer.
+  await Promise.all(
+    widths.map(async ([width, on]) => {
+      if (hash !== null) await on.evaluate((wanted) => void (window.location.hash = wanted), hash);
+      await on.locator(ready).first().waitFor({ state: 'visible', timeout: 10_000 });
+      if (width === 390) expect(await overflow(on), `${view} at 390 px`).toBeLessThanOrEqual(0);
+      await on.screenshot({ path: join(artifactsDir, `${view}-${width}.png`), fullPage: true });
+    }),
+  );
+  screenshots.push(...widths.map(([width]) => `${view}-${width}.png  (${view} at ${width} px)`));
 }
 
 /** Enters the key on a page and waits until the dashboard opens for it. */
@@ -149,17 +152,19 @@ describe('the dashboard', () => {
   let accountId = '';
 
   it('before a key, welcomes and explains, with no tabs', async () => {
-    for (const on of [page, phone]) {
-      await on.goto(sandbox.url);
-      expect(new URL(on.url()).pathname).toBe('/dashboard');
-      expect(await on.locator('#tabs').isVisible()).toBe(false);
-      expect(await on.locator('#welcome').textContent()).toMatch(/Enter a secret key above/);
-    }
+    await Promise.all(
+      [page, phone].map(async (on) => {
+        await on.goto(sandbox.url);
+        expect(new URL(on.url()).pathname).toBe('/dashboard');
+        expect(await on.locator('#tabs').isVisible()).toBe(false);
+        expect(await on.locator('#welcome').textContent()).toMatch(/Enter a secret key above/);
+      }),
+    );
     await photograph('empty-state', null, '#welcome');
   });
 
   it('takes the key at the printed URL, and marks test mode', async () => {
-    for (const on of [page, phone]) await enterKey(on, DEFAULT_TEST_SECRET_KEY, /test mode/);
+    await Promise.all([page, phone].map((on) => enterKey(on, DEFAULT_TEST_SECRET_KEY, /test mode/)));
     expect(await page.locator('#welcome').isVisible()).toBe(false);
     expect(await page.locator('#tabs').isVisible()).toBe(true);
     expect(await page.locator('#mode').getAttribute('class')).toBe('mode-test');
