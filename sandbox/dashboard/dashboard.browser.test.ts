@@ -167,6 +167,9 @@ describe('the dashboard', () => {
     await Promise.all([page, phone].map((on) => enterKey(on, DEFAULT_TEST_SECRET_KEY, /test mode/)));
     expect(await page.locator('#welcome').isVisible()).toBe(false);
     expect(await page.locator('#tabs').isVisible()).toBe(true);
+    // The key's field gives way to the merchant and mode until the key is forgotten.
+    expect(await page.getByLabel('Secret key').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Forget key' }).isVisible()).toBe(true);
     expect(await page.locator('#mode').getAttribute('class')).toBe('mode-test');
     expect(await page.locator('#mode').textContent()).toBe('test mode');
   });

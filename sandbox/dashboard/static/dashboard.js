@@ -1471,6 +1471,9 @@ async function useKey(key) {
   mode.hidden = false;
   document.body.classList.toggle('live', about.mode === 'live');
   byId('welcome').hidden = true;
+  // While a key is in use its field gives way to the merchant and mode; Forget key brings it back.
+  byId('key-entry').hidden = true;
+  byId('use-key').hidden = true;
   byId('forget-key').hidden = false;
   byId('tabs').hidden = false;
   await readClock();
