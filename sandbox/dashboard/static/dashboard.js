@@ -1191,6 +1191,9 @@ function stateChanges(machineName, item, records) {
   return seen;
 }
 
+/** "1 request", "2 requests". @param {number} count @param {string} noun */
+const counted = (count, noun) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** The timeline's entry kinds in the order they go at one instant: a request, the change it made, the callback reporting it. */
 const ENTRY_ORDER = ['request', 'state', 'callback'];
 
@@ -1321,7 +1324,7 @@ async function showObject(kind, id) {
       h(
         'p',
         { class: 'hint' },
-        `${requests.length} request(s), ${changes.length} state change(s), ${deliveries.length} callback(s), oldest first. Requests are matched by the object's id and reference among the newest 200 recorded.`,
+        `${counted(requests.length, 'request')}, ${counted(changes.length, 'state change')}, ${counted(deliveries.length, 'callback')}, oldest first. Requests are matched by the object's id and reference among the newest 200 recorded.`,
       ),
       timeline.length === 0
         ? h('p', { class: 'empty' }, 'Nothing recorded about it yet.')
