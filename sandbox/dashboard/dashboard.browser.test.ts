@@ -356,6 +356,9 @@ describe('the dashboard', () => {
     const openAmount = openRow.getByLabel('amount', { exact: true });
     expect(await openAmount.getAttribute('required')).not.toBeNull();
     expect(await openAmount.locator('xpath=..').textContent()).not.toContain('optional');
+    expect(await openRow.locator('.field-hint').first().textContent()).toBe(
+      'Needed here: it has no expected_amount or suggested_amount to fall back on.',
+    );
     await openRow.getByRole('button', { name: 'Simulate fixed virtual account payment' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(/refused: 400 API_VALIDATION_ERROR/);
     const refusal = (await page.locator('#notice').textContent()) ?? '';

@@ -408,8 +408,12 @@ function bodyForm(schema, given, idPrefix, target = { resource: {}, fields: [] }
     const leftOut = whenLeftOut(property, target.resource, target.fields);
     const needed = required.includes(name) || (leftOut.fallbacks.length > 0 && leftOut.used === undefined);
     const label = needed || leftOut.used !== undefined ? name : `${name} (optional)`;
-    const hint =
-      needed || leftOut.sentence === '' ? null : h('span', { class: 'field-hint' }, inlineMarkdown(leftOut.sentence));
+    const missing = !required.includes(name) && needed;
+    const hint = missing
+      ? h('span', { class: 'field-hint' }, `Needed here: it has no ${leftOut.fallbacks.join(' or ')} to fall back on.`)
+      : leftOut.sentence === '' || needed
+        ? null
+        : h('span', { class: 'field-hint' }, inlineMarkdown(leftOut.sentence));
     const types = arrayOr(property.type).length > 0 ? arrayOr(property.type).map(text) : [text(property.type)];
     if (Array.isArray(property.enum)) {
       const options = property.enum.map((option) => h('option', { value: text(option) }, text(option)));
