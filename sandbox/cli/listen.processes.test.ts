@@ -4,8 +4,6 @@
 // receiver gets every callback with the merchant's token, the resent one too, and the sandbox records each
 // attempt as forwarded with the receiver's answer.
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +11,8 @@ import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY } from '../config.
 import { startSandboxProcess, type SandboxProcess } from '../reliability/sandbox-process.js';
 import { repoRoot } from '../testing/repo-root.js';
 import { runCommand } from './commands.js';
-import { closedPort } from './testing.js';
+import { closedPort, startRecordingReceiver, type RecordingReceiver } from './testing.js';
 import { TRIGGER_KINDS } from './trigger.js';
-
-interface Received {
-  token: string | undefined;
-  body: unknown;
-}
 
 interface Delivery {
   id: string;
@@ -31,22 +24,10 @@ interface Delivery {
 
 const env = { PAYMENTS_API_KEY: DEFAULT_TEST_SECRET_KEY };
 let sandbox: SandboxProcess;
-let receiver: Server;
-let receiverUrl: string;
-const received: Received[] = [];
+let receiver: RecordingReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      const token = request.headers['x-callback-token'];
-      received.push({ token: typeof token === 'string' ? token : undefined, body: JSON.parse(body) });
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
+  receiver = await startRecordingReceiver();
   sandbox = await startSandboxProcess({
     env: { SANDBOX_CALLBACK_URL: `http://127.0.0.1:${await closedPort()}/callbacks` },
   });
@@ -54,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.remove();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 /** Runs a command as the bin does, its output captured. */
@@ -74,7 +55,7 @@ const deliveries = async (): Promise<Delivery[]> =>
   }).then((response) => response.json())) as Delivery[];
 
 const receivedTimes = (payload: unknown): number =>
-  received.filter((callback) => isDeepStrictEqual(callback.body, payload)).length;
+  receiver.received.filter((callback) => isDeepStrictEqual(callback.body, payload)).length;
 
 describe('payments-sandbox listen, trigger and events resend, each in its own process', () => {
   it('brings the six kinds of callback and a resent one to the local receiver, each recorded as forwarded', async () => {
@@ -87,7 +68,7 @@ describe('payments-sandbox listen, trigger and events resend, each in its own pr
         join(repoRoot, 'sandbox/main.ts'),
         'listen',
         '--forward-to',
-        receiverUrl,
+        receiver.url,
         '--base-url',
         sandbox.url,
       ],
@@ -125,13 +106,13 @@ describe('payments-sandbox listen, trigger and events resend, each in its own pr
       const resent = await command(['events', 'resend', ewallet.id]);
       expect(resent.code).toBe(0);
       await expect.poll(() => receivedTimes(ewallet.payload), { timeout: 20000 }).toBe(2);
-      expect(received.length).toBe(made.length + 1);
-      expect(received.every((callback) => callback.token === DEFAULT_TEST_CALLBACK_TOKEN)).toBe(true);
+      expect(receiver.received.length).toBe(made.length + 1);
+      expect(receiver.received.every((callback) => callback.token === DEFAULT_TEST_CALLBACK_TOKEN)).toBe(true);
       const again = (await deliveries()).find((d) => d.id !== ewallet.id && d.event === 'ewallet.payment');
       expect(again?.attempts).toEqual([expect.objectContaining({ status: 200, forwarded: true })]);
 
       // A line per callback, with the receiver's answer.
-      await expect.poll(() => stdout.match(/ {2}-> 200 /g)?.length ?? 0).toBe(received.length);
+      await expect.poll(() => stdout.match(/ {2}-> 200 /g)?.length ?? 0).toBe(receiver.received.length);
     } finally {
       listener.kill('SIGINT');
     }

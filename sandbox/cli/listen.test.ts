@@ -2,47 +2,36 @@
 // callback reaches the local receiver as the sandbox would have sent it and the receiver's answer is what the
 // sandbox records; a receiver that is down is recorded as no answer; a poll that finds no sandbox is retried
 // with a growing pause; and what stops it (a signal, a refused key, no sandbox at the start) is said in a line.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import type { RunningSandbox } from '../main.js';
-import { closedPort, startLocalSandbox } from './testing.js';
+import {
+  closedPort,
+  startLocalSandbox,
+  startRecordingReceiver,
+  type ReceivedCallback,
+  type RecordingReceiver,
+} from './testing.js';
 import { runCommand } from './commands.js';
 import { listen, type ListenOptions } from './listen.js';
 import { trigger } from './trigger.js';
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let sandbox: RunningSandbox;
-let receiver: Server;
-let receiverUrl: string;
-const received: Received[] = [];
+let receiver: RecordingReceiver;
+let received: ReceivedCallback[];
 /** What the receiver answers next. */
 let answerStatus = 200;
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      response.statusCode = answerStatus;
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
+  receiver = await startRecordingReceiver(() => answerStatus);
+  received = receiver.received;
   // No callback URL: only a listener can bring these callbacks anywhere.
   sandbox = await startLocalSandbox({ CALLBACK_RETRY_DELAY_MS: '100' });
 }, 60000);
 
 afterAll(async () => {
   await sandbox?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 /** A listener running until `stop()`, its output captured. */
@@ -52,7 +41,7 @@ function startListening(options: Partial<ListenOptions> = {}) {
   const done = listen({
     baseUrl: sandbox.url,
     secretKey: DEFAULT_TEST_SECRET_KEY,
-    forwardTo: receiverUrl,
+    forwardTo: receiver.url,
     signal: stopping.signal,
     waitMs: 2000,
     stdout: { write: (text: string) => ((output.stdout += text), true) },
@@ -110,7 +99,7 @@ describe('payments-sandbox listen', () => {
     for (const callback of [first!, second!]) {
       expect(callback.headers['x-callback-token']).toBe(DEFAULT_TEST_CALLBACK_TOKEN);
       expect(callback.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(callback.body)).toEqual(delivery.payload);
+      expect(callback.body).toEqual(delivery.payload);
     }
     await listener.stop();
     const lines = listener.output.stdout.split('\n').filter((line) => line.includes(delivery.id));
@@ -182,7 +171,7 @@ describe('payments-sandbox listen', () => {
     expect(stderr).toContain('--forward-to URL is required');
     expect(await runCommand(['listen', '--forward-to', 'ftp://127.0.0.1/x'], env, streams)).toBe(2);
     expect(stderr).toContain('not an http or https URL');
-    expect(await runCommand(['listen', '--forward-to', receiverUrl], {}, streams)).toBe(2);
+    expect(await runCommand(['listen', '--forward-to', receiver.url], {}, streams)).toBe(2);
     expect(stderr).toContain('set PAYMENTS_API_KEY');
   });
 });

@@ -1,6 +1,6 @@
 // What the command-line tests share: a sandbox served on 127.0.0.1 as `npm start` serves it (in the test's
-// process, in memory), and a port nothing listens on.
-import { createServer } from 'node:http';
+// process, in memory), a port nothing listens on, and a merchant's receiver that records what it gets.
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../config.js';
 import { startSandbox, type RunningSandbox } from '../main.js';
@@ -22,4 +22,42 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A callback a receiver got: its headers, the merchant's token among them, and its JSON body. */
+export interface ReceivedCallback {
+  headers: IncomingHttpHeaders;
+  token: string | undefined;
+  body: Record<string, unknown>;
+}
+
+export interface RecordingReceiver {
+  url: string;
+  received: ReceivedCallback[];
+  close(): Promise<void>;
+}
+
+/** A merchant's receiver on 127.0.0.1 recording every callback, answering `status()` (default 200). */
+export async function startRecordingReceiver(status: () => number = () => 200): Promise<RecordingReceiver> {
+  const received: ReceivedCallback[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const token = request.headers['x-callback-token'];
+      received.push({
+        headers: request.headers,
+        token: typeof token === 'string' ? token : undefined,
+        body: JSON.parse(body) as Record<string, unknown>,
+      });
+      response.statusCode = status();
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

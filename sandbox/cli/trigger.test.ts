@@ -1,24 +1,22 @@
 // `payments-sandbox trigger` and `events resend` against a real sandbox on 127.0.0.1, its callbacks sent to a
 // local receiver: each of the six kinds brings its callback with the merchant's token, a resend brings one
 // again, and what the command cannot do it says in one line with the documented exit status.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY, usage } from '../config.js';
 import { main, type RunningSandbox } from '../main.js';
-import { closedPort, startLocalSandbox } from './testing.js';
+import {
+  closedPort,
+  startLocalSandbox,
+  startRecordingReceiver,
+  type ReceivedCallback,
+  type RecordingReceiver,
+} from './testing.js';
 import { TRIGGER_KINDS } from './trigger.js';
 
-interface Received {
-  url: string;
-  token: string | undefined;
-  body: Record<string, unknown>;
-}
-
 let sandbox: RunningSandbox;
-let receiver: Server;
-const received: Received[] = [];
+let receiver: RecordingReceiver;
+let received: ReceivedCallback[];
 const env = () => ({ PAYMENTS_API_KEY: DEFAULT_TEST_SECRET_KEY });
 
 /** Runs the bin's main with this command line, its output captured. */
@@ -52,27 +50,14 @@ async function waitFor<T>(what: string, find: () => T | undefined, timeoutMs = 1
 }
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      const token = request.headers['x-callback-token'];
-      received.push({
-        url: request.url ?? '',
-        token: typeof token === 'string' ? token : undefined,
-        body: JSON.parse(body),
-      });
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
-  sandbox = await startLocalSandbox({ SANDBOX_CALLBACK_URL: callbackUrl });
+  receiver = await startRecordingReceiver();
+  received = receiver.received;
+  sandbox = await startLocalSandbox({ SANDBOX_CALLBACK_URL: receiver.url });
 }, 60000);
 
 afterAll(async () => {
   await sandbox?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 /** The callbacks the sandbox recorded, newest first (the control API's list). */
