@@ -259,4 +259,12 @@ describe('describeSandbox', () => {
     expect(text).toContain('sk_test_…1234 (as configured)');
     expect(text).toContain(DEFAULT_LIVE_SECRET_KEY);
   });
+
+  it('without a callback URL, says how to set one or to bring the callbacks to a receiver with listen', () => {
+    const line = describeSandbox('http://127.0.0.1:3000', defaultConfig({ callbackUrl: null }))
+      .split('\n')
+      .find((text) => text.includes('callback URL:'));
+    expect(line).toContain('SANDBOX_CALLBACK_URL');
+    expect(line).toContain('payments-sandbox listen --forward-to URL');
+  });
 });

@@ -113,7 +113,7 @@ export function describeSandbox(url: string, config: SandboxConfig): string {
     `  test secret key:      ${shown(merchant.keys.test, defaultTest)}`,
     `  live secret key:      ${shown(merchant.keys.live, defaultLive)}`,
     `  callback token:       ${shown(merchant.callbackTokens.test, tokenIsDefault)} (test mode, sent as x-callback-token)`,
-    `  callback URL:         ${config.callbackUrl ?? '(none: set SANDBOX_CALLBACK_URL, or PATCH /sandbox/settings)'}${perKind.join('')}`,
+    `  callback URL:         ${config.callbackUrl ?? '(none: set SANDBOX_CALLBACK_URL or PATCH /sandbox/settings, or run payments-sandbox listen --forward-to URL where your receiver is)'}${perKind.join('')}`,
     `  docs:                 ${url}/docs   (control API: ${url}/sandbox/docs)`,
     `  contract:             ${url}/openapi.json   (control API: ${url}/sandbox/openapi.json)`,
     `  data:                 ${backendOf(config.store).describe(config)}`,
