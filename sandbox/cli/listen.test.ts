@@ -2,7 +2,9 @@
 // callback reaches the local receiver as the sandbox would have sent it and the receiver's answer is what the
 // sandbox records; a receiver that is down is recorded as no answer; a poll that finds no sandbox is retried
 // with a growing pause; and what stops it (a signal, a refused key, no sandbox at the start) is said in a line.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxOpenapiPath } from '@payments-contract/contract';
 import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import type { RunningSandbox } from '../main.js';
 import {
@@ -173,5 +175,23 @@ describe('payments-sandbox listen', () => {
     expect(stderr).toContain('not an http or https URL');
     expect(await runCommand(['listen', '--forward-to', receiver.url], {}, streams)).toBe(2);
     expect(stderr).toContain('set PAYMENTS_API_KEY');
+  });
+
+  it("answers the contract's first example of a poll, the valid request tools send, at once", async () => {
+    const contract = JSON.parse(readFileSync(sandboxOpenapiPath, 'utf8'));
+    const examples = contract.paths['/sandbox/listeners/next'].post.requestBody.content['application/json'].examples;
+    const [first] = Object.values(examples) as { value: unknown }[];
+    const started = performance.now();
+    const answer = await fetch(`${sandbox.url}/sandbox/listeners/next`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${DEFAULT_TEST_SECRET_KEY}:`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(first!.value),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ forwards: [] });
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
