@@ -88,6 +88,21 @@ describe('listeners', () => {
     await expect(third).resolves.toEqual({ status: null, error: 'listener-a refused' });
   });
 
+  it('settles on a 2xx at once, without waiting for a listener that does not answer', async () => {
+    vi.useFakeTimers();
+    const listeners = createListeners();
+    await listeners.next(scope, 'silent', 0);
+    await listeners.next(scope, 'prompt', 0);
+    let outcome: unknown;
+    void listeners.forward(scope, request(), 10_000)?.then((answer) => (outcome = answer));
+    const [forward] = await listeners.next(scope, 'prompt', 0);
+    listeners.answer(scope, forward!.id, { status: 200, error: null });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(outcome).toEqual({ status: 200, error: null });
+    // The silent one's share is dropped with the attempt: it is never handed out.
+    expect(await listeners.next(scope, 'silent', 0)).toEqual([]);
+  });
+
   it('counts a listener that does not answer in time as no answer, and then forgets the forward', async () => {
     vi.useFakeTimers();
     const listeners = createListeners();
