@@ -4,8 +4,11 @@
 // with `VITEST_ALONE=1` in front of the same command.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { OWN_PROCESS } from './own-process.js';
 
 /**
  * Files that take longest (measured one at a time on the 2-core machine), started first so that none is left to
@@ -43,6 +46,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const ALONE = ['conformance/tests/sandbox-postgres-cluster.test.ts'];
 const alone = process.env.VITEST_ALONE === '1';
 
+const stale = OWN_PROCESS.filter((file) => !existsSync(join(root, file)));
+if (stale.length > 0) throw new Error(`.ci/own-process.ts names files that do not exist: ${stale.join(', ')}`);
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification): number => {
@@ -66,7 +72,26 @@ export default defineConfig({
     // that judge timing (a rate-limit window, a callback's wait).
     pool: 'forks',
     maxWorkers: alone ? 1 : Math.max(4, availableParallelism() + 2),
-    ...(alone ? { include: ALONE } : { exclude: [...configDefaults.exclude, ...ALONE] }),
+    ...(alone
+      ? { include: ALONE }
+      : {
+          projects: [
+            { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
+            {
+              extends: true,
+              test: {
+                name: 'shared',
+                exclude: [...configDefaults.exclude, ...ALONE, ...OWN_PROCESS],
+                isolate: false,
+                // What a file changes for its tests is undone after each, so the next file in the process
+                // starts as it would in a process of its own.
+                restoreMocks: true,
+                unstubGlobals: true,
+                unstubEnvs: true,
+              },
+            },
+          ],
+        }),
     sequence: { sequencer: LongestFirst },
     // vitest's defaults (5 s a test, 10 s a hook) are for a file that has the machine to itself; a file sharing
     // it with two others may take twice as long. Tests and hooks that need more still say so themselves.
