@@ -69,6 +69,30 @@ describe('a callback attempt over node:http', () => {
     expect(sockets.size).toBe(1);
   });
 
+  it('closes a pooled connection left unused for the idle time, before the receiver would', async () => {
+    let closed = 0;
+    const url = await serve((request, response) => {
+      request.socket.once('close', () => closed++);
+      request.resume();
+      request.on('end', () => response.end('{}'));
+    });
+    const send = createAttemptSender({ timeoutMs: 5_000, readLimit: 1024, maxSockets: 4, idleConnectionMs: 100 });
+    closing.push(() => send.close());
+    expect((await send.prepare(delivery(url))()).status).toBe(200);
+    expect(closed).toBe(0);
+    await expect.poll(() => closed, { timeout: 2_000 }).toBe(1);
+  });
+
+  it('keeps a connection in use past the idle time: only the attempt timeout bounds an attempt', async () => {
+    const url = await serve((request, response) => {
+      request.resume();
+      request.on('end', () => setTimeout(() => response.end('{}'), 300));
+    });
+    const send = createAttemptSender({ timeoutMs: 5_000, readLimit: 1024, maxSockets: 4, idleConnectionMs: 50 });
+    closing.push(() => send.close());
+    expect(await send.prepare(delivery(url))()).toEqual({ status: 200, bytes: 2, cut: false });
+  });
+
   it('reads an endless answer only to the bound, then closes the connection', async () => {
     const endless = await track(startEndlessReceiver(64 * 1024 * 1024));
     const answer = await sender(10_000, 100_000).prepare(delivery(endless.url))();

@@ -32,7 +32,15 @@ export interface AttemptSenderOptions {
   maxSockets: number;
   /** Sends through this instead of node:http. */
   fetch?: typeof fetch;
+  /** How long a pooled connection may sit unused before it is closed. Default IDLE_CONNECTION_MS. */
+  idleConnectionMs?: number;
 }
+
+/**
+ * An unused connection is closed after this long: before a receiver on Node's defaults closes it (5 s), so an
+ * attempt never goes out on a connection the receiver is closing at that moment (undici's default too).
+ */
+export const IDLE_CONNECTION_MS = 4000;
 
 /** The error of an attempt that had no answer in time, named as `AbortSignal.timeout`'s is. */
 function timeoutError(): Error {
@@ -55,10 +63,13 @@ export function createAttemptSender(options: AttemptSenderOptions): AttemptSende
       },
       close: () => undefined,
     };
-  const agents = {
-    'http:': new HttpAgent({ keepAlive: true, maxSockets: options.maxSockets }),
-    'https:': new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets }),
+  // The agents' `timeout` closes a pooled connection left unused that long; an attempt's own timer bounds it in use.
+  const pool = {
+    keepAlive: true,
+    maxSockets: options.maxSockets,
+    timeout: options.idleConnectionMs ?? IDLE_CONNECTION_MS,
   };
+  const agents = { 'http:': new HttpAgent(pool), 'https:': new HttpsAgent(pool) };
   const send = (url: URL, delivery: WebhookDelivery, body: Buffer): Promise<AttemptAnswer> =>
     new Promise<AttemptAnswer>((resolve, reject) => {
       let answer: IncomingMessage | undefined;
