@@ -15,7 +15,7 @@ export function listenerControlHandlers(listeners: Listeners): ListenerControlHa
     nextCallbackForwards: async ({ body }, { principal }) => {
       const scope = scopeOf(principal);
       if (body.stop === true) {
-        listeners.leave(scope, body.listener_id);
+        await listeners.leave(scope, body.listener_id);
         return { status: 200, body: { forwards: [] } };
       }
       return {
@@ -24,8 +24,8 @@ export function listenerControlHandlers(listeners: Listeners): ListenerControlHa
       };
     },
 
-    answerCallbackForward: ({ path, body }, { principal }) => {
-      const taken = listeners.answer(scopeOf(principal), path.id, body);
+    answerCallbackForward: async ({ path, body }, { principal }) => {
+      const taken = await listeners.answer(scopeOf(principal), path.id, body);
       if (taken) return { status: 200, body: { id: path.id, delivery_id: taken.deliveryId } };
       return {
         status: 404,

@@ -44,13 +44,13 @@ describe('delivery through listeners', () => {
     expect(first!.http_headers['x-callback-token']).toBe(CALLBACK_TOKEN);
     expect(first!.http_headers['content-type']).toBe('application/json');
     expect(JSON.parse(first!.body)).toEqual(webhookExample('ewalletPayment'));
-    listeners.answer(MERCHANT, first!.id, { status: 503, error: null, answer_bytes: 0 });
+    await listeners.answer(MERCHANT, first!.id, { status: 503, error: null, answer_bytes: 0 });
     await settled(t, id, (d) => d.attempts.length === 1);
 
     // The retry (200 ms later here) goes to the listener again; its 2xx acknowledges.
     const [second] = await listeners.next(MERCHANT, 'listener-a', 5000);
     expect(second).toMatchObject({ delivery_id: id, attempt: 2 });
-    listeners.answer(MERCHANT, second!.id, { status: 200, error: null, answer_bytes: 2, answer_cut: false });
+    await listeners.answer(MERCHANT, second!.id, { status: 200, error: null, answer_bytes: 2, answer_cut: false });
     const delivered = await settled(t, id, (d) => d.state === 'delivered');
     expect(delivered.attempts.map((a) => [a.status, a.error, a.forwarded])).toEqual([
       [503, null, true],
@@ -74,7 +74,7 @@ describe('delivery through listeners', () => {
     const heard = await enqueue(t, 'ewalletPayment', null);
     const [forward] = await listeners.next(MERCHANT, 'listener-a', 5000);
     expect(forward).toMatchObject({ delivery_id: heard, url: null });
-    listeners.answer(MERCHANT, forward!.id, { status: 200, error: null });
+    await listeners.answer(MERCHANT, forward!.id, { status: 200, error: null });
     expect(await settled(t, heard, (d) => d.state === 'delivered')).toMatchObject({ url: null });
   });
 

@@ -51,13 +51,13 @@ describe('listeners', () => {
     const [forward] = await poll;
     expect(forward).toMatchObject({ ...request(), timeout_ms: expect.any(Number) });
     expect(forward!.id).toMatch(/^fwd_[0-9a-f]+$/);
-    expect(listeners.answer(other, forward!.id, { status: 200, error: null })).toBeUndefined();
-    expect(listeners.answer(scope, forward!.id, { status: 200, error: null, answer_bytes: 2 })).toEqual({
+    expect(await listeners.answer(other, forward!.id, { status: 200, error: null })).toBeUndefined();
+    expect(await listeners.answer(scope, forward!.id, { status: 200, error: null, answer_bytes: 2 })).toEqual({
       deliveryId: request().delivery_id,
     });
     await expect(outcome).resolves.toEqual({ status: 200, error: null, answer_bytes: 2 });
     // Answered once: a second answer finds nothing.
-    expect(listeners.answer(scope, forward!.id, { status: 500, error: null })).toBeUndefined();
+    expect(await listeners.answer(scope, forward!.id, { status: 500, error: null })).toBeUndefined();
   });
 
   it('gives each live listener each attempt: one 2xx acknowledges, else the first status, else the first error', async () => {
@@ -69,21 +69,21 @@ describe('listeners', () => {
     const [b] = await listeners.next(scope, 'listener-b', 0);
     expect(a!.body).toBe(b!.body);
     expect(a!.id).not.toBe(b!.id);
-    listeners.answer(scope, a!.id, { status: 500, error: null });
-    listeners.answer(scope, b!.id, { status: 204, error: null });
+    await listeners.answer(scope, a!.id, { status: 500, error: null });
+    await listeners.answer(scope, b!.id, { status: 204, error: null });
     await expect(first).resolves.toEqual({ status: 204, error: null });
 
     const second = listeners.forward(scope, request(2), 10_000);
     const [a2] = await listeners.next(scope, 'listener-a', 0);
     const [b2] = await listeners.next(scope, 'listener-b', 0);
-    listeners.answer(scope, b2!.id, { status: null, error: 'connect ECONNREFUSED 127.0.0.1:8787' });
-    listeners.answer(scope, a2!.id, { status: 500, error: null });
+    await listeners.answer(scope, b2!.id, { status: null, error: 'connect ECONNREFUSED 127.0.0.1:8787' });
+    await listeners.answer(scope, a2!.id, { status: 500, error: null });
     await expect(second).resolves.toEqual({ status: 500, error: null });
 
     const third = listeners.forward(scope, request(3), 10_000);
     for (const name of ['listener-a', 'listener-b']) {
       const [forward] = await listeners.next(scope, name, 0);
-      listeners.answer(scope, forward!.id, { status: null, error: `${name} refused` });
+      await listeners.answer(scope, forward!.id, { status: null, error: `${name} refused` });
     }
     await expect(third).resolves.toEqual({ status: null, error: 'listener-a refused' });
   });
@@ -96,7 +96,7 @@ describe('listeners', () => {
     let outcome: unknown;
     void listeners.forward(scope, request(), 10_000)?.then((answer) => (outcome = answer));
     const [forward] = await listeners.next(scope, 'prompt', 0);
-    listeners.answer(scope, forward!.id, { status: 200, error: null });
+    await listeners.answer(scope, forward!.id, { status: 200, error: null });
     await vi.advanceTimersByTimeAsync(0);
     expect(outcome).toEqual({ status: 200, error: null });
     // The silent one's share is dropped with the attempt: it is never handed out.
@@ -111,7 +111,7 @@ describe('listeners', () => {
     const [forward] = await listeners.next(scope, 'listener-a', 0);
     await vi.advanceTimersByTimeAsync(1000);
     await expect(outcome).resolves.toEqual({ status: null, error: NO_LISTENER_ANSWER });
-    expect(listeners.answer(scope, forward!.id, { status: 200, error: null })).toBeUndefined();
+    expect(await listeners.answer(scope, forward!.id, { status: 200, error: null })).toBeUndefined();
   });
 
   it('holds at most its limit for a listener that does not take them; one over counts as no answer for it', async () => {
@@ -140,18 +140,18 @@ describe('listeners', () => {
     await listeners.next(scope, 'staying', 0);
     const outcome = listeners.forward(scope, request(), 10_000);
     const open = listeners.next(scope, 'leaving', 20_000);
-    listeners.leave(scope, 'leaving');
+    await listeners.leave(scope, 'leaving');
     await open;
     const [forward] = await listeners.next(scope, 'staying', 0);
-    listeners.answer(scope, forward!.id, { status: 500, error: null });
+    await listeners.answer(scope, forward!.id, { status: 500, error: null });
     // Both shares are in at once (the one that left, given up; the other's 500): the status stands.
     await expect(outcome).resolves.toEqual({ status: 500, error: null });
     // Alone, a listener that stops with a callback taken and not answered settles it at once.
-    listeners.leave(scope, 'staying');
+    await listeners.leave(scope, 'staying');
     await listeners.next(scope, 'alone', 0);
     const taken = listeners.forward(scope, request(2), 10_000);
     await listeners.next(scope, 'alone', 0);
-    listeners.leave(scope, 'alone');
+    await listeners.leave(scope, 'alone');
     await expect(taken).resolves.toEqual({ status: null, error: LISTENER_STOPPED });
     expect(listeners.live(scope)).toBe(false);
   });

@@ -47,9 +47,9 @@ export interface Listeners {
   /** A poll: the forwards waiting for `listenerId`, as soon as there is one, or none after `waitMs`. */
   next(scope: Scope, listenerId: string, waitMs: number): Promise<CallbackForward[]>;
   /** The listener stops: no longer live, what waits for it counts for it as no answer, its open polls end. */
-  leave(scope: Scope, listenerId: string): void;
+  leave(scope: Scope, listenerId: string): Promise<void>;
   /** A listener's report; the delivery's id, or undefined when no forward of that id awaits an answer. */
-  answer(scope: Scope, forwardId: string, answer: ForwardAnswer): { deliveryId: string } | undefined;
+  answer(scope: Scope, forwardId: string, answer: ForwardAnswer): Promise<{ deliveryId: string } | undefined>;
   /** Answers every open poll now (with what waits) and refuses new forwards: the sandbox is stopping. */
   close(): void;
 }
@@ -74,13 +74,23 @@ interface Attempt {
   deadlineMs: number;
   /** Forward ids still owed an answer. */
   owed: Set<string>;
-  /** The first status a receiver answered, and the first report of none. */
-  first: ForwardAnswer | undefined;
-  firstUnanswered: ForwardAnswer | undefined;
+  /** The listeners' reports so far, in the order they came. */
+  answers: ForwardAnswer[];
   settle(answer: ForwardAnswer): void;
 }
 
 const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
+
+/**
+ * An attempt's outcome from its listeners' reports in the order they came, `owed` of them still out: the first
+ * 2xx at once; once none is owed, the first status a receiver answered, else the first reason none did.
+ * Undefined while it must still wait (or, with none owed, when no report came at all).
+ */
+export function outcomeOf(answers: readonly ForwardAnswer[], owed: number): ForwardAnswer | undefined {
+  const acknowledged = answers.find((answer) => isSuccess(answer.status));
+  if (acknowledged || owed > 0) return acknowledged;
+  return answers.find((answer) => answer.status !== null) ?? answers[0];
+}
 const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const forwardKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
 
@@ -112,10 +122,9 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
   const answered = (scope: Scope, attempt: Attempt, forwardId: string, answer: ForwardAnswer): void => {
     if (!attempt.owed.delete(forwardId)) return;
     owed.delete(forwardKey(scope, forwardId));
-    if (answer.status === null) attempt.firstUnanswered ??= answer;
-    else attempt.first ??= answer;
-    if (isSuccess(answer.status)) attempt.settle(answer);
-    else if (attempt.owed.size === 0) attempt.settle(attempt.first ?? attempt.firstUnanswered ?? answer);
+    attempt.answers.push(answer);
+    const outcome = outcomeOf(attempt.answers, attempt.owed.size);
+    if (outcome) attempt.settle(outcome);
   };
 
   const take = (listener: Listener): CallbackForward[] => {
@@ -138,8 +147,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
         const attempt: Attempt = {
           deadlineMs: realTime() + timeoutMs,
           owed: new Set(),
-          first: undefined,
-          firstUnanswered: undefined,
+          answers: [],
           settle: (answer) => {
             if (settled) return;
             settled = true;
@@ -151,7 +159,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
           },
         };
         const timer = setTimeout(
-          () => attempt.settle(attempt.first ?? attempt.firstUnanswered ?? { status: null, error: NO_LISTENER_ANSWER }),
+          () => attempt.settle(outcomeOf(attempt.answers, 0) ?? { status: null, error: NO_LISTENER_ANSWER }),
           timeoutMs,
         );
         timer.unref();
@@ -198,7 +206,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
       return take(listener);
     },
 
-    leave: (scope, listenerId) => {
+    leave: async (scope, listenerId) => {
       const listeners = scopes.get(scopeKey(scope));
       const listener = listeners?.get(listenerId);
       if (!listener) return;
@@ -214,7 +222,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
       for (const wake of listener.polls) wake();
     },
 
-    answer: (scope, forwardId, answer) => {
+    answer: async (scope, forwardId, answer) => {
       const entry = owed.get(forwardKey(scope, forwardId));
       if (!entry) return undefined;
       answered(scope, entry.attempt, forwardId, answer);
