@@ -43,30 +43,36 @@ export function formatPrettyLine(jsonLine: string, color: boolean): string {
   return formatPrettyFields(fields, color);
 }
 
+/**
+ * `value` in `colour` when colour is on. This and `isPresent` are functions of the module, not closures made
+ * per line: under tsx each closure made is also named at run time (0.6% of the sandbox's CPU under the bench).
+ */
+const paint = (color: boolean, colour: Colour, value: string): string =>
+  color ? `${ANSI[colour]}${value}${ANSI.reset}` : value;
+
+const isPresent = (part: unknown): boolean => part !== null && part !== undefined;
+
 /** A line's fields (time, level, kind, msg and the kind's own) in human form. */
 export function formatPrettyFields(fields: Fields, color: boolean): string {
-  const paint = (colour: Colour, value: string): string => (color ? `${ANSI[colour]}${value}${ANSI.reset}` : value);
   const { time, level, kind, msg, ...rest } = fields;
   // ISO time in UTC, as the sandbox's clocks and records show it: the time of day is enough on a terminal.
-  const clock = paint('dim', typeof time === 'string' ? time.slice(11, 23) : '');
+  const clock = paint(color, 'dim', typeof time === 'string' ? time.slice(11, 23) : '');
   if (kind === 'request') {
     const status = paint(
+      color,
       statusColour(rest.status),
-      [rest.status, rest.error_code]
-        .filter((part) => part !== null && part !== undefined)
-        .map(text)
-        .join(' '),
+      [rest.status, rest.error_code].filter(isPresent).map(text).join(' '),
     );
-    return `${clock}  ${text(rest.method)} ${text(rest.path)}  ${status}  ${duration(rest.duration_ms)}  ${paint('dim', text(rest.request_id))}\n`;
+    return `${clock}  ${text(rest.method)} ${text(rest.path)}  ${status}  ${duration(rest.duration_ms)}  ${paint(color, 'dim', text(rest.request_id))}\n`;
   }
   if (kind === 'callback') {
     const answer = rest.status === null ? `no answer (${text(rest.error)})` : text(rest.status);
-    return `${clock}  ${paint('cyan', 'callback')} ${text(rest.webhook)} → ${text(rest.url)}  ${paint(statusColour(rest.status), answer)}  attempt ${text(rest.attempt)} of ${text(rest.max_attempts)}  ${duration(rest.duration_ms)}\n`;
+    return `${clock}  ${paint(color, 'cyan', 'callback')} ${text(rest.webhook)} → ${text(rest.url)}  ${paint(color, statusColour(rest.status), answer)}  attempt ${text(rest.attempt)} of ${text(rest.max_attempts)}  ${duration(rest.duration_ms)}\n`;
   }
   const extra = Object.entries(rest).map(([name, value]) => `${name}=${text(value)}`);
   const label =
     typeof level === 'string' && level !== 'info'
-      ? `${paint(level === 'warn' ? 'yellow' : 'red', level.toUpperCase())} `
+      ? `${paint(color, level === 'warn' ? 'yellow' : 'red', level.toUpperCase())} `
       : '';
   return `${clock}  ${label}${text(msg ?? '')}${extra.length > 0 ? `  ${extra.join(' ')}` : ''}\n`;
 }
