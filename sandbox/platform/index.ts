@@ -8,6 +8,7 @@ import { jobsCollections, type CollectionDefinition, type Scope, type Store } fr
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
 import { createListeners, type Listeners } from '../callbacks/listeners.js';
+import { createStoreListeners, storeListenersCollections } from '../callbacks/store-listeners.js';
 import { clockLatestMs } from '../contract.js';
 import { balancesCollections, createBalances } from './balances.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
@@ -35,6 +36,7 @@ export const collections: CollectionDefinition[] = [
   ...balancesCollections,
   ...idempotencyCollections,
   ...outboxCollections,
+  ...storeListenersCollections,
   ...jobsCollections,
   ...legacyCountdownsCollections,
   ...faultsCollections,
@@ -135,7 +137,9 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     scheduler,
     delayMs: options.autoProgressDelayMs ?? DEFAULT_AUTO_PROGRESS_DELAY_MS,
   });
-  const listeners = createListeners(options.realTime ? { realTime: options.realTime } : {});
+  // With a store other sandboxes share, listeners are kept in it: one polling another sandbox gets this one's attempts.
+  const realTimeOption = options.realTime ? { realTime: options.realTime } : {};
+  const listeners = store.shared ? createStoreListeners({ store, ...realTimeOption }) : createListeners(realTimeOption);
   const dispatcher = createDispatcher({
     listeners,
     store,

@@ -242,6 +242,34 @@ CREATE SEQUENCE sandbox.records_sandbox_jobs_seq_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE sandbox.records_sandbox_jobs_seq_seq OWNED BY sandbox.records_sandbox_jobs.seq;
+CREATE TABLE sandbox.records_sandbox_listener_forwards (
+    seq bigint NOT NULL,
+    merchant_id text NOT NULL,
+    mode text NOT NULL,
+    id text NOT NULL,
+    data jsonb NOT NULL
+);
+CREATE SEQUENCE sandbox.records_sandbox_listener_forwards_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE sandbox.records_sandbox_listener_forwards_seq_seq OWNED BY sandbox.records_sandbox_listener_forwards.seq;
+CREATE TABLE sandbox.records_sandbox_listeners (
+    seq bigint NOT NULL,
+    merchant_id text NOT NULL,
+    mode text NOT NULL,
+    id text NOT NULL,
+    data jsonb NOT NULL
+);
+CREATE SEQUENCE sandbox.records_sandbox_listeners_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE sandbox.records_sandbox_listeners_seq_seq OWNED BY sandbox.records_sandbox_listeners.seq;
 CREATE TABLE sandbox.records_sandbox_progressions (
     seq bigint NOT NULL,
     merchant_id text NOT NULL,
@@ -292,6 +320,8 @@ ALTER TABLE ONLY sandbox.records_sandbox_clock ALTER COLUMN seq SET DEFAULT next
 ALTER TABLE ONLY sandbox.records_sandbox_faults ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_faults_seq_seq'::regclass);
 ALTER TABLE ONLY sandbox.records_sandbox_idempotency_keys ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_idempotency_keys_seq_seq'::regclass);
 ALTER TABLE ONLY sandbox.records_sandbox_jobs ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_jobs_seq_seq'::regclass);
+ALTER TABLE ONLY sandbox.records_sandbox_listener_forwards ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_listener_forwards_seq_seq'::regclass);
+ALTER TABLE ONLY sandbox.records_sandbox_listeners ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_listeners_seq_seq'::regclass);
 ALTER TABLE ONLY sandbox.records_sandbox_progressions ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_progressions_seq_seq'::regclass);
 ALTER TABLE ONLY sandbox.records_sandbox_settings ALTER COLUMN seq SET DEFAULT nextval('sandbox.records_sandbox_settings_seq_seq'::regclass);
 ALTER TABLE ONLY sandbox.records_customers
@@ -328,6 +358,10 @@ ALTER TABLE ONLY sandbox.records_sandbox_idempotency_keys
     ADD CONSTRAINT records_sandbox_idempotency_keys_pkey PRIMARY KEY (merchant_id, mode, id);
 ALTER TABLE ONLY sandbox.records_sandbox_jobs
     ADD CONSTRAINT records_sandbox_jobs_pkey PRIMARY KEY (merchant_id, mode, id);
+ALTER TABLE ONLY sandbox.records_sandbox_listener_forwards
+    ADD CONSTRAINT records_sandbox_listener_forwards_pkey PRIMARY KEY (merchant_id, mode, id);
+ALTER TABLE ONLY sandbox.records_sandbox_listeners
+    ADD CONSTRAINT records_sandbox_listeners_pkey PRIMARY KEY (merchant_id, mode, id);
 ALTER TABLE ONLY sandbox.records_sandbox_progressions
     ADD CONSTRAINT records_sandbox_progressions_pkey PRIMARY KEY (merchant_id, mode, id);
 ALTER TABLE ONLY sandbox.records_sandbox_settings
@@ -387,6 +421,12 @@ CREATE INDEX sandbox_jobs__id ON sandbox.records_sandbox_jobs USING btree (id);
 CREATE INDEX sandbox_jobs__run_at_ms__key ON sandbox.records_sandbox_jobs USING btree (sandbox.sandbox_key((data -> 'run_at_ms'::text)), merchant_id, mode, seq);
 CREATE INDEX sandbox_jobs__scope_seq ON sandbox.records_sandbox_jobs USING btree (merchant_id, mode, seq);
 CREATE INDEX sandbox_jobs__state__key ON sandbox.records_sandbox_jobs USING btree (sandbox.sandbox_key((data -> 'state'::text)), merchant_id, mode, seq);
+CREATE INDEX sandbox_listener_forwards__id ON sandbox.records_sandbox_listener_forwards USING btree (id);
+CREATE INDEX sandbox_listener_forwards__listener_id__key ON sandbox.records_sandbox_listener_forwards USING btree (sandbox.sandbox_key((data -> 'listener_id'::text)), merchant_id, mode, seq);
+CREATE INDEX sandbox_listener_forwards__scope_seq ON sandbox.records_sandbox_listener_forwards USING btree (merchant_id, mode, seq);
+CREATE INDEX sandbox_listeners__id ON sandbox.records_sandbox_listeners USING btree (id);
+CREATE INDEX sandbox_listeners__scope_seq ON sandbox.records_sandbox_listeners USING btree (merchant_id, mode, seq);
+CREATE INDEX sandbox_listeners__state__key ON sandbox.records_sandbox_listeners USING btree (sandbox.sandbox_key((data -> 'state'::text)), merchant_id, mode, seq);
 CREATE INDEX sandbox_progressions__id ON sandbox.records_sandbox_progressions USING btree (id);
 CREATE INDEX sandbox_progressions__scope_seq ON sandbox.records_sandbox_progressions USING btree (merchant_id, mode, seq);
 CREATE INDEX sandbox_progressions__state__key ON sandbox.records_sandbox_progressions USING btree (sandbox.sandbox_key((data -> 'state'::text)), merchant_id, mode, seq);
