@@ -1,6 +1,6 @@
 // The packages as a user gets them: `npm pack` of each workspace (what the registry would serve), installed
 // from the tarballs into fresh projects outside the repository, with commands run there the way a user runs
-// them. Shared by the packed-package test (packed.test.ts) and `npm run bench:install` (bench-install.ts).
+// them. Shared by the packed-package test (packed.test.ts) and `npm run bench:install` (bench-install-measure.ts).
 // Packs what `npm run build` (run by `npm install`) last built: rebuild after changing a package's sources.
 import { execFile } from 'node:child_process';
 import {
