@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../model/types.js';
 import { outOfStep, PINNING } from './in-step.js';
-import { packagesLevel, raise, runRelease, withInfoVersion } from './release.js';
+import { packagesLevel, raise, withInfoVersion } from './make-release.js';
+import { runRelease } from './release.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
