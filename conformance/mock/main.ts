@@ -1,6 +1,7 @@
 // `npm run mock`: the bundled contract served by Prism behind the generated router, on 127.0.0.1:4010 unless
 // --host/--port say otherwise. SIGINT, SIGTERM and SIGHUP stop both; if Prism dies, so does the mock, and if
-// the mock dies, even by SIGKILL, so does Prism (prism.ts).
+// the mock dies, even by SIGKILL, so does Prism (prism.ts). The mock (serve.ts) is loaded only once the command
+// line is read, so --help, --version and a usage mistake answer without loading the router and its validators.
 import {
   readCommandLine,
   refuse,
@@ -8,7 +9,6 @@ import {
   UsageError,
 } from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
-import { startMock } from './serve.js';
 
 const USAGE = `Usage: npm run mock -- [--host HOST] [--port PORT]
 
@@ -35,6 +35,7 @@ async function main(): Promise<number> {
   const port = values.port ?? '4010';
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535)
     return refuse(COMMAND, new UsageError(`--port must be a port number from 0 to 65535, not "${port}"`));
+  const { startMock } = await import('./serve.js');
   const mock = await startMock({
     host: values.host ?? '127.0.0.1',
     port: Number(port),
