@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { refuse, UsageError } from '@payments-contract/server/runtime/command-line';
 import { onStopSignal } from '@payments-contract/server/runtime/stop-signals';
-import { createSandboxApp, type SandboxApp } from './app.js';
+import type { SandboxApp } from './app.js';
 import { runCommand } from './cli/commands.js';
 import {
   COMMAND,
@@ -14,9 +14,9 @@ import {
   parseConfig,
   type SandboxConfig,
 } from './config.js';
-import { createLogger, type SandboxLogger } from './observability/index.js';
+import type { SandboxLogger } from './observability/index.js';
 import { DASHBOARD_PATH } from './dashboard/pages.js';
-import { createSite, DOCS, listen, readDocs, readDocsLibrary, type Listening } from './server.js';
+import type { Listening } from './server.js';
 import { backendOf, storeStartupError } from './store/open-store.js';
 
 export interface RunningSandbox {
@@ -38,6 +38,11 @@ export interface StartOptions {
 /** Starts the sandbox described by `config` and serves it. */
 export async function startSandbox(config: SandboxConfig, options: StartOptions = {}): Promise<RunningSandbox> {
   const log = options.log ?? ((line: string) => console.log(line));
+  // Loaded here, not by main's imports: the app, the site and the logger take longer to load than Node.js takes
+  // to start, which --help, --version, a usage mistake and the commands that talk to a running sandbox need not
+  // wait for.
+  const [{ createSandboxApp }, { createSite, DOCS, listen, readDocs, readDocsLibrary }, { createLogger }] =
+    await Promise.all([import('./app.js'), import('./server.js'), import('./observability/index.js')]);
   // The pages come built with the contract package; without them the API still serves.
   const docs: { service?: string; control?: string; library?: string } = {};
   if (options.docs !== false) {
