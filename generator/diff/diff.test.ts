@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '@payments-contract/model/types';
 import { diffContracts } from './diff.js';
-import { twentyChanges } from './bench.js';
+import { twentyChanges } from './measure.js';
 import { formatJson, formatMarkdown, formatText, groupByChange } from './format.js';
 import { readReleases } from '../releases/releases.js';
 
