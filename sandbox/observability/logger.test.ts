@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createLogger,
   linesHeldBriefly,
@@ -125,5 +125,17 @@ describe('the log', () => {
     logger.flush();
     expect(writes).toHaveLength(2);
     expect(flushed).toBe(1);
+  });
+});
+
+describe('the log in a process that loads the sandbox more than once', () => {
+  it('hands held lines over at exit through one listener, however many copies of the logger are loaded', async () => {
+    await import('./logger.js');
+    const listeners = process.listenerCount('exit');
+    vi.resetModules();
+    await import('./logger.js');
+    vi.resetModules();
+    await import('./logger.js');
+    expect(process.listenerCount('exit')).toBe(listeners);
   });
 });

@@ -62,11 +62,22 @@ export interface LoggerOptions {
 /** A 2xx answer acknowledges; a 5xx is the sandbox's own failure and is worth seeing at any level above info. */
 const requestLevel = (status: number): 'info' | 'error' => (status >= 500 ? 'error' : 'info');
 
-/** The held lines of every logger, handed over if the process exits before their time (a crash). */
-const holding = new Set<() => void>();
-process.once('exit', () => {
-  for (const writeHeld of holding) writeHeld();
-});
+/**
+ * The held lines of every logger, handed over if the process exits before their time (a crash). One set and one
+ * exit listener per process, kept on the process under a registered symbol: a process that loads several
+ * copies of the sandbox (the mutant catalogue's workers) would otherwise add a listener per copy.
+ */
+const HOLDING = Symbol.for('@payments-contract/sandbox: held log lines');
+const holding: Set<() => void> = ((process as unknown as Record<symbol, Set<() => void> | undefined>)[HOLDING] ??=
+  holdingSet());
+
+function holdingSet(): Set<() => void> {
+  const set = new Set<() => void>();
+  process.once('exit', () => {
+    for (const writeHeld of set) writeHeld();
+  });
+  return set;
+}
 
 /** A destination that can write out what it holds at once (before the process exits). */
 type FlushableStream = DestinationStream & { flushSync?: () => void };
