@@ -187,16 +187,19 @@ export function createStoreListeners(options: StoreListenersOptions): Listeners 
     },
 
     next: async (scope, listenerId, waitMs) => {
+      if (closed) return [];
       const until = realTime() + (closed ? 0 : waitMs);
       await seen(scope, listenerId, until);
       let taken = await take(scope, listenerId);
       while (taken.length === 0 && !closed && realTime() < until) {
         await sleep(Math.min(lookMs, Math.max(0, until - realTime())));
+        if (closed) break;
         // Stopped meanwhile (by a request to another sandbox): the poll ends.
         if (!(await store.get(LISTENERS_COLLECTION, scope, listenerId))) return [];
         taken = await take(scope, listenerId);
       }
-      await seen(scope, listenerId, 0, true);
+      // Closed meanwhile: the sandbox is stopping, and its store with it.
+      if (!closed) await seen(scope, listenerId, 0, true);
       return taken;
     },
 

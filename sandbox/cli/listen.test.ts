@@ -9,13 +9,14 @@ import { DEFAULT_TEST_CALLBACK_TOKEN, DEFAULT_TEST_SECRET_KEY } from '../config.
 import type { RunningSandbox } from '../main.js';
 import {
   closedPort,
+  startListening as startListeningTo,
   startLocalSandbox,
   startRecordingReceiver,
   type ReceivedCallback,
   type RecordingReceiver,
 } from './testing.js';
 import { runCommand } from './commands.js';
-import { listen, type ListenOptions } from './listen.js';
+import type { ListenOptions } from './listen.js';
 import { trigger } from './trigger.js';
 
 let sandbox: RunningSandbox;
@@ -36,22 +37,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** A listener running until `stop()`, its output captured. */
-function startListening(options: Partial<ListenOptions> = {}) {
-  const output = { stdout: '', stderr: '' };
-  const stopping = new AbortController();
-  const done = listen({
-    baseUrl: sandbox.url,
-    secretKey: DEFAULT_TEST_SECRET_KEY,
-    forwardTo: receiver.url,
-    signal: stopping.signal,
-    waitMs: 2000,
-    stdout: { write: (text: string) => ((output.stdout += text), true) },
-    stderr: { write: (text: string) => ((output.stderr += text), true) },
-    ...options,
-  });
-  return { output, done, stop: () => (stopping.abort(), done) };
-}
+/** A listener of this file's sandbox, forwarding to its receiver unless told otherwise. */
+const startListening = (options: Partial<ListenOptions> = {}) =>
+  startListeningTo({ baseUrl: sandbox.url, secretKey: DEFAULT_TEST_SECRET_KEY, forwardTo: receiver.url, ...options });
 
 const control = (path: string) =>
   fetch(`${sandbox.url}${path}`, {

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../config.js';
 import { startSandbox, type RunningSandbox } from '../main.js';
+import { listen, type ListenOptions } from './listen.js';
 
 /** A sandbox on a free 127.0.0.1 port with its data in memory, configured by `env` beside that. */
 export async function startLocalSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
@@ -60,4 +61,18 @@ export async function startRecordingReceiver(status: () => number = () => 200): 
     received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A listener (`payments-sandbox listen`) running until `stop()`, its output captured; polls wait 2 s. */
+export function startListening(options: Omit<ListenOptions, 'signal' | 'stdout' | 'stderr'>) {
+  const output = { stdout: '', stderr: '' };
+  const stopping = new AbortController();
+  const done = listen({
+    waitMs: 2000,
+    ...options,
+    signal: stopping.signal,
+    stdout: { write: (text: string) => ((output.stdout += text), true) },
+    stderr: { write: (text: string) => ((output.stderr += text), true) },
+  });
+  return { output, done, stop: () => (stopping.abort(), done) };
 }
