@@ -54,6 +54,11 @@ const COMMANDS: [string, string, (args: string[]) => Promise<Ran>][] = [
     (args) => run('npm', ['run', '--silent', 'release', '--', ...args]),
   ],
   [
+    'npm run bench:conformance',
+    'conformance/bench/full-run.ts',
+    (args) => run('npm', ['run', '--silent', 'bench:conformance', '--', ...args]),
+  ],
+  [
     'npm run bench:server',
     'generator/bench-server/bench.ts',
     (args) => run('npm', ['run', '--silent', 'bench:server', '--', ...args]),
