@@ -55,6 +55,9 @@ export interface StoreListenersOptions extends ListenersOptions {
   lookMs?: number;
 }
 
+/** How long after it was last seen a listener's record is removed (real ms). */
+export const FORGOTTEN_AFTER_MS = 60_000;
+
 const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
@@ -76,11 +79,23 @@ export function createStoreListeners(options: StoreListenersOptions): Listeners 
   const refresh = async (): Promise<void> => {
     const found = await store.findAcrossScopes<ListenerRecord>(LISTENERS_COLLECTION, 'state', 'live');
     const next = new Map<string, ListenerRecord[]>();
-    for (const { scope, record } of found) next.set(scopeKey(scope), [...(next.get(scopeKey(scope)) ?? []), record]);
+    const now = realTime();
+    for (const { scope, record } of found) {
+      // A listener that ended without saying so (killed) is forgotten after a while, with what waited for it.
+      if (now - Math.max(record.seen_ms, record.polling_until_ms) > FORGOTTEN_AFTER_MS) await forget(scope, record.id);
+      else next.set(scopeKey(scope), [...(next.get(scopeKey(scope)) ?? []), record]);
+    }
     known = next;
   };
   const timer = setInterval(() => void refresh().catch(() => undefined), options.refreshMs ?? 250);
   timer.unref();
+
+  const forget = (scope: Scope, listenerId: string): Promise<void> =>
+    store.transaction(async (tx) => {
+      await tx.delete(LISTENERS_COLLECTION, scope, listenerId);
+      for (const record of await tx.findBy<ForwardRecord>(FORWARDS_COLLECTION, scope, 'listener_id', listenerId))
+        if (record.deadline_ms < realTime()) await tx.delete(FORWARDS_COLLECTION, scope, record.id);
+    });
 
   /**
    * Writes the listener's record, and keeps it in what this sandbox knows at once. At a poll's end (`again`)

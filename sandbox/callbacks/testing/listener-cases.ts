@@ -5,7 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Scope, Store } from '../../store/store.js';
 import { LISTENER_STOPPED, NO_LISTENER_ANSWER, type ForwardRequest, type Listeners } from '../listeners.js';
-import { createStoreListeners, FORWARDS_COLLECTION, storeListenersCollections } from '../store-listeners.js';
+import {
+  createStoreListeners,
+  FORGOTTEN_AFTER_MS,
+  FORWARDS_COLLECTION,
+  LISTENERS_COLLECTION,
+  storeListenersCollections,
+} from '../store-listeners.js';
 
 const scope: Scope = { merchantId: 'm1', mode: 'test' };
 /** Two connections to one store (two sandboxes' own, or one shared by both), opened on its listener collections. */
@@ -73,6 +79,23 @@ export function storeListenerCases(name: string, openPair: OpenPair): void {
       await a.refresh();
       expect(a.live(scope)).toBe(false);
       expect(b.live(scope)).toBe(false);
+    });
+
+    it('forgets a listener that ended without saying so, a while after it was last seen', async () => {
+      const [store] = await openPair();
+      let now = 1_000_000;
+      const sandbox = createStoreListeners({ store, realTime: () => now, refreshMs: 60_000, lookMs: 10 });
+      opened.push(sandbox);
+      await sandbox.next(scope, 'killed', 0);
+      await sandbox.refresh();
+      expect(sandbox.live(scope)).toBe(true);
+      now += FORGOTTEN_AFTER_MS;
+      await sandbox.refresh();
+      expect(sandbox.live(scope)).toBe(false);
+      expect(await store.get(LISTENERS_COLLECTION, scope, 'killed')).toBeDefined();
+      now += 1;
+      await sandbox.refresh();
+      expect(await store.get(LISTENERS_COLLECTION, scope, 'killed')).toBeUndefined();
     });
 
     it('ends an attempt nobody answers in time as no answer, and leaves nothing behind', async () => {
