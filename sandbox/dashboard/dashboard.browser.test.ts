@@ -496,6 +496,35 @@ describe('the dashboard', () => {
     expect((await callApi('GET', '/balance')).status).toBe(200);
   });
 
+  it('marks an attempt a `listen` took instead of the URL', async () => {
+    const listener = { listener_id: 'dashboard-listener' };
+    // A poll makes the listener live; from then on each attempt goes to it instead of the URL.
+    expect((await callApi('POST', '/sandbox/listeners/next', { ...listener, wait_ms: 0 })).status).toBe(200);
+    try {
+      const created = await callApi('POST', '/ewallets', {
+        external_id: 'dashboard-ewallet-listened',
+        amount: 80003,
+        phone: '081234567890',
+        ewallet_type: 'OVO',
+      });
+      expect(created.status).toBe(200);
+      const polled = await callApi('POST', '/sandbox/listeners/next', { ...listener, wait_ms: 10_000 });
+      const forwards = polled.json.forwards as { id: string; event: string }[];
+      expect(forwards.map((forward) => forward.event)).toEqual(['ewallet.payment']);
+      const answered = await callApi('POST', `/sandbox/listeners/forwards/${forwards[0]?.id}/answer`, {
+        status: 200,
+        error: null,
+      });
+      expect(answered.status).toBeLessThan(300);
+    } finally {
+      await callApi('POST', '/sandbox/listeners/next', { ...listener, wait_ms: 0, stop: true });
+    }
+    await page.getByRole('button', { name: 'Events' }).click();
+    const attempt = page.locator('.attempt', { has: page.locator('.forwarded') });
+    await expect.poll(() => attempt.count()).toBe(1);
+    expect(await attempt.textContent()).toContain('HTTP 200');
+  });
+
   it('logged no errors and asked no other host for anything', () => {
     // Chromium reports a 404 answer to fetch on the console: expected only from a sandbox without the requests list.
     expect(consoleErrors.filter((line) => recordsRequests || !/status of 404/.test(line))).toEqual([]);

@@ -601,6 +601,8 @@ function attemptLine(attempt, index) {
     `#${index + 1} at `,
     when(attempt.at),
     ` → ${outcome} in ${text(attempt.duration_ms)} ms`,
+    // Sent to a `payments-sandbox listen` on a developer's machine instead of the URL.
+    attempt.forwarded === true ? h('span', { class: 'badge forwarded' }, 'via listen') : null,
   );
 }
 
