@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DuplicateKeyError, isStoreUnavailable, StoreUnavailableError, type JsonRecord } from '../store.js';
@@ -65,6 +66,78 @@ describe('the postgres store across processes', () => {
       DuplicateKeyError,
     );
     await Promise.all(stores.map((store) => store.close()));
+  }, 60_000);
+});
+
+/** A TCP relay to `port` that holds every chunk `delayMs` each way, as a database a network away would. */
+async function startSlowLink(port: number, delayMs: number): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const relay = (from: Socket, to: Socket) => {
+    from.on('data', (chunk: Buffer) => void setTimeout(() => to.write(chunk), delayMs));
+    from.on('close', () => void setTimeout(() => to.destroy(), delayMs));
+    from.on('error', () => undefined);
+  };
+  const server = createServer((client) => {
+    const database = connect(port, '127.0.0.1');
+    for (const socket of [client, database]) sockets.add(socket);
+    relay(client, database);
+    relay(database, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('writes of a postgres transaction to a collection without unique values', () => {
+  const withNotes = [...collections, { name: 'notes' }];
+  const note = (id: string, text: string): JsonRecord => ({ id, text });
+
+  it('are pipelined: eight of them in one transaction cost about one round trip, not eight', async () => {
+    const delayMs = 40;
+    const link = await startSlowLink(server().port, delayMs);
+    const url = new URL(server().url);
+    url.port = String(link.port);
+    const store = await openTestStore(url.toString(), 'pipelined', withNotes);
+    try {
+      await store.insert('notes', merchantA, note('warm', 'the connection opened before timing'));
+      const started = performance.now();
+      await store.transaction(async (tx) => {
+        for (let n = 0; n < 8; n++) await tx.insert('notes', merchantA, note(`n${n}`, 'first'));
+        expect((await tx.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('first');
+        await tx.update('notes', merchantA, note('n7', 'second'));
+      });
+      const elapsed = performance.now() - started;
+      // BEGIN with the lock, the writes with the read, the last write, COMMIT: 4 round trips of 80 ms;
+      // one round trip per write would be 11.
+      expect(elapsed).toBeLessThan(7 * 2 * delayMs);
+      expect((await store.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('second');
+      expect(await store.list('notes', merchantA)).toHaveLength(9);
+    } finally {
+      await store.close();
+      await link.close();
+    }
+  }, 60_000);
+
+  it('fail the transaction when one of them writes nothing, before later statements and the commit: nothing of it is kept', async () => {
+    const store = await openTestStore(server().url, 'pipelined-failure', withNotes);
+    try {
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('notes', merchantA, note('kept?', 'no'));
+          await tx.update('notes', merchantA, note('missing', 'no such note'));
+          await tx.get('notes', merchantA, 'kept?');
+          await tx.insert('notes', merchantA, note('after', 'no'));
+        }),
+      ).rejects.toThrow('notes missing does not exist');
+      expect(await store.list('notes', merchantA)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   }, 60_000);
 });
 

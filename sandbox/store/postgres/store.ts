@@ -248,19 +248,24 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await setup.end().catch(() => undefined);
   }
 
-  const pool = new pg.Pool({
+  // `pipeline` is newer than the client's published types.
+  const poolConfig: pg.PoolConfig & { pipeline: boolean } = {
     ...connection,
     // The pool counts waiting for a free connection in this timeout too: a busy scope's queue may take as
     // long as a statement may, while a database that is down refuses a new connection at once.
     connectionTimeoutMillis: Math.max(connectTimeoutMs, statementTimeoutMs),
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     statement_timeout: statementTimeoutMs,
+    // A statement is sent without waiting for the answers to those before it (each still has its own Sync,
+    // so outside a transaction one failing fails no other): a transaction's deferred writes use it.
+    pipeline: true,
     // The server cancels a statement at statement_timeout; this also ends the wait when the server itself
     // does not answer at all (stopped, or the network dropped the connection without a word).
     query_timeout: statementTimeoutMs + 2000,
     // A transaction left open by a process that stopped answering is ended by the server, its locks freed.
     idle_in_transaction_session_timeout: Math.max(30_000, statementTimeoutMs * 2),
-  });
+  };
+  const pool = new pg.Pool(poolConfig);
   // An idle connection the server closed (a restart): the pool drops it and opens another when asked.
   pool.on('error', () => undefined);
 
@@ -421,11 +426,56 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         throw duplicateOf(error, record);
       }
     };
+    // Writes to a collection without unique values are sent without waiting for their answer: the connection
+    // pipelines (pool option `pipeline`), so the statements behind them go out at once, still run after
+    // them in order (a later read sees the write), and the transaction pays one round trip for a run of
+    // writes instead of one each. Such a write can only fail on a fault (a lost record, a lost connection,
+    // a deadlock), never on a value the domain code would catch: its failure fails every later statement
+    // and the commit, which rolls back.
+    let deferredFailure: { error: unknown } | undefined;
+    const deferred: Promise<void>[] = [];
+    /** The deferred write's failure, if one failed, before whatever a later statement then reports. */
+    const firstFailure = (error: unknown): unknown => (deferredFailure ? deferredFailure.error : error);
+    const afterDeferred = async <T>(statement: Promise<T>): Promise<T> => {
+      if (deferredFailure) throw deferredFailure.error;
+      try {
+        return await statement;
+      } catch (error) {
+        throw firstFailure(error);
+      }
+    };
+    const writeLater = async (
+      statement: 'insert' | 'update',
+      collection: string,
+      scope: Scope,
+      record: JsonRecord,
+    ): Promise<void> => {
+      const text = recordText(collection, record);
+      const on = await enter(scope);
+      if (deferredFailure) throw deferredFailure.error;
+      const fail = (error: unknown) => void (deferredFailure ??= { error });
+      deferred.push(
+        query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, text]).then(
+          ({ rowCount }) => {
+            if (rowCount) return;
+            fail(
+              new Error(
+                statement === 'update'
+                  ? `${collection} ${record.id} does not exist`
+                  : `${collection} ${record.id}: the insert wrote nothing`,
+              ),
+            );
+          },
+          (error: unknown) => fail(duplicateOf(error, record)),
+        ),
+      );
+    };
+    const deferrable = (collection: string) => tableOf(collection).sql.taken.size === 0;
     const read = reads(() => client!);
     const tx: Transaction = {
       get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
         await enter(scope);
-        return read.get<T>(collection, scope, id);
+        return afterDeferred(read.get<T>(collection, scope, id));
       },
       findBy: async <T extends JsonRecord>(
         collection: string,
@@ -435,14 +485,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         options?: FindOptions,
       ) => {
         await enter(scope);
-        return read.findBy<T>(collection, scope, field, value, options);
+        return afterDeferred(read.findBy<T>(collection, scope, field, value, options));
       },
       list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
         await enter(scope);
-        return read.list<T>(collection, scope, options);
+        return afterDeferred(read.list<T>(collection, scope, options));
       },
       insert: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('insert', collection, scope, record)))
+        if (deferrable(collection)) {
+          await writeLater('insert', collection, scope, record);
+          return record;
+        }
+        if (!(await afterDeferred(write('insert', collection, scope, record))))
           throw (
             (await takenField(client!, collection, scope, record)) ??
             new Error(`${collection} ${record.id}: the insert wrote nothing`)
@@ -450,7 +504,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return record;
       },
       update: async <T extends JsonRecord>(collection: string, scope: Scope, record: T) => {
-        if (!(await write('update', collection, scope, record)))
+        if (deferrable(collection)) {
+          await writeLater('update', collection, scope, record);
+          return record;
+        }
+        if (!(await afterDeferred(write('update', collection, scope, record))))
           throw (
             (await takenField(client!, collection, scope, record)) ??
             new Error(`${collection} ${record.id} does not exist`)
@@ -460,12 +518,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       delete: async (collection, scope, id) => {
         const on = await enter(scope);
         return (
-          ((await query(on, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])).rowCount ?? 0) > 0
+          ((await afterDeferred(query(on, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id])))
+            .rowCount ?? 0) > 0
         );
       },
       clearScope: async (scope) => {
         const on = await enter(scope);
-        for (const { sql } of byCollection.values()) await query(on, sql.clear, [scope.merchantId, scope.mode]);
+        for (const { sql } of byCollection.values())
+          await afterDeferred(query(on, sql.clear, [scope.merchantId, scope.mode]));
       },
     };
     return {
@@ -473,6 +533,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       broken: () => broken,
       commit: async (): Promise<void> => {
         if (!client || broken) return;
+        await Promise.all(deferred);
+        if (deferredFailure) throw deferredFailure.error;
         try {
           await client.query('COMMIT');
         } catch (error) {
