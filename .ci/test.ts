@@ -5,8 +5,10 @@
 // at a time and mostly waits on its sandboxes, about a third of them (measured: 111 s of CPU over its 163 s
 // alone): side by side they finish well before one after the other would, and neither judges time so finely
 // that the other disturbs it (the reliability suite passes at a load of 10 on two cores; a catalogue run that
-// cannot judge a mutant in time judges it again alone). The first part that fails stops the run (the others of
-// its stage are stopped) and its exit code is the run's.
+// cannot judge a mutant in time judges it again alone). The PostgreSQL cluster's full profile (the unit files
+// that run alone, .ci/vitest.config.ts) mostly waits too (41 s of CPU in 144 s beside those two, where it
+// passed); four unit files at once starve it, so it runs in that last stage rather than after the unit batch.
+// The first part that fails stops the run (the others of its stage are stopped) and its exit code is the run's.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +25,11 @@ export const STAGES: Part[][] = [
     { name: 'lint', script: 'lint' },
     { name: 'typecheck', script: 'typecheck' },
   ],
-  [{ name: 'unit', script: 'test:unit' }],
+  [{ name: 'unit', script: 'test:unit:batch' }],
   [
     { name: 'mutants', script: 'conformance:mutants' },
     { name: 'reliability', script: 'test:reliability:ci' },
+    { name: 'unit (cluster)', script: 'test:unit:alone' },
   ],
 ];
 
