@@ -66,13 +66,19 @@ export function storeListenerCases(name: string, openPair: OpenPair): void {
     });
 
     it('ends, through either sandbox, a listener that stops: its poll, what it owed, its being live', async () => {
-      const { a, b } = await twoSandboxes();
+      const { store, a, b } = await twoSandboxes();
       await a.next(scope, 'leaving', 0);
       await b.refresh();
       const outcome = b.forward(scope, request, 5000);
       const [taken] = await a.next(scope, 'leaving', 1000);
       expect(taken).toBeDefined();
       const open = a.next(scope, 'leaving', 5000);
+      // The stop comes once the poll is open (its mark in the store), as a person's Ctrl-C does: one sent before
+      // would be undone by the poll that arrives after it.
+      const pollingUntil = async (): Promise<number> =>
+        (await store.get<{ id: string; polling_until_ms: number }>(LISTENERS_COLLECTION, scope, 'leaving'))
+          ?.polling_until_ms ?? 0;
+      await expect.poll(pollingUntil).toBeGreaterThan(Date.now());
       await b.leave(scope, 'leaving');
       await expect(open).resolves.toEqual([]);
       await expect(outcome).resolves.toEqual({ status: null, error: LISTENER_STOPPED });
