@@ -230,6 +230,14 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
       );
   }
   const remainders = accepted.map((e) => header(e, 'ratelimit-remaining')).filter((n): n is number => n !== undefined);
+  // Counting down needs two accepted answers of one window that say it; a window spent by other requests (or
+  // one that began inside the burst) may leave fewer, and then nothing was judged: the run says so.
+  const countDownUnchecked =
+    remainders.length < 2
+      ? [
+          `RateLimit-Remaining counting down: not judged, ${remainders.length} accepted answer${remainders.length === 1 ? '' : 's'} of the burst said it (the window was spent by other requests, or began inside the burst)`,
+        ]
+      : [];
   if (remainders.length > 1 && new Set(remainders).size < remainders.length) {
     findings.push(
       finding(
@@ -263,7 +271,9 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
     outcome: outcomeOf(findings),
     cases: sent.exchanges.length + 1 + keys.cases,
     findings,
-    ...(keys.unchecked.length > 0 ? { unchecked: keys.unchecked } : {}),
+    ...(countDownUnchecked.length + keys.unchecked.length > 0
+      ? { unchecked: [...countDownUnchecked, ...keys.unchecked] }
+      : {}),
   };
 }
 
