@@ -99,7 +99,11 @@ export const mutants: Mutant[] = [
   {
     name: 'callback-settings-of-test-mode',
     family: 'callback_deliveries',
-    caught: { result: 'callback_deliveries:disbursementFinished' },
+    // The live changed callback of an account carries the test mode's token: the finding that names the mistake.
+    caught: {
+      result: 'callback_deliveries:fixedVirtualAccountChanged',
+      says: [/is not this merchant's callback token for this mode/],
+    },
     class: 'callbacks',
     mistake:
       "a merchant's settings are read for test mode whatever the key's mode, so live objects' callbacks go to the test-mode callback URLs",
