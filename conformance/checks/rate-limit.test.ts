@@ -12,18 +12,20 @@ const KEY = 'sk_test_rate_limit';
 const limited = limitedOperations(contract)[0]!;
 
 /**
- * A target that serves `limited` from windows of one second, each with `left` requests still to spend (the
- * rest of the window spent by requests of its own), and says what it counts in the RateLimit fields.
+ * A target that serves `limited` from windows that each begin with `left` requests still to spend (the rest
+ * spent by requests of its own) and says what it counts in the RateLimit fields. A window ends only once its
+ * Retry-After (1 s) has passed since its first 429, so a burst never straddles two windows.
  */
 function windowsWithLeft(left: number, remaining: (used: number) => number): Promise<Target> {
-  let window = -1;
-  let used = 0;
+  let used = limited.limit - left;
+  let refusedAt: number | undefined;
   return startTarget(contract, KEY, ({ operation, authorized }, response) => {
     if (!authorized || operation !== limited.operation) return undefined;
-    const now = Math.floor(Date.now() / 1000);
-    if (now !== window) [window, used] = [now, limited.limit - left];
+    if (refusedAt !== undefined && Date.now() - refusedAt >= 1000)
+      [used, refusedAt] = [limited.limit - left, undefined];
     const refused = used >= limited.limit;
-    if (!refused) used += 1;
+    if (refused) refusedAt ??= Date.now();
+    else used += 1;
     response
       .writeHead(refused ? 429 : 200, {
         'content-type': 'application/json',
