@@ -146,6 +146,17 @@ async function callApi(
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
+/** An e-wallet payment of the contract's test amount for a blocked account: it fails right after creation. */
+async function createBlockedEwalletPayment(externalId: string): Promise<void> {
+  const created = await callApi('POST', '/ewallets', {
+    external_id: externalId,
+    amount: 80003,
+    phone: '081234567890',
+    ewallet_type: 'OVO',
+  });
+  expect(created.status).toBe(200);
+}
+
 describe('the dashboard', () => {
   let disbursementId = '';
   let chosenCode = '';
@@ -376,14 +387,7 @@ describe('the dashboard', () => {
   });
 
   it("shows an e-wallet payment's failure code in its list", async () => {
-    // The contract's test amount for a blocked account; the payment fails right after creation.
-    const created = await callApi('POST', '/ewallets', {
-      external_id: 'dashboard-ewallet-1',
-      amount: 80003,
-      phone: '081234567890',
-      ewallet_type: 'OVO',
-    });
-    expect(created.status).toBe(200);
+    await createBlockedEwalletPayment('dashboard-ewallet-1');
     await page.getByRole('button', { name: 'Resources' }).click();
     await page.locator('#resource-kind').selectOption('ewallet_payments');
     const row = page.locator('#resource-list tbody tr', { hasText: 'dashboard-ewallet-1' });
@@ -501,13 +505,7 @@ describe('the dashboard', () => {
     // A poll makes the listener live; from then on each attempt goes to it instead of the URL.
     expect((await callApi('POST', '/sandbox/listeners/next', { ...listener, wait_ms: 0 })).status).toBe(200);
     try {
-      const created = await callApi('POST', '/ewallets', {
-        external_id: 'dashboard-ewallet-listened',
-        amount: 80003,
-        phone: '081234567890',
-        ewallet_type: 'OVO',
-      });
-      expect(created.status).toBe(200);
+      await createBlockedEwalletPayment('dashboard-ewallet-listened');
       const polled = await callApi('POST', '/sandbox/listeners/next', { ...listener, wait_ms: 10_000 });
       const forwards = polled.json.forwards as { id: string; event: string }[];
       expect(forwards.map((forward) => forward.event)).toEqual(['ewallet.payment']);
