@@ -41,8 +41,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * Files that measure the machine itself (a sandbox cluster on PostgreSQL paced to the contract's rate limits and
  * callback timings) and fail when several unit files share its cores: they run apart from the others, one at a
  * time (VITEST_ALONE=1 selects them; `npm run test:unit` runs them after the others, `npm test` beside the
- * mutant catalogue and the reliability suite, which mostly wait). The 1 GiB journal's memory test runs with the others: it
- * judges the reopening's own peak (reset just before it), which files beside it do not move.
+ * mutant catalogue and the reliability suite, which mostly wait). The 1 GiB journal's memory test runs with the
+ * others: it judges the reopening's own peak (reset just before it), which files beside it do not move.
  */
 export const ALONE = ['conformance/tests/sandbox-postgres-cluster.test.ts'];
 const alone = process.env.VITEST_ALONE === '1';
