@@ -30,6 +30,13 @@ describe('unique values', () => {
     expect(unique.next({ enum: ['OVO'] }, 'OVO')).toBe('OVO');
   });
 
+  it('tells the values it made from those it kept', () => {
+    expect(unique.made(unique.next({ type: 'string' }, 'order-1'))).toBe(true);
+    expect(unique.made(unique.next({ enum: ['OVO'] }, 'OVO'))).toBe(false);
+    expect(unique.made(new UniqueValues(contract).next({ type: 'string' }, 'order-1'))).toBe(false);
+    expect(unique.made(undefined)).toBe(false);
+  });
+
   it('makes the fields a duplicate rule or a lookup uses unique', () => {
     expect(identifierFields(contract, contract.operation('createEwalletPayment')).sort()).toEqual([
       'ewallet_type',

@@ -52,6 +52,11 @@ export class UniqueValues {
       .map((candidate) => (candidate.length > max ? candidate.slice(candidate.length - max) : candidate));
     return candidates.find((candidate) => this.contract.validate(schema ?? {}, candidate).length === 0) ?? original;
   }
+
+  /** Whether `value` is one this run made: only those name one resource (an enum value or an example's code is shared). */
+  made(value: Json | undefined): value is string {
+    return typeof value === 'string' && value.includes(this.tag);
+  }
 }
 
 /**

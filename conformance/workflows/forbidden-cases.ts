@@ -304,6 +304,7 @@ export function forbiddenCases(contract: Contract, control: ControlApi | undefin
         markers: objectMarkers(
           instance.id,
           identifierFields(contract, create).map((field) => getPath(instance.body, field)),
+          env.unique,
         ),
       }),
     };

@@ -3,13 +3,12 @@
 // delivery records, `x-callback-deliveries`). A snapshot is taken before and after the action; the balances,
 // which any case's steps move, inside a window no other case of the check writes in (see SharedExclusive),
 // so any difference is the action's.
-import { isObject } from '@payments-contract/contract/model';
 import type { Json } from '@payments-contract/contract/model/types';
 import type { ControlApi } from '../callbacks/sandbox.js';
 import { buildRequest } from '../data/requests.js';
 import { accountKey, accountLabel, type Account } from '../data/balance-effects.js';
 import type { Exchange } from '../http.js';
-import { getPath } from './data.js';
+import { getPath, type UniqueValues } from './data.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -163,9 +162,15 @@ export function compareSnapshots(
   );
 }
 
-/** The strings a callback about the object would carry: its id and the string identifiers it was created with. */
-export function objectMarkers(id: string | undefined, identifiers: readonly (Json | undefined)[]): string[] {
-  return [id, ...identifiers].filter(
-    (value): value is string => typeof value === 'string' && value.length >= 6 && !isObject(value),
-  );
+/**
+ * The strings that tell a callback about the object from one about another: its id and the identifiers this run
+ * made unique. An identifier it could not make unique (an outlet name, an example's digit-only code) is in other
+ * objects' callbacks too, and another case's callback carrying it would count as this action's.
+ */
+export function objectMarkers(
+  id: string | undefined,
+  identifiers: readonly (Json | undefined)[],
+  unique: Pick<UniqueValues, 'made'>,
+): string[] {
+  return [...(id !== undefined && id.length >= 6 ? [id] : []), ...identifiers.filter((value) => unique.made(value))];
 }
