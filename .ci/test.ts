@@ -1,13 +1,14 @@
 // `npm test`: the repository's checks as parts, each an npm script, and at the end one line per part with its
-// wall time and status, and the total. Parts of one stage run side by side; stages run one after another. Lint
-// and typecheck each keep one core busy, and the machine has two. The unit tests use every core alone. The
-// mutant catalogue keeps both cores busy most of its run, and the reliability suite, which runs its files one
-// at a time and mostly waits on its sandboxes, about a third of them (measured: 111 s of CPU over its 163 s
-// alone): side by side they finish well before one after the other would, and neither judges time so finely
-// that the other disturbs it (the reliability suite passes at a load of 10 on two cores; a catalogue run that
-// cannot judge a mutant in time judges it again alone). The PostgreSQL cluster's full profile (the unit files
-// that run alone, .ci/vitest.config.ts) mostly waits too (41 s of CPU in 144 s beside those two, where it
-// passed); four unit files at once starve it, so it runs in that last stage rather than after the unit batch.
+// wall time and status, and the total. Parts of one stage run side by side; stages run one after another. The
+// unit tests use every core alone. The mutant catalogue keeps both cores busy most of its run, and the
+// reliability suite, which runs its files one at a time and mostly waits on its sandboxes, about a third of them
+// (measured: 111 s of CPU over its 163 s alone): side by side they finish well before one after the other would,
+// and neither judges time so finely that the other disturbs it (the reliability suite passes at a load of 10 on
+// two cores; a catalogue run that cannot judge a mutant in time judges it again alone). The PostgreSQL cluster's
+// full profile (the unit files that run alone, .ci/vitest.config.ts) mostly waits too (41 s of CPU in 144 s
+// beside those two, where it passed); four unit files at once starve it, so it runs in that last stage rather
+// than after the unit batch. Lint and typecheck (about 55 s of CPU together, 34 s of wall time as a stage of
+// their own) run in that stage too, whose parts leave the cores idle a third of the time.
 // The first part that fails stops the run (the others of its stage are stopped) and its exit code is the run's.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -21,15 +22,13 @@ export interface Part {
 
 /** Stages in order; the parts of a stage run at the same time. */
 export const STAGES: Part[][] = [
-  [
-    { name: 'lint', script: 'lint' },
-    { name: 'typecheck', script: 'typecheck' },
-  ],
   [{ name: 'unit', script: 'test:unit:batch' }],
   [
     { name: 'mutants', script: 'conformance:mutants' },
     { name: 'reliability', script: 'test:reliability:ci' },
     { name: 'unit (cluster)', script: 'test:unit:alone' },
+    { name: 'lint', script: 'lint' },
+    { name: 'typecheck', script: 'typecheck' },
   ],
 ];
 
