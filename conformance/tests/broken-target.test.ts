@@ -11,8 +11,9 @@ import { startTarget, type Override, type Target } from './target.js';
 
 const contract = loadContract();
 const KEY = 'sk_test_broken';
-// Long enough that a conforming answer is never late on a loaded 2-core machine (400 ms was, now and then).
-const TIMEOUT_MS = 1_500;
+// Long enough that a conforming answer is never late on a loaded 2-core machine (400 ms was now and then, and
+// 1,500 ms once at a load of 8 with helpers' benchmarks beside the unit batch).
+const TIMEOUT_MS = 3_000;
 const options = (baseUrl: string): RunOptions => ({
   baseUrl,
   apiKey: KEY,
