@@ -165,6 +165,23 @@ describe('listRequests: the record of recent requests', () => {
     expect(data[0]).toMatchObject({ method: 'GET', path: '/balance', request_body: null, idempotency_key: null });
   });
 
+  it('gives the time the request arrived, not the time its answer was made', async () => {
+    sandbox = await createTestSandbox();
+    const armed = await sandbox.request('POST', '/sandbox/faults', {
+      body: { kind: 'delay', operation: 'getBalance', delay_ms: 1_000 },
+    });
+    expect(armed.status).toBe(200);
+    const sent = Date.now();
+    const answer = await sandbox.request('GET', '/balance');
+    const answered = Date.now();
+    const { data } = (await listRequests()).body as { data: { id: string; at: string }[] };
+    const entry = data.find((recorded) => recorded.id === answer.headers.get('x-request-id'));
+    const at = Date.parse(entry?.at ?? '');
+    // Held back a second before its answer: nearer the sending than the answer, whatever the machine's load.
+    expect(at - sent).toBeLessThan(answered - at);
+    expect(at).toBeGreaterThanOrEqual(sent - 5);
+  });
+
   it("never shows another merchant's requests, nor the other mode's", async () => {
     sandbox = await createTestSandbox();
     await sandbox.request('GET', '/balance', { key: 'bTest' });

@@ -178,7 +178,8 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
     if (fields.scope === null) return;
     requests.log.add(fields.scope, {
       id: seen.id,
-      at: requests.now(fields.scope).toISOString(),
+      // The arrival, in the merchant's sandbox time: only a control request moves that clock, and none is recorded.
+      at: new Date(requests.now(fields.scope).getTime() - duration_ms).toISOString(),
       method: seen.method,
       path: seen.path,
       status: seen.status,

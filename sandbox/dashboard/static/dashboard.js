@@ -1238,9 +1238,8 @@ async function showObject(kind, id) {
   /** @type {{ at: string, source: string, answer?: JsonObject, delivery?: JsonObject, element: HTMLElement }[]} */
   const records = [
     ...requests.map((request) => ({
-      // Its start: what it did (a callback it caused, recorded while it ran) comes after it. The record's `at`
-      // is read when the answer is made, so the start is `at` less the duration.
-      at: new Date(Date.parse(text(request.at)) - Number(request.duration_ms ?? 0)).toISOString(),
+      // Its arrival (`at`): what it did (a callback it caused, recorded while it ran) comes after it.
+      at: text(request.at),
       source: `${text(request.method)} ${text(request.path)}`,
       answer: objectOr(parsed(text(request.response_body))),
       element: h(
