@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DuplicateKeyError, isStoreUnavailable, StoreUnavailableError, type JsonRecord } from '../store.js';
 import { collections, describeStoreContract, merchantA, thing } from '../testing/store-contract.js';
 import { DatabaseUnreachableError } from './errors.js';
-import { openPostgresStore } from './store.js';
+import { ANALYZE_FIRST_AFTER, openPostgresStore } from './store.js';
 import { useThrowawayPostgres } from './testing/test-database.js';
 import { openTestStore, schemaFor } from './testing/test-schemas.js';
 
@@ -136,6 +137,39 @@ describe('writes of a postgres transaction to a collection without unique values
       ).rejects.toThrow('notes missing does not exist');
       expect(await store.list('notes', merchantA)).toEqual([]);
     } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe('the postgres store on a table it has just filled', () => {
+  it('reads a record by id through the key and looks a value up through its index, not the whole scope', async () => {
+    const schema = schemaFor('young-table');
+    const store = await openTestStore(server().url, 'young-table', [{ name: 'notes', indexed: ['state'] }]);
+    const client = new pg.Client({ connectionString: server().url });
+    await client.connect();
+    try {
+      // Enough rows that reading the scope costs more than finding one by its key.
+      for (let batch = 0; batch < 10; batch++)
+        await store.transaction(async (tx) => {
+          for (let n = 0; n < ANALYZE_FIRST_AFTER; n++)
+            await tx.insert('notes', merchantA, { id: `n${batch}-${n}`, state: 'open' });
+        });
+      const table = `"${schema}"."records_notes"`;
+      const planOf = async (sql: string): Promise<string> =>
+        (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows
+          .map((row) => row['QUERY PLAN'])
+          .join('\n');
+      const byId = `SELECT data FROM ${table} WHERE merchant_id = 'm-a' AND mode = 'test' AND id = 'n7-7'`;
+      const byState = `SELECT data FROM ${table} WHERE "${schema}".sandbox_key(data -> 'state') = '"closed"' AND merchant_id = 'm-a' AND mode = 'test' ORDER BY seq DESC LIMIT 1`;
+      // The store analyzes in the background: wait for it, a while at most (autovacuum would take a minute).
+      const deadline = Date.now() + 10_000;
+      while ((await planOf(byId)).includes('notes__scope_seq') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await planOf(byId)).toMatch(/Index Cond: .*\bid = 'n7-7'/);
+      expect(await planOf(byState)).toContain('notes__state__key');
+    } finally {
+      await client.end();
       await store.close();
     }
   }, 60_000);
