@@ -1,6 +1,6 @@
 // The entry point as `npm start` runs it: a process that prints where it is and its keys, serves the API, the
 // docs and the contracts, refuses bad configuration with exit 2, and stops cleanly on SIGTERM.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,24 @@ const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   HOME: process.env.HOME,
   ...extra,
 });
+
+/**
+ * The sandbox's command line run to its end, its exit status and stderr. Not spawnSync: a test process blocked
+ * for seconds cannot notice that the running sandbox closed an idle keep-alive connection, and the next
+ * fetch was sent on it ("other side closed", seen at a load of 10).
+ */
+function runToEnd(
+  args: string[],
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(...node(args), { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
 
 describe('npm start', () => {
   let child: ChildProcess;
@@ -124,13 +142,8 @@ describe('npm start', () => {
     });
   });
 
-  it('refuses a second sandbox on the same DATA_DIR with exit 2 and the reason', () => {
-    const second = spawnSync(...node(['--port', '0', '--data-dir', dataDir]), {
-      cwd: repoRoot,
-      env: cleanEnv(),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  it('refuses a second sandbox on the same DATA_DIR with exit 2 and the reason', async () => {
+    const second = await runToEnd(['--port', '0', '--data-dir', dataDir]);
     expect(second.status).toBe(2);
     expect(second.stderr).toContain('is in use by another process');
     expect(second.stderr).toContain('--data-dir');
@@ -173,13 +186,8 @@ describe('npm start', () => {
     }
   });
 
-  it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', () => {
-    const other = spawnSync(...node(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']), {
-      cwd: repoRoot,
-      env: cleanEnv(),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  it('refuses to start another kind of store in a DATA_DIR that holds one, naming the option that opens it', async () => {
+    const other = await runToEnd(['--port', '0', '--data-dir', dataDir, '--store', 'sqlite']);
     expect(other.status).toBe(2);
     expect(other.stderr).toContain('holds a journal store');
     expect(other.stderr).toContain('--store journal');
@@ -235,8 +243,8 @@ describe('bad configuration', () => {
   it.each([
     ['PORT', { PORT: 'abc' }, /PORT must be a whole number/],
     ['SANDBOX_MERCHANTS', { SANDBOX_MERCHANTS: '[{' }, /SANDBOX_MERCHANTS is not JSON/],
-  ])('exits 2 with the reason for a bad %s', (_name, env, message) => {
-    const result = spawnSync(...node([]), { cwd: repoRoot, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+  ])('exits 2 with the reason for a bad %s', async (_name, env, message) => {
+    const result = await runToEnd([], cleanEnv(env));
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('--help');
