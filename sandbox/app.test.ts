@@ -27,11 +27,13 @@ function codeFor(operationId: string, when: string): string {
   throw new Error(`${operationId} documents no ${when} trigger`);
 }
 
-const fvaChangedSetting = ((): string => {
-  const { destination } = webhookMetadata.fixedVirtualAccountChanged.delivery;
-  if (!('dashboard_setting' in destination)) throw new Error('fixedVirtualAccountChanged goes to a dashboard setting');
+/** The dashboard setting a webhook is delivered to. */
+function callbackSettingOf(kind: keyof typeof webhookMetadata): string {
+  const { destination } = webhookMetadata[kind].delivery;
+  if (!('dashboard_setting' in destination)) throw new Error(`${kind} goes to a dashboard setting`);
   return destination.dashboard_setting;
-})();
+}
+const fvaChangedSetting = callbackSettingOf('fixedVirtualAccountChanged');
 
 const openAccount = (externalId: string) => ({ external_id: externalId, bank_code: 'BNI', name: 'Toko Sinar Jaya' });
 const disbursement = (externalId: string) => ({
@@ -219,6 +221,29 @@ describe('configuration of the assembled sandbox', () => {
       const [callback] = await sandbox.waitForCallbacks(1);
       expect(callback?.url).toBe('https://merchant.test/fva-changes');
       expect(callback?.headers['x-callback-token']).toBe(TEST_MERCHANTS.a.callbackTokens.test);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("sends a disbursement's callback to its own URL, and where the control API points the setting from the next one on", async () => {
+    const setting = callbackSettingOf('disbursementFinished');
+    const sandbox = await createTestSandbox({
+      config: { callbackUrls: { [setting]: 'https://merchant.test/disbursements' } },
+    });
+    try {
+      const finishedAt = async (externalId: string): Promise<string | undefined> => {
+        const created = await sandbox.request('POST', '/disbursements', { body: disbursement(externalId) });
+        const { id } = created.body as { id: string };
+        expect((await sandbox.control().completeDisbursement({ path: { id }, body: {} })).status).toBe(200);
+        return (await sandbox.waitForCallback((callback) => (callback.body as { id?: string }).id === id)).url;
+      };
+      expect(await finishedAt('per-kind-before')).toBe('https://merchant.test/disbursements');
+      const changed = await sandbox.control().updateSettings({
+        body: { callback_urls: { [setting]: 'https://merchant.test/elsewhere' } },
+      });
+      expect(changed.ok).toBe(true);
+      expect(await finishedAt('per-kind-after')).toBe('https://merchant.test/elsewhere');
     } finally {
       await sandbox.close();
     }

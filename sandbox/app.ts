@@ -99,16 +99,24 @@ function withPerKindCallbackUrls(
 ): PlatformSettings {
   const entries = Object.entries(perKind);
   if (entries.length === 0) return settings;
-  const apply = (current: SandboxSettings): SandboxSettings => {
+  const apply = <T extends Readonly<SandboxSettings>>(current: T): T => {
+    const callback_urls = { ...current.callback_urls };
     for (const [setting, url] of entries)
-      if ((current.callback_urls[setting] ?? null) === defaultUrl) current.callback_urls[setting] = url;
-    return current;
+      if ((callback_urls[setting] ?? null) === defaultUrl) callback_urls[setting] = url;
+    return { ...current, callback_urls };
   };
+  // The platform's uncopied settings of a scope are one object until they change (a new one then): each is
+  // given its URLs once.
+  const peeked = new WeakMap<Readonly<SandboxSettings>, Readonly<SandboxSettings>>();
   return {
     get: async (scope) => apply(await settings.get(scope)),
     update: async (scope, changes) => apply(await settings.update(scope, changes)),
-    // Read for flags (the rate limit's switch); its callback URLs are the stored ones, without `perKind`.
-    peek: (scope) => settings.peek(scope),
+    peek: (scope) => {
+      const stored = settings.peek(scope);
+      let found = peeked.get(stored);
+      if (!found) peeked.set(stored, (found = apply(stored)));
+      return found;
+    },
     forget: (scope) => settings.forget(scope),
     reload: () => settings.reload(),
   };

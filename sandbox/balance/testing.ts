@@ -160,6 +160,7 @@ export function createHarness(
     ids: { next: (prefix = '') => `${prefix}${(++ids).toString(16).padStart(24, '0')}` },
     settings: {
       get: async (scope) => structuredClone(settingsOf(scope)),
+      peek: settingsOf,
       update: async (scope, changes) => {
         const next = { ...settingsOf(scope), ...changes };
         settings.set(keyOf(scope), next);

@@ -6,7 +6,7 @@ import type { SandboxSettings, SandboxContext, Scope, Transaction } from '../con
 import { toJson } from '../json.js';
 
 /** The merchant's URL for a webhook delivered to a dashboard setting; null when none is configured. */
-export function dashboardCallbackUrl(kind: WebhookKind, settings: SandboxSettings): string | null {
+export function dashboardCallbackUrl(kind: WebhookKind, settings: Readonly<SandboxSettings>): string | null {
   const destination = webhookMetadata[kind].delivery.destination;
   if (!('dashboard_setting' in destination)) throw new Error(`${kind} is not delivered to a dashboard setting`);
   return settings.callback_urls[destination.dashboard_setting] ?? null;
@@ -19,7 +19,7 @@ export async function enqueueDashboardCallback<K extends WebhookKind>(
   scope: Scope,
   kind: K,
   payload: WebhookEvents[K],
-  settings: SandboxSettings,
+  settings: Readonly<SandboxSettings>,
 ): Promise<void> {
   await ctx.callbacks.enqueue(tx, scope, kind, toJson(payload), dashboardCallbackUrl(kind, settings));
 }

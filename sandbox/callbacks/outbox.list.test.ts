@@ -43,6 +43,9 @@ function outboxOn(store: Store): Outbox {
   };
   const settings: Settings = {
     get: () => Promise.reject(new Error('not used')),
+    peek: () => {
+      throw new Error('not used');
+    },
     update: () => Promise.reject(new Error('not used')),
   };
   return createOutbox({ store, clock, ids, settings, retention: { kept: 10 * LIMIT } });

@@ -60,6 +60,9 @@ describe('callback delivery retention', () => {
     };
     const settings: Settings = {
       get: () => Promise.reject(new Error('not used')),
+      peek: () => {
+        throw new Error('not used');
+      },
       update: () => Promise.reject(new Error('not used')),
     };
     const outbox = createOutbox({ store, clock, ids, settings, retention: { kept: 5, every: 1 } });

@@ -157,7 +157,7 @@ export function disbursementHandlers(
         };
       }
       // Decision `disbursement-description-default`.
-      const settings = await ctx.settings.get(principal);
+      const settings = ctx.settings.peek(principal);
       const description = body.description ?? settings.default_disbursement_description;
       if (description === null) {
         return {
@@ -279,7 +279,7 @@ async function finish(
   alsoInTransaction?: (tx: Transaction) => Promise<void>,
 ): Promise<Finished> {
   // Settings are read before the transaction: they are not part of it.
-  const settings = await ctx.settings.get(scope);
+  const settings = ctx.settings.peek(scope);
   return ctx.store.transaction(async (tx): Promise<Finished> => {
     await alsoInTransaction?.(tx);
     const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
@@ -359,7 +359,7 @@ function autoResolveFinish(scope: Scope, record: DisbursementRecord): Finish {
 export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
     [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
-      if (!(await ctx.settings.get(scope)).disbursement_auto_resolve) return;
+      if (!ctx.settings.peek(scope).disbursement_auto_resolve) return;
       const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
       // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
       if (record?.status === 'PENDING') await finish(ctx, scope, id, autoResolveFinish(scope, record), ran);

@@ -34,8 +34,6 @@ export class SettingsValidationError extends Error {
 }
 
 export interface PlatformSettings extends Settings {
-  /** The scope's settings as they are, without a copy: read them, never change them. */
-  peek(scope: Scope): Readonly<SandboxSettings>;
   /** Drops the cached overrides of a scope whose stored data was cleared (reset). */
   forget(scope: Scope): void;
   /** Reads every stored override again (another process sharing the store may have changed or reset them). */

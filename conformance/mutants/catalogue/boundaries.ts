@@ -5,7 +5,7 @@
 import type { Mutant } from '../types.js';
 
 /** Where the disbursement handler has validated the bank and reads the settings: the hand-written checks go right before that. */
-const AFTER_BANK_CHECK = 'const settings = await ctx.settings.get(principal);';
+const AFTER_BANK_CHECK = 'const settings = ctx.settings.peek(principal);';
 const handCheck = (condition: string, code: string): string =>
   `const EIGHT_BANKS = ['BCA', 'MANDIRI', 'BRI', 'BNI', 'BNI_SYR', 'CIMB', 'CIMB_UUS', 'PERMATA'];\n      if (${condition}) return { status: 400, body: { error_code: '${code}', message: 'Amount outside the limits for this bank.' } };\n      ${AFTER_BANK_CHECK}`;
 
