@@ -222,3 +222,64 @@ describe('the HTTP client pacing its requests', () => {
     expect(target.authorizations).toHaveLength(3);
   });
 });
+
+/**
+ * A target that resets the connection under the requests `reset` picks (by the request's number, from 1, and
+ * its number on its connection, from 1), and answers the others 200 on a connection kept alive.
+ */
+async function resettingTarget(
+  reset: (request: number, onConnection: number) => boolean,
+): Promise<{ url: string; requests: () => number; connections: () => number }> {
+  let requests = 0;
+  const perSocket = new WeakMap<object, number>();
+  const server = createServer((request, response) => {
+    request.resume();
+    requests++;
+    const onConnection = (perSocket.get(request.socket) ?? 0) + 1;
+    perSocket.set(request.socket, onConnection);
+    if (reset(requests, onConnection)) {
+      request.socket.resetAndDestroy();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json', 'keep-alive': 'timeout=60' }).end('{"balance":1}');
+  });
+  let connections = 0;
+  server.on('connection', () => void connections++);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    connections: () => connections,
+  };
+}
+
+describe('the HTTP client on a connection closed under its request', () => {
+  it('sends the request once more on a new connection, as a browser does with a stale keep-alive connection', async () => {
+    // The second request finds its kept-alive connection closed by the target (an idle timeout's race).
+    const target = await resettingTarget((_request, onConnection) => onConnection === 2);
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000 });
+    expect((await http.send({ method: 'GET', path: '/balance' })).status).toBe(200);
+    // Until the connection is back in the pool, a request would open another.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await http.send({
+      method: 'POST',
+      path: '/disbursements',
+      body: { contentType: 'application/json', text: '{}' },
+    });
+    expect(second.failure).toBeUndefined();
+    expect(second.status).toBe(200);
+    expect(target.requests()).toBe(3);
+    expect(target.connections()).toBe(2);
+    expect(http.requestCount()).toBe(2);
+  });
+
+  it('reports a target that drops the connection again: one more try, then a connection failure', async () => {
+    const target = await resettingTarget(() => true);
+    const http = createHttpClient({ baseUrl: target.url, apiKey: 'k', timeoutMs: 2000 });
+    const answer = await http.send({ method: 'GET', path: '/balance' });
+    expect(answer.status).toBe(0);
+    expect(answer.failure?.kind).toBe('connection');
+    expect(target.requests()).toBe(2);
+  });
+});

@@ -242,7 +242,7 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
     });
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await fetchOnLiveConnection(url, {
         method: request.method,
         headers,
         body: spec.body?.text,
@@ -328,6 +328,28 @@ function clientFor(options: HttpClientOptions, keys: readonly KnownKey[], counte
     );
 
   return { send, requestCount: () => counter.requests, curl, basicAuthorization, withKey };
+}
+
+/** A connection the other side closed under the request, before any answer: what a stale keep-alive connection gives. */
+function closedUnderRequest(error: unknown): boolean {
+  const cause = error instanceof Error ? (error as Error & { cause?: unknown }).cause : undefined;
+  const code = cause instanceof Error ? (cause as Error & { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+/**
+ * fetch, sent once more when the connection was closed under it before any answer came. A server (or a load
+ * balancer) closes an idle keep-alive connection when it likes, and a request sent on it at that moment is
+ * reset unread: browsers send it again on a new connection, and so does the suite, once, so the race is not
+ * reported as the target's failure. A target that drops the connection again is still reported.
+ */
+async function fetchOnLiveConnection(url: URL, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (!closedUnderRequest(error) || init.signal?.aborted) throw error;
+    return fetch(url, init);
+  }
 }
 
 function describe(error: unknown): string {
