@@ -3,7 +3,13 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { DuplicateKeyError, isStoreUnavailable, StoreUnavailableError, type JsonRecord } from '../store.js';
+import {
+  DuplicateKeyError,
+  isStoreUnavailable,
+  StoreUnavailableError,
+  type CollectionDefinition,
+  type JsonRecord,
+} from '../store.js';
 import { collections, describeStoreContract, merchantA, thing } from '../testing/store-contract.js';
 import { DatabaseUnreachableError } from './errors.js';
 import { ANALYZE_FIRST_AFTER, openPostgresStore } from './store.js';
@@ -94,16 +100,21 @@ async function startSlowLink(port: number, delayMs: number): Promise<{ port: num
   };
 }
 
+/** A store of its own schema whose every statement and answer takes `delayMs` more each way. */
+async function openThroughSlowLink(dataDir: string, of: CollectionDefinition[], delayMs: number) {
+  const link = await startSlowLink(server().port, delayMs);
+  const url = new URL(server().url);
+  url.port = String(link.port);
+  return { store: await openTestStore(url.toString(), dataDir, of), link };
+}
+
 describe('writes of a postgres transaction to a collection without unique values', () => {
   const withNotes = [...collections, { name: 'notes' }];
   const note = (id: string, text: string): JsonRecord => ({ id, text });
 
   it('are pipelined: eight of them in one transaction cost about one round trip, not eight', async () => {
     const delayMs = 40;
-    const link = await startSlowLink(server().port, delayMs);
-    const url = new URL(server().url);
-    url.port = String(link.port);
-    const store = await openTestStore(url.toString(), 'pipelined', withNotes);
+    const { store, link } = await openThroughSlowLink('pipelined', withNotes, delayMs);
     try {
       await store.insert('notes', merchantA, note('warm', 'the connection opened before timing'));
       const started = performance.now();
@@ -137,6 +148,56 @@ describe('writes of a postgres transaction to a collection without unique values
       ).rejects.toThrow('notes missing does not exist');
       expect(await store.list('notes', merchantA)).toEqual([]);
     } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe("a postgres transaction's lock on its scope", () => {
+  it('costs no round trip of its own: BEGIN and the lock go out with the first statement', async () => {
+    const delayMs = 150;
+    const { store, link } = await openThroughSlowLink('lock-ahead', collections, delayMs);
+    try {
+      await store.insert('things', merchantA, thing('1'));
+      const started = performance.now();
+      const read = await store.transaction((tx) => tx.get<JsonRecord>('things', merchantA, '1'));
+      const elapsed = performance.now() - started;
+      expect(read?.id).toBe('1');
+      // The read (with BEGIN and the lock) and COMMIT: two round trips of 300 ms; waiting for the lock first
+      // made it three.
+      expect(elapsed).toBeLessThan(2.5 * 2 * delayMs);
+    } finally {
+      await store.close();
+      await link.close();
+    }
+  }, 60_000);
+
+  it('failing, fails the transaction with its own error, and the statements sent behind it run nowhere', async () => {
+    const store = await openTestStore(server().url, 'lock-failure', collections, { statementTimeoutMs: 500 });
+    const holder = new pg.Client({ connectionString: server().url });
+    await holder.connect();
+    try {
+      // Another session holds every advisory lock the store could take: its lock waits past the timeout.
+      await holder.query('BEGIN');
+      const held = await store.transaction(async (tx) => {
+        await tx.insert('things', merchantA, thing('probe'));
+        return (
+          await holder.query<{ objid: string; classid: string }>(
+            "SELECT classid::text, objid::text FROM pg_locks WHERE locktype = 'advisory' AND granted",
+          )
+        ).rows[0];
+      });
+      expect(held).toBeDefined();
+      await holder.query('SELECT pg_advisory_xact_lock(($1::bigint << 32) | $2::bigint)', [held!.classid, held!.objid]);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('things', merchantA, thing('2'));
+        }),
+      ).rejects.toThrow(/waiting for the scope: canceling statement due to statement timeout/);
+      await holder.query('ROLLBACK');
+      expect(await store.get('things', merchantA, '2')).toBeUndefined();
+    } finally {
+      await holder.end();
       await store.close();
     }
   }, 60_000);
