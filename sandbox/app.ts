@@ -3,7 +3,7 @@
 // control API) with the modules' handlers and the core's own (clock, settings, faults, request log, resource
 // lists), both authenticating through the merchants' keys. Nothing here knows a rule of the service or names
 // a product: the modules (modules.ts) implement operations, the routers enforce the contracts.
-import { createRouter } from '@payments-contract/server';
+import { createRouter, type AroundOperation } from '@payments-contract/server';
 import { createRouter as createControlRouter } from '@payments-contract/server/sandbox/server';
 import type { FetchHandler } from '@payments-contract/server/runtime/node-listener';
 import type { DeliveryRecord } from './callbacks/outbox.js';
@@ -203,6 +203,12 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
   // whose groups are apart. A faulted request is answered before it is counted.
   const limiter = createRateLimiter(options.realTime);
   const rateLimitsOn = (caller: Caller): boolean => platform.settings.peek(caller).rate_limits_enabled;
+  const serviceLimits = enforceRateLimits({ table: serviceRateLimits, limiter, enabled: rateLimitsOn });
+  const serviceAround: AroundOperation<Caller> = (call, next) => {
+    // The request record takes its scope from here rather than digesting the key a second time.
+    observability.observer.noteScope(call.request, call.principal);
+    return serviceLimits(call, next);
+  };
   const faultInjection = platformModule.createFaultInjection({
     faults: platform.faults,
     authenticate: merchants.authenticate,
@@ -217,7 +223,7 @@ export async function createSandboxApp(config: SandboxConfig, options: SandboxAp
       faultInjection.wrap(
         createRouter(serviceHandlers, {
           ...routerOptions,
-          around: enforceRateLimits({ table: serviceRateLimits, limiter, enabled: rateLimitsOn }),
+          around: serviceAround,
         }),
       ),
     ),

@@ -30,6 +30,11 @@ export interface RequestObserver {
   fetch(request: Request, target: SiteTarget, handle: FetchHandler): Promise<Response>;
   /** Logs a refusal and gives its request id, which the listener sends back: every answer carries one. */
   refused(request: RefusedRequest): string;
+  /**
+   * Tells the request record whose request it is, once the router has authenticated it (`request` is the one
+   * the observer handed on): its scope is then not found by digesting the key again after the answer.
+   */
+  noteScope(request: NativeRequest, scope: Scope): void;
 }
 
 export interface RecordedRequests {
@@ -114,6 +119,8 @@ class RecordedRequest implements NativeRequest {
   readonly pathname: string;
   readonly search: string;
   body: BodyText | undefined;
+  /** Whose request it is, as the router authenticated it (`noteScope`); undefined when it did not say. */
+  scope: Scope | undefined;
 
   constructor(readonly request: NativeRequest) {
     this.method = request.method;
@@ -147,7 +154,8 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
     return null;
   };
   const recordFieldsOf = (log: RecordedRequests, recorded: RecordedRequest): RecordFields => ({
-    scope: log.scopeOf(recorded.header('authorization')),
+    // A request the router did not authenticate (not found, faulted) is looked up as the router would.
+    scope: recorded.scope ?? log.scopeOf(recorded.header('authorization')),
     idempotencyKey: idempotencyKeyOf(recorded.header.bind(recorded)),
     requestBody: textOf(recorded.body),
   });
@@ -247,6 +255,10 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
       // Not recorded: the request never reached a merchant's API.
       logger.request({ request_id: id, method, path: mask(path), status, error_code, duration_ms: 0 });
       return id;
+    },
+
+    noteScope(request, scope) {
+      if (request instanceof RecordedRequest) request.scope = scope;
     },
   };
 }
