@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openJournalStore } from '../store/journal/store.js';
 import { useThrowawayPostgres } from '../store/postgres/testing/test-database.js';
 import { openTestStore } from '../store/postgres/testing/test-schemas.js';
-import { jobsCollections, type Scope, type Store } from '../store/store.js';
+import { JOBS_COLLECTION, jobsCollections, type Scope, type Store } from '../store/store.js';
 import { clockCollections, createClock, type SandboxClock } from './clock.js';
-import { createScheduler, type Scheduler } from './scheduler.js';
+import { createScheduler, jobId, type Scheduler } from './scheduler.js';
 
 const { server } = useThrowawayPostgres();
 const SCOPE: Scope = { merchantId: 'm1', mode: 'test' };
@@ -96,6 +96,32 @@ describe('one scheduler, two sandboxes on one PostgreSQL database', () => {
 });
 
 describe('one scheduler, one sandbox', () => {
+  it("runs a job once when two of its claims take it and the second answers after the first one's run ended", async () => {
+    const journal = openJournalStore({ dataDir: ':memory:', collections });
+    let claims = 0;
+    let firstRunEnded: Promise<void> | undefined;
+    // The second claim answers only once the job it took is done: a claim statement slower than the run.
+    const store: Store = Object.assign(Object.create(journal) as Store, {
+      claim: async (request: Parameters<Store['claim']>[0]) => {
+        const claimed = await journal.claim(request);
+        if (++claims === 2) await firstRunEnded;
+        return claimed;
+      },
+    });
+    const only = await schedulerOn(store, 60_000, 3_600_000);
+    await store.transaction((tx) => only.scheduler.schedule(tx, SCOPE, 'thing', 'once', 0));
+    firstRunEnded = (async () => {
+      while (only.ran.length === 0 || (await journal.get(JOBS_COLLECTION, SCOPE, jobId('thing', 'once'))))
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    })();
+    // The start's sweep and this one claim at once.
+    await Promise.all([only.scheduler.start(), only.scheduler.runDue()]);
+    await firstRunEnded;
+    await only.scheduler.runDue();
+    expect(only.ran).toEqual(['once']);
+  });
+
   it('keeps one timer for every job it holds (the soonest), not one per job, and runs each on time', async () => {
     const { store, clock, scheduler, ran } = await schedulerOn(
       openJournalStore({ dataDir: ':memory:', collections }),
