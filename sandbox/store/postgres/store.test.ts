@@ -77,22 +77,31 @@ describe('the postgres store across processes', () => {
 });
 
 /** A TCP relay to `port` that holds every chunk `delayMs` each way, as a database a network away would. */
-async function startSlowLink(port: number, delayMs: number): Promise<{ port: number; close: () => Promise<void> }> {
+async function startSlowLink(
+  port: number,
+  delayMs: number,
+): Promise<{ port: number; writes: () => number; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
-  const relay = (from: Socket, to: Socket) => {
-    from.on('data', (chunk: Buffer) => void setTimeout(() => to.write(chunk), delayMs));
+  let writes = 0;
+  const relay = (from: Socket, to: Socket, counted = false) => {
+    from.on('data', (chunk: Buffer) => {
+      if (counted) writes++;
+      setTimeout(() => to.write(chunk), delayMs);
+    });
     from.on('close', () => void setTimeout(() => to.destroy(), delayMs));
     from.on('error', () => undefined);
   };
   const server = createServer((client) => {
     const database = connect(port, '127.0.0.1');
     for (const socket of [client, database]) sockets.add(socket);
-    relay(client, database);
+    relay(client, database, true);
     relay(database, client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    /** What the clients sent so far, in the chunks the relay read. */
+    writes: () => writes,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -149,6 +158,26 @@ describe('writes of a postgres transaction to a collection without unique values
       expect(await store.list('notes', merchantA)).toEqual([]);
     } finally {
       await store.close();
+    }
+  }, 60_000);
+});
+
+describe('reads of the postgres store outside a transaction', () => {
+  it('asked for together, go to the database together: one connection, one write', async () => {
+    const { store, link } = await openThroughSlowLink('read-batch', collections, 5);
+    try {
+      await store.insert('things', merchantA, thing('1'));
+      await store.get('things', merchantA, '1');
+      const before = link.writes();
+      const found = await Promise.all(
+        Array.from({ length: 20 }, () => store.get<JsonRecord>('things', merchantA, '1')),
+      );
+      expect(found.map((record) => record?.id)).toEqual(Array(20).fill('1'));
+      // One read per connection of the pool (ten) and one write each without gathering them.
+      expect(link.writes() - before).toBeLessThanOrEqual(2);
+    } finally {
+      await store.close();
+      await link.close();
     }
   }, 60_000);
 });

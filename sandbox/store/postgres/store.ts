@@ -237,6 +237,9 @@ function oneWrite(client: pg.ClientBase): void {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
+/** A checked-out connection's 'error' event (the connection lost): the statement under way fails on its own. */
+const ignoreError = (): void => undefined;
+
 interface ClaimedRow {
   merchant_id: string;
   mode: string;
@@ -345,12 +348,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return index ? new DuplicateKeyError(index.collection, index.field, String(record[index.field])) : error;
   };
 
-  // Reads: inside a transaction on its connection, outside on any connection of the pool.
-  const reads = (on: () => Queryable) => ({
+  type Run = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
+  // Reads: inside a transaction on its connection, outside gathered on a connection of the pool (readBatch).
+  const reads = (run: Run) => ({
     get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> =>
-      data<T>(
-        (await query<{ data: unknown }>(on(), tableOf(collection).sql.get, [scope.merchantId, scope.mode, id])).rows,
-      )[0],
+      data<T>((await run<{ data: unknown }>(tableOf(collection).sql.get, [scope.merchantId, scope.mode, id])).rows)[0],
     findBy: async <T extends JsonRecord>(
       collection: string,
       scope: Scope,
@@ -363,15 +365,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // jsonb cannot read such a value as a key: no record holds it.
       if (isUnstorableValue(value)) return [];
       return data<T>(
-        (await query<{ data: unknown }>(on(), text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)]))
-          .rows,
+        (await run<{ data: unknown }>(text, [scope.merchantId, scope.mode, keyValue(value), ...page(options)])).rows,
       );
     },
     list: async <T extends JsonRecord>(collection: string, scope: Scope, options?: FindOptions) => {
       const { sql } = tableOf(collection);
       return data<T>(
         (
-          await query<{ data: unknown }>(on(), options?.order === 'oldest' ? sql.listOldest : sql.listNewest, [
+          await run<{ data: unknown }>(options?.order === 'oldest' ? sql.listOldest : sql.listNewest, [
             scope.merchantId,
             scope.mode,
             ...page(options),
@@ -380,6 +381,42 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       );
     },
   });
+
+  // Reads outside a transaction asked for during one round of the event loop's I/O (the requests that came
+  // in together) go out together: on one connection of the pool, in one write, pipelined, each still a
+  // statement of its own (its own Sync: one failing fails no other, each sees what was committed before it
+  // ran). One connection and one write each cost a system call and a wake-up of a server process per read.
+  let batch: { text: string; values: unknown[]; settle: (answer: Promise<pg.QueryResult>) => void }[] | undefined;
+  const sendBatch = async (): Promise<void> => {
+    const reads = batch ?? [];
+    batch = undefined;
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      for (const read of reads) read.settle(Promise.reject(unavailable(error, 'no connection')));
+      return;
+    }
+    let lost = false;
+    client.on('error', ignoreError);
+    oneWrite(client);
+    const answers = reads.map(({ text, values, settle }) => {
+      const answer = query(client, text, values);
+      settle(answer);
+      return answer.catch((error: unknown) => void (lost ||= isUnavailable(error)));
+    });
+    await Promise.all(answers);
+    client.removeListener('error', ignoreError);
+    client.release(lost ? true : undefined);
+  };
+  const readBatch: Run = <R extends pg.QueryResultRow>(text: string, values: unknown[]) =>
+    new Promise<pg.QueryResult<R>>((resolve, reject) => {
+      if (!batch) {
+        batch = [];
+        setImmediate(() => void sendBatch());
+      }
+      batch.push({ text, values, settle: (answer) => (answer as Promise<pg.QueryResult<R>>).then(resolve, reject) });
+    });
 
   const lockKeys = new Map<string, string>();
   const lockKey = (scope: Scope): string => {
@@ -401,7 +438,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     let client: pg.PoolClient | undefined;
     let endTurn: (() => void) | undefined;
     let broken = false;
-    const ignore = () => undefined;
     const entered = new Map<string, Promise<void>>();
     const lock = async (key: string): Promise<void> => {
       if (!client) {
@@ -413,7 +449,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         }
         // A connection lost while checked out reports here rather than crashing the process; the statement
         // under way fails on its own.
-        client.on('error', ignore);
+        client.on('error', ignoreError);
         // BEGIN and the lock in one statement (the simple protocol runs both), and sent ahead like a deferred
         // write: the statement that asked for the scope goes out with them, in the same write, and runs once
         // the lock is held, so a transaction pays no round trip of its own for its lock.
@@ -510,7 +546,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const deferrable = (collection: string) => tableOf(collection).sql.taken.size === 0;
     /** Inserts by collection, counted once committed (an ANALYZE sees only committed rows). */
     const inserts = new Map<string, number>();
-    const read = reads(() => client!);
+    const read = reads((text, values) => query(client!, text, values));
     const tx: Transaction = {
       get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined> => {
         await enter(scope);
@@ -595,7 +631,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       },
       end: (): void => {
         if (client) {
-          client.removeListener('error', ignore);
+          client.removeListener('error', ignoreError);
           client.release(broken ? true : undefined);
         }
         endTurn?.();
@@ -653,7 +689,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return running;
   };
 
-  const read = reads(() => pool);
+  const read = reads(readBatch);
   return {
     shared: true,
     transaction,
