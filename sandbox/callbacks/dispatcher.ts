@@ -8,12 +8,7 @@
 // after a restart the pending deliveries resume from the store and an acknowledged one is never repeated.
 // With several sandboxes on one store, the scheduler's claim gives each attempt to one of them; an outcome
 // is recorded only if no other sandbox recorded that attempt meanwhile (one whose hold lapsed under it).
-import {
-  buildWebhookDelivery,
-  type WebhookDelivery,
-  type WebhookEvents,
-  type WebhookKind,
-} from '@payments-contract/client/webhooks';
+import type { WebhookDelivery, WebhookEvents, WebhookKind } from '@payments-contract/client/webhooks';
 import type { Clock } from '../context.js';
 import { JOBS_COLLECTION, type Scope, type Store } from '../store/store.js';
 import { jobId, type JobRun, type Scheduler } from '../platform/scheduler.js';
@@ -21,6 +16,7 @@ import { isWebhookKind } from '../platform/contract-facts.js';
 import { boundAttemptError, describeAttemptError } from './attempt-error.js';
 import { maskUrlCredentials } from './mask-credentials.js';
 import type { Listeners } from './listeners.js';
+import type { CheckedPayloads } from './checked-payloads.js';
 import { ANSWER_READ_LIMIT } from './read-answer.js';
 import { createAttemptSender, type AttemptAnswer } from './send-attempt.js';
 import {
@@ -64,6 +60,8 @@ export interface DispatcherOptions {
    * then a waiting scope gets the next freed slot.
    */
   scopeConcurrency?: number;
+  /** Builds an attempt's request, checking its payload unless this process checked it as it was recorded. */
+  checked: Pick<CheckedPayloads, 'build'>;
 }
 
 /** The scheduler's start, stop and runDue, as the callbacks' tests and the app use them. */
@@ -198,8 +196,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let built: WebhookDelivery;
     let send: () => Promise<AttemptAnswer>;
     try {
-      // Built again at each attempt so the merchant's current token is used; the payload was checked at enqueue.
-      built = buildWebhookDelivery(kind, delivery.payload as WebhookEvents[WebhookKind], {
+      // Built again at each attempt so the merchant's current token is used; its payload is checked again unless
+      // this process checked it at enqueue (checked-payloads.ts).
+      built = options.checked.build(delivery.id, kind, delivery.payload as WebhookEvents[WebhookKind], {
         callbackToken: options.callbackToken(scope),
         url: delivery.url ?? NO_URL,
       });

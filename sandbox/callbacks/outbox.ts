@@ -16,6 +16,7 @@ import { contractFacts, isWebhookKind } from '../platform/contract-facts.js';
 import { controlListLimit } from '../contract.js';
 import type { Scheduler } from '../platform/scheduler.js';
 import { createRetention, type RetentionOptions } from './retention.js';
+import type { CheckedPayloads } from './checked-payloads.js';
 
 export const DELIVERIES_COLLECTION = 'sandbox_callback_deliveries';
 export const outboxCollections: CollectionDefinition[] = [
@@ -62,6 +63,8 @@ export interface OutboxOptions {
    * it instead of failing at once (decision sandbox-callback-listeners).
    */
   listening?: (scope: Scope) => boolean;
+  /** Told of each pending delivery whose payload was checked here, so that its first attempt need not check it again. */
+  checked?: Pick<CheckedPayloads, 'add'>;
 }
 
 function isJsonObject(value: Json): value is { [key: string]: Json } {
@@ -147,6 +150,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     await tx.insert(DELIVERIES_COLLECTION, scope, record);
     await retention.recorded(tx, scope);
     if (record.state !== 'pending') return record;
+    options.checked?.add(record.id);
     await options.scheduler?.schedule(tx, scope, CALLBACK_JOB, record.id, Date.parse(now));
     return record;
   };

@@ -6,6 +6,7 @@
 import type { AccountType, Balances, Idempotency, Ids } from '../context.js';
 import { jobsCollections, type CollectionDefinition, type Scope, type Store } from '../store/store.js';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../callbacks/dispatcher.js';
+import { createCheckedPayloads } from '../callbacks/checked-payloads.js';
 import { createOutbox, outboxCollections, type DeliveryRecord, type Outbox } from '../callbacks/outbox.js';
 import { createListeners, type Listeners } from '../callbacks/listeners.js';
 import { createStoreListeners, storeListenersCollections } from '../callbacks/store-listeners.js';
@@ -140,7 +141,10 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
   // With a store other sandboxes share, listeners are kept in it: one polling another sandbox gets this one's attempts.
   const realTimeOption = options.realTime ? { realTime: options.realTime } : {};
   const listeners = store.shared ? createStoreListeners({ store, ...realTimeOption }) : createListeners(realTimeOption);
+  // A payload checked as its delivery is recorded is not checked again at its first attempt.
+  const checked = createCheckedPayloads();
   const dispatcher = createDispatcher({
+    checked,
     listeners,
     store,
     clock,
@@ -153,6 +157,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     attemptTimeoutMs,
   });
   const callbacks = createOutbox({
+    checked,
     store,
     clock,
     ids,
