@@ -7,6 +7,7 @@ import {
   type LogLevel,
   type RequestLine,
 } from './logger.js';
+import { formatPrettyLine } from './pretty.js';
 
 /** A logger writing into an array, one entry per line. */
 function capture(
@@ -73,6 +74,27 @@ describe('the log', () => {
     expect(lines[1]).toMatch(
       /callback disbursementFinished → https:\/\/merchant\.example\/cb {2}no answer \(connection refused\) {2}attempt 2 of 3 {2}4\.0 ms$/,
     );
+  });
+
+  it("writes a request's human line as the formatter writes it from that request's JSON line", () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-21T09:30:01.123Z'), toFake: ['Date'] });
+    try {
+      for (const color of [false, true]) {
+        const { logger, lines } = capture('pretty', 'info', color);
+        const requests = [created, refused, { ...created, status: 500, error_code: 'SERVER_ERROR' }];
+        for (const line of requests) logger.request(line);
+        expect(lines.map((line) => `${line}\n`)).toEqual(
+          requests.map((line) =>
+            formatPrettyLine(
+              JSON.stringify({ level: 'info', time: '2026-11-21T09:30:01.123Z', kind: 'request', ...line }),
+              color,
+            ),
+          ),
+        );
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('colours the status only when asked (a terminal), so a piped log has no escape codes', () => {

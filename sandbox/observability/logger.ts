@@ -7,7 +7,7 @@
 // (no JSON written and parsed again on the hot path). Nothing logged carries a header; the fields a line takes are listed below, and
 // paths and URLs are masked by the caller before they get here.
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { formatPrettyFields, formatPrettyLine } from './pretty.js';
+import { formatPrettyFields, formatPrettyLine, formatPrettyRequest } from './pretty.js';
 
 export const LOG_FORMATS = ['pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -158,8 +158,13 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
     else stdout.write(formatPrettyFields({ time: new Date().toISOString(), level, ...fields }, color));
   };
   return {
-    request: (line) =>
-      write(requestLevel(line.status), { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`),
+    request: (line) => {
+      const level = requestLevel(line.status);
+      if (!logger.isLevelEnabled(level)) return;
+      // The human line straight from the request's fields, as `write` would make it from a copy of them.
+      if (options.format !== 'json') stdout.write(formatPrettyRequest(new Date().toISOString(), line, color));
+      else write(level, { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`);
+    },
     // A refused or unanswered callback is something to fix on the merchant's side: shown at warn too.
     callbackAttempt: (line) =>
       write(

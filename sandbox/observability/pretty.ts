@@ -52,19 +52,41 @@ const paint = (color: boolean, colour: Colour, value: string): string =>
 
 const isPresent = (part: unknown): boolean => part !== null && part !== undefined;
 
+/** ISO time in UTC, as the sandbox's clocks and records show it: the time of day is enough on a terminal. */
+const clockOf = (color: boolean, time: unknown): string =>
+  paint(color, 'dim', typeof time === 'string' ? time.slice(11, 23) : '');
+
+/** The fields of a request's line (the logger's RequestLine, or those read back from a JSON line). */
+export interface PrettyRequestFields {
+  method: unknown;
+  path: unknown;
+  status: unknown;
+  error_code: unknown;
+  duration_ms: unknown;
+  request_id: unknown;
+}
+
+/**
+ * A request's line in human form, made straight from its fields: the logger's line per request, with no
+ * copy of its fields made for it (three object copies per request were 2-3% of the sandbox's CPU on reads).
+ */
+export function formatPrettyRequest(time: unknown, fields: PrettyRequestFields, color: boolean): string {
+  const { status, error_code } = fields;
+  const outcome = isPresent(status)
+    ? isPresent(error_code)
+      ? `${text(status)} ${text(error_code)}`
+      : text(status)
+    : isPresent(error_code)
+      ? text(error_code)
+      : '';
+  return `${clockOf(color, time)}  ${text(fields.method)} ${text(fields.path)}  ${paint(color, statusColour(status), outcome)}  ${duration(fields.duration_ms)}  ${paint(color, 'dim', text(fields.request_id))}\n`;
+}
+
 /** A line's fields (time, level, kind, msg and the kind's own) in human form. */
 export function formatPrettyFields(fields: Fields, color: boolean): string {
+  if (fields.kind === 'request') return formatPrettyRequest(fields.time, fields as Fields & PrettyRequestFields, color);
   const { time, level, kind, msg, ...rest } = fields;
-  // ISO time in UTC, as the sandbox's clocks and records show it: the time of day is enough on a terminal.
-  const clock = paint(color, 'dim', typeof time === 'string' ? time.slice(11, 23) : '');
-  if (kind === 'request') {
-    const status = paint(
-      color,
-      statusColour(rest.status),
-      [rest.status, rest.error_code].filter(isPresent).map(text).join(' '),
-    );
-    return `${clock}  ${text(rest.method)} ${text(rest.path)}  ${status}  ${duration(rest.duration_ms)}  ${paint(color, 'dim', text(rest.request_id))}\n`;
-  }
+  const clock = clockOf(color, time);
   if (kind === 'callback') {
     const answer = rest.status === null ? `no answer (${text(rest.error)})` : text(rest.status);
     return `${clock}  ${paint(color, 'cyan', 'callback')} ${text(rest.webhook)} → ${text(rest.url)}  ${paint(color, statusColour(rest.status), answer)}  attempt ${text(rest.attempt)} of ${text(rest.max_attempts)}  ${duration(rest.duration_ms)}\n`;
