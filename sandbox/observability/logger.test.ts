@@ -97,6 +97,26 @@ describe('the log', () => {
     }
   });
 
+  it('stamps each human line with the millisecond it is written in', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-21T09:30:01.123Z'), toFake: ['Date'] });
+    try {
+      const { logger, lines } = capture('pretty');
+      logger.request(created);
+      logger.request(refused);
+      vi.setSystemTime(Date.parse('2026-11-21T09:30:01.124Z'));
+      logger.request(created);
+      logger.callbackAttempt(attempt);
+      expect(lines.map((line) => line.slice(0, 12))).toEqual([
+        '09:30:01.123',
+        '09:30:01.123',
+        '09:30:01.124',
+        '09:30:01.124',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('colours the status only when asked (a terminal), so a piped log has no escape codes', () => {
     const plain = capture('pretty', 'info', false);
     const coloured = capture('pretty', 'info', true);

@@ -127,7 +127,25 @@ export function linesHeldBriefly(
   };
 }
 
+/**
+ * The time now in ISO form, made once per millisecond: several lines are written in most milliseconds under
+ * load, and making the text was most of a human line's cost.
+ */
+function isoClock(): () => string {
+  let madeAtMs = Number.NaN;
+  let made = '';
+  return () => {
+    const nowMs = Date.now();
+    if (nowMs !== madeAtMs) {
+      madeAtMs = nowMs;
+      made = new Date(nowMs).toISOString();
+    }
+    return made;
+  };
+}
+
 export function createLogger(options: LoggerOptions): SandboxLogger {
+  const isoNow = isoClock();
   // Asynchronous: lines are held briefly, then copied into a buffer written out as soon as the previous write
   // is done (lines arriving meanwhile go out together), so the request that logs one never waits on the
   // terminal or the pipe. pino flushes the buffer when the process exits.
@@ -155,14 +173,14 @@ export function createLogger(options: LoggerOptions): SandboxLogger {
     // Checked first so a quieted logger costs the hot path one comparison.
     if (!logger.isLevelEnabled(level)) return;
     if (options.format === 'json') logger[level](fields, message);
-    else stdout.write(formatPrettyFields({ time: new Date().toISOString(), level, ...fields }, color));
+    else stdout.write(formatPrettyFields({ time: isoNow(), level, ...fields }, color));
   };
   return {
     request: (line) => {
       const level = requestLevel(line.status);
       if (!logger.isLevelEnabled(level)) return;
       // The human line straight from the request's fields, as `write` would make it from a copy of them.
-      if (options.format !== 'json') stdout.write(formatPrettyRequest(new Date().toISOString(), line, color));
+      if (options.format !== 'json') stdout.write(formatPrettyRequest(isoNow(), line, color));
       else write(level, { kind: 'request', ...line }, `${line.method} ${line.path} ${line.status}`);
     },
     // A refused or unanswered callback is something to fix on the merchant's side: shown at warn too.
