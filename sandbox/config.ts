@@ -18,10 +18,9 @@ import { DEFAULT_DEADLINES, type Deadlines } from './deadlines.js';
 import { splitHost } from './host-names.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './observability/logger.js';
 import { DEFAULT_AUTO_PROGRESS_DELAY_MS } from './platform/auto-resolve.js';
-import type { DatabaseSettings } from './store/backend.js';
+import type { DatabaseSettings, OptionReader } from './store/backend.js';
 import { STORE_BACKENDS } from './store/backends.js';
 import { STORE_CHOICES, type StoreChoice } from './store/open-store.js';
-import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from './store/postgres/store.js';
 
 export interface MerchantConfig {
   /** The merchant's id: what scopes its data. */
@@ -313,19 +312,6 @@ function hostNames(name: string, raw: string): string[] {
   return names;
 }
 
-function databaseUrl(name: string, raw: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a postgres:// URL (postgres://user:password@host:port/database)`);
-  }
-  // The message never repeats the URL: it may hold a password.
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
-  return raw;
-}
-
 function key(name: string, raw: string, mode: Mode): string {
   const prefix = mode === 'test' ? TEST_KEY_PREFIX : LIVE_KEY_PREFIX;
   // The contract: "Test keys start with sk_test_". Live keys get their own prefix so a key's mode shows at a glance.
@@ -493,15 +479,18 @@ export function parseConfig(source: ConfigSource = {}): ParsedConfig {
   const dataDirRaw = get('data-dir', (_label, value) => value, DEFAULT_DATA_DIR);
   const dataDir = dataDirRaw === ':memory:' ? dataDirRaw : resolve(cwd, dataDirRaw);
   const store = get<StoreChoice>('store', oneOf(STORE_CHOICES), STORE_CHOICES[0]!);
-  const database: DatabaseConfig = {
-    url: get<string | null>('database-url', databaseUrl, null),
-    poolSize: get('database-pool-size', (label, value) => integer(label, value, 1, 1000), DEFAULT_POOL_SIZE),
-    statementTimeoutMs: get(
-      'database-statement-timeout-ms',
-      (label, value) => integer(label, value, 100, 24 * 60 * 60 * 1000),
-      DEFAULT_STATEMENT_TIMEOUT_MS,
-    ),
+  // Each backend reads its own options (store/backends.ts); the one that keeps a database says where it is.
+  const reader: OptionReader = {
+    get,
+    integer,
+    refuse: (message) => {
+      throw new ConfigError(message);
+    },
   };
+  const database: DatabaseConfig | undefined = STORE_BACKENDS.map((backend) =>
+    'settings' in backend ? backend.settings(reader).database : undefined,
+  ).find((settings) => settings !== undefined);
+  if (!database) throw new Error('no store backend reads the database settings');
   const certPath = read('tls-cert');
   const keyPath = read('tls-key');
   if ((certPath === undefined) !== (keyPath === undefined))

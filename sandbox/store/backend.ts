@@ -27,6 +27,16 @@ export interface StoreOption {
   description: string;
 }
 
+/** How a backend reads its options: the configuration (config.ts) gives it, and says a value's mistakes. */
+export interface OptionReader {
+  /** The option `name`'s value parsed, when given (as a flag or its variable); otherwise `fallback`. */
+  get<T>(name: string, parse: (label: string, value: string) => T, fallback: T): T;
+  /** `value` as a whole number from `min` to `max`, or the configuration's error naming `label`. */
+  integer(label: string, value: string, min: number, max: number): number;
+  /** Refuses the configuration with `message`, which the operator reads. */
+  refuse(message: string): never;
+}
+
 export interface StoreBackend<Name extends string = string> {
   /** What STORE names it by. */
   readonly name: Name;
@@ -34,6 +44,8 @@ export interface StoreBackend<Name extends string = string> {
   readonly summary: string;
   /** The options of its own, by flag name: the configuration (config.ts) offers them, marked as its. */
   readonly options: Readonly<Record<string, StoreOption>>;
+  /** Its settings, read from those options (a backend with none leaves this out). */
+  readonly settings?: (read: OptionReader) => Pick<StoreSettings, 'database'>;
   /** An embedded backend: the file it keeps in DATA_DIR (one sandbox process holds it). */
   readonly file?: string;
   open(settings: StoreSettings, collections: CollectionDefinition[]): Store | Promise<Store>;

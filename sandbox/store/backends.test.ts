@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { OptionReader } from './backend.js';
 import { STORE_BACKENDS } from './backends.js';
 import { backendOf, FILE_OF, STORE_CHOICES, STORE_KINDS, storeStartupError } from './open-store.js';
 import { DataDirInUseError, OtherStoreKindError } from './store.js';
@@ -25,6 +26,21 @@ describe('the store backends', () => {
       .map((entry) => entry.name);
     expect([...STORE_CHOICES].sort()).toEqual(folders.sort());
     for (const name of STORE_CHOICES) expect(backendOf(name).name).toBe(name);
+  });
+
+  it('read each option they offer themselves, and only those', () => {
+    for (const backend of STORE_BACKENDS) {
+      const read: string[] = [];
+      const reader: OptionReader = {
+        get: (name, _parse, fallback) => (read.push(name), fallback),
+        integer: () => 0,
+        refuse: (message) => {
+          throw new Error(message);
+        },
+      };
+      if ('settings' in backend) backend.settings(reader);
+      expect(read.sort(), backend.name).toEqual(Object.keys(backend.options).sort());
+    }
   });
 
   it('keep each embedded kind a file of its own, and say every start-up failure of theirs in a line', () => {

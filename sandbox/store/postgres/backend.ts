@@ -21,6 +21,36 @@ export const postgresBackend = {
       description: `a statement running longer is cancelled and answered 503 (default ${DEFAULT_STATEMENT_TIMEOUT_MS})`,
     },
   },
+  settings: (read) => ({
+    database: {
+      url: read.get<string | null>(
+        'database-url',
+        (label, value) => {
+          let parsed: URL;
+          try {
+            parsed = new URL(value);
+          } catch {
+            return read.refuse(`${label} must be a postgres:// URL (postgres://user:password@host:port/database)`);
+          }
+          // The message never repeats the URL: it may hold a password.
+          if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+            return read.refuse(`${label} must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
+          return value;
+        },
+        null,
+      ),
+      poolSize: read.get(
+        'database-pool-size',
+        (label, value) => read.integer(label, value, 1, 1000),
+        DEFAULT_POOL_SIZE,
+      ),
+      statementTimeoutMs: read.get(
+        'database-statement-timeout-ms',
+        (label, value) => read.integer(label, value, 100, 24 * 60 * 60 * 1000),
+        DEFAULT_STATEMENT_TIMEOUT_MS,
+      ),
+    },
+  }),
   open: ({ database }, collections) =>
     openPostgresStore({
       ...(database.url ? { connectionString: database.url } : {}),
