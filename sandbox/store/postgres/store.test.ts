@@ -10,7 +10,7 @@ import {
   type CollectionDefinition,
   type JsonRecord,
 } from '../store.js';
-import { collections, describeStoreContract, merchantA, thing } from '../testing/store-contract.js';
+import { collections, describeStoreContract, merchantA, merchantB, thing } from '../testing/store-contract.js';
 import { DatabaseUnreachableError } from './errors.js';
 import { ANALYZE_FIRST_AFTER, openPostgresStore } from './store.js';
 import { useThrowawayPostgres } from './testing/test-database.js';
@@ -195,6 +195,33 @@ describe("a postgres transaction's lock on its scope", () => {
       // The read (with BEGIN and the lock) and COMMIT: two round trips of 300 ms; waiting for the lock first
       // made it three.
       expect(elapsed).toBeLessThan(2.5 * 2 * delayMs);
+    } finally {
+      await store.close();
+      await link.close();
+    }
+  }, 60_000);
+
+  it("is asked for by the scope's next transaction once COMMIT is on its way, not once it is answered", async () => {
+    const delayMs = 150;
+    const { store, link } = await openThroughSlowLink('lock-handover', collections, delayMs);
+    try {
+      // Two connections open before timing (two scopes at once), as a pool under load has them.
+      await Promise.all([
+        store.insert('things', merchantA, thing('1', { count: 0 })),
+        store.insert('things', merchantB, thing('1', { count: 0 })),
+      ]);
+      const started = performance.now();
+      const increment = () =>
+        store.transaction(async (tx) => {
+          const current = await tx.get<JsonRecord & { count: number }>('things', merchantA, '1');
+          await tx.update('things', merchantA, { ...current!, count: current!.count + 1 });
+        });
+      await Promise.all([increment(), increment()]);
+      const elapsed = performance.now() - started;
+      expect((await store.get<JsonRecord & { count: number }>('things', merchantA, '1'))?.count).toBe(2);
+      // Each: the read with BEGIN and the lock, the update, COMMIT (3 round trips of 300 ms); the second's
+      // first statement goes with the first's COMMIT: 5 round trips, 6 when it waited for the answer.
+      expect(elapsed).toBeLessThan(5.5 * 2 * delayMs);
     } finally {
       await store.close();
       await link.close();

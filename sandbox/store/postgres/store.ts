@@ -437,6 +437,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const openTransaction = () => {
     let client: pg.PoolClient | undefined;
     let endTurn: (() => void) | undefined;
+    const passTurn = (): void => {
+      endTurn?.();
+      endTurn = undefined;
+    };
     let broken = false;
     const entered = new Map<string, Promise<void>>();
     const lock = async (key: string): Promise<void> => {
@@ -613,7 +617,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         if (deferredFailure) throw deferredFailure.error;
         try {
           oneWrite(client);
-          await client.query('COMMIT');
+          const committing = client.query('COMMIT');
+          // The next transaction of the scope in this process may go as soon as COMMIT is on its way: its
+          // BEGIN and lock reach the server behind it and wait there for the scope's lock, which the commit
+          // frees, instead of a round trip later (and after this request's answer is written).
+          passTurn();
+          await committing;
         } catch (error) {
           broken = true;
           // Whether a COMMIT the connection lost on the way was applied is unknown: never run it again.
@@ -634,7 +643,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
           client.removeListener('error', ignoreError);
           client.release(broken ? true : undefined);
         }
-        endTurn?.();
+        passTurn();
       },
     };
   };
