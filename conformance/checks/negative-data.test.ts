@@ -121,36 +121,44 @@ describe('negative data against in-test targets', () => {
     prismLike = await start(contract, { firstExample: true });
   });
 
-  it('passes a target that answers as the contract says, in the stateful profile (exact codes)', async () => {
-    const summary = await runSelected(conforming, ['negative_data', 'response_conformance'], 'stateful');
-    expect(failed(summary)).toEqual([]);
-    const cases = summary.results.filter((r) => r.check === 'negative_data').reduce((sum, r) => sum + r.cases, 0);
-    // Against a target that keeps state, the request-data rules of x-error-triggers are broken too.
-    const triggered = contract.model.operations.reduce(
-      (sum, operation) => sum + triggerRequests(contract, operation).requests.length,
-      0,
-    );
-    expect(triggered).toBeGreaterThan(0);
-    expect(cases).toBe([...plans.values()].reduce((sum, plan) => sum + plan.requests.length, 0) + triggered);
-  }, RUNS_TIMEOUT_MS);
+  it(
+    'passes a target that answers as the contract says, in the stateful profile (exact codes)',
+    async () => {
+      const summary = await runSelected(conforming, ['negative_data', 'response_conformance'], 'stateful');
+      expect(failed(summary)).toEqual([]);
+      const cases = summary.results.filter((r) => r.check === 'negative_data').reduce((sum, r) => sum + r.cases, 0);
+      // Against a target that keeps state, the request-data rules of x-error-triggers are broken too.
+      const triggered = contract.model.operations.reduce(
+        (sum, operation) => sum + triggerRequests(contract, operation).requests.length,
+        0,
+      );
+      expect(triggered).toBeGreaterThan(0);
+      expect(cases).toBe([...plans.values()].reduce((sum, plan) => sum + plan.requests.length, 0) + triggered);
+    },
+    RUNS_TIMEOUT_MS,
+  );
 
-  it('relaxes codes in the stateless profile only: a target answering the first example of the right status', async () => {
-    expect(failed(await runSelected(prismLike, ['negative_data'], 'stateless'))).toEqual([]);
-    const stateful = await runSelected(prismLike, ['negative_data'], 'stateful');
-    expect(failed(stateful).length).toBeGreaterThan(0);
-    const result = resultOf(stateful, 'negative_data', 'createDisbursement');
-    expect(result.findings.map((f) => f.message)).toContainEqual(
-      expect.stringMatching(/account_number: does not match .*expected error_code \w+, got \w+/),
-    );
-    expect(result.findings.every((f) => f.curl?.startsWith('curl '))).toBe(true);
-    expect(
-      result.findings
-        .filter((f) => f.message.startsWith('body '))
-        .every((f) => f.schemaPath?.startsWith('#/components/schemas/')),
-    ).toBe(true);
-    // A request-data rule is answered with the first example too, and its finding points at the trigger.
-    expect(
-      result.findings.filter((f) => f.message.startsWith('x-error-triggers ')).map((f) => f.schemaPath),
-    ).toContainEqual(expect.stringMatching(/\/x-error-triggers\/\w+$/));
-  }, RUNS_TIMEOUT_MS);
+  it(
+    'relaxes codes in the stateless profile only: a target answering the first example of the right status',
+    async () => {
+      expect(failed(await runSelected(prismLike, ['negative_data'], 'stateless'))).toEqual([]);
+      const stateful = await runSelected(prismLike, ['negative_data'], 'stateful');
+      expect(failed(stateful).length).toBeGreaterThan(0);
+      const result = resultOf(stateful, 'negative_data', 'createDisbursement');
+      expect(result.findings.map((f) => f.message)).toContainEqual(
+        expect.stringMatching(/account_number: does not match .*expected error_code \w+, got \w+/),
+      );
+      expect(result.findings.every((f) => f.curl?.startsWith('curl '))).toBe(true);
+      expect(
+        result.findings
+          .filter((f) => f.message.startsWith('body '))
+          .every((f) => f.schemaPath?.startsWith('#/components/schemas/')),
+      ).toBe(true);
+      // A request-data rule is answered with the first example too, and its finding points at the trigger.
+      expect(
+        result.findings.filter((f) => f.message.startsWith('x-error-triggers ')).map((f) => f.schemaPath),
+      ).toContainEqual(expect.stringMatching(/\/x-error-triggers\/\w+$/));
+    },
+    RUNS_TIMEOUT_MS,
+  );
 });
