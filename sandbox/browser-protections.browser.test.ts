@@ -6,8 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TEST_SECRET_KEY, parseConfig } from './config.js';
-import { startSandbox, type RunningSandbox } from './main.js';
+import { DEFAULT_TEST_SECRET_KEY } from './config.js';
+import type { RunningSandbox } from './main.js';
+import { startLocalSandbox } from './testing/local-sandbox.js';
 
 const authorization = `Basic ${Buffer.from(`${DEFAULT_TEST_SECRET_KEY}:`).toString('base64')}`;
 const HOUR_MS = 3_600_000;
@@ -22,12 +23,7 @@ const attackPage = (target: string): string =>
   `<!doctype html><html><body><form id="f" method="POST" action="${target}/sandbox/reset"></form><script>document.getElementById('f').submit();</script></body></html>`;
 
 beforeAll(async () => {
-  const parsed = parseConfig({
-    argv: [],
-    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' },
-  });
-  if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
-  sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
+  sandbox = await startLocalSandbox();
   attacker = createServer((_request, response) =>
     response.writeHead(200, { 'content-type': 'text/html' }).end(attackPage(sandbox.url)),
   );

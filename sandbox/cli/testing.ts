@@ -2,19 +2,9 @@
 // process, in memory), a port nothing listens on, and a merchant's receiver that records what it gets.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseConfig } from '../config.js';
-import { startSandbox, type RunningSandbox } from '../main.js';
 import { listen, type ListenOptions } from './listen.js';
 
-/** A sandbox on a free 127.0.0.1 port with its data in memory, configured by `env` beside that. */
-export async function startLocalSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
-  const parsed = parseConfig({
-    argv: [],
-    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn', ...env },
-  });
-  if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
-  return startSandbox(parsed.config, { docs: false, log: () => {} });
-}
+export { startLocalSandbox } from '../testing/local-sandbox.js';
 
 /** A port nothing listens on (one just closed). */
 export async function closedPort(): Promise<number> {

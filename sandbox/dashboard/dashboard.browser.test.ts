@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig } from '../config.js';
-import { type RunningSandbox, startSandbox } from '../main.js';
+import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY } from '../config.js';
+import type { RunningSandbox } from '../main.js';
+import { startLocalSandbox } from '../testing/local-sandbox.js';
 
 /** Screenshots for review (test-artifacts/ is ignored by git). */
 const artifactsDir = fileURLToPath(new URL('../../test-artifacts/dashboard', import.meta.url));
@@ -68,12 +69,7 @@ async function openPage(width: number, height: number): Promise<Page> {
 
 beforeAll(async () => {
   await startReceiver();
-  const parsed = parseConfig({
-    argv: [],
-    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' },
-  });
-  if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
-  sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
+  sandbox = await startLocalSandbox();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { NativeAnswer, NativeRequest } from '@payments-contract/server/runtime/native-request';
-import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY, parseConfig } from '../config.js';
+import { DEFAULT_LIVE_SECRET_KEY, DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import type { Scope } from '../context.js';
-import { startSandbox, type RunningSandbox } from '../main.js';
+import type { RunningSandbox } from '../main.js';
+import { startLocalSandbox } from '../testing/local-sandbox.js';
 import type { SandboxLogger } from './logger.js';
 import { createRequestObserver } from './observe.js';
 import { createRequestLog } from './request-log.js';
@@ -83,12 +84,7 @@ describe("the request record's scope", () => {
 describe('the request record through the listener', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
-    const parsed = parseConfig({
-      argv: [],
-      env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'warn' },
-    });
-    if (parsed.kind !== 'config') throw new Error('the sandbox configuration did not parse');
-    sandbox = await startSandbox(parsed.config, { docs: false, log: () => {} });
+    sandbox = await startLocalSandbox();
   });
   afterAll(() => sandbox?.stop());
 
