@@ -76,37 +76,77 @@ describe('the postgres store across processes', () => {
   }, 60_000);
 });
 
-/** A TCP relay to `port` that holds every chunk `delayMs` each way, as a database a network away would. */
-async function startSlowLink(
-  port: number,
-  delayMs: number,
-): Promise<{ port: number; writes: () => number; close: () => Promise<void> }> {
+/** What crossed one connection of the slow link, in the order the relay passed it on. */
+interface LinkEvent {
+  connection: number;
+  from: 'client' | 'database';
+  /** The chunk as latin1 text: statements' text is readable in the PostgreSQL protocol's messages. */
+  text: string;
+}
+
+/**
+ * A TCP relay to `port` that holds every chunk `delayMs` each way, as a database a network away would, and
+ * records what it passed. The tests count round trips from the record rather than timing them: a loaded
+ * machine stretches times, not the order of what was sent.
+ */
+async function startSlowLink(port: number, delayMs: number) {
   const sockets = new Set<Socket>();
-  let writes = 0;
-  const relay = (from: Socket, to: Socket, counted = false) => {
+  const events: LinkEvent[] = [];
+  let connections = 0;
+  const relay = (connection: number, from: Socket, to: Socket, side: LinkEvent['from']) => {
     from.on('data', (chunk: Buffer) => {
-      if (counted) writes++;
-      setTimeout(() => to.write(chunk), delayMs);
+      // The client's chunk counts when it is sent, the database's when the client gets it.
+      const event = { connection, from: side, text: chunk.toString('latin1') };
+      if (side === 'client') events.push(event);
+      setTimeout(() => {
+        if (side === 'database') events.push(event);
+        to.write(chunk);
+      }, delayMs);
     });
     from.on('close', () => void setTimeout(() => to.destroy(), delayMs));
     from.on('error', () => undefined);
   };
   const server = createServer((client) => {
+    const connection = ++connections;
     const database = connect(port, '127.0.0.1');
     for (const socket of [client, database]) sockets.add(socket);
-    relay(client, database, true);
-    relay(database, client);
+    relay(connection, client, database, 'client');
+    relay(connection, database, client, 'database');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    /** What the clients sent so far, in the chunks the relay read. */
-    writes: () => writes,
+    /** Everything passed so far, in order. */
+    events: (): readonly LinkEvent[] => events,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * The round trips of the last transaction on the link, from the one that sent its BEGIN to the one that sent
+ * its COMMIT: each is what a client sent before it heard from the database again.
+ */
+function transactionTurns(events: readonly LinkEvent[]): string[] {
+  const begin = events.findLastIndex((event) => event.from === 'client' && event.text.includes('BEGIN'));
+  expect(begin).toBeGreaterThanOrEqual(0);
+  const connection = events[begin]!.connection;
+  const turns: string[] = [];
+  let heard = true;
+  for (const event of events.slice(begin).filter((on) => on.connection === connection)) {
+    if (event.from === 'database') {
+      heard = true;
+      if (turns.at(-1)?.includes('COMMIT')) break;
+      continue;
+    }
+    if (heard) turns.push('');
+    heard = false;
+    turns[turns.length - 1] += event.text;
+  }
+  expect(turns.at(-1)).toContain('COMMIT');
+  return turns;
 }
 
 /** A store of its own schema whose every statement and answer takes `delayMs` more each way. */
@@ -122,22 +162,21 @@ describe('writes of a postgres transaction to a collection without unique values
   const note = (id: string, text: string): JsonRecord => ({ id, text });
 
   it('are pipelined: eight of them in one transaction cost about one round trip, not eight', async () => {
-    const delayMs = 40;
-    const { store, link } = await openThroughSlowLink('pipelined', withNotes, delayMs);
+    const { store, link } = await openThroughSlowLink('pipelined', withNotes, 100);
     try {
-      await store.insert('notes', merchantA, note('warm', 'the connection opened before timing'));
-      const started = performance.now();
       await store.transaction(async (tx) => {
         for (let n = 0; n < 8; n++) await tx.insert('notes', merchantA, note(`n${n}`, 'first'));
         expect((await tx.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('first');
         await tx.update('notes', merchantA, note('n7', 'second'));
       });
-      const elapsed = performance.now() - started;
-      // BEGIN with the lock, the writes with the read, the last write, COMMIT: 4 round trips of 80 ms;
-      // one round trip per write would be 11.
-      expect(elapsed).toBeLessThan(7 * 2 * delayMs);
+      // BEGIN with the lock, the eight writes and the read in one round trip, the update, COMMIT: 3 round
+      // trips; one per statement would be 12.
+      const [first, ...rest] = transactionTurns(link.events());
+      expect(first!.match(/INSERT INTO/g)).toHaveLength(1); // prepared once, bound eight times
+      for (let n = 0; n < 8; n++) expect(first).toContain(`"id":"n${n}"`);
+      expect(rest).toHaveLength(2);
       expect((await store.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('second');
-      expect(await store.list('notes', merchantA)).toHaveLength(9);
+      expect(await store.list('notes', merchantA)).toHaveLength(8);
     } finally {
       await store.close();
       await link.close();
@@ -168,13 +207,14 @@ describe('reads of the postgres store outside a transaction', () => {
     try {
       await store.insert('things', merchantA, thing('1'));
       await store.get('things', merchantA, '1');
-      const before = link.writes();
+      const sent = () => link.events().filter((event) => event.from === 'client').length;
+      const before = sent();
       const found = await Promise.all(
         Array.from({ length: 20 }, () => store.get<JsonRecord>('things', merchantA, '1')),
       );
       expect(found.map((record) => record?.id)).toEqual(Array(20).fill('1'));
       // One read per connection of the pool (ten) and one write each without gathering them.
-      expect(link.writes() - before).toBeLessThanOrEqual(2);
+      expect(sent() - before).toBeLessThanOrEqual(2);
     } finally {
       await store.close();
       await link.close();
@@ -184,17 +224,15 @@ describe('reads of the postgres store outside a transaction', () => {
 
 describe("a postgres transaction's lock on its scope", () => {
   it('costs no round trip of its own: BEGIN and the lock go out with the first statement', async () => {
-    const delayMs = 150;
-    const { store, link } = await openThroughSlowLink('lock-ahead', collections, delayMs);
+    const { store, link } = await openThroughSlowLink('lock-ahead', collections, 100);
     try {
       await store.insert('things', merchantA, thing('1'));
-      const started = performance.now();
       const read = await store.transaction((tx) => tx.get<JsonRecord>('things', merchantA, '1'));
-      const elapsed = performance.now() - started;
       expect(read?.id).toBe('1');
-      // The read (with BEGIN and the lock) and COMMIT: two round trips of 300 ms; waiting for the lock first
-      // made it three.
-      expect(elapsed).toBeLessThan(2.5 * 2 * delayMs);
+      // The read with BEGIN and the lock, then COMMIT: two round trips; waiting for the lock first made three.
+      const [first, ...rest] = transactionTurns(link.events());
+      expect(first).toMatch(/BEGIN; SELECT pg_advisory_xact_lock\(.*\bSELECT\b/s);
+      expect(rest).toHaveLength(1);
     } finally {
       await store.close();
       await link.close();
@@ -202,26 +240,35 @@ describe("a postgres transaction's lock on its scope", () => {
   }, 60_000);
 
   it("is asked for by the scope's next transaction once COMMIT is on its way, not once it is answered", async () => {
-    const delayMs = 150;
-    const { store, link } = await openThroughSlowLink('lock-handover', collections, delayMs);
+    const { store, link } = await openThroughSlowLink('lock-handover', collections, 100);
     try {
-      // Two connections open before timing (two scopes at once), as a pool under load has them.
+      // Two connections open before (two scopes at once), as a pool under load has them.
       await Promise.all([
         store.insert('things', merchantA, thing('1', { count: 0 })),
         store.insert('things', merchantB, thing('1', { count: 0 })),
       ]);
-      const started = performance.now();
       const increment = () =>
         store.transaction(async (tx) => {
           const current = await tx.get<JsonRecord & { count: number }>('things', merchantA, '1');
           await tx.update('things', merchantA, { ...current!, count: current!.count + 1 });
         });
+      const from = link.events().length;
       await Promise.all([increment(), increment()]);
-      const elapsed = performance.now() - started;
       expect((await store.get<JsonRecord & { count: number }>('things', merchantA, '1'))?.count).toBe(2);
-      // Each: the read with BEGIN and the lock, the update, COMMIT (3 round trips of 300 ms); the second's
-      // first statement goes with the first's COMMIT: 5 round trips, 6 when it waited for the answer.
-      expect(elapsed).toBeLessThan(5.5 * 2 * delayMs);
+      // The second's BEGIN and lock go out after the first's COMMIT and before its answer comes back.
+      const events = link.events().slice(from);
+      const sentWith = (text: string) =>
+        events.findIndex((event) => event.from === 'client' && event.text.includes(text));
+      const firstCommit = sentWith('COMMIT');
+      const committer = events[firstCommit]!.connection;
+      const commitAnswered = events.findIndex(
+        (event, at) => at > firstCommit && event.from === 'database' && event.connection === committer,
+      );
+      const secondBegin = events.findIndex(
+        (event, at) => at > firstCommit && event.from === 'client' && event.text.includes('BEGIN'),
+      );
+      expect(secondBegin).toBeGreaterThan(firstCommit);
+      expect(secondBegin).toBeLessThan(commitAnswered);
     } finally {
       await store.close();
       await link.close();
