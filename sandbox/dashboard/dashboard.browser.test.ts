@@ -382,6 +382,33 @@ describe('the dashboard', () => {
     await expect.poll(() => paidRow.locator('td').nth(1).textContent()).toBe('INACTIVE');
   });
 
+  it('shows the kind chosen last when the list of the kind chosen before it is answered after it', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowList = '**/sandbox/resources/disbursements?*';
+    await phone.route(slowList, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await phone.evaluate(() => void (window.location.hash = '#resources'));
+      const kinds = phone.locator('#resource-kind');
+      await kinds.selectOption('disbursements');
+      await kinds.selectOption('fixed_virtual_accounts');
+      await phone.locator(`#resource-list tr[data-id="${accountId}"]`).waitFor();
+      const lateAnswer = phone.waitForEvent('requestfinished', (request) => request.url().includes('/disbursements?'));
+      release();
+      await lateAnswer;
+      // What the page does with the late answer it does at once; a frame later the list is what was chosen.
+      await phone.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      expect(await kinds.inputValue()).toBe('fixed_virtual_accounts');
+      await phone.locator(`#resource-list tr[data-id="${accountId}"]`).waitFor({ timeout: 1_000 });
+    } finally {
+      release();
+      await phone.unroute(slowList);
+    }
+  });
+
   it("shows an e-wallet payment's failure code in its list", async () => {
     await createBlockedEwalletPayment('dashboard-ewallet-1');
     await page.getByRole('button', { name: 'Resources' }).click();

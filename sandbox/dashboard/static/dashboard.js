@@ -522,8 +522,12 @@ function simulationControl(entry, item, after) {
   );
 }
 
+/** How many lists of resources were asked for: only the latest answer is shown. */
+let resourceListsAsked = 0;
+
 async function showResources() {
-  const select = /** @type {HTMLSelectElement} */ (byId('resource-kind'));
+  const asked = ++resourceListsAsked;
+  const kind = /** @type {HTMLSelectElement} */ (byId('resource-kind')).value;
   const list = operationNamed('listResources');
   const target = byId('resource-list');
   if (!list) {
@@ -532,9 +536,11 @@ async function showResources() {
     );
     return;
   }
-  const answer = await api('GET', `${filledPath(list, () => select.value)}?limit=50`);
+  const answer = await api('GET', `${filledPath(list, () => kind)}?limit=50`);
+  // A list asked for earlier (the tab opened, then another kind chosen) may be answered later: not shown.
+  if (asked !== resourceListsAsked) return;
   if (!answer.ok) {
-    target.replaceChildren(h('p', { class: 'error' }, `Could not list ${select.value}: ${describeError(answer)}`));
+    target.replaceChildren(h('p', { class: 'error' }, `Could not list ${kind}: ${describeError(answer)}`));
     return;
   }
   const body = objectOr(answer.body);
@@ -546,7 +552,7 @@ async function showResources() {
       h(
         'p',
         { class: 'empty' },
-        `No ${select.value.replace(/_/g, ' ')} yet for this key. Create one through the API (see the API docs below); it shows here with the simulations its state allows.`,
+        `No ${kind.replace(/_/g, ' ')} yet for this key. Create one through the API (see the API docs below); it shows here with the simulations its state allows.`,
       ),
     );
     return;
@@ -562,7 +568,7 @@ async function showResources() {
         {},
         h(
           'a',
-          { href: objectHash(select.value, text(item.id)), class: 'object-link' },
+          { href: objectHash(kind, text(item.id)), class: 'object-link' },
           h('code', { class: 'id' }, text(item.id)),
         ),
       ),
