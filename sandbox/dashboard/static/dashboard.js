@@ -522,11 +522,23 @@ function simulationControl(entry, item, after) {
   );
 }
 
-/** How many lists of resources were asked for: only the latest answer is shown. */
-let resourceListsAsked = 0;
+/** @type {Map<string, number>} how many times each view was asked for */
+const viewsAsked = new Map();
+
+/**
+ * Notes that `view` is asked for again; the function it gives says whether this is still the latest ask.
+ * Answers come back in any order (the tab opened, then another kind or object chosen): a view shows only
+ * what it was asked for last.
+ * @param {string} view
+ */
+function askFor(view) {
+  const asked = (viewsAsked.get(view) ?? 0) + 1;
+  viewsAsked.set(view, asked);
+  return () => viewsAsked.get(view) === asked;
+}
 
 async function showResources() {
-  const asked = ++resourceListsAsked;
+  const latest = askFor('resources');
   const kind = /** @type {HTMLSelectElement} */ (byId('resource-kind')).value;
   const list = operationNamed('listResources');
   const target = byId('resource-list');
@@ -538,7 +550,7 @@ async function showResources() {
   }
   const answer = await api('GET', `${filledPath(list, () => kind)}?limit=50`);
   // A list asked for earlier (the tab opened, then another kind chosen) may be answered later: not shown.
-  if (asked !== resourceListsAsked) return;
+  if (!latest()) return;
   if (!answer.ok) {
     target.replaceChildren(h('p', { class: 'error' }, `Could not list ${kind}: ${describeError(answer)}`));
     return;
@@ -1216,6 +1228,7 @@ const chronologically = (a, b) =>
 
 /** @param {string} kind @param {string} id */
 async function showObject(kind, id) {
+  const latest = askFor('object');
   const target = byId('object-view');
   // "fixed_virtual_accounts" → "Fixed virtual account".
   const one = kind.replace(/_/g, ' ').replace(/s$/, '');
@@ -1227,6 +1240,7 @@ async function showObject(kind, id) {
     api('GET', `${requestsOperation?.path ?? '/sandbox/requests'}?limit=200`),
     deliveriesOperation ? api(deliveriesOperation.method, deliveriesOperation.path) : null,
   ]);
+  if (!latest()) return;
   const entry = found.find(({ item }) => item.id === id);
   if (!entry)
     return void target.replaceChildren(
@@ -1353,8 +1367,11 @@ async function showObject(kind, id) {
 async function showFound(query) {
   const target = byId('found-list');
   byId('found-title').textContent = `Search: ${query}`;
+  const latest = askFor('found');
   const wanted = query.toLowerCase();
-  const matches = (await listed(resourceKinds()))
+  const listedNow = await listed(resourceKinds());
+  if (!latest()) return;
+  const matches = listedNow
     .filter(({ item }) => namesOf(item).some((name) => name.toLowerCase().includes(wanted)))
     .sort((a, b) => Number(namesOf(b.item).includes(query)) - Number(namesOf(a.item).includes(query)));
   const exact = matches.filter(({ item }) => namesOf(item).includes(query));
