@@ -101,5 +101,8 @@ export default defineConfig({
     // it with two others may take twice as long. Tests and hooks that need more still say so themselves.
     testTimeout: 15_000,
     hookTimeout: 30_000,
+    // expect.poll waits for something another process or a browser does; its default second is an ask for
+    // speed, which a loaded machine does not keep. A poll that never comes true still fails, later.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
