@@ -89,6 +89,11 @@ export interface Balances {
   credit(tx: Transaction, scope: Scope, account: AccountType, amount: number): Promise<number>;
   /** Takes from the account if it covers `amount`; returns false (and changes nothing) if it does not. */
   debit(tx: Transaction, scope: Scope, account: AccountType, amount: number): Promise<boolean>;
+  /**
+   * `debit` with the account's read started now: a caller with a read of its own to make first (an
+   * idempotency key's lookup) has both sent at once, one round trip under the merchant's lock instead of two.
+   */
+  prepareDebit(tx: Transaction, scope: Scope, account: AccountType): (amount: number) => Promise<boolean>;
 }
 
 /** What an idempotent create stored, to answer a replay. */

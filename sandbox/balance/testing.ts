@@ -200,6 +200,9 @@ export function createHarness(
         await writeBalance(tx, scope, account, balance - amount);
         return true;
       },
+      prepareDebit: () => async () => {
+        throw new Error('these modules take no prepared debits');
+      },
     },
     idempotency: {
       run: async () => {

@@ -103,9 +103,9 @@ async function create(
   body: CreateDisbursementRequest,
   description: string,
   autoResolve: boolean,
+  debit: (amount: number) => Promise<boolean>,
 ): Promise<Created> {
-  if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount)))
-    return { ok: false, reason: 'insufficient_balance' };
+  if (!(await debit(body.amount))) return { ok: false, reason: 'insufficient_balance' };
   const id = ctx.ids.next();
   const now = ctx.clock.now(caller).toISOString();
   const record: DisbursementRecord = {
@@ -171,15 +171,18 @@ export function disbursementHandlers(
       const key = header['x-idempotency-key'];
       const answer = await ctx.store.transaction(async (tx) => {
         const auto = settings.disbursement_auto_resolve;
+        // CASH is read now, beside the key's lookup rather than after it: one round trip less under the
+        // merchant's lock (PostgreSQL), and only a wasted read when the key turns out to be a replay.
+        const debit = ctx.balances.prepareDebit(tx, principal, 'CASH');
         if (key === undefined)
-          return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description, auto) };
+          return { kind: 'first' as const, result: await create(ctx, tx, principal, body, description, auto, debit) };
         return ctx.idempotency.run(
           tx,
           principal,
           OPERATION,
           key,
           canonicalJson(body),
-          () => create(ctx, tx, principal, body, description, auto),
+          () => create(ctx, tx, principal, body, description, auto, debit),
           (result) => (result.ok ? result.record.id : null),
         );
       });

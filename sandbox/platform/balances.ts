@@ -37,6 +37,19 @@ export function createBalances(initial: Partial<Record<AccountType, number>> = {
     else await tx.insert(BALANCES_COLLECTION, scope, record);
     return record.balance;
   };
+  const prepareDebit = (tx: Transaction, scope: Scope, account: AccountType) => {
+    const reading = read(tx, scope, account);
+    // A debit never made (the caller answered a replay instead) leaves its failed read unreported.
+    reading.catch(() => undefined);
+    return async (amount: number): Promise<boolean> => {
+      checkAmount(amount);
+      const stored = await reading;
+      const balance = stored?.balance ?? start[account];
+      if (balance < amount) return false;
+      await write(tx, scope, account, stored !== undefined, balance - amount);
+      return true;
+    };
+  };
   return {
     get: async (tx, scope, account) => (await read(tx, scope, account))?.balance ?? start[account],
     credit: async (tx, scope, account, amount) => {
@@ -44,13 +57,7 @@ export function createBalances(initial: Partial<Record<AccountType, number>> = {
       const stored = await read(tx, scope, account);
       return write(tx, scope, account, stored !== undefined, (stored?.balance ?? start[account]) + amount);
     },
-    debit: async (tx, scope, account, amount) => {
-      checkAmount(amount);
-      const stored = await read(tx, scope, account);
-      const balance = stored?.balance ?? start[account];
-      if (balance < amount) return false;
-      await write(tx, scope, account, stored !== undefined, balance - amount);
-      return true;
-    },
+    debit: (tx, scope, account, amount) => prepareDebit(tx, scope, account)(amount),
+    prepareDebit,
   };
 }
