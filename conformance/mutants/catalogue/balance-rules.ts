@@ -6,8 +6,7 @@ import type { Mutant } from '../types.js';
 
 const LEDGER = 'platform/balances.ts';
 const COVER_CHECK = 'if (balance < amount) return false;';
-const DISBURSEMENT_DEBIT =
-  "if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };";
+const DISBURSEMENT_DEBIT = "if (!(await debit(body.amount))) return { ok: false, reason: 'insufficient_balance' };";
 
 export const mutants: Mutant[] = [
   {
@@ -117,7 +116,7 @@ export const mutants: Mutant[] = [
         file: 'disbursements/index.ts',
         within: 'create',
         find: DISBURSEMENT_DEBIT,
-        replace: "await ctx.balances.debit(tx, caller, 'CASH', body.amount);",
+        replace: 'await debit(body.amount);',
       },
       {
         file: 'disbursements/index.ts',

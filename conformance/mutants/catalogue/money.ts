@@ -47,9 +47,9 @@ export const mutants: Mutant[] = [
       {
         file: 'disbursements/index.ts',
         within: 'create',
-        find: "if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };",
+        find: "if (!(await debit(body.amount))) return { ok: false, reason: 'insufficient_balance' };",
         replace:
-          "if (!(await ctx.balances.debit(tx, caller, 'CASH', body.amount)) || !(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };",
+          "if (!(await debit(body.amount)) || !(await ctx.balances.debit(tx, caller, 'CASH', body.amount))) return { ok: false, reason: 'insufficient_balance' };",
       },
     ],
   },
