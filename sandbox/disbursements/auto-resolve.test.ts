@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxTestMode } from '../contract.js';
 import { createTestSandbox, TEST_CALLBACK_URL, type TestKeyName, type TestSandbox } from '../testing/index.js';
+import { logTransactions } from './testing.js';
 
 const testMode = sandboxTestMode('createDisbursement');
 const START = Date.parse('2026-11-21T09:30:00.000Z');
@@ -66,6 +67,19 @@ describe('auto-resolve (disbursement_auto_resolve on, the default)', () => {
       expect.objectContaining({ id: disbursement.id, status: 'COMPLETED', is_instant: true }),
     ]);
     expect(await cash()).toBe(before - request.amount);
+  });
+
+  it("ends its countdown beside the disbursement's read in the deciding transaction, not before it", async () => {
+    const disbursement = await create();
+    const logging = logTransactions(sandbox.ctx.store);
+    try {
+      await sandbox.advance(delay);
+    } finally {
+      logging.restore();
+    }
+    expect((await read(disbursement.id)).status).toBe('COMPLETED');
+    const deciding = logging.transactions.find((log) => log.includes('asked delete sandbox_jobs'));
+    expect(deciding?.slice(0, 2).sort()).toEqual(['asked delete sandbox_jobs', 'asked get disbursements']);
   });
 
   it('completes in real time too: the delay passes without anyone moving the clock', async () => {

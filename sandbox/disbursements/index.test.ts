@@ -1,7 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookValidators } from '@payments-contract/client/validators/webhooks';
 import { createTestSandbox, TEST_MERCHANTS } from '../testing/index.js';
-import { asObject, CALLBACK_URL, callerOf, useBench, type KeyName } from './testing.js';
+import { asObject, CALLBACK_URL, callerOf, logTransactions, useBench, type KeyName } from './testing.js';
 
 const bca = {
   external_id: 'payout-2026-11-21-0001',
@@ -149,32 +149,17 @@ describe('X-IDEMPOTENCY-KEY', () => {
   });
 
   it("asks for CASH and the key's record together, not one after the other (one round trip under the lock)", async () => {
-    // Every read of the creation's transaction, in the order asked and answered.
-    const reads: string[] = [];
-    const { store } = bench.ctx;
-    const transaction = store.transaction.bind(store);
-    const spy = vi.spyOn(store, 'transaction').mockImplementation((work) =>
-      transaction((tx) => {
-        const logged = async <R>(name: string, collection: string, read: Promise<R>): Promise<R> => {
-          reads.push(`asked ${name} ${collection}`);
-          const answer = await read;
-          reads.push(`answered ${name} ${collection}`);
-          return answer;
-        };
-        return work({
-          ...tx,
-          get: (collection, scope, id) => logged('get', collection, tx.get(collection, scope, id)),
-          findBy: (collection, scope, field, value, options) =>
-            logged('findBy', collection, tx.findBy(collection, scope, field, value, options)),
-        });
-      }),
-    );
+    const logging = logTransactions(bench.ctx.store);
     try {
       expect((await create(bca, { idempotencyKey: 'disb-key-together' })).status).toBe(200);
     } finally {
-      spy.mockRestore();
+      logging.restore();
     }
-    expect(reads.slice(0, 2).sort()).toEqual(['asked findBy sandbox_idempotency_keys', 'asked get sandbox_balances']);
+    const [creation] = logging.transactions;
+    expect(creation?.slice(0, 2).sort()).toEqual([
+      'asked findBy sandbox_idempotency_keys',
+      'asked get sandbox_balances',
+    ]);
   });
 
   it('takes a key of up to 1000 characters and refuses a longer one with API_VALIDATION_ERROR, creating nothing', async () => {

@@ -273,7 +273,10 @@ type Finished =
   | { kind: 'final'; record: DisbursementRecord };
 
 /** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
-/** `alsoInTransaction` runs first in the deciding transaction (an auto-resolve countdown ends there). */
+/**
+ * `alsoInTransaction` runs in the deciding transaction (an auto-resolve countdown ends there), beside the
+ * disbursement's read rather than before it: on PostgreSQL both go in one round trip under the merchant's lock.
+ */
 async function finish(
   ctx: SandboxContext,
   scope: Scope,
@@ -284,8 +287,7 @@ async function finish(
   // Settings are read before the transaction: they are not part of it.
   const settings = ctx.settings.peek(scope);
   return ctx.store.transaction(async (tx): Promise<Finished> => {
-    await alsoInTransaction?.(tx);
-    const record = await tx.get<DisbursementRecord>(COLLECTION, scope, id);
+    const [, record] = await Promise.all([alsoInTransaction?.(tx), tx.get<DisbursementRecord>(COLLECTION, scope, id)]);
     if (!record) return { kind: 'missing' };
     if (record.status !== 'PENDING') return { kind: 'final', record };
     const finished: DisbursementRecord = {

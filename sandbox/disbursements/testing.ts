@@ -1,10 +1,11 @@
 // The view the disbursement, e-wallet and customer tests take of the shared in-process sandbox
 // (sandbox/testing): the whole app with response validation on, its clock held at a fixed real time and
 // its callback dispatcher stopped, so every callback a test causes stays in the outbox to be inspected.
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { basicAuthorization } from '@payments-contract/server/runtime/basic-auth';
 import type { DeliveryRecord } from '../callbacks/outbox.js';
 import type { SandboxSettings, SandboxContext } from '../context.js';
+import type { Store } from '../store/store.js';
 import { createTestSandbox, scopeOf, TEST_CALLBACK_URL, TEST_KEYS, type TestKeyName } from '../testing/index.js';
 
 export { callerOf, scopeOf } from '../testing/index.js';
@@ -112,4 +113,34 @@ export function asObject(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new Error(`expected an object, got ${JSON.stringify(value)}`);
   return Object.fromEntries(Object.entries(value));
+}
+
+/**
+ * Logs, per transaction of `store` from now on, each read by id or field and each delete its work asks for
+ * and when it is answered (`asked get disbursements`, `answered get disbursements`): which statements a
+ * transaction has under way together, whatever the store. `restore` ends the logging.
+ */
+export function logTransactions(store: Store): { transactions: string[][]; restore(): void } {
+  const transactions: string[][] = [];
+  const transaction = store.transaction.bind(store);
+  const spy = vi.spyOn(store, 'transaction').mockImplementation((work) =>
+    transaction((tx) => {
+      const log: string[] = [];
+      transactions.push(log);
+      const logged = async <R>(name: string, collection: string, statement: Promise<R>): Promise<R> => {
+        log.push(`asked ${name} ${collection}`);
+        const answer = await statement;
+        log.push(`answered ${name} ${collection}`);
+        return answer;
+      };
+      return work({
+        ...tx,
+        get: (collection, scope, id) => logged('get', collection, tx.get(collection, scope, id)),
+        findBy: (collection, scope, field, value, options) =>
+          logged('findBy', collection, tx.findBy(collection, scope, field, value, options)),
+        delete: (collection, scope, id) => logged('delete', collection, tx.delete(collection, scope, id)),
+      });
+    }),
+  );
+  return { transactions, restore: () => spy.mockRestore() };
 }
