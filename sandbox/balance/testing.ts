@@ -15,7 +15,7 @@ import {
 } from '@payments-contract/client/webhooks';
 import type { AccountType, Caller, Json, JsonRecord, SandboxSettings, SandboxContext, Scope } from '../context.js';
 import { openJournalStore } from '../store/journal/store.js';
-import type { CollectionDefinition, Store } from '../store/store.js';
+import type { CollectionDefinition, Store, Transaction } from '../store/store.js';
 
 export const START = new Date('2026-11-21T09:30:00.000Z');
 export const CALLBACK_TOKEN = 'cbt_test_area_a';
@@ -146,6 +146,12 @@ export function createHarness(
     if (await tx.get(LEDGER, scope, entry.id)) await tx.update(LEDGER, scope, entry);
     else await tx.insert(LEDGER, scope, entry);
   };
+  const debitBalance = async (tx: Transaction, scope: Scope, account: AccountType, amount: number) => {
+    const balance = await readBalance(tx, scope, account);
+    if (balance < amount) return false;
+    await writeBalance(tx, scope, account, balance - amount);
+    return true;
+  };
 
   const ctx: SandboxContext = {
     store,
@@ -194,15 +200,9 @@ export function createHarness(
         await writeBalance(tx, scope, account, balance);
         return balance;
       },
-      debit: async (tx, scope, account, amount) => {
-        const balance = await readBalance(tx, scope, account);
-        if (balance < amount) return false;
-        await writeBalance(tx, scope, account, balance - amount);
-        return true;
-      },
-      prepareDebit: () => async () => {
-        throw new Error('these modules take no prepared debits');
-      },
+      debit: (tx, scope, account, amount) => debitBalance(tx, scope, account, amount),
+      // The harness's debit reads when it is made: a prepared one is that debit, made later.
+      prepareDebit: (tx, scope, account) => (amount) => debitBalance(tx, scope, account, amount),
     },
     idempotency: {
       run: async () => {
