@@ -3,6 +3,9 @@
 // jobs collection (store.ts, JobRecord), written in the transaction that makes it due, so it exists if and only
 // if that change does, and a restart resumes it. Each job runs once its scope's clock reaches its time: by
 // real time (a timer, or the sweep) or by an advance of that clock (the advance waits for it).
+// Expiries are not jobs: the contract's time triggers change only the object that expires, so its state is
+// derived from the scope's clock wherever it is read (expiries.test.ts holds the contract to that; a time
+// trigger given an effect, a callback say, becomes a job here).
 //
 // Who runs a job is settled by one primitive, `Store.claim`: on PostgreSQL one FOR UPDATE SKIP LOCKED statement
 // that takes due, free jobs and writes their hold (as graphile-worker's getJobs), in process for the embedded
