@@ -24,7 +24,7 @@ export class StoredRecord {
     readonly id: string,
     public text: string,
     /** Index key of each looked-up field of the collection, in `Collection.fields` order. */
-    public keys: (string | undefined)[],
+    public keys: (IndexKey | undefined)[],
     public committedText: string | undefined,
   ) {}
 }
@@ -32,7 +32,7 @@ export class StoredRecord {
 /** How to take a change back. */
 export type Undo =
   | { kind: 'insert'; collection: Collection; record: StoredRecord }
-  | { kind: 'update'; collection: Collection; record: StoredRecord; text: string; keys: (string | undefined)[] }
+  | { kind: 'update'; collection: Collection; record: StoredRecord; text: string; keys: (IndexKey | undefined)[] }
   | { kind: 'delete'; collection: Collection; record: StoredRecord }
   | {
       kind: 'clear-scope';
@@ -42,10 +42,16 @@ export type Undo =
 
 const scopeKeyOf = (merchantId: string, mode: string): string => `${merchantId}\u0000${mode}`;
 
-const indexKeyOf = (value: unknown): string | undefined => {
-  if (typeof value === 'string') return `s${value}`;
-  if (typeof value === 'number') return `n${value}`;
-  if (typeof value === 'boolean') return value ? 'n1' : 'n0';
+/**
+ * A looked-up value as the indexes hold it: a string or a number as it is (a Map tells `'1'` from `1`, and
+ * takes `-0` for `0` as SQLite does), true and false as 1 and 0. Maps nested by field, scope and value
+ * rather than keys joined into one string: joining made a new string to hash at every change and lookup.
+ */
+type IndexKey = string | number;
+
+const indexKeyOf = (value: unknown): IndexKey | undefined => {
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
   return undefined;
 };
 
@@ -60,6 +66,8 @@ const ordered = (records: StoredRecord[], options: FindOptions | undefined): Sto
  * there are more, since a Set for every unique value made most of an insert's cost and garbage.
  */
 type Members = StoredRecord | Set<StoredRecord>;
+/** One field's records by value. */
+type ByValue = Map<IndexKey, Members>;
 
 /** Members of an index entry in insertion order (a record whose value changed back re-joins at the end). */
 function inSeqOrder(members: Members): StoredRecord[] {
@@ -75,15 +83,19 @@ export class Collection {
   readonly uniqueCount: number;
   /** Records of each scope by id, in insertion order. */
   readonly scopes = new Map<string, Map<string, StoredRecord>>();
-  /** Records by field, scope and value. */
-  readonly #scoped = new Map<string, Members>();
-  /** Records by field and value, whatever their scope (ids included, as field -1). */
-  readonly #across = new Map<string, Members>();
+  /** Records by field (its number), scope and value. */
+  readonly #scoped: Map<string, ByValue>[];
+  /** Records by field and value, whatever their scope. */
+  readonly #across: ByValue[];
+  /** Records by id, whatever their scope. */
+  readonly #ids: ByValue = new Map();
 
   constructor(readonly definition: CollectionDefinition) {
     const unique = definition.unique ?? [];
     this.fields = [...unique, ...(definition.indexed ?? []).filter((field) => !unique.includes(field))];
     this.uniqueCount = unique.length;
+    this.#scoped = this.fields.map(() => new Map());
+    this.#across = this.fields.map(() => new Map());
   }
 
   get name(): string {
@@ -96,43 +108,50 @@ export class Collection {
     return number;
   }
 
-  keysOf(record: JsonRecord): (string | undefined)[] {
-    return this.fields.map((field) => indexKeyOf(record[field]));
+  keysOf(record: JsonRecord): (IndexKey | undefined)[] {
+    const keys: (IndexKey | undefined)[] = new Array(this.fields.length);
+    for (let field = 0; field < keys.length; field++) keys[field] = indexKeyOf(record[this.fields[field]!]);
+    return keys;
   }
 
-  find(scopeKey: string, field: number, key: string | undefined): StoredRecord[] {
-    const members = key === undefined ? undefined : this.#scoped.get(`${field}\u0000${scopeKey}\u0000${key}`);
+  find(scopeKey: string, field: number, key: IndexKey | undefined): StoredRecord[] {
+    const members = key === undefined ? undefined : this.#scoped[field]!.get(scopeKey)?.get(key);
     return members ? inSeqOrder(members) : [];
   }
 
-  findAcross(field: number, key: string | undefined): StoredRecord[] {
-    const members = key === undefined ? undefined : this.#across.get(`${field}\u0000${key}`);
+  findAcross(field: number, key: IndexKey | undefined): StoredRecord[] {
+    const members = key === undefined ? undefined : this.#across[field]!.get(key);
+    return members ? inSeqOrder(members) : [];
+  }
+
+  findById(id: string): StoredRecord[] {
+    const members = this.#ids.get(id);
     return members ? inSeqOrder(members) : [];
   }
 
   /** The first unique field of `keys` that another record of the scope already holds. */
-  takenUniqueField(scopeKey: string, keys: (string | undefined)[], self?: StoredRecord): number | undefined {
+  takenUniqueField(scopeKey: string, keys: (IndexKey | undefined)[], self?: StoredRecord): number | undefined {
     for (let field = 0; field < this.uniqueCount; field++) {
       const key = keys[field];
       if (key === undefined) continue;
-      const holders = this.#scoped.get(`${field}\u0000${scopeKey}\u0000${key}`);
+      const holders = this.#scoped[field]!.get(scopeKey)?.get(key);
       if (holders !== undefined && holders !== self) return field;
     }
     return undefined;
   }
 
   index(record: StoredRecord): void {
-    this.#add(this.#across, `-1\u0000s${record.id}`, record);
+    add(this.#ids, record.id, record);
     for (let field = 0; field < record.keys.length; field++) this.#indexField(record, field);
   }
 
   unindex(record: StoredRecord): void {
-    this.#remove(this.#across, `-1\u0000s${record.id}`, record);
+    remove(this.#ids, record.id, record);
     for (let field = 0; field < record.keys.length; field++) this.#unindexField(record, field, record.keys[field]);
   }
 
   /** Moves `record` from its old keys to `keys` where they differ. */
-  reindex(record: StoredRecord, keys: (string | undefined)[]): void {
+  reindex(record: StoredRecord, keys: (IndexKey | undefined)[]): void {
     for (let field = 0; field < keys.length; field++) {
       if (record.keys[field] === keys[field]) continue;
       this.#unindexField(record, field, record.keys[field]);
@@ -144,30 +163,41 @@ export class Collection {
   #indexField(record: StoredRecord, field: number): void {
     const key = record.keys[field];
     if (key === undefined) return;
-    this.#add(this.#scoped, `${field}\u0000${record.scopeKey}\u0000${key}`, record);
-    this.#add(this.#across, `${field}\u0000${key}`, record);
-  }
-
-  #unindexField(record: StoredRecord, field: number, key: string | undefined): void {
-    if (key === undefined) return;
-    this.#remove(this.#scoped, `${field}\u0000${record.scopeKey}\u0000${key}`, record);
-    this.#remove(this.#across, `${field}\u0000${key}`, record);
-  }
-
-  #add(index: Map<string, Members>, key: string, record: StoredRecord): void {
-    const members = index.get(key);
-    if (members === undefined) index.set(key, record);
-    else if (members instanceof StoredRecord) index.set(key, new Set([members, record]));
-    else members.add(record);
-  }
-
-  #remove(index: Map<string, Members>, key: string, record: StoredRecord): void {
-    const members = index.get(key);
-    if (members === record) index.delete(key);
-    else if (members instanceof Set) {
-      members.delete(record);
-      if (members.size === 1) index.set(key, members.values().next().value as StoredRecord);
+    const scoped = this.#scoped[field]!;
+    let inScope = scoped.get(record.scopeKey);
+    if (inScope === undefined) {
+      inScope = new Map();
+      scoped.set(record.scopeKey, inScope);
     }
+    add(inScope, key, record);
+    add(this.#across[field]!, key, record);
+  }
+
+  #unindexField(record: StoredRecord, field: number, key: IndexKey | undefined): void {
+    if (key === undefined) return;
+    const scoped = this.#scoped[field]!;
+    const inScope = scoped.get(record.scopeKey);
+    if (inScope !== undefined) {
+      remove(inScope, key, record);
+      if (inScope.size === 0) scoped.delete(record.scopeKey);
+    }
+    remove(this.#across[field]!, key, record);
+  }
+}
+
+function add(index: ByValue, key: IndexKey, record: StoredRecord): void {
+  const members = index.get(key);
+  if (members === undefined) index.set(key, record);
+  else if (members instanceof StoredRecord) index.set(key, new Set([members, record]));
+  else members.add(record);
+}
+
+function remove(index: ByValue, key: IndexKey, record: StoredRecord): void {
+  const members = index.get(key);
+  if (members === record) index.delete(key);
+  else if (members instanceof Set) {
+    members.delete(record);
+    if (members.size === 1) index.set(key, members.values().next().value as StoredRecord);
   }
 }
 
@@ -219,9 +249,7 @@ export class MemoryRecords {
 
   findAcross(collection: string, field: string, value: string | number | boolean): StoredRecord[] {
     const c = this.collection(collection);
-    return field === 'id'
-      ? c.findAcross(-1, `s${String(value)}`)
-      : c.findAcross(c.fieldNumber(field), indexKeyOf(value));
+    return field === 'id' ? c.findById(String(value)) : c.findAcross(c.fieldNumber(field), indexKeyOf(value));
   }
 
   /** Inserts, or replaces the record with the same id (replaying a journal). `text` is `record` as JSON. */
@@ -346,7 +374,7 @@ export class MemoryRecords {
   #refuseTaken(
     c: Collection,
     scopeKey: string,
-    keys: (string | undefined)[],
+    keys: (IndexKey | undefined)[],
     record: JsonRecord,
     self?: StoredRecord,
   ): void {
