@@ -5,10 +5,10 @@
 import {
   buildWebhookDelivery,
   webhookMetadata,
-  WebhookPayloadError,
   type WebhookEvents,
   type WebhookKind,
 } from '@payments-contract/client/webhooks';
+import { webhookValidators } from '@payments-contract/client/validators/webhooks';
 import type { components } from '@payments-contract/server/sandbox/types';
 import type { Callbacks, Clock, Ids, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
@@ -71,20 +71,20 @@ function isJsonObject(value: Json): value is { [key: string]: Json } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Checks the payload against the webhook's schema (throws WebhookPayloadError) and whether `url` can be sent to. */
+/**
+ * Checks the payload against the webhook's schema (throws WebhookPayloadError) and whether `url` can be sent
+ * to: the checks the sender makes, without building the request (its body's text, its headers), which each
+ * attempt builds with the token of its time.
+ */
 function checkDelivery(kind: WebhookKind, payload: Json, url: string | null): { urlProblem: string | null } {
-  try {
-    // The token is not needed to check the payload and is read again at each attempt, so a placeholder
-    // stands in; so does a URL when there is none. Payload types are checked by the validator itself.
+  // A payload that breaks the schema is built once to throw the sender's own error, with every rule it breaks.
+  // The token is read again at each attempt, so a placeholder stands in; so does a URL when there is none.
+  if (!webhookValidators[kind](payload))
     buildWebhookDelivery(kind, payload as WebhookEvents[WebhookKind], {
       callbackToken: 'check',
-      url: url ?? 'http://callback.invalid/',
+      url: 'http://callback.invalid/',
     });
-    return { urlProblem: null };
-  } catch (error) {
-    if (error instanceof WebhookPayloadError) throw error;
-    return { urlProblem: `the callback URL is not an absolute URL: ${url ?? ''}` };
-  }
+  return { urlProblem: url === null || URL.canParse(url) ? null : `the callback URL is not an absolute URL: ${url}` };
 }
 
 /**
