@@ -285,8 +285,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     start: scheduler.start,
     stop: async () => {
       await scheduler.stop();
-      // The pooled connections to receivers: kept between attempts, closed with the dispatcher.
-      sender.close();
+      // The pooled connections to receivers and their thread: kept between attempts, closed with the dispatcher.
+      await sender.close();
     },
     runDue: scheduler.runDue,
   };

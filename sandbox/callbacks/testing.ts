@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { webhookMetadata, type WebhookKind } from '@payments-contract/client/webhooks';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
 import { openJournalStore } from '../store/journal/store.js';
@@ -216,6 +217,55 @@ export async function startHangingReceiver(): Promise<HangingReceiver> {
       server.closeAllConnections();
       return closed;
     },
+  };
+}
+
+export interface ReceiverThread {
+  /** Answered 200 at once; `${url}/hang` is never answered. */
+  url: string;
+  /** When (Date.now()) the connection of a request to /hang closed; undefined if none did within `timeoutMs`. */
+  hangClosedAt(timeoutMs?: number): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * A merchant's endpoint on 127.0.0.1:0 served from a thread of its own, so it answers, and sees connections
+ * close, while the test's thread is blocked.
+ */
+export async function startReceiverThread(): Promise<ReceiverThread> {
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+    const server = require('node:http').createServer((request, response) => {
+      request.resume();
+      if (request.url !== '/hang') return void request.on('end', () => response.end('{}'));
+      request.socket.once('close', () => parentPort.postMessage({ hangClosedAt: Date.now() }));
+    });
+    server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));`,
+    { eval: true },
+  );
+  const messages: { port?: number; hangClosedAt?: number }[] = [];
+  const arrived: (() => void)[] = [];
+  worker.on('message', (message: { port?: number; hangClosedAt?: number }) => {
+    messages.push(message);
+    for (const wake of arrived.splice(0)) wake();
+  });
+  const next = async (field: 'port' | 'hangClosedAt', timeoutMs: number): Promise<number | undefined> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = messages.find((message) => message[field] !== undefined)?.[field];
+      if (found !== undefined || Date.now() >= deadline) return found;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        arrived.push(() => (clearTimeout(timer), resolve()));
+      });
+    }
+  };
+  const port = await next('port', 10_000);
+  if (port === undefined) throw new Error('the receiver thread did not listen');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hangClosedAt: (timeoutMs = 5000) => next('hangClosedAt', timeoutMs),
+    close: async () => void (await worker.terminate()),
   };
 }
 
