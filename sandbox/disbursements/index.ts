@@ -272,16 +272,17 @@ type Finished =
   | { kind: 'missing' }
   | { kind: 'final'; record: DisbursementRecord };
 
-/** The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback. */
 /**
- * `alsoInTransaction` runs in the deciding transaction (an auto-resolve countdown ends there), beside the
+ * The bank's answer to a PENDING disbursement: its final state, CASH refunded on failure, and the callback.
+ * `outcome` may depend on the disbursement as read in the deciding transaction (an automatic answer does).
+ * `alsoInTransaction` runs in that transaction (an auto-resolve countdown ends there), beside the
  * disbursement's read rather than before it: on PostgreSQL both go in one round trip under the merchant's lock.
  */
 async function finish(
   ctx: SandboxContext,
   scope: Scope,
   id: string,
-  outcome: Finish,
+  outcomeOf: Finish | ((record: DisbursementRecord) => Finish),
   alsoInTransaction?: (tx: Transaction) => Promise<void>,
 ): Promise<Finished> {
   // Settings are read before the transaction: they are not part of it.
@@ -290,6 +291,7 @@ async function finish(
     const [, record] = await Promise.all([alsoInTransaction?.(tx), tx.get<DisbursementRecord>(COLLECTION, scope, id)]);
     if (!record) return { kind: 'missing' };
     if (record.status !== 'PENDING') return { kind: 'final', record };
+    const outcome = typeof outcomeOf === 'function' ? outcomeOf(record) : outcomeOf;
     const finished: DisbursementRecord = {
       ...record,
       status: outcome.status,
@@ -360,14 +362,17 @@ function autoResolveFinish(scope: Scope, record: DisbursementRecord): Finish {
     : { status: 'COMPLETED', is_instant: true };
 }
 
-/** The disbursement's auto-resolve answer, when its time has come: only while the setting is still on, and only if it is still PENDING. */
+/**
+ * The disbursement's auto-resolve answer, when its time has come: only while the setting is still on, and
+ * only if it is still PENDING, as finish() reads it in the deciding transaction (a simulation may have ended
+ * it meanwhile; the countdown ends there either way). No read before that transaction: it was a second read
+ * and parse of the disbursement per automatic answer.
+ */
 export function autoResolveHandlers(ctx: SandboxContext): AutoResolveHandlers {
   return {
     [AUTO_RESOLVE_KIND]: async (scope, id, ran) => {
       if (!ctx.settings.peek(scope).disbursement_auto_resolve) return;
-      const record = await ctx.store.get<DisbursementRecord>(COLLECTION, scope, id);
-      // finish() checks PENDING again inside its transaction; a simulation may have ended it since.
-      if (record?.status === 'PENDING') await finish(ctx, scope, id, autoResolveFinish(scope, record), ran);
+      await finish(ctx, scope, id, (record) => autoResolveFinish(scope, record), ran);
     },
   };
 }
