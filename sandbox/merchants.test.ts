@@ -52,15 +52,40 @@ describe('createMerchants', () => {
     expect(directory.authenticate({ username: 'sk_test_one', password: 'x' })).toBeNull();
   });
 
-  it('compares the key with every key in constant time, also after a match', () => {
+  it('compares a key not yet known with every key in constant time, also after a match', () => {
+    const fresh = createMerchants(merchants);
     const compared = vi.spyOn(constantTime, 'digestsEqual');
     const digested = vi.spyOn(constantTime, 'secretDigest');
     try {
-      directory.authenticate({ username: 'sk_test_one', password: '' });
+      fresh.authenticate({ username: 'sk_test_one', password: '' });
       // Four keys: the first matches, and the other three are still compared.
       expect(compared).toHaveBeenCalledTimes(4);
       // The configured keys were digested when the directory was made: a request digests only its own key.
       expect(digested).toHaveBeenCalledTimes(1);
+    } finally {
+      compared.mockRestore();
+      digested.mockRestore();
+    }
+  });
+
+  it('knows a key that authenticated by its text, and still compares every other key by digest', () => {
+    const fresh = createMerchants(merchants);
+    fresh.authenticate({ username: 'sk_live_two', password: '' });
+    const compared = vi.spyOn(constantTime, 'digestsEqual');
+    const digested = vi.spyOn(constantTime, 'secretDigest');
+    try {
+      expect(fresh.authenticate({ username: 'sk_live_two', password: '' })).toEqual({
+        merchantId: 'm2',
+        mode: 'live',
+        ownerId: 'm2',
+      });
+      expect(digested).not.toHaveBeenCalled();
+      // Known or not, the key's password is still looked at.
+      expect(fresh.authenticate({ username: 'sk_live_two', password: 'x' })).toBeNull();
+      // An invalid key is never known: each time, it is compared with all four.
+      for (let i = 0; i < 2; i++) expect(fresh.authenticate({ username: 'sk_live_tw', password: '' })).toBeNull();
+      expect(digested).toHaveBeenCalledTimes(2);
+      expect(compared).toHaveBeenCalledTimes(8);
     } finally {
       compared.mockRestore();
       digested.mockRestore();

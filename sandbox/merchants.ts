@@ -27,10 +27,20 @@ export function createMerchants(merchants: readonly MerchantConfig[]): Merchants
     })),
   );
   const byId = new Map(merchants.map((merchant) => [merchant.id, merchant]));
+  // Decision: a key that authenticated is known by its text afterwards, so each request of a valid key costs a
+  // Map lookup rather than a SHA-256 digest (3-4% of the sandbox's CPU under the bench's mix). Safe because:
+  // only a presented key equal to a configured one is ever put, so the map holds at most one entry per
+  // configured key, whatever is sent; a lookup hashes the whole presented text (in time set by its length) with
+  // V8's per-process random seed and compares text only with an entry of the same hash, which a caller cannot
+  // aim at without knowing the key; and whether a key is valid, the one thing a hit's shorter time could say,
+  // the answer says anyway. A key not yet known (every invalid one) is still compared with every key by digest.
+  const known = new Map<string, Caller>();
   return {
     authenticate(credentials) {
       // The contract's scheme: the key is the user name and the password is empty.
       if (credentials === null || credentials.password !== '') return null;
+      const knownCaller = known.get(credentials.username);
+      if (knownCaller !== undefined) return knownCaller;
       // Every key is compared, even after a match, so the time taken says nothing about which key (or how
       // much of one) matched; digests are compared in constant time.
       const presented = secretDigest(credentials.username);
@@ -38,6 +48,7 @@ export function createMerchants(merchants: readonly MerchantConfig[]): Merchants
       for (const entry of entries) {
         if (digestsEqual(presented, entry.digest)) found = entry.caller;
       }
+      if (found !== null) known.set(credentials.username, found);
       return found;
     },
     callbackToken(scope) {
