@@ -54,6 +54,20 @@ describe('the record of recent requests', () => {
     expect(log.list(A, 1)[0]!.request_body).toBe('{"a":\t1,\r\n"b":"\\u0000\\u001b\\u007f"}');
   });
 
+  it('cuts a body at the limit after its control characters are escaped, whether it was sent within the limit or not', () => {
+    const log = createRequestLog({ mask: (text) => text, bodyLimit: 10 });
+    // 3 characters sent, 18 shown: cut at 10 as shown.
+    log.add(A, record('a1', { request_body: '\u0000\u0001\u0002', response_body: null }));
+    // 12 characters sent: cut at once, as shown.
+    log.add(A, record('a2', { request_body: null, response_body: `\u001b${'x'.repeat(11)}` }));
+    const [second, first] = log.list(A, 2);
+    expect(first!.request_body).toBe('\\u0000\\u00… (8 more characters not kept)');
+    expect(first!.response_body).toBeNull();
+    expect(second!.response_body).toBe(`\\u001bxxxx… (7 more characters not kept)`);
+    // Listed again, a record shows the same.
+    expect(log.list(A, 2)).toEqual([second, first]);
+  });
+
   it('masks keys, tokens and URL credentials in the path, the idempotency key and both bodies', () => {
     const mask = secretMasker(['sk_test_merchant_a_secret', 'cbt_token_of_a']);
     const log = createRequestLog({ mask });

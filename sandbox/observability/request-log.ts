@@ -26,9 +26,20 @@ export interface RequestLogOptions {
   bodyLimit?: number;
 }
 
+/**
+ * A record as added. Bodies within the limit (nearly all) are kept as sent and made printable and cut when
+ * the record is listed, so a request nobody lists costs no scan of its bodies; a longer one is cut at once,
+ * so a ring never holds more than the limit of either body.
+ */
+interface Kept {
+  record: RequestRecord;
+  /** True when both bodies are as sent, each at most the limit long; false when they were already made printable and cut. */
+  asSent: boolean;
+}
+
 /** A fixed-size ring of one scope's records: adding the next overwrites the oldest, with no copying. */
 interface Ring {
-  records: RequestRecord[];
+  records: Kept[];
   /** Where the next record goes. */
   next: number;
 }
@@ -56,16 +67,21 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
           /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g,
           (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
         );
+  /** A body as the record shows it. */
+  const shown = (body: string | null): string | null => bounded(printable(body));
+  const withinLimit = (body: string | null): boolean => body === null || body.length <= bodyLimit;
   return {
     add(scope, record) {
       const key = keyOf(scope);
       let ring = rings.get(key);
       if (!ring) rings.set(key, (ring = { records: [], next: 0 }));
-      const kept = {
-        ...record,
-        request_body: bounded(printable(record.request_body)),
-        response_body: bounded(printable(record.response_body)),
-      };
+      const asSent = withinLimit(record.request_body) && withinLimit(record.response_body);
+      const kept: Kept = asSent
+        ? { record, asSent }
+        : {
+            record: { ...record, request_body: shown(record.request_body), response_body: shown(record.response_body) },
+            asSent,
+          };
       if (ring.records.length < capacity) ring.records.push(kept);
       else ring.records[ring.next] = kept;
       ring.next = (ring.next + 1) % capacity;
@@ -76,13 +92,13 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       const { records } = ring;
       const newestFirst: RequestRecord[] = [];
       for (let i = 1; i <= Math.min(limit, records.length); i++) {
-        const record = records[(ring.next - i + records.length) % records.length]!;
+        const { record, asSent } = records[(ring.next - i + records.length) % records.length]!;
         newestFirst.push({
           ...record,
           path: options.mask(record.path),
           idempotency_key: masked(record.idempotency_key),
-          request_body: masked(record.request_body),
-          response_body: masked(record.response_body),
+          request_body: masked(asSent ? shown(record.request_body) : record.request_body),
+          response_body: masked(asSent ? shown(record.response_body) : record.response_body),
         });
       }
       return newestFirst;
