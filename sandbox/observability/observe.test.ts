@@ -6,7 +6,7 @@ import type { Scope } from '../context.js';
 import type { RunningSandbox } from '../main.js';
 import { startLocalSandbox } from '../testing/local-sandbox.js';
 import type { SandboxLogger } from './logger.js';
-import { createRequestObserver } from './observe.js';
+import { createRequestObserver, newRequestId } from './observe.js';
 import { createRequestLog } from './request-log.js';
 
 const A: Scope = { merchantId: 'merchant-a', mode: 'test' };
@@ -48,6 +48,14 @@ function observed() {
   });
   return { log, lookups, observer };
 }
+
+describe('request ids', () => {
+  it('are `req_` and 24 hex digits, different each time, also past a batch of random bytes', () => {
+    const ids = Array.from({ length: 1000 }, newRequestId);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
 
 describe("the request record's scope", () => {
   it('is the one the router noted for the request, without looking the key up again', async () => {
