@@ -30,7 +30,7 @@ const CLIENT_MESSAGES =
 /** Deadlock between two transactions (each locks the other's scope) or a serialization failure: run again. */
 const RETRY_STATES = new Set(['40P01', '40001']);
 
-function codeOf(error: unknown): string | undefined {
+export function codeOf(error: unknown): string | undefined {
   const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   return typeof code === 'string' ? code : undefined;
 }

@@ -169,12 +169,13 @@ describe('writes of a postgres transaction to a collection without unique values
         expect((await tx.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('first');
         await tx.update('notes', merchantA, note('n7', 'second'));
       });
-      // BEGIN with the lock, the eight writes and the read in one round trip, the update, COMMIT: 3 round
-      // trips; one per statement would be 12.
+      // BEGIN with the lock, the eight writes and the read in one round trip, the update with COMMIT behind
+      // it in the next: 2 round trips; one per statement would be 12, COMMIT after the update's answer 3.
       const [first, ...rest] = transactionTurns(link.events());
       expect(first!.match(/INSERT INTO/g)).toHaveLength(1); // prepared once, bound eight times
       for (let n = 0; n < 8; n++) expect(first).toContain(`"id":"n${n}"`);
-      expect(rest).toHaveLength(2);
+      expect(rest).toHaveLength(1);
+      expect(rest[0]).toMatch(/UPDATE.*COMMIT/s);
       expect((await store.get<JsonRecord>('notes', merchantA, 'n7'))?.text).toBe('second');
       expect(await store.list('notes', merchantA)).toHaveLength(8);
     } finally {
@@ -195,6 +196,26 @@ describe('writes of a postgres transaction to a collection without unique values
         }),
       ).rejects.toThrow('notes missing does not exist');
       expect(await store.list('notes', merchantA)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('fail the transaction when the last of them writes nothing, though COMMIT went before its answer', async () => {
+    const store = await openTestStore(server().url, 'pipelined-last-failure', withNotes);
+    try {
+      await store.insert('notes', merchantA, note('kept', 'first'));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.update('notes', merchantA, note('kept', 'second'));
+          await tx.insert('notes', merchantA, note('new', 'no'));
+          await tx.update('notes', merchantA, note('missing', 'no such note'));
+        }),
+      ).rejects.toThrow('notes missing does not exist');
+      expect(await store.list('notes', merchantA)).toEqual([note('kept', 'first')]);
+      // The connection is usable again: the next transaction commits.
+      await store.transaction((tx) => tx.update('notes', merchantA, note('kept', 'third')));
+      expect((await store.get<JsonRecord>('notes', merchantA, 'kept'))?.text).toBe('third');
     } finally {
       await store.close();
     }

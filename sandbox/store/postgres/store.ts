@@ -33,6 +33,7 @@ import {
   type Transaction,
 } from '../store.js';
 import {
+  codeOf,
   DatabaseUnreachableError,
   isRetryable,
   isUnavailable,
@@ -61,6 +62,8 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 /** Runs of a transaction that lost a deadlock, at most. */
 const TRANSACTION_TRIES = 5;
+/** SQLSTATE of a deferred update that found no record (updateOrFail). */
+const DIVISION_BY_ZERO = '22012';
 /** Inserts of this process into a table before the store first analyzes it (then each time they double). */
 export const ANALYZE_FIRST_AFTER = 100;
 
@@ -79,6 +82,8 @@ interface TableStatements {
   listOldest: string;
   insert: string;
   update: string;
+  /** The update of a write sent without waiting: fails at the server (division by zero) when no record has the id. */
+  updateOrFail: string;
   delete: string;
   clear: string;
   acrossById: string;
@@ -111,6 +116,9 @@ function statementsOf(schema: string, { table, keys }: CollectionTable): TableSt
       unique.length === 0
         ? `UPDATE ${table} SET data = $4::jsonb WHERE ${scope} AND id = $3`
         : `UPDATE ${table} SET data = $4::jsonb WHERE ${scope} AND id = $3 AND NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.id <> $3 AND (${conflict}))`,
+    // A failing statement aborts the transaction, so the COMMIT sent behind it is answered ROLLBACK: nothing
+    // of the transaction is kept although the COMMIT went before the update's answer was in (see commit).
+    updateOrFail: `WITH written AS (UPDATE ${table} SET data = $4::jsonb WHERE ${scope} AND id = $3 RETURNING 1) SELECT 1 / count(*) FROM written`,
     delete: `DELETE FROM ${table} WHERE ${scope} AND id = $3`,
     clear: `DELETE FROM ${table} WHERE ${scope}`,
     acrossById: `SELECT merchant_id, mode, data FROM ${table} WHERE id = $1 ORDER BY seq ASC`,
@@ -442,6 +450,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       endTurn = undefined;
     };
     let broken = false;
+    /** COMMIT was sent: the transaction is over at the server whatever its answer. */
+    let ended = false;
     const entered = new Map<string, Promise<void>>();
     const lock = async (key: string): Promise<void> => {
       if (!client) {
@@ -531,19 +541,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const text = recordText(collection, record);
       const on = await enter(scope);
       if (deferredFailure) throw deferredFailure.error;
+      const { sql } = tableOf(collection);
+      const missing = () => new Error(`${collection} ${record.id} does not exist`);
       deferred.push(
-        query(on, tableOf(collection).sql[statement], [scope.merchantId, scope.mode, record.id, text]).then(
-          ({ rowCount }) => {
-            if (rowCount) return;
-            fail(
-              new Error(
-                statement === 'update'
-                  ? `${collection} ${record.id} does not exist`
-                  : `${collection} ${record.id}: the insert wrote nothing`,
-              ),
-            );
-          },
-          (error: unknown) => fail(duplicateOf(error, record)),
+        query(on, statement === 'update' ? sql.updateOrFail : sql.insert, [
+          scope.merchantId,
+          scope.mode,
+          record.id,
+          text,
+        ]).then(
+          // An insert without unique values writes its row or fails (its id taken), at the server.
+          () => undefined,
+          (error: unknown) => fail(codeOf(error) === DIVISION_BY_ZERO ? missing() : duplicateOf(error, record)),
         ),
       );
     };
@@ -612,26 +621,35 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       tx,
       broken: () => broken,
       commit: async (): Promise<void> => {
-        if (!client || broken) return;
-        await Promise.all(deferred);
-        if (deferredFailure) throw deferredFailure.error;
+        if (!client) return;
+        if (broken || deferredFailure) throw firstFailure(new Error('the transaction failed'));
+        // COMMIT goes behind the deferred writes without waiting for their answers (in the same write as the
+        // last of them): a deferred write that fails aborts the transaction at the server, which then answers
+        // the COMMIT with ROLLBACK. One round trip and one write less under the scope's lock per transaction.
+        oneWrite(client);
+        const committing = client.query('COMMIT');
+        ended = true;
+        // The next transaction of the scope in this process may go as soon as COMMIT is on its way: its
+        // BEGIN and lock reach the server behind it and wait there for the scope's lock, which the commit
+        // frees, instead of a round trip later (and after this request's answer is written).
+        passTurn();
+        let answer: pg.QueryResult;
         try {
-          oneWrite(client);
-          const committing = client.query('COMMIT');
-          // The next transaction of the scope in this process may go as soon as COMMIT is on its way: its
-          // BEGIN and lock reach the server behind it and wait there for the scope's lock, which the commit
-          // frees, instead of a round trip later (and after this request's answer is written).
-          passTurn();
-          await committing;
+          answer = await committing;
         } catch (error) {
           broken = true;
           // Whether a COMMIT the connection lost on the way was applied is unknown: never run it again.
           throw isUnavailable(error) ? unavailable(error, 'the commit was not confirmed') : error;
         }
+        // Answered before the COMMIT was; their handlers never reject.
+        await Promise.all(deferred);
+        if (answer.command !== 'COMMIT')
+          throw firstFailure(new Error(`the transaction was not committed (${answer.command})`));
         for (const [collection, count] of inserts) noteInserts(collection, count);
       },
       rollback: async (): Promise<void> => {
-        if (!client || broken) return;
+        // A COMMIT answered ROLLBACK (or lost) ended the transaction already.
+        if (!client || broken || ended) return;
         try {
           await client.query('ROLLBACK');
         } catch {
