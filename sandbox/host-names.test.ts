@@ -32,6 +32,13 @@ describe('hostChecker', () => {
     ).toBeUndefined();
     expect(hostChecker({ listenHost: '::1', publicHosts: [] })('[::1]:3000', 3000, '1.1')).toBeUndefined();
   });
+  it('judges a Host it answered before again on another port', () => {
+    const fresh = hostChecker({ listenHost: '127.0.0.1', publicHosts: [] });
+    for (let i = 0; i < 2; i++) expect(fresh('127.0.0.1:3000', 3000, '1.1')).toBeUndefined();
+    expect(fresh('127.0.0.1:3000', 3001, '1.1')?.status).toBe(421);
+    expect(fresh('127.0.0.1:3001', 3001, '1.1')).toBeUndefined();
+    expect(fresh('127.0.0.1:3001', 3000, '1.1')?.status).toBe(421);
+  });
 });
 
 describe('the Host header over the network', () => {

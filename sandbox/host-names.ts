@@ -48,8 +48,7 @@ export function hostChecker(
 ): (host: string | undefined, port: number, httpVersion: string) => ProtocolError | undefined {
   const own = new Set([...LOOPBACK_NAMES, asHostName(names.listenHost)].filter((name) => !WILDCARDS.has(name)));
   const published = names.publicHosts.map(splitHost).filter((entry) => entry !== undefined);
-  return (host, port, httpVersion) => {
-    if (host === undefined || host === '') return httpVersion === '1.0' ? undefined : HOST_REFUSALS.missing;
+  const check = (host: string, port: number): ProtocolError | undefined => {
     const given = splitHost(host);
     if (!given) return HOST_REFUSALS.foreign;
     if (own.has(given.name) && (given.port === undefined || Number(given.port) === port)) return undefined;
@@ -57,5 +56,20 @@ export function hostChecker(
       (entry) => entry.name === given.name && (entry.port === undefined || entry.port === (given.port ?? entry.port)),
     );
     return known ? undefined : HOST_REFUSALS.foreign;
+  };
+  // The Host last answered to, on the port it came in on: a client names the sandbox the same way in every
+  // request, so most requests cost two comparisons instead of a pattern's match (the verdict depends on
+  // nothing else once a Host is given).
+  let answeredHost: string | undefined;
+  let answeredPort = -1;
+  return (host, port, httpVersion) => {
+    if (host === undefined || host === '') return httpVersion === '1.0' ? undefined : HOST_REFUSALS.missing;
+    if (host === answeredHost && port === answeredPort) return undefined;
+    const refusal = check(host, port);
+    if (refusal === undefined) {
+      answeredHost = host;
+      answeredPort = port;
+    }
+    return refusal;
   };
 }
