@@ -201,7 +201,7 @@ export function createRequestObserver(options: ObserverOptions): RequestObserver
     requests.log.add(fields.scope, {
       id: seen.id,
       // The arrival, in the merchant's sandbox time: only a control request moves that clock, and none is recorded.
-      at: new Date(requests.now(fields.scope).getTime() - duration_ms).toISOString(),
+      at: requests.now(fields.scope).getTime() - duration_ms,
       method: seen.method,
       path: seen.path,
       status: seen.status,

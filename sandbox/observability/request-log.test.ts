@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../context.js';
 import { secretMasker } from './mask-secrets.js';
-import { createRequestLog, type RequestRecord } from './request-log.js';
+import { createRequestLog, type AddedRequest } from './request-log.js';
 
 const A: Scope = { merchantId: 'merchant-a', mode: 'test' };
 const A_LIVE: Scope = { merchantId: 'merchant-a', mode: 'live' };
 const B: Scope = { merchantId: 'merchant-b', mode: 'test' };
 
-const record = (id: string, changes: Partial<RequestRecord> = {}): RequestRecord => ({
+const record = (id: string, changes: Partial<AddedRequest> = {}): AddedRequest => ({
   id,
-  at: '2026-11-21T09:30:00.000Z',
+  at: Date.parse('2026-11-21T09:30:00.000Z'),
   method: 'GET',
   path: '/balance',
   status: 200,
@@ -27,6 +27,12 @@ describe('the record of recent requests', () => {
     for (let i = 1; i <= 5; i++) log.add(A, record(`a${i}`));
     expect(log.list(A, 10).map((entry) => entry.id)).toEqual(['a5', 'a4', 'a3']);
     expect(log.list(A, 2).map((entry) => entry.id)).toEqual(['a5', 'a4']);
+  });
+
+  it('shows when a request arrived as ISO text, to the millisecond', () => {
+    const log = createRequestLog({ mask: (text) => text });
+    log.add(A, record('a1', { at: Date.parse('2026-11-21T09:30:00.123Z') + 0.75 }));
+    expect(log.list(A, 1)[0]!.at).toBe('2026-11-21T09:30:00.123Z');
   });
 
   it("never shows one merchant's or mode's requests to another", () => {
