@@ -151,7 +151,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
     await retention.recorded(tx, scope);
     if (record.state !== 'pending') return record;
     options.checked?.add(record.id);
-    await options.scheduler?.schedule(tx, scope, CALLBACK_JOB, record.id, Date.parse(now));
+    // The dispatcher schedules every pending delivery without a job at its start: a first attempt due now
+    // need not be written as a job where no other sandbox could take it over (ScheduleOptions).
+    await options.scheduler?.schedule(tx, scope, CALLBACK_JOB, record.id, Date.parse(now), { recoveredAtStart: true });
     return record;
   };
 

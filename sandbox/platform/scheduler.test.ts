@@ -122,6 +122,47 @@ describe('one scheduler, one sandbox', () => {
     expect(only.ran).toEqual(['once']);
   });
 
+  it('writes no job its owner finds again at start when it is due at once, and runs it once its transaction is committed', async () => {
+    const store = openJournalStore({ dataDir: ':memory:', collections: [...collections, { name: 'things' }] });
+    const clock = await createClock({ store });
+    const scheduler = createScheduler({ store, clock, leaseMs: 60_000, sweepIntervalMs: 3_600_000 });
+    closers.push(
+      () => store.close(),
+      () => scheduler.stop(),
+    );
+    // The owner's own record says what is to do; the handler acts on it once it is committed.
+    const looks: string[] = [];
+    scheduler.handle('thing', async (job) => {
+      const thing = await store.get('things', job.scope, job.target);
+      looks.push(thing ? `${job.target} found` : `${job.target} not yet`);
+      if (thing) await store.transaction((tx) => job.done(tx));
+    });
+    await scheduler.start();
+    const scheduled = (target: string, then: () => Promise<void>) =>
+      store.transaction(async (tx) => {
+        await tx.insert('things', SCOPE, { id: target });
+        const now = clock.now(SCOPE).getTime();
+        await scheduler.schedule(tx, SCOPE, 'thing', target, now, { recoveredAtStart: true });
+        expect(await tx.get(JOBS_COLLECTION, SCOPE, jobId('thing', target))).toBeUndefined();
+        // Still under way when the job first runs: it finds nothing committed yet.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        await then();
+      });
+    await scheduled('kept', async () => undefined);
+    await expect(
+      scheduled('undone', async () => {
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    for (let waited = 0; looks.length < 4 && waited < 2000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each looked before its commit and once after it: the kept one then ran, the undone one found nothing.
+    expect(looks.filter((look) => look.startsWith('kept'))).toEqual(['kept not yet', 'kept found']);
+    expect(looks.filter((look) => look.startsWith('undone'))).toEqual(['undone not yet', 'undone not yet']);
+    expect(await store.list(JOBS_COLLECTION, SCOPE)).toEqual([]);
+  });
+
   it('keeps one timer for every job it holds (the soonest), not one per job, and runs each on time', async () => {
     const { store, clock, scheduler, ran } = await schedulerOn(
       openJournalStore({ dataDir: ':memory:', collections }),

@@ -64,7 +64,14 @@ export interface Scheduler {
    * Inside a transaction: `kind` is due for `target` at `dueMs` of the scope's sandbox time (no such job may
    * be pending).
    */
-  schedule(tx: Transaction, scope: Scope, kind: string, target: string, dueMs: number): Promise<void>;
+  schedule(
+    tx: Transaction,
+    scope: Scope,
+    kind: string,
+    target: string,
+    dueMs: number,
+    options?: ScheduleOptions,
+  ): Promise<void>;
   /** Told before the first sweep at every start (to adopt work stored before the scheduler kept it). */
   onStart(step: () => Promise<void>): void;
   /** Starts running due jobs (those stored by an earlier run first). Starting a started scheduler does nothing. */
@@ -76,6 +83,16 @@ export interface Scheduler {
    * clock, whoever holds them for later; otherwise every free job due by real time.
    */
   runDue(scope?: Scope): Promise<void>;
+}
+
+export interface ScheduleOptions {
+  /**
+   * The kind's owner finds this work again from records of its own at every start (its `onStart` step
+   * schedules what is still to do), so on a store no other process shares a job due at once is not written:
+   * it runs from this process's memory, and a restart before it ends finds the work through the owner's
+   * records. Two journal operations fewer per callback (the job's put and delete); a shared store writes it.
+   */
+  recoveredAtStart?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -164,6 +181,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const kinds = new Map<string, Kind>();
   const startSteps: (() => Promise<void>)[] = [];
   const inFlight = new Map<string, { scope: Scope; run: Promise<void> }>();
+  /**
+   * Jobs scheduled without being written (ScheduleOptions.recoveredAtStart) until their run ends: no claim
+   * finds them, so an advance of their scope's clock waits for them here (a finished payment's callback).
+   */
+  const unwritten = new Map<string, { scope: Scope; run: Promise<void> }>();
   const timeline = createTimeline();
   let timer: NodeJS.Timeout | undefined;
   let timerAtMs = Number.POSITIVE_INFINITY;
@@ -221,8 +243,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * do not wait for transactions, the handler may have looked before the commit (this transaction waits for
    * it): such a job is kept (false) to run once more.
    */
-  const endUnchanged = (scope: Scope, job: JobRecord, fresh: boolean): Promise<boolean> =>
+  const endUnchanged = (scope: Scope, job: JobRecord, fresh: boolean, recorded: boolean): Promise<boolean> =>
     store.transaction(async (tx) => {
+      // Not written (ScheduleOptions.recoveredAtStart): nothing to delete, and a fresh run that may have looked
+      // before the commit looks once more after this transaction's (which comes after it).
+      if (!recorded) return !fresh;
       const current = await tx.get<JobRecord>(JOBS_COLLECTION, scope, job.id);
       if (!current || current.due_ms !== job.due_ms) return true;
       if (fresh) return false;
@@ -244,8 +269,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     arm();
   };
 
-  /** Runs a job this instance holds: just claimed, or (`fresh`) held since it was scheduled due at once. */
-  const run = (scope: Scope, job: JobRecord, fresh = false): Promise<void> => {
+  /**
+   * Runs a job this instance holds: just claimed, or (`fresh`) held since it was scheduled due at once.
+   * `recorded` false: a job not written (ScheduleOptions.recoveredAtStart), held by this process alone.
+   */
+  const run = (scope: Scope, job: JobRecord, fresh = false, recorded = true): Promise<void> => {
     const key = jobKey(scope, job.id);
     const underway = inFlight.get(key);
     if (underway) return underway.run;
@@ -261,8 +289,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       try {
         // Stopped while waiting for a slot: left held; the hold lapses and a sweep (here after a restart) takes it.
         if (!running) return;
-        // Waited long for the slot: held again before it runs, unless another instance took it meanwhile.
-        if ((job.locked_until_ms ?? 0) - realTime() < leaseMs / 2) {
+        // Waited long for the slot: held again before it runs, unless another instance took it meanwhile (one
+        // not written is this process's alone: nothing to claim).
+        if (recorded && (job.locked_until_ms ?? 0) - realTime() < leaseMs / 2) {
           const [again] = await claim({ due: 'named', jobs: [{ scope, id: job.id }] });
           if (!again) return;
         }
@@ -289,7 +318,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           kind.onError(error, scope, job.target);
           ended = false;
         }
-        if (!ended && !(await endUnchanged(scope, job, fresh))) rerun = true;
+        if (!ended && !(await endUnchanged(scope, job, fresh, recorded))) rerun = true;
         else if (nextRunAtMs !== undefined) remember(scope, job.id, nextRunAtMs);
       } finally {
         kind.slots.release(slot);
@@ -300,7 +329,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         inFlight.delete(key);
         noteEnded(key);
       })
-      .then(() => (rerun ? run(scope, job) : undefined));
+      .then(() => (rerun ? run(scope, job, false, recorded) : undefined));
     inFlight.set(key, { scope, run: work });
     return work;
   };
@@ -343,7 +372,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         limit: ADVANCE_LIMIT,
       });
       // What is under way here for the scope is waited for too: once its outcome is stored, more may be due.
-      const underway = [...inFlight.values()].filter((entry) => scopeKey(entry.scope) === key);
+      const underway = [...inFlight.values(), ...unwritten.values()].filter((entry) => scopeKey(entry.scope) === key);
       if (claimed.length === 0 && underway.length === 0) return;
       await Promise.all([...claimed.map((entry) => run(entry.scope, entry.job)), ...underway.map((e) => e.run)]);
     }
@@ -370,21 +399,29 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           ((error, scope, target) => console.error(`${kind} job for ${target} (${scope.merchantId}) failed:`, error)),
       });
     },
-    schedule: async (tx, scope, kind, target, dueMs) => {
+    schedule: async (tx, scope, kind, target, dueMs, scheduleOptions) => {
       const job = jobOf(scope, kind, target, dueMs);
+      const recorded = !(scheduleOptions?.recoveredAtStart && !store.shared && job.run_at_ms <= realTime());
       // A new piece of work (a new delivery, a countdown started once): one statement, no look first.
-      await tx.insert(JOBS_COLLECTION, scope, job);
+      if (recorded) await tx.insert(JOBS_COLLECTION, scope, job);
       // Once the transaction is over (a store whose reads do not wait for transactions says when): run before,
       // a job whose change rolled back would run, finding nothing to do.
-      setImmediate(
-        () =>
-          void (store.settled?.() ?? Promise.resolve()).then(() => {
-            if (!running) return;
-            // Due at once: held since it was written, and nobody takes over a started job before its hold lapses.
-            if (job.run_at_ms <= realTime()) void run(scope, job, true);
-            else remember(scope, job.id, job.run_at_ms);
-          }),
+      const ran = new Promise<void>((resolve) =>
+        setImmediate(() =>
+          resolve(
+            (store.settled?.() ?? Promise.resolve()).then(() => {
+              if (!running) return;
+              // Due at once: held since it was written, and nobody takes over a started job before its hold lapses.
+              if (!recorded || job.run_at_ms <= realTime()) return run(scope, job, true, recorded);
+              remember(scope, job.id, job.run_at_ms);
+            }),
+          ),
+        ),
       );
+      if (recorded) return void ran.catch(() => undefined);
+      const key = jobKey(scope, job.id);
+      unwritten.set(key, { scope, run: ran });
+      void ran.catch(() => undefined).finally(() => unwritten.delete(key));
     },
     onStart: (step) => void startSteps.push(step),
     start: async () => {
