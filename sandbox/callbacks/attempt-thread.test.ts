@@ -1,8 +1,11 @@
 // Callback attempts made in a thread of their own (attempt-thread.ts): the main thread only posts them, a thread
 // that dies fails its attempts with an error and the next attempt gets a new one, and closing the sender leaves
 // neither the thread nor a connection behind.
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAttemptSender, type AttemptSender } from './send-attempt.js';
@@ -93,4 +96,25 @@ describe('callback attempts in a thread of their own', () => {
     await ended;
     await expect.poll(() => open, { timeout: 2_000 }).toBe(0);
   });
+
+  it('does not hold the process open once its attempts are answered', async () => {
+    // A process that makes one attempt, closes its receiver and leaves the sender open ends by itself.
+    const script = `
+      import { createServer } from 'node:http';
+      import { createAttemptSender } from ${JSON.stringify(fileURLToPath(new URL('./send-attempt.ts', import.meta.url)))};
+      const server = createServer((request, response) => (request.resume(), request.on('end', () => response.end('{}'))));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const sender = createAttemptSender({ timeoutMs: 5000, readLimit: 1024, maxSockets: 1, idleConnectionMs: 60000 });
+      const url = 'http://127.0.0.1:' + server.address().port + '/cb';
+      const answer = await sender.prepare({ url, method: 'POST', headers: {}, body: '{}' })();
+      server.close();
+      server.closeAllConnections();
+      console.log(answer.status);`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', '--input-type=module', '--eval', script],
+      { timeout: 30_000 },
+    );
+    expect(stdout.trim()).toBe('200');
+  }, 40_000);
 });

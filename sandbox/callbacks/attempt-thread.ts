@@ -48,10 +48,11 @@ const fromSource = import.meta.url.endsWith('.ts');
 
 /**
  * From source, the thread loads TypeScript through tsx, registered in it here: on Node 20 a worker runs neither
- * the main thread's loader hooks nor tsx's own `--import` (tsx registers itself only on the main thread).
+ * the main thread's loader hooks nor tsx's own `--import` (tsx registers itself only on the main thread). Only
+ * dynamic imports, so that it runs as a script or as a module (a worker inherits `--input-type`).
  */
-const SOURCE_BOOT = `const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((tsx) => (tsx.register(), import(workerData.entry)));`;
+const SOURCE_BOOT = `import('node:worker_threads').then(({ workerData }) =>
+  import(workerData.tsx).then((tsx) => (tsx.register(), import(workerData.entry))));`;
 
 function startWorker(options: HttpAttemptOptions): Worker {
   const entry = new URL(`./attempt-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
