@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DuplicateKeyError,
   isStoreUnavailable,
+  JOBS_COLLECTION,
   StoreUnavailableError,
   type CollectionDefinition,
   type JsonRecord,
@@ -236,6 +237,48 @@ describe('reads of the postgres store outside a transaction', () => {
       expect(found.map((record) => record?.id)).toEqual(Array(20).fill('1'));
       // One read per connection of the pool (ten) and one write each without gathering them.
       expect(sent() - before).toBeLessThanOrEqual(2);
+    } finally {
+      await store.close();
+      await link.close();
+    }
+  }, 60_000);
+
+  it("go out with the scheduler's claims and the reads across scopes asked for meanwhile, in one write", async () => {
+    const { store, link } = await openThroughSlowLink('batch-claims', collections, 5);
+    try {
+      await store.insert(JOBS_COLLECTION, merchantA, {
+        id: 'due',
+        kind: 'thing',
+        target: 'due',
+        state: 'pending',
+        due_ms: 1000,
+        run_at_ms: 1000,
+        locked_by: null,
+        locked_until_ms: null,
+      });
+      await store.insert('things', merchantA, thing('1'));
+      // The statements prepared once on this connection, so that the write counted below is one of each.
+      const askAll = () =>
+        Promise.all([
+          store.get('things', merchantA, '1'),
+          store.findAcrossScopes('things', 'state', 'open'),
+          store.claim({
+            holder: 'h',
+            nowMs: 1000,
+            leaseMs: 100,
+            which: { due: 'named', jobs: [{ scope: merchantA, id: 'due' }] },
+          }),
+          store.claim({ holder: 'h', nowMs: 1000, leaseMs: 100, which: { due: 'any', perScope: 5, scopes: 5 } }),
+        ]);
+      await askAll();
+      const sent = () => link.events().filter((event) => event.from === 'client').length;
+      const before = sent();
+      const [found, across, , claimed] = await askAll();
+      expect(found?.id).toBe('1');
+      expect(across.map(({ record }) => record.id)).toEqual(['1']);
+      expect(claimed.map(({ job }) => job.id)).toEqual(['due']);
+      // Each claim and read across scopes on a connection of its own, beside the read's, was a write each: four.
+      expect(sent() - before).toBe(1);
     } finally {
       await store.close();
       await link.close();

@@ -243,8 +243,6 @@ function oneWrite(client: pg.ClientBase): void {
   });
 }
 
-type Queryable = Pick<pg.ClientBase, 'query'>;
-
 /** A checked-out connection's 'error' event (the connection lost): the statement under way fails on its own. */
 const ignoreError = (): void => undefined;
 
@@ -319,11 +317,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const indexNamed = new Map(tables.flatMap((t) => t.keys).map((key) => [key.name, key]));
 
   const query = async <R extends pg.QueryResultRow>(
-    on: Queryable,
+    on: pg.ClientBase,
     text: string,
     values: unknown[],
   ): Promise<pg.QueryResult<R>> => {
-    if (on !== pool) oneWrite(on as pg.ClientBase);
+    oneWrite(on);
     try {
       return await on.query<R>(prepared(text, values));
     } catch (error) {
@@ -335,7 +333,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   /** The unique field of `record` another record of the scope already holds, if any. */
   const takenField = async (
-    on: Queryable,
+    on: pg.ClientBase,
     collection: string,
     scope: Scope,
     record: JsonRecord,
@@ -390,9 +388,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   });
 
-  // Reads outside a transaction asked for during one round of the event loop's I/O (the requests that came
-  // in together) go out together: on one connection of the pool, in one write, pipelined, each still a
-  // statement of its own (its own Sync: one failing fails no other, each sees what was committed before it
+  // Reads outside a transaction (and the scheduler's claims) asked for during one round of the event loop's
+  // I/O (the requests that came in together, the shared state's reads, a timer's claim) go out together: on
+  // one connection of the pool, in one write, pipelined, each still a statement of its own (its own Sync: one failing fails no other, each sees what was committed before it
   // ran). One connection and one write each cost a system call and a wake-up of a server process per read.
   let batch: { text: string; values: unknown[]; settle: (answer: Promise<pg.QueryResult>) => void }[] | undefined;
   const sendBatch = async (): Promise<void> => {
@@ -736,12 +734,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       if (isUnstorableValue(value)) return [];
       const { rows } =
         field === 'id'
-          ? await query<{ merchant_id: string; mode: string; data: unknown }>(pool, sql.acrossById, [String(value)])
-          : await query<{ merchant_id: string; mode: string; data: unknown }>(
-              pool,
-              lookupOf(sql.across, collection, field),
-              [keyValue(value)],
-            );
+          ? await readBatch<ClaimedRow>(sql.acrossById, [String(value)])
+          : await readBatch<ClaimedRow>(lookupOf(sql.across, collection, field), [keyValue(value)]);
       return rows.map((row) => ({
         scope: { merchantId: row.merchant_id, mode: row.mode as Scope['mode'] },
         record: row.data as T,
@@ -750,11 +744,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     claim: async ({ holder, nowMs, leaseMs, which }: ClaimRequest) => {
       if (!claims) throw new Error(`the store was opened without the ${JOBS_COLLECTION} collection`);
       const common = [nowMs, holder, leaseMs];
+      // Gathered with the reads asked for meanwhile: a claim is a statement of its own too (its own Sync).
       const { rows } =
         which.due === 'any'
-          ? await query<ClaimedRow>(pool, claims.any, [...common, which.perScope, which.scopes])
+          ? await readBatch<ClaimedRow>(claims.any, [...common, which.perScope, which.scopes])
           : which.due === 'scope'
-            ? await query<ClaimedRow>(pool, claims.scope, [
+            ? await readBatch<ClaimedRow>(claims.scope, [
                 ...common,
                 which.scope.merchantId,
                 which.scope.mode,
@@ -763,7 +758,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
               ])
             : which.jobs.length === 0
               ? { rows: [] }
-              : await query<ClaimedRow>(pool, claims.named, [
+              : await readBatch<ClaimedRow>(claims.named, [
                   ...common,
                   which.jobs.map((job) => job.scope.merchantId),
                   which.jobs.map((job) => job.scope.mode),
