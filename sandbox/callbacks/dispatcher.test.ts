@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookReceiver, webhookMetadata, WebhookPayloadError } from '@payments-contract/client/webhooks';
 import type { Scope } from '../store/store.js';
 import { maskUrlCredentials } from './mask-credentials.js';
-import { NO_CALLBACK_URL, DELIVERIES_COLLECTION } from './outbox.js';
+import type { Worker } from 'node:worker_threads';
+import { NO_CALLBACK_URL, DELIVERIES_COLLECTION, type DeliveryRecord } from './outbox.js';
 import {
   CALLBACK_TOKEN,
   enqueue,
@@ -10,6 +11,7 @@ import {
   openTestPlatform,
   removeTempDirs,
   settled,
+  startHangingReceiver,
   startReceiver,
   tempDataDir,
   webhookExample,
@@ -302,6 +304,33 @@ describe('callback delivery', () => {
     const gaveUp = await settled(refused, refusedId, (d) => d.state === 'failed');
     expect(gaveUp.attempts.every((a) => a.status === null && a.error !== null)).toBe(true);
     expect(gaveUp.alert).toBe(true);
+  });
+
+  it('records an attempt whose sending thread ended under it as failed, with why, and makes the next one in a new thread', async () => {
+    const threads: Worker[] = [];
+    const merchant = await receiver();
+    const hanging = await startHangingReceiver();
+    const t = await open(tempDataDir(), {
+      callbackRetryDelayMs: 20,
+      onSendingThread: (worker) => void threads.push(worker),
+    });
+    await t.platform.dispatcher.start();
+    const id = await enqueue(t, 'ewalletPayment', hanging.url);
+    await hanging.waitFor(1, 10_000);
+    // The URL is changed before the thread ends, so the retry goes to a receiver that answers.
+    await t.store.transaction(async (tx) => {
+      const delivery = await tx.get<DeliveryRecord>(DELIVERIES_COLLECTION, MERCHANT, id);
+      await tx.update(DELIVERIES_COLLECTION, MERCHANT, { ...delivery!, url: merchant.url });
+    });
+    await threads[0]!.terminate();
+    const delivered = await settled(t, id, (d) => d.state === 'delivered');
+    await hanging.close();
+    expect(delivered.attempts[0]?.status).toBeNull();
+    expect(delivered.attempts[0]?.error).toMatch(
+      /the callbacks' sending thread ended .* before the attempt had an answer/,
+    );
+    expect(delivered.attempts[1]?.status).toBe(200);
+    expect(threads).toHaveLength(2);
   });
 
   it('records why an attempt failed on one line, within 1024 characters', async () => {

@@ -18,7 +18,7 @@ import { maskUrlCredentials } from './mask-credentials.js';
 import type { Listeners } from './listeners.js';
 import type { CheckedPayloads } from './checked-payloads.js';
 import { ANSWER_READ_LIMIT } from './read-answer.js';
-import { createAttemptSender, type AttemptAnswer } from './send-attempt.js';
+import { createAttemptSender, type AttemptAnswer, type AttemptSenderOptions } from './send-attempt.js';
 import {
   CALLBACK_JOB,
   DELIVERIES_COLLECTION,
@@ -46,6 +46,8 @@ export interface DispatcherOptions {
   onAlert?: (delivery: DeliveryRecord) => void;
   /** Told after each attempt, with its number (1 for the first) and outcome: the log's line per attempt. */
   onAttempt?: (delivery: DeliveryRecord, attempt: DeliveryAttempt, number: number) => void;
+  /** Told of each thread the attempts over node:http are made in (send-attempt.ts; tests). */
+  onSendingThread?: AttemptSenderOptions['onThread'];
   /** An attempt without an answer within this time counts as failed. Default 10 s. */
   attemptTimeoutMs?: number;
   /**
@@ -89,6 +91,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     readLimit: ANSWER_READ_LIMIT,
     maxSockets: concurrency,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.onSendingThread ? { onThread: options.onSendingThread } : {}),
   });
 
   /**

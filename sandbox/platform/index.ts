@@ -66,6 +66,8 @@ export interface PlatformOptions {
   onAlert?: (delivery: DeliveryRecord) => void;
   /** Told after each callback attempt (the log's line per attempt). */
   onCallbackAttempt?: DispatcherOptions['onAttempt'];
+  /** Told of each thread the callbacks' attempts are made in (tests). */
+  onSendingThread?: DispatcherOptions['onSendingThread'];
   /** The real clock (ms); tests replace it. */
   realTime?: () => number;
   /** A callback attempt without an answer within this time fails. Default 10 s. */
@@ -154,6 +156,7 @@ export async function createPlatform(options: PlatformOptions): Promise<Platform
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.onAlert ? { onAlert: options.onAlert } : {}),
     ...(options.onCallbackAttempt ? { onAttempt: options.onCallbackAttempt } : {}),
+    ...(options.onSendingThread ? { onSendingThread: options.onSendingThread } : {}),
     attemptTimeoutMs,
   });
   const callbacks = createOutbox({
