@@ -6,6 +6,7 @@
 // This is the one place of the sandbox that reads the real clock; everything else asks `Clock.now(scope)`.
 import type { Clock } from '../context.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store } from '../store/store.js';
+import { scopeKey } from './scope-key.js';
 
 export const CLOCK_COLLECTION = 'sandbox_clock';
 export const clockCollections: CollectionDefinition[] = [{ name: CLOCK_COLLECTION }];
@@ -61,7 +62,6 @@ export interface ClockOptions {
 }
 
 // A caller is a scope with more fields; only these two select the clock (and go to the listeners).
-const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const onlyScope = (scope: Scope): Scope => ({ merchantId: scope.merchantId, mode: scope.mode });
 const isLegacy = (scope: Scope): boolean => scopeKey(scope) === scopeKey(LEGACY_SHARED_SCOPE);
 

@@ -12,6 +12,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import type { Clock, Ids } from '../context.js';
 import { controlComponentSchema, controlDefaults } from '../contract.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
+import { scopeKey } from './scope-key.js';
 
 export const FAULTS_COLLECTION = 'sandbox_faults';
 /** Faults are found across scopes by `armed`, which every stored fault has (a used-up one is deleted). */
@@ -82,7 +83,6 @@ function settingsOf(request: FaultRequest, defaults: Readonly<Record<string, Jso
   };
 }
 
-const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const onlyScope = (scope: Scope): Scope => ({ merchantId: scope.merchantId, mode: scope.mode });
 const shown = ({ armed: _armed, ...fault }: FaultRecord): Fault => fault;
 const applies = (fault: Fault, operationId: string): boolean =>

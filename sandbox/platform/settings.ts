@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { SandboxSettings, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
 import type { ContractFacts } from './contract-facts.js';
+import { scopeKey } from './scope-key.js';
 
 export const SETTINGS_COLLECTION = 'sandbox_settings';
 export const settingsCollections: CollectionDefinition[] = [{ name: SETTINGS_COLLECTION, indexed: ['kind'] }];
@@ -231,8 +232,6 @@ export function settingsIssues(changes: Overrides, facts: ContractFacts): Settin
     });
   return issues;
 }
-
-const scopeKey = (scope: Scope): string => `${scope.merchantId}\n${scope.mode}`;
 
 export interface SettingsOptions {
   store: Store;
