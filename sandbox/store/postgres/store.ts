@@ -216,13 +216,34 @@ function createLocalTurns() {
 }
 
 const statementNames = new Map<string, string>();
-/** A statement prepared once per connection, under a short name made from its text (made once per text). */
-const prepared = (text: string, values: unknown[]): pg.QueryConfig => {
+/** A statement's short name, made from its text once per text. */
+const nameOf = (text: string): string => {
   let name = statementNames.get(text);
   if (name === undefined)
     statementNames.set(text, (name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
-  return { name, text, values };
+  return name;
 };
+
+/** `name` is set by pg's constructor from a config object, and read when the query is sent. */
+type NamedQuery = pg.Query & { name?: string };
+/**
+ * A statement prepared once per connection (under its name), then only bound and run. Made as a pg Query from
+ * its text, named afterwards, and given to the connection as it is: a config object is copied property by
+ * property (descriptors and all) by pg, twice for a promise; 2% of the sandbox's samples under the mix.
+ */
+function runPrepared<R extends pg.QueryResultRow>(
+  on: pg.ClientBase,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  return new Promise((resolve, reject) => {
+    const statement: NamedQuery = new pg.Query<R>(text, values, (error, result) =>
+      error ? reject(error) : resolve(result as unknown as pg.QueryResult<R>),
+    );
+    statement.name = nameOf(text);
+    on.query(statement);
+  });
+}
 
 const corked = new WeakSet<pg.ClientBase>();
 /**
@@ -323,7 +344,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   ): Promise<pg.QueryResult<R>> => {
     oneWrite(on);
     try {
-      return await on.query<R>(prepared(text, values));
+      return await runPrepared<R>(on, text, values);
     } catch (error) {
       throw isUnavailable(error) ? unavailable(error, 'a statement failed') : error;
     }
