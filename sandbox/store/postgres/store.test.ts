@@ -223,6 +223,26 @@ describe('writes of a postgres transaction to a collection without unique values
   }, 60_000);
 });
 
+describe('a postgres transaction whose statement failed at the server', () => {
+  it('fails at its commit, though its code caught the failure and went on: the server rolled it back', async () => {
+    const store = await openTestStore(server().url, 'commit-rolled-back', collections);
+    try {
+      await store.insert('things', merchantA, thing('1'));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('things', merchantA, thing('2'));
+          // The id is taken (the table's key, not a unique value the store checks): the server refuses it,
+          // which aborts the transaction; the COMMIT is then answered ROLLBACK.
+          await tx.insert('things', merchantA, thing('1', { external_id: 'ext-other' })).catch(() => undefined);
+        }),
+      ).rejects.toThrow('the transaction was not committed (ROLLBACK)');
+      expect(await store.get('things', merchantA, '2')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
 describe('reads of the postgres store outside a transaction', () => {
   it('asked for together, go to the database together: one connection, one write', async () => {
     const { store, link } = await openThroughSlowLink('read-batch', collections, 5);
