@@ -76,7 +76,9 @@ function sourceBundle(entry: URL): URL {
 
 function startWorker(options: HttpAttemptOptions): Worker {
   const entry = new URL(`./attempt-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  return new Worker(fromSource ? sourceBundle(entry) : entry, { workerData: { options } });
+  // None of the process's command-line options: a module it preloads (`--import`, as the bench loads its probe)
+  // may be TypeScript, which the thread cannot load, and the thread's own code needs none of them.
+  return new Worker(fromSource ? sourceBundle(entry) : entry, { workerData: { options }, execArgv: [] });
 }
 
 /** The error an attempt rejects with: as the thread saw it (name, message, cause). */
