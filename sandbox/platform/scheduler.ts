@@ -406,22 +406,18 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (recorded) await tx.insert(JOBS_COLLECTION, scope, job);
       // Once the transaction is over (a store whose reads do not wait for transactions says when): run before,
       // a job whose change rolled back would run, finding nothing to do.
-      const ran = new Promise<void>((resolve) =>
-        setImmediate(() =>
-          resolve(
-            (store.settled?.() ?? Promise.resolve()).then(() => {
-              if (!running) return;
-              // Due at once: held since it was written, and nobody takes over a started job before its hold lapses.
-              if (!recorded || job.run_at_ms <= realTime()) return run(scope, job, true, recorded);
-              remember(scope, job.id, job.run_at_ms);
-            }),
-          ),
-        ),
-      );
-      if (recorded) return void ran.catch(() => undefined);
+      const begin = (): Promise<void> | undefined => {
+        if (!running) return;
+        // Due at once: held since it was written, and nobody takes over a started job before its hold lapses.
+        if (!recorded || job.run_at_ms <= realTime()) return run(scope, job, true, recorded);
+        remember(scope, job.id, job.run_at_ms);
+      };
+      const afterTransaction = (): Promise<void> => (store.settled?.() ?? Promise.resolve()).then(begin);
+      if (recorded) return void setImmediate(afterTransaction);
       const key = jobKey(scope, job.id);
+      const ran = new Promise((resolve) => setImmediate(resolve)).then(afterTransaction);
       unwritten.set(key, { scope, run: ran });
-      void ran.catch(() => undefined).finally(() => unwritten.delete(key));
+      void ran.finally(() => unwritten.delete(key));
     },
     onStart: (step) => void startSteps.push(step),
     start: async () => {
