@@ -266,7 +266,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
   );
 
-  // Deliveries stored before their attempts were jobs (an earlier version's data) get their job at start.
+  // Every pending delivery without a job gets one at start: a first attempt that was not written as a job (on a
+  // store no other process shares, the outbox's recoveredAtStart) and an earlier version's deliveries. A restart
+  // before such an attempt ended resumes it here: this step is what makes not writing it safe.
   scheduler.onStart(async () => {
     for (const { scope, record: pending } of await store.findAcrossScopes<DeliveryRecord>(
       DELIVERIES_COLLECTION,
