@@ -6,6 +6,8 @@
 // Everything is set up once (one pack, two installs, one mock, shared by every Node.js version), and each
 // Node.js version's uses run side by side.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -165,10 +167,11 @@ async function withSandbox<T>(
   node: string,
   cwd: string,
   use: (url: string, testKey: string) => Promise<T>,
+  extraEnv: Record<string, string> = {},
 ): Promise<T> {
   const child = spawn('npx', ['payments-sandbox'], {
     cwd,
-    env: userEnvironment(node, { PORT: '0' }),
+    env: userEnvironment(node, { PORT: '0', ...extraEnv }),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -319,6 +322,55 @@ describe('the packed packages, installed from their tarballs outside the reposit
         return { status: response.status, body: (await response.json()) as unknown };
       });
       expect(answer).toEqual({ status: 200, body: { balance: expect.any(Number) as unknown } });
+    }, 120_000);
+
+    // Callbacks are sent from a thread of their own, started from the package's own file (not from source):
+    // this is where a Node.js version that cannot start it, or a file the package does not ship, shows.
+    it.concurrent('npx payments-sandbox sends a callback: an account created reaches the callback URL', async ({
+      expect,
+    }) => {
+      const received: { token: string | undefined; body: unknown }[] = [];
+      const receiver = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          received.push({
+            token: request.headers['x-callback-token'] as string | undefined,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+          });
+          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callbacks`;
+      try {
+        const created = await withSandbox(
+          node(),
+          sandboxFolder(major),
+          async (url, testKey) => {
+            const response = await fetch(`${url}/callback_virtual_accounts`, {
+              method: 'POST',
+              headers: {
+                authorization: `Basic ${Buffer.from(`${testKey}:`).toString('base64')}`,
+                'content-type': 'application/json',
+              },
+              body: JSON.stringify({ external_id: `packed-${major}`, bank_code: 'BNI', name: 'Packed Callback' }),
+            });
+            const account = (await response.json()) as { id?: string };
+            await expect.poll(() => received.length, { timeout: 30_000 }).toBeGreaterThan(0);
+            return { status: response.status, id: account.id };
+          },
+          // A store of its own: the test beside it runs the default one in the same folder at the same time.
+          { SANDBOX_CALLBACK_URL: callbackUrl, DATA_DIR: ':memory:' },
+        );
+        expect(created.status).toBe(200);
+        expect(received[0]).toEqual({
+          token: expect.stringMatching(/^cbt_test_/) as unknown,
+          body: expect.objectContaining({ id: created.id, status: 'ACTIVE' }) as unknown,
+        });
+      } finally {
+        await new Promise((resolve) => receiver.close(resolve));
+      }
     }, 120_000);
   });
 });
