@@ -8,6 +8,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import { isObject } from '@payments-contract/contract/model';
 import { controlComponentSchema } from '../contract.js';
 import type { Scope } from '../store/store.js';
+import { scopeKey } from '../store/scope-key.js';
 
 type ControlSchemas = components['schemas'];
 export type CallbackForward = ControlSchemas['CallbackForward'];
@@ -91,7 +92,6 @@ export function outcomeOf(answers: readonly ForwardAnswer[], owed: number): Forw
   if (acknowledged || owed > 0) return acknowledged;
   return answers.find((answer) => answer.status !== null) ?? answers[0];
 }
-const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const forwardKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
 
 export const NO_LISTENER_ANSWER = 'no answer from a listener before the attempt timed out';

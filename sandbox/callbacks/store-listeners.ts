@@ -7,6 +7,7 @@
 // as the in-process registry (listeners.ts), which a sandbox with a store of its own keeps.
 import { randomBytes } from 'node:crypto';
 import type { CollectionDefinition, Scope, Store } from '../store/store.js';
+import { scopeKey } from '../store/scope-key.js';
 import {
   FORWARDS_PER_POLL,
   LISTENER_BEHIND,
@@ -58,7 +59,6 @@ export interface StoreListenersOptions extends ListenersOptions {
 /** How long after it was last seen a listener's record is removed (real ms). */
 export const FORGOTTEN_AFTER_MS = 60_000;
 
-const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 export function createStoreListeners(options: StoreListenersOptions): Listeners & { refresh(): Promise<void> } {

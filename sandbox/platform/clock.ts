@@ -6,7 +6,7 @@
 // This is the one place of the sandbox that reads the real clock; everything else asks `Clock.now(scope)`.
 import type { Clock } from '../context.js';
 import type { CollectionDefinition, JsonRecord, Scope, Store } from '../store/store.js';
-import { scopeKey } from './scope-key.js';
+import { scopeKey } from '../store/scope-key.js';
 
 export const CLOCK_COLLECTION = 'sandbox_clock';
 export const clockCollections: CollectionDefinition[] = [{ name: CLOCK_COLLECTION }];

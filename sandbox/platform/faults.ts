@@ -12,7 +12,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import type { Clock, Ids } from '../context.js';
 import { controlComponentSchema, controlDefaults } from '../contract.js';
 import type { CollectionDefinition, Json, Scope, Store, Transaction } from '../store/store.js';
-import { scopeKey } from './scope-key.js';
+import { scopeKey } from '../store/scope-key.js';
 
 export const FAULTS_COLLECTION = 'sandbox_faults';
 /** Faults are found across scopes by `armed`, which every stored fault has (a used-up one is deleted). */

@@ -32,6 +32,7 @@ import {
   type Store,
   type Transaction,
 } from '../store/store.js';
+import { scopeKey } from '../store/scope-key.js';
 
 /** What a handler is given: the job's scope and target, and how to end it. */
 export interface JobRun {
@@ -121,7 +122,6 @@ const RETRY_CLAIM_MS = 1000;
 /** Looks an advance makes: work it ran may have made more due (a finished payment's callback). */
 const ADVANCE_LOOKS = 3;
 
-const scopeKey = (scope: Scope): string => `${scope.mode}\u0000${scope.merchantId}`;
 const jobKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
 export const jobId = (kind: string, target: string): string => `${kind}:${target}`;
 

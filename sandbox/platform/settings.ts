@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { SandboxSettings, Settings } from '../context.js';
 import type { CollectionDefinition, Json, Scope, Store } from '../store/store.js';
 import type { ContractFacts } from './contract-facts.js';
-import { scopeKey } from './scope-key.js';
+import { scopeKey } from '../store/scope-key.js';
 
 export const SETTINGS_COLLECTION = 'sandbox_settings';
 export const settingsCollections: CollectionDefinition[] = [{ name: SETTINGS_COLLECTION, indexed: ['kind'] }];

@@ -13,6 +13,7 @@ import {
   type Mode,
   type Scope,
 } from '../store.js';
+import { scopeKeyOf } from '../scope-key.js';
 
 /** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
 export class StoredRecord {
@@ -205,11 +206,6 @@ export class MemoryRecords {
   #lastSeq = 0;
   /** Sum of the stored texts' lengths: what a journal rewritten from scratch would hold, roughly. */
   liveChars = 0;
-  /**
-   * Each scope's key, made once: joined anew at every read, it was a new string to hash each time. One entry
-   * per merchant and mode met, as the records themselves hold.
-   */
-  readonly #scopeKeys = new Map<string, Map<string, string>>();
 
   constructor(definitions: readonly CollectionDefinition[]) {
     this.#collections = new Map(definitions.map((definition) => [definition.name, new Collection(definition)]));
@@ -231,7 +227,7 @@ export class MemoryRecords {
   }
 
   stored(collection: string, scope: Scope, id: string): StoredRecord | undefined {
-    return this.collection(collection).scopes.get(this.#scopeKeyOf(scope.merchantId, scope.mode))?.get(id);
+    return this.collection(collection).scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.get(id);
   }
 
   findBy(
@@ -242,14 +238,11 @@ export class MemoryRecords {
     options?: FindOptions,
   ): StoredRecord[] {
     const c = this.collection(collection);
-    return ordered(
-      c.find(this.#scopeKeyOf(scope.merchantId, scope.mode), c.fieldNumber(field), indexKeyOf(value)),
-      options,
-    );
+    return ordered(c.find(scopeKeyOf(scope.merchantId, scope.mode), c.fieldNumber(field), indexKeyOf(value)), options);
   }
 
   list(collection: string, scope: Scope, options?: FindOptions): StoredRecord[] {
-    const records = this.collection(collection).scopes.get(this.#scopeKeyOf(scope.merchantId, scope.mode));
+    const records = this.collection(collection).scopes.get(scopeKeyOf(scope.merchantId, scope.mode));
     return records ? ordered([...records.values()], options) : [];
   }
 
@@ -261,20 +254,20 @@ export class MemoryRecords {
   /** Inserts, or replaces the record with the same id (replaying a journal). `text` is `record` as JSON. */
   put(collection: string, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {
     const c = this.collection(collection);
-    const existing = c.scopes.get(this.#scopeKeyOf(merchantId, mode))?.get(record.id);
+    const existing = c.scopes.get(scopeKeyOf(merchantId, mode))?.get(record.id);
     return existing ? this.#update(c, existing, record, text) : this.#insert(c, merchantId, mode, record, text);
   }
 
   insert(collection: string, scope: Scope, record: JsonRecord, text: string): Undo {
     const c = this.collection(collection);
-    if (c.scopes.get(this.#scopeKeyOf(scope.merchantId, scope.mode))?.has(record.id))
+    if (c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.has(record.id))
       throw new Error(`${collection} ${record.id} already exists`);
     return this.#insert(c, scope.merchantId, scope.mode, record, text);
   }
 
   update(collection: string, scope: Scope, record: JsonRecord, text: string): Undo {
     const c = this.collection(collection);
-    const existing = c.scopes.get(this.#scopeKeyOf(scope.merchantId, scope.mode))?.get(record.id);
+    const existing = c.scopes.get(scopeKeyOf(scope.merchantId, scope.mode))?.get(record.id);
     if (!existing) throw new Error(`${collection} ${record.id} does not exist`);
     return this.#update(c, existing, record, text);
   }
@@ -282,14 +275,14 @@ export class MemoryRecords {
   /** Removes the record with this id; undefined if there is none. */
   delete(collection: string, merchantId: string, mode: string, id: string): Undo | undefined {
     const c = this.collection(collection);
-    const record = c.scopes.get(this.#scopeKeyOf(merchantId, mode))?.get(id);
+    const record = c.scopes.get(scopeKeyOf(merchantId, mode))?.get(id);
     if (!record) return undefined;
     this.#remove(c, record);
     return { kind: 'delete', collection: c, record };
   }
 
   clearScope(merchantId: string, mode: string): Undo {
-    const scopeKey = this.#scopeKeyOf(merchantId, mode);
+    const scopeKey = scopeKeyOf(merchantId, mode);
     const removed: { collection: Collection; records: Map<string, StoredRecord> }[] = [];
     for (const c of this.#collections.values()) {
       const records = c.scopes.get(scopeKey);
@@ -337,22 +330,8 @@ export class MemoryRecords {
     return every.sort((a, b) => a.record.seq - b.record.seq);
   }
 
-  #scopeKeyOf(merchantId: string, mode: string): string {
-    let byMerchant = this.#scopeKeys.get(mode);
-    if (byMerchant === undefined) {
-      byMerchant = new Map();
-      this.#scopeKeys.set(mode, byMerchant);
-    }
-    let key = byMerchant.get(merchantId);
-    if (key === undefined) {
-      key = `${merchantId}\u0000${mode}`;
-      byMerchant.set(merchantId, key);
-    }
-    return key;
-  }
-
   #insert(c: Collection, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {
-    const scopeKey = this.#scopeKeyOf(merchantId, mode);
+    const scopeKey = scopeKeyOf(merchantId, mode);
     const keys = c.keysOf(record);
     this.#refuseTaken(c, scopeKey, keys, record);
     const stored = new StoredRecord(++this.#lastSeq, scopeKey, merchantId, mode, record.id, text, keys, undefined);
