@@ -70,7 +70,7 @@ export function createAutoResolve(options: AutoResolveOptions): SandboxAutoResol
       scheduler.schedule(tx, scope, jobKind(kind), resourceId, clock.now(scope).getTime() + delayMs),
     delayMs,
     handle: (kind, handler) =>
-      scheduler.handle(jobKind(kind), (job) => handler(job.scope, job.target, job.done), {
+      scheduler.handle(jobKind(kind), (job) => handler(job.scope, job.target, (tx) => job.done(tx)), {
         onError: (error, _scope, target) => reportError(error, kind, target),
       }),
     start: scheduler.start,

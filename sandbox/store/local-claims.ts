@@ -29,25 +29,30 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
   };
 
   return async ({ holder, nowMs, leaseMs, which }: ClaimRequest) => {
-    // Held jobs are left out before any limit counts, as PostgreSQL's WHERE leaves them out.
-    const isFree = (scope: Scope, job: JobRecord): boolean => !heldElsewhere(keyOf(scope, job.id), job, holder, nowMs);
+    // Held jobs are left out before any limit counts, as PostgreSQL's WHERE leaves them out. No helper made per
+    // claim: under tsx every function bound to a name is named at run time (a defineProperty per claim).
     let found: { scope: Scope; job: JobRecord }[];
     if (which.due === 'named') {
       found = [];
       for (const { scope, id } of which.jobs) {
         const job = await reads.get<JobRecord>(JOBS_COLLECTION, scope, id);
-        if (job && job.run_at_ms <= nowMs && isFree(scope, job)) found.push({ scope, job });
+        if (job && job.run_at_ms <= nowMs && !heldElsewhere(keyOf(scope, job.id), job, holder, nowMs))
+          found.push({ scope, job });
       }
     } else if (which.due === 'scope') {
       found = (await reads.findBy<JobRecord>(JOBS_COLLECTION, which.scope, 'state', 'pending', { order: 'oldest' }))
-        .filter((job) => job.due_ms <= which.dueByMs && isFree(which.scope, job))
+        .filter((job) => job.due_ms <= which.dueByMs && !heldElsewhere(keyOf(which.scope, job.id), job, holder, nowMs))
         .sort((a, b) => a.due_ms - b.due_ms)
         .slice(0, which.limit)
         .map((job) => ({ scope: which.scope, job }));
     } else {
       const perScope = new Map<string, { scope: Scope; job: JobRecord }[]>();
       for (const entry of await reads.findAcrossScopes<JobRecord>(JOBS_COLLECTION, 'state', 'pending')) {
-        if (entry.record.run_at_ms > nowMs || !isFree(entry.scope, entry.record)) continue;
+        if (
+          entry.record.run_at_ms > nowMs ||
+          heldElsewhere(keyOf(entry.scope, entry.record.id), entry.record, holder, nowMs)
+        )
+          continue;
         const key = `${entry.scope.mode}\u0000${entry.scope.merchantId}`;
         const list = perScope.get(key) ?? [];
         if (list.length === 0) {
