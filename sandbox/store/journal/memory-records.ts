@@ -84,17 +84,21 @@ export class Collection {
   readonly scopes = new Map<string, Map<string, StoredRecord>>();
   /** Records by field (its number), scope and value. */
   readonly #scoped: Map<string, ByValue>[];
-  /** Records by field and value, whatever their scope. */
-  readonly #across: ByValue[];
-  /** Records by id, whatever their scope. */
-  readonly #ids: ByValue = new Map();
+  /**
+   * Records by field and value, whatever their scope; and by id. Each is made at its first lookup across
+   * scopes and kept from then on: most fields are only ever looked up within a scope, and keeping every
+   * record in a second index nobody reads (disbursements and idempotency keys grow all day) was a large share
+   * of an insert's cost.
+   */
+  readonly #across: (ByValue | undefined)[];
+  #ids: ByValue | undefined;
 
   constructor(readonly definition: CollectionDefinition) {
     const unique = definition.unique ?? [];
     this.fields = [...unique, ...(definition.indexed ?? []).filter((field) => !unique.includes(field))];
     this.uniqueCount = unique.length;
     this.#scoped = this.fields.map(() => new Map());
-    this.#across = this.fields.map(() => new Map());
+    this.#across = this.fields.map(() => undefined);
   }
 
   get name(): string {
@@ -119,13 +123,37 @@ export class Collection {
   }
 
   findAcross(field: number, key: IndexKey | undefined): StoredRecord[] {
-    const members = key === undefined ? undefined : this.#across[field]!.get(key);
+    const members = key === undefined ? undefined : this.#acrossIndex(field).get(key);
     return members ? inSeqOrder(members) : [];
   }
 
   findById(id: string): StoredRecord[] {
-    const members = this.#ids.get(id);
+    const members = this.#idIndex().get(id);
     return members ? inSeqOrder(members) : [];
+  }
+
+  /** The index of `field` across scopes, made from the records now held at its first use. */
+  #acrossIndex(field: number): ByValue {
+    let index = this.#across[field];
+    if (index === undefined) {
+      index = new Map();
+      for (const records of this.scopes.values())
+        for (const record of records.values()) {
+          const key = record.keys[field];
+          if (key !== undefined) add(index, key, record);
+        }
+      this.#across[field] = index;
+    }
+    return index;
+  }
+
+  #idIndex(): ByValue {
+    if (this.#ids === undefined) {
+      const index: ByValue = new Map();
+      for (const records of this.scopes.values()) for (const record of records.values()) add(index, record.id, record);
+      this.#ids = index;
+    }
+    return this.#ids;
   }
 
   /** The first unique field of `keys` that another record of the scope already holds. */
@@ -140,12 +168,12 @@ export class Collection {
   }
 
   index(record: StoredRecord): void {
-    add(this.#ids, record.id, record);
+    if (this.#ids !== undefined) add(this.#ids, record.id, record);
     for (let field = 0; field < record.keys.length; field++) this.#indexField(record, field);
   }
 
   unindex(record: StoredRecord): void {
-    remove(this.#ids, record.id, record);
+    if (this.#ids !== undefined) remove(this.#ids, record.id, record);
     for (let field = 0; field < record.keys.length; field++) this.#unindexField(record, field, record.keys[field]);
   }
 
@@ -169,7 +197,8 @@ export class Collection {
       scoped.set(record.scopeKey, inScope);
     }
     add(inScope, key, record);
-    add(this.#across[field]!, key, record);
+    const across = this.#across[field];
+    if (across !== undefined) add(across, key, record);
   }
 
   #unindexField(record: StoredRecord, field: number, key: IndexKey | undefined): void {
@@ -180,7 +209,8 @@ export class Collection {
       remove(inScope, key, record);
       if (inScope.size === 0) scoped.delete(record.scopeKey);
     }
-    remove(this.#across[field]!, key, record);
+    const across = this.#across[field];
+    if (across !== undefined) remove(across, key, record);
   }
 }
 

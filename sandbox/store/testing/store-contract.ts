@@ -257,6 +257,36 @@ export function describeStoreContract(
       ]);
     });
 
+    it('finds across scopes what changed after an earlier lookup across scopes, undone changes left out', async () => {
+      const store = await open();
+      await store.insert('things', merchantA, thing('1'));
+      const across = async (field: string, value: string) =>
+        (await store.findAcrossScopes('things', field, value)).map(
+          (found) => `${found.scope.merchantId}/${found.record.id}`,
+        );
+      expect(await across('state', 'open')).toEqual(['m-a/1']);
+      expect(await across('id', '1')).toEqual(['m-a/1']);
+      await store.insert('things', merchantB, thing('1'));
+      await store.insert('things', merchantB, thing('2'));
+      await store.update('things', merchantA, thing('1', { state: 'closed' }));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('things', merchantA, thing('3'));
+          await tx.delete('things', merchantB, '2');
+          throw new Error('undone');
+        }),
+      ).rejects.toThrow('undone');
+      expect(await across('state', 'open')).toEqual(['m-b/1', 'm-b/2']);
+      expect(await across('state', 'closed')).toEqual(['m-a/1']);
+      expect(await across('id', '1')).toEqual(['m-a/1', 'm-b/1']);
+      expect(await across('id', '3')).toEqual([]);
+      await store.delete('things', merchantB, '1');
+      await store.clearScope(merchantA);
+      expect(await across('state', 'open')).toEqual(['m-b/2']);
+      expect(await across('state', 'closed')).toEqual([]);
+      expect(await across('id', '1')).toEqual([]);
+    });
+
     it('runs concurrent transactions one after another: ten claims of one key, one winner', async () => {
       const store = await open();
       const claim = (id: string) =>
