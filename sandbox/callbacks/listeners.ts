@@ -8,7 +8,7 @@ import type { components } from '@payments-contract/server/sandbox/types';
 import { isObject } from '@payments-contract/contract/model';
 import { controlComponentSchema } from '../contract.js';
 import type { Scope } from '../store/store.js';
-import { scopeKey } from '../store/scope-key.js';
+import { scopedKey, scopeKey } from '../store/scope-key.js';
 
 type ControlSchemas = components['schemas'];
 export type CallbackForward = ControlSchemas['CallbackForward'];
@@ -92,7 +92,6 @@ export function outcomeOf(answers: readonly ForwardAnswer[], owed: number): Forw
   if (acknowledged || owed > 0) return acknowledged;
   return answers.find((answer) => answer.status !== null) ?? answers[0];
 }
-const forwardKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
 
 export const NO_LISTENER_ANSWER = 'no answer from a listener before the attempt timed out';
 export const LISTENER_BEHIND = `the listener had ${LISTENER_QUEUE_LIMIT} callbacks not yet taken`;
@@ -121,7 +120,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
   /** One listener's share of an attempt is answered (or given up): the attempt settles when it can. */
   const answered = (scope: Scope, attempt: Attempt, forwardId: string, answer: ForwardAnswer): void => {
     if (!attempt.owed.delete(forwardId)) return;
-    owed.delete(forwardKey(scope, forwardId));
+    owed.delete(scopedKey(scope, forwardId));
     attempt.answers.push(answer);
     const outcome = outcomeOf(attempt.answers, attempt.owed.size);
     if (outcome) attempt.settle(outcome);
@@ -153,7 +152,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
             settled = true;
             clearTimeout(timer);
             // The shares still owed are dropped: an answer to them is too late, a queued one is never handed out.
-            for (const id of attempt.owed) owed.delete(forwardKey(scope, id));
+            for (const id of attempt.owed) owed.delete(scopedKey(scope, id));
             attempt.owed.clear();
             resolve(answer);
           },
@@ -169,7 +168,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
         }));
         for (const { listener, id } of shares) {
           attempt.owed.add(id);
-          owed.set(forwardKey(scope, id), { scope, attempt, deliveryId: request.delivery_id, listener });
+          owed.set(scopedKey(scope, id), { scope, attempt, deliveryId: request.delivery_id, listener });
         }
         for (const { listener, id } of shares) {
           if (listener.queue.length >= LISTENER_QUEUE_LIMIT) {
@@ -223,7 +222,7 @@ export function createListeners(options: ListenersOptions = {}): Listeners {
     },
 
     answer: async (scope, forwardId, answer) => {
-      const entry = owed.get(forwardKey(scope, forwardId));
+      const entry = owed.get(scopedKey(scope, forwardId));
       if (!entry) return undefined;
       answered(scope, entry.attempt, forwardId, answer);
       return { deliveryId: entry.deliveryId };

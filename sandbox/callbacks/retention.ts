@@ -8,6 +8,7 @@
 // deliveries that test is about to look at.
 import type { Scope, Transaction } from '../store/store.js';
 import type { DeliveryRecord } from './outbox.js';
+import { scopeKey } from '../store/scope-key.js';
 
 /** Deliveries each merchant and mode keeps, newest first, beyond which finished ones are removed. */
 export const DELIVERIES_KEPT = 1000;
@@ -38,7 +39,7 @@ export function createRetention(collection: string, options: RetentionOptions = 
   const recordedSince = new Map<string, number>();
   return {
     recorded: async (tx, scope) => {
-      const key = `${scope.merchantId}\u0000${scope.mode}`;
+      const key = scopeKey(scope);
       const since = recordedSince.get(key) ?? 0;
       recordedSince.set(key, (since + 1) % every);
       if (since !== 0) return;

@@ -7,6 +7,7 @@
 // whose purpose in test mode is to show the client the answer it will meet, not to protect the sandbox.
 import type { OperationModel, RateLimitModel } from '@payments-contract/contract/model/types';
 import type { Scope } from '../store/store.js';
+import { scopedKey } from '../store/scope-key.js';
 
 /** By operationId, the group whose limit applies to it. */
 export type RateLimitTable = ReadonlyMap<string, RateLimitModel>;
@@ -44,7 +45,7 @@ export function createRateLimiter(realTime: () => number = Date.now): RateLimite
       const now = realTime();
       const length = group.windowSeconds * 1000;
       const start = now - (now % length);
-      const key = `${scope.mode}\u0000${scope.merchantId}\u0000${group.group}`;
+      const key = scopedKey(scope, group.group);
       let window = windows.get(key);
       if (!window || window.start !== start) windows.set(key, (window = { start, used: 0 }));
       const resetSeconds = Math.max(1, Math.ceil((start + length - now) / 1000));

@@ -32,7 +32,7 @@ import {
   type Store,
   type Transaction,
 } from '../store/store.js';
-import { scopeKey } from '../store/scope-key.js';
+import { scopedKey, scopeKey } from '../store/scope-key.js';
 
 /** What a handler is given: the job's scope and target, and how to end it. */
 export interface JobRun {
@@ -122,7 +122,6 @@ const RETRY_CLAIM_MS = 1000;
 /** Looks an advance makes: work it ran may have made more due (a finished payment's callback). */
 const ADVANCE_LOOKS = 3;
 
-const jobKey = (scope: Scope, id: string): string => `${scopeKey(scope)}\u0000${id}`;
 export const jobId = (kind: string, target: string): string => `${kind}:${target}`;
 
 interface Timed {
@@ -269,7 +268,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     claimsUnderway++;
     try {
       const claimed = await store.claim({ holder, nowMs: realTime(), leaseMs, which });
-      return claimed.filter(({ scope, job }) => (endedAt.get(jobKey(scope, job.id)) ?? began) <= began);
+      return claimed.filter(({ scope, job }) => (endedAt.get(scopedKey(scope, job.id)) ?? began) <= began);
     } finally {
       if (--claimsUnderway === 0) endedAt.clear();
     }
@@ -312,7 +311,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * `recorded` false: a job not written (ScheduleOptions.recoveredAtStart), held by this process alone.
    */
   const run = (scope: Scope, job: JobRecord, fresh = false, recorded = true): Promise<void> => {
-    const key = jobKey(scope, job.id);
+    const key = scopedKey(scope, job.id);
     const underway = inFlight.get(key);
     if (underway) return underway.run;
     const kind = kinds.get(job.kind);
@@ -365,7 +364,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const due: { scope: Scope; id: string }[] = [];
     for (let first = timeline.first(); first && first.runAtMs <= nowMs; first = timeline.first()) {
       timeline.pop();
-      if (!inFlight.has(jobKey(first.scope, first.id))) due.push({ scope: first.scope, id: first.id });
+      if (!inFlight.has(scopedKey(first.scope, first.id))) due.push({ scope: first.scope, id: first.id });
     }
     arm();
     if (due.length === 0) return;
@@ -438,7 +437,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       // Once the transaction is over (a store whose reads do not wait for transactions says when): run before,
       // a job whose change rolled back would run, finding nothing to do.
       if (recorded) return void setImmediate(() => void afterTransaction(scope, job, recorded));
-      const key = jobKey(scope, job.id);
+      const key = scopedKey(scope, job.id);
       const ran = new Promise((resolve) => setImmediate(resolve)).then(() => afterTransaction(scope, job, recorded));
       unwritten.set(key, { scope, run: ran });
       void ran.finally(() => unwritten.delete(key));

@@ -3,6 +3,7 @@
 // write, and after a restart nothing is held, so the new process resumes every due job at once. A hold ends
 // when it lapses or when its job changes (rescheduled: another `run_at_ms`) or goes (done: deleted).
 import { JOBS_COLLECTION, type ClaimRequest, type JobRecord, type Scope, type Store } from './store.js';
+import { scopedKey, scopeKey } from './scope-key.js';
 
 type Reads = Pick<Store, 'get' | 'findBy' | 'findAcrossScopes'>;
 
@@ -12,8 +13,6 @@ interface Hold {
   /** The job's `run_at_ms` when it was taken: a job written since is a new piece of work. */
   runAtMs: number;
 }
-
-const keyOf = (scope: Scope, id: string): string => `${scope.mode}\u0000${scope.merchantId}\u0000${id}`;
 
 export function createLocalClaims(reads: Reads): Store['claim'] {
   const holds = new Map<string, Hold>();
@@ -36,12 +35,14 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
       found = [];
       for (const { scope, id } of which.jobs) {
         const job = await reads.get<JobRecord>(JOBS_COLLECTION, scope, id);
-        if (job && job.run_at_ms <= nowMs && !heldElsewhere(keyOf(scope, job.id), job, holder, nowMs))
+        if (job && job.run_at_ms <= nowMs && !heldElsewhere(scopedKey(scope, job.id), job, holder, nowMs))
           found.push({ scope, job });
       }
     } else if (which.due === 'scope') {
       found = (await reads.findBy<JobRecord>(JOBS_COLLECTION, which.scope, 'state', 'pending', { order: 'oldest' }))
-        .filter((job) => job.due_ms <= which.dueByMs && !heldElsewhere(keyOf(which.scope, job.id), job, holder, nowMs))
+        .filter(
+          (job) => job.due_ms <= which.dueByMs && !heldElsewhere(scopedKey(which.scope, job.id), job, holder, nowMs),
+        )
         .sort((a, b) => a.due_ms - b.due_ms)
         .slice(0, which.limit)
         .map((job) => ({ scope: which.scope, job }));
@@ -50,10 +51,10 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
       for (const entry of await reads.findAcrossScopes<JobRecord>(JOBS_COLLECTION, 'state', 'pending')) {
         if (
           entry.record.run_at_ms > nowMs ||
-          heldElsewhere(keyOf(entry.scope, entry.record.id), entry.record, holder, nowMs)
+          heldElsewhere(scopedKey(entry.scope, entry.record.id), entry.record, holder, nowMs)
         )
           continue;
-        const key = `${entry.scope.mode}\u0000${entry.scope.merchantId}`;
+        const key = scopeKey(entry.scope);
         const list = perScope.get(key) ?? [];
         if (list.length === 0) {
           if (perScope.size >= which.scopes) continue;
@@ -69,7 +70,7 @@ export function createLocalClaims(reads: Reads): Store['claim'] {
     }
     const claimed: { scope: Scope; job: JobRecord }[] = [];
     for (const { scope, job } of found) {
-      const key = keyOf(scope, job.id);
+      const key = scopedKey(scope, job.id);
       const started: JobRecord = {
         ...job,
         run_at_ms: Math.min(job.run_at_ms, nowMs),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scopeKey } from './scope-key.js';
+import { scopedKey, scopeKey } from './scope-key.js';
 
 describe('scopeKey', () => {
   it('is one text per merchant and mode, whatever object names them', () => {
@@ -17,5 +17,18 @@ describe('scopeKey', () => {
       scopeKey({ merchantId: '', mode: 'test' }),
     ];
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('scopedKey', () => {
+  it("keeps one scope's entry apart from another scope's entry of the same name, and from its other entries", () => {
+    const keys = [
+      scopedKey({ merchantId: 'm1', mode: 'test' }, 'job-1'),
+      scopedKey({ merchantId: 'm1', mode: 'live' }, 'job-1'),
+      scopedKey({ merchantId: 'm2', mode: 'test' }, 'job-1'),
+      scopedKey({ merchantId: 'm1', mode: 'test' }, 'job-2'),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(scopedKey({ merchantId: 'm1', mode: 'test' }, 'job-1')).toBe(keys[0]);
   });
 });

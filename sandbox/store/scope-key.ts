@@ -1,8 +1,9 @@
 // The text a scope's entries are kept under in memory (the journal store's records, clocks, settings, armed
-// faults, the scheduler's slots, the callbacks' listeners). Made once per merchant and mode rather than on
-// every read: a key built per read is a new string to flatten and hash, about 0.4 us a lookup on this
-// project's VM, and scopes are looked up several times per request; a key made once is hashed once. Bounded
-// by the scopes there are (a scope comes from a valid key or from the store's records).
+// faults, the scheduler's slots and jobs, the local claims, the callbacks' listeners and retention, the rate
+// limits' windows). Made once per merchant and mode rather than on every read: a key built per read is a new
+// string to flatten and hash, about 0.4 us a lookup on this project's VM, and scopes are looked up several
+// times per request; a key made once is hashed once. Bounded by the scopes there are (a scope comes from a
+// valid key or from the store's records).
 import type { Scope } from './store.js';
 
 const keys = new Map<string, Map<string, string>>();
@@ -17,3 +18,6 @@ export function scopeKeyOf(merchantId: string, mode: string): string {
 }
 
 export const scopeKey = (scope: Scope): string => scopeKeyOf(scope.merchantId, scope.mode);
+
+/** The text one entry of a scope is kept under (a job, a forward, a rate limit's window): the scope's key and `name`. */
+export const scopedKey = (scope: Scope, name: string): string => `${scopeKey(scope)}\u0000${name}`;
