@@ -134,26 +134,22 @@ export class Collection {
 
   /** The index of `field` across scopes, made from the records now held at its first use. */
   #acrossIndex(field: number): ByValue {
-    let index = this.#across[field];
-    if (index === undefined) {
-      index = new Map();
-      for (const records of this.scopes.values())
-        for (const record of records.values()) {
-          const key = record.keys[field];
-          if (key !== undefined) add(index, key, record);
-        }
-      this.#across[field] = index;
-    }
-    return index;
+    return (this.#across[field] ??= this.#indexOfAll((record) => record.keys[field]));
   }
 
   #idIndex(): ByValue {
-    if (this.#ids === undefined) {
-      const index: ByValue = new Map();
-      for (const records of this.scopes.values()) for (const record of records.values()) add(index, record.id, record);
-      this.#ids = index;
-    }
-    return this.#ids;
+    return (this.#ids ??= this.#indexOfAll((record) => record.id));
+  }
+
+  /** Every record held, by the key `keyOf` gives it (none: left out). */
+  #indexOfAll(keyOf: (record: StoredRecord) => IndexKey | undefined): ByValue {
+    const index: ByValue = new Map();
+    for (const records of this.scopes.values())
+      for (const record of records.values()) {
+        const key = keyOf(record);
+        if (key !== undefined) add(index, key, record);
+      }
+    return index;
   }
 
   /** The first unique field of `keys` that another record of the scope already holds. */
