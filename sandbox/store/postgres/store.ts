@@ -411,8 +411,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   // Reads outside a transaction (and the scheduler's claims) asked for during one round of the event loop's
   // I/O (the requests that came in together, the shared state's reads, a timer's claim) go out together: on
-  // one connection of the pool, in one write, pipelined, each still a statement of its own (its own Sync: one failing fails no other, each sees what was committed before it
-  // ran). One connection and one write each cost a system call and a wake-up of a server process per read.
+  // one connection of the pool, in one write, pipelined, each still a statement of its own (its own Sync: one
+  // failing fails no other, each sees what was committed before it ran). One connection and one write each
+  // cost a system call and a wake-up of a server process per read.
   let batch: { text: string; values: unknown[]; settle: (answer: Promise<pg.QueryResult>) => void }[] | undefined;
   const sendBatch = async (): Promise<void> => {
     const reads = batch ?? [];
