@@ -27,7 +27,7 @@ const STORED_UNDER = (scope: string): Mutant['edits'] => [
     replace: `await tx.insert(IDEMPOTENCY_COLLECTION, ${scope}, record)`,
   },
 ];
-const RATE_KEY = 'const key = `${scope.mode}\\u0000${scope.merchantId}\\u0000${group.group}`;';
+const RATE_KEY = 'const key = scopedKey(scope, group.group);';
 
 export const mutants: Mutant[] = [
   {
