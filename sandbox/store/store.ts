@@ -79,6 +79,26 @@ export function recordText(collection: string, record: JsonRecord): string {
   return text;
 }
 
+/**
+ * `value` and everything in it made unchangeable (Object.freeze at every depth); returns `value`. For JSON
+ * data (no cycles). Walked by index and key rather than Object.values: a third of the cost on a delivery.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  } else {
+    for (const key in value) deepFreeze(value[key]);
+  }
+  return Object.freeze(value);
+}
+
+/**
+ * A record as a read by id outside a transaction gives it (Store.get): parsed from its stored text and frozen
+ * at every depth, so that a store may hand the same object to every such read until the record changes.
+ */
+export const frozenRecord = <T extends JsonRecord>(text: string): T => deepFreeze(JSON.parse(text) as T);
+
 /** A lookup value no record can hold (see recordText): every store finds nothing for it without asking its data. */
 export const isUnstorableValue = (value: string | number | boolean): boolean =>
   typeof value === 'string' && UNSTORABLE_ESCAPE.test(JSON.stringify(value));
@@ -207,6 +227,12 @@ export interface ClaimRequest {
 }
 
 export interface Store extends Transaction {
+  /**
+   * The record as last committed. It is frozen at every depth (deepFreeze): a store may give the same object
+   * to every read of an unchanged record, so a reader that wants to change it makes a copy. A parse per read
+   * (and the garbage it left) was a fifth of the cost of a stored FVA's read under the bench's reads.
+   */
+  get<T extends JsonRecord>(collection: string, scope: Scope, id: string): Promise<T | undefined>;
   /**
    * Runs `work` atomically: it sees no other transaction's partial writes, and either all its writes are
    * stored (durably, before the promise resolves) or none. Transactions do not interleave. Inside `work`,

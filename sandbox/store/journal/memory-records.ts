@@ -6,6 +6,7 @@
 // collides with another under a unique field).
 import {
   DuplicateKeyError,
+  frozenRecord,
   pageOf,
   type CollectionDefinition,
   type FindOptions,
@@ -17,6 +18,11 @@ import { scopeKeyOf } from '../scope-key.js';
 
 /** One stored record. `committedText` is its text as of the last commit (undefined: inserted since). */
 export class StoredRecord {
+  /** The committed record as reads outside a transaction get it (frozenRecord), once it has been read twice. */
+  #committedRecord: JsonRecord | undefined;
+  /** Read outside a transaction since its last commit or before: the next read keeps what it parses. */
+  #readBefore = false;
+
   constructor(
     readonly seq: number,
     readonly scopeKey: string,
@@ -28,6 +34,26 @@ export class StoredRecord {
     public keys: (IndexKey | undefined)[],
     public committedText: string | undefined,
   ) {}
+
+  /** Its text as it is now is committed. */
+  committed(): void {
+    if (this.committedText === this.text) return;
+    this.committedText = this.text;
+    this.#committedRecord = undefined;
+  }
+
+  /**
+   * The committed record, frozen. Kept from its second read until a commit changes it: a record read again
+   * and again (an FVA, a balance) is parsed once, while one read once (most) keeps only its text in memory.
+   */
+  committedRecord<T extends JsonRecord>(): T | undefined {
+    if (this.#committedRecord !== undefined) return this.#committedRecord as T;
+    if (this.committedText === undefined) return undefined;
+    const record = frozenRecord<T>(this.committedText);
+    if (this.#readBefore) this.#committedRecord = record;
+    this.#readBefore = true;
+    return record;
+  }
 }
 
 /** How to take a change back. */

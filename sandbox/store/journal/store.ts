@@ -20,6 +20,8 @@ import {
 } from './journal-file.js';
 import { MemoryRecords, type StoredRecord, type Undo } from './memory-records.js';
 import {
+  deepFreeze,
+  frozenRecord,
   recordText,
   type CollectionDefinition,
   type FindOptions,
@@ -62,7 +64,7 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       }
       const [, collection, merchantId, mode, record] = operation;
       const change = records.put(collection, merchantId, mode, record, JSON.stringify(record));
-      if (change.kind !== 'clear-scope') change.record.committedText = change.record.text;
+      if (change.kind !== 'clear-scope') change.record.committed();
     }
   };
   const journal =
@@ -166,8 +168,7 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     },
     commit: () => {
       if (journal && groupLines !== '') journal.append(groupLines);
-      for (const change of group)
-        if (change.kind === 'insert' || change.kind === 'update') change.record.committedText = change.record.text;
+      for (const change of group) if (change.kind === 'insert' || change.kind === 'update') change.record.committed();
       closeGroup();
       rewriteIfMostlySuperseded();
     },
@@ -233,11 +234,13 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     scope: Scope,
     id: string,
   ): Promise<T | undefined> => {
-    if (clearing) return commits.run(() => tx.get<T>(collection, scope, id));
+    if (clearing) return commits.run(async () => deepFreeze(await tx.get<T>(collection, scope, id)));
     const key = removed.size === 0 ? undefined : removedKey(collection, scope.merchantId, scope.mode, id);
-    const text =
-      key !== undefined && removed.has(key) ? removed.get(key) : records.stored(collection, scope, id)?.committedText;
-    return text === undefined ? undefined : (JSON.parse(text) as T);
+    if (key !== undefined && removed.has(key)) {
+      const text = removed.get(key);
+      return text === undefined ? undefined : frozenRecord<T>(text);
+    }
+    return records.stored(collection, scope, id)?.committedRecord<T>();
   };
   const findAcrossScopes = async <T extends JsonRecord>(
     collection: string,

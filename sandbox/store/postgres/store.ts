@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import {
+  deepFreeze,
   DuplicateKeyError,
   isUnstorableValue,
   JOBS_COLLECTION,
@@ -740,7 +741,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return {
     shared: true,
     transaction,
-    get: read.get,
+    // Frozen as the embedded stores give it (Store.get): a reader that changed it would fail there only.
+    get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string) =>
+      deepFreeze(await read.get<T>(collection, scope, id)),
     findBy: read.findBy,
     list: read.list,
     insert: (collection, scope, record) => transaction((tx) => tx.insert(collection, scope, record)),

@@ -56,6 +56,22 @@ describe('CommittedRecords', () => {
     expect(cache.get(key('1', 'm-b'))).toBe('b');
   });
 
+  it('gives a record parsed and frozen, the same object at every read until a commit changes it', () => {
+    const cache = new CommittedRecords(10);
+    cache.remember(key('1'), '{"v":1,"tags":["a"]}');
+    const first = cache.record(key('1'));
+    expect(first).toEqual({ v: 1, tags: ['a'] });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first?.tags)).toBe(true);
+    expect(cache.record(key('1'))).toBe(first);
+    cache.written(key('1'), '{"v":2}');
+    cache.workDone();
+    expect(cache.record(key('1'))).toBe(first);
+    cache.committed();
+    expect(cache.record(key('1'))).toEqual({ v: 2 });
+    expect(cache.record(key('2'))).toBeUndefined();
+  });
+
   it('keeps at most its capacity, forgetting the least recently used first', () => {
     const cache = new CommittedRecords(2);
     cache.remember(key('1'), '1');

@@ -2,6 +2,9 @@
 // reads by id outside a transaction: they are answered from memory instead of SQLite, and need not wait for
 // an open group of transactions to commit (what the group wrote is not committed yet, so such a read must
 // not see it, and the database connection would show it). Writes reach it only when their COMMIT succeeds.
+// A record is parsed (and frozen, as Store.get gives it) at its first read from here, then handed out as it is
+// until a commit changes it.
+import { frozenRecord, type JsonRecord } from '../store.js';
 
 /** The cache key of a record: its collection, scope and id. */
 export const recordKey = (collection: string, merchantId: string, mode: string, id: string): string =>
@@ -10,8 +13,14 @@ export const recordKey = (collection: string, merchantId: string, mode: string, 
 /** A write as the cache applies it: a record's new text (undefined: deleted), or every record of a scope gone. */
 type Change = { kind: 'record'; key: string; text: string | undefined } | { kind: 'clear-scope'; prefix: string };
 
+/** A record's committed text, and the record parsed from it once read. */
+interface Committed {
+  text: string;
+  record?: JsonRecord;
+}
+
 export class CommittedRecords {
-  readonly #texts = new Map<string, string>();
+  readonly #texts = new Map<string, Committed>();
   /** Writes of the transaction under way. */
   #working: Change[] = [];
   /** Writes of the transactions done in the open SQLite transaction, applied when it commits. */
@@ -21,12 +30,23 @@ export class CommittedRecords {
 
   /** The committed text of a record, if known. A record read is kept longest (it moves to the back of the line). */
   get(key: string): string | undefined {
-    const text = this.#texts.get(key);
-    if (text !== undefined) {
+    return this.#read(key)?.text;
+  }
+
+  /** The committed record, frozen (Store.get), if known: parsed at its first read, the same object after it. */
+  record<T extends JsonRecord>(key: string): T | undefined {
+    const committed = this.#read(key);
+    if (committed === undefined) return undefined;
+    return (committed.record ??= frozenRecord(committed.text)) as T;
+  }
+
+  #read(key: string): Committed | undefined {
+    const committed = this.#texts.get(key);
+    if (committed !== undefined) {
       this.#texts.delete(key);
-      this.#texts.set(key, text);
+      this.#texts.set(key, committed);
     }
-    return text;
+    return committed;
   }
 
   /** What a read of committed data found (never called inside a transaction). */
@@ -68,7 +88,7 @@ export class CommittedRecords {
     for (const change of this.#grouped) {
       if (change.kind === 'record') {
         if (change.text === undefined) this.#texts.delete(change.key);
-        else if (this.#texts.has(change.key)) this.#texts.set(change.key, change.text);
+        else if (this.#texts.has(change.key)) this.#texts.set(change.key, { text: change.text });
       } else {
         for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
       }
@@ -84,7 +104,7 @@ export class CommittedRecords {
 
   #set(key: string, text: string): void {
     // The least recently read or remembered go first when the cache is full (Map order: oldest first).
-    this.#texts.set(key, text);
+    this.#texts.set(key, { text });
     if (this.#texts.size > this.capacity) this.#texts.delete(this.#texts.keys().next().value as string);
   }
 }

@@ -16,6 +16,7 @@ import { keyIndexesOf, prepareSchema, type KeyIndex } from './schema.js';
 import {
   assertPlainName,
   DataDirInUseError,
+  deepFreeze,
   DuplicateKeyError,
   isUnstorableValue,
   pageOf,
@@ -265,13 +266,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     id: string,
   ): Promise<T | undefined> => {
     const key = recordKey(collection, scope.merchantId, scope.mode, id);
-    const known = committedRecords.get(key);
-    if (known !== undefined) return JSON.parse(known) as T;
-    if (!commits.idle()) return commits.run(() => tx.get<T>(collection, scope, id));
+    const known = committedRecords.record<T>(key);
+    if (known !== undefined) return known;
+    if (!commits.idle()) return commits.run(async () => deepFreeze(await tx.get<T>(collection, scope, id)));
     const row = statementsFor(collection).get.get(scope.merchantId, scope.mode, id);
     if (!row) return undefined;
     committedRecords.remember(key, row.data);
-    return JSON.parse(row.data) as T;
+    return committedRecords.record<T>(key);
   };
   return storeOver(commits, tx, { getCommitted, findAcrossScopes, release: () => db.close() });
 }

@@ -484,12 +484,48 @@ export function describeStoreContract(
       expect(await read).toEqual(thing('1'));
     });
 
-    it('gives each reader its own copy of a record', async () => {
+    it('gives a read by id the record frozen at every depth, so no reader changes what the next one reads', async () => {
+      const store = await open();
+      await store.insert('things', merchantA, thing('1', { tags: ['a'], owner: { name: 'A' } }));
+      // Read again and again: a store may hand every read the same object once it has been read before.
+      for (let read = 0; read < 3; read++) {
+        const record = (await store.get('things', merchantA, '1')) as JsonRecord & {
+          tags: string[];
+          owner: JsonRecord;
+        };
+        expect(() => (record.state = 'scribbled on')).toThrow(TypeError);
+        expect(() => record.tags.push('b')).toThrow(TypeError);
+        expect(() => (record.owner.name = 'B')).toThrow(TypeError);
+        expect(record).toEqual(thing('1', { tags: ['a'], owner: { name: 'A' } }));
+      }
+      // Inside a transaction each read is the transaction's own copy, to change and write back.
+      await store.transaction(async (tx) => {
+        const record = await tx.get('things', merchantA, '1');
+        if (record) record.state = 'changed in a transaction';
+        expect(record?.state).toBe('changed in a transaction');
+      });
+      expect((await store.get('things', merchantA, '1'))?.state).toBe('open');
+    });
+
+    it('gives a read by id the record as last committed, however often it was read before', async () => {
       const store = await open();
       await store.insert('things', merchantA, thing('1'));
-      const first = await store.get('things', merchantA, '1');
-      if (first) first.state = 'scribbled on';
-      expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+      for (let read = 0; read < 3; read++) expect(await store.get('things', merchantA, '1')).toEqual(thing('1'));
+      await store.update('things', merchantA, thing('1', { state: 'closed' }));
+      expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+      // An update undone leaves the committed record as it was.
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.update('things', merchantA, thing('1', { state: 'reopened' }));
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      for (let read = 0; read < 3; read++)
+        expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'closed' }));
+      await store.delete('things', merchantA, '1');
+      expect(await store.get('things', merchantA, '1')).toBeUndefined();
+      await store.insert('things', merchantA, thing('1', { state: 'new' }));
+      expect(await store.get('things', merchantA, '1')).toEqual(thing('1', { state: 'new' }));
     });
 
     it('forgets a cleared scope in reads by id, and only that scope', async () => {
