@@ -42,6 +42,30 @@ describe('parseBasicAuthorization (RFC 7617)', () => {
   it.each(cases)('%s', (_name, { header, want }) => {
     expect(parseBasicAuthorization(header)).toEqual(want);
   });
+
+  it.each(cases)('%s: the same answer when the header comes again', (_name, { header, want }) => {
+    parseBasicAuthorization(header);
+    expect(parseBasicAuthorization(header)).toEqual(want);
+  });
+
+  it('gives a header sent again the same credentials, which no caller can change for the next', () => {
+    const header = `Basic ${base64('sk_test_again:')}`;
+    const first = parseBasicAuthorization(header);
+    expect(parseBasicAuthorization(header)).toBe(first);
+    expect(() => {
+      if (first) first.username = 'sk_test_someone_else';
+    }).toThrow(TypeError);
+    expect(parseBasicAuthorization(header)).toEqual({ username: 'sk_test_again', password: '' });
+  });
+
+  it('still parses every header right when many different ones come (the kept ones are bounded)', () => {
+    for (let n = 0; n < 1000; n++)
+      expect(parseBasicAuthorization(`Basic ${base64(`sk_test_${n}:`)}`)).toEqual({
+        username: `sk_test_${n}`,
+        password: '',
+      });
+    expect(parseBasicAuthorization(`Basic ${base64('sk_test_0:')}`)).toEqual({ username: 'sk_test_0', password: '' });
+  });
 });
 
 describe('basicAuthorization', () => {

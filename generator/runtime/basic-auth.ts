@@ -28,7 +28,26 @@ function binaryBytes(binary: string): Uint8Array {
  * The user-id ends at the first colon; the password may contain colons.
  */
 export function parseBasicAuthorization(header: string | null | undefined): BasicCredentials | null {
-  const token = header ? BASIC.exec(header)?.[1] : undefined;
+  if (!header) return null;
+  let credentials = parsedHeaders.get(header);
+  if (credentials === undefined) {
+    credentials = parseHeader(header);
+    if (parsedHeaders.size >= PARSED_HEADERS_KEPT) parsedHeaders.clear();
+    parsedHeaders.set(header, credentials);
+  }
+  return credentials;
+}
+
+/**
+ * Headers parsed lately, by their text, frozen: a client sends the same header with every request, and a
+ * server reads it more than once per request (a fault hook, the router, a request log). Emptied when full,
+ * so headers that never repeat hold at most this many entries.
+ */
+const parsedHeaders = new Map<string, Readonly<BasicCredentials> | null>();
+const PARSED_HEADERS_KEPT = 256;
+
+function parseHeader(header: string): Readonly<BasicCredentials> | null {
+  const token = BASIC.exec(header)?.[1];
   if (!token) return null;
   let decoded: string;
   try {
@@ -40,7 +59,7 @@ export function parseBasicAuthorization(header: string | null | undefined): Basi
   }
   const colon = decoded.indexOf(':');
   if (colon < 0 || CONTROL.test(decoded)) return null;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  return Object.freeze({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) });
 }
 
 /** The `Authorization` header value for credentials (used by clients and tests). */
