@@ -136,9 +136,14 @@ describe('the benchmark mix', () => {
 
   it('holds each target to its goal against the same run: the journal to 5x Prism and a shorter tail, SQLite to 3x', () => {
     const table = judged(1, ['sandbox journal', 6000, 12], ['sandbox sqlite', 3500, 6], ['prism', 1000, 30]);
-    expect(table).toContain('sandbox journal/prism throughput ratio: 6.0x\n  goal: at least 5x prism: met');
+    expect(table).toContain('sandbox journal/prism throughput ratio: 6.0x\n  goal: at least 5x prism: 6.00x, met');
     expect(table).toContain("goal: p99 at most prism's (30.0 ms) and at most 10 ms: 12.0 ms, NOT met");
-    expect(table).toContain('sandbox sqlite/prism throughput ratio: 3.5x\n  goal: at least 3x prism: met');
+    expect(table).toContain('sandbox sqlite/prism throughput ratio: 3.5x\n  goal: at least 3x prism: 3.50x, met');
+  });
+
+  it('gives the ratio a goal judged to the hundredth, so that one just under the goal never reads as met', () => {
+    const table = judged(1, ['sandbox sqlite', 5204, 7], ['prism', 1758, 12]);
+    expect(table).toContain('sandbox sqlite/prism throughput ratio: 3.0x\n  goal: at least 3x prism: 2.96x, NOT met');
   });
 
   it('holds one sandbox on PostgreSQL to 1.5x its figure from before for one merchant, and two to at least one over several', () => {
