@@ -9,9 +9,9 @@ describe('CommittedRecords', () => {
     cache.remember(key('1'), '{"v":0}');
     cache.written(key('1'), '{"v":1}');
     cache.workDone();
-    expect(cache.get(key('1'))).toBe('{"v":0}');
+    expect(cache.record(key('1'))).toEqual({ v: 0 });
     cache.committed();
-    expect(cache.get(key('1'))).toBe('{"v":1}');
+    expect(cache.record(key('1'))).toEqual({ v: 1 });
   });
 
   it('does not take in records that were written but never read', () => {
@@ -19,7 +19,7 @@ describe('CommittedRecords', () => {
     cache.written(key('1'), '{"v":1}');
     cache.workDone();
     cache.committed();
-    expect(cache.get(key('1'))).toBeUndefined();
+    expect(cache.record(key('1'))).toBeUndefined();
   });
 
   it('drops the writes of undone work and of an abandoned group', () => {
@@ -31,29 +31,29 @@ describe('CommittedRecords', () => {
     cache.workDone();
     cache.abandoned();
     cache.committed();
-    expect(cache.get(key('1'))).toBe('{"v":1}');
-    expect(cache.get(key('2'))).toBeUndefined();
+    expect(cache.record(key('1'))).toEqual({ v: 1 });
+    expect(cache.record(key('2'))).toBeUndefined();
   });
 
   it('forgets a deleted record when the delete commits, not before', () => {
     const cache = new CommittedRecords(10);
-    cache.remember(key('1'), 'a');
+    cache.remember(key('1'), '{"v":"a"}');
     cache.deleted(key('1'));
     cache.workDone();
-    expect(cache.get(key('1'))).toBe('a');
+    expect(cache.record(key('1'))).toEqual({ v: 'a' });
     cache.committed();
-    expect(cache.get(key('1'))).toBeUndefined();
+    expect(cache.record(key('1'))).toBeUndefined();
   });
 
   it('clears a scope when the clearing commits, leaving other scopes', () => {
     const cache = new CommittedRecords(10);
-    cache.remember(key('1'), 'a');
-    cache.remember(key('1', 'm-b'), 'b');
+    cache.remember(key('1'), '{"v":"a"}');
+    cache.remember(key('1', 'm-b'), '{"v":"b"}');
     cache.scopeCleared('m-a', 'test');
     cache.workDone();
     cache.committed();
-    expect(cache.get(key('1'))).toBeUndefined();
-    expect(cache.get(key('1', 'm-b'))).toBe('b');
+    expect(cache.record(key('1'))).toBeUndefined();
+    expect(cache.record(key('1', 'm-b'))).toEqual({ v: 'b' });
   });
 
   it('gives a record parsed and frozen, the same object at every read until a commit changes it', () => {
@@ -74,13 +74,13 @@ describe('CommittedRecords', () => {
 
   it('keeps at most its capacity, forgetting the least recently used first', () => {
     const cache = new CommittedRecords(2);
-    cache.remember(key('1'), '1');
-    cache.remember(key('2'), '2');
+    cache.remember(key('1'), '{"v":1}');
+    cache.remember(key('2'), '{"v":2}');
     // Reading 1 makes 2 the least recently used.
-    expect(cache.get(key('1'))).toBe('1');
-    cache.remember(key('3'), '3');
-    expect(cache.get(key('2'))).toBeUndefined();
-    expect(cache.get(key('1'))).toBe('1');
-    expect(cache.get(key('3'))).toBe('3');
+    expect(cache.record(key('1'))).toEqual({ v: 1 });
+    cache.remember(key('3'), '{"v":3}');
+    expect(cache.record(key('2'))).toBeUndefined();
+    expect(cache.record(key('1'))).toEqual({ v: 1 });
+    expect(cache.record(key('3'))).toEqual({ v: 3 });
   });
 });

@@ -20,7 +20,7 @@ interface Committed {
 }
 
 export class CommittedRecords {
-  readonly #texts = new Map<string, Committed>();
+  readonly #records = new Map<string, Committed>();
   /** Writes of the transaction under way. */
   #working: Change[] = [];
   /** Writes of the transactions done in the open SQLite transaction, applied when it commits. */
@@ -28,25 +28,16 @@ export class CommittedRecords {
 
   constructor(private readonly capacity: number) {}
 
-  /** The committed text of a record, if known. A record read is kept longest (it moves to the back of the line). */
-  get(key: string): string | undefined {
-    return this.#read(key)?.text;
-  }
-
-  /** The committed record, frozen (Store.get), if known: parsed at its first read, the same object after it. */
+  /**
+   * The committed record, frozen (Store.get), if known: parsed at its first read, the same object after it. A
+   * record read is kept longest (it moves to the back of the line).
+   */
   record<T extends JsonRecord>(key: string): T | undefined {
-    const committed = this.#read(key);
+    const committed = this.#records.get(key);
     if (committed === undefined) return undefined;
+    this.#records.delete(key);
+    this.#records.set(key, committed);
     return (committed.record ??= frozenRecord(committed.text)) as T;
-  }
-
-  #read(key: string): Committed | undefined {
-    const committed = this.#texts.get(key);
-    if (committed !== undefined) {
-      this.#texts.delete(key);
-      this.#texts.set(key, committed);
-    }
-    return committed;
   }
 
   /** What a read of committed data found (never called inside a transaction). */
@@ -87,10 +78,10 @@ export class CommittedRecords {
   committed(): void {
     for (const change of this.#grouped) {
       if (change.kind === 'record') {
-        if (change.text === undefined) this.#texts.delete(change.key);
-        else if (this.#texts.has(change.key)) this.#texts.set(change.key, { text: change.text });
+        if (change.text === undefined) this.#records.delete(change.key);
+        else if (this.#records.has(change.key)) this.#records.set(change.key, { text: change.text });
       } else {
-        for (const key of [...this.#texts.keys()]) if (key.includes(change.prefix)) this.#texts.delete(key);
+        for (const key of [...this.#records.keys()]) if (key.includes(change.prefix)) this.#records.delete(key);
       }
     }
     this.#grouped = [];
@@ -104,7 +95,7 @@ export class CommittedRecords {
 
   #set(key: string, text: string): void {
     // The least recently read or remembered go first when the cache is full (Map order: oldest first).
-    this.#texts.set(key, { text });
-    if (this.#texts.size > this.capacity) this.#texts.delete(this.#texts.keys().next().value as string);
+    this.#records.set(key, { text });
+    if (this.#records.size > this.capacity) this.#records.delete(this.#records.keys().next().value as string);
   }
 }
