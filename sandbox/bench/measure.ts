@@ -44,6 +44,7 @@ import {
   type ProcessUse,
 } from './mix.js';
 import type { ProbeAnswer } from './probe.js';
+import { SANDBOX_ENTRY, startScriptNodeFlags } from '../testing/start-script.js';
 
 interface SandboxProcess {
   url: string;
@@ -84,7 +85,7 @@ async function startSandboxProcess(
   ];
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', PROBE, join(repoRoot, 'sandbox/main.ts'), ...args],
+    [...startScriptNodeFlags(repoRoot), '--import', PROBE, join(repoRoot, SANDBOX_ENTRY), ...args],
     {
       cwd: repoRoot,
       // The IPC channel carries the probe's answers.

@@ -11,6 +11,7 @@ import { DEFAULT_TEST_SECRET_KEY } from '../config.js';
 import { describeTarget } from '../store/postgres/store.js';
 import { startThrowawayPostgres } from '../store/postgres/testing/throwaway.js';
 import { repoRoot } from '../testing/repo-root.js';
+import { SANDBOX_ENTRY, startScriptNodeFlags } from '../testing/start-script.js';
 import { startRoundRobin } from './testing/round-robin.js';
 
 interface Started {
@@ -21,7 +22,7 @@ interface Started {
 
 /** One sandbox as `npm start` runs it, with STORE=postgres; resolves once it prints where it listens. */
 async function startSandbox(databaseUrl: string, port: number): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'sandbox/main.ts')], {
+  const child = spawn(process.execPath, [...startScriptNodeFlags(repoRoot), join(repoRoot, SANDBOX_ENTRY)], {
     cwd: repoRoot,
     env: { ...process.env, STORE: 'postgres', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'inherit'],

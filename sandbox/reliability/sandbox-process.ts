@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_MERCHANTS, type TestKeyName } from '../testing/index.js';
 import { repoRoot } from '../testing/repo-root.js';
+import { SANDBOX_ENTRY, startScriptNodeFlags } from '../testing/start-script.js';
 import type { StoreKind } from '../store/open-store.js';
 
-const entry = join(repoRoot, 'sandbox/main.ts');
+const entry = join(repoRoot, SANDBOX_ENTRY);
 
 /** Both test merchants of the in-process test sandbox, as SANDBOX_MERCHANTS gives them to a started one. */
 export const MERCHANTS_ENV = JSON.stringify(
@@ -86,11 +87,15 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
   };
   const started = performance.now();
   // Node itself with tsx as a loader (not the tsx wrapper): a signal then reaches the sandbox, not a wrapper.
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', entry], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(options.nodeFlags ?? []), ...startScriptNodeFlags(repoRoot), entry],
+    {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   let running = true;
   const exited = new Promise<number | null>((resolve) =>
