@@ -59,6 +59,61 @@ function writeAll(fd: number, buffer: Buffer): void {
   for (let written = 0; written < buffer.length; ) written += writeSync(fd, buffer, written);
 }
 
+/** A record as a rewrite keeps it: one put line each. */
+export interface LiveRecord {
+  collection: string;
+  merchantId: string;
+  mode: Mode;
+  /** The record as JSON. */
+  text: string;
+}
+
+/** Bytes a rewrite gathers before each write. */
+const REWRITE_CHUNK_BYTES = 1 << 20;
+
+/**
+ * The header, then `journalLine([putOperation(...)])` of each record, written to `fd`; returns the bytes
+ * written. A line's start is the same for every record of a collection and scope, which come one after
+ * another: it is made once per run of them.
+ */
+function writeLiveLines(fd: number, live: Iterable<LiveRecord>): number {
+  const buffer = Buffer.allocUnsafe(REWRITE_CHUNK_BYTES);
+  let used = buffer.write(JOURNAL_HEADER, 0, 'utf8');
+  let size = 0;
+  const flush = (): void => {
+    writeAll(fd, buffer.subarray(0, used));
+    size += used;
+    used = 0;
+  };
+  let collection: string | undefined;
+  let merchantId: string | undefined;
+  let mode: Mode | undefined;
+  let start = '';
+  for (const record of live) {
+    if (record.collection !== collection || record.merchantId !== merchantId || record.mode !== mode) {
+      ({ collection, merchantId, mode } = record);
+      start = `[${putOperation(collection, merchantId, mode, '')}`.slice(0, -1);
+    }
+    // At most three bytes per UTF-16 unit; a record larger than the buffer goes out as a line of its own.
+    const most = 3 * (start.length + record.text.length) + LINE_END.length;
+    if (used + most > buffer.length) flush();
+    if (most > buffer.length) {
+      const line = Buffer.from(`${start}${record.text}${LINE_END}`, 'utf8');
+      writeAll(fd, line);
+      size += line.length;
+      continue;
+    }
+    used += buffer.write(start, used, 'utf8');
+    used += buffer.write(record.text, used, 'utf8');
+    used += buffer.write(LINE_END, used, 'utf8');
+  }
+  flush();
+  return size;
+}
+
+/** What follows a record's text on its line when the line holds that put alone. */
+const LINE_END = ']]\n';
+
 export class JournalFile {
   readonly path: string;
   readonly #dataDir: string;
@@ -124,24 +179,19 @@ export class JournalFile {
     this.#size += buffer.length;
   }
 
-  /** Replaces the file's content with `lines` (a file beside it, synced, then renamed over it). */
-  rewrite(lines: Iterable<string>): void {
+  /**
+   * Replaces the file's content with one line per record of `live`, in its order (a file beside it, synced,
+   * then renamed over it). Each line is written straight into a buffer, piece by piece, rather than made as a
+   * string and joined into chunks: making, joining and encoding those strings took most of a rewrite
+   * (300,000 records, 148 MB, in process: 1.0-1.2 s before, 0.36-0.56 s after). A rewrite blocks the event
+   * loop, and under the bench's mix one came every ten seconds or so, by then of over 100 MB.
+   */
+  rewrite(live: Iterable<LiveRecord>): void {
     const temporary = `${this.path}.rewrite`;
     const fd = openSync(temporary, 'w');
     let size = 0;
     try {
-      let chunk = JOURNAL_HEADER;
-      const flush = (): void => {
-        const buffer = Buffer.from(chunk, 'utf8');
-        writeAll(fd, buffer);
-        size += buffer.length;
-        chunk = '';
-      };
-      for (const line of lines) {
-        chunk += line;
-        if (chunk.length >= 1 << 20) flush();
-      }
-      flush();
+      size = writeLiveLines(fd, live);
       fsyncSync(fd);
     } catch (error) {
       closeSync(fd);

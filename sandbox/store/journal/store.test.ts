@@ -167,6 +167,38 @@ describe('the journal store, its own file', () => {
     expect(await again.list('things', merchantB)).toEqual([]);
   });
 
+  it('rewrites each live record as the line a transaction of that put alone appends, multi-byte and outsized text included', async () => {
+    const dir = tempDir();
+    const store = openJournalStore({ dataDir: dir, collections });
+    // Past the rewrite's 1 MiB buffer once encoded (three bytes per character), and text of every UTF-8 length.
+    const large = thing('large', { note: '€'.repeat(400_000) });
+    const records = [
+      [merchantA, thing('a1', { note: 'Grüße, ☕ and 🧾' })],
+      [merchantB, thing('b1')],
+      [merchantA, large],
+      [merchantB, thing('b2', { note: 'ü'.repeat(1000) })],
+    ] as const;
+    for (const [scope, record] of records) await store.insert('things', scope, record);
+    const appended = linesOf(dir);
+    await store.close();
+
+    const file = new JournalFile({ dataDir: dir, synchronous: 'NORMAL' }, () => undefined);
+    file.rewrite(
+      records.map(([scope, record]) => ({
+        collection: 'things',
+        merchantId: scope.merchantId,
+        mode: scope.mode,
+        text: JSON.stringify(record),
+      })),
+    );
+    file.close();
+    expect(linesOf(dir)).toEqual(appended);
+    expect(statSync(journalOf(dir)).size).toBe(file.size);
+    const again = open(dir);
+    expect(await again.get('things', merchantA, 'large')).toEqual(large);
+    expect((await again.list('things', merchantB, { order: 'oldest' })).map((r) => r.id)).toEqual(['b1', 'b2']);
+  });
+
   it('rewrites a journal once deleted records make up most of it', async () => {
     const dir = tempDir();
     const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 4096 });

@@ -17,6 +17,7 @@ import {
   JOURNAL_VERSION,
   putOperation,
   type JournalOperation,
+  type LiveRecord,
 } from './journal-file.js';
 import { MemoryRecords, type StoredRecord, type Undo } from './memory-records.js';
 import {
@@ -81,14 +82,14 @@ export function openJournalStore(options: JournalStoreOptions): Store {
   const rewrite = (): void => {
     if (!journal) return;
     try {
-      journal.rewrite(liveLines());
+      journal.rewrite(liveRecords());
     } finally {
       rewriteAfterBytes = Math.max(smallestRewritten, 2 * journal.size);
     }
   };
-  function* liveLines(): Generator<string> {
+  function* liveRecords(): Generator<LiveRecord> {
     for (const { collection, record } of records.all())
-      yield journalLine([putOperation(collection, record.merchantId, record.mode, record.text)]);
+      yield { collection, merchantId: record.merchantId, mode: record.mode, text: record.text };
   }
   /** A failed rewrite leaves the journal as it was, and fails neither the opening nor a transaction. */
   const rewriteIfMostlySuperseded = (): void => {
