@@ -8,12 +8,14 @@
 // end of the file can be torn (a process killed in the middle of a write, which was then never
 // acknowledged): a last line without its newline is cut off when the file is opened. A damaged line before
 // the end is refused, never skipped. When superseded lines make up most of it, the file is rewritten with
-// one line per live record (beside it, then renamed over it). A journal of an earlier version is read as it
-// is, and rewritten before anything is added to it, so that its header never claims less than its lines use.
+// one line per live record (beside it, then renamed over it; a large rewrite in steps between commits). A
+// journal of an earlier version is read as it is, and rewritten before anything is added to it, so that its
+// header never claims less than its lines use.
 import {
   closeSync,
   existsSync,
   fdatasyncSync,
+  fsync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -68,51 +70,110 @@ export interface LiveRecord {
   text: string;
 }
 
-/** Bytes a rewrite gathers before each write. */
+/** Bytes a rewrite gathers before each write, and writes at most in each of its steps. */
 const REWRITE_CHUNK_BYTES = 1 << 20;
-
-/**
- * The header, then `journalLine([putOperation(...)])` of each record, written to `fd`; returns the bytes
- * written. A line's start is the same for every record of a collection and scope, which come one after
- * another: it is made once per run of them.
- */
-function writeLiveLines(fd: number, live: Iterable<LiveRecord>): number {
-  const buffer = Buffer.allocUnsafe(REWRITE_CHUNK_BYTES);
-  let used = buffer.write(JOURNAL_HEADER, 0, 'utf8');
-  let size = 0;
-  const flush = (): void => {
-    writeAll(fd, buffer.subarray(0, used));
-    size += used;
-    used = 0;
-  };
-  let collection: string | undefined;
-  let merchantId: string | undefined;
-  let mode: Mode | undefined;
-  let start = '';
-  for (const record of live) {
-    if (record.collection !== collection || record.merchantId !== merchantId || record.mode !== mode) {
-      ({ collection, merchantId, mode } = record);
-      start = `[${putOperation(collection, merchantId, mode, '')}`.slice(0, -1);
-    }
-    // At most three bytes per UTF-16 unit; a record larger than the buffer goes out as a line of its own.
-    const most = 3 * (start.length + record.text.length) + LINE_END.length;
-    if (used + most > buffer.length) flush();
-    if (most > buffer.length) {
-      const line = Buffer.from(`${start}${record.text}${LINE_END}`, 'utf8');
-      writeAll(fd, line);
-      size += line.length;
-      continue;
-    }
-    used += buffer.write(start, used, 'utf8');
-    used += buffer.write(record.text, used, 'utf8');
-    used += buffer.write(LINE_END, used, 'utf8');
-  }
-  flush();
-  return size;
-}
 
 /** What follows a record's text on its line when the line holds that put alone. */
 const LINE_END = ']]\n';
+
+/**
+ * The journal's replacement, written beside it: the header, one put line per live record, then the lines
+ * appended to the journal since the records were taken. Each line is written straight into a buffer, piece
+ * by piece, rather than made as a string and joined into chunks: making, joining and encoding those strings
+ * took most of a rewrite (300,000 records, 148 MB, in process: 1.0-1.2 s before, 0.36-0.56 s after).
+ */
+class RewriteFile {
+  readonly #fd: number;
+  readonly #buffer = Buffer.allocUnsafe(REWRITE_CHUNK_BYTES);
+  #used: number;
+  #written = 0;
+  /** A line's start, the same for every record of a collection and scope: made once per run of them. */
+  #startOf: { collection: string; merchantId: string; mode: Mode; start: string } | undefined;
+
+  constructor(readonly path: string) {
+    this.#fd = openSync(path, 'w');
+    this.#used = this.#buffer.write(JOURNAL_HEADER, 0, 'utf8');
+  }
+
+  /** Bytes written or waiting in the buffer. */
+  get size(): number {
+    return this.#written + this.#used;
+  }
+
+  /** `journalLine([putOperation(...)])` of the record. */
+  addRecord(record: LiveRecord): void {
+    const known = this.#startOf;
+    const start =
+      known?.collection === record.collection && known.merchantId === record.merchantId && known.mode === record.mode
+        ? known.start
+        : this.#newStart(record);
+    // At most three bytes per UTF-16 unit; a record larger than the buffer goes out as a line of its own.
+    const most = 3 * (start.length + record.text.length) + LINE_END.length;
+    if (this.#used + most > this.#buffer.length) this.#flush();
+    if (most > this.#buffer.length) {
+      this.#writeOut(Buffer.from(`${start}${record.text}${LINE_END}`, 'utf8'));
+      return;
+    }
+    this.#used += this.#buffer.write(start, this.#used, 'utf8');
+    this.#used += this.#buffer.write(record.text, this.#used, 'utf8');
+    this.#used += this.#buffer.write(LINE_END, this.#used, 'utf8');
+  }
+
+  /** Whole lines, as they were appended to the journal. */
+  addLines(text: string): void {
+    this.#flush();
+    this.#writeOut(Buffer.from(text, 'utf8'));
+  }
+
+  /** Writes out what is buffered, then resolves once the file is on disk: synced in libuv's pool, off the event loop. */
+  syncInBackground(): Promise<void> {
+    this.#flush();
+    return new Promise((resolve, reject) => fsync(this.#fd, (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** Writes out what is buffered, syncs and closes the file; returns its size. */
+  finish(): number {
+    this.#flush();
+    fsyncSync(this.#fd);
+    closeSync(this.#fd);
+    return this.#written;
+  }
+
+  /** Closes (if still open) and removes the file. Never throws. */
+  abandon(): void {
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // Closed already (by finish).
+    }
+    rmSync(this.path, { force: true });
+  }
+
+  #newStart(record: LiveRecord): string {
+    const start = `[${putOperation(record.collection, record.merchantId, record.mode, '')}`.slice(0, -1);
+    this.#startOf = { collection: record.collection, merchantId: record.merchantId, mode: record.mode, start };
+    return start;
+  }
+
+  #flush(): void {
+    const used = this.#used;
+    this.#used = 0;
+    this.#writeOut(this.#buffer.subarray(0, used));
+  }
+
+  #writeOut(bytes: Buffer): void {
+    writeAll(this.#fd, bytes);
+    this.#written += bytes.length;
+  }
+}
+
+/** A rewrite under way in steps: the live records as they were when it began, and the lines appended since. */
+interface RewriteInSteps {
+  file: RewriteFile;
+  live: readonly LiveRecord[];
+  next: number;
+  appended: string[];
+}
 
 export class JournalFile {
   readonly path: string;
@@ -125,6 +186,8 @@ export class JournalFile {
   #version = JOURNAL_VERSION;
   /** Set when a failed append could not be cut back off: every later append fails with it. */
   #broken: Error | undefined;
+  #rewriting: RewriteInSteps | undefined;
+  #rewriteGeneration = 0;
 
   /**
    * Opens (or creates) the journal in `dataDir`, locking the directory, and hands each stored transaction's
@@ -177,29 +240,114 @@ export class JournalFile {
       throw error;
     }
     this.#size += buffer.length;
+    // A rewrite under way took the records before this line: it goes into the replacement after them.
+    this.#rewriting?.appended.push(text);
+  }
+
+  /** Replaces the file's content with one line per record of `live`, in its order, at once (see `beginRewrite`). */
+  rewrite(live: Iterable<LiveRecord>): void {
+    this.#abandonRewrite();
+    const file = new RewriteFile(`${this.path}.rewrite`);
+    try {
+      for (const record of live) file.addRecord(record);
+    } catch (error) {
+      file.abandon();
+      throw error;
+    }
+    this.#replaceWith(file);
+  }
+
+  /** True from `beginRewrite` until the rewrite is done or abandoned. */
+  get rewriting(): boolean {
+    return this.#rewriting !== undefined;
+  }
+
+  /** Which rewrite is under way (`beginRewrite` returns it): one that is done or abandoned is not again. */
+  get rewriteGeneration(): number {
+    return this.#rewriteGeneration;
   }
 
   /**
-   * Replaces the file's content with one line per record of `live`, in its order (a file beside it, synced,
-   * then renamed over it). Each line is written straight into a buffer, piece by piece, rather than made as a
-   * string and joined into chunks: making, joining and encoding those strings took most of a rewrite
-   * (300,000 records, 148 MB, in process: 1.0-1.2 s before, 0.36-0.56 s after). A rewrite blocks the event
-   * loop, and under the bench's mix one came every ten seconds or so, by then of over 100 MB.
+   * Starts replacing the file's content with one line per record of `live` (the records as they are now; the
+   * array is kept as given), so that a rewrite never holds the event loop for long: written at once, one of over
+   * 100 MB held it for 0.4 s even once its lines were written straight into a buffer, and longer as the data
+   * grows. `rewriteStep` writes the records a part at a time, `syncRewrite` puts them on disk off the event
+   * loop, and `finishRewrite` adds the lines appended meanwhile (which go to this file as usual: nothing
+   * acknowledged waits for the rewrite) and puts the replacement in this file's place. Returns the rewrite's
+   * generation.
    */
-  rewrite(live: Iterable<LiveRecord>): void {
-    const temporary = `${this.path}.rewrite`;
-    const fd = openSync(temporary, 'w');
-    let size = 0;
+  beginRewrite(live: readonly LiveRecord[]): number {
+    this.#abandonRewrite();
+    this.#rewriting = { file: new RewriteFile(`${this.path}.rewrite`), live, next: 0, appended: [] };
+    return ++this.#rewriteGeneration;
+  }
+
+  /**
+   * Writes about a megabyte more of the rewrite's records; true once every record is written (or no rewrite
+   * is under way). If it fails, the rewrite is abandoned (the file stays as it is) and the error thrown.
+   */
+  rewriteStep(): boolean {
+    const rewriting = this.#rewriting;
+    if (!rewriting) return true;
+    const { file, live } = rewriting;
     try {
-      size = writeLiveLines(fd, live);
-      fsyncSync(fd);
+      const until = file.size + REWRITE_CHUNK_BYTES;
+      while (rewriting.next < live.length && file.size < until) file.addRecord(live[rewriting.next++]!);
     } catch (error) {
-      closeSync(fd);
-      rmSync(temporary, { force: true });
+      this.#abandonRewrite();
       throw error;
     }
-    closeSync(fd);
-    renameSync(temporary, this.path);
+    return rewriting.next === live.length;
+  }
+
+  /** Resolves once what the rewrite wrote is on disk; abandons it and rejects if that fails. */
+  async syncRewrite(): Promise<void> {
+    const rewriting = this.#rewriting;
+    if (!rewriting) return;
+    try {
+      await rewriting.file.syncInBackground();
+    } catch (error) {
+      // Finished or abandoned meanwhile (the store closed): what this sync was for is settled.
+      if (this.#rewriting !== rewriting) return;
+      this.#abandonRewrite();
+      throw error;
+    }
+  }
+
+  /**
+   * Writes whatever records are left, then the lines appended since the rewrite began, syncs them and puts the
+   * replacement in this file's place. If it fails, the rewrite is abandoned (the file stays as it is) and the
+   * error thrown.
+   */
+  finishRewrite(): void {
+    const rewriting = this.#rewriting;
+    if (!rewriting) return;
+    while (!this.rewriteStep());
+    try {
+      for (const text of rewriting.appended) rewriting.file.addLines(text);
+    } catch (error) {
+      this.#abandonRewrite();
+      throw error;
+    }
+    this.#rewriting = undefined;
+    this.#replaceWith(rewriting.file);
+  }
+
+  /** `file`, finished, renamed over this file (durably), which is then appended to. Abandons it if that fails. */
+  #replaceWith(file: RewriteFile): void {
+    let size: number;
+    try {
+      size = file.finish();
+    } catch (error) {
+      file.abandon();
+      throw error;
+    }
+    try {
+      renameSync(file.path, this.path);
+    } catch (error) {
+      file.abandon();
+      throw error;
+    }
     // The rename itself is durable once the directory is synced.
     const dir = openSync(this.#dataDir, 'r');
     try {
@@ -213,7 +361,18 @@ export class JournalFile {
     this.#version = JOURNAL_VERSION;
   }
 
+  #abandonRewrite(): void {
+    this.#rewriting?.file.abandon();
+    this.#rewriting = undefined;
+  }
+
+  /** Closes the file, finishing a rewrite under way first (abandoned if it fails: the file stays as it is). */
   close(): void {
+    try {
+      this.finishRewrite();
+    } catch {
+      // Abandoned by the step that failed; the next opening or commit tries again.
+    }
     closeSync(this.#fd);
     this.#unlock();
   }

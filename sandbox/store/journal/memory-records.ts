@@ -373,13 +373,14 @@ export class MemoryRecords {
     }
   }
 
-  /** Every record, in insertion order, with its collection (to rewrite the journal). */
-  all(): { collection: string; record: StoredRecord }[] {
-    const every: { collection: string; record: StoredRecord }[] = [];
+  /** Every record, in insertion order, with its collection, scope and text as they are now (to rewrite the journal). */
+  all(): { collection: string; merchantId: string; mode: Mode; text: string; seq: number }[] {
+    const every: { collection: string; merchantId: string; mode: Mode; text: string; seq: number }[] = [];
     for (const c of this.#collections.values())
       for (const records of c.scopes.values())
-        for (const record of records.values()) every.push({ collection: c.name, record });
-    return every.sort((a, b) => a.record.seq - b.record.seq);
+        for (const { merchantId, mode, text, seq } of records.values())
+          every.push({ collection: c.name, merchantId, mode, text, seq });
+    return every.sort((a, b) => a.seq - b.seq);
   }
 
   #insert(c: Collection, merchantId: string, mode: Mode, record: JsonRecord, text: string): Undo {

@@ -2,7 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { JournalFile, JOURNAL_FILE, JOURNAL_HEADER, JOURNAL_VERSION } from './journal-file.js';
+import {
+  deleteOperation,
+  JournalFile,
+  JOURNAL_FILE,
+  JOURNAL_HEADER,
+  JOURNAL_VERSION,
+  journalLine,
+  putOperation,
+} from './journal-file.js';
 import { DataDirInUseError } from '../store.js';
 import { openJournalStore } from './store.js';
 import {
@@ -199,6 +207,76 @@ describe('the journal store, its own file', () => {
     expect((await again.list('things', merchantB, { order: 'oldest' })).map((r) => r.id)).toEqual(['b1', 'b2']);
   });
 
+  it('rewrites in steps of about a megabyte, keeping the lines appended meanwhile after the records, and finishes a rewrite under way when closed', async () => {
+    const dir = tempDir();
+    const file = new JournalFile({ dataDir: dir, synchronous: 'NORMAL' }, () => undefined);
+    // 30 records of 100 kB: three steps at least.
+    const live = Array.from({ length: 30 }, (_, n) => ({
+      collection: 'things',
+      merchantId: merchantA.merchantId,
+      mode: merchantA.mode,
+      text: JSON.stringify(thing(String(n), { note: 'x'.repeat(100_000) })),
+    }));
+    file.beginRewrite(live);
+    expect(file.rewriting).toBe(true);
+    expect(file.rewriteStep()).toBe(false);
+    // Committed while the rewrite is under way: after the records it took, in the replacement too.
+    const appended = [
+      journalLine([
+        putOperation('things', merchantA.merchantId, merchantA.mode, JSON.stringify(thing('0', { state: 'closed' }))),
+      ]),
+      journalLine([deleteOperation('things', merchantA.merchantId, merchantA.mode, '1')]),
+    ];
+    for (const line of appended) file.append(line);
+    expect(file.rewriteStep()).toBe(false);
+    expect(linesOf(dir)).toEqual(appended.map((line) => line.trimEnd()));
+    file.close();
+
+    expect(linesOf(dir)).toEqual([
+      ...live.map(({ text }) =>
+        journalLine([putOperation('things', merchantA.merchantId, merchantA.mode, text)]).trimEnd(),
+      ),
+      ...appended.map((line) => line.trimEnd()),
+    ]);
+    expect(statSync(journalOf(dir)).size).toBe(file.size);
+    const again = open(dir);
+    expect(await again.get('things', merchantA, '0')).toEqual(thing('0', { state: 'closed' }));
+    expect(await again.get('things', merchantA, '1')).toBeUndefined();
+    expect((await again.list('things', merchantA)).length).toBe(29);
+  });
+
+  it('goes on committing while it rewrites the journal, a step per turn, and loses none of those commits', async () => {
+    const dir = tempDir();
+    const append = JournalFile.prototype.append;
+    const committedWhileRewriting: boolean[] = [];
+    const spy = vi.spyOn(JournalFile.prototype, 'append').mockImplementation(function (this: JournalFile, text) {
+      committedWhileRewriting.push(this.rewriting);
+      append.call(this, text);
+    });
+    const step = vi.spyOn(JournalFile.prototype, 'rewriteStep');
+    const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 1024 });
+    const note = 'y'.repeat(100_000);
+    for (let n = 0; n < 40; n++) await store.insert('things', merchantA, thing(String(n), { note }));
+    // Each update supersedes a line of 100 kB: past twice the live data, a rewrite of 4 MB begins.
+    for (let round = 1; round <= 3; round++)
+      for (let n = 0; n < 40; n++)
+        await store.update('things', merchantA, thing(String(n), { note, state: `s${round}` }));
+    await store.close();
+    spy.mockRestore();
+    expect(committedWhileRewriting.filter(Boolean).length).toBeGreaterThan(0);
+    expect(step.mock.calls.length).toBeGreaterThan(3);
+    step.mockRestore();
+
+    const again = open(dir);
+    const states = (await again.list('things', merchantA, { order: 'oldest' })).map((record) => [
+      record.id,
+      record.state,
+    ]);
+    expect(states).toEqual(Array.from({ length: 40 }, (_, n) => [String(n), 's3']));
+    // 16 MB were appended in all; a rewrite left the live 4 MB and what was committed while it was under way.
+    expect(statSync(journalOf(dir)).size).toBeLessThan(4 * 40 * 100_000);
+  });
+
   it('rewrites a journal once deleted records make up most of it', async () => {
     const dir = tempDir();
     const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 4096 });
@@ -215,7 +293,7 @@ describe('the journal store, its own file', () => {
 
   it('rewrites again only once the journal has doubled since its last rewrite, even where records are small beside their lines', async () => {
     const dir = tempDir();
-    const rewrite = vi.spyOn(JournalFile.prototype, 'rewrite');
+    const rewrite = vi.spyOn(JournalFile.prototype, 'beginRewrite');
     const store = openJournalStore({ dataDir: dir, collections: [{ name: 'tiny' }], rewriteAfterBytes: 1024 });
     // Each record's text is a fraction of its line, so the live data alone would call for a rewrite at every commit.
     for (let n = 0; n < 100; n++) await store.insert('tiny', merchantA, { id: String(n) });

@@ -79,28 +79,70 @@ export function openJournalStore(options: JournalStoreOptions): Store {
    * estimate (its records' text, not their lines) is low, and a failing one is not retried at every commit.
    */
   let rewriteAfterBytes = smallestRewritten;
+  const rewritten = (): void => {
+    if (journal) rewriteAfterBytes = Math.max(smallestRewritten, 2 * journal.size);
+  };
+  const warnNotRewritten = (error: unknown): void =>
+    process.emitWarning(
+      `the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`,
+    );
+  /** The live records as they are now, oldest first: each record's text as it is now, whatever changes later. */
+  const liveRecords = (): LiveRecord[] => records.all();
+  /** At once: on opening, before anything is served. */
   const rewrite = (): void => {
     if (!journal) return;
     try {
       journal.rewrite(liveRecords());
     } finally {
-      rewriteAfterBytes = Math.max(smallestRewritten, 2 * journal.size);
+      rewritten();
     }
   };
-  function* liveRecords(): Generator<LiveRecord> {
-    for (const { collection, record } of records.all())
-      yield { collection, merchantId: record.merchantId, mode: record.mode, text: record.text };
-  }
+  /**
+   * The rewrite begun as `generation`, a step in each turn of the event loop between the commits, then synced
+   * off the event loop and put in place. Stops if it is no longer under way (closing the store finishes it).
+   */
+  const rewriteInSteps = async (generation: number): Promise<void> => {
+    if (!journal) return;
+    const underWay = (): boolean => journal.rewriting && journal.rewriteGeneration === generation;
+    while (underWay() && !journal.rewriteStep()) await new Promise((resolve) => setImmediate(resolve));
+    if (!underWay()) return;
+    await journal.syncRewrite();
+    if (underWay()) journal.finishRewrite();
+  };
+  const mostlySuperseded = (): boolean =>
+    journal !== undefined && journal.size >= rewriteAfterBytes && journal.size >= 2 * records.liveChars;
   /** A failed rewrite leaves the journal as it was, and fails neither the opening nor a transaction. */
   const rewriteIfMostlySuperseded = (): void => {
-    if (!journal || journal.size < rewriteAfterBytes || journal.size < 2 * records.liveChars) return;
+    if (!mostlySuperseded()) return;
     try {
       rewrite();
     } catch (error) {
-      process.emitWarning(
-        `the journal could not be rewritten (it stays as it is; next try at twice its size): ${String(error)}`,
-      );
+      warnNotRewritten(error);
     }
+  };
+  /** After a commit: begun now, with the records as this commit left them, and written in steps. */
+  const beginRewriteIfMostlySuperseded = (): void => {
+    if (!journal || journal.rewriting || !mostlySuperseded()) return;
+    let generation: number;
+    try {
+      generation = journal.beginRewrite(liveRecords());
+      // Records that fit in one step are finished at once, as every rewrite was before: a small rewrite holds
+      // the event loop for a few milliseconds, and the journal then never outgrows its threshold by more than a
+      // commit.
+      if (journal.rewriteStep()) {
+        journal.finishRewrite();
+        rewritten();
+        return;
+      }
+    } catch (error) {
+      warnNotRewritten(error);
+      rewritten();
+      return;
+    }
+    rewriteInSteps(generation).then(rewritten, (error: unknown) => {
+      warnNotRewritten(error);
+      rewritten();
+    });
   };
   if (journal && journal.version < JOURNAL_VERSION) {
     // A journal of an earlier version is brought to this one before a line of this version joins it; if it
@@ -171,7 +213,7 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       if (journal && groupLines !== '') journal.append(groupLines);
       for (const change of group) if (change.kind === 'insert' || change.kind === 'update') change.record.committed();
       closeGroup();
-      rewriteIfMostlySuperseded();
+      beginRewriteIfMostlySuperseded();
     },
     abandon: () => {
       undoAll(work);

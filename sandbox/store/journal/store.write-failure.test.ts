@@ -80,9 +80,10 @@ describe('the journal store when writing its journal fails', () => {
     // line stay under that, the update's line takes the journal past it.
     const store = openJournalStore({ dataDir: dir, collections, rewriteAfterBytes: 150 });
     await store.insert('things', merchantA, thing('1'));
-    // The update's own line is written; the rewrite that follows it finds the disk full.
+    // The update's own line is written; the rewrite that follows it, in the next turn, finds the disk full.
     vi.mocked(writeSync).mockImplementationOnce(actualWriteSync).mockImplementationOnce(diskFull);
     await store.update('things', merchantA, thing('1', { state: 'closed' }));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(warnings).toHaveBeenCalledTimes(1);
     expect(warnings.mock.calls[0]?.[0]).toMatch(/journal could not be rewritten/);
     // The header and one line per commit.
