@@ -13,11 +13,16 @@ const limited = limitedOperations(contract)[0]!;
 
 /**
  * A target that serves `limited` from windows that each begin with `left` requests still to spend (the rest
- * spent by requests of its own) and says what it counts in the RateLimit fields. A window ends only once its
+ * spent by requests of its own; the first window with `leftInFirst`) and says what it counts in the RateLimit
+ * fields. A window ends only once its
  * Retry-After (1 s) has passed since its first 429, so a burst never straddles two windows.
  */
-function windowsWithLeft(left: number, remaining: (used: number) => number): Promise<Target> {
-  let used = limited.limit - left;
+function windowsWithLeft(
+  left: number,
+  remaining: (used: number) => number,
+  leftInFirst: number = left,
+): Promise<Target> {
+  let used = limited.limit - leftInFirst;
   let refusedAt: number | undefined;
   return startTarget(contract, KEY, ({ operation, authorized }, response) => {
     if (!authorized || operation !== limited.operation) return undefined;
@@ -69,6 +74,13 @@ describe('the rate_limit check', () => {
     const result = await rateLimitResult();
     expect(result.outcome).toBe('failed');
     expect(result.findings.map((finding) => finding.message).join('\n')).toContain('RateLimit-Remaining repeats');
+  }, 30_000);
+
+  it('judges the count-down in a fresh window when the first was spent before its burst', async () => {
+    target = await windowsWithLeft(limited.limit, (used) => limited.limit - used, 0);
+    const result = await rateLimitResult();
+    expect((result.unchecked ?? []).join('\n')).not.toMatch(/counting down/);
+    expect(result.findings).toEqual([]);
   }, 30_000);
 
   it('leaves the count-down unchecked when the window had one request left for the burst, rather than passing it', async () => {

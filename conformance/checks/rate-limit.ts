@@ -166,6 +166,22 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
   // end inside one window. Tried twice, as a window boundary falls inside a burst now and then.
   let sent = await burst(context, target);
   if (!sent.exchanges.some((e) => e.status === 429)) sent = await burst(context, target);
+  // A window spent before the burst (by the suite's other requests, or by a first burst that crossed a boundary)
+  // leaves fewer than two accepted answers, too few to see the count-down: once more, in the window after the
+  // one its 429 names, rather than leave it unjudged.
+  const acceptedOf = (burstSent: { exchanges: Exchange[] }) =>
+    burstSent.exchanges.filter((e) => e.status >= 200 && e.status < 300).length;
+  const spentMs = retryAfterMs(sent.exchanges.find((e) => e.status === 429)?.headers['retry-after']);
+  if (acceptedOf(sent) < 2 && spentMs !== undefined && spentMs <= 60_000) {
+    context.options.onProgress?.({
+      kind: 'waiting',
+      check: 'rate_limit',
+      what: `a fresh window of ${operation.operationId}`,
+      untilMs: Date.now() + spentMs,
+    });
+    await new Promise((resolve) => setTimeout(resolve, spentMs));
+    sent = await burst(context, target);
+  }
   for (const exchange of sent.exchanges) findings.push(...context.observe(subject, exchange));
   const refused = sent.exchanges.filter((e) => e.status === 429);
   const accepted = sent.exchanges.filter((e) => e.status >= 200 && e.status < 300);
