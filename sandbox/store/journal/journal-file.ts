@@ -107,22 +107,12 @@ class RewriteFile {
       known?.collection === record.collection && known.merchantId === record.merchantId && known.mode === record.mode
         ? known.start
         : this.#newStart(record);
-    // At most three bytes per UTF-16 unit; a record larger than the buffer goes out as a line of its own.
-    const most = 3 * (start.length + record.text.length) + LINE_END.length;
-    if (this.#used + most > this.#buffer.length) this.#flush();
-    if (most > this.#buffer.length) {
-      this.#writeOut(Buffer.from(`${start}${record.text}${LINE_END}`, 'utf8'));
-      return;
-    }
-    this.#used += this.#buffer.write(start, this.#used, 'utf8');
-    this.#used += this.#buffer.write(record.text, this.#used, 'utf8');
-    this.#used += this.#buffer.write(LINE_END, this.#used, 'utf8');
+    this.#add(start, record.text, LINE_END);
   }
 
   /** Whole lines, as they were appended to the journal. */
   addLines(text: string): void {
-    this.#flush();
-    this.#writeOut(Buffer.from(text, 'utf8'));
+    this.#add(text, '', '');
   }
 
   /** Writes out what is buffered, then resolves once the file is on disk: synced in libuv's pool, off the event loop. */
@@ -153,6 +143,20 @@ class RewriteFile {
     const start = `[${putOperation(record.collection, record.merchantId, record.mode, '')}`.slice(0, -1);
     this.#startOf = { collection: record.collection, merchantId: record.merchantId, mode: record.mode, start };
     return start;
+  }
+
+  /** `head`, `text` and `tail` one after another, through the buffer: a text larger than it goes out on its own. */
+  #add(head: string, text: string, tail: string): void {
+    // At most three bytes per UTF-16 unit.
+    const most = 3 * (head.length + text.length + tail.length);
+    if (this.#used + most > this.#buffer.length) this.#flush();
+    if (most > this.#buffer.length) {
+      this.#writeOut(Buffer.from(`${head}${text}${tail}`, 'utf8'));
+      return;
+    }
+    this.#used += this.#buffer.write(head, this.#used, 'utf8');
+    this.#used += this.#buffer.write(text, this.#used, 'utf8');
+    this.#used += this.#buffer.write(tail, this.#used, 'utf8');
   }
 
   #flush(): void {

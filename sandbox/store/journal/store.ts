@@ -104,7 +104,9 @@ export function openJournalStore(options: JournalStoreOptions): Store {
   const rewriteInSteps = async (generation: number): Promise<void> => {
     if (!journal) return;
     const underWay = (): boolean => journal.rewriting && journal.rewriteGeneration === generation;
-    while (underWay() && !journal.rewriteStep()) await new Promise((resolve) => setImmediate(resolve));
+    // Its first step was taken in the commit that began it: the next waits for the next turn.
+    do await new Promise((resolve) => setImmediate(resolve));
+    while (underWay() && !journal.rewriteStep());
     if (!underWay()) return;
     await journal.syncRewrite();
     if (underWay()) journal.finishRewrite();
