@@ -148,6 +148,12 @@ async function otherKeysWindows(
   };
 }
 
+/** Waits `waitMs`, telling the run's progress what for. */
+async function waitSaying(context: CheckContext, what: string, waitMs: number): Promise<void> {
+  context.options.onProgress?.({ kind: 'waiting', check: 'rate_limit', what, untilMs: Date.now() + waitMs });
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+}
+
 async function checkLimit(context: CheckContext, target: LimitedOperation): Promise<CheckResult> {
   const { http } = context;
   const { operation, limit, windowSeconds, group } = target;
@@ -173,13 +179,7 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
     burstSent.exchanges.filter((e) => e.status >= 200 && e.status < 300).length;
   const spentMs = retryAfterMs(sent.exchanges.find((e) => e.status === 429)?.headers['retry-after']);
   if (acceptedOf(sent) < 2 && spentMs !== undefined && spentMs <= 60_000) {
-    context.options.onProgress?.({
-      kind: 'waiting',
-      check: 'rate_limit',
-      what: `a fresh window of ${operation.operationId}`,
-      untilMs: Date.now() + spentMs,
-    });
-    await new Promise((resolve) => setTimeout(resolve, spentMs));
+    await waitSaying(context, `a fresh window of ${operation.operationId}`, spentMs);
     sent = await burst(context, target);
   }
   for (const exchange of sent.exchanges) findings.push(...context.observe(subject, exchange));
@@ -266,13 +266,7 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
   // Once the window the 429 named is over, the key is served again.
   const waitMs = retryAfterMs(refused[0]!.headers['retry-after']);
   if (waitMs !== undefined && waitMs <= 60_000) {
-    context.options.onProgress?.({
-      kind: 'waiting',
-      check: 'rate_limit',
-      what: `Retry-After of ${operation.operationId}`,
-      untilMs: Date.now() + waitMs,
-    });
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await waitSaying(context, `Retry-After of ${operation.operationId}`, waitMs);
     const again = await http.send({ ...buildRequest(context.contract, operation), rateLimited: 'return' });
     findings.push(...context.observe(subject, again));
     if (again.status === 429)
