@@ -110,7 +110,7 @@ describe('parseConfig', () => {
   });
 
   it('reads where the database is and how much of it to use, refusing a URL that is not postgres:// without repeating it', () => {
-    expect(config([]).database).toEqual({ url: null, poolSize: 10, statementTimeoutMs: 5000 });
+    expect(config([]).database).toEqual({ url: null, poolSize: 3, statementTimeoutMs: 5000 });
     expect(
       config(['--database-pool-size', '4'], {
         DATABASE_URL: 'postgres://u:p@db:5432/sandbox',

@@ -50,7 +50,7 @@ export interface PostgresStoreOptions {
   /** The schema holding the tables (created if missing). Default `public`. */
   schema?: string;
   collections: CollectionDefinition[];
-  /** Connections of this process at most (DATABASE_POOL_SIZE). Default 10. */
+  /** Connections of this process at most (DATABASE_POOL_SIZE). Default 3. */
   poolSize?: number;
   /** A statement running longer is cancelled and its request answered 503 (DATABASE_STATEMENT_TIMEOUT_MS). Default 5000. */
   statementTimeoutMs?: number;
@@ -58,7 +58,13 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
 }
 
-export const DEFAULT_POOL_SIZE = 10;
+// Few connections, the work queued in the sandbox. A scope's transactions already go one at a time (local turns)
+// and the reads of a turn share one connection, so a connection past a few is a server process woken and put to
+// sleep on the database's cores, and, with several sandboxes on one database, a transaction that waits for a
+// merchant's lock inside the database, holding its connection, instead of in its sandbox holding nothing.
+// Measured under the bench's mix over four merchants on the 2-core machine (bench README, tenth pass): two
+// sandboxes served 5-13% less than one with 10 connections each, and 3-9% more with 3; one sandbox about the same.
+export const DEFAULT_POOL_SIZE = 3;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 /** Runs of a transaction that lost a deadlock, at most. */
