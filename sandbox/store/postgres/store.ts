@@ -63,7 +63,8 @@ export interface PostgresStoreOptions {
 // sleep on the database's cores, and, with several sandboxes on one database, a transaction that waits for a
 // merchant's lock inside the database, holding its connection, instead of in its sandbox holding nothing.
 // Measured under the bench's mix over four merchants on the 2-core machine (bench README, tenth pass): two
-// sandboxes served 5-13% less than one with 10 connections each, and 3-9% more with 3; one sandbox about the same.
+// sandboxes served 5-13% less than one with 10 connections each, and from 3.5% less to 9% more with 3; one
+// sandbox about the same.
 export const DEFAULT_POOL_SIZE = 3;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
