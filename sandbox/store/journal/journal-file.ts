@@ -249,16 +249,9 @@ export class JournalFile {
   }
 
   /** Replaces the file's content with one line per record of `live`, in its order, at once (see `beginRewrite`). */
-  rewrite(live: Iterable<LiveRecord>): void {
-    this.#abandonRewrite();
-    const file = new RewriteFile(`${this.path}.rewrite`);
-    try {
-      for (const record of live) file.addRecord(record);
-    } catch (error) {
-      file.abandon();
-      throw error;
-    }
-    this.#replaceWith(file);
+  rewrite(live: readonly LiveRecord[]): void {
+    this.beginRewrite(live);
+    this.finishRewrite();
   }
 
   /** True from `beginRewrite` until the rewrite is done or abandoned. */
