@@ -175,16 +175,15 @@ async function checkLimit(context: CheckContext, target: LimitedOperation): Prom
   // A window spent before the burst (by the suite's other requests, or by a first burst that crossed a boundary)
   // leaves fewer than two accepted answers, too few to see the count-down: once more, in the window after the
   // one its 429 names, rather than leave it unjudged.
-  const acceptedOf = (burstSent: { exchanges: Exchange[] }) =>
-    burstSent.exchanges.filter((e) => e.status >= 200 && e.status < 300).length;
+  const acceptedOf = (exchanges: Exchange[]) => exchanges.filter((e) => e.status >= 200 && e.status < 300);
   const spentMs = retryAfterMs(sent.exchanges.find((e) => e.status === 429)?.headers['retry-after']);
-  if (acceptedOf(sent) < 2 && spentMs !== undefined && spentMs <= 60_000) {
+  if (acceptedOf(sent.exchanges).length < 2 && spentMs !== undefined && spentMs <= 60_000) {
     await waitSaying(context, `a fresh window of ${operation.operationId}`, spentMs);
     sent = await burst(context, target);
   }
   for (const exchange of sent.exchanges) findings.push(...context.observe(subject, exchange));
   const refused = sent.exchanges.filter((e) => e.status === 429);
-  const accepted = sent.exchanges.filter((e) => e.status >= 200 && e.status < 300);
+  const accepted = acceptedOf(sent.exchanges);
   const what = `${limit + 1} concurrent ${operation.method.toUpperCase()} ${operation.path} (${group}: ${limit} per ${windowSeconds} s)`;
   const last = sent.exchanges.at(-1);
   if (refused.length === 0) {
