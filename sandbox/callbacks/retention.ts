@@ -44,7 +44,9 @@ export function createRetention(collection: string, options: RetentionOptions = 
       recordedSince.set(key, (since + 1) % every);
       if (since !== 0) return;
       const older = await tx.list<DeliveryRecord>(collection, scope, { offset: kept, limit: REMOVED_PER_LOOK });
-      for (const delivery of older) if (delivery.state !== 'pending') await tx.delete(collection, scope, delivery.id);
+      // Discarded, not deleted: a store that can sends them all without waiting for each answer, so a look
+      // holds the scope's lock for one round trip, not a hundred.
+      for (const delivery of older) if (delivery.state !== 'pending') await tx.discard(collection, scope, delivery.id);
     },
   };
 }

@@ -198,7 +198,7 @@ class HandedRun implements JobRun {
   }
 
   async done(tx: Transaction): Promise<void> {
-    await tx.delete(JOBS_COLLECTION, this.scope, this.job.id);
+    await tx.discard(JOBS_COLLECTION, this.scope, this.job.id);
     this.ended = true;
   }
 

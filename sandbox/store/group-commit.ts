@@ -191,6 +191,7 @@ export function storeOver(commits: GroupCommit, tx: Transaction, parts: StorePar
     insert: single(tx.insert) as Transaction['insert'],
     update: single(tx.update) as Transaction['update'],
     delete: single(tx.delete),
+    discard: single(tx.discard),
     clearScope: single(tx.clearScope),
     findAcrossScopes,
     claim: createLocalClaims({ get: parts.getCommitted, findBy, findAcrossScopes }),

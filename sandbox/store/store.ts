@@ -176,6 +176,13 @@ export interface Transaction {
   update<T extends JsonRecord>(collection: string, scope: Scope, record: T): Promise<T>;
   /** Removes the record with this id; true if there was one. */
   delete(collection: string, scope: Scope, id: string): Promise<boolean>;
+  /**
+   * Removes the record with this id if there is one, for a caller with no use for whether there was: a store
+   * may send it without waiting for its answer (what the transaction reads next still sees it gone, and its
+   * failure fails the transaction). A finished job, a run of old deliveries: one round trip for all of them,
+   * not one each, while the scope is locked.
+   */
+  discard(collection: string, scope: Scope, id: string): Promise<void>;
   /** Removes every record of the scope, in every collection (the control API's reset). */
   clearScope(scope: Scope): Promise<void>;
 }

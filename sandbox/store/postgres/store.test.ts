@@ -158,6 +158,29 @@ async function openThroughSlowLink(dataDir: string, of: CollectionDefinition[], 
   return { store: await openTestStore(url.toString(), dataDir, of), link };
 }
 
+describe('discards of a postgres transaction', () => {
+  it('go out without waiting for their answers: a run of them and the COMMIT behind it cost one round trip', async () => {
+    const { store, link } = await openThroughSlowLink('discards', collections, 100);
+    try {
+      for (let n = 0; n < 8; n++) await store.insert('things', merchantA, thing(`d${n}`));
+      await store.transaction(async (tx) => {
+        expect(await tx.list('things', merchantA)).toHaveLength(8);
+        for (let n = 0; n < 8; n++) await tx.discard('things', merchantA, `d${n}`);
+      });
+      // BEGIN with the lock and the list in one round trip, the eight deletes with COMMIT behind them in the
+      // next: 2 round trips; waiting for each delete's answer would be 10.
+      const [, ...rest] = transactionTurns(link.events());
+      expect(rest).toHaveLength(1);
+      for (let n = 0; n < 8; n++) expect(rest[0]).toContain(`d${n}`);
+      expect(rest[0]).toMatch(/DELETE FROM.*COMMIT/s);
+      expect(await store.list('things', merchantA)).toEqual([]);
+    } finally {
+      await store.close();
+      await link.close();
+    }
+  }, 60_000);
+});
+
 describe('writes of a postgres transaction to a collection without unique values', () => {
   const withNotes = [...collections, { name: 'notes' }];
   const note = (id: string, text: string): JsonRecord => ({ id, text });

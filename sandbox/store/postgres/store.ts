@@ -560,6 +560,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         throw firstFailure(error);
       }
     };
+    /** Sends a statement of the scope without waiting for its answer; `failure` says what its error means. */
+    const sendLater = async (
+      scope: Scope,
+      text: string,
+      values: unknown[],
+      failure: (error: unknown) => unknown = (error) => error,
+    ): Promise<void> => {
+      const on = await enter(scope);
+      if (deferredFailure) throw deferredFailure.error;
+      deferred.push(
+        query(on, text, values).then(
+          () => undefined,
+          (error: unknown) => fail(failure(error)),
+        ),
+      );
+    };
     const writeLater = async (
       statement: 'insert' | 'update',
       collection: string,
@@ -567,21 +583,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       record: JsonRecord,
     ): Promise<void> => {
       const text = recordText(collection, record);
-      const on = await enter(scope);
-      if (deferredFailure) throw deferredFailure.error;
       const { sql } = tableOf(collection);
       const missing = () => new Error(`${collection} ${record.id} does not exist`);
-      deferred.push(
-        query(on, statement === 'update' ? sql.updateOrFail : sql.insert, [
-          scope.merchantId,
-          scope.mode,
-          record.id,
-          text,
-        ]).then(
-          // An insert without unique values writes its row or fails (its id taken), at the server.
-          () => undefined,
-          (error: unknown) => fail(codeOf(error) === DIVISION_BY_ZERO ? missing() : duplicateOf(error, record)),
-        ),
+      // An insert without unique values writes its row or fails (its id taken), at the server.
+      await sendLater(
+        scope,
+        statement === 'update' ? sql.updateOrFail : sql.insert,
+        [scope.merchantId, scope.mode, record.id, text],
+        (error) => (codeOf(error) === DIVISION_BY_ZERO ? missing() : duplicateOf(error, record)),
       );
     };
     const deferrable = (collection: string) => tableOf(collection).sql.taken.size === 0;
@@ -639,6 +648,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
             .rowCount ?? 0) > 0
         );
       },
+      // A delete that finds nothing is no failure: sent like a deferred write.
+      discard: (collection, scope, id) =>
+        sendLater(scope, tableOf(collection).sql.delete, [scope.merchantId, scope.mode, id]),
       clearScope: async (scope) => {
         const on = await enter(scope);
         for (const { sql } of byCollection.values())
@@ -756,6 +768,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     insert: (collection, scope, record) => transaction((tx) => tx.insert(collection, scope, record)),
     update: (collection, scope, record) => transaction((tx) => tx.update(collection, scope, record)),
     delete: (collection, scope, id) => transaction((tx) => tx.delete(collection, scope, id)),
+    discard: (collection, scope, id) => transaction((tx) => tx.discard(collection, scope, id)),
     clearScope: (scope) => transaction((tx) => tx.clearScope(scope)),
     findAcrossScopes: async <T extends JsonRecord>(
       collection: string,

@@ -343,6 +343,29 @@ export function describeStoreContract(
       );
     });
 
+    it('discards a record: gone for what its transaction reads next and once committed, undone with it, a missing one no error', async () => {
+      const store = await open();
+      for (const id of ['1', '2', '3', '4']) await store.insert('things', merchantA, thing(id));
+      await store.transaction(async (tx) => {
+        await tx.discard('things', merchantA, '2');
+        await tx.discard('things', merchantA, 'never-stored');
+        expect(await tx.get('things', merchantA, '2')).toBeUndefined();
+        expect((await tx.list('things', merchantA, { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '3', '4']);
+      });
+      expect(await store.get('things', merchantA, '2')).toBeUndefined();
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.discard('things', merchantA, '3');
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await store.get('things', merchantA, '3')).toEqual(thing('3'));
+      await store.discard('things', merchantA, '4');
+      expect((await store.list('things', merchantA, { order: 'oldest' })).map((r) => r.id)).toEqual(['1', '3']);
+      // Its unique value is free again.
+      await store.insert('things', merchantA, thing('5', { external_id: 'ext-2' }));
+    });
+
     it('lists and finds past an offset, in the order asked for', async () => {
       const store = await open();
       for (const id of ['1', '2', '3', '4']) await store.insert('things', merchantA, thing(id));
