@@ -78,8 +78,8 @@ describe('auto-resolve (disbursement_auto_resolve on, the default)', () => {
       logging.restore();
     }
     expect((await read(disbursement.id)).status).toBe('COMPLETED');
-    const deciding = logging.transactions.find((log) => log.includes('asked delete sandbox_jobs'));
-    expect(deciding?.slice(0, 2).sort()).toEqual(['asked delete sandbox_jobs', 'asked get disbursements']);
+    const deciding = logging.transactions.find((log) => log.includes('asked discard sandbox_jobs'));
+    expect(deciding?.slice(0, 2).sort()).toEqual(['asked discard sandbox_jobs', 'asked get disbursements']);
   });
 
   it('completes in real time too: the delay passes without anyone moving the clock', async () => {

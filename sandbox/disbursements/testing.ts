@@ -139,6 +139,7 @@ export function logTransactions(store: Store): { transactions: string[][]; resto
         findBy: (collection, scope, field, value, options) =>
           logged('findBy', collection, tx.findBy(collection, scope, field, value, options)),
         delete: (collection, scope, id) => logged('delete', collection, tx.delete(collection, scope, id)),
+        discard: (collection, scope, id) => logged('discard', collection, tx.discard(collection, scope, id)),
       });
     }),
   );
