@@ -224,18 +224,6 @@ export function openJournalStore(options: JournalStoreOptions): Store {
     },
   };
 
-  /** Deletes the record in the group's work; whether there was one. */
-  const remove = (collection: string, scope: Scope, id: string): boolean => {
-    const change = records.delete(collection, scope.merchantId, scope.mode, id);
-    if (!change) return false;
-    work.push(change);
-    workOperations.push(deleteOperation(collection, scope.merchantId, scope.mode, id));
-    const key = removedKey(collection, scope.merchantId, scope.mode, id);
-    // Deleted again after an insert in the same group: the first delete knew the committed text.
-    if (change.kind === 'delete' && !removed.has(key)) removed.set(key, change.record.committedText);
-    return true;
-  };
-
   const tx: Transaction = {
     get: async <T extends JsonRecord>(collection: string, scope: Scope, id: string) => {
       const stored = records.stored(collection, scope, id);
@@ -262,8 +250,18 @@ export function openJournalStore(options: JournalStoreOptions): Store {
       workOperations.push(putOperation(collection, scope.merchantId, scope.mode, text));
       return record;
     },
-    delete: async (collection: string, scope: Scope, id: string) => remove(collection, scope, id),
-    discard: async (collection: string, scope: Scope, id: string) => void remove(collection, scope, id),
+    delete: async (collection: string, scope: Scope, id: string) => {
+      const change = records.delete(collection, scope.merchantId, scope.mode, id);
+      if (!change) return false;
+      work.push(change);
+      workOperations.push(deleteOperation(collection, scope.merchantId, scope.mode, id));
+      const key = removedKey(collection, scope.merchantId, scope.mode, id);
+      // Deleted again after an insert in the same group: the first delete knew the committed text.
+      if (change.kind === 'delete' && !removed.has(key)) removed.set(key, change.record.committedText);
+      return true;
+    },
+    // Nothing waits on a write in memory: a discard is a delete.
+    discard: async (collection: string, scope: Scope, id: string) => void (await tx.delete(collection, scope, id)),
     clearScope: async (scope: Scope) => {
       work.push(records.clearScope(scope.merchantId, scope.mode));
       workOperations.push(clearOperation(scope.merchantId, scope.mode));

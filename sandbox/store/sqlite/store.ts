@@ -177,13 +177,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const parsePage = <T>(rows: RecordRow[], options?: FindOptions): T[] =>
     pageOf(rows, options).map((row) => JSON.parse(row.data) as T);
 
-  /** Deletes the record; whether there was one. */
-  const remove = (collection: string, scope: Scope, id: string): boolean => {
-    if (statementsFor(collection).delete.run(scope.merchantId, scope.mode, id).changes === 0) return false;
-    committedRecords.deleted(recordKey(collection, scope.merchantId, scope.mode, id));
-    return true;
-  };
-
   // Every write is one statement, which SQLite applies whole or not at all: a duplicate key undoes that write
   // and nothing else of the transaction.
   const tx: Transaction = {
@@ -239,8 +232,13 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       committedRecords.written(recordKey(collection, scope.merchantId, scope.mode, record.id), text);
       return record;
     },
-    delete: async (collection: string, scope: Scope, id: string) => remove(collection, scope, id),
-    discard: async (collection: string, scope: Scope, id: string) => void remove(collection, scope, id),
+    delete: async (collection: string, scope: Scope, id: string) => {
+      if (statementsFor(collection).delete.run(scope.merchantId, scope.mode, id).changes === 0) return false;
+      committedRecords.deleted(recordKey(collection, scope.merchantId, scope.mode, id));
+      return true;
+    },
+    // Statements run at once, in process: a discard is a delete.
+    discard: async (collection: string, scope: Scope, id: string) => void (await tx.delete(collection, scope, id)),
     clearScope: async (scope: Scope) => {
       clearScope.run(scope.merchantId, scope.mode);
       committedRecords.scopeCleared(scope.merchantId, scope.mode);
